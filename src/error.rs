@@ -1,0 +1,246 @@
+//! One error type for every refusal, plus non-fatal findings.
+//!
+//! Every failure a user can cause carries a stable machine code taken from the OpenWOP
+//! spec (or the reference host's tooling codes), a human message, and `details` that
+//! always include the JSON pointer at fault when there is one. The CLI prints an
+//! [`Error`] as the seed's ErrorEnvelope; the editor shows it in the problems bar.
+
+use serde_json::{Map, Value, json};
+use std::fmt;
+
+/// Stable machine codes. Spelled once here so a typo cannot invent a new code.
+pub mod code {
+    pub const PACK_NOT_FOUND: &str = "pack_not_found";
+    pub const CHAIN_NOT_FOUND: &str = "chain_not_found";
+    pub const PACK_MANIFEST_INVALID: &str = "pack_manifest_invalid";
+    pub const INVALID_MANIFEST: &str = "invalid_manifest";
+    pub const PACK_KIND_INVALID: &str = "pack_kind_invalid";
+    pub const INVALID_REQUEST: &str = "invalid_request";
+    pub const CHAIN_PARAMETER_INVALID: &str = "chain_parameter_invalid";
+    pub const CHAIN_UNRESOLVABLE_TYPEID: &str = "chain_unresolvable_typeid";
+    pub const CHAIN_FRAGMENT_PINS_WORKFLOW_ID: &str = "chain_fragment_pins_workflow_id";
+    pub const CHAIN_IRREVERSIBLE_WITH_COMPENSATION: &str = "chain_irreversible_with_compensation";
+    pub const CHAIN_EDGE_CONDITION_INVALID: &str = "chain_edge_condition_invalid";
+    pub const CHAIN_COMPENSATION_POLICY_CONFLICT: &str = "chain_compensation_policy_conflict";
+    pub const CAPABILITY_REQUIRED: &str = "capability_required";
+    pub const SUB_CHAIN_UNRESOLVED: &str = "sub_chain_unresolved";
+    pub const SUB_CHAIN_CYCLE: &str = "sub_chain_cycle";
+    pub const SUB_CHAIN_UNSUPPORTED: &str = "sub_chain_unsupported";
+    pub const SENSITIVE_PARAM_NOT_DEFERRABLE: &str = "sensitive_param_not_deferrable";
+    pub const VARIABLE_UNDECLARED: &str = "variable_undeclared";
+    pub const PRODUCED_VAR_PRODUCER_UNKNOWN: &str = "produced_var_producer_unknown";
+    pub const PACK_SIGNATURE_INVALID: &str = "pack_signature_invalid";
+    pub const PACK_SIGNATURE_UNVERIFIABLE: &str = "pack_signature_unverifiable";
+    pub const PACK_DEPENDENCY_CONFLICT: &str = "pack_dependency_conflict";
+    pub const PACK_LOCKFILE_INCOMPLETE: &str = "pack_lockfile_incomplete";
+    pub const PACK_VERSION_NOT_FOUND: &str = "pack_version_not_found";
+    pub const VALIDATION_ERROR: &str = "validation_error";
+    pub const IO_ERROR: &str = "io_error";
+
+    // Lint and warning codes. They never refuse anything on their own.
+    pub const DUPLICATE_CHAIN_ID: &str = "duplicate_chain_id";
+    pub const DUPLICATE_NODE_ID: &str = "duplicate_node_id";
+    pub const EDGE_ENDPOINT_UNKNOWN: &str = "edge_endpoint_unknown";
+    pub const FRAGMENT_CYCLE: &str = "fragment_cycle";
+    pub const PARAMETERS_SCHEMA_INVALID: &str = "parameters_schema_invalid";
+    pub const TOKEN_UNDECLARED: &str = "token_undeclared_parameter";
+    pub const PARAM_UNUSED: &str = "parameter_unused";
+    pub const NEAR_TOKEN: &str = "near_token_not_substituted";
+    pub const EMBEDDED_STRUCTURED: &str = "embedded_structured_parameter";
+    pub const LEFTOVER_TOKEN: &str = "leftover_params_token";
+    pub const TYPEID_UNCHECKED: &str = "typeid_unchecked";
+    pub const DOTTED_NODE_ID: &str = "dotted_node_id";
+    pub const WORKFLOW_SCHEMA_VIOLATION: &str = "workflow_schema_violation";
+}
+
+/// A refusal: code, human message, structured details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    pub code: &'static str,
+    pub message: String,
+    pub details: Map<String, Value>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: Map::new(),
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// The seed's ErrorEnvelope: `{error, message, details?}`.
+    pub fn envelope(&self) -> Value {
+        let mut env = json!({ "error": self.code, "message": self.message });
+        if !self.details.is_empty() {
+            env["details"] = Value::Object(self.details.clone());
+        }
+        env
+    }
+
+    pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {
+        let code = if err.kind() == std::io::ErrorKind::NotFound {
+            code::PACK_NOT_FOUND
+        } else {
+            code::IO_ERROR
+        };
+        Self::new(code, format!("{}: {err}", path.display())).with("path", path.display().to_string())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// A validation or lint result that does not by itself stop the pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    /// JSON pointer into the document the finding is about (may be empty for the root).
+    pub pointer: String,
+    /// The chain the finding concerns, when it concerns one.
+    pub chain_id: Option<String>,
+    pub details: Map<String, Value>,
+}
+
+impl Finding {
+    pub fn error(code: &'static str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            pointer: pointer.into(),
+            chain_id: None,
+            details: Map::new(),
+        }
+    }
+
+    pub fn warning(code: &'static str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Warning,
+            ..Self::error(code, pointer, message)
+        }
+    }
+
+    pub fn in_chain(mut self, chain_id: &str) -> Self {
+        self.chain_id = Some(chain_id.to_owned());
+        self
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_owned(), value.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "severity": match self.severity { Severity::Error => "error", Severity::Warning => "warning" },
+            "code": self.code,
+            "message": self.message,
+            "path": self.pointer,
+        });
+        if let Some(chain) = &self.chain_id {
+            v["chainId"] = Value::String(chain.clone());
+        }
+        if !self.details.is_empty() {
+            v["details"] = Value::Object(self.details.clone());
+        }
+        v
+    }
+
+    /// Promote a finding to a refusal (used where a load-time error stops expansion).
+    pub fn into_error(self) -> Error {
+        let mut err = Error::new(self.code, self.message);
+        err.details = self.details;
+        if !self.pointer.is_empty() {
+            err.details.insert("path".into(), Value::String(self.pointer));
+        }
+        if let Some(chain) = self.chain_id {
+            err.details.entry("chainId").or_insert(Value::String(chain));
+        }
+        err
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev} {}", self.code)?;
+        if !self.pointer.is_empty() {
+            write!(f, " at {}", self.pointer)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Escape one JSON-pointer reference token (RFC 6901).
+pub fn pointer_token(token: &str) -> String {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1")
+    } else {
+        token.to_owned()
+    }
+}
+
+/// Join a pointer and a token.
+pub fn pointer_join(base: &str, token: &str) -> String {
+    let mut s = String::with_capacity(base.len() + token.len() + 1);
+    s.push_str(base);
+    s.push('/');
+    s.push_str(&pointer_token(token));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_omits_empty_details() {
+        let e = Error::new(code::CHAIN_NOT_FOUND, "no chain x");
+        assert_eq!(e.envelope(), json!({"error":"chain_not_found","message":"no chain x"}));
+        let e = e.with("chainId", "x");
+        assert_eq!(e.envelope()["details"]["chainId"], "x");
+    }
+
+    #[test]
+    fn pointer_tokens_are_escaped() {
+        assert_eq!(pointer_join("/a", "b/c~d"), "/a/b~1c~0d");
+        assert_eq!(pointer_join("", "x"), "/x");
+    }
+
+    #[test]
+    fn finding_into_error_keeps_path_and_chain() {
+        let f = Finding::error(code::CHAIN_EDGE_CONDITION_INVALID, "/chains/0/dag/edges/1", "no left").in_chain("c");
+        let e = f.into_error();
+        assert_eq!(e.details["path"], "/chains/0/dag/edges/1");
+        assert_eq!(e.details["chainId"], "c");
+    }
+}

@@ -1,0 +1,482 @@
+//! Expansion: a chain plus parameter values becomes a fragment of concrete nodes with
+//! globally unique ids (chain-packs §4–5, §7 steps 2–6, 8–9b).
+//!
+//! The output reproduces the reference expander member for member; the expanded fragment
+//! is also held as a petgraph `StableDiGraph` for layout and splicing.
+
+pub mod jsstring;
+pub mod token;
+
+use crate::catalog::{HostProfile, TypeResolver, is_core};
+use crate::error::{Error, Finding, Result, code};
+use crate::pack::{Chain, Pack, PackKind};
+use petgraph::stable_graph::StableDiGraph;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use token::substitute_value;
+
+/// Inputs to one expansion besides the chain and its parameter values.
+#[derive(Default)]
+pub struct ExpandOptions<'a> {
+    /// Use this expansionId instead of generating one.
+    pub expansion_id: Option<String>,
+    /// Node ids already used in the parent; a generated expansionId avoids them.
+    pub taken_ids: Option<&'a dyn Fn(&str) -> bool>,
+    /// The node-pack catalog; `None` means typeIds are not checked (warnings only).
+    pub resolver: Option<&'a dyn TypeResolver>,
+    /// The parent's `settings.compensation`, when it has one.
+    pub parent_compensation: Option<&'a Value>,
+    pub host: HostProfile,
+}
+
+/// The result of expanding one chain.
+#[derive(Debug, Clone)]
+pub struct Expansion {
+    pub pack_name: String,
+    pub pack_version: String,
+    pub chain_id: String,
+    pub chain_version: String,
+    pub expansion_id: String,
+    pub prefix: String,
+    /// The parameter values used (defaults applied, validated).
+    pub params: Map<String, Value>,
+    /// Expanded nodes in fragment order (fragment node form, not yet WorkflowNodes).
+    pub nodes: Vec<Value>,
+    /// Expanded edges in fragment order (`from`/`to` form).
+    pub edges: Vec<Value>,
+    /// Fragment node id → expanded node id, in node order.
+    pub id_map: Vec<(String, String)>,
+    /// The chain policy to carry into the parent's `settings.compensation`.
+    pub settings_compensation: Option<Value>,
+    pub warnings: Vec<Finding>,
+    /// Node weights index `nodes`; edge weights index `edges` (edges between fragment nodes).
+    pub graph: StableDiGraph<usize, usize>,
+}
+
+impl Expansion {
+    /// The CLI's `expand` output object.
+    pub fn to_json(&self) -> Value {
+        let mut out = json!({
+            "packName": self.pack_name,
+            "packVersion": self.pack_version,
+            "chainId": self.chain_id,
+            "expansionId": self.expansion_id,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "idMap": self.id_map_json(),
+        });
+        if let Some(sc) = &self.settings_compensation {
+            out["settingsCompensation"] = sc.clone();
+        }
+        out["warnings"] = Value::Array(self.warnings.iter().map(Finding::to_json).collect());
+        out
+    }
+
+    pub fn id_map_json(&self) -> Value {
+        Value::Object(
+            self.id_map
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect(),
+        )
+    }
+
+    /// Entry nodes (no incoming fragment edge), as indexes into `nodes`.
+    pub fn entry_nodes(&self) -> Vec<usize> {
+        self.boundary(petgraph::Direction::Incoming)
+    }
+
+    /// Exit nodes (no outgoing fragment edge), as indexes into `nodes`.
+    pub fn exit_nodes(&self) -> Vec<usize> {
+        self.boundary(petgraph::Direction::Outgoing)
+    }
+
+    fn boundary(&self, dir: petgraph::Direction) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .graph
+            .node_indices()
+            .filter(|ix| self.graph.neighbors_directed(*ix, dir).next().is_none())
+            .map(|ix| self.graph[ix])
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+/// `chainId` with every `.` replaced by `_` (chain-packs §4.2).
+pub fn chain_id_slug(chain_id: &str) -> String {
+    chain_id.replace('.', "_")
+}
+
+/// Expand `chain_id` from `pack` with the supplied parameter values.
+pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &ExpandOptions) -> Result<Expansion> {
+    if pack.kind != PackKind::WorkflowChain {
+        return Err(Error::new(
+            code::PACK_KIND_INVALID,
+            format!(
+                "{} is a {} pack; only workflow-chain packs can be expanded",
+                display_name(pack),
+                pack.kind.as_str()
+            ),
+        )
+        .with("kind", pack.kind.as_str()));
+    }
+    // Pack-level refusals come first, then the chain's own.
+    if let Some(f) = pack.errors().find(|f| f.chain_id.is_none()) {
+        return Err(f.clone().into_error());
+    }
+    let chain = pack.chain(chain_id).ok_or_else(|| {
+        Error::new(
+            code::CHAIN_NOT_FOUND,
+            format!("pack {} has no chain \"{chain_id}\"", display_name(pack)),
+        )
+        .with("chainId", chain_id)
+        .with("available", pack.chains.iter().map(|c| c.chain_id()).collect::<Vec<_>>())
+    })?;
+    if let Some(f) = pack.errors().find(|f| f.chain_id.as_deref() == Some(chain_id)) {
+        return Err(f.clone().into_error());
+    }
+    let mut warnings: Vec<Finding> = pack.findings_for(chain_id).filter(|f| !f.is_error()).cloned().collect();
+
+    gate_on_host(chain, &opts.host)?;
+    resolve_type_ids(chain, opts.resolver, &mut warnings)?;
+    let params = crate::params::resolve(chain, supplied)?;
+    refuse_sensitive_tokens(chain)?;
+
+    let expansion_id = choose_expansion_id(chain, opts)?;
+    let prefix = format!("{}_{}_", chain_id_slug(chain.chain_id()), expansion_id);
+    let frag_ids: HashMap<&str, usize> = chain
+        .nodes()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| Some((n.get("id")?.as_str()?, i)))
+        .collect();
+    let capabilities = chain.raw.get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty()));
+
+    let mut nodes = Vec::with_capacity(chain.nodes().len());
+    let mut id_map = Vec::with_capacity(chain.nodes().len());
+    let mut graph = StableDiGraph::with_capacity(chain.nodes().len(), chain.edges().len());
+    let mut ix_of = HashMap::with_capacity(chain.nodes().len());
+    for (i, node) in chain.nodes().iter().enumerate() {
+        let expanded = expand_node(node, &params, &prefix, &frag_ids, capabilities);
+        let old = node.get("id").and_then(Value::as_str).unwrap_or_default();
+        let new = expanded.get("id").and_then(Value::as_str).unwrap_or_default();
+        id_map.push((old.to_owned(), new.to_owned()));
+        ix_of.insert(old, graph.add_node(i));
+        nodes.push(expanded);
+    }
+
+    let mut edges = Vec::with_capacity(chain.edges().len());
+    for (i, edge) in chain.edges().iter().enumerate() {
+        let mut out = Map::new();
+        let mut ends = [None, None];
+        for (slot, key) in ["from", "to"].into_iter().enumerate() {
+            if let Some(v) = edge.get(key) {
+                let text = v.as_str().unwrap_or_default();
+                let (node, port) = text.split_once('.').map_or((text, ""), |(n, _)| (n, &text[n.len()..]));
+                if frag_ids.contains_key(node) {
+                    ends[slot] = ix_of.get(node).copied();
+                    out.insert(key.into(), Value::String(format!("{prefix}{node}{port}")));
+                } else {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+        }
+        for key in ["condition", "triggerRule"] {
+            if let Some(v) = edge.get(key) {
+                out.insert(key.into(), v.clone());
+            }
+        }
+        if let [Some(a), Some(b)] = ends {
+            graph.add_edge(a, b, i);
+        }
+        edges.push(Value::Object(out));
+    }
+
+    let settings_compensation = carry_policy(chain, opts.parent_compensation)?;
+    warn_leftover_tokens(&nodes, chain.chain_id(), &mut warnings);
+
+    Ok(Expansion {
+        pack_name: pack.name().to_owned(),
+        pack_version: pack.version().to_owned(),
+        chain_id: chain.chain_id().to_owned(),
+        chain_version: chain.version().to_owned(),
+        expansion_id,
+        prefix,
+        params,
+        nodes,
+        edges,
+        id_map,
+        settings_compensation,
+        warnings,
+        graph,
+    })
+}
+
+fn display_name(pack: &Pack) -> String {
+    if pack.name().is_empty() {
+        pack.source.display().to_string()
+    } else {
+        pack.name().to_owned()
+    }
+}
+
+/// One expanded node, members in the order the reference emits them.
+fn expand_node(
+    node: &Value,
+    params: &Map<String, Value>,
+    prefix: &str,
+    frag_ids: &HashMap<&str, usize>,
+    capabilities: Option<&Value>,
+) -> Value {
+    let Some(src) = node.as_object() else { return node.clone() };
+    let mut out = Map::with_capacity(src.len() + 1);
+    for (key, value) in src {
+        match key.as_str() {
+            "compensation" | "irreversibleEffect" => {}
+            "id" => {
+                out.insert(key.clone(), Value::String(format!("{prefix}{}", value.as_str().unwrap_or_default())));
+            }
+            "config" | "inputs" => {
+                out.insert(key.clone(), substitute_value(value, params));
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if let Some(caps) = capabilities {
+        out.insert("capabilities".into(), caps.clone());
+    }
+    if let Some(comp) = src.get("compensation") {
+        let mut comp = comp.clone();
+        if let Some(mapping) = comp.get_mut("inputMapping") {
+            let substituted = substitute_value(mapping, params);
+            *mapping = rewrite_refs_in(substituted, prefix, frag_ids);
+        }
+        out.insert("compensation".into(), comp);
+    }
+    if let Some(irr) = src.get("irreversibleEffect") {
+        out.insert("irreversibleEffect".into(), irr.clone());
+    }
+    Value::Object(out)
+}
+
+fn rewrite_refs_in(v: Value, prefix: &str, frag_ids: &HashMap<&str, usize>) -> Value {
+    match v {
+        Value::String(s) => Value::String(rewrite_node_refs(&s, prefix, frag_ids).unwrap_or(s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(|x| rewrite_refs_in(x, prefix, frag_ids)).collect()),
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, rewrite_refs_in(x, prefix, frag_ids))).collect()),
+        other => other,
+    }
+}
+
+/// Rewrite `${nodes.<id>.` and `nodes.<id>.` references to fragment nodes (§4.4).
+/// `nodes.` must not continue a longer word (`mynodes.x.` is left alone).
+pub fn rewrite_node_refs(s: &str, prefix: &str, frag_ids: &HashMap<&str, usize>) -> Option<String> {
+    const KEY: &str = "nodes.";
+    if !s.contains(KEY) {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len() + prefix.len());
+    let mut last = 0;
+    let mut changed = false;
+    let mut search = 0;
+    while let Some(off) = s[search..].find(KEY) {
+        let at = search + off;
+        let id_start = at + KEY.len();
+        search = id_start;
+        let boundary = s[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+        if !boundary {
+            continue;
+        }
+        let Some(dot) = s[id_start..].find('.') else { continue };
+        let id = &s[id_start..id_start + dot];
+        if frag_ids.contains_key(id) {
+            out.push_str(&s[last..id_start]);
+            out.push_str(prefix);
+            last = id_start;
+            changed = true;
+        }
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&s[last..]);
+    Some(out)
+}
+
+/// Steps 2b and 3e: refusals that depend on what the target host supports.
+fn gate_on_host(chain: &Chain, host: &HostProfile) -> Result<()> {
+    if !chain.sub_chains().is_empty() && !host.sub_chains {
+        return Err(Error::new(
+            code::SUB_CHAIN_UNSUPPORTED,
+            format!(
+                "chain {} composes sub-chains, and the target host profile does not support subChains",
+                chain.chain_id()
+            ),
+        )
+        .with("chainId", chain.chain_id()));
+    }
+    if chain.compensation().is_some() && !host.compensation {
+        return Err(Error::new(
+            code::CAPABILITY_REQUIRED,
+            format!(
+                "chain {} carries a compensation policy, and the target host profile does not support compensation",
+                chain.chain_id()
+            ),
+        )
+        .with("requiredCapability", "compensation")
+        .with("chainId", chain.chain_id()));
+    }
+    Ok(())
+}
+
+/// Step 3/3b: every node typeId and compensation nodeTypeId must resolve.
+fn resolve_type_ids(chain: &Chain, resolver: Option<&dyn TypeResolver>, warnings: &mut Vec<Finding>) -> Result<()> {
+    for type_id in chain.type_ids() {
+        if is_core(type_id) {
+            continue;
+        }
+        match resolver {
+            Some(r) if !r.resolves(type_id) => {
+                return Err(Error::new(
+                    code::CHAIN_UNRESOLVABLE_TYPEID,
+                    format!("typeId \"{type_id}\" used by chain {} is not provided by any known node pack", chain.chain_id()),
+                )
+                .with("typeId", type_id)
+                .with("chainId", chain.chain_id()));
+            }
+            Some(_) => {}
+            None => warnings.push(
+                Finding::warning(
+                    code::TYPEID_UNCHECKED,
+                    "",
+                    format!("typeId \"{type_id}\" was not checked: no node-pack catalog is loaded"),
+                )
+                .in_chain(chain.chain_id())
+                .with("typeId", type_id),
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// RFC 0124: a sensitive parameter may never be baked into config or inputs. chainsmith
+/// has no deferred mode, so any token naming one refuses the chain.
+fn refuse_sensitive_tokens(chain: &Chain) -> Result<()> {
+    let Some(props) = chain.parameter_properties() else { return Ok(()) };
+    let sensitive: Vec<&str> = props
+        .iter()
+        .filter(|(_, s)| s.get("x-openwop-sensitive") == Some(&Value::Bool(true)))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if sensitive.is_empty() {
+        return Ok(());
+    }
+    for (ptr, s) in crate::pack::substitutable_strings(chain) {
+        if let Some(t) = token::tokens(s).into_iter().find(|t| sensitive.contains(&t.name)) {
+            return Err(Error::new(
+                code::SENSITIVE_PARAM_NOT_DEFERRABLE,
+                format!(
+                    "parameter \"{}\" is marked x-openwop-sensitive and would be written into the workflow at {ptr}",
+                    t.name
+                ),
+            )
+            .with("param", t.name)
+            .with("position", ptr)
+            .with("chainId", chain.chain_id()));
+        }
+    }
+    Ok(())
+}
+
+fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
+    if let Some(id) = &opts.expansion_id {
+        if id.is_empty() || id.contains('.') {
+            return Err(Error::new(
+                code::INVALID_REQUEST,
+                format!("expansionId \"{id}\" must be non-empty and contain no '.' (edge references split at the first '.')"),
+            )
+            .with("expansionId", id.as_str()));
+        }
+        return Ok(id.clone());
+    }
+    let slug = chain_id_slug(chain.chain_id());
+    let collides = |candidate: &str| {
+        opts.taken_ids.is_some_and(|taken| {
+            chain
+                .nodes()
+                .iter()
+                .filter_map(|n| n.get("id").and_then(Value::as_str))
+                .any(|nid| taken(&format!("{slug}_{candidate}_{nid}")))
+        })
+    };
+    for width in [4usize, 4, 4, 4, 6, 8, 12] {
+        let candidate = random_hex(width);
+        if !collides(&candidate) {
+            return Ok(candidate);
+        }
+    }
+    Err(Error::new(code::INVALID_REQUEST, "could not find a free expansionId"))
+}
+
+fn random_hex(width: usize) -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..width)
+        .map(|_| char::from_digit(rng.random_range(0..16), 16).expect("hex digit"))
+        .collect()
+}
+
+/// Step 9b: carry the chain policy, or refuse a conflicting parent policy. Never merge.
+fn carry_policy(chain: &Chain, parent: Option<&Value>) -> Result<Option<Value>> {
+    let Some(policy) = chain.compensation() else { return Ok(None) };
+    match parent {
+        None => Ok(Some(policy.clone())),
+        // serde_json's map equality ignores member order, as the rule requires.
+        Some(p) if p == policy => Ok(Some(policy.clone())),
+        Some(p) => Err(Error::new(
+            code::CHAIN_COMPENSATION_POLICY_CONFLICT,
+            format!(
+                "chain {} carries a compensation policy that differs from the parent's settings.compensation",
+                chain.chain_id()
+            ),
+        )
+        .with("chainId", chain.chain_id())
+        .with("chainPolicy", policy.clone())
+        .with("parentPolicy", p.clone())),
+    }
+}
+
+/// [EDITOR] After substitution, any `{{params.` left is literal text the runtime will see.
+fn warn_leftover_tokens(nodes: &[Value], chain_id: &str, warnings: &mut Vec<Finding>) {
+    fn walk(v: &Value, at: String, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() => out.push(at),
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, x)| walk(x, format!("{at}/{i}"), out)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| walk(x, crate::error::pointer_join(&at, k), out)),
+            _ => {}
+        }
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        let mut hits = Vec::new();
+        for key in ["config", "inputs"] {
+            if let Some(v) = node.get(key) {
+                walk(v, format!("/nodes/{i}/{key}"), &mut hits);
+            }
+        }
+        for at in hits {
+            warnings.push(
+                Finding::warning(code::LEFTOVER_TOKEN, at, "parameter-like text survived expansion and will reach the runtime as literal text")
+                    .in_chain(chain_id),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

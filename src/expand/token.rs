@@ -1,0 +1,303 @@
+//! The parameter-token grammar and single-pass substitution.
+//!
+//! A token is `{{params.NAME}}` or chainsmith's second spelling `<<params.NAME>>`, with
+//! NAME matching `[A-Za-z_][A-Za-z0-9_]*` and no whitespace anywhere. Scanning is one
+//! left-to-right pass; inserted text is never scanned again.
+
+use super::jsstring::{js_normalise_number, js_string};
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    Braces,
+    Angles,
+}
+
+/// One token found in a string: its byte span and the parameter name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    pub start: usize,
+    pub end: usize,
+    pub name: &'a str,
+    pub spelling: Spelling,
+}
+
+const BRACES: (&str, &str) = ("{{params.", "}}");
+const ANGLES: (&str, &str) = ("<<params.", ">>");
+
+fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Try to read a token starting exactly at `at`.
+fn token_at(s: &str, at: usize) -> Option<Token<'_>> {
+    let rest = &s.as_bytes()[at..];
+    let (spelling, (open, close)) = match rest.first()? {
+        b'{' => (Spelling::Braces, BRACES),
+        b'<' => (Spelling::Angles, ANGLES),
+        _ => return None,
+    };
+    if !rest.starts_with(open.as_bytes()) {
+        return None;
+    }
+    let name_start = at + open.len();
+    let bytes = s.as_bytes();
+    if !bytes.get(name_start).copied().is_some_and(is_name_start) {
+        return None;
+    }
+    let mut end = name_start + 1;
+    while bytes.get(end).copied().is_some_and(is_name_char) {
+        end += 1;
+    }
+    if !bytes[end..].starts_with(close.as_bytes()) {
+        return None;
+    }
+    Some(Token {
+        start: at,
+        end: end + close.len(),
+        name: &s[name_start..end],
+        spelling,
+    })
+}
+
+/// Every token in `s`, leftmost first, non-overlapping.
+pub fn tokens(s: &str) -> Vec<Token<'_>> {
+    let mut out = Vec::new();
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Only `{` and `<` can open a token; skip straight to the next candidate.
+        match bytes[i..].iter().position(|b| *b == b'{' || *b == b'<') {
+            None => break,
+            Some(off) => i += off,
+        }
+        if let Some(t) = token_at(s, i) {
+            i = t.end;
+            out.push(t);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Cheap pre-check: can `s` hold a token at all?
+pub fn may_contain_token(s: &str) -> bool {
+    s.len() >= 12 && s.contains("params.")
+}
+
+/// The result of substituting one string.
+pub enum Substituted {
+    Unchanged,
+    Value(Value),
+}
+
+/// Substitute the tokens of one string. A string that is exactly one token becomes the
+/// parameter's raw value (type kept); otherwise each token becomes its JavaScript text.
+/// A name missing from `params` becomes `""`.
+pub fn substitute_str(s: &str, params: &Map<String, Value>) -> Substituted {
+    if !may_contain_token(s) {
+        return Substituted::Unchanged;
+    }
+    let found = tokens(s);
+    if found.is_empty() {
+        return Substituted::Unchanged;
+    }
+    if found.len() == 1 && found[0].start == 0 && found[0].end == s.len() {
+        return Substituted::Value(match params.get(found[0].name) {
+            Some(v) => normalise(v),
+            None => Value::String(String::new()),
+        });
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut last = 0;
+    for t in &found {
+        out.push_str(&s[last..t.start]);
+        if let Some(v) = params.get(t.name) {
+            out.push_str(&js_string(v));
+        }
+        last = t.end;
+    }
+    out.push_str(&s[last..]);
+    Substituted::Value(Value::String(out))
+}
+
+/// A parameter value as JavaScript would hold it (integral doubles become integers).
+fn normalise(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => Value::Number(js_normalise_number(n)),
+        Value::Array(items) => Value::Array(items.iter().map(normalise).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), normalise(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Substitute every string leaf of `value`; keys are never touched.
+pub fn substitute_value(value: &Value, params: &Map<String, Value>) -> Value {
+    match value {
+        Value::String(s) => match substitute_str(s, params) {
+            Substituted::Unchanged => value.clone(),
+            Substituted::Value(v) => v,
+        },
+        Value::Array(items) => Value::Array(items.iter().map(|v| substitute_value(v, params)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), substitute_value(v, params)))
+                .collect(),
+        ),
+        Value::Number(n) => Value::Number(js_normalise_number(n)),
+        other => other.clone(),
+    }
+}
+
+/// A spot that looks like a token but is not one (and so will stay literal text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NearToken {
+    pub start: usize,
+    pub text: String,
+}
+
+/// Find near-tokens: `{{`/`<<`, optional whitespace, `params` (any case), then anything
+/// that does not complete a real token — `{{ params.x }}`, `{{params.a-b}}`, `<<params.>>`.
+pub fn near_tokens(s: &str) -> Vec<NearToken> {
+    if !s.to_ascii_lowercase().contains("params") {
+        return Vec::new();
+    }
+    let real: Vec<(usize, usize)> = tokens(s).iter().map(|t| (t.start, t.end)).collect();
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        let pair = &bytes[i..i + 2];
+        if (pair == b"{{" || pair == b"<<") && !real.iter().any(|(a, b)| *a <= i && i < *b) {
+            let mut j = i + 2;
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if bytes.len() >= j + 6 && bytes[j..j + 6].eq_ignore_ascii_case(b"params") {
+                let close = if pair == b"{{" { "}}" } else { ">>" };
+                let end = s[j..].find(close).map(|p| j + p + 2).unwrap_or_else(|| (j + 6).min(s.len()));
+                let end = (end..=s.len()).find(|e| s.is_char_boundary(*e)).unwrap_or(s.len());
+                out.push(NearToken {
+                    start: i,
+                    text: s[i..end].to_owned(),
+                });
+                i = end.max(i + 1);
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params() -> Map<String, Value> {
+        json!({"name":"Ada","n":40,"f":1.0,"list":["a",["b","c"]],"obj":{"k":"v"},"nil":null,"flag":false,
+               "tricky":"{{params.name}}"})
+        .as_object()
+        .unwrap()
+        .clone()
+    }
+
+    fn sub(s: &str) -> Value {
+        match substitute_str(s, &params()) {
+            Substituted::Unchanged => Value::String(s.to_owned()),
+            Substituted::Value(v) => v,
+        }
+    }
+
+    #[test]
+    fn whole_value_keeps_type() {
+        assert_eq!(sub("{{params.n}}"), json!(40));
+        assert_eq!(sub("{{params.list}}"), json!(["a", ["b", "c"]]));
+        assert_eq!(sub("{{params.obj}}"), json!({"k":"v"}));
+        assert_eq!(sub("{{params.nil}}"), json!(null));
+        assert_eq!(sub("{{params.flag}}"), json!(false));
+        assert_eq!(sub("<<params.n>>"), json!(40));
+        assert_eq!(sub("{{params.f}}").to_string(), "1");
+    }
+
+    #[test]
+    fn embedded_uses_javascript_text() {
+        assert_eq!(sub("n={{params.n}}"), json!("n=40"));
+        assert_eq!(sub("{{params.list}}!"), json!("a,b,c!"));
+        assert_eq!(sub("[{{params.obj}}]"), json!("[[object Object]]"));
+        assert_eq!(sub("x{{params.nil}}"), json!("xnull"));
+        assert_eq!(sub("{{params.f}}%"), json!("1%"));
+    }
+
+    #[test]
+    fn adjacent_tokens_are_embedded_not_whole() {
+        assert_eq!(sub("{{params.n}}{{params.n}}"), json!("4040"));
+        assert_eq!(sub("{{params.name}}<<params.name>>"), json!("AdaAda"));
+    }
+
+    #[test]
+    fn missing_names_become_empty() {
+        assert_eq!(sub("{{params.absent}}"), json!(""));
+        assert_eq!(sub("a{{params.absent}}b"), json!("ab"));
+    }
+
+    #[test]
+    fn single_pass_never_rescans_inserted_text() {
+        assert_eq!(sub("{{params.tricky}}"), json!("{{params.name}}"));
+        assert_eq!(sub("x {{params.tricky}}"), json!("x {{params.name}}"));
+    }
+
+    #[test]
+    fn near_misses_stay_literal() {
+        for s in [
+            "{{ params.name }}",
+            "{{params.na-me}}",
+            "{{params.}}",
+            "{{params.1x}}",
+            "{{params.name}",
+            "{params.name}}",
+            "{{Params.name}}",
+            "<< params.name >>",
+            "<<params.name}}",
+            "{{params.name>>",
+            "{{varName}}",
+            "${nodes.x.output}",
+        ] {
+            assert_eq!(sub(s), json!(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn leftmost_scan_recovers_after_extra_brace() {
+        assert_eq!(sub("{{{params.name}}}"), json!("{Ada}"));
+        assert_eq!(sub("<<<params.name>>>"), json!("<Ada>"));
+    }
+
+    #[test]
+    fn non_ascii_text_around_tokens() {
+        assert_eq!(sub("héllo {{params.name}} ✓"), json!("héllo Ada ✓"));
+    }
+
+    #[test]
+    fn keys_are_never_substituted() {
+        let v = json!({"{{params.name}}": "{{params.name}}", "arr": ["{{params.n}}", 1.0]});
+        let out = substitute_value(&v, &params());
+        assert_eq!(out, json!({"{{params.name}}": "Ada", "arr": [40, 1]}));
+    }
+
+    #[test]
+    fn near_token_lint_finds_each_miss() {
+        let found = near_tokens("a {{ params.x }} b {{params.a-b}} c {{params.ok}} <<PARAMS.y>>");
+        let texts: Vec<_> = found.iter().map(|n| n.text.as_str()).collect();
+        assert_eq!(texts, ["{{ params.x }}", "{{params.a-b}}", "<<PARAMS.y>>"]);
+        assert!(near_tokens("{{params.ok}} and <<params.ok2>>").is_empty());
+        assert!(near_tokens("no tokens").is_empty());
+        assert_eq!(near_tokens("tail {{params")[0].text, "{{params");
+    }
+}

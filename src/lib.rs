@@ -1,0 +1,21 @@
+//! chainsmith: load, validate and expand OpenWOP workflow-chain packs, splice them into
+//! workflows, and export the result.
+//!
+//! The pipeline is the layout:
+//! - [`pack`] loads manifests (files or folders) and validates them (schema, semantics, lints);
+//! - [`params`] turns a chain's `parameters` schema into a form and validates values;
+//! - [`expand`] substitutes tokens and rewrites ids, yielding a petgraph fragment;
+//! - [`workflow`] holds the parent WorkflowDefinition as a graph, splices fragments in,
+//!   and exports JSON atomically;
+//! - [`catalog`] answers what the target host and known node packs provide.
+//!
+//! Nothing here depends on a GUI toolkit; the editor (`app`) and the CLI sit on top.
+
+pub mod catalog;
+pub mod error;
+pub mod expand;
+pub mod pack;
+pub mod params;
+pub mod schemas;
+
+pub use error::{Error, Finding, Result, Severity};

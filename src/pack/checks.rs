@@ -1,0 +1,407 @@
+//! Semantic checks the manifest schema cannot express (chain-packs §2.7, §4.3, §5.3).
+
+use super::Chain;
+use crate::error::{Finding, code, pointer_join};
+use petgraph::graph::DiGraph;
+use petgraph::visit::{DfsEvent, depth_first_search};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+pub(super) fn check_pack(chains: &[Chain], findings: &mut Vec<Finding>) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for chain in chains {
+        if let Some(first) = seen.insert(chain.chain_id(), chain.index) {
+            findings.push(
+                Finding::error(
+                    code::DUPLICATE_CHAIN_ID,
+                    format!("{}/chainId", chain.pointer()),
+                    format!(
+                        "chainId \"{}\" is already used by /chains/{first}; chainIds must be unique within a pack",
+                        chain.chain_id()
+                    ),
+                )
+                .in_chain(chain.chain_id()),
+            );
+        }
+        check_chain(chain, findings);
+    }
+    check_sub_chain_cycles(chains, findings);
+}
+
+fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
+    let id = chain.chain_id();
+    let base = chain.pointer();
+    let mut push = |f: Finding| findings.push(f.in_chain(id));
+
+    if let Err(msg) = chain.params_validator() {
+        push(Finding::error(
+            code::PARAMETERS_SCHEMA_INVALID,
+            format!("{base}/parameters"),
+            format!("`parameters` is not a valid JSON Schema: {msg}"),
+        ));
+    }
+
+    let mut node_ids: HashSet<&str> = HashSet::new();
+    for (i, node) in chain.nodes().iter().enumerate() {
+        let np = format!("{base}/dag/nodes/{i}");
+        let Some(nid) = node.get("id").and_then(Value::as_str) else { continue };
+        if !node_ids.insert(nid) {
+            push(
+                Finding::error(
+                    code::DUPLICATE_NODE_ID,
+                    format!("{np}/id"),
+                    format!("node id \"{nid}\" appears twice in the fragment"),
+                )
+                .with("nodeId", nid),
+            );
+        }
+        if nid.contains('.') {
+            push(Finding::warning(
+                code::DOTTED_NODE_ID,
+                format!("{np}/id"),
+                format!("node id \"{nid}\" contains '.'; edge endpoints split at the first '.', so no edge can name it"),
+            ));
+        }
+        if node.get("config").and_then(|c| c.get("workflowId")).is_some() {
+            push(Finding::error(
+                code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID,
+                format!("{np}/config/workflowId"),
+                "a fragment node must not pin config.workflowId (use subChainRef)",
+            ));
+        }
+        if node.get("irreversibleEffect") == Some(&Value::Bool(true)) && node.get("compensation").is_some() {
+            push(
+                Finding::error(
+                    code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION,
+                    format!("{np}/compensation"),
+                    format!("node \"{nid}\" declares irreversibleEffect: true and also a compensation"),
+                )
+                .with("nodeId", nid)
+                .with("chainId", id),
+            );
+        }
+    }
+
+    let mut graph = DiGraph::<&str, usize>::new();
+    let index: HashMap<&str, _> = chain
+        .nodes()
+        .iter()
+        .filter_map(|n| n.get("id").and_then(Value::as_str))
+        .map(|nid| (nid, graph.add_node(nid)))
+        .collect();
+    for (i, edge) in chain.edges().iter().enumerate() {
+        let ep = format!("{base}/dag/edges/{i}");
+        let mut ends = [None, None];
+        for (slot, key) in ["from", "to"].into_iter().enumerate() {
+            let Some(end) = edge.get(key).and_then(Value::as_str) else { continue };
+            let node = end.split_once('.').map_or(end, |(n, _)| n);
+            match index.get(node) {
+                Some(ix) => ends[slot] = Some(*ix),
+                None => push(
+                    Finding::warning(
+                        code::EDGE_ENDPOINT_UNKNOWN,
+                        pointer_join(&ep, key),
+                        format!("`{key}` \"{end}\" names no fragment node; it passes through unchanged and must name a parent node"),
+                    )
+                    .with("endpoint", end),
+                ),
+            }
+        }
+        if let [Some(a), Some(b)] = ends {
+            graph.add_edge(a, b, i);
+        }
+        if let Some(cond) = edge.get("condition")
+            && matches!(cond.get("type").and_then(Value::as_str), Some("truthy" | "falsy"))
+            && cond.get("left").and_then(Value::as_str).is_none_or(str::is_empty)
+        {
+            push(Finding::error(
+                code::CHAIN_EDGE_CONDITION_INVALID,
+                format!("{ep}/condition"),
+                "a truthy/falsy condition needs a non-empty `left`",
+            ));
+        }
+    }
+    for edge_index in loopback_edges(&graph) {
+        let edge = &chain.edges()[edge_index];
+        push(
+            Finding::warning(
+                code::FRAGMENT_CYCLE,
+                format!("{base}/dag/edges/{edge_index}"),
+                format!(
+                    "edge {} → {} closes a cycle (a loopback); hosts bound it with settings.maxLoopbackIterations",
+                    edge.get("from").and_then(Value::as_str).unwrap_or("?"),
+                    edge.get("to").and_then(Value::as_str).unwrap_or("?")
+                ),
+            )
+            .with("edgeIndex", edge_index),
+        );
+    }
+
+    let sub_refs: HashSet<&str> = chain.sub_chains().iter().filter_map(sub_chain_ref_id).collect();
+    for (i, node) in chain.nodes().iter().enumerate() {
+        if let Some(r) = node.pointer("/config/subChainRef").and_then(Value::as_str)
+            && !sub_refs.contains(r)
+        {
+            push(
+                Finding::error(
+                    code::SUB_CHAIN_UNRESOLVED,
+                    format!("{base}/dag/nodes/{i}/config/subChainRef"),
+                    format!("subChainRef \"{r}\" is not declared in subChains[]"),
+                )
+                .with("ref", r),
+            );
+        }
+    }
+
+    let params: HashSet<&str> = chain
+        .parameter_properties()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut produced: HashSet<&str> = HashSet::new();
+    for (i, pv) in chain.produced_variables().iter().enumerate() {
+        let pp = format!("{base}/producedVariables/{i}");
+        let name = pv.get("name").and_then(Value::as_str).unwrap_or("");
+        let by = pv.get("producedBy").and_then(Value::as_str).unwrap_or("");
+        produced.insert(name);
+        if !node_ids.contains(by) {
+            push(
+                Finding::error(
+                    code::PRODUCED_VAR_PRODUCER_UNKNOWN,
+                    format!("{pp}/producedBy"),
+                    format!("produced variable \"{name}\" names producer \"{by}\", which is not a fragment node"),
+                )
+                .with("variableName", name)
+                .with("producedBy", by),
+            );
+        }
+        if params.contains(name) {
+            push(
+                Finding::error(
+                    code::VARIABLE_UNDECLARED,
+                    format!("{pp}/name"),
+                    format!("produced variable \"{name}\" has the same name as a parameter"),
+                )
+                .with("variableName", name),
+            );
+        }
+    }
+    for (i, node) in chain.nodes().iter().enumerate() {
+        for key in ["config", "inputs"] {
+            if let Some(v) = node.get(key) {
+                let at = format!("{base}/dag/nodes/{i}/{key}");
+                for (ptr, name) in variable_reads(v, &at) {
+                    if !produced.contains(name) {
+                        push(
+                            Finding::error(
+                                code::VARIABLE_UNDECLARED,
+                                ptr,
+                                format!("variable read \"{name}\" names no produced variable of this chain"),
+                            )
+                            .with("variableName", name),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every `{type:"variable", variableName}` object inside `v`, with its pointer.
+fn variable_reads<'a>(v: &'a Value, at: &str) -> Vec<(String, &'a str)> {
+    let mut out = Vec::new();
+    walk_reads(v, at.to_owned(), &mut out);
+    out
+}
+
+fn walk_reads<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a str)>) {
+    match v {
+        Value::Object(m) => {
+            if m.get("type").and_then(Value::as_str) == Some("variable")
+                && let Some(name) = m.get("variableName").and_then(Value::as_str)
+            {
+                out.push((at.clone(), name));
+            }
+            for (k, child) in m {
+                walk_reads(child, pointer_join(&at, k), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                walk_reads(child, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The chainId a `subChains[]` entry refers to (string ref, or an external ref's chainId).
+fn sub_chain_ref_id(entry: &Value) -> Option<&str> {
+    match entry.get("ref")? {
+        Value::String(s) => Some(s),
+        Value::Object(o) => o.get("chainId").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// Edges that close a cycle, found as DFS back edges.
+fn loopback_edges(graph: &DiGraph<&str, usize>) -> Vec<usize> {
+    let mut back = Vec::new();
+    depth_first_search(graph, graph.node_indices(), |event| {
+        if let DfsEvent::BackEdge(a, b) = event {
+            back.push((a, b));
+        }
+    });
+    let mut out: Vec<usize> = back
+        .into_iter()
+        .filter_map(|(a, b)| graph.edges_connecting(a, b).next().map(|e| *e.weight()))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Sibling sub-chain composition must be acyclic (RFC 0133).
+fn check_sub_chain_cycles(chains: &[Chain], findings: &mut Vec<Finding>) {
+    let mut graph = DiGraph::<usize, ()>::new();
+    let index: HashMap<&str, _> = chains
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.chain_id(), graph.add_node(i)))
+        .collect();
+    for chain in chains {
+        let from = index[chain.chain_id()];
+        for r in chain.sub_chains().iter().filter_map(sub_chain_ref_id) {
+            if let Some(to) = index.get(r) {
+                graph.add_edge(from, *to, ());
+            }
+        }
+    }
+    for scc in petgraph::algo::tarjan_scc(&graph) {
+        let cyclic = scc.len() > 1 || graph.contains_edge(scc[0], scc[0]);
+        if cyclic {
+            for ix in scc {
+                let chain = &chains[graph[ix]];
+                findings.push(
+                    Finding::error(
+                        code::SUB_CHAIN_CYCLE,
+                        format!("{}/subChains", chain.pointer()),
+                        format!("chain \"{}\" composes itself through subChains", chain.chain_id()),
+                    )
+                    .in_chain(chain.chain_id())
+                    .with("chainId", chain.chain_id()),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::code;
+    use crate::pack::{LoadOptions, Pack, load_bytes};
+    use serde_json::{Value, json};
+    use std::path::Path;
+
+    fn pack_with(chains: Value) -> Pack {
+        let m = json!({"name": "vendor.t.p", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": "*"}, "chains": chains});
+        load_bytes(Path::new("p"), m.to_string().as_bytes(), LoadOptions { skip_schema: true }).unwrap()
+    }
+
+    fn chain(nodes: Value, edges: Value) -> Value {
+        json!({"chainId": "c.one", "version": "1.0.0", "label": "L", "description": "D",
+               "parameters": {"type": "object", "properties": {}}, "dag": {"nodes": nodes, "edges": edges}})
+    }
+
+    fn codes(p: &Pack) -> Vec<&'static str> {
+        p.findings.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn duplicate_chain_and_node_ids() {
+        let c = chain(json!([{"id":"a","typeId":"core.x"},{"id":"a","typeId":"core.y"}]), json!([]));
+        let p = pack_with(json!([c.clone(), c]));
+        let cs = codes(&p);
+        assert!(cs.contains(&code::DUPLICATE_CHAIN_ID));
+        assert_eq!(cs.iter().filter(|c| **c == code::DUPLICATE_NODE_ID).count(), 2);
+    }
+
+    #[test]
+    fn unknown_endpoint_is_a_warning_not_an_error() {
+        let p = pack_with(json!([chain(json!([{"id":"a","typeId":"core.x"}]), json!([{"from":"parent.out","to":"a"}]))]));
+        let f = p.findings.iter().find(|f| f.code == code::EDGE_ENDPOINT_UNKNOWN).unwrap();
+        assert!(!f.is_error());
+        assert_eq!(f.pointer, "/chains/0/dag/edges/0/from");
+        assert!(p.is_valid());
+    }
+
+    #[test]
+    fn cycle_warning_names_the_loopback_edge() {
+        let p = pack_with(json!([chain(
+            json!([{"id":"a","typeId":"core.x"},{"id":"b","typeId":"core.x"},{"id":"c","typeId":"core.x"}]),
+            json!([{"from":"a","to":"b.in"},{"from":"b.out","to":"c"},{"from":"c","to":"a.retry"}])
+        )]));
+        let cyc: Vec<_> = p.findings.iter().filter(|f| f.code == code::FRAGMENT_CYCLE).collect();
+        assert_eq!(cyc.len(), 1);
+        assert_eq!(cyc[0].pointer, "/chains/0/dag/edges/2");
+        assert!(p.is_valid());
+    }
+
+    #[test]
+    fn pins_irreversible_and_condition_rules() {
+        let p = pack_with(json!([chain(
+            json!([{"id":"a","typeId":"core.x","config":{"workflowId":"w"}},
+                   {"id":"b","typeId":"core.x","irreversibleEffect":true,"compensation":{"nodeTypeId":"core.undo"}},
+                   {"id":"c","typeId":"core.x","irreversibleEffect":false,"compensation":{"nodeTypeId":"core.undo"}}]),
+            json!([{"from":"a","to":"b","condition":{"type":"truthy"}},
+                   {"from":"b","to":"c","condition":{"type":"falsy","left":""}},
+                   {"from":"a","to":"c","condition":{"type":"truthy","left":"output.ok","right":1}},
+                   {"from":"a","to":"c","condition":{"type":"expression","expression":"x"}}])
+        )]));
+        let errs: Vec<_> = p.errors().map(|f| (f.code, f.pointer.as_str())).collect();
+        assert!(errs.contains(&(code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID, "/chains/0/dag/nodes/0/config/workflowId")));
+        assert!(errs.contains(&(code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION, "/chains/0/dag/nodes/1/compensation")));
+        assert!(errs.contains(&(code::CHAIN_EDGE_CONDITION_INVALID, "/chains/0/dag/edges/0/condition")));
+        assert!(errs.contains(&(code::CHAIN_EDGE_CONDITION_INVALID, "/chains/0/dag/edges/1/condition")));
+        assert_eq!(errs.len(), 4, "{errs:?}");
+    }
+
+    #[test]
+    fn parameters_that_are_not_a_schema() {
+        let mut c = chain(json!([{"id":"a","typeId":"core.x"}]), json!([]));
+        c["parameters"] = json!({"type": "no-such-type"});
+        let p = pack_with(json!([c]));
+        assert!(codes(&p).contains(&code::PARAMETERS_SCHEMA_INVALID));
+    }
+
+    #[test]
+    fn sub_chain_refs_and_cycles() {
+        let mut a = chain(json!([{"id":"n","typeId":"core.subWorkflow","config":{"subChainRef":"c.two"}}]), json!([]));
+        a["subChains"] = json!([{"ref":"c.two"}]);
+        let mut b = chain(json!([{"id":"n","typeId":"core.subWorkflow","config":{"subChainRef":"c.missing"}}]), json!([]));
+        b["chainId"] = json!("c.two");
+        b["subChains"] = json!([{"ref":"c.one"}]);
+        let p = pack_with(json!([a, b]));
+        let cs = codes(&p);
+        assert_eq!(cs.iter().filter(|c| **c == code::SUB_CHAIN_CYCLE).count(), 2);
+        assert_eq!(cs.iter().filter(|c| **c == code::SUB_CHAIN_UNRESOLVED).count(), 1);
+    }
+
+    #[test]
+    fn produced_variables_rules() {
+        let mut c = chain(
+            json!([{"id":"gen","typeId":"core.x","inputs":{"p":{"type":"variable","variableName":"plan"}}},
+                   {"id":"use","typeId":"core.x","config":{"deep":[{"type":"variable","variableName":"nope"}]}}]),
+            json!([{"from":"gen","to":"use"}]),
+        );
+        c["parameters"] = json!({"type":"object","properties":{"topic":{"type":"string"}}});
+        c["producedVariables"] = json!([{"name":"plan","producedBy":"gen","type":"object"},
+                                         {"name":"topic","producedBy":"ghost","type":"string"}]);
+        let p = pack_with(json!([c]));
+        let errs: Vec<_> = p.errors().map(|f| (f.code, f.pointer.as_str())).collect();
+        assert!(errs.contains(&(code::PRODUCED_VAR_PRODUCER_UNKNOWN, "/chains/0/producedVariables/1/producedBy")));
+        assert!(errs.contains(&(code::VARIABLE_UNDECLARED, "/chains/0/producedVariables/1/name")));
+        assert!(errs.contains(&(code::VARIABLE_UNDECLARED, "/chains/0/dag/nodes/1/config/deep/0")));
+        assert_eq!(errs.len(), 3, "{errs:?}");
+    }
+}

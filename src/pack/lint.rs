@@ -1,0 +1,160 @@
+//! Token lints: places where the author's intent and the expansion rules disagree.
+//! All are warnings; none stops expansion.
+
+use super::Chain;
+use crate::error::{Finding, code, pointer_join};
+use crate::expand::token::{near_tokens, tokens};
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// Every substitutable string leaf of a chain: node `config`, `inputs` and
+/// `compensation.inputMapping`, with the JSON pointer of each.
+pub fn substitutable_strings(chain: &Chain) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    for (i, node) in chain.nodes().iter().enumerate() {
+        let np = format!("{}/dag/nodes/{i}", chain.pointer());
+        for (key, value) in [
+            ("config", node.get("config")),
+            ("inputs", node.get("inputs")),
+            ("compensation/inputMapping", node.pointer("/compensation/inputMapping")),
+        ] {
+            if let Some(v) = value {
+                collect_strings(v, format!("{np}/{key}"), &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn collect_strings<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a str)>) {
+    match v {
+        Value::String(s) => out.push((at, s)),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_strings(item, format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                collect_strings(item, pointer_join(&at, k), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a parameter's schema says it holds an object or an array.
+pub fn is_structured(schema: &Value) -> bool {
+    let is = |t: &str| t == "object" || t == "array";
+    match schema.get("type") {
+        Some(Value::String(t)) => is(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(is),
+        _ => false,
+    }
+}
+
+pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
+    let id = chain.chain_id();
+    let declared = chain.parameter_properties();
+    let mut used: HashSet<&str> = HashSet::new();
+    for (ptr, s) in substitutable_strings(chain) {
+        let found = tokens(s);
+        let whole = found.len() == 1 && found[0].start == 0 && found[0].end == s.len();
+        for t in &found {
+            used.insert(t.name);
+            match declared.and_then(|d| d.get(t.name)) {
+                None => findings.push(
+                    Finding::warning(
+                        code::TOKEN_UNDECLARED,
+                        ptr.clone(),
+                        format!(
+                            "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
+                            t.name
+                        ),
+                    )
+                    .in_chain(id)
+                    .with("param", t.name),
+                ),
+                Some(schema) if !whole && is_structured(schema) => findings.push(
+                    Finding::warning(
+                        code::EMBEDDED_STRUCTURED,
+                        ptr.clone(),
+                        format!(
+                            "parameter \"{}\" is an object or array embedded in text; it renders as JavaScript String() text such as \"[object Object]\" or \"a,b\"",
+                            t.name
+                        ),
+                    )
+                    .in_chain(id)
+                    .with("param", t.name),
+                ),
+                Some(_) => {}
+            }
+        }
+        for near in near_tokens(s) {
+            findings.push(
+                Finding::warning(
+                    code::NEAR_TOKEN,
+                    ptr.clone(),
+                    format!(
+                        "\"{}\" looks like a parameter token but is not one (no spaces; names are [A-Za-z_][A-Za-z0-9_]*); it stays literal text",
+                        near.text
+                    ),
+                )
+                .in_chain(id)
+                .with("text", near.text),
+            );
+        }
+    }
+    if let Some(declared) = declared {
+        for name in declared.keys() {
+            if !used.contains(name.as_str()) {
+                findings.push(
+                    Finding::warning(
+                        code::PARAM_UNUSED,
+                        format!("{}/parameters/properties/{}", chain.pointer(), crate::error::pointer_token(name)),
+                        format!("parameter \"{name}\" is declared but no token uses it"),
+                    )
+                    .in_chain(id)
+                    .with("param", name.as_str()),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::code;
+    use crate::pack::{LoadOptions, load_bytes};
+    use serde_json::json;
+    use std::path::Path;
+
+    #[test]
+    fn each_lint_fires_with_its_pointer() {
+        let m = json!({"name": "vendor.t.p", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": "*"}, "chains": [{
+              "chainId": "c.one", "version": "1.0.0", "label": "L", "description": "D",
+              "parameters": {"type": "object", "properties": {
+                  "topic": {"type": "string"}, "tags": {"type": "array"}, "spare": {"type": "string"},
+                  "cfg": {"type": ["object", "null"]}}},
+              "dag": {"nodes": [{"id": "a", "typeId": "core.x",
+                  "config": {"p": "About {{params.topic}} {{ params.topic }}", "t": "{{params.tags}}",
+                             "e": "tags: {{params.tags}}", "u": "{{params.ghost}}", "c": "<<params.cfg>>!"},
+                  "compensation": {"nodeTypeId": "core.y", "inputMapping": {"x": "{{params.a-b}}"}}}],
+                  "edges": []}}]});
+        let p = load_bytes(Path::new("p"), m.to_string().as_bytes(), LoadOptions::default()).unwrap();
+        let got: Vec<_> = p.warnings().map(|f| (f.code, f.pointer.as_str())).collect();
+        let want = [
+            (code::NEAR_TOKEN, "/chains/0/dag/nodes/0/config/p"),
+            (code::EMBEDDED_STRUCTURED, "/chains/0/dag/nodes/0/config/e"),
+            (code::TOKEN_UNDECLARED, "/chains/0/dag/nodes/0/config/u"),
+            (code::EMBEDDED_STRUCTURED, "/chains/0/dag/nodes/0/config/c"),
+            (code::NEAR_TOKEN, "/chains/0/dag/nodes/0/compensation/inputMapping/x"),
+            (code::PARAM_UNUSED, "/chains/0/parameters/properties/spare"),
+        ];
+        for w in want {
+            assert!(got.contains(&w), "missing {w:?} in {got:?}");
+        }
+        assert_eq!(got.len(), want.len(), "{got:?}");
+    }
+}

@@ -1,0 +1,355 @@
+//! Reading manifests from bytes, files and folders, with explicit limits.
+
+use super::{Chain, Pack, PackKind, checks, lint};
+use crate::error::{Error, Finding, Result, code};
+use crate::schemas::Schema;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Largest manifest read (the registry caps manifests far lower; this only bounds memory).
+pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
+/// Largest fragment accepted; beyond it checks and layout would stop being interactive.
+pub const MAX_FRAGMENT_NODES: usize = 100_000;
+/// How many `pack.json` files one folder scan loads at most.
+const MAX_PACKS_PER_SCAN: usize = 10_000;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// Skip the manifest JSON-Schema check (semantic checks still run).
+    pub skip_schema: bool,
+}
+
+/// Everything a path yielded: packs that parsed (valid or not) and files that did not.
+#[derive(Debug, Default)]
+pub struct LoadOutcome {
+    pub packs: Vec<Pack>,
+    pub failures: Vec<Error>,
+}
+
+/// Read a file with the manifest size limit applied.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+    if meta.is_dir() {
+        return Err(Error::new(code::INVALID_REQUEST, format!("{} is a folder, not a file", path.display()))
+            .with("path", path.display().to_string()));
+    }
+    if meta.len() > limit {
+        return Err(Error::new(
+            code::PACK_MANIFEST_INVALID,
+            format!("{} is {} bytes; the limit is {limit} bytes", path.display(), meta.len()),
+        )
+        .with("path", path.display().to_string())
+        .with("limit", limit));
+    }
+    std::fs::read(path).map_err(|e| Error::io(path, &e))
+}
+
+/// Parse JSON text, reporting line and column on failure.
+pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        Error::new(
+            code::PACK_MANIFEST_INVALID,
+            format!("{}: not valid JSON: {e}", source.display()),
+        )
+        .with("path", source.display().to_string())
+        .with("line", e.line())
+        .with("column", e.column())
+    })
+}
+
+/// Load one manifest from a file.
+pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
+    let bytes = read_limited(path, MAX_MANIFEST_BYTES)?;
+    load_bytes(path, &bytes, opts)
+}
+
+/// Load one manifest from bytes; `source` labels it in messages.
+pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack> {
+    let manifest = parse_json(source, bytes)?;
+    let Some(obj) = manifest.as_object() else {
+        return Err(Error::new(
+            code::INVALID_MANIFEST,
+            format!("{}: a manifest is a JSON object, found {}", source.display(), json_kind(&manifest)),
+        )
+        .with("path", ""));
+    };
+    let kind = match obj.get("kind") {
+        None => PackKind::Node,
+        Some(Value::String(k)) if k == "node" => PackKind::Node,
+        Some(Value::String(k)) if k == "workflow-chain" => PackKind::WorkflowChain,
+        Some(Value::String(k)) => PackKind::Other(k.clone()),
+        Some(other) => {
+            return Err(Error::new(
+                code::PACK_KIND_INVALID,
+                format!("{}: `kind` must be a string, found {}", source.display(), json_kind(other)),
+            )
+            .with("path", "/kind"));
+        }
+    };
+
+    let mut findings = Vec::new();
+    kind_findings(&kind, obj, &mut findings);
+    if !opts.skip_schema {
+        let schema = match kind {
+            PackKind::WorkflowChain => Some(Schema::ChainManifest),
+            PackKind::Node => Some(Schema::NodeManifest),
+            PackKind::Other(_) => None,
+        };
+        if let Some(schema) = schema {
+            for v in schema.violations(&manifest) {
+                findings.push(
+                    Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword),
+                );
+            }
+        }
+    }
+
+    let chains: Vec<Chain> = match kind {
+        PackKind::WorkflowChain => super::array_at(&manifest, "chains")
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.is_object())
+            .map(|(i, c)| Chain::new(i, c.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(big) = chains.iter().find(|c| c.nodes().len() > MAX_FRAGMENT_NODES) {
+        return Err(Error::new(
+            code::INVALID_MANIFEST,
+            format!(
+                "chain {} has {} nodes; the limit is {MAX_FRAGMENT_NODES}",
+                big.chain_id(),
+                big.nodes().len()
+            ),
+        )
+        .with("path", format!("{}/dag/nodes", big.pointer()))
+        .with("limit", MAX_FRAGMENT_NODES));
+    }
+    if kind == PackKind::WorkflowChain {
+        checks::check_pack(&chains, &mut findings);
+        for chain in &chains {
+            lint::lint_chain(chain, &mut findings);
+        }
+    }
+
+    Ok(Pack {
+        source: source.to_path_buf(),
+        manifest,
+        kind,
+        chains,
+        findings,
+    })
+}
+
+/// The kind discriminator rules (chain-packs §2.1).
+fn kind_findings(kind: &PackKind, obj: &serde_json::Map<String, Value>, findings: &mut Vec<Finding>) {
+    match kind {
+        PackKind::WorkflowChain => {
+            for key in ["nodes", "agents", "runtime"] {
+                if obj.contains_key(key) {
+                    findings.push(Finding::error(
+                        code::PACK_KIND_INVALID,
+                        format!("/{key}"),
+                        format!("a workflow-chain pack must not carry `{key}`"),
+                    ));
+                }
+            }
+            if !obj.get("chains").is_some_and(Value::is_array) {
+                findings.push(Finding::error(
+                    code::INVALID_MANIFEST,
+                    "/chains",
+                    "a workflow-chain pack needs a `chains` array",
+                ));
+            }
+        }
+        PackKind::Node => {
+            if obj.contains_key("chains") {
+                findings.push(Finding::error(
+                    code::PACK_KIND_INVALID,
+                    "/chains",
+                    "`chains` belongs to kind \"workflow-chain\"; this manifest is a node pack (kind absent or \"node\")",
+                ));
+            }
+        }
+        PackKind::Other(k) => findings.push(Finding::warning(
+            code::PACK_KIND_INVALID,
+            "/kind",
+            format!("kind \"{k}\" is not a node or workflow-chain pack; chainsmith ignores it"),
+        )),
+    }
+}
+
+/// Load a `pack.json` file, or every `pack.json` under a folder (recursively).
+pub fn load_path(path: &Path, opts: LoadOptions) -> LoadOutcome {
+    let mut out = LoadOutcome::default();
+    match std::fs::metadata(path) {
+        Err(e) => out.failures.push(Error::io(path, &e)),
+        Ok(meta) if meta.is_dir() => {
+            let mut files = Vec::new();
+            find_manifests(path, &mut files, 0);
+            if files.is_empty() {
+                out.failures.push(
+                    Error::new(code::PACK_NOT_FOUND, format!("no pack.json under {}", path.display()))
+                        .with("path", path.display().to_string()),
+                );
+            }
+            files.sort();
+            files.truncate(MAX_PACKS_PER_SCAN);
+            for file in files {
+                match load_file(&file, opts) {
+                    Ok(p) => out.packs.push(p),
+                    Err(e) => out.failures.push(e),
+                }
+            }
+        }
+        Ok(_) => match load_file(path, opts) {
+            Ok(p) => out.packs.push(p),
+            Err(e) => out.failures.push(e),
+        },
+    }
+    out
+}
+
+fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    // Symlink loops and absurdly deep trees end the walk instead of the process.
+    if depth > 32 || out.len() >= MAX_PACKS_PER_SCAN {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let Ok(ft) = entry.file_type() else { continue };
+        let path = entry.path();
+        if ft.is_dir() {
+            let name = entry.file_name();
+            if name == ".git" || name == "node_modules" || name == "target" {
+                continue;
+            }
+            find_manifests(&path, out, depth + 1);
+        } else if entry.file_name() == "pack.json" {
+            out.push(path);
+        }
+    }
+}
+
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Pack> {
+        load_bytes(Path::new("t/pack.json"), text.as_bytes(), LoadOptions::default())
+    }
+
+    fn minimal_chain_pack() -> Value {
+        serde_json::json!({
+            "name": "vendor.test.pack", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": ">=1.0.0"},
+            "chains": [{"chainId": "t.one", "version": "1.0.0", "label": "One", "description": "d",
+                "parameters": {"type": "object", "properties": {}},
+                "dag": {"nodes": [{"id": "a", "typeId": "core.identity"}], "edges": []}}]
+        })
+    }
+
+    #[test]
+    fn unparseable_json_reports_line_and_column() {
+        let err = load("{\n  \"name\": ,\n}").unwrap_err();
+        assert_eq!(err.code, code::PACK_MANIFEST_INVALID);
+        assert_eq!(err.details["line"], 2);
+        assert!(err.details["column"].as_u64().unwrap() > 0);
+    }
+
+    #[test]
+    fn root_must_be_object() {
+        assert_eq!(load("[1,2]").unwrap_err().code, code::INVALID_MANIFEST);
+        assert_eq!(load("\"x\"").unwrap_err().code, code::INVALID_MANIFEST);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(load(&deep).unwrap_err().code, code::PACK_MANIFEST_INVALID);
+    }
+
+    #[test]
+    fn minimal_chain_pack_is_valid() {
+        let p = load(&minimal_chain_pack().to_string()).unwrap();
+        assert_eq!(p.kind, PackKind::WorkflowChain);
+        assert!(p.is_valid(), "{:?}", p.findings);
+        assert_eq!(p.chains.len(), 1);
+    }
+
+    #[test]
+    fn mixed_kinds_are_pack_kind_invalid() {
+        let mut m = minimal_chain_pack();
+        m["nodes"] = serde_json::json!([]);
+        let p = load(&m.to_string()).unwrap();
+        assert!(p.errors().any(|f| f.code == code::PACK_KIND_INVALID && f.pointer == "/nodes"));
+
+        let mut m = minimal_chain_pack();
+        m.as_object_mut().unwrap().remove("kind");
+        let p = load(&m.to_string()).unwrap();
+        assert_eq!(p.kind, PackKind::Node);
+        assert!(p.errors().any(|f| f.code == code::PACK_KIND_INVALID && f.pointer == "/chains"));
+    }
+
+    #[test]
+    fn chain_kind_without_chains_is_invalid_manifest() {
+        let mut m = minimal_chain_pack();
+        m.as_object_mut().unwrap().remove("chains");
+        let p = load(&m.to_string()).unwrap();
+        assert!(p.errors().any(|f| f.code == code::INVALID_MANIFEST && f.pointer == "/chains"));
+    }
+
+    #[test]
+    fn schema_errors_carry_pointer_and_keyword() {
+        let mut m = minimal_chain_pack();
+        m["chains"][0]["chainId"] = serde_json::json!("Bad Id");
+        m["version"] = serde_json::json!("one");
+        let p = load(&m.to_string()).unwrap();
+        let errs: Vec<_> = p.errors().filter(|f| f.code == code::INVALID_MANIFEST).collect();
+        assert!(errs.iter().any(|f| f.pointer == "/chains/0/chainId" && f.details["keyword"] == "pattern"));
+        assert!(errs.iter().any(|f| f.pointer == "/version" && f.details["keyword"] == "pattern"));
+    }
+
+    #[test]
+    fn skip_schema_skips_only_the_schema() {
+        let mut m = minimal_chain_pack();
+        m["chains"][0]["dag"]["nodes"][0]["config"] = serde_json::json!({"workflowId": "w"});
+        let p = load_bytes(Path::new("p"), m.to_string().as_bytes(), LoadOptions { skip_schema: true }).unwrap();
+        assert!(p.errors().all(|f| f.code != code::INVALID_MANIFEST));
+        assert!(p.errors().any(|f| f.code == code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID));
+    }
+
+    #[test]
+    fn folders_are_scanned_recursively_and_bad_files_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::write(dir.path().join("a/b/pack.json"), minimal_chain_pack().to_string()).unwrap();
+        std::fs::create_dir_all(dir.path().join("c")).unwrap();
+        std::fs::write(dir.path().join("c/pack.json"), "{").unwrap();
+        let out = load_path(dir.path(), LoadOptions::default());
+        assert_eq!(out.packs.len(), 1);
+        assert_eq!(out.failures.len(), 1);
+        assert_eq!(out.failures[0].code, code::PACK_MANIFEST_INVALID);
+    }
+
+    #[test]
+    fn missing_path_and_folder_as_file() {
+        let out = load_path(Path::new("/definitely/not/here"), LoadOptions::default());
+        assert_eq!(out.failures[0].code, code::PACK_NOT_FOUND);
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load_file(dir.path(), LoadOptions::default()).unwrap_err().code, code::INVALID_REQUEST);
+    }
+}

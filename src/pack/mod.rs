@@ -1,0 +1,222 @@
+//! Pack manifests: the model, loading from files and folders, schema validation and the
+//! semantic checks and token lints the schema cannot express.
+//!
+//! A manifest is kept as the JSON it was read from (member order and unknown fields
+//! intact); typed accessors read it. A pack that fails validation still loads, carrying
+//! its findings, so the editor can list it with its errors.
+
+mod checks;
+mod lint;
+mod load;
+
+pub use lint::{is_structured, substitutable_strings};
+pub use load::{LoadOutcome, LoadOptions, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, load_bytes, load_file, load_path};
+
+use crate::error::{Finding, Severity};
+use jsonschema::Validator;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackKind {
+    WorkflowChain,
+    Node,
+    /// `prompt`, `card`, … share `pack.json` but are not for a chain editor.
+    Other(String),
+}
+
+impl PackKind {
+    pub fn as_str(&self) -> &str {
+        match self {
+            PackKind::WorkflowChain => "workflow-chain",
+            PackKind::Node => "node",
+            PackKind::Other(k) => k,
+        }
+    }
+}
+
+/// A loaded `pack.json`.
+#[derive(Debug, Clone)]
+pub struct Pack {
+    /// Where the manifest came from (a file path, or a label for in-memory input).
+    pub source: PathBuf,
+    pub manifest: Value,
+    pub kind: PackKind,
+    pub chains: Vec<Chain>,
+    pub findings: Vec<Finding>,
+}
+
+impl Pack {
+    pub fn name(&self) -> &str {
+        str_at(&self.manifest, "name")
+    }
+
+    pub fn version(&self) -> &str {
+        str_at(&self.manifest, "version")
+    }
+
+    pub fn description(&self) -> &str {
+        str_at(&self.manifest, "description")
+    }
+
+    pub fn chain(&self, chain_id: &str) -> Option<&Chain> {
+        self.chains.iter().find(|c| c.chain_id() == chain_id)
+    }
+
+    /// The folder holding `pack.json` (schema refs and signatures are relative to it).
+    pub fn dir(&self) -> Option<&std::path::Path> {
+        self.source.parent()
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.severity == Severity::Error)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.severity == Severity::Warning)
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.errors().next().is_none()
+    }
+
+    /// Findings about the whole pack or about the given chain.
+    pub fn findings_for<'a>(&'a self, chain_id: &'a str) -> impl Iterator<Item = &'a Finding> + 'a {
+        self.findings
+            .iter()
+            .filter(move |f| f.chain_id.as_deref().is_none_or(|c| c == chain_id))
+    }
+
+    /// Node-pack `nodes[]` entries (empty for other kinds).
+    pub fn node_types(&self) -> &[Value] {
+        array_at(&self.manifest, "nodes")
+    }
+
+    /// `dependencies`: pack name → semver range.
+    pub fn dependencies(&self) -> Vec<(&str, &str)> {
+        self.manifest
+            .get("dependencies")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// One `chains[]` entry.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    /// Position in `chains[]`, for JSON pointers.
+    pub index: usize,
+    pub raw: Value,
+    params_validator: OnceLock<Result<Arc<Validator>, String>>,
+}
+
+impl Chain {
+    pub fn new(index: usize, raw: Value) -> Self {
+        Self {
+            index,
+            raw,
+            params_validator: OnceLock::new(),
+        }
+    }
+
+    pub fn pointer(&self) -> String {
+        format!("/chains/{}", self.index)
+    }
+
+    pub fn chain_id(&self) -> &str {
+        str_at(&self.raw, "chainId")
+    }
+
+    pub fn version(&self) -> &str {
+        str_at(&self.raw, "version")
+    }
+
+    pub fn label(&self) -> &str {
+        let label = str_at(&self.raw, "label");
+        if label.is_empty() { self.chain_id() } else { label }
+    }
+
+    pub fn description(&self) -> &str {
+        str_at(&self.raw, "description")
+    }
+
+    pub fn parameters(&self) -> &Value {
+        static EMPTY: OnceLock<Value> = OnceLock::new();
+        self.raw
+            .get("parameters")
+            .unwrap_or_else(|| EMPTY.get_or_init(|| Value::Object(Map::new())))
+    }
+
+    /// Declared parameter properties (name → subschema).
+    pub fn parameter_properties(&self) -> Option<&Map<String, Value>> {
+        self.parameters().get("properties").and_then(Value::as_object)
+    }
+
+    pub fn nodes(&self) -> &[Value] {
+        self.raw.get("dag").map(|d| array_at(d, "nodes")).unwrap_or_default()
+    }
+
+    pub fn edges(&self) -> &[Value] {
+        self.raw.get("dag").map(|d| array_at(d, "edges")).unwrap_or_default()
+    }
+
+    pub fn capabilities(&self) -> Vec<&str> {
+        array_at(&self.raw, "capabilities").iter().filter_map(Value::as_str).collect()
+    }
+
+    pub fn internal(&self) -> bool {
+        self.raw.get("internal").and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    /// RFC 0157 chain-level compensation policy.
+    pub fn compensation(&self) -> Option<&Value> {
+        self.raw.get("compensation")
+    }
+
+    pub fn sub_chains(&self) -> &[Value] {
+        array_at(&self.raw, "subChains")
+    }
+
+    pub fn produced_variables(&self) -> &[Value] {
+        array_at(&self.raw, "producedVariables")
+    }
+
+    pub fn outputs(&self) -> Option<&Map<String, Value>> {
+        self.raw.get("outputs").and_then(Value::as_object)
+    }
+
+    /// Distinct typeIds used by nodes and node compensations, in first-use order.
+    pub fn type_ids(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for node in self.nodes() {
+            let ids = [
+                node.get("typeId").and_then(Value::as_str),
+                node.pointer("/compensation/nodeTypeId").and_then(Value::as_str),
+            ];
+            for id in ids.into_iter().flatten() {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        out
+    }
+
+    /// The chain's parameter validator, compiled on first use and reused after.
+    pub fn params_validator(&self) -> Result<&Arc<Validator>, &str> {
+        self.params_validator
+            .get_or_init(|| crate::schemas::compile(self.parameters()))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+pub(crate) fn array_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}

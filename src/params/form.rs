@@ -1,0 +1,322 @@
+//! The parameter form as data: one [`Field`] per declared property, with the widget kind,
+//! labels, constraints and default the editor needs. The CLI uses the same model to read
+//! `--set NAME=VALUE`.
+
+use crate::error::pointer_join;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    Text,
+    Number,
+    Integer,
+    Boolean,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldKind {
+    Text,
+    MultilineText,
+    Enum(Vec<Value>),
+    Number,
+    Integer,
+    Boolean,
+    /// An array whose items are scalars: rows to add, remove and reorder.
+    Array(ScalarKind),
+    /// An object with declared properties: a nested group.
+    Object(Vec<Field>),
+    /// Anything else (open-ended objects, mixed arrays, untyped): edited as JSON text.
+    Raw,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    /// JSON pointer of the value inside the parameter object (matches validation paths).
+    pub pointer: String,
+    pub kind: FieldKind,
+    pub title: String,
+    pub description: String,
+    pub default: Option<Value>,
+    pub required: bool,
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    pub exclusive_minimum: Option<f64>,
+    pub exclusive_maximum: Option<f64>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<String>,
+    pub format: Option<String>,
+    /// `x-openwop-sensitive`, `writeOnly` or `format: password`.
+    pub sensitive: bool,
+    /// `x-openwop-form.kind`, when the hint names a known widget.
+    pub hint: Option<String>,
+    pub nullable: bool,
+}
+
+impl Field {
+    /// The value a fresh form starts with: the default, else an empty value of the kind.
+    pub fn initial_value(&self) -> Option<Value> {
+        if let Some(d) = &self.default {
+            return Some(d.clone());
+        }
+        match &self.kind {
+            FieldKind::Boolean if self.required => Some(Value::Bool(false)),
+            FieldKind::Array(_) if self.required => Some(Value::Array(Vec::new())),
+            FieldKind::Object(fields) if self.required => {
+                let mut m = Map::new();
+                for f in fields {
+                    if let Some(v) = f.initial_value() {
+                        m.insert(f.name.clone(), v);
+                    }
+                }
+                Some(Value::Object(m))
+            }
+            FieldKind::Enum(options) if self.required => options.first().cloned(),
+            _ => None,
+        }
+    }
+
+    /// Read text typed for this field (CLI `--set`, text boxes): JSON when it parses and
+    /// fits, plain text for text-like fields otherwise.
+    pub fn parse_text(&self, text: &str) -> Result<Value, String> {
+        let parsed = serde_json::from_str::<Value>(text);
+        let textual = matches!(self.kind, FieldKind::Text | FieldKind::MultilineText)
+            || matches!(&self.kind, FieldKind::Enum(opts) if opts.iter().any(Value::is_string));
+        match parsed {
+            Ok(v) if !textual || v.is_string() => Ok(v),
+            _ if textual => Ok(Value::String(text.to_owned())),
+            Ok(v) => Ok(v),
+            Err(e) => Err(format!("\"{text}\" is not valid JSON: {e}")),
+        }
+    }
+}
+
+/// The form for a chain's `parameters` schema.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Form {
+    pub fields: Vec<Field>,
+}
+
+impl Form {
+    pub fn from_schema(schema: &Value) -> Self {
+        Self {
+            fields: fields_of(schema, ""),
+        }
+    }
+
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The starting values of a new form (defaults and required empties).
+    pub fn initial_values(&self) -> Map<String, Value> {
+        self.fields
+            .iter()
+            .filter_map(|f| Some((f.name.clone(), f.initial_value()?)))
+            .collect()
+    }
+}
+
+fn fields_of(schema: &Value, base: &str) -> Vec<Field> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    props
+        .iter()
+        .map(|(name, sub)| field(name, sub, pointer_join(base, name), required.contains(&name.as_str())))
+        .collect()
+}
+
+const KNOWN_HINTS: [&str; 7] = [
+    "text",
+    "textarea",
+    "string-list",
+    "prompt-picker",
+    "provider-picker",
+    "model-picker",
+    "credential-picker",
+];
+
+fn field(name: &str, s: &Value, pointer: String, required: bool) -> Field {
+    let num = |k: &str| s.get(k).and_then(Value::as_f64);
+    let uint = |k: &str| s.get(k).and_then(Value::as_u64);
+    let text = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_owned);
+    let (ty, nullable) = primary_type(s);
+    let format = text("format");
+    let hint = s
+        .pointer("/x-openwop-form/kind")
+        .and_then(Value::as_str)
+        .filter(|k| KNOWN_HINTS.contains(k))
+        .map(str::to_owned);
+    let kind = if let Some(options) = s.get("enum").and_then(Value::as_array) {
+        FieldKind::Enum(options.clone())
+    } else if let Some(c) = s.get("const") {
+        FieldKind::Enum(vec![c.clone()])
+    } else {
+        match ty.as_deref() {
+            Some("string") => {
+                if is_multiline(name, s, hint.as_deref()) {
+                    FieldKind::MultilineText
+                } else {
+                    FieldKind::Text
+                }
+            }
+            Some("number") => FieldKind::Number,
+            Some("integer") => FieldKind::Integer,
+            Some("boolean") => FieldKind::Boolean,
+            Some("array") => match s.get("items").map(primary_type) {
+                Some((Some(t), _)) if s["items"].get("enum").is_none() => match t.as_str() {
+                    "string" => FieldKind::Array(ScalarKind::Text),
+                    "number" => FieldKind::Array(ScalarKind::Number),
+                    "integer" => FieldKind::Array(ScalarKind::Integer),
+                    "boolean" => FieldKind::Array(ScalarKind::Boolean),
+                    _ => FieldKind::Raw,
+                },
+                _ if hint.as_deref() == Some("string-list") => FieldKind::Array(ScalarKind::Text),
+                _ => FieldKind::Raw,
+            },
+            Some("object") if s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()) => {
+                FieldKind::Object(fields_of(s, &pointer))
+            }
+            _ => FieldKind::Raw,
+        }
+    };
+    Field {
+        name: name.to_owned(),
+        pointer,
+        kind,
+        title: text("title").unwrap_or_else(|| name.to_owned()),
+        description: text("description").unwrap_or_default(),
+        default: s.get("default").cloned(),
+        required,
+        minimum: num("minimum"),
+        maximum: num("maximum"),
+        exclusive_minimum: num("exclusiveMinimum"),
+        exclusive_maximum: num("exclusiveMaximum"),
+        min_length: uint("minLength"),
+        max_length: uint("maxLength"),
+        pattern: text("pattern"),
+        sensitive: s.get("x-openwop-sensitive") == Some(&Value::Bool(true))
+            || s.get("writeOnly") == Some(&Value::Bool(true))
+            || format.as_deref() == Some("password"),
+        format,
+        hint,
+        nullable,
+    }
+}
+
+/// The first non-null `type`, and whether `null` is allowed.
+fn primary_type(s: &Value) -> (Option<String>, bool) {
+    match s.get("type") {
+        Some(Value::String(t)) => (Some(t.clone()), t == "null"),
+        Some(Value::Array(ts)) => {
+            let names: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
+            (
+                names.iter().find(|t| **t != "null").map(|t| (*t).to_owned()),
+                names.contains(&"null"),
+            )
+        }
+        _ if s.get("properties").is_some() => (Some("object".into()), false),
+        _ => (None, false),
+    }
+}
+
+/// Long free text gets a multi-line editor: an explicit hint, a large `maxLength`, or a
+/// name that says it holds prose.
+fn is_multiline(name: &str, s: &Value, hint: Option<&str>) -> bool {
+    if hint == Some("textarea") {
+        return true;
+    }
+    if s.get("maxLength").and_then(Value::as_u64).is_some_and(|m| m > 200) {
+        return true;
+    }
+    if s.get("format").is_some() {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    ["prompt", "template", "instructions", "body", "markdown", "notes"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> Form {
+        Form::from_schema(&json!({
+            "type": "object", "required": ["title", "flag", "tags"],
+            "properties": {
+                "title": {"type": "string", "title": "Title", "description": "Shown on top", "minLength": 1},
+                "systemPrompt": {"type": "string"},
+                "tone": {"type": "string", "enum": ["calm", "loud"], "default": "calm"},
+                "ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+                "count": {"type": ["integer", "null"], "maximum": 10, "default": 3},
+                "flag": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "mixed": {"type": "array", "items": {"type": "object"}},
+                "owner": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+                "blob": {"type": "object"},
+                "untyped": {},
+                "secret": {"type": "string", "x-openwop-sensitive": true},
+                "site": {"type": "string", "format": "uri", "x-openwop-form": {"kind": "text"}}
+            }}))
+    }
+
+    #[test]
+    fn kinds_follow_the_schema() {
+        let f = form();
+        let kind = |n: &str| f.field(n).unwrap().kind.clone();
+        assert_eq!(kind("title"), FieldKind::Text);
+        assert_eq!(kind("systemPrompt"), FieldKind::MultilineText);
+        assert_eq!(kind("tone"), FieldKind::Enum(vec![json!("calm"), json!("loud")]));
+        assert_eq!(kind("ratio"), FieldKind::Number);
+        assert_eq!(kind("count"), FieldKind::Integer);
+        assert_eq!(kind("flag"), FieldKind::Boolean);
+        assert_eq!(kind("tags"), FieldKind::Array(ScalarKind::Text));
+        assert_eq!(kind("mixed"), FieldKind::Raw);
+        assert_eq!(kind("blob"), FieldKind::Raw);
+        assert_eq!(kind("untyped"), FieldKind::Raw);
+        let FieldKind::Object(inner) = kind("owner") else { panic!("owner is a group") };
+        assert_eq!(inner[0].pointer, "/owner/name");
+        assert!(inner[0].required);
+    }
+
+    #[test]
+    fn labels_bounds_and_flags() {
+        let f = form();
+        let title = f.field("title").unwrap();
+        assert_eq!((title.title.as_str(), title.description.as_str(), title.required), ("Title", "Shown on top", true));
+        assert_eq!(title.min_length, Some(1));
+        let ratio = f.field("ratio").unwrap();
+        assert_eq!((ratio.minimum, ratio.exclusive_maximum), (Some(0.0), Some(1.0)));
+        assert!(f.field("count").unwrap().nullable);
+        assert!(f.field("secret").unwrap().sensitive);
+        let site = f.field("site").unwrap();
+        assert_eq!((site.format.as_deref(), site.hint.as_deref()), (Some("uri"), Some("text")));
+    }
+
+    #[test]
+    fn initial_values_use_defaults_and_required_empties() {
+        let v = Value::Object(form().initial_values());
+        assert_eq!(v, json!({"tone": "calm", "count": 3, "flag": false, "tags": []}));
+    }
+
+    #[test]
+    fn parse_text_prefers_json_but_keeps_text_fields_textual() {
+        let f = form();
+        assert_eq!(f.field("title").unwrap().parse_text("42").unwrap(), json!("42"));
+        assert_eq!(f.field("title").unwrap().parse_text("\"q\"").unwrap(), json!("q"));
+        assert_eq!(f.field("title").unwrap().parse_text("hello world").unwrap(), json!("hello world"));
+        assert_eq!(f.field("count").unwrap().parse_text("7").unwrap(), json!(7));
+        assert!(f.field("count").unwrap().parse_text("seven").is_err());
+        assert_eq!(f.field("tags").unwrap().parse_text("[\"a\"]").unwrap(), json!(["a"]));
+    }
+}

@@ -1,0 +1,149 @@
+//! Parameter values: schema defaults, validation with the chain's compiled validator, and
+//! the form model the editor draws (data only; no widgets here).
+
+mod form;
+
+pub use form::{Field, FieldKind, Form, ScalarKind};
+
+use crate::error::{Error, code};
+use crate::pack::Chain;
+use serde_json::{Map, Value, json};
+
+/// One failed constraint in a parameter object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    /// JSON pointer into the parameter object (`""` for the object itself).
+    pub path: String,
+    pub keyword: String,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn to_json(&self) -> Value {
+        json!({"path": self.path, "keyword": self.keyword, "message": self.message})
+    }
+}
+
+/// Fill absent properties from their schema `default`, recursing into present objects.
+pub fn apply_defaults(schema: &Value, values: &mut Map<String, Value>) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+    for (name, sub) in props {
+        match values.get_mut(name) {
+            None => {
+                if let Some(d) = sub.get("default") {
+                    values.insert(name.clone(), d.clone());
+                }
+            }
+            Some(Value::Object(inner)) => apply_defaults(sub, inner),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Every violation of the chain's `parameters` schema by `values`.
+pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
+    let validator = chain.params_validator().map_err(|msg| {
+        Error::new(
+            code::PARAMETERS_SCHEMA_INVALID,
+            format!("chain {} has a `parameters` block that is not a valid JSON Schema: {msg}", chain.chain_id()),
+        )
+        .with("chainId", chain.chain_id())
+        .with("path", format!("{}/parameters", chain.pointer()))
+    })?;
+    Ok(validator
+        .iter_errors(values)
+        .map(|e| ParamError {
+            path: e.instance_path().as_str().to_owned(),
+            keyword: e.kind().keyword().to_owned(),
+            message: e.to_string(),
+        })
+        .collect())
+}
+
+/// Apply defaults, then validate; refuse with `chain_parameter_invalid` listing every error.
+pub fn resolve(chain: &Chain, supplied: Map<String, Value>) -> Result<Map<String, Value>, Error> {
+    let mut values = supplied;
+    apply_defaults(chain.parameters(), &mut values);
+    let as_value = Value::Object(values);
+    let errors = check(chain, &as_value)?;
+    let Value::Object(values) = as_value else { unreachable!("built as an object") };
+    if errors.is_empty() {
+        return Ok(values);
+    }
+    Err(invalid(chain.chain_id(), &errors))
+}
+
+/// The `chain_parameter_invalid` refusal for a list of errors.
+pub fn invalid(chain_id: &str, errors: &[ParamError]) -> Error {
+    let summary: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message))
+        .collect();
+    Error::new(
+        code::CHAIN_PARAMETER_INVALID,
+        format!("parameters for {chain_id} are invalid: {}", summary.join("; ")),
+    )
+    .with("chainId", chain_id)
+    .with("path", errors.first().map(|e| e.path.clone()).unwrap_or_default())
+    .with("errors", errors.iter().map(ParamError::to_json).collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(params: Value) -> Chain {
+        Chain::new(
+            0,
+            json!({"chainId": "c", "version": "1.0.0", "label": "l", "description": "d", "parameters": params,
+                   "dag": {"nodes": [{"id": "a", "typeId": "core.x"}], "edges": []}}),
+        )
+    }
+
+    #[test]
+    fn defaults_fill_only_absent_values() {
+        let schema = json!({"properties": {"a": {"default": 1}, "b": {"default": 2},
+            "o": {"type": "object", "properties": {"x": {"default": "dx"}}}}});
+        let mut v = json!({"b": null, "o": {}}).as_object().unwrap().clone();
+        apply_defaults(&schema, &mut v);
+        assert_eq!(Value::Object(v), json!({"b": null, "o": {"x": "dx"}, "a": 1}));
+    }
+
+    #[test]
+    fn every_error_is_reported_with_path_and_keyword() {
+        let c = chain(json!({"type": "object", "required": ["name", "n"],
+            "properties": {"name": {"type": "string", "minLength": 3}, "n": {"type": "integer", "maximum": 5},
+                           "mail": {"type": "string", "format": "email"},
+                           "tags": {"type": "array", "items": {"type": "string"}}}}));
+        let err = resolve(&c, json!({"name": "ab", "mail": "nope", "tags": ["ok", 3]}).as_object().unwrap().clone())
+            .unwrap_err();
+        assert_eq!(err.code, code::CHAIN_PARAMETER_INVALID);
+        let errs = err.details["errors"].as_array().unwrap();
+        let pairs: Vec<(String, String)> = errs
+            .iter()
+            .map(|e| (e["path"].as_str().unwrap().to_owned(), e["keyword"].as_str().unwrap().to_owned()))
+            .collect();
+        for want in [("", "required"), ("/name", "minLength"), ("/mail", "format"), ("/tags/1", "type")] {
+            assert!(pairs.contains(&(want.0.to_owned(), want.1.to_owned())), "{want:?} not in {pairs:?}");
+        }
+    }
+
+    #[test]
+    fn defaults_are_validated_too() {
+        let c = chain(json!({"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}));
+        let err = resolve(&c, Map::new()).unwrap_err();
+        assert_eq!(err.details["path"], "/n");
+    }
+
+    #[test]
+    fn valid_values_pass_with_defaults_applied() {
+        let c = chain(json!({"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}));
+        assert_eq!(Value::Object(resolve(&c, Map::new()).unwrap()), json!({"n": 3}));
+    }
+
+    #[test]
+    fn invalid_parameter_schema_is_reported_not_panicked() {
+        let c = chain(json!({"type": 12}));
+        assert_eq!(check(&c, &json!({})).unwrap_err().code, code::PARAMETERS_SCHEMA_INVALID);
+    }
+}
