@@ -27,6 +27,9 @@ pub struct ExpandOptions<'a> {
     /// The parent's `settings.compensation`, when it has one.
     pub parent_compensation: Option<&'a Value>,
     pub host: HostProfile,
+    /// Use the values exactly as given: no defaults, no validation. This is the reference
+    /// library's own contract (its host validates beforehand); conformance replay uses it.
+    pub params_as_given: bool,
 }
 
 /// The result of expanding one chain.
@@ -140,7 +143,11 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
 
     gate_on_host(chain, &opts.host)?;
     resolve_type_ids(chain, opts.resolver, &mut warnings)?;
-    let params = crate::params::resolve(chain, supplied)?;
+    let params = if opts.params_as_given {
+        supplied
+    } else {
+        crate::params::resolve(chain, supplied)?
+    };
     refuse_sensitive_tokens(chain)?;
 
     let expansion_id = choose_expansion_id(chain, opts)?;
