@@ -65,11 +65,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            details: Map::new(),
-        }
+        Self { code, message: message.into(), details: Map::new() }
     }
 
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
@@ -87,11 +83,7 @@ impl Error {
     }
 
     pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {
-        let code = if err.kind() == std::io::ErrorKind::NotFound {
-            code::PACK_NOT_FOUND
-        } else {
-            code::IO_ERROR
-        };
+        let code = if err.kind() == std::io::ErrorKind::NotFound { code::PACK_NOT_FOUND } else { code::IO_ERROR };
         Self::new(code, format!("{}: {err}", path.display())).with("path", path.display().to_string())
     }
 }
@@ -136,10 +128,7 @@ impl Finding {
     }
 
     pub fn warning(code: &'static str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            severity: Severity::Warning,
-            ..Self::error(code, pointer, message)
-        }
+        Self { severity: Severity::Warning, ..Self::error(code, pointer, message) }
     }
 
     pub fn in_chain(mut self, chain_id: &str) -> Self {
@@ -202,11 +191,7 @@ impl fmt::Display for Finding {
 
 /// Escape one JSON-pointer reference token (RFC 6901).
 pub fn pointer_token(token: &str) -> String {
-    if token.contains(['~', '/']) {
-        token.replace('~', "~0").replace('/', "~1")
-    } else {
-        token.to_owned()
-    }
+    if token.contains(['~', '/']) { token.replace('~', "~0").replace('/', "~1") } else { token.to_owned() }
 }
 
 /// Join a pointer and a token.

@@ -75,9 +75,7 @@ impl Schema {
     pub fn document(self) -> &'static Value {
         static DOCS: OnceLock<Vec<Value>> = OnceLock::new();
         let docs = DOCS.get_or_init(|| {
-            ALL.iter()
-                .map(|s| serde_json::from_str(s.source()).expect("embedded schema is valid JSON"))
-                .collect()
+            ALL.iter().map(|s| serde_json::from_str(s.source()).expect("embedded schema is valid JSON")).collect()
         });
         &docs[ALL.iter().position(|s| *s == self).expect("listed")]
     }
@@ -143,10 +141,7 @@ impl Retrieve for EmbeddedRetriever {
         if let Some(schema) = ALL.iter().find(|s| s.file_name() == file) {
             return Ok(schema.document().clone());
         }
-        if matches!(
-            file,
-            "agent-ref.schema.json" | "prompt-ref.schema.json" | "agent-manifest.schema.json"
-        ) {
+        if matches!(file, "agent-ref.schema.json" | "prompt-ref.schema.json" | "agent-manifest.schema.json") {
             return Ok(Value::Object(Default::default()));
         }
         Err(format!("schema reference {uri} is not embedded; chainsmith never fetches schemas").into())

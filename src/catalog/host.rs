@@ -17,26 +17,14 @@ pub struct HostProfile {
 impl Default for HostProfile {
     /// Compensation on, everything else off: refuse rather than emit what a host rejects.
     fn default() -> Self {
-        Self {
-            compensation: true,
-            sub_chains: false,
-            max_depth: 8,
-            secrets: false,
-            deferred_parameters: false,
-        }
+        Self { compensation: true, sub_chains: false, max_depth: 8, secrets: false, deferred_parameters: false }
     }
 }
 
 impl HostProfile {
     /// Every switch on; used where a run must not be gated (conformance replay).
     pub fn permissive() -> Self {
-        Self {
-            compensation: true,
-            sub_chains: true,
-            max_depth: 8,
-            secrets: true,
-            deferred_parameters: true,
-        }
+        Self { compensation: true, sub_chains: true, max_depth: 8, secrets: true, deferred_parameters: true }
     }
 
     /// Read a profile from JSON text (`--host FILE`).

@@ -76,12 +76,7 @@ impl Expansion {
     }
 
     pub fn id_map_json(&self) -> Value {
-        Value::Object(
-            self.id_map
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect(),
-        )
+        Value::Object(self.id_map.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
     }
 
     /// Entry nodes (no incoming fragment edge), as indexes into `nodes`.
@@ -129,12 +124,9 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         return Err(f.clone().into_error());
     }
     let chain = pack.chain(chain_id).ok_or_else(|| {
-        Error::new(
-            code::CHAIN_NOT_FOUND,
-            format!("pack {} has no chain \"{chain_id}\"", display_name(pack)),
-        )
-        .with("chainId", chain_id)
-        .with("available", pack.chains.iter().map(|c| c.chain_id()).collect::<Vec<_>>())
+        Error::new(code::CHAIN_NOT_FOUND, format!("pack {} has no chain \"{chain_id}\"", display_name(pack)))
+            .with("chainId", chain_id)
+            .with("available", pack.chains.iter().map(|c| c.chain_id()).collect::<Vec<_>>())
     })?;
     if let Some(f) = pack.errors().find(|f| f.chain_id.as_deref() == Some(chain_id)) {
         return Err(f.clone().into_error());
@@ -143,21 +135,13 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
 
     gate_on_host(chain, &opts.host)?;
     resolve_type_ids(chain, opts.resolver, &mut warnings)?;
-    let params = if opts.params_as_given {
-        supplied
-    } else {
-        crate::params::resolve(chain, supplied)?
-    };
+    let params = if opts.params_as_given { supplied } else { crate::params::resolve(chain, supplied)? };
     refuse_sensitive_tokens(chain)?;
 
     let expansion_id = choose_expansion_id(chain, opts)?;
     let prefix = format!("{}_{}_", chain_id_slug(chain.chain_id()), expansion_id);
-    let frag_ids: HashMap<&str, usize> = chain
-        .nodes()
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| Some((n.get("id")?.as_str()?, i)))
-        .collect();
+    let frag_ids: HashMap<&str, usize> =
+        chain.nodes().iter().enumerate().filter_map(|(i, n)| Some((n.get("id")?.as_str()?, i))).collect();
     let capabilities = chain.raw.get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty()));
 
     let mut nodes = Vec::with_capacity(chain.nodes().len());
@@ -221,11 +205,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
 }
 
 fn display_name(pack: &Pack) -> String {
-    if pack.name().is_empty() {
-        pack.source.display().to_string()
-    } else {
-        pack.name().to_owned()
-    }
+    if pack.name().is_empty() { pack.source.display().to_string() } else { pack.name().to_owned() }
 }
 
 /// One expanded node, members in the order the reference emits them.
@@ -273,7 +253,9 @@ fn rewrite_refs_in(v: Value, prefix: &str, frag_ids: &HashMap<&str, usize>) -> V
     match v {
         Value::String(s) => Value::String(rewrite_node_refs(&s, prefix, frag_ids).unwrap_or(s)),
         Value::Array(items) => Value::Array(items.into_iter().map(|x| rewrite_refs_in(x, prefix, frag_ids)).collect()),
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, rewrite_refs_in(x, prefix, frag_ids))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.into_iter().map(|(k, x)| (k, rewrite_refs_in(x, prefix, frag_ids))).collect())
+        }
         other => other,
     }
 }
@@ -293,10 +275,8 @@ pub fn rewrite_node_refs(s: &str, prefix: &str, frag_ids: &HashMap<&str, usize>)
         let at = search + off;
         let id_start = at + KEY.len();
         search = id_start;
-        let boundary = s[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+        let boundary =
+            s[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
         if !boundary {
             continue;
         }
@@ -352,7 +332,10 @@ fn resolve_type_ids(chain: &Chain, resolver: Option<&dyn TypeResolver>, warnings
             Some(r) if !r.resolves(type_id) => {
                 return Err(Error::new(
                     code::CHAIN_UNRESOLVABLE_TYPEID,
-                    format!("typeId \"{type_id}\" used by chain {} is not provided by any known node pack", chain.chain_id()),
+                    format!(
+                        "typeId \"{type_id}\" used by chain {} is not provided by any known node pack",
+                        chain.chain_id()
+                    ),
                 )
                 .with("typeId", type_id)
                 .with("chainId", chain.chain_id()));
@@ -406,7 +389,9 @@ fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
         if id.is_empty() || id.contains('.') {
             return Err(Error::new(
                 code::INVALID_REQUEST,
-                format!("expansionId \"{id}\" must be non-empty and contain no '.' (edge references split at the first '.')"),
+                format!(
+                    "expansionId \"{id}\" must be non-empty and contain no '.' (edge references split at the first '.')"
+                ),
             )
             .with("expansionId", id.as_str()));
         }
@@ -434,9 +419,7 @@ fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
 fn random_hex(width: usize) -> String {
     use rand::Rng;
     let mut rng = rand::rng();
-    (0..width)
-        .map(|_| char::from_digit(rng.random_range(0..16), 16).expect("hex digit"))
-        .collect()
+    (0..width).map(|_| char::from_digit(rng.random_range(0..16), 16).expect("hex digit")).collect()
 }
 
 /// Step 9b: carry the chain policy, or refuse a conflicting parent policy. Never merge.
@@ -478,8 +461,12 @@ fn warn_leftover_tokens(nodes: &[Value], chain_id: &str, warnings: &mut Vec<Find
         }
         for at in hits {
             warnings.push(
-                Finding::warning(code::LEFTOVER_TOKEN, at, "parameter-like text survived expansion and will reach the runtime as literal text")
-                    .in_chain(chain_id),
+                Finding::warning(
+                    code::LEFTOVER_TOKEN,
+                    at,
+                    "parameter-like text survived expansion and will reach the runtime as literal text",
+                )
+                .in_chain(chain_id),
             );
         }
     }

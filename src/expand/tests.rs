@@ -10,10 +10,7 @@ fn pack(chains: Value) -> Pack {
 }
 
 fn opts(id: &str) -> ExpandOptions<'static> {
-    ExpandOptions {
-        expansion_id: Some(id.to_owned()),
-        ..Default::default()
-    }
+    ExpandOptions { expansion_id: Some(id.to_owned()), ..Default::default() }
 }
 
 fn params(v: Value) -> Map<String, Value> {
@@ -69,7 +66,11 @@ fn spec_worked_example() {
     );
     assert_eq!(e.id_map_json(), json!({"sort": format!("{pre}sort"), "page": format!("{pre}page")}));
     assert!(e.warnings.iter().any(|w| w.code == code::LEFTOVER_TOKEN));
-    assert!(e.warnings.iter().any(|w| w.code == code::TYPEID_UNCHECKED && w.details["typeId"] == "vendor.example.pager.send"));
+    assert!(
+        e.warnings
+            .iter()
+            .any(|w| w.code == code::TYPEID_UNCHECKED && w.details["typeId"] == "vendor.example.pager.send")
+    );
     assert_eq!(e.entry_nodes(), vec![0]);
     assert_eq!(e.exit_nodes(), vec![1]);
 }
@@ -216,7 +217,8 @@ fn load_time_errors_refuse_the_chain() {
 #[test]
 fn parameters_are_validated_with_defaults() {
     let p = pack(json!([triage()]));
-    let err = expand(&p, "vendor.example.support-triage", params(json!({"maxTickets":"many"})), &opts("a")).unwrap_err();
+    let err =
+        expand(&p, "vendor.example.support-triage", params(json!({"maxTickets":"many"})), &opts("a")).unwrap_err();
     assert_eq!(err.code, code::CHAIN_PARAMETER_INVALID);
     assert_eq!(err.details["errors"].as_array().unwrap().len(), 2);
     let e = expand(&p, "vendor.example.support-triage", params(json!({"queueName":"q"})), &opts("a")).unwrap();
@@ -239,7 +241,8 @@ fn generated_expansion_ids_are_hex_and_avoid_taken_ids() {
             Err(e) => assert_eq!(e.code, code::INVALID_REQUEST),
         }
     }
-    let e = expand(&p, "vendor.example.support-triage", params(json!({"queueName":"q"})), &ExpandOptions::default()).unwrap();
+    let e = expand(&p, "vendor.example.support-triage", params(json!({"queueName":"q"})), &ExpandOptions::default())
+        .unwrap();
     assert_eq!(e.expansion_id.len(), 4);
 }
 

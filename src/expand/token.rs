@@ -56,12 +56,7 @@ fn token_at(s: &str, at: usize) -> Option<Token<'_>> {
     if !bytes[end..].starts_with(close.as_bytes()) {
         return None;
     }
-    Some(Token {
-        start: at,
-        end: end + close.len(),
-        name: &s[name_start..end],
-        spelling,
-    })
+    Some(Token { start: at, end: end + close.len(), name: &s[name_start..end], spelling })
 }
 
 /// Every token in `s`, leftmost first, non-overlapping.
@@ -144,11 +139,9 @@ pub fn substitute_value(value: &Value, params: &Map<String, Value>) -> Value {
             Substituted::Value(v) => v,
         },
         Value::Array(items) => Value::Array(items.iter().map(|v| substitute_value(v, params)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), substitute_value(v, params)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), substitute_value(v, params))).collect())
+        }
         Value::Number(n) => Value::Number(js_normalise_number(n)),
         other => other.clone(),
     }
@@ -182,10 +175,7 @@ pub fn near_tokens(s: &str) -> Vec<NearToken> {
                 let close = if pair == b"{{" { "}}" } else { ">>" };
                 let end = s[j..].find(close).map(|p| j + p + 2).unwrap_or_else(|| (j + 6).min(s.len()));
                 let end = (end..=s.len()).find(|e| s.is_char_boundary(*e)).unwrap_or(s.len());
-                out.push(NearToken {
-                    start: i,
-                    text: s[i..end].to_owned(),
-                });
+                out.push(NearToken { start: i, text: s[i..end].to_owned() });
                 i = end.max(i + 1);
                 continue;
             }

@@ -59,7 +59,9 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             push(Finding::warning(
                 code::DOTTED_NODE_ID,
                 format!("{np}/id"),
-                format!("node id \"{nid}\" contains '.'; edge endpoints split at the first '.', so no edge can name it"),
+                format!(
+                    "node id \"{nid}\" contains '.'; edge endpoints split at the first '.', so no edge can name it"
+                ),
             ));
         }
         if node.get("config").and_then(|c| c.get("workflowId")).is_some() {
@@ -153,10 +155,8 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
         }
     }
 
-    let params: HashSet<&str> = chain
-        .parameter_properties()
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
+    let params: HashSet<&str> =
+        chain.parameter_properties().map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
     let mut produced: HashSet<&str> = HashSet::new();
     for (i, pv) in chain.produced_variables().iter().enumerate() {
         let pp = format!("{base}/producedVariables/{i}");
@@ -251,10 +251,8 @@ fn loopback_edges(graph: &DiGraph<&str, usize>) -> Vec<usize> {
             back.push((a, b));
         }
     });
-    let mut out: Vec<usize> = back
-        .into_iter()
-        .filter_map(|(a, b)| graph.edges_connecting(a, b).next().map(|e| *e.weight()))
-        .collect();
+    let mut out: Vec<usize> =
+        back.into_iter().filter_map(|(a, b)| graph.edges_connecting(a, b).next().map(|e| *e.weight())).collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -263,11 +261,7 @@ fn loopback_edges(graph: &DiGraph<&str, usize>) -> Vec<usize> {
 /// Sibling sub-chain composition must be acyclic (RFC 0133).
 fn check_sub_chain_cycles(chains: &[Chain], findings: &mut Vec<Finding>) {
     let mut graph = DiGraph::<usize, ()>::new();
-    let index: HashMap<&str, _> = chains
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.chain_id(), graph.add_node(i)))
-        .collect();
+    let index: HashMap<&str, _> = chains.iter().enumerate().map(|(i, c)| (c.chain_id(), graph.add_node(i))).collect();
     for chain in chains {
         let from = index[chain.chain_id()];
         for r in chain.sub_chains().iter().filter_map(sub_chain_ref_id) {
@@ -328,7 +322,8 @@ mod tests {
 
     #[test]
     fn unknown_endpoint_is_a_warning_not_an_error() {
-        let p = pack_with(json!([chain(json!([{"id":"a","typeId":"core.x"}]), json!([{"from":"parent.out","to":"a"}]))]));
+        let p =
+            pack_with(json!([chain(json!([{"id":"a","typeId":"core.x"}]), json!([{"from":"parent.out","to":"a"}]))]));
         let f = p.findings.iter().find(|f| f.code == code::EDGE_ENDPOINT_UNKNOWN).unwrap();
         assert!(!f.is_error());
         assert_eq!(f.pointer, "/chains/0/dag/edges/0/from");
@@ -378,7 +373,8 @@ mod tests {
     fn sub_chain_refs_and_cycles() {
         let mut a = chain(json!([{"id":"n","typeId":"core.subWorkflow","config":{"subChainRef":"c.two"}}]), json!([]));
         a["subChains"] = json!([{"ref":"c.two"}]);
-        let mut b = chain(json!([{"id":"n","typeId":"core.subWorkflow","config":{"subChainRef":"c.missing"}}]), json!([]));
+        let mut b =
+            chain(json!([{"id":"n","typeId":"core.subWorkflow","config":{"subChainRef":"c.missing"}}]), json!([]));
         b["chainId"] = json!("c.two");
         b["subChains"] = json!([{"ref":"c.one"}]);
         let p = pack_with(json!([a, b]));

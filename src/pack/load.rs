@@ -47,13 +47,10 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
 /// Parse JSON text, reporting line and column on failure.
 pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
     serde_json::from_slice(bytes).map_err(|e| {
-        Error::new(
-            code::PACK_MANIFEST_INVALID,
-            format!("{}: not valid JSON: {e}", source.display()),
-        )
-        .with("path", source.display().to_string())
-        .with("line", e.line())
-        .with("column", e.column())
+        Error::new(code::PACK_MANIFEST_INVALID, format!("{}: not valid JSON: {e}", source.display()))
+            .with("path", source.display().to_string())
+            .with("line", e.line())
+            .with("column", e.column())
     })
 }
 
@@ -97,9 +94,7 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         };
         if let Some(schema) = schema {
             for v in schema.violations(&manifest) {
-                findings.push(
-                    Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword),
-                );
+                findings.push(Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword));
             }
         }
     }
@@ -116,11 +111,7 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
     if let Some(big) = chains.iter().find(|c| c.nodes().len() > MAX_FRAGMENT_NODES) {
         return Err(Error::new(
             code::INVALID_MANIFEST,
-            format!(
-                "chain {} has {} nodes; the limit is {MAX_FRAGMENT_NODES}",
-                big.chain_id(),
-                big.nodes().len()
-            ),
+            format!("chain {} has {} nodes; the limit is {MAX_FRAGMENT_NODES}", big.chain_id(), big.nodes().len()),
         )
         .with("path", format!("{}/dag/nodes", big.pointer()))
         .with("limit", MAX_FRAGMENT_NODES));
@@ -132,13 +123,7 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         }
     }
 
-    Ok(Pack {
-        source: source.to_path_buf(),
-        manifest,
-        kind,
-        chains,
-        findings,
-    })
+    Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings })
 }
 
 /// The kind discriminator rules (chain-packs §2.1).

@@ -10,7 +10,7 @@ mod lint;
 mod load;
 
 pub use lint::{is_structured, substitutable_strings};
-pub use load::{LoadOutcome, LoadOptions, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, load_bytes, load_file, load_path};
+pub use load::{LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, load_bytes, load_file, load_path};
 
 use crate::error::{Finding, Severity};
 use jsonschema::Validator;
@@ -83,9 +83,7 @@ impl Pack {
 
     /// Findings about the whole pack or about the given chain.
     pub fn findings_for<'a>(&'a self, chain_id: &'a str) -> impl Iterator<Item = &'a Finding> + 'a {
-        self.findings
-            .iter()
-            .filter(move |f| f.chain_id.as_deref().is_none_or(|c| c == chain_id))
+        self.findings.iter().filter(move |f| f.chain_id.as_deref().is_none_or(|c| c == chain_id))
     }
 
     /// Node-pack `nodes[]` entries (empty for other kinds).
@@ -114,11 +112,7 @@ pub struct Chain {
 
 impl Chain {
     pub fn new(index: usize, raw: Value) -> Self {
-        Self {
-            index,
-            raw,
-            params_validator: OnceLock::new(),
-        }
+        Self { index, raw, params_validator: OnceLock::new() }
     }
 
     pub fn pointer(&self) -> String {
@@ -144,9 +138,7 @@ impl Chain {
 
     pub fn parameters(&self) -> &Value {
         static EMPTY: OnceLock<Value> = OnceLock::new();
-        self.raw
-            .get("parameters")
-            .unwrap_or_else(|| EMPTY.get_or_init(|| Value::Object(Map::new())))
+        self.raw.get("parameters").unwrap_or_else(|| EMPTY.get_or_init(|| Value::Object(Map::new())))
     }
 
     /// Declared parameter properties (name → subschema).

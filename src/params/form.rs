@@ -100,9 +100,7 @@ pub struct Form {
 
 impl Form {
     pub fn from_schema(schema: &Value) -> Self {
-        Self {
-            fields: fields_of(schema, ""),
-        }
+        Self { fields: fields_of(schema, "") }
     }
 
     pub fn field(&self, name: &str) -> Option<&Field> {
@@ -111,10 +109,7 @@ impl Form {
 
     /// The starting values of a new form (defaults and required empties).
     pub fn initial_values(&self) -> Map<String, Value> {
-        self.fields
-            .iter()
-            .filter_map(|f| Some((f.name.clone(), f.initial_value()?)))
-            .collect()
+        self.fields.iter().filter_map(|f| Some((f.name.clone(), f.initial_value()?))).collect()
     }
 }
 
@@ -133,15 +128,8 @@ fn fields_of(schema: &Value, base: &str) -> Vec<Field> {
         .collect()
 }
 
-const KNOWN_HINTS: [&str; 7] = [
-    "text",
-    "textarea",
-    "string-list",
-    "prompt-picker",
-    "provider-picker",
-    "model-picker",
-    "credential-picker",
-];
+const KNOWN_HINTS: [&str; 7] =
+    ["text", "textarea", "string-list", "prompt-picker", "provider-picker", "model-picker", "credential-picker"];
 
 fn field(name: &str, s: &Value, pointer: String, required: bool) -> Field {
     let num = |k: &str| s.get(k).and_then(Value::as_f64);
@@ -217,10 +205,7 @@ fn primary_type(s: &Value) -> (Option<String>, bool) {
         Some(Value::String(t)) => (Some(t.clone()), t == "null"),
         Some(Value::Array(ts)) => {
             let names: Vec<&str> = ts.iter().filter_map(Value::as_str).collect();
-            (
-                names.iter().find(|t| **t != "null").map(|t| (*t).to_owned()),
-                names.contains(&"null"),
-            )
+            (names.iter().find(|t| **t != "null").map(|t| (*t).to_owned()), names.contains(&"null"))
         }
         _ if s.get("properties").is_some() => (Some("object".into()), false),
         _ => (None, false),
@@ -240,9 +225,7 @@ fn is_multiline(name: &str, s: &Value, hint: Option<&str>) -> bool {
         return false;
     }
     let lower = name.to_ascii_lowercase();
-    ["prompt", "template", "instructions", "body", "markdown", "notes"]
-        .iter()
-        .any(|w| lower.contains(w))
+    ["prompt", "template", "instructions", "body", "markdown", "notes"].iter().any(|w| lower.contains(w))
 }
 
 #[cfg(test)]
@@ -252,22 +235,22 @@ mod tests {
 
     fn form() -> Form {
         Form::from_schema(&json!({
-            "type": "object", "required": ["title", "flag", "tags"],
-            "properties": {
-                "title": {"type": "string", "title": "Title", "description": "Shown on top", "minLength": 1},
-                "systemPrompt": {"type": "string"},
-                "tone": {"type": "string", "enum": ["calm", "loud"], "default": "calm"},
-                "ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-                "count": {"type": ["integer", "null"], "maximum": 10, "default": 3},
-                "flag": {"type": "boolean"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "mixed": {"type": "array", "items": {"type": "object"}},
-                "owner": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
-                "blob": {"type": "object"},
-                "untyped": {},
-                "secret": {"type": "string", "x-openwop-sensitive": true},
-                "site": {"type": "string", "format": "uri", "x-openwop-form": {"kind": "text"}}
-            }}))
+        "type": "object", "required": ["title", "flag", "tags"],
+        "properties": {
+            "title": {"type": "string", "title": "Title", "description": "Shown on top", "minLength": 1},
+            "systemPrompt": {"type": "string"},
+            "tone": {"type": "string", "enum": ["calm", "loud"], "default": "calm"},
+            "ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+            "count": {"type": ["integer", "null"], "maximum": 10, "default": 3},
+            "flag": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "mixed": {"type": "array", "items": {"type": "object"}},
+            "owner": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+            "blob": {"type": "object"},
+            "untyped": {},
+            "secret": {"type": "string", "x-openwop-sensitive": true},
+            "site": {"type": "string", "format": "uri", "x-openwop-form": {"kind": "text"}}
+        }}))
     }
 
     #[test]

@@ -75,17 +75,12 @@ pub fn resolve(chain: &Chain, supplied: Map<String, Value>) -> Result<Map<String
 
 /// The `chain_parameter_invalid` refusal for a list of errors.
 pub fn invalid(chain_id: &str, errors: &[ParamError]) -> Error {
-    let summary: Vec<String> = errors
-        .iter()
-        .map(|e| format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message))
-        .collect();
-    Error::new(
-        code::CHAIN_PARAMETER_INVALID,
-        format!("parameters for {chain_id} are invalid: {}", summary.join("; ")),
-    )
-    .with("chainId", chain_id)
-    .with("path", errors.first().map(|e| e.path.clone()).unwrap_or_default())
-    .with("errors", errors.iter().map(ParamError::to_json).collect::<Vec<_>>())
+    let summary: Vec<String> =
+        errors.iter().map(|e| format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message)).collect();
+    Error::new(code::CHAIN_PARAMETER_INVALID, format!("parameters for {chain_id} are invalid: {}", summary.join("; ")))
+        .with("chainId", chain_id)
+        .with("path", errors.first().map(|e| e.path.clone()).unwrap_or_default())
+        .with("errors", errors.iter().map(ParamError::to_json).collect::<Vec<_>>())
 }
 
 #[cfg(test)]
