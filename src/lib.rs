@@ -14,8 +14,10 @@
 pub mod catalog;
 pub mod error;
 pub mod expand;
+pub mod fsio;
 pub mod pack;
 pub mod params;
 pub mod schemas;
+pub mod workflow;
 
 pub use error::{Error, Finding, Result, Severity};

@@ -39,6 +39,8 @@ pub struct Expansion {
     pub pack_version: String,
     pub chain_id: String,
     pub chain_version: String,
+    /// The chain's tile caption, for naming the inserted instance.
+    pub label: String,
     pub expansion_id: String,
     pub prefix: String,
     /// The parameter values used (defaults applied, validated).
@@ -51,6 +53,8 @@ pub struct Expansion {
     pub id_map: Vec<(String, String)>,
     /// The chain policy to carry into the parent's `settings.compensation`.
     pub settings_compensation: Option<Value>,
+    /// The chain's `producedVariables`, to append to the parent's `variables`.
+    pub produced_variables: Vec<Value>,
     pub warnings: Vec<Finding>,
     /// Node weights index `nodes`; edge weights index `edges` (edges between fragment nodes).
     pub graph: StableDiGraph<usize, usize>,
@@ -192,6 +196,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         pack_version: pack.version().to_owned(),
         chain_id: chain.chain_id().to_owned(),
         chain_version: chain.version().to_owned(),
+        label: chain.label().to_owned(),
         expansion_id,
         prefix,
         params,
@@ -199,6 +204,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         edges,
         id_map,
         settings_compensation,
+        produced_variables: chain.produced_variables().to_vec(),
         warnings,
         graph,
     })

@@ -26,24 +26,6 @@ pub struct LoadOutcome {
     pub failures: Vec<Error>,
 }
 
-/// Read a file with the manifest size limit applied.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
-    if meta.is_dir() {
-        return Err(Error::new(code::INVALID_REQUEST, format!("{} is a folder, not a file", path.display()))
-            .with("path", path.display().to_string()));
-    }
-    if meta.len() > limit {
-        return Err(Error::new(
-            code::PACK_MANIFEST_INVALID,
-            format!("{} is {} bytes; the limit is {limit} bytes", path.display(), meta.len()),
-        )
-        .with("path", path.display().to_string())
-        .with("limit", limit));
-    }
-    std::fs::read(path).map_err(|e| Error::io(path, &e))
-}
-
 /// Parse JSON text, reporting line and column on failure.
 pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
     serde_json::from_slice(bytes).map_err(|e| {
@@ -56,7 +38,7 @@ pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
 
 /// Load one manifest from a file.
 pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
-    let bytes = read_limited(path, MAX_MANIFEST_BYTES)?;
+    let bytes = crate::fsio::read_limited(path, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
     load_bytes(path, &bytes, opts)
 }
 

@@ -1,0 +1,101 @@
+//! File access with limits: bounded reads, and writes that never leave a half-written
+//! file behind.
+
+use crate::error::{Error, Result, code};
+use std::io::Write;
+use std::path::Path;
+
+/// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
+/// synced, then renamed over the target. On any failure the old file is left intact.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let fail = |what: &str, e: std::io::Error| {
+        Error::new(code::IO_ERROR, format!("could not {what} {}: {e}", path.display()))
+            .with("path", path.display().to_string())
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path.file_name().ok_or_else(|| {
+        Error::new(code::INVALID_REQUEST, format!("{} names no file", path.display()))
+            .with("path", path.display().to_string())
+    })?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(file_name);
+    tmp_name.push(format!(".tmp-{}-{:08x}", std::process::id(), rand::random::<u32>()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file beside", e))?;
+        f.write_all(bytes).map_err(|e| fail("write", e))?;
+        f.sync_all().map_err(|e| fail("sync", e))?;
+        drop(f);
+        std::fs::rename(&tmp, path).map_err(|e| fail("replace", e))?;
+        // Make the rename itself durable; not every platform lets a folder be opened.
+        if let Ok(d) = std::fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Read a whole file, refusing folders and files over `limit` bytes (reported with
+/// `too_large_code` and the limit) before reading anything.
+pub fn read_limited(path: &Path, limit: u64, too_large_code: &'static str) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+    if meta.is_dir() {
+        return Err(Error::new(code::INVALID_REQUEST, format!("{} is a folder, not a file", path.display()))
+            .with("path", path.display().to_string()));
+    }
+    if meta.len() > limit {
+        return Err(Error::new(
+            too_large_code,
+            format!("{} is {} bytes; the limit is {limit} bytes", path.display(), meta.len()),
+        )
+        .with("path", path.display().to_string())
+        .with("limit", limit));
+    }
+    std::fs::read(path).map_err(|e| Error::io(path, &e))
+}
+
+/// Pretty JSON with a final newline, as chainsmith writes every JSON file.
+pub fn to_pretty_json(value: &serde_json::Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(value).expect("a JSON value always serialises");
+    out.push(b'\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn failure_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.json");
+        std::fs::write(&p, b"old").unwrap();
+        // A target that is a non-empty folder cannot be replaced by a file.
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir(&blocked).unwrap();
+        std::fs::write(blocked.join("x"), b"x").unwrap();
+        let err = write_atomic(&blocked, b"new").unwrap_err();
+        assert_eq!(err.code, code::IO_ERROR);
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "temporary file removed");
+        let missing = dir.path().join("no/such/dir/f.json");
+        assert_eq!(write_atomic(&missing, b"x").unwrap_err().code, code::IO_ERROR);
+    }
+}

@@ -1,0 +1,364 @@
+//! The parent workflow (a WorkflowDefinition) held as a petgraph `StableDiGraph`.
+//!
+//! Nodes and edges keep their full JSON objects, so members chainsmith does not know
+//! round-trip unchanged; top-level members keep their file order. Edges whose endpoints
+//! name no node are kept verbatim beside the graph instead of being dropped.
+
+mod export;
+pub mod layout;
+pub mod provenance;
+mod splice;
+
+pub use export::ExportMode;
+pub use provenance::Instance;
+pub use splice::{SpliceOptions, SpliceReport, reparameterise, splice};
+
+use crate::error::{Error, Result, code};
+use petgraph::Direction;
+use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
+use petgraph::visit::EdgeRef;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Largest workflow file read.
+pub const MAX_WORKFLOW_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A workflow node: its JSON object plus its position in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub json: Map<String, Value>,
+    pub seq: u64,
+}
+
+impl Node {
+    pub fn id(&self) -> &str {
+        self.json.get("id").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn type_id(&self) -> &str {
+        self.json.get("typeId").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn name(&self) -> &str {
+        self.json.get("name").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn position(&self) -> (f64, f64) {
+        let p = self.json.get("position");
+        let axis = |k: &str| p.and_then(|p| p.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
+        (axis("x"), axis("y"))
+    }
+
+    pub fn set_position(&mut self, x: f64, y: f64) {
+        let pos = self.json.entry("position").or_insert_with(|| json!({}));
+        if !pos.is_object() {
+            *pos = json!({});
+        }
+        pos["x"] = json!(round2(x));
+        pos["y"] = json!(round2(y));
+    }
+
+    pub fn capabilities(&self) -> Vec<&str> {
+        self.json
+            .get("capabilities")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Positions are written with two decimals; sub-pixel noise from dragging is not content.
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// A workflow edge: its JSON object plus its position in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    pub json: Map<String, Value>,
+    pub seq: u64,
+}
+
+impl Edge {
+    pub fn id(&self) -> &str {
+        self.json.get("id").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn source(&self) -> &str {
+        self.json.get("sourceNodeId").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn target(&self) -> &str {
+        self.json.get("targetNodeId").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// The source port; the schema's default meaning is `output`.
+    pub fn source_port(&self) -> &str {
+        self.json.get("sourceOutput").and_then(Value::as_str).unwrap_or("output")
+    }
+
+    /// The target port; the schema's default meaning is `input`.
+    pub fn target_port(&self) -> &str {
+        self.json.get("targetInput").and_then(Value::as_str).unwrap_or("input")
+    }
+
+    pub fn trigger_rule(&self) -> Option<&str> {
+        self.json.get("triggerRule").and_then(Value::as_str)
+    }
+
+    pub fn condition(&self) -> Option<&Value> {
+        self.json.get("condition")
+    }
+}
+
+/// A WorkflowDefinition as a graph.
+#[derive(Debug, Clone)]
+pub struct Workflow {
+    /// Top-level members in file order; `nodes` and `edges` are filled in on export.
+    doc: Map<String, Value>,
+    pub graph: StableDiGraph<Node, Edge>,
+    index: HashMap<String, NodeIndex>,
+    /// Edges naming a node that does not exist, kept verbatim.
+    dangling: Vec<Edge>,
+    next_seq: u64,
+}
+
+impl Workflow {
+    /// A new, empty workflow with every required member present.
+    pub fn new(name: &str) -> Self {
+        let doc = json!({
+            "id": slug_id(name),
+            "name": if name.trim().is_empty() { "Untitled workflow" } else { name.trim() },
+            "version": "1.0.0",
+            "nodes": [], "edges": [], "triggers": [], "variables": [],
+            "metadata": {}, "settings": {}
+        });
+        let Value::Object(doc) = doc else { unreachable!("built as an object") };
+        Self { doc, graph: StableDiGraph::new(), index: HashMap::new(), dangling: Vec::new(), next_seq: 0 }
+    }
+
+    /// Build from WorkflowDefinition JSON. Structural problems that would make the graph
+    /// ambiguous (non-object nodes, missing or duplicate node ids) are refused.
+    pub fn from_json(value: Value) -> Result<Self> {
+        let Value::Object(mut doc) = value else {
+            return Err(Error::new(code::VALIDATION_ERROR, "a workflow is a JSON object").with("path", ""));
+        };
+        let nodes = take_array(&mut doc, "nodes")?;
+        let edges = take_array(&mut doc, "edges")?;
+        let mut wf =
+            Self { doc, graph: StableDiGraph::new(), index: HashMap::new(), dangling: Vec::new(), next_seq: 0 };
+        for (i, node) in nodes.into_iter().enumerate() {
+            let Value::Object(json) = node else {
+                return Err(Error::new(code::VALIDATION_ERROR, format!("nodes[{i}] is not an object"))
+                    .with("path", format!("/nodes/{i}")));
+            };
+            wf.add_node(json).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
+        }
+        for (i, edge) in edges.into_iter().enumerate() {
+            let Value::Object(json) = edge else {
+                return Err(Error::new(code::VALIDATION_ERROR, format!("edges[{i}] is not an object"))
+                    .with("path", format!("/edges/{i}")));
+            };
+            wf.add_edge(json);
+        }
+        Ok(wf)
+    }
+
+    /// Read a workflow file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let bytes = crate::fsio::read_limited(path, MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
+        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
+                .with("path", path.display().to_string())
+                .with("line", e.line())
+                .with("column", e.column())
+        })?;
+        Self::from_json(value)
+    }
+
+    pub fn id(&self) -> &str {
+        self.doc.get("id").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn name(&self) -> &str {
+        self.doc.get("name").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// A top-level member other than `nodes`/`edges`.
+    pub fn member(&self, key: &str) -> Option<&Value> {
+        self.doc.get(key)
+    }
+
+    pub fn member_mut(&mut self, key: &str) -> &mut Value {
+        self.doc.entry(key.to_owned()).or_insert(Value::Null)
+    }
+
+    pub fn node(&self, id: &str) -> Option<NodeIndex> {
+        self.index.get(id).copied()
+    }
+
+    pub fn contains_node(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    /// Nodes in file order.
+    pub fn nodes_in_order(&self) -> Vec<NodeIndex> {
+        let mut ixs: Vec<NodeIndex> = self.graph.node_indices().collect();
+        ixs.sort_by_key(|ix| self.graph[*ix].seq);
+        ixs
+    }
+
+    /// Edges in the graph, in file order.
+    pub fn edges_in_order(&self) -> Vec<EdgeIndex> {
+        let mut ixs: Vec<EdgeIndex> = self.graph.edge_indices().collect();
+        ixs.sort_by_key(|ix| self.graph[*ix].seq);
+        ixs
+    }
+
+    pub fn dangling_edges(&self) -> &[Edge] {
+        &self.dangling
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// Add a node; its id must be a non-empty string not used yet.
+    pub fn add_node(&mut self, json: Map<String, Value>) -> Result<NodeIndex> {
+        let id = json.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if id.is_empty() {
+            return Err(Error::new(code::VALIDATION_ERROR, "a node needs a non-empty string id"));
+        }
+        if self.index.contains_key(&id) {
+            return Err(Error::new(code::VALIDATION_ERROR, format!("node id \"{id}\" is already used"))
+                .with("nodeId", id.as_str()));
+        }
+        let seq = self.bump();
+        let ix = self.graph.add_node(Node { json, seq });
+        self.index.insert(id, ix);
+        Ok(ix)
+    }
+
+    /// Add an edge; one naming a missing node is kept aside as dangling.
+    pub fn add_edge(&mut self, json: Map<String, Value>) -> Option<EdgeIndex> {
+        let seq = self.bump();
+        let edge = Edge { json, seq };
+        match (self.node(edge.source()), self.node(edge.target())) {
+            (Some(a), Some(b)) => Some(self.graph.add_edge(a, b, edge)),
+            _ => {
+                self.dangling.push(edge);
+                None
+            }
+        }
+    }
+
+    /// Remove a node and every edge touching it; returns them for undo.
+    pub fn remove_node(&mut self, ix: NodeIndex) -> Option<(Node, Vec<Edge>)> {
+        let touching: Vec<EdgeIndex> = self
+            .graph
+            .edges_directed(ix, Direction::Outgoing)
+            .chain(self.graph.edges_directed(ix, Direction::Incoming))
+            .map(|e| e.id())
+            .collect();
+        let mut edges = Vec::new();
+        for e in touching {
+            if let Some(edge) = self.graph.remove_edge(e) {
+                edges.push(edge);
+            }
+        }
+        let node = self.graph.remove_node(ix)?;
+        self.index.remove(node.id());
+        Some((node, edges))
+    }
+
+    pub fn remove_edge(&mut self, ix: EdgeIndex) -> Option<Edge> {
+        self.graph.remove_edge(ix)
+    }
+
+    /// Re-insert a removed node keeping its file-order position (undo).
+    pub fn restore_node(&mut self, node: Node) -> Result<NodeIndex> {
+        let seq = node.seq;
+        let ix = self.add_node(node.json)?;
+        self.graph[ix].seq = seq;
+        Ok(ix)
+    }
+
+    /// Re-insert a removed edge keeping its file-order position (undo).
+    pub fn restore_edge(&mut self, edge: Edge) -> Option<EdgeIndex> {
+        let seq = edge.seq;
+        let ix = self.add_edge(edge.json)?;
+        self.graph[ix].seq = seq;
+        Some(ix)
+    }
+
+    /// An edge id not used yet, built from `base`.
+    pub fn fresh_edge_id(&self, base: &str) -> String {
+        let taken =
+            |id: &str| self.graph.edge_weights().any(|e| e.id() == id) || self.dangling.iter().any(|e| e.id() == id);
+        if !taken(base) {
+            return base.to_owned();
+        }
+        (2..).map(|n| format!("{base}-{n}")).find(|c| !taken(c)).expect("an unbounded range yields a free id")
+    }
+
+    /// A node id not used yet, built from `base`.
+    pub fn fresh_node_id(&self, base: &str) -> String {
+        if !self.contains_node(base) {
+            return base.to_owned();
+        }
+        (2..).map(|n| format!("{base}-{n}")).find(|c| !self.contains_node(c)).expect("unbounded")
+    }
+
+    /// `settings.compensation`, when present.
+    pub fn settings_compensation(&self) -> Option<&Value> {
+        self.doc.get("settings").and_then(|s| s.get("compensation"))
+    }
+
+    /// Bounding box of all nodes' positions: (min x, min y, max x, max y).
+    pub fn bounds(&self) -> Option<(f64, f64, f64, f64)> {
+        self.graph.node_weights().map(Node::position).fold(None, |acc, (x, y)| {
+            Some(match acc {
+                None => (x, y, x, y),
+                Some((a, b, c, d)) => (a.min(x), b.min(y), c.max(x), d.max(y)),
+            })
+        })
+    }
+}
+
+fn take_array(doc: &mut Map<String, Value>, key: &str) -> Result<Vec<Value>> {
+    match doc.get_mut(key) {
+        None => {
+            doc.insert(key.to_owned(), Value::Array(Vec::new()));
+            Ok(Vec::new())
+        }
+        Some(Value::Array(items)) => Ok(std::mem::take(items)),
+        Some(_) => {
+            Err(Error::new(code::VALIDATION_ERROR, format!("`{key}` must be an array")).with("path", format!("/{key}")))
+        }
+    }
+}
+
+/// A workflow id from a display name: the WorkflowDefinition pattern `^[a-z][a-z0-9_-]*$`.
+pub fn slug_id(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.trim().chars() {
+        match c {
+            'a'..='z' | '0'..='9' | '_' | '-' => out.push(c),
+            'A'..='Z' => out.push(c.to_ascii_lowercase()),
+            _ if !out.ends_with('-') && !out.is_empty() => out.push('-'),
+            _ => {}
+        }
+    }
+    let out = out.trim_end_matches('-').to_owned();
+    let out = if out.starts_with(|c: char| c.is_ascii_lowercase()) { out } else { format!("wf-{out}") };
+    out.chars().take(128).collect::<String>().trim_end_matches('-').to_owned()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+//! Where each inlined chain came from, saved in the workflow itself under
+//! `metadata.customProperties.chainsmith.instances`, so an instance can be re-parameterised
+//! or removed after a save and load. (WorkflowNode is closed, so per-node markers cannot be
+//! used; workflow metadata is open — chain-packs A2.)
+
+use super::Workflow;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// One inlined chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Instance {
+    pub pack_name: String,
+    pub pack_version: String,
+    pub chain_id: String,
+    pub chain_version: String,
+    pub expansion_id: String,
+    pub label: String,
+    pub params: Map<String, Value>,
+    /// Expanded node ids, in fragment order.
+    pub node_ids: Vec<String>,
+    /// Edge ids this instance added: fragment edges and the wiring to the parent.
+    pub edge_ids: Vec<String>,
+}
+
+impl Instance {
+    /// Unique within a workflow: the expanded-id prefix is.
+    pub fn key(&self) -> String {
+        format!("{}_{}_", crate::expand::chain_id_slug(&self.chain_id), self.expansion_id)
+    }
+}
+
+impl Workflow {
+    /// The recorded chain instances (entries that do not parse are skipped, but kept in
+    /// the file untouched until an instance is added or removed).
+    pub fn instances(&self) -> Vec<Instance> {
+        self.member("metadata")
+            .and_then(|m| m.pointer("/customProperties/chainsmith/instances"))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn instance(&self, key: &str) -> Option<Instance> {
+        self.instances().into_iter().find(|i| i.key() == key)
+    }
+
+    /// The instance a node belongs to, if any.
+    pub fn instance_of_node(&self, node_id: &str) -> Option<Instance> {
+        self.instances().into_iter().find(|i| i.node_ids.iter().any(|n| n == node_id))
+    }
+
+    pub(super) fn record_instance(&mut self, instance: Instance) {
+        let list = self.instances_array();
+        let key = instance.key();
+        list.retain(|v| serde_json::from_value::<Instance>(v.clone()).map(|i| i.key() != key).unwrap_or(true));
+        list.push(serde_json::to_value(instance).expect("an Instance always serialises"));
+    }
+
+    /// Forget an instance's provenance (its nodes are removed separately).
+    pub fn forget_instance(&mut self, key: &str) -> Option<Instance> {
+        let found = self.instance(key)?;
+        self.instances_array()
+            .retain(|v| serde_json::from_value::<Instance>(v.clone()).map(|i| i.key() != key).unwrap_or(true));
+        Some(found)
+    }
+
+    /// Remove an instance: its nodes, every edge touching them, its own edges, its record.
+    pub fn remove_instance(&mut self, key: &str) -> Option<Instance> {
+        let instance = self.forget_instance(key)?;
+        for id in &instance.node_ids {
+            if let Some(ix) = self.node(id) {
+                self.remove_node(ix);
+            }
+        }
+        let own: std::collections::HashSet<&str> = instance.edge_ids.iter().map(String::as_str).collect();
+        self.dangling.retain(|e| !own.contains(e.id()));
+        Some(instance)
+    }
+
+    fn instances_array(&mut self) -> &mut Vec<Value> {
+        let metadata = self.member_mut("metadata");
+        if !metadata.is_object() {
+            *metadata = json!({});
+        }
+        let custom = metadata.as_object_mut().expect("object").entry("customProperties").or_insert_with(|| json!({}));
+        if !custom.is_object() {
+            *custom = json!({});
+        }
+        let ours = custom.as_object_mut().expect("object").entry("chainsmith").or_insert_with(|| json!({}));
+        if !ours.is_object() {
+            *ours = json!({});
+        }
+        let list = ours.as_object_mut().expect("object").entry("instances").or_insert_with(|| json!([]));
+        if !list.is_array() {
+            *list = json!([]);
+        }
+        list.as_array_mut().expect("array")
+    }
+}

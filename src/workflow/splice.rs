@@ -1,0 +1,299 @@
+//! Splicing an expansion into the parent workflow (chain-packs §6, §4.5, §5.5–5.6).
+//! All checks run before the first change, so a refusal leaves the workflow untouched.
+
+use super::layout::{NODE_W, clear_of, layered};
+use super::provenance::Instance;
+use super::{Edge, Workflow};
+use crate::error::{Error, Finding, Result, code};
+use crate::expand::Expansion;
+use serde_json::{Map, Value, json};
+
+/// Where and how to splice.
+#[derive(Debug, Clone, Default)]
+pub struct SpliceOptions {
+    /// Drop point: fragment positions are offset by it. `None`: right of the existing nodes.
+    pub at: Option<(f64, f64)>,
+    /// Wire the fragment between these parent nodes, replacing the edges from the first to
+    /// the second: first → every entry node, every exit node → second.
+    pub between: Option<(String, String)>,
+}
+
+/// What a splice changed.
+#[derive(Debug, Clone)]
+pub struct SpliceReport {
+    pub instance: Instance,
+    /// Parent edges replaced by the wiring (for undo and for telling the user).
+    pub removed_edges: Vec<Edge>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Splice `exp` into `wf`.
+pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Result<SpliceReport> {
+    if let Some((_, taken)) = exp.id_map.iter().find(|(_, new)| wf.contains_node(new)) {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!("node id \"{taken}\" already exists in the workflow; choose another expansionId"),
+        )
+        .with("nodeId", taken.as_str())
+        .with("expansionId", exp.expansion_id.as_str()));
+    }
+    if let Some((a, b)) = &opts.between {
+        for end in [a, b] {
+            if !wf.contains_node(end) {
+                return Err(Error::new(
+                    code::INVALID_REQUEST,
+                    format!("--between names node \"{end}\", which the workflow does not have"),
+                )
+                .with("nodeId", end.as_str()));
+            }
+        }
+    }
+    let new_policy = match (&exp.settings_compensation, wf.settings_compensation()) {
+        (None, _) => None,
+        (Some(chain), Some(parent)) if chain == parent => None,
+        (Some(_), Some(parent)) => {
+            return Err(Error::new(
+                code::CHAIN_COMPENSATION_POLICY_CONFLICT,
+                format!(
+                    "chain {} carries a compensation policy that differs from the workflow's settings.compensation",
+                    exp.chain_id
+                ),
+            )
+            .with("chainId", exp.chain_id.as_str())
+            .with("parentPolicy", parent.clone()));
+        }
+        (Some(chain), None) => Some(chain.clone()),
+    };
+    let new_variables = produced_variables(wf, exp)?;
+
+    let mut warnings = Vec::new();
+    let positions = place(wf, exp, opts);
+    let mut node_ids = Vec::with_capacity(exp.nodes.len());
+    for ((frag_id, _), (node, pos)) in exp.id_map.iter().zip(exp.nodes.iter().zip(positions)) {
+        let json = workflow_node(node, frag_id, pos);
+        node_ids.push(json["id"].as_str().unwrap_or_default().to_owned());
+        wf.add_node(json).expect("ids were checked free above");
+    }
+
+    let mut edge_ids = Vec::new();
+    for (i, edge) in exp.edges.iter().enumerate() {
+        let json = workflow_edge(edge, &format!("{}e{}", exp.prefix, i + 1));
+        let converted = Edge { json: json.clone(), seq: 0 };
+        for end in [converted.source(), converted.target()] {
+            if !wf.contains_node(end) {
+                warnings.push(
+                    Finding::warning(
+                        code::EDGE_ENDPOINT_UNKNOWN,
+                        format!("/edges/{i}"),
+                        format!("fragment edge names \"{end}\", which is not a node of the workflow"),
+                    )
+                    .in_chain(&exp.chain_id),
+                );
+            }
+        }
+        edge_ids.push(converted.id().to_owned());
+        wf.add_edge(json);
+    }
+
+    let mut removed_edges = Vec::new();
+    if let Some((a, b)) = &opts.between {
+        let (ia, ib) = (wf.node(a).expect("checked"), wf.node(b).expect("checked"));
+        let direct: Vec<_> = wf.graph.edges_connecting(ia, ib).map(|e| petgraph::visit::EdgeRef::id(&e)).collect();
+        for e in direct {
+            removed_edges.extend(wf.remove_edge(e));
+        }
+        for (k, entry) in exp.entry_nodes().into_iter().enumerate() {
+            let id = wf.fresh_edge_id(&format!("{}in{}", exp.prefix, k + 1));
+            edge_ids.push(id.clone());
+            wf.add_edge(json_edge(&id, a, &exp.id_map[entry].1));
+        }
+        for (k, exit) in exp.exit_nodes().into_iter().enumerate() {
+            let id = wf.fresh_edge_id(&format!("{}out{}", exp.prefix, k + 1));
+            edge_ids.push(id.clone());
+            wf.add_edge(json_edge(&id, &exp.id_map[exit].1, b));
+        }
+    }
+
+    if !new_variables.is_empty() {
+        let vars = wf.member_mut("variables");
+        if !vars.is_array() {
+            *vars = json!([]);
+        }
+        vars.as_array_mut().expect("array").extend(new_variables);
+    }
+    if let Some(policy) = new_policy {
+        let settings = wf.member_mut("settings");
+        if !settings.is_object() {
+            *settings = json!({});
+        }
+        settings["compensation"] = policy;
+    }
+
+    let instance = Instance {
+        pack_name: exp.pack_name.clone(),
+        pack_version: exp.pack_version.clone(),
+        chain_id: exp.chain_id.clone(),
+        chain_version: exp.chain_version.clone(),
+        expansion_id: exp.expansion_id.clone(),
+        label: exp.label.clone(),
+        params: exp.params.clone(),
+        node_ids,
+        edge_ids,
+    };
+    wf.record_instance(instance.clone());
+    Ok(SpliceReport { instance, removed_edges, warnings })
+}
+
+/// Re-expand an instance in place with new parameter values. The expansion must come from
+/// the same chain with the same expansionId, so ids and every edge to the outside stay;
+/// only the parameter-dependent members (`config`, `inputs`, `compensation`) change.
+pub fn reparameterise(wf: &mut Workflow, key: &str, exp: &Expansion) -> Result<Instance> {
+    let mut instance = wf.instance(key).ok_or_else(|| {
+        Error::new(code::INVALID_REQUEST, format!("no chain instance \"{key}\" in this workflow")).with("instance", key)
+    })?;
+    let new_ids: Vec<&str> = exp.id_map.iter().map(|(_, n)| n.as_str()).collect();
+    if exp.prefix != key || new_ids != instance.node_ids.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!(
+                "the new expansion of {} does not have the instance's node ids; remove and insert it again",
+                exp.chain_id
+            ),
+        )
+        .with("instance", key));
+    }
+    if let Some(missing) = new_ids.iter().find(|id| !wf.contains_node(id)) {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!("node \"{missing}\" of instance {key} was deleted; remove the instance and insert it again"),
+        )
+        .with("nodeId", *missing));
+    }
+    for (id, node) in new_ids.iter().zip(&exp.nodes) {
+        let ix = wf.node(id).expect("checked above");
+        let json = &mut wf.graph[ix].json;
+        for member in ["config", "inputs", "compensation"] {
+            match node.get(member) {
+                Some(v) => {
+                    json.insert(member.to_owned(), v.clone());
+                }
+                None if member == "compensation" => {
+                    json.remove(member);
+                }
+                None => {}
+            }
+        }
+    }
+    instance.params = exp.params.clone();
+    instance.chain_version = exp.chain_version.clone();
+    instance.pack_version = exp.pack_version.clone();
+    wf.record_instance(instance.clone());
+    Ok(instance)
+}
+
+/// Positions for the expanded nodes: fragment positions when every node has one, else a
+/// layered layout; offset by the drop point and moved clear of existing nodes.
+fn place(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Vec<(f64, f64)> {
+    let given: Option<Vec<(f64, f64)>> = exp
+        .nodes
+        .iter()
+        .map(|n| {
+            let p = n.get("position")?;
+            Some((p.get("x").and_then(Value::as_f64).unwrap_or(0.0), p.get("y").and_then(Value::as_f64).unwrap_or(0.0)))
+        })
+        .collect();
+    let mut rel = given.unwrap_or_else(|| layered(&exp.graph, |w| *w));
+    rel.truncate(exp.nodes.len());
+    let origin = opts.at.unwrap_or_else(|| {
+        if let Some((a, _)) = &opts.between
+            && let Some(ix) = wf.node(a)
+        {
+            let (x, y) = wf.graph[ix].position();
+            return (x + NODE_W + 90.0, y);
+        }
+        match wf.bounds() {
+            None => (0.0, 0.0),
+            Some((_, min_y, max_x, _)) => (max_x + NODE_W + 120.0, min_y),
+        }
+    });
+    let mut abs: Vec<(f64, f64)> = rel.into_iter().map(|(x, y)| (origin.0 + x, origin.1 + y)).collect();
+    let existing: Vec<(f64, f64)> = wf.graph.node_weights().map(super::Node::position).collect();
+    clear_of(&mut abs, &existing);
+    abs
+}
+
+/// A fragment node made into a WorkflowNode: `name`, `position`, `config` and `inputs` are
+/// filled when absent (chain-packs §6.3); the required members lead, the rest follow in order.
+fn workflow_node(node: &Value, fragment_id: &str, pos: (f64, f64)) -> Map<String, Value> {
+    let src = node.as_object().cloned().unwrap_or_default();
+    let mut out = Map::with_capacity(src.len() + 4);
+    out.insert("id".into(), src.get("id").cloned().unwrap_or(Value::Null));
+    out.insert("typeId".into(), src.get("typeId").cloned().unwrap_or(Value::Null));
+    out.insert("name".into(), src.get("name").cloned().unwrap_or_else(|| Value::String(fragment_id.to_owned())));
+    out.insert("position".into(), json!({"x": pos.0, "y": pos.1}));
+    out.insert("config".into(), src.get("config").cloned().unwrap_or_else(|| json!({})));
+    out.insert("inputs".into(), src.get("inputs").cloned().unwrap_or_else(|| json!({})));
+    for (k, v) in src {
+        if !out.contains_key(&k) {
+            out.insert(k, v);
+        }
+    }
+    out
+}
+
+/// A fragment edge (`from`/`to`) made into a WorkflowEdge (chain-packs §4.5).
+fn workflow_edge(edge: &Value, id: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("id".into(), Value::String(id.to_owned()));
+    for (key, node_key, port_key) in [("from", "sourceNodeId", "sourceOutput"), ("to", "targetNodeId", "targetInput")] {
+        let text = edge.get(key).and_then(Value::as_str).unwrap_or_default();
+        let (node, port) = text.split_once('.').unwrap_or((text, ""));
+        out.insert(node_key.into(), Value::String(node.to_owned()));
+        if !port.is_empty() {
+            out.insert(port_key.into(), Value::String(port.to_owned()));
+        }
+    }
+    for key in ["condition", "triggerRule"] {
+        if let Some(v) = edge.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    // Keep member order canonical: id, source…, target…, condition, triggerRule.
+    let order = ["id", "sourceNodeId", "sourceOutput", "targetNodeId", "targetInput", "condition", "triggerRule"];
+    order.iter().filter_map(|k| out.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect()
+}
+
+fn json_edge(id: &str, source: &str, target: &str) -> Map<String, Value> {
+    let Value::Object(m) = json!({"id": id, "sourceNodeId": source, "targetNodeId": target}) else { unreachable!() };
+    m
+}
+
+/// Produced variables to append (§5.6): skip exact duplicates, refuse a name clash.
+fn produced_variables(wf: &Workflow, exp: &Expansion) -> Result<Vec<Value>> {
+    let existing: Vec<(&str, &str)> = wf
+        .member("variables")
+        .and_then(Value::as_array)
+        .map(|vs| {
+            vs.iter()
+                .filter_map(|v| Some((v.get("name")?.as_str()?, v.get("type")?.as_str().unwrap_or_default())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for pv in &exp.produced_variables {
+        let name = pv.get("name").and_then(Value::as_str).unwrap_or_default();
+        let ty = pv.get("type").and_then(Value::as_str).unwrap_or_default();
+        match existing.iter().find(|(n, _)| *n == name) {
+            Some((_, t)) if *t == ty => {}
+            Some((_, t)) => {
+                return Err(Error::new(
+                    code::VARIABLE_UNDECLARED,
+                    format!("chain {} produces variable \"{name}\" of type {ty}, but the workflow already declares it as {t}", exp.chain_id),
+                )
+                .with("variableName", name));
+            }
+            None => out.push(json!({"name": name, "type": ty})),
+        }
+    }
+    Ok(out)
+}

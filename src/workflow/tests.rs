@@ -1,0 +1,224 @@
+use super::*;
+use crate::expand::{ExpandOptions, Expansion, expand};
+use crate::pack::{LoadOptions, Pack, load_bytes};
+use serde_json::json;
+
+fn parent() -> Workflow {
+    Workflow::from_json(json!({
+        "id": "inbox-daily", "name": "Daily inbox", "version": "1.0.0",
+        "nodes": [
+          {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}, "x-future": 1},
+          {"id": "done", "typeId": "core.end", "name": "End", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}],
+        "edges": [{"id": "e-start-done", "sourceNodeId": "start", "targetNodeId": "done"},
+                  {"id": "ghost", "sourceNodeId": "start", "targetNodeId": "nowhere", "label": "kept"}],
+        "triggers": [{"id": "t-manual", "type": "manual"}],
+        "variables": [{"name": "inbox", "type": "array"}],
+        "metadata": {"tags": ["support"]},
+        "settings": {},
+        "futureTopLevel": {"keep": true}
+    }))
+    .unwrap()
+}
+
+fn pack() -> Pack {
+    let m = json!({"name": "vendor.t.p", "version": "2.0.0", "kind": "workflow-chain", "engines": {"openwop": "*"},
+      "chains": [{"chainId": "t.two", "version": "1.1.0", "label": "Two step", "description": "d",
+        "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "x"}}},
+        "capabilities": ["side-effectful"],
+        "producedVariables": [{"name": "summary", "producedBy": "b", "type": "string"}],
+        "compensation": {"triggers": ["node-failure"]},
+        "dag": {"nodes": [
+            {"id": "a", "typeId": "core.identity", "config": {"t": "{{params.topic}}"}},
+            {"id": "b", "typeId": "core.identity", "name": "Bee", "inputs": {"v": {"type": "variable", "variableName": "summary"}}}],
+          "edges": [{"from": "a.out", "to": "b.in", "triggerRule": "any_success"}]}}]});
+    load_bytes(std::path::Path::new("p"), m.to_string().as_bytes(), LoadOptions { skip_schema: true }).unwrap()
+}
+
+fn expansion(id: &str, topic: &str) -> Expansion {
+    let o = ExpandOptions { expansion_id: Some(id.into()), ..Default::default() };
+    expand(&pack(), "t.two", json!({"topic": topic}).as_object().unwrap().clone(), &o).unwrap()
+}
+
+#[test]
+fn round_trip_keeps_unknown_members_order_and_dangling_edges() {
+    let wf = parent();
+    let out = wf.to_json(ExportMode::Faithful);
+    let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["id", "name", "version", "nodes", "edges", "triggers", "variables", "metadata", "settings", "futureTopLevel"]
+    );
+    assert_eq!(out["nodes"][0]["x-future"], 1);
+    assert_eq!(
+        out["edges"][1],
+        json!({"id": "ghost", "sourceNodeId": "start", "targetNodeId": "nowhere", "label": "kept"})
+    );
+    assert_eq!(Workflow::from_json(out.clone()).unwrap().to_json(ExportMode::Faithful), out);
+}
+
+#[test]
+fn structural_problems_are_refused_with_paths() {
+    let dup = json!({"nodes": [{"id": "a"}, {"id": "a"}], "edges": []});
+    assert_eq!(Workflow::from_json(dup).unwrap_err().details["path"], "/nodes/1");
+    assert_eq!(Workflow::from_json(json!([])).unwrap_err().code, code::VALIDATION_ERROR);
+    assert_eq!(Workflow::from_json(json!({"nodes": {}})).unwrap_err().details["path"], "/nodes");
+    assert_eq!(Workflow::from_json(json!({"nodes": [3]})).unwrap_err().details["path"], "/nodes/0");
+}
+
+#[test]
+fn splice_between_rewires_and_fills_workflow_nodes() {
+    let mut wf = parent();
+    let exp = expansion("k1", "news");
+    let report = splice(
+        &mut wf,
+        &exp,
+        &SpliceOptions { at: Some((100.0, 300.0)), between: Some(("start".into(), "done".into())) },
+    )
+    .unwrap();
+    assert_eq!(report.removed_edges.len(), 1);
+    let out = wf.to_json(ExportMode::Faithful);
+    let a = &out["nodes"][2];
+    assert_eq!(a["id"], "t_two_k1_a");
+    assert_eq!(a["name"], "a", "name falls back to the fragment id");
+    assert_eq!(a["inputs"], json!({}));
+    assert_eq!(a["config"], json!({"t": "news"}));
+    assert_eq!(a["capabilities"], json!(["side-effectful"]));
+    assert_eq!(out["nodes"][3]["name"], "Bee");
+    let edges = out["edges"].as_array().unwrap();
+    assert!(edges.iter().all(|e| e["id"] != "e-start-done"));
+    assert!(edges.contains(&json!({"id": "t_two_k1_e1", "sourceNodeId": "t_two_k1_a", "sourceOutput": "out",
+        "targetNodeId": "t_two_k1_b", "targetInput": "in", "triggerRule": "any_success"})));
+    assert!(edges.contains(&json!({"id": "t_two_k1_in1", "sourceNodeId": "start", "targetNodeId": "t_two_k1_a"})));
+    assert!(edges.contains(&json!({"id": "t_two_k1_out1", "sourceNodeId": "t_two_k1_b", "targetNodeId": "done"})));
+    assert_eq!(out["variables"], json!([{"name": "inbox", "type": "array"}, {"name": "summary", "type": "string"}]));
+    assert_eq!(out["settings"]["compensation"], json!({"triggers": ["node-failure"]}));
+    let inst = &out["metadata"]["customProperties"]["chainsmith"]["instances"][0];
+    assert_eq!(inst["params"], json!({"topic": "news"}));
+    assert_eq!(inst["nodeIds"], json!(["t_two_k1_a", "t_two_k1_b"]));
+    assert_eq!(out["metadata"]["tags"], json!(["support"]));
+    // Positions are offset by the drop point and clear of existing cards.
+    let positions: Vec<(f64, f64)> = out["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["position"]["x"].as_f64().unwrap(), n["position"]["y"].as_f64().unwrap()))
+        .collect();
+    for (i, p) in positions.iter().enumerate().skip(2) {
+        assert!(p.1 >= 300.0, "node {i} at {p:?}");
+        for q in &positions[..2] {
+            assert!((p.0 - q.0).abs() >= layout::NODE_W || (p.1 - q.1).abs() >= layout::NODE_H);
+        }
+    }
+}
+
+#[test]
+fn refusals_leave_the_workflow_untouched() {
+    let mut wf = parent();
+    splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
+    let before = wf.to_json(ExportMode::Faithful);
+    let err = splice(&mut wf, &expansion("k1", "b"), &SpliceOptions::default()).unwrap_err();
+    assert_eq!(err.code, code::INVALID_REQUEST);
+    let err = splice(
+        &mut wf,
+        &expansion("k2", "b"),
+        &SpliceOptions { between: Some(("start".into(), "nope".into())), ..Default::default() },
+    )
+    .unwrap_err();
+    assert_eq!(err.details["nodeId"], "nope");
+    wf.member_mut("settings")["compensation"] = json!({"triggers": ["run-cancel"]});
+    let changed = wf.to_json(ExportMode::Faithful);
+    let err = splice(&mut wf, &expansion("k3", "b"), &SpliceOptions::default()).unwrap_err();
+    assert_eq!(err.code, code::CHAIN_COMPENSATION_POLICY_CONFLICT);
+    assert_eq!(wf.to_json(ExportMode::Faithful), changed);
+    assert_ne!(before, changed);
+}
+
+#[test]
+fn produced_variable_name_clash_is_refused() {
+    let mut wf = parent();
+    wf.member_mut("variables").as_array_mut().unwrap().push(json!({"name": "summary", "type": "object"}));
+    assert_eq!(
+        splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap_err().code,
+        code::VARIABLE_UNDECLARED
+    );
+}
+
+#[test]
+fn reparameterise_keeps_ids_positions_and_outside_edges() {
+    let mut wf = parent();
+    let rep = splice(
+        &mut wf,
+        &expansion("k1", "old"),
+        &SpliceOptions { between: Some(("start".into(), "done".into())), ..Default::default() },
+    )
+    .unwrap();
+    let key = rep.instance.key();
+    let ix = wf.node("t_two_k1_a").unwrap();
+    wf.graph[ix].set_position(999.0, 5.0);
+    let edges_before: Vec<String> =
+        wf.to_json(ExportMode::Faithful)["edges"].as_array().unwrap().iter().map(|e| e["id"].to_string()).collect();
+    reparameterise(&mut wf, &key, &expansion("k1", "new")).unwrap();
+    let out = wf.to_json(ExportMode::Faithful);
+    assert_eq!(out["nodes"][2]["config"]["t"], "new");
+    assert_eq!(out["nodes"][2]["position"], json!({"x": 999.0, "y": 5.0}));
+    let edges_after: Vec<String> = out["edges"].as_array().unwrap().iter().map(|e| e["id"].to_string()).collect();
+    assert_eq!(edges_before, edges_after);
+    assert_eq!(wf.instance(&key).unwrap().params["topic"], "new");
+    assert!(reparameterise(&mut wf, &key, &expansion("k9", "x")).is_err());
+}
+
+#[test]
+fn remove_instance_takes_its_nodes_and_edges() {
+    let mut wf = parent();
+    let before = wf.to_json(ExportMode::Faithful);
+    let rep = splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
+    wf.remove_instance(&rep.instance.key()).unwrap();
+    let after = wf.to_json(ExportMode::Faithful);
+    assert_eq!(after["nodes"], before["nodes"]);
+    assert_eq!(after["edges"], before["edges"]);
+    assert!(wf.instances().is_empty());
+}
+
+#[test]
+fn strict_export_strips_capabilities_and_lint_reports_problems() {
+    let mut wf = parent();
+    splice(&mut wf, &expansion("k1", "{{params.x}}"), &SpliceOptions::default()).unwrap();
+    let strict = wf.to_json(ExportMode::StrictSchema);
+    assert!(strict["nodes"].as_array().unwrap().iter().all(|n| n.get("capabilities").is_none()));
+    let faithful = wf.lint(ExportMode::Faithful);
+    let has = |code: &str, at: &str| faithful.iter().any(|f| f.code == code && f.pointer.starts_with(at));
+    assert!(has(code::LEFTOVER_TOKEN, "/nodes/2/config/t"), "{faithful:?}");
+    assert!(has(code::EDGE_ENDPOINT_UNKNOWN, "/edges/1/targetNodeId"));
+    assert!(has(code::WORKFLOW_SCHEMA_VIOLATION, "/nodes/2"), "capabilities break the closed WorkflowNode");
+    assert!(!has(code::VALIDATION_ERROR, "/nodes/3/inputs/v"), "variable PortValues are fine");
+}
+
+#[test]
+fn new_workflow_is_schema_valid_once_it_has_a_node() {
+    let mut wf = Workflow::new("My Flow!");
+    assert_eq!(wf.id(), "my-flow");
+    assert!(wf.schema_findings(ExportMode::Faithful).iter().any(|f| f.pointer == "/nodes"), "empty nodes[] is invalid");
+    splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
+    assert!(
+        wf.schema_findings(ExportMode::StrictSchema).is_empty(),
+        "{:?}",
+        wf.schema_findings(ExportMode::StrictSchema)
+    );
+}
+
+#[test]
+fn slug_ids_match_the_pattern() {
+    assert_eq!(slug_id("  "), "wf");
+    assert_eq!(slug_id("9 lives"), "wf-9-lives");
+    assert_eq!(slug_id("Über Flow"), "ber-flow");
+    assert!(slug_id(&"x".repeat(500)).len() <= 128);
+}
+
+#[test]
+fn atomic_save_and_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("wf.json");
+    let wf = parent();
+    wf.save(&p, ExportMode::Faithful).unwrap();
+    assert_eq!(Workflow::load(&p).unwrap().to_json(ExportMode::Faithful), wf.to_json(ExportMode::Faithful));
+}
