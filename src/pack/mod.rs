@@ -5,9 +5,12 @@
 //! intact); typed accessors read it. A pack that fails validation still loads, carrying
 //! its findings, so the editor can list it with its errors.
 
+mod bundled;
 mod checks;
 mod lint;
 mod load;
+
+pub use bundled::{bundled, bundled_dir};
 
 pub use lint::{is_structured, substitutable_strings};
 pub use load::{LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, load_bytes, load_file, load_path};
