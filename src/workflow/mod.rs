@@ -55,8 +55,8 @@ impl Node {
         if !pos.is_object() {
             *pos = json!({});
         }
-        pos["x"] = json!(round2(x));
-        pos["y"] = json!(round2(y));
+        pos["x"] = coordinate(x);
+        pos["y"] = coordinate(y);
     }
 
     pub fn capabilities(&self) -> Vec<&str> {
@@ -68,9 +68,11 @@ impl Node {
     }
 }
 
-/// Positions are written with two decimals; sub-pixel noise from dragging is not content.
-fn round2(v: f64) -> f64 {
-    (v * 100.0).round() / 100.0
+/// A coordinate as JSON: two decimals (sub-pixel drag noise is not content), and an
+/// integer when whole, as JavaScript hosts write it.
+pub(crate) fn coordinate(v: f64) -> Value {
+    let v = (v * 100.0).round() / 100.0;
+    if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) }
 }
 
 /// A workflow edge: its JSON object plus its position in file order.

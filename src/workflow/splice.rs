@@ -230,7 +230,7 @@ fn workflow_node(node: &Value, fragment_id: &str, pos: (f64, f64)) -> Map<String
     out.insert("id".into(), src.get("id").cloned().unwrap_or(Value::Null));
     out.insert("typeId".into(), src.get("typeId").cloned().unwrap_or(Value::Null));
     out.insert("name".into(), src.get("name").cloned().unwrap_or_else(|| Value::String(fragment_id.to_owned())));
-    out.insert("position".into(), json!({"x": pos.0, "y": pos.1}));
+    out.insert("position".into(), json!({"x": super::coordinate(pos.0), "y": super::coordinate(pos.1)}));
     out.insert("config".into(), src.get("config").cloned().unwrap_or_else(|| json!({})));
     out.insert("inputs".into(), src.get("inputs").cloned().unwrap_or_else(|| json!({})));
     for (k, v) in src {

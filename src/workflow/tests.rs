@@ -160,7 +160,7 @@ fn reparameterise_keeps_ids_positions_and_outside_edges() {
     reparameterise(&mut wf, &key, &expansion("k1", "new")).unwrap();
     let out = wf.to_json(ExportMode::Faithful);
     assert_eq!(out["nodes"][2]["config"]["t"], "new");
-    assert_eq!(out["nodes"][2]["position"], json!({"x": 999.0, "y": 5.0}));
+    assert_eq!(out["nodes"][2]["position"], json!({"x": 999, "y": 5}));
     let edges_after: Vec<String> = out["edges"].as_array().unwrap().iter().map(|e| e["id"].to_string()).collect();
     assert_eq!(edges_before, edges_after);
     assert_eq!(wf.instance(&key).unwrap().params["topic"], "new");

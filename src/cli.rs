@@ -1,0 +1,362 @@
+//! The command-line interface: parse, call the core, print. Every failure ends with one
+//! JSON error envelope as the last line of stderr and exit code 1; usage errors exit 2.
+
+use chainsmith::catalog::HostProfile;
+use chainsmith::error::{Error, Finding, Result, code};
+use chainsmith::expand::{ExpandOptions, Expansion, expand};
+use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
+use chainsmith::params::Form;
+use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow, splice};
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Map, Value, json};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Packs and workflows to open in the editor (when no subcommand is given).
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Validate pack manifests (files or folders): schema, semantic checks, token lints.
+    Validate(ValidateArgs),
+    /// Expand one chain and print the fragment (reference form: nodes, edges, idMap).
+    Expand(ExpandArgs),
+    /// Expand a chain and splice it into a workflow, writing the result atomically.
+    Inline(InlineArgs),
+}
+
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// pack.json files or folders to scan for them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print findings as one JSON array instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ChainArgs {
+    /// The chain to expand.
+    #[arg(long = "chain", value_name = "ID")]
+    pub chain: String,
+    /// Parameter values as a JSON object, from a file or `-` for stdin.
+    #[arg(long, value_name = "FILE|-")]
+    pub params: Option<String>,
+    /// One parameter value (JSON, or plain text for text parameters); repeatable.
+    #[arg(long = "set", value_name = "NAME=JSON")]
+    pub set: Vec<String>,
+    /// Use this expansionId instead of 4 random hex digits.
+    #[arg(long, value_name = "ID")]
+    pub expansion_id: Option<String>,
+    /// Skip only the manifest JSON-Schema check.
+    #[arg(long)]
+    pub skip_validation: bool,
+    /// Target host profile (JSON: compensation, subChains, maxDepth, secrets, deferredParameters).
+    #[arg(long, value_name = "FILE")]
+    pub host: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct ExpandArgs {
+    /// The workflow-chain pack (pack.json or its folder).
+    pub pack: PathBuf,
+    #[command(flatten)]
+    pub chain: ChainArgs,
+}
+
+#[derive(Args)]
+pub struct InlineArgs {
+    /// `WORKFLOW PACK`, or just `PACK` with --new.
+    #[arg(required = true, num_args = 1..=2, value_name = "WORKFLOW|PACK")]
+    pub positional: Vec<PathBuf>,
+    /// Start a new workflow with this name instead of reading one.
+    #[arg(long, value_name = "NAME")]
+    pub new: Option<String>,
+    #[command(flatten)]
+    pub chain: ChainArgs,
+    /// Wire the chain between two parent nodes (replacing the edges from A to B).
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub between: Option<Vec<String>>,
+    /// Drop point for the chain's nodes.
+    #[arg(long, value_name = "X,Y", value_parser = parse_point)]
+    pub at: Option<(f64, f64)>,
+    /// Strip node `capabilities` so the export validates against the closed WorkflowNode schema.
+    #[arg(long)]
+    pub strict_schema: bool,
+    /// Where to write the workflow.
+    #[arg(short = 'o', long = "output", value_name = "OUT", required = true)]
+    pub output: PathBuf,
+}
+
+fn parse_point(s: &str) -> std::result::Result<(f64, f64), String> {
+    let (x, y) = s.split_once(',').ok_or("expected X,Y")?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .map_err(|e| format!("{t}: {e}"))
+            .and_then(|v| if v.is_finite() { Ok(v) } else { Err(format!("{t} is not a finite number")) })
+    };
+    Ok((num(x)?, num(y)?))
+}
+
+/// Run a subcommand, printing its output; failures become the envelope and exit 1.
+pub fn run(command: Command) -> ExitCode {
+    let result = match command {
+        Command::Validate(a) => validate(&a),
+        Command::Expand(a) => run_expand(&a),
+        Command::Inline(a) => inline(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            eprintln!("{}", e.envelope());
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn validate(args: &ValidateArgs) -> Result<ExitCode> {
+    let mut any_error = false;
+    let mut all = Vec::new();
+    for path in &args.paths {
+        let out = load_path(path, LoadOptions::default());
+        for failure in out.failures {
+            any_error = true;
+            let mut v = json!({"file": failure.details.get("path").cloned().unwrap_or(json!(path.display().to_string())),
+                "severity": "error", "code": failure.code, "message": failure.message});
+            if let Some(line) = failure.details.get("line") {
+                v["line"] = line.clone();
+                v["column"] = failure.details.get("column").cloned().unwrap_or(Value::Null);
+            }
+            if !args.json {
+                println!("{}: error {}: {}", path.display(), failure.code, failure.message);
+            }
+            all.push(v);
+        }
+        for pack in out.packs {
+            if pack.kind == PackKind::Node && !args.json && pack.findings.is_empty() {
+                println!("{}: ok (node pack {} {})", pack.source.display(), pack.name(), pack.version());
+                continue;
+            }
+            any_error |= !pack.is_valid();
+            if pack.findings.is_empty() && !args.json {
+                println!(
+                    "{}: ok ({} {}, {} chains)",
+                    pack.source.display(),
+                    pack.name(),
+                    pack.version(),
+                    pack.chains.len()
+                );
+            }
+            for f in &pack.findings {
+                if args.json {
+                    let mut v = f.to_json();
+                    v["file"] = json!(pack.source.display().to_string());
+                    all.push(v);
+                } else {
+                    println!("{}: {f}", pack.source.display());
+                }
+            }
+        }
+    }
+    if args.json {
+        println!("{}", Value::Array(all));
+    }
+    Ok(if any_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Load exactly one workflow-chain pack from a file or folder.
+fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
+    let mut out = load_path(path, LoadOptions { skip_schema });
+    if let Some(e) = out.failures.into_iter().next() {
+        return Err(e);
+    }
+    match out.packs.len() {
+        1 => Ok(out.packs.remove(0)),
+        0 => Err(Error::new(code::PACK_NOT_FOUND, format!("no pack at {}", path.display()))
+            .with("path", path.display().to_string())),
+        n => {
+            // A folder of several packs: take the one that is a chain pack, if unique.
+            let mut chains: Vec<Pack> = out.packs.into_iter().filter(|p| p.kind == PackKind::WorkflowChain).collect();
+            if chains.len() == 1 {
+                Ok(chains.remove(0))
+            } else {
+                Err(Error::new(
+                    code::INVALID_REQUEST,
+                    format!("{} holds {n} packs; name the pack.json to expand", path.display()),
+                )
+                .with("path", path.display().to_string()))
+            }
+        }
+    }
+}
+
+/// The parameter object from --params and --set.
+fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
+    let mut values = match &args.params {
+        None => Map::new(),
+        Some(src) => {
+            let text = if src == "-" {
+                let mut s = String::new();
+                std::io::stdin()
+                    .take(chainsmith::pack::MAX_MANIFEST_BYTES)
+                    .read_to_string(&mut s)
+                    .map_err(|e| Error::new(code::INVALID_REQUEST, format!("reading parameters from stdin: {e}")))?;
+                s
+            } else {
+                let bytes = chainsmith::fsio::read_limited(
+                    Path::new(src),
+                    chainsmith::pack::MAX_MANIFEST_BYTES,
+                    code::INVALID_REQUEST,
+                )?;
+                String::from_utf8(bytes).map_err(|_| {
+                    Error::new(code::INVALID_REQUEST, format!("{src}: parameters are not UTF-8 text"))
+                        .with("path", src.as_str())
+                })?
+            };
+            match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(m)) => m,
+                Ok(other) => {
+                    return Err(Error::new(
+                        code::CHAIN_PARAMETER_INVALID,
+                        format!("--params must be a JSON object, found {}", kind_of(&other)),
+                    )
+                    .with("path", ""));
+                }
+                Err(e) => {
+                    return Err(Error::new(code::INVALID_REQUEST, format!("--params: not valid JSON: {e}"))
+                        .with("line", e.line())
+                        .with("column", e.column()));
+                }
+            }
+        }
+    };
+    if !args.set.is_empty() {
+        let form = pack.chain(&args.chain).map(|c| Form::from_schema(c.parameters())).unwrap_or_default();
+        for item in &args.set {
+            let (name, text) = item.split_once('=').ok_or_else(|| {
+                Error::new(code::INVALID_REQUEST, format!("--set {item}: expected NAME=VALUE"))
+                    .with("set", item.as_str())
+            })?;
+            let value = match form.field(name) {
+                Some(field) => field.parse_text(text).map_err(|msg| {
+                    Error::new(code::CHAIN_PARAMETER_INVALID, format!("--set {name}: {msg}"))
+                        .with("path", format!("/{name}"))
+                })?,
+                None => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
+            };
+            values.insert(name.to_owned(), value);
+        }
+    }
+    Ok(values)
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    }
+}
+
+fn host_profile(path: &Option<PathBuf>) -> Result<HostProfile> {
+    match path {
+        None => Ok(HostProfile::default()),
+        Some(p) => {
+            let bytes = chainsmith::fsio::read_limited(p, 1024 * 1024, code::INVALID_REQUEST)?;
+            HostProfile::from_json(&String::from_utf8_lossy(&bytes))
+                .map_err(|e| e.with("path", p.display().to_string()))
+        }
+    }
+}
+
+fn print_warnings(warnings: &[Finding]) {
+    for w in warnings {
+        eprintln!("{w}");
+    }
+}
+
+fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
+    let pack = load_one_pack(&args.pack, args.chain.skip_validation)?;
+    let params = collect_params(&pack, &args.chain)?;
+    let opts = ExpandOptions {
+        expansion_id: args.chain.expansion_id.clone(),
+        host: host_profile(&args.chain.host)?,
+        ..Default::default()
+    };
+    let exp = expand(&pack, &args.chain.chain, params, &opts)?;
+    let mut out = serde_json::to_vec_pretty(&exp.to_json()).expect("JSON values serialise");
+    out.push(b'\n');
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::new(code::IO_ERROR, format!("writing to stdout: {e}"))),
+        Ok(()) => Ok(()),
+    }
+}
+
+fn inline(args: &InlineArgs) -> Result<ExitCode> {
+    let (mut workflow, pack_path) = match (&args.new, args.positional.as_slice()) {
+        (Some(name), [pack]) => (Workflow::new(name), pack),
+        (None, [wf, pack]) => (Workflow::load(wf)?, pack),
+        (Some(_), _) => {
+            return Err(Error::new(code::INVALID_REQUEST, "with --new, give only PACK (no WORKFLOW)"));
+        }
+        (None, _) => return Err(Error::new(code::INVALID_REQUEST, "give WORKFLOW and PACK, or --new NAME and PACK")),
+    };
+    let pack = load_one_pack(pack_path, args.chain.skip_validation)?;
+    let params = collect_params(&pack, &args.chain)?;
+    let exp = expand_into(&workflow, &pack, &args.chain, params)?;
+    let opts = SpliceOptions { at: args.at, between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())) };
+    let report = splice(&mut workflow, &exp, &opts)?;
+    let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };
+    let mut warnings = exp.warnings.clone();
+    warnings.extend(report.warnings);
+    warnings.extend(workflow.lint(mode));
+    print_warnings(&warnings);
+    workflow.save(&args.output, mode)?;
+    let summary = json!({
+        "output": args.output.display().to_string(),
+        "chainId": exp.chain_id,
+        "expansionId": exp.expansion_id,
+        "nodeIds": report.instance.node_ids,
+        "edgeIds": report.instance.edge_ids,
+        "removedEdges": report.removed_edges.iter().map(|e| e.id().to_owned()).collect::<Vec<_>>(),
+        "warnings": warnings.len(),
+    });
+    write_stdout(format!("{summary}\n").as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Expand with everything the parent workflow constrains: free ids and its policy.
+fn expand_into(workflow: &Workflow, pack: &Pack, args: &ChainArgs, params: Map<String, Value>) -> Result<Expansion> {
+    let taken = |id: &str| workflow.contains_node(id);
+    let opts = ExpandOptions {
+        expansion_id: args.expansion_id.clone(),
+        taken_ids: Some(&taken),
+        parent_compensation: workflow.settings_compensation(),
+        host: host_profile(&args.host)?,
+        ..Default::default()
+    };
+    expand(pack, &args.chain, params, &opts)
+}
