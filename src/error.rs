@@ -51,6 +51,21 @@ pub mod code {
     pub const TYPEID_UNCHECKED: &str = "typeid_unchecked";
     pub const DOTTED_NODE_ID: &str = "dotted_node_id";
     pub const WORKFLOW_SCHEMA_VIOLATION: &str = "workflow_schema_violation";
+
+    // Trust and resolution: node-pack catalog, dependencies, lockfile, signatures.
+    pub const NODE_SCHEMA_UNAVAILABLE: &str = "node_schema_unavailable";
+    pub const NODE_CONFIG_INVALID: &str = "node_config_invalid";
+    pub const EDGE_PORT_UNKNOWN: &str = "edge_port_unknown";
+    pub const TYPEID_DUPLICATE: &str = "typeid_duplicate";
+    pub const DEPENDENCY_RANGE_INVALID: &str = "dependency_range_invalid";
+    pub const PACK_DEPENDENCY_MISSING: &str = "pack_dependency_missing";
+    pub const PACK_DEPENDENCY_UNSATISFIED: &str = "pack_dependency_unsatisfied";
+    pub const PACK_LOCKFILE_INVALID: &str = "pack_lockfile_invalid";
+    pub const LOCKFILE_OVERRIDE_UNUSED: &str = "lockfile_override_unused";
+    pub const REGISTRY_UNREACHABLE: &str = "registry_unreachable";
+    pub const PACK_SIGNATURE_UNTRUSTED: &str = "pack_signature_untrusted";
+    pub const PACK_UNSIGNED: &str = "pack_unsigned";
+    pub const TRUSTED_KEY_INVALID: &str = "trusted_key_invalid";
 }
 
 /// A refusal: code, human message, structured details.

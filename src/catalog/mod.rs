@@ -1,9 +1,29 @@
-//! What the target host and the known node packs provide: the host profile that gates
-//! capability-dependent chains, and typeId resolution.
+//! What the target host and the known node packs provide, and whether a pack can be
+//! trusted: the host profile that gates capability-dependent chains; the node-type
+//! [`Catalog`] (typeId resolution, config/port schemas); dependency checks; lockfile
+//! resolution against local registries; Ed25519 signature verification; and the [`Trust`]
+//! policy that gathers all of it for one chain before expansion.
 
+mod builtin;
+mod deps;
 mod host;
+mod lockfile;
+mod node_types;
+mod range;
+mod signature;
+mod trust;
 
+pub use deps::check_dependencies;
 pub use host::HostProfile;
+pub use lockfile::{LockedPack, Lockfile, Requirement, Resolution, ResolveOptions, ResolvedPack, resolve};
+pub use node_types::{Catalog, CatalogPack, ChainResolution, NodeType, Ports};
+pub use range::Range;
+pub use signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_manifest, verify_pack};
+pub use trust::{Trust, TrustReport};
+
+use crate::error::{Error, Finding, Severity};
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
 
 /// Answers whether a typeId is provided by a pack the editor knows.
 pub trait TypeResolver {
@@ -13,4 +33,86 @@ pub trait TypeResolver {
 /// `core.*` typeIds are reserved and always resolve (node-packs §1.4).
 pub fn is_core(type_id: &str) -> bool {
     type_id.starts_with("core.")
+}
+
+/// Resolve a manifest-relative reference inside the pack folder. Absolute paths, `..`
+/// and symlinks that lead out of the folder are refused: a pack may only point at its
+/// own files.
+pub(crate) fn path_inside(dir: &Path, reference: &str) -> Result<PathBuf, String> {
+    let rel = Path::new(reference);
+    if reference.is_empty() {
+        return Err("the reference is empty".into());
+    }
+    if rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        return Err(format!("\"{reference}\" leaves the pack folder (absolute path or `..`)"));
+    }
+    let joined = dir.join(rel);
+    // A file that does not exist cannot escape; the caller reports it as missing.
+    if let (Ok(real_dir), Ok(real)) = (dir.canonicalize(), joined.canonicalize())
+        && !real.starts_with(&real_dir)
+    {
+        return Err(format!("\"{reference}\" is a link that leads out of the pack folder"));
+    }
+    Ok(joined)
+}
+
+/// Read at most `limit` bytes; a longer file is an error rather than a large allocation.
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(format!("{} is a folder, not a file", path.display()));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("{} is larger than the {limit}-byte limit", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// A refusal reported as a finding. `details.path` stays in the details: it may be a file
+/// path or a JSON pointer, and only the caller knows which document the finding is about.
+pub(crate) fn finding_from(err: Error, pointer: &str, severity: Severity) -> Finding {
+    let mut f = Finding::error(err.code, pointer, err.message.clone());
+    f.severity = severity;
+    f.details = err.details;
+    if let Some(chain) = f.details.get("chainId").and_then(|c| c.as_str()) {
+        f.chain_id = Some(chain.to_owned());
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_stay_inside_the_pack_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("keys")).unwrap();
+        std::fs::write(dir.path().join("keys/k.pem"), "x").unwrap();
+        assert_eq!(path_inside(dir.path(), "keys/k.pem").unwrap(), dir.path().join("keys/k.pem"));
+        assert_eq!(path_inside(dir.path(), "./missing").unwrap(), dir.path().join("./missing"));
+        for bad in ["../x", "keys/../../x", "/etc/passwd", ""] {
+            assert!(path_inside(dir.path(), bad).is_err(), "{bad}");
+        }
+        #[cfg(unix)]
+        {
+            let outside = tempfile::tempdir().unwrap();
+            std::fs::write(outside.path().join("secret"), "s").unwrap();
+            std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
+            assert!(path_inside(dir.path(), "link").unwrap_err().contains("link"));
+        }
+    }
+
+    #[test]
+    fn bounded_reads_refuse_large_files_and_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, [0u8; 10]).unwrap();
+        assert_eq!(read_bounded(&f, 10).unwrap().len(), 10);
+        assert!(read_bounded(&f, 9).unwrap_err().contains("limit"));
+        assert!(read_bounded(dir.path(), 9).is_err());
+        assert!(read_bounded(&dir.path().join("none"), 9).is_err());
+    }
 }

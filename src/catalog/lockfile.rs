@@ -1,0 +1,638 @@
+//! `pack-lock.json` (node-packs §7): read and validate a lockfile, then resolve every
+//! locked pack from local registry folders in frozen mode.
+//!
+//! Sources are searched in order: the registry folders the caller gives (the primary),
+//! the lockfile's own `registry`, then each `fallbackRegistries` entry. Local paths
+//! (relative to the lockfile) and `file://` URLs are read; any other URL is reported as
+//! unreachable and never fetched. A registry folder is either laid out
+//! `<name>/<version>/pack.json` or is any folder of packs: both are scanned recursively
+//! and indexed by the manifests' own `name` and `version`.
+//!
+//! Registry folders hold unpacked packs, not tarballs, so the lockfile's `integrity`
+//! (a hash of the tarball) and its tarball `signature` cannot be checked here; the output
+//! says so (`integrityVerified: false`). Manifest signatures are verified when trusted
+//! keys are supplied.
+
+use super::signature::{SignatureStatus, TrustedKeys, verify_pack};
+use super::{Range, finding_from, read_bounded};
+use crate::error::{Error, Finding, Result, Severity, code, pointer_join};
+use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, load_path};
+use crate::schemas::Schema;
+use semver::Version;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// A read lockfile: the document plus its validation findings.
+#[derive(Debug, Clone)]
+pub struct Lockfile {
+    source: PathBuf,
+    document: Value,
+    findings: Vec<Finding>,
+}
+
+/// One `packs[]` entry, read leniently (schema errors are findings of the lockfile).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedPack {
+    pub index: usize,
+    pub name: String,
+    pub version: String,
+    pub integrity: String,
+    /// Exact versions pinned for this pack's own dependencies.
+    pub dependencies: BTreeMap<String, String>,
+}
+
+impl Lockfile {
+    pub fn read(path: &Path) -> Result<Self> {
+        let bytes = read_bounded(path, MAX_MANIFEST_BYTES).map_err(|msg| {
+            let code = if path.exists() { code::IO_ERROR } else { code::PACK_NOT_FOUND };
+            Error::new(code, format!("lockfile {msg}")).with("path", path.display().to_string())
+        })?;
+        Self::from_bytes(path, &bytes)
+    }
+
+    /// Parse and validate lockfile bytes; `source` locates relative registry paths.
+    pub fn from_bytes(source: &Path, bytes: &[u8]) -> Result<Self> {
+        let document: Value = serde_json::from_slice(bytes).map_err(|e| {
+            Error::new(code::PACK_LOCKFILE_INVALID, format!("{}: not valid JSON: {e}", source.display()))
+                .with("path", source.display().to_string())
+                .with("line", e.line())
+                .with("column", e.column())
+        })?;
+        if !document.is_object() {
+            return Err(Error::new(
+                code::PACK_LOCKFILE_INVALID,
+                format!("{}: a lockfile is a JSON object", source.display()),
+            )
+            .with("path", source.display().to_string()));
+        }
+        let findings = Schema::PackLockfile
+            .violations(&document)
+            .into_iter()
+            .map(|v| {
+                let registry_field = v.pointer == "/registry" || v.pointer.starts_with("/fallbackRegistries/");
+                let (severity, message) = if v.pointer.is_empty() && v.keyword == "additionalProperties" {
+                    // §7.9: readers ignore unknown top-level fields, although the schema is closed.
+                    (Severity::Warning, format!("{}; ignored for forward compatibility", v.message))
+                } else if registry_field && v.keyword == "format" {
+                    (Severity::Warning, format!("{}; read as a local path", v.message))
+                } else {
+                    (Severity::Error, v.message)
+                };
+                let mut f = Finding::error(code::PACK_LOCKFILE_INVALID, v.pointer, message).with("keyword", v.keyword);
+                f.severity = severity;
+                f
+            })
+            .collect();
+        Ok(Self { source: source.to_path_buf(), document, findings })
+    }
+
+    pub fn source(&self) -> &Path {
+        &self.source
+    }
+
+    pub fn document(&self) -> &Value {
+        &self.document
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.findings.iter().all(|f| !f.is_error())
+    }
+
+    pub fn registry(&self) -> Option<&str> {
+        self.document.get("registry").and_then(Value::as_str)
+    }
+
+    pub fn fallback_registries(&self) -> Vec<&str> {
+        self.document
+            .get("fallbackRegistries")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    }
+
+    /// `overrides`: pack name → exact version, in document order.
+    pub fn overrides(&self) -> Vec<(&str, &str)> {
+        self.document
+            .get("overrides")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+            .collect()
+    }
+
+    pub fn packs(&self) -> Vec<LockedPack> {
+        let entries = self.document.get("packs").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        entries
+            .iter()
+            .enumerate()
+            .filter_map(|(index, e)| {
+                let text = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_owned);
+                let dependencies = e
+                    .get("dependencies")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect();
+                Some(LockedPack {
+                    index,
+                    name: text("name")?,
+                    version: text("version")?,
+                    integrity: text("integrity").unwrap_or_default(),
+                    dependencies,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A pack some workflow or chain pack needs, with the range it asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub requested_by: String,
+    pub name: String,
+    pub range: String,
+}
+
+impl Requirement {
+    /// The `dependencies` of a (chain) pack.
+    pub fn of_pack(pack: &Pack) -> Vec<Self> {
+        pack.dependencies()
+            .into_iter()
+            .map(|(name, range)| Self {
+                requested_by: pack.name().to_owned(),
+                name: name.to_owned(),
+                range: range.to_owned(),
+            })
+            .collect()
+    }
+}
+
+/// What to resolve against.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResolveOptions<'a> {
+    /// Primary registry folders, searched first (`--registry DIR`, repeatable).
+    pub registries: &'a [PathBuf],
+    /// Packs the workspace needs; each must be locked (`pack_lockfile_incomplete`).
+    pub requirements: &'a [Requirement],
+    /// When given, each resolved pack's manifest signature is verified under this policy.
+    pub trusted_keys: Option<&'a TrustedKeys>,
+    pub require_signed: bool,
+}
+
+/// One resolved pack.
+#[derive(Debug, Clone)]
+pub struct ResolvedPack {
+    pub name: String,
+    pub version: String,
+    /// The version the lockfile locked, when an override replaced it.
+    pub locked_version: Option<String>,
+    pub integrity: String,
+    /// The registry (folder or URL text) that served it.
+    pub registry: String,
+    pub pack: Pack,
+    pub dependencies: BTreeMap<String, String>,
+    pub signature: Option<SignatureStatus>,
+}
+
+/// The resolved set and everything found on the way.
+#[derive(Debug, Clone, Default)]
+pub struct Resolution {
+    pub lockfile_version: Option<u64>,
+    /// Sorted by name, then version.
+    pub packs: Vec<ResolvedPack>,
+    pub findings: Vec<Finding>,
+}
+
+impl Resolution {
+    pub fn is_ok(&self) -> bool {
+        self.findings.iter().all(|f| !f.is_error())
+    }
+
+    /// The deterministic JSON form: packs sorted by name then version, maps by key.
+    pub fn to_json(&self) -> Value {
+        let packs: Vec<Value> = self
+            .packs
+            .iter()
+            .map(|p| {
+                let mut o = Map::new();
+                o.insert("name".into(), json!(p.name));
+                o.insert("version".into(), json!(p.version));
+                if let Some(locked) = &p.locked_version {
+                    o.insert("lockedVersion".into(), json!(locked));
+                }
+                o.insert("integrity".into(), json!(p.integrity));
+                o.insert("registry".into(), json!(p.registry));
+                o.insert("manifest".into(), json!(p.pack.source.display().to_string()));
+                if !p.dependencies.is_empty() {
+                    o.insert("dependencies".into(), json!(p.dependencies));
+                }
+                if let Some(status) = &p.signature {
+                    o.insert("signature".into(), json!(status.as_str()));
+                }
+                Value::Object(o)
+            })
+            .collect();
+        json!({
+            "lockfileVersion": self.lockfile_version,
+            "integrityVerified": false,
+            "packs": packs,
+            "findings": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
+        })
+    }
+
+    /// `to_json` as text: 2-space indentation and one final newline (§7.8).
+    pub fn to_json_string(&self) -> String {
+        let mut s = serde_json::to_string_pretty(&self.to_json()).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+/// Where a registry entry points.
+enum Location {
+    Local(PathBuf),
+    Unreachable,
+}
+
+struct Registry {
+    label: String,
+    /// Indexed packs: name → (version text, pack).
+    index: HashMap<String, Vec<(String, Pack)>>,
+}
+
+/// Resolve every locked pack (frozen mode, §7.4), honouring `overrides` (§7.5) and
+/// `fallbackRegistries` (§7.6).
+pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
+    let mut findings: Vec<Finding> = lock.findings().to_vec();
+    let registries = open_registries(lock, opts.registries, &mut findings);
+
+    let mut overrides: BTreeMap<&str, &str> = BTreeMap::new();
+    for (name, version) in lock.overrides() {
+        if Version::parse(version).is_err() {
+            findings.push(
+                Finding::error(
+                    code::PACK_LOCKFILE_INVALID,
+                    pointer_join("/overrides", name),
+                    format!("override {name}: \"{version}\" is not an exact semver version"),
+                )
+                .with("packName", name),
+            );
+            continue;
+        }
+        overrides.insert(name, version);
+    }
+
+    // One entry per name; a second, different version of the same pack is a conflict.
+    let mut locked: BTreeMap<String, LockedPack> = BTreeMap::new();
+    for entry in lock.packs() {
+        match locked.get(&entry.name) {
+            Some(first) if first.version != entry.version => findings.push(
+                Finding::error(
+                    code::PACK_DEPENDENCY_CONFLICT,
+                    format!("/packs/{}", entry.index),
+                    format!("{} is locked twice, at {} and at {}", entry.name, first.version, entry.version),
+                )
+                .with("packName", entry.name.as_str())
+                .with("versions", vec![first.version.clone(), entry.version.clone()]),
+            ),
+            Some(_) => {}
+            None => {
+                locked.insert(entry.name.clone(), entry);
+            }
+        }
+    }
+    let chosen = |name: &str| -> Option<String> {
+        overrides.get(name).map(|v| (*v).to_owned()).or_else(|| locked.get(name).map(|e| e.version.clone()))
+    };
+
+    // Declared ranges per pack, from the workspace and from resolved manifests.
+    let mut parents: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for req in opts.requirements {
+        if !locked.contains_key(&req.name) {
+            findings.push(incomplete(&req.name, &req.requested_by, Some(&req.range), ""));
+        }
+        parents.entry(req.name.clone()).or_default().push((req.requested_by.clone(), req.range.clone()));
+    }
+
+    let mut packs = Vec::new();
+    for entry in locked.values() {
+        let Some(version) = chosen(&entry.name) else { continue };
+        let overridden = overrides.contains_key(entry.name.as_str());
+        let at = if overridden {
+            pointer_join("/overrides", &entry.name)
+        } else {
+            format!("/packs/{}/version", entry.index)
+        };
+
+        for (dep, pinned) in &entry.dependencies {
+            let pin_at = pointer_join(&format!("/packs/{}/dependencies", entry.index), dep);
+            match locked.get(dep) {
+                None => findings.push(incomplete(dep, &entry.name, None, &pin_at)),
+                Some(dep_entry) if !overrides.contains_key(dep.as_str()) && dep_entry.version != *pinned => findings
+                    .push(
+                        Finding::error(
+                            code::PACK_DEPENDENCY_CONFLICT,
+                            pin_at,
+                            format!(
+                                "{} pins {dep} {pinned}, but the lockfile locks {dep} {}",
+                                entry.name, dep_entry.version
+                            ),
+                        )
+                        .with("packName", dep.as_str())
+                        .with("versions", vec![pinned.clone(), dep_entry.version.clone()]),
+                    ),
+                Some(_) => {}
+            }
+        }
+
+        let Some((registry, pack)) = find(&registries, &entry.name, &version) else {
+            findings.push(not_found(&registries, &entry.name, &version, &at));
+            continue;
+        };
+        for (dep, range) in pack.dependencies() {
+            let requester = format!("{}@{}", entry.name, version);
+            if !locked.contains_key(dep) {
+                findings.push(incomplete(dep, &requester, Some(range), ""));
+            }
+            parents.entry(dep.to_owned()).or_default().push((requester, range.to_owned()));
+        }
+        let signature = opts.trusted_keys.map(|keys| {
+            let report = verify_pack(pack, keys, opts.require_signed);
+            if let Some(mut f) = report.finding {
+                // Re-anchor on the lockfile entry; keep where in the manifest it was.
+                f.details.insert("manifestPointer".into(), json!(f.pointer));
+                f.details.insert("path".into(), json!(pack.source.display().to_string()));
+                f.pointer = format!("/packs/{}", entry.index);
+                findings.push(f);
+            }
+            report.status
+        });
+        packs.push(ResolvedPack {
+            name: entry.name.clone(),
+            version: version.clone(),
+            locked_version: (overridden && version != entry.version).then(|| entry.version.clone()),
+            integrity: entry.integrity.clone(),
+            registry: registry.to_owned(),
+            pack: pack.clone(),
+            dependencies: entry.dependencies.clone(),
+            signature,
+        });
+    }
+
+    for (name, version) in &overrides {
+        check_override(name, version, &locked, parents.get(*name), &mut findings);
+    }
+
+    packs.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
+    let lockfile_version = lock.document().get("lockfileVersion").and_then(Value::as_u64);
+    Resolution { lockfile_version, packs, findings }
+}
+
+/// §7.5: an override must satisfy at least one declaring parent's range.
+fn check_override(
+    name: &str,
+    version: &str,
+    locked: &BTreeMap<String, LockedPack>,
+    declared: Option<&Vec<(String, String)>>,
+    findings: &mut Vec<Finding>,
+) {
+    let at = pointer_join("/overrides", name);
+    let Some(declared) = declared.filter(|d| !d.is_empty()) else {
+        if !locked.contains_key(name) {
+            findings.push(
+                Finding::warning(
+                    code::LOCKFILE_OVERRIDE_UNUSED,
+                    at,
+                    format!("override {name} {version} names a pack that is neither locked nor required"),
+                )
+                .with("packName", name),
+            );
+        }
+        return;
+    };
+    let Ok(v) = Version::parse(version) else { return };
+    let mut satisfied = false;
+    for (requested_by, range) in declared {
+        match Range::parse(range) {
+            Ok(r) => satisfied |= r.matches(&v),
+            Err(msg) => findings.push(
+                Finding::error(
+                    code::DEPENDENCY_RANGE_INVALID,
+                    at.as_str(),
+                    format!("{requested_by} asks for {name} {msg}"),
+                )
+                .with("packName", name)
+                .with("requestedBy", requested_by.as_str())
+                .with("range", range.as_str()),
+            ),
+        }
+    }
+    if !satisfied {
+        let ranges: Vec<Value> =
+            declared.iter().map(|(by, range)| json!({"requestedBy": by, "range": range})).collect();
+        findings.push(
+            Finding::error(
+                code::PACK_DEPENDENCY_CONFLICT,
+                at,
+                format!("override {name} {version} satisfies none of the ranges declared for {name}"),
+            )
+            .with("packName", name)
+            .with("override", version)
+            .with("conflictingRanges", ranges),
+        );
+    }
+}
+
+fn incomplete(name: &str, requested_by: &str, range: Option<&str>, pointer: &str) -> Finding {
+    let wanted = range.map(|r| format!(" {r}")).unwrap_or_default();
+    let mut f = Finding::error(
+        code::PACK_LOCKFILE_INCOMPLETE,
+        pointer,
+        format!("{requested_by} needs {name}{wanted}, and the lockfile does not lock it"),
+    )
+    .with("packName", name)
+    .with("requestedBy", requested_by);
+    if let Some(r) = range {
+        f = f.with("range", r);
+    }
+    f
+}
+
+fn not_found(registries: &[Registry], name: &str, version: &str, pointer: &str) -> Finding {
+    let mut available: Vec<&str> =
+        registries.iter().filter_map(|r| r.index.get(name)).flatten().map(|(v, _)| v.as_str()).collect();
+    available.sort_unstable();
+    available.dedup();
+    let searched: Vec<&str> = registries.iter().map(|r| r.label.as_str()).collect();
+    let message = if searched.is_empty() {
+        format!("{name} {version}: no readable registry to resolve it from")
+    } else if available.is_empty() {
+        format!("{name} {version}: no searched registry serves {name}")
+    } else {
+        format!("{name} {version}: the searched registries serve {name} {} only", available.join(", "))
+    };
+    Finding::error(code::PACK_VERSION_NOT_FOUND, pointer, message)
+        .with("packName", name)
+        .with("version", version)
+        .with("available", available)
+        .with("searched", searched)
+}
+
+/// The first registry (in search order) serving `name` at exactly `version`.
+fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<(&'r str, &'r Pack)> {
+    registries.iter().find_map(|r| {
+        let (_, pack) = r.index.get(name)?.iter().find(|(v, _)| v == version)?;
+        Some((r.label.as_str(), pack))
+    })
+}
+
+/// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order.
+fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Finding>) -> Vec<Registry> {
+    let base = lock.source().parent().unwrap_or(Path::new(""));
+    let mut entries: Vec<(String, String, Location)> =
+        primary.iter().map(|p| (p.display().to_string(), String::new(), Location::Local(p.clone()))).collect();
+    if let Some(r) = lock.registry() {
+        entries.push((r.to_owned(), "/registry".into(), locate(r, base)));
+    }
+    for (i, r) in lock.fallback_registries().into_iter().enumerate() {
+        entries.push((r.to_owned(), format!("/fallbackRegistries/{i}"), locate(r, base)));
+    }
+    let mut out = Vec::new();
+    for (label, pointer, location) in entries {
+        match location {
+            Location::Unreachable => findings.push(
+                Finding::warning(
+                    code::REGISTRY_UNREACHABLE,
+                    pointer,
+                    format!("registry {label} is not a local folder or file:// URL; chainsmith never fetches, so it is skipped"),
+                )
+                .with("registry", label),
+            ),
+            Location::Local(dir) if !dir.is_dir() => findings.push(
+                Finding::warning(code::REGISTRY_UNREACHABLE, pointer, format!("registry folder {} does not exist", dir.display()))
+                    .with("registry", label)
+                    .with("path", dir.display().to_string()),
+            ),
+            Location::Local(dir) => {
+                let outcome = load_path(&dir, LoadOptions::default());
+                for err in outcome.failures {
+                    // An empty registry is not a problem; unreadable manifests in it are.
+                    if err.code != code::PACK_NOT_FOUND {
+                        findings.push(finding_from(err, "", Severity::Warning).with("registry", label.as_str()));
+                    }
+                }
+                let mut index: HashMap<String, Vec<(String, Pack)>> = HashMap::new();
+                for pack in outcome.packs {
+                    if pack.name().is_empty() || pack.version().is_empty() {
+                        continue;
+                    }
+                    index.entry(pack.name().to_owned()).or_default().push((pack.version().to_owned(), pack));
+                }
+                out.push(Registry { label, index });
+            }
+        }
+    }
+    out
+}
+
+/// Classify a lockfile registry entry: a `file://` URL or a plain path is local.
+fn locate(text: &str, base: &Path) -> Location {
+    if let Some(rest) = text.strip_prefix("file:") {
+        // `file:///p` and `file://localhost/p` name a local path; `file:/p` too.
+        let path = match rest.strip_prefix("//") {
+            Some(after) => match after.split_once('/') {
+                Some(("" | "localhost", p)) => format!("/{p}"),
+                _ => return Location::Unreachable,
+            },
+            None if rest.starts_with('/') => rest.to_owned(),
+            None => return Location::Unreachable,
+        };
+        return match percent_decode(&path) {
+            Some(p) => Location::Local(PathBuf::from(p)),
+            None => Location::Unreachable,
+        };
+    }
+    if has_url_scheme(text) {
+        return Location::Unreachable;
+    }
+    Location::Local(base.join(text))
+}
+
+/// `scheme:` per RFC 3986 (a drive letter such as `C:` is a path, not a scheme).
+fn has_url_scheme(text: &str) -> bool {
+    match text.split_once(':') {
+        Some((scheme, _)) => {
+            scheme.len() > 1
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_entries_are_classified_without_fetching() {
+        let base = Path::new("/work/ws");
+        let local = |t: &str| match locate(t, base) {
+            Location::Local(p) => Some(p),
+            Location::Unreachable => None,
+        };
+        assert_eq!(local("file:///srv/reg"), Some(PathBuf::from("/srv/reg")));
+        assert_eq!(local("file://localhost/srv/my%20reg"), Some(PathBuf::from("/srv/my reg")));
+        assert_eq!(local("file:/srv/reg"), Some(PathBuf::from("/srv/reg")));
+        assert_eq!(local("./reg"), Some(PathBuf::from("/work/ws/./reg")));
+        assert_eq!(local("/abs/reg"), Some(PathBuf::from("/abs/reg")));
+        for remote in
+            ["https://packs.example.test", "http://x", "file://otherhost/x", "s3://b/k", "file:rel", "file:///%zz"]
+        {
+            assert!(local(remote).is_none(), "{remote}");
+        }
+    }
+
+    #[test]
+    fn lockfile_schema_findings_and_forward_compatibility() {
+        let lock = Lockfile::from_bytes(
+            Path::new("ws/pack-lock.json"),
+            br#"{"lockfileVersion": 1, "generatedAt": "2026-01-01T00:00:00Z", "packs": [{"name": "vendor.a.b", "version": "1.0.0", "integrity": "bad"}], "future": 1, "fallbackRegistries": ["./mirror"]}"#,
+        )
+        .unwrap();
+        let f: Vec<_> = lock.findings().iter().map(|f| (f.severity, f.pointer.as_str())).collect();
+        assert!(f.contains(&(Severity::Warning, "")), "{f:?}");
+        assert!(f.contains(&(Severity::Warning, "/fallbackRegistries/0")), "{f:?}");
+        assert!(f.contains(&(Severity::Error, "/packs/0/integrity")), "{f:?}");
+        assert!(!lock.is_valid());
+        assert_eq!(Lockfile::from_bytes(Path::new("x"), b"[").unwrap_err().code, code::PACK_LOCKFILE_INVALID);
+        assert_eq!(Lockfile::from_bytes(Path::new("x"), b"[]").unwrap_err().code, code::PACK_LOCKFILE_INVALID);
+        assert_eq!(Lockfile::read(Path::new("/definitely/not/here.json")).unwrap_err().code, code::PACK_NOT_FOUND);
+    }
+}

@@ -1,0 +1,706 @@
+//! The typeId catalog: node types published by loaded node packs, with their config,
+//! input and output schemas (node-packs §3).
+//!
+//! Schema files are read when a pack is added (so a missing or broken file is reported
+//! at once) and compiled on first use. typeIds are looked up by exact id, never by pack
+//! name prefix (§1.3).
+
+use super::{TypeResolver, builtin, finding_from, is_core, path_inside, read_bounded};
+use crate::error::{Finding, Severity, code, pointer_join};
+use crate::expand::Expansion;
+use crate::pack::{Chain, LoadOptions, Pack, PackKind, load_path};
+use crate::schemas::{Violation, collect_violations, compile};
+use jsonschema::Validator;
+use semver::Version;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Largest schema file read (the public registry caps tarball entries at 5 MB).
+pub const MAX_SCHEMA_BYTES: u64 = 5 * 1024 * 1024;
+
+/// One node type a catalogued pack publishes.
+#[derive(Debug)]
+pub struct NodeType {
+    type_id: String,
+    pack_name: String,
+    pack_version: String,
+    manifest: PathBuf,
+    pointer: String,
+    entry: Value,
+    config: SchemaSlot,
+    input: SchemaSlot,
+    output: SchemaSlot,
+}
+
+/// A schema document read from the pack, compiled on first use.
+#[derive(Debug, Default)]
+struct SchemaSlot {
+    document: Option<Value>,
+    compiled: OnceLock<Result<Arc<Validator>, String>>,
+}
+
+impl SchemaSlot {
+    fn validator(&self) -> Option<Result<&Arc<Validator>, &str>> {
+        let doc = self.document.as_ref()?;
+        Some(self.compiled.get_or_init(|| compile(doc)).as_ref().map_err(String::as_str))
+    }
+}
+
+impl NodeType {
+    pub fn type_id(&self) -> &str {
+        &self.type_id
+    }
+
+    pub fn pack_name(&self) -> &str {
+        &self.pack_name
+    }
+
+    pub fn pack_version(&self) -> &str {
+        &self.pack_version
+    }
+
+    /// The `pack.json` that declares this type.
+    pub fn manifest_path(&self) -> &Path {
+        &self.manifest
+    }
+
+    /// The `nodes[]` entry as declared.
+    pub fn entry(&self) -> &Value {
+        &self.entry
+    }
+
+    fn text(&self, key: &str) -> &str {
+        self.entry.get(key).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    pub fn version(&self) -> &str {
+        self.text("version")
+    }
+
+    pub fn category(&self) -> &str {
+        self.text("category")
+    }
+
+    pub fn role(&self) -> &str {
+        self.text("role")
+    }
+
+    pub fn label(&self) -> &str {
+        let label = self.text("label");
+        if label.is_empty() { &self.type_id } else { label }
+    }
+
+    pub fn description(&self) -> &str {
+        self.text("description")
+    }
+
+    pub fn capabilities(&self) -> Vec<&str> {
+        self.entry
+            .get("capabilities")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    }
+
+    pub fn config_schema(&self) -> Option<&Value> {
+        self.config.document.as_ref()
+    }
+
+    pub fn input_schema(&self) -> Option<&Value> {
+        self.input.document.as_ref()
+    }
+
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output.document.as_ref()
+    }
+}
+
+/// Named ports of a node type: top-level `properties` of its input and output schemas
+/// (plus the manifest's `outputs` map). A side is *open* when its schema is unknown or
+/// admits undeclared properties, so any port name is accepted there.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Ports {
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub inputs_open: bool,
+    pub outputs_open: bool,
+}
+
+impl Ports {
+    pub fn accepts_input(&self, port: &str) -> bool {
+        self.inputs_open || self.inputs.iter().any(|p| p == port)
+    }
+
+    pub fn accepts_output(&self, port: &str) -> bool {
+        self.outputs_open || self.outputs.iter().any(|p| p == port)
+    }
+}
+
+/// A node pack the catalog holds (for the palette's Catalog section and dependency checks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogPack {
+    pub name: String,
+    pub version: String,
+    pub manifest: PathBuf,
+    pub type_ids: Vec<String>,
+    /// Manifest errors the pack loaded with (its types are catalogued anyway).
+    pub errors: usize,
+}
+
+/// Which typeIds of one chain do not resolve (empty: the chain fully resolves).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainResolution {
+    pub chain_id: String,
+    pub unresolved: Vec<String>,
+}
+
+impl ChainResolution {
+    pub fn resolves(&self) -> bool {
+        self.unresolved.is_empty()
+    }
+}
+
+/// The typeId catalog.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    types: BTreeMap<String, NodeType>,
+    packs: Vec<CatalogPack>,
+    findings: Vec<Finding>,
+}
+
+impl TypeResolver for Catalog {
+    fn resolves(&self, type_id: &str) -> bool {
+        is_core(type_id) || self.types.contains_key(type_id)
+    }
+}
+
+impl Catalog {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Load every node pack under the given files or folders (`--catalog DIR`, repeatable).
+    /// Other pack kinds found there are skipped; unreadable manifests become findings.
+    pub fn load<P: AsRef<Path>>(paths: &[P]) -> Self {
+        let mut catalog = Self::new();
+        for path in paths {
+            catalog.add_path(path.as_ref());
+        }
+        catalog
+    }
+
+    /// Add the node packs under one file or folder.
+    pub fn add_path(&mut self, path: &Path) {
+        let outcome = load_path(path, LoadOptions::default());
+        for err in outcome.failures {
+            self.findings.push(finding_from(err, "", Severity::Warning));
+        }
+        for pack in &outcome.packs {
+            self.add_pack(pack);
+        }
+    }
+
+    /// Add one loaded pack; anything but a node pack is ignored.
+    pub fn add_pack(&mut self, pack: &Pack) {
+        if pack.kind != PackKind::Node {
+            return;
+        }
+        let source = pack.source.display().to_string();
+        let errors = pack.errors().count();
+        for f in pack.errors() {
+            let mut f = f.clone().with("path", source.as_str()).with("packName", pack.name());
+            // The pack's types stay usable for resolution; the errors are reported, not fatal.
+            f.severity = Severity::Warning;
+            self.findings.push(f);
+        }
+        let dir = pack.dir().unwrap_or(Path::new(""));
+        let mut type_ids = Vec::new();
+        for (i, entry) in pack.node_types().iter().enumerate() {
+            let Some(type_id) = entry.get("typeId").and_then(Value::as_str).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let pointer = format!("/nodes/{i}");
+            let mut slot = |key: &str| self.read_schema(pack, dir, entry, &pointer, key);
+            let node = NodeType {
+                type_id: type_id.to_owned(),
+                pack_name: pack.name().to_owned(),
+                pack_version: pack.version().to_owned(),
+                manifest: pack.source.clone(),
+                config: slot("configSchemaRef"),
+                input: slot("inputSchemaRef"),
+                output: slot("outputSchemaRef"),
+                pointer,
+                entry: entry.clone(),
+            };
+            type_ids.push(type_id.to_owned());
+            self.insert(node);
+        }
+        self.packs.push(CatalogPack {
+            name: pack.name().to_owned(),
+            version: pack.version().to_owned(),
+            manifest: pack.source.clone(),
+            type_ids,
+            errors,
+        });
+    }
+
+    /// Keep one provider per typeId: the newest version of the same pack wins; a second
+    /// pack publishing the same typeId is reported and the first one kept.
+    fn insert(&mut self, node: NodeType) {
+        let Some(existing) = self.types.get(&node.type_id) else {
+            self.types.insert(node.type_id.clone(), node);
+            return;
+        };
+        if existing.pack_name == node.pack_name {
+            let newer = match (Version::parse(&node.pack_version), Version::parse(&existing.pack_version)) {
+                (Ok(new), Ok(old)) => new > old,
+                _ => false,
+            };
+            if newer {
+                self.types.insert(node.type_id.clone(), node);
+            }
+            return;
+        }
+        self.findings.push(
+            Finding::warning(
+                code::TYPEID_DUPLICATE,
+                node.pointer.as_str(),
+                format!(
+                    "typeId \"{}\" is published by both {}@{} and {}@{}; the catalog uses {}",
+                    node.type_id,
+                    existing.pack_name,
+                    existing.pack_version,
+                    node.pack_name,
+                    node.pack_version,
+                    existing.pack_name
+                ),
+            )
+            .with("typeId", node.type_id.as_str())
+            .with("path", node.manifest.display().to_string())
+            .with("kept", existing.manifest.display().to_string()),
+        );
+    }
+
+    fn read_schema(&mut self, pack: &Pack, dir: &Path, entry: &Value, node_ptr: &str, key: &str) -> SchemaSlot {
+        let Some(reference) = entry.get(key).and_then(Value::as_str) else { return SchemaSlot::default() };
+        let loaded = path_inside(dir, reference).and_then(|path| {
+            let bytes = read_bounded(&path, MAX_SCHEMA_BYTES)?;
+            let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+                format!("{} is not valid JSON (line {}, column {}): {e}", path.display(), e.line(), e.column())
+            })?;
+            if doc.is_object() || doc.is_boolean() {
+                Ok(doc)
+            } else {
+                Err(format!("{} is not a JSON Schema (an object or a boolean)", path.display()))
+            }
+        });
+        match loaded {
+            Ok(doc) => SchemaSlot { document: Some(doc), compiled: OnceLock::new() },
+            Err(msg) => {
+                let type_id = entry.get("typeId").and_then(Value::as_str).unwrap_or_default();
+                self.findings.push(
+                    Finding::warning(
+                        code::NODE_SCHEMA_UNAVAILABLE,
+                        pointer_join(node_ptr, key),
+                        format!("{key} of {type_id} in {}: {msg}", pack.name()),
+                    )
+                    .with("typeId", type_id)
+                    .with("packName", pack.name())
+                    .with("reference", reference)
+                    .with("path", pack.source.display().to_string()),
+                );
+                SchemaSlot::default()
+            }
+        }
+    }
+
+    /// Problems met while building the catalog (unreadable manifests, missing schema files,
+    /// duplicate typeIds). None of them is fatal.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    pub fn packs(&self) -> &[CatalogPack] {
+        &self.packs
+    }
+
+    /// Versions of a pack the catalog holds, newest first (unparseable versions skipped).
+    pub fn pack_versions(&self, name: &str) -> Vec<Version> {
+        let mut out: Vec<Version> =
+            self.packs.iter().filter(|p| p.name == name).filter_map(|p| Version::parse(&p.version).ok()).collect();
+        out.sort_unstable_by(|a, b| b.cmp(a));
+        out.dedup();
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    pub fn node_type(&self, type_id: &str) -> Option<&NodeType> {
+        self.types.get(type_id)
+    }
+
+    /// All catalogued node types, by typeId.
+    pub fn node_types(&self) -> impl Iterator<Item = &NodeType> {
+        self.types.values()
+    }
+
+    /// Named ports, when the type is catalogued.
+    pub fn ports(&self, type_id: &str) -> Option<Ports> {
+        let node = self.types.get(type_id)?;
+        let (inputs, inputs_open) = schema_ports(node.input.document.as_ref());
+        let (mut outputs, outputs_open) = schema_ports(node.output.document.as_ref());
+        if let Some(declared) = node.entry.get("outputs").and_then(Value::as_object) {
+            for name in declared.keys() {
+                if !outputs.contains(name) {
+                    outputs.push(name.clone());
+                }
+            }
+        }
+        Some(Ports { inputs, outputs, inputs_open, outputs_open })
+    }
+
+    /// Whether the type declares the `side-effectful` capability or the `side-effect` role.
+    pub fn is_side_effectful(&self, type_id: &str) -> bool {
+        self.types
+            .get(type_id)
+            .is_some_and(|n| n.capabilities().contains(&"side-effectful") || n.role() == "side-effect")
+    }
+
+    /// Whether a config schema is known for the type (catalogued or bundled).
+    pub fn has_config_schema(&self, type_id: &str) -> bool {
+        self.types.get(type_id).is_some_and(|n| n.config.document.is_some())
+            || builtin::config_schema(type_id).is_some()
+    }
+
+    /// Violations of `config` against the type's config schema (pointers relative to the
+    /// config object). Empty when no schema is known. `subChainRef` is left out: it names
+    /// a sibling chain and is replaced by the host when the child is registered (§8).
+    pub fn check_config(&self, type_id: &str, config: &Value) -> Vec<Violation> {
+        let stripped;
+        let config = match config.as_object() {
+            Some(m) if m.contains_key("subChainRef") => {
+                let mut m = m.clone();
+                m.remove("subChainRef");
+                stripped = Value::Object(m);
+                &stripped
+            }
+            _ => config,
+        };
+        let violations = match self.types.get(type_id).and_then(|n| n.config.validator()) {
+            Some(Ok(validator)) => collect_violations(validator, config),
+            Some(Err(msg)) => {
+                return vec![Violation {
+                    pointer: String::new(),
+                    keyword: "$schema".into(),
+                    message: format!("the config schema of {type_id} cannot be used: {msg}"),
+                }];
+            }
+            None => match builtin::config_schema(type_id) {
+                Some(schema) => schema.violations(config),
+                None => return Vec::new(),
+            },
+        };
+        builtin::refine(type_id, config, violations)
+    }
+
+    /// Config violations per expanded node, and edges naming ports their node's type does
+    /// not have. Pointers address the expansion output (`/nodes/<i>/config/...`,
+    /// `/edges/<j>/from`); all findings are warnings (the CLI promotes them under `--strict`).
+    pub fn check_expansion(&self, exp: &Expansion) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let empty = Value::Object(Map::new());
+        let mut index: HashMap<&str, (usize, &str)> = HashMap::new();
+        for (i, node) in exp.nodes.iter().enumerate() {
+            let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+            let Some(type_id) = node.get("typeId").and_then(Value::as_str) else { continue };
+            index.insert(node_id, (i, type_id));
+            // A node without `config` is exported with `{}` (chain-packs §6.3), so check that.
+            let config = node.get("config").unwrap_or(&empty);
+            for v in self.check_config(type_id, config) {
+                out.push(
+                    Finding::warning(
+                        code::NODE_CONFIG_INVALID,
+                        format!("/nodes/{i}/config{}", v.pointer),
+                        format!("{type_id} config: {}", v.message),
+                    )
+                    .in_chain(&exp.chain_id)
+                    .with("typeId", type_id)
+                    .with("nodeId", node_id)
+                    .with("keyword", v.keyword),
+                );
+            }
+        }
+        for (j, edge) in exp.edges.iter().enumerate() {
+            for key in ["from", "to"] {
+                let Some((node_id, port)) = edge.get(key).and_then(Value::as_str).and_then(|s| s.split_once('.'))
+                else {
+                    continue;
+                };
+                let Some(&(_, type_id)) = index.get(node_id) else { continue };
+                let Some(ports) = self.ports(type_id) else { continue };
+                let (known, side) = if key == "from" {
+                    (ports.accepts_output(port), &ports.outputs)
+                } else {
+                    (ports.accepts_input(port), &ports.inputs)
+                };
+                if !known {
+                    let kind = if key == "from" { "output" } else { "input" };
+                    out.push(
+                        Finding::warning(
+                            code::EDGE_PORT_UNKNOWN,
+                            format!("/edges/{j}/{key}"),
+                            format!("{type_id} has no {kind} port \"{port}\" (its ports: {})", side.join(", ")),
+                        )
+                        .in_chain(&exp.chain_id)
+                        .with("typeId", type_id)
+                        .with("nodeId", node_id)
+                        .with("port", port)
+                        .with("ports", side.clone()),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    /// The distinct typeIds of a chain that do not resolve, in first-use order.
+    pub fn unresolved<'c>(&self, chain: &'c Chain) -> Vec<&'c str> {
+        chain.type_ids().into_iter().filter(|t| !self.resolves(t)).collect()
+    }
+
+    /// One `chain_unresolvable_typeid` error per distinct unresolved typeId of the chain,
+    /// pointing at its first use in the manifest.
+    pub fn unresolved_findings(&self, chain: &Chain) -> Vec<Finding> {
+        let mut out: Vec<Finding> = Vec::new();
+        for (j, node) in chain.nodes().iter().enumerate() {
+            let uses =
+                [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))];
+            for (at, value) in uses {
+                let Some(type_id) = value.and_then(Value::as_str) else { continue };
+                if self.resolves(type_id)
+                    || out.iter().any(|f| f.details.get("typeId").and_then(Value::as_str) == Some(type_id))
+                {
+                    continue;
+                }
+                out.push(
+                    Finding::error(
+                        code::CHAIN_UNRESOLVABLE_TYPEID,
+                        format!("{}/dag/nodes/{j}/{at}", chain.pointer()),
+                        format!("typeId \"{type_id}\" is not provided by any catalogued node pack"),
+                    )
+                    .in_chain(chain.chain_id())
+                    .with("typeId", type_id)
+                    .with("chainId", chain.chain_id()),
+                );
+            }
+        }
+        out
+    }
+
+    /// For each chain of a chain pack: the typeIds that do not resolve (palette badges,
+    /// `validate`).
+    pub fn resolution(&self, pack: &Pack) -> Vec<ChainResolution> {
+        pack.chains
+            .iter()
+            .map(|c| ChainResolution {
+                chain_id: c.chain_id().to_owned(),
+                unresolved: self.unresolved(c).into_iter().map(str::to_owned).collect(),
+            })
+            .collect()
+    }
+}
+
+/// Port names of one schema side, and whether undeclared names are admitted.
+fn schema_ports(schema: Option<&Value>) -> (Vec<String>, bool) {
+    match schema {
+        None | Some(Value::Bool(true)) => (Vec::new(), true),
+        Some(Value::Object(s)) => {
+            let names = s.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect());
+            let closed = [s.get("additionalProperties"), s.get("unevaluatedProperties")]
+                .iter()
+                .any(|k| *k == Some(&Value::Bool(false)));
+            (names.unwrap_or_default(), !closed)
+        }
+        Some(_) => (Vec::new(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::load_file;
+    use serde_json::json;
+
+    /// A node pack folder with one typed node and its schema files.
+    fn node_pack(dir: &Path, name: &str, version: &str) {
+        let manifest = json!({
+            "name": name, "version": version,
+            "engines": {"openwop": ">=1.0.0"},
+            "runtime": {"language": "javascript", "entry": "dist/index.js"},
+            "nodes": [{
+                "typeId": "vendor.acme.send", "version": "1.0.0", "category": "integration",
+                "role": "side-effect", "capabilities": ["side-effectful"],
+                "configSchemaRef": "schemas/send.config.json",
+                "inputSchemaRef": "schemas/send.input.json",
+                "outputSchemaRef": "schemas/send.output.json",
+                "outputs": {"receipt": {"sensitive": false}}
+            }, {
+                "typeId": "vendor.acme.pure", "version": "1.0.0", "category": "data", "role": "pure",
+                "configSchemaRef": "schemas/missing.json",
+                "inputSchemaRef": "../outside.json"
+            }]
+        });
+        std::fs::create_dir_all(dir.join("schemas")).unwrap();
+        std::fs::write(dir.join("pack.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+        let config = json!({"type": "object", "required": ["to"], "additionalProperties": false,
+            "properties": {"to": {"type": "string"}, "retries": {"type": "integer", "minimum": 0}}});
+        let input = json!({"type": "object", "additionalProperties": false, "properties": {"body": {}, "subject": {}}});
+        let output = json!({"type": "object", "properties": {"messageId": {}}, "additionalProperties": false});
+        std::fs::write(dir.join("schemas/send.config.json"), config.to_string()).unwrap();
+        std::fs::write(dir.join("schemas/send.input.json"), input.to_string()).unwrap();
+        std::fs::write(dir.join("schemas/send.output.json"), output.to_string()).unwrap();
+    }
+
+    fn chain_pack(nodes: Value, edges: Value) -> Pack {
+        let m = json!({
+            "name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": ">=1.0.0"},
+            "chains": [{"chainId": "acme.send", "version": "1.0.0", "label": "Send", "description": "d",
+                "parameters": {"type": "object", "properties": {"to": {"type": "string"}}},
+                "dag": {"nodes": nodes, "edges": edges}}]
+        });
+        crate::pack::load_bytes(Path::new("mem/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn catalog_reads_types_schemas_and_reports_bad_refs() {
+        let dir = tempfile::tempdir().unwrap();
+        node_pack(dir.path(), "vendor.acme.nodes", "1.0.0");
+        let cat = Catalog::load(&[dir.path()]);
+        assert_eq!(cat.len(), 2);
+        assert_eq!(cat.packs()[0].type_ids, ["vendor.acme.send", "vendor.acme.pure"]);
+        let send = cat.node_type("vendor.acme.send").unwrap();
+        assert_eq!(
+            (send.pack_name(), send.category(), send.role()),
+            ("vendor.acme.nodes", "integration", "side-effect")
+        );
+        assert!(cat.is_side_effectful("vendor.acme.send") && !cat.is_side_effectful("vendor.acme.pure"));
+        let codes: Vec<_> = cat.findings().iter().map(|f| (f.code, f.pointer.as_str())).collect();
+        assert!(codes.contains(&(code::NODE_SCHEMA_UNAVAILABLE, "/nodes/1/configSchemaRef")), "{codes:?}");
+        assert!(codes.contains(&(code::NODE_SCHEMA_UNAVAILABLE, "/nodes/1/inputSchemaRef")), "{codes:?}");
+        assert!(cat.resolves("vendor.acme.send") && cat.resolves("core.anything") && !cat.resolves("vendor.x.y"));
+        // A broken schema file leaves the type resolvable, just unchecked.
+        assert!(cat.check_config("vendor.acme.pure", &json!({"anything": 1})).is_empty());
+    }
+
+    #[test]
+    fn ports_come_from_schema_properties_and_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        node_pack(dir.path(), "vendor.acme.nodes", "1.0.0");
+        let cat = Catalog::load(&[dir.path()]);
+        let p = cat.ports("vendor.acme.send").unwrap();
+        assert_eq!(p.inputs, ["body", "subject"]);
+        assert_eq!(p.outputs, ["messageId", "receipt"]);
+        assert!(!p.accepts_input("title") && p.accepts_output("receipt"));
+        let open = cat.ports("vendor.acme.pure").unwrap();
+        assert!(open.accepts_input("whatever") && open.accepts_output("whatever"));
+        assert!(cat.ports("core.identity").is_none());
+    }
+
+    #[test]
+    fn config_is_checked_against_the_schema_without_sub_chain_ref() {
+        let dir = tempfile::tempdir().unwrap();
+        node_pack(dir.path(), "vendor.acme.nodes", "1.0.0");
+        let cat = Catalog::load(&[dir.path()]);
+        assert!(cat.check_config("vendor.acme.send", &json!({"to": "a", "subChainRef": "x"})).is_empty());
+        let v = cat.check_config("vendor.acme.send", &json!({"retries": -1, "cc": 1}));
+        let kinds: Vec<_> = v.iter().map(|v| (v.pointer.as_str(), v.keyword.as_str())).collect();
+        assert!(kinds.contains(&("", "required")) && kinds.contains(&("/retries", "minimum")), "{kinds:?}");
+        assert!(kinds.contains(&("", "additionalProperties")), "{kinds:?}");
+        // Bundled schemas apply to Core typeIds no pack provides.
+        assert!(cat.has_config_schema("core.dispatch"));
+        assert_eq!(cat.check_config("core.dispatch", &json!({"fanOutPolicy": "parallel"})).len(), 1);
+        assert!(cat.check_config("core.identity", &json!({"x": 1})).is_empty());
+    }
+
+    #[test]
+    fn unusable_schema_is_a_violation_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        node_pack(dir.path(), "vendor.acme.nodes", "1.0.0");
+        std::fs::write(dir.path().join("schemas/send.config.json"), r#"{"$ref": "https://example.test/x.json"}"#)
+            .unwrap();
+        let cat = Catalog::load(&[dir.path()]);
+        let v = cat.check_config("vendor.acme.send", &json!({}));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].keyword, "$schema");
+        std::fs::write(dir.path().join("schemas/send.config.json"), "[1]").unwrap();
+        let cat = Catalog::load(&[dir.path()]);
+        assert!(cat.findings().iter().any(|f| f.pointer == "/nodes/0/configSchemaRef"));
+    }
+
+    #[test]
+    fn newest_version_of_a_pack_wins_and_other_packs_are_duplicates() {
+        let root = tempfile::tempdir().unwrap();
+        node_pack(&root.path().join("a1"), "vendor.acme.nodes", "1.0.0");
+        node_pack(&root.path().join("a2"), "vendor.acme.nodes", "1.2.0");
+        node_pack(&root.path().join("b"), "vendor.other.nodes", "9.0.0");
+        let cat = Catalog::load(&[root.path()]);
+        assert_eq!(cat.node_type("vendor.acme.send").unwrap().pack_version(), "1.2.0");
+        assert_eq!(cat.pack_versions("vendor.acme.nodes"), [Version::new(1, 2, 0), Version::new(1, 0, 0)]);
+        assert_eq!(cat.findings().iter().filter(|f| f.code == code::TYPEID_DUPLICATE).count(), 2);
+    }
+
+    #[test]
+    fn chain_resolution_and_expansion_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        node_pack(dir.path(), "vendor.acme.nodes", "1.0.0");
+        let cat = Catalog::load(&[dir.path()]);
+        let pack = chain_pack(
+            json!([
+                {"id": "a", "typeId": "vendor.acme.send", "config": {"to": "{{params.to}}", "retries": "x"}},
+                {"id": "b", "typeId": "vendor.acme.send", "compensation": {"nodeTypeId": "vendor.gone.undo"}},
+                {"id": "c", "typeId": "core.identity"},
+                {"id": "d", "typeId": "vendor.gone.step"}
+            ]),
+            json!([{"from": "a.messageId", "to": "b.body"}, {"from": "a.nope", "to": "b.title"}, {"from": "c", "to": "d.any"}]),
+        );
+        let res = cat.resolution(&pack);
+        assert_eq!(res[0].unresolved, ["vendor.gone.undo", "vendor.gone.step"]);
+        let f = cat.unresolved_findings(&pack.chains[0]);
+        assert_eq!(f[0].pointer, "/chains/0/dag/nodes/1/compensation/nodeTypeId");
+        assert_eq!(f[1].pointer, "/chains/0/dag/nodes/3/typeId");
+
+        let mut params = Map::new();
+        params.insert("to".into(), json!("ops@example.test"));
+        let opts = crate::expand::ExpandOptions { expansion_id: Some("x1".into()), ..Default::default() };
+        let exp = crate::expand::expand(&pack, "acme.send", params, &opts).unwrap();
+        let found: Vec<_> = cat.check_expansion(&exp).into_iter().map(|f| (f.code, f.pointer)).collect();
+        assert!(found.contains(&(code::NODE_CONFIG_INVALID, "/nodes/0/config/retries".into())), "{found:?}");
+        assert!(found.contains(&(code::NODE_CONFIG_INVALID, "/nodes/1/config".into())), "{found:?}");
+        assert!(found.contains(&(code::EDGE_PORT_UNKNOWN, "/edges/1/from".into())), "{found:?}");
+        assert!(found.contains(&(code::EDGE_PORT_UNKNOWN, "/edges/1/to".into())), "{found:?}");
+        assert!(!found.iter().any(|(_, p)| p.starts_with("/edges/0") || p.starts_with("/edges/2")), "{found:?}");
+    }
+
+    #[test]
+    fn chain_and_other_packs_are_not_catalogued() {
+        let dir = tempfile::tempdir().unwrap();
+        let pack = chain_pack(json!([{"id": "a", "typeId": "core.identity"}]), json!([]));
+        std::fs::write(dir.path().join("pack.json"), pack.manifest.to_string()).unwrap();
+        let mut cat = Catalog::new();
+        cat.add_pack(&load_file(&dir.path().join("pack.json"), LoadOptions::default()).unwrap());
+        assert!(cat.is_empty() && cat.packs().is_empty());
+        let cat = Catalog::load(&[Path::new("/definitely/not/here")]);
+        assert_eq!(cat.findings()[0].code, code::PACK_NOT_FOUND);
+    }
+}

@@ -1,0 +1,229 @@
+//! The trust policy the CLI and the editor carry around: which node packs are known,
+//! which keys are trusted, whether signatures are required, and what the target host
+//! supports. [`Trust::check_chain`] gathers everything that blocks or warns about
+//! expanding one chain, before any parameter is asked for.
+
+use super::signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_pack};
+use super::{Catalog, HostProfile, TypeResolver, check_dependencies, finding_from};
+use crate::error::{Error, Finding, Severity, code};
+use crate::expand::{ExpandOptions, Expansion, expand};
+use crate::pack::{Chain, Pack};
+use serde_json::{Map, Value};
+
+#[derive(Debug, Default)]
+pub struct Trust {
+    /// The node-pack catalog; `None` means typeIds and dependencies are not checked.
+    pub catalog: Option<Catalog>,
+    pub trusted_keys: TrustedKeys,
+    /// Unsigned, untrusted or unverifiable packs are refused instead of warned about.
+    pub require_signed: bool,
+    /// Node config and port findings on an expansion are errors instead of warnings.
+    pub strict: bool,
+    pub host: HostProfile,
+}
+
+/// Everything that blocks (errors) or warns about one pack or chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrustReport {
+    pub signature: SignatureStatus,
+    pub findings: Vec<Finding>,
+}
+
+impl TrustReport {
+    pub fn is_blocked(&self) -> bool {
+        self.findings.iter().any(Finding::is_error)
+    }
+
+    pub fn blocking(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.is_error())
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| !f.is_error())
+    }
+
+    /// The first blocking finding as the refusal to report (envelope form).
+    pub fn refusal(&self) -> Option<Error> {
+        self.blocking().next().cloned().map(Finding::into_error)
+    }
+}
+
+impl Trust {
+    pub fn resolver(&self) -> Option<&dyn TypeResolver> {
+        self.catalog.as_ref().map(|c| c as &dyn TypeResolver)
+    }
+
+    /// Expansion options carrying this policy's resolver and host profile.
+    pub fn expand_options(&self) -> ExpandOptions<'_> {
+        ExpandOptions { resolver: self.resolver(), host: self.host.clone(), ..Default::default() }
+    }
+
+    pub fn signature(&self, pack: &Pack) -> SignatureReport {
+        verify_pack(pack, &self.trusted_keys, self.require_signed)
+    }
+
+    /// For `validate` and the palette: the pack's signature, its dependencies, and the
+    /// typeIds of every chain.
+    pub fn check_pack(&self, pack: &Pack) -> TrustReport {
+        let (signature, mut findings) = self.signature_findings(pack);
+        for chain in &pack.chains {
+            findings.extend(self.type_id_findings(chain));
+        }
+        findings.extend(self.dependency_findings(pack));
+        TrustReport { signature, findings }
+    }
+
+    /// Before expanding `chain_id`: the signature, the expander's own parameter-independent
+    /// refusals under this host profile (sub-chains, compensation capability, sensitive
+    /// parameters, manifest errors), unresolved typeIds and unmet dependencies.
+    pub fn check_chain(&self, pack: &Pack, chain_id: &str) -> TrustReport {
+        let (signature, mut findings) = self.signature_findings(pack);
+        // A dry run of the expander applies exactly its gates without duplicating them;
+        // typeIds are left to the catalog below so that all of them are listed.
+        let dry_run = ExpandOptions {
+            expansion_id: Some("trustcheck".into()),
+            host: self.host.clone(),
+            params_as_given: true,
+            ..Default::default()
+        };
+        if let Err(err) = expand(pack, chain_id, Map::new(), &dry_run) {
+            // Expansion refusals carry the manifest pointer at fault in `details.path`.
+            let pointer = err.details.get("path").and_then(Value::as_str).filter(|p| p.starts_with('/'));
+            let pointer = pointer.unwrap_or_default().to_owned();
+            findings.push(finding_from(err, &pointer, Severity::Error));
+        }
+        if let Some(chain) = pack.chain(chain_id) {
+            findings.extend(self.type_id_findings(chain));
+        }
+        findings.extend(self.dependency_findings(pack));
+        TrustReport { signature, findings }
+    }
+
+    /// Config and port findings for an expansion (empty without a catalog); errors under
+    /// `strict`.
+    pub fn check_expansion(&self, exp: &Expansion) -> Vec<Finding> {
+        let Some(catalog) = &self.catalog else { return Vec::new() };
+        let mut findings = catalog.check_expansion(exp);
+        if self.strict {
+            for f in &mut findings {
+                f.severity = Severity::Error;
+            }
+        }
+        findings
+    }
+
+    fn signature_findings(&self, pack: &Pack) -> (SignatureStatus, Vec<Finding>) {
+        let report = self.signature(pack);
+        (report.status, report.finding.into_iter().collect())
+    }
+
+    /// Unresolved typeIds are errors with a catalog; without one, every non-core typeId
+    /// is an "unchecked" warning, as the expander reports it.
+    fn type_id_findings(&self, chain: &Chain) -> Vec<Finding> {
+        match &self.catalog {
+            Some(catalog) => catalog.unresolved_findings(chain),
+            None => Catalog::new()
+                .unresolved_findings(chain)
+                .into_iter()
+                .map(|mut f| {
+                    let type_id = f.details.get("typeId").and_then(Value::as_str).unwrap_or_default().to_owned();
+                    f.code = code::TYPEID_UNCHECKED;
+                    f.severity = Severity::Warning;
+                    f.message = format!("typeId \"{type_id}\" was not checked: no node-pack catalog is loaded");
+                    f
+                })
+                .collect(),
+        }
+    }
+
+    fn dependency_findings(&self, pack: &Pack) -> Vec<Finding> {
+        self.catalog.as_ref().map(|c| check_dependencies(pack, c)).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::{LoadOptions, load_bytes};
+    use serde_json::json;
+    use std::path::Path;
+
+    fn pack(chain: Value, deps: Value) -> Pack {
+        let m = json!({"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": ">=1.0.0"}, "dependencies": deps, "chains": [chain]});
+        load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+    }
+
+    fn chain(nodes: Value) -> Value {
+        json!({"chainId": "acme.c", "version": "1.0.0", "label": "C", "description": "d",
+            "parameters": {"type": "object", "properties": {}}, "dag": {"nodes": nodes}})
+    }
+
+    fn codes(r: &TrustReport) -> Vec<(&'static str, Severity)> {
+        r.findings.iter().map(|f| (f.code, f.severity)).collect()
+    }
+
+    #[test]
+    fn without_catalog_unsigned_and_unchecked_are_warnings() {
+        let p = pack(
+            chain(json!([{"id": "a", "typeId": "vendor.x.step"}, {"id": "b", "typeId": "core.identity"}])),
+            json!({}),
+        );
+        let r = Trust::default().check_chain(&p, "acme.c");
+        assert_eq!(r.signature, SignatureStatus::Unsigned);
+        assert_eq!(codes(&r), [(code::PACK_UNSIGNED, Severity::Warning), (code::TYPEID_UNCHECKED, Severity::Warning)]);
+        assert!(!r.is_blocked() && r.refusal().is_none());
+    }
+
+    #[test]
+    fn with_catalog_unresolved_types_and_missing_dependencies_block() {
+        let p = pack(chain(json!([{"id": "a", "typeId": "vendor.x.step"}])), json!({"vendor.x.nodes": "^1.0.0"}));
+        let trust = Trust { catalog: Some(Catalog::new()), require_signed: true, ..Default::default() };
+        let r = trust.check_chain(&p, "acme.c");
+        assert_eq!(
+            codes(&r),
+            [
+                (code::PACK_UNSIGNED, Severity::Error),
+                (code::CHAIN_UNRESOLVABLE_TYPEID, Severity::Error),
+                (code::PACK_DEPENDENCY_MISSING, Severity::Error)
+            ]
+        );
+        assert_eq!(r.refusal().unwrap().code, code::PACK_UNSIGNED);
+        assert_eq!(trust.check_pack(&p).findings.len(), 3);
+    }
+
+    #[test]
+    fn host_gates_come_from_the_expander() {
+        let mut c = chain(json!([{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.child"}}]));
+        c["subChains"] = json!([{"ref": "acme.child"}]);
+        let mut p = pack(c, json!({}));
+        let mut child = chain(json!([{"id": "b", "typeId": "core.identity"}]));
+        child["chainId"] = json!("acme.child");
+        p.manifest["chains"].as_array_mut().unwrap().push(child.clone());
+        p.chains.push(Chain::new(1, child));
+        let r = Trust::default().check_chain(&p, "acme.c");
+        assert!(codes(&r).contains(&(code::SUB_CHAIN_UNSUPPORTED, Severity::Error)), "{r:?}");
+        let permissive = Trust { host: HostProfile::permissive(), ..Default::default() };
+        assert!(!permissive.check_chain(&p, "acme.c").is_blocked());
+        let missing = Trust::default().check_chain(&p, "nope");
+        assert!(codes(&missing).contains(&(code::CHAIN_NOT_FOUND, Severity::Error)));
+    }
+
+    #[test]
+    fn strict_promotes_expansion_findings() {
+        let p = pack(
+            chain(json!([{"id": "a", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}}])),
+            json!({}),
+        );
+        let mut trust = Trust { catalog: Some(Catalog::new()), ..Default::default() };
+        let exp = expand(&p, "acme.c", Map::new(), &trust.expand_options()).unwrap();
+        assert_eq!(trust.check_expansion(&exp)[0].severity, Severity::Warning);
+        trust.strict = true;
+        let f = &trust.check_expansion(&exp)[0];
+        assert_eq!(
+            (f.code, f.severity, f.pointer.as_str()),
+            (code::NODE_CONFIG_INVALID, Severity::Error, "/nodes/0/config/fanOutPolicy")
+        );
+        assert!(Trust::default().check_expansion(&exp).is_empty());
+    }
+}
