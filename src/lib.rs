@@ -18,6 +18,7 @@ pub mod fsio;
 pub mod pack;
 pub mod params;
 pub mod schemas;
+pub mod tool;
 pub mod workflow;
 
 pub use error::{Error, Finding, Result, Severity};

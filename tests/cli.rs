@@ -18,7 +18,8 @@ fn run(args: &[&str]) -> Output {
 fn envelope(out: &Output) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let last = stderr.lines().last().unwrap_or_default();
-    let env: Value = serde_json::from_str(last).unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {stderr}"));
+    let env: Value =
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {stderr}"));
     assert!(Schema::ErrorEnvelope.violations(&env).is_empty(), "{env}");
     env
 }
@@ -37,8 +38,11 @@ fn validate_exit_codes_and_one_line_per_finding() {
     assert_eq!(ok.status.code(), Some(0));
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("pack.json");
-    std::fs::write(&bad, r#"{"name":"vendor.x.y","version":"1","kind":"workflow-chain","engines":{},"chains":[],"nodes":[]}"#)
-        .unwrap();
+    std::fs::write(
+        &bad,
+        r#"{"name":"vendor.x.y","version":"1","kind":"workflow-chain","engines":{},"chains":[],"nodes":[]}"#,
+    )
+    .unwrap();
     let out = run(&["validate", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -51,7 +55,8 @@ fn validate_exit_codes_and_one_line_per_finding() {
 
 #[test]
 fn expand_prints_the_contract_shape() {
-    let out = run(&["expand", SUPPORT, "--chain", "support.triage", "--set", "queueName=billing", "--expansion-id", "ab12"]);
+    let out =
+        run(&["expand", SUPPORT, "--chain", "support.triage", "--set", "queueName=billing", "--expansion-id", "ab12"]);
     let v = stdout_json(&out);
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["packName", "packVersion", "chainId", "expansionId", "nodes", "edges", "idMap", "warnings"]);
@@ -60,7 +65,16 @@ fn expand_prints_the_contract_shape() {
     assert_eq!(v["nodes"][2]["config"]["room"], "#support-oncall", "<<params.x>> spelling substituted");
     assert_eq!(v["nodes"][1]["config"]["labels"], json!(["billing", "bug", "other"]), "defaults applied");
 
-    let travel = stdout_json(&run(&["expand", TRAVEL, "--chain", "travel.book-trip", "--set", "hotelApi=https://h.example.test", "--set", "nights=3"]));
+    let travel = stdout_json(&run(&[
+        "expand",
+        TRAVEL,
+        "--chain",
+        "travel.book-trip",
+        "--set",
+        "hotelApi=https://h.example.test",
+        "--set",
+        "nights=3",
+    ]));
     assert_eq!(travel["settingsCompensation"]["triggers"], json!(["node-failure", "run-cancel"]));
     let id = travel["expansionId"].as_str().unwrap();
     assert!(id.len() == 4 && id.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{id}");
@@ -71,7 +85,16 @@ fn params_from_file_and_stdin_with_set_overriding() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("p.json");
     std::fs::write(&file, r#"{"queueName":"from-file","maxTickets":3}"#).unwrap();
-    let v = stdout_json(&run(&["expand", SUPPORT, "--chain", "support.triage", "--params", file.to_str().unwrap(), "--set", "maxTickets=9"]));
+    let v = stdout_json(&run(&[
+        "expand",
+        SUPPORT,
+        "--chain",
+        "support.triage",
+        "--params",
+        file.to_str().unwrap(),
+        "--set",
+        "maxTickets=9",
+    ]));
     assert_eq!(v["nodes"][0]["config"]["url"], "https://support.example.test/queues/from-file?limit=9");
 
     let mut child = bin()
@@ -114,7 +137,11 @@ fn failures_end_with_a_coded_envelope() {
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(run(&["expand"]).status.code(), Some(2));
-    assert_eq!(run(&["inline", "--new", "x", SUPPORT, "--chain", "support.triage"]).status.code(), Some(2), "-o is required");
+    assert_eq!(
+        run(&["inline", "--new", "x", SUPPORT, "--chain", "support.triage"]).status.code(),
+        Some(2),
+        "-o is required"
+    );
     assert_eq!(run(&["frobnicate", "--x"]).status.code(), Some(2));
 }
 
@@ -123,8 +150,23 @@ fn inline_new_and_between() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.json");
     let out = run(&[
-        "inline", "--new", "Trip planner", TRAVEL, "--chain", "travel.book-trip", "--set", "hotelApi=https://h.example.test",
-        "--set", "nights=2", "--expansion-id", "aa01", "--at", "100,40", "--strict-schema", "-o", first.to_str().unwrap(),
+        "inline",
+        "--new",
+        "Trip planner",
+        TRAVEL,
+        "--chain",
+        "travel.book-trip",
+        "--set",
+        "hotelApi=https://h.example.test",
+        "--set",
+        "nights=2",
+        "--expansion-id",
+        "aa01",
+        "--at",
+        "100,40",
+        "--strict-schema",
+        "-o",
+        first.to_str().unwrap(),
     ]);
     let summary = stdout_json(&out);
     assert_eq!(summary["nodeIds"][0], "travel_book-trip_aa01_reserve");
@@ -137,22 +179,51 @@ fn inline_new_and_between() {
     // Splice a second chain between the first chain's two ends.
     let second = dir.path().join("second.json");
     let out = run(&[
-        "inline", first.to_str().unwrap(), SUPPORT, "--chain", "support.triage", "--set", "queueName=trips",
-        "--between", "travel_book-trip_aa01_reserve", "travel_book-trip_aa01_charge", "-o", second.to_str().unwrap(),
+        "inline",
+        first.to_str().unwrap(),
+        SUPPORT,
+        "--chain",
+        "support.triage",
+        "--set",
+        "queueName=trips",
+        "--between",
+        "travel_book-trip_aa01_reserve",
+        "travel_book-trip_aa01_charge",
+        "-o",
+        second.to_str().unwrap(),
     ]);
     let summary = stdout_json(&out);
     assert_eq!(summary["removedEdges"], json!(["travel_book-trip_aa01_e1"]));
     let wf: Value = serde_json::from_slice(&std::fs::read(&second).unwrap()).unwrap();
     let edges = wf["edges"].as_array().unwrap();
     let prefix = format!("support_triage_{}_", summary["expansionId"].as_str().unwrap());
-    assert!(edges.iter().any(|e| e["sourceNodeId"] == "travel_book-trip_aa01_reserve" && e["targetNodeId"] == format!("{prefix}fetch")));
-    assert!(edges.iter().any(|e| e["sourceNodeId"] == format!("{prefix}page") && e["targetNodeId"] == "travel_book-trip_aa01_charge"));
+    assert!(
+        edges
+            .iter()
+            .any(|e| e["sourceNodeId"] == "travel_book-trip_aa01_reserve"
+                && e["targetNodeId"] == format!("{prefix}fetch"))
+    );
+    assert!(
+        edges.iter().any(
+            |e| e["sourceNodeId"] == format!("{prefix}page") && e["targetNodeId"] == "travel_book-trip_aa01_charge"
+        )
+    );
     assert!(edges.iter().any(|e| e["sourceNodeId"] == format!("{prefix}log") && e["targetNodeId"] == "travel_book-trip_aa01_charge"));
     assert_eq!(wf["metadata"]["customProperties"]["chainsmith"]["instances"].as_array().unwrap().len(), 2);
 
     // A failed inline never touches the output file.
     let before = std::fs::read(&second).unwrap();
-    let out = run(&["inline", first.to_str().unwrap(), SUPPORT, "--chain", "support.triage", "--set", "queueName=x", "-o", second.to_str().unwrap()]);
+    let out = run(&[
+        "inline",
+        first.to_str().unwrap(),
+        SUPPORT,
+        "--chain",
+        "support.triage",
+        "--set",
+        "queueName=x",
+        "-o",
+        second.to_str().unwrap(),
+    ]);
     assert_eq!(envelope(&out)["error"], "chain_parameter_invalid");
     assert_eq!(std::fs::read(&second).unwrap(), before);
 }
@@ -170,8 +241,16 @@ fn cli_expand_matches_every_vector() {
         std::fs::write(&params, vector["params"].to_string()).unwrap();
         let pack = corpus.join(vector["pack"].as_str().unwrap());
         let out = run(&[
-            "expand", pack.to_str().unwrap(), "--chain", vector["chainId"].as_str().unwrap(), "--params", params.to_str().unwrap(),
-            "--expansion-id", "t0k3", "--host", "tests/fixtures/host-permissive.json",
+            "expand",
+            pack.to_str().unwrap(),
+            "--chain",
+            vector["chainId"].as_str().unwrap(),
+            "--params",
+            params.to_str().unwrap(),
+            "--expansion-id",
+            "t0k3",
+            "--host",
+            "tests/fixtures/host-permissive.json",
         ]);
         if !out.status.success() {
             let env = envelope(&out);

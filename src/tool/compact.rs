@@ -1,0 +1,98 @@
+//! The OpenWOP CompactToolDescriptor (RFC 0112) of a chain or workflow.
+
+use super::subject::Subject;
+use super::walk;
+use super::{Projection, ToolOptions, text};
+use crate::error::{Finding, code};
+use crate::schemas::Schema;
+use serde_json::{Map, Value, json};
+
+/// Model-facing descriptions are one line; the host should keep them short.
+const DESCRIPTION_MAX: usize = 200;
+
+pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
+    let mut findings = Vec::new();
+    let mut out = Map::new();
+
+    let tool_id = opts.tool_id.map_or_else(|| subject.default_tool_id.clone(), str::to_owned);
+    if let Err(message) = text::check_tool_id(&tool_id) {
+        let at = if opts.tool_id.is_some() { String::new() } else { subject.pointer(subject.id_key) };
+        findings.push(subject.finding(
+            Finding::error(code::TOOL_ID_INVALID, at, message).with("field", "toolId").with("toolId", tool_id.as_str()),
+        ));
+    }
+    out.insert("toolId".into(), json!(tool_id));
+    out.insert("source".into(), json!("workflow"));
+
+    let derived = subject.derived_tier();
+    let tier = opts.safety_tier.unwrap_or(derived);
+    if tier < derived {
+        let writers: Vec<&str> = subject.nodes.iter().filter(|n| n.effect.tier == derived).map(|n| n.id).collect();
+        findings.push(
+            subject.finding(
+                Finding::warning(
+                    code::TOOL_FIELD_ADJUSTED,
+                    subject.base.as_str(),
+                    format!("safetyTier overridden to `{tier}` although nodes {writers:?} are `{derived}`"),
+                )
+                .with("field", "safetyTier")
+                .with("derived", derived.as_str()),
+            ),
+        );
+    }
+    out.insert("safetyTier".into(), json!(tier.as_str()));
+
+    if !subject.title.is_empty() {
+        out.insert("title".into(), json!(subject.title));
+    }
+    let (description, shortened) = text::summary(subject.description, DESCRIPTION_MAX);
+    if shortened {
+        findings.push(
+            subject.finding(
+                Finding::warning(
+                    code::TOOL_FIELD_ADJUSTED,
+                    subject.pointer("description"),
+                    "description shortened to its first sentence/line for the compact view",
+                )
+                .with("field", "description"),
+            ),
+        );
+    }
+    if !description.is_empty() {
+        out.insert("description".into(), json!(description));
+    }
+
+    let offences = walk::compact_offences(subject.input.schema());
+    if offences.is_empty() {
+        let (schema, removed) = walk::scrub_credentials(subject.input.schema());
+        findings.extend(removed.iter().map(|p| credential_note(subject, p)));
+        out.insert("inputSchema".into(), schema);
+    } else {
+        findings.extend(offences.into_iter().map(|offence| {
+            subject.finding(
+                Finding::warning(
+                    code::TOOL_INPUT_SCHEMA_NOT_COMPACT,
+                    subject.input.source_pointer(&offence.pointer),
+                    format!("{}; inputSchema is omitted from the compact descriptor", offence.message),
+                )
+                .with("field", "inputSchema"),
+            )
+        }));
+    }
+
+    let value = Value::Object(out);
+    let violations = Schema::CompactToolDescriptor.violations(&value);
+    Projection { value, findings, violations }
+}
+
+/// A note that a credential-looking value was left out of an input schema.
+pub(crate) fn credential_note(subject: &Subject, inner_pointer: &str) -> Finding {
+    subject.finding(
+        Finding::warning(
+            code::TOOL_CREDENTIAL_OMITTED,
+            subject.input.source_pointer(inner_pointer),
+            "credential material left out of the published inputSchema",
+        )
+        .with("field", "inputSchema"),
+    )
+}

@@ -1,0 +1,130 @@
+//! Chains and workflows as tools: projections into the OpenWOP CompactToolDescriptor
+//! (RFC 0112) and the MiRuntime tool contract, so an author can see, before publishing,
+//! what a model and a governing runtime would be told and whether it is eligible.
+//!
+//! Every projection is validated against its bundled seed schema. Problems are reported, never
+//! panicked on: [`Projection::findings`] explain what was derived, adjusted or left out (with
+//! JSON pointers into the pack or workflow document), and [`Projection::violations`] list
+//! where the output breaks its schema.
+
+mod compact;
+mod effects;
+mod miruntime;
+mod subject;
+mod text;
+mod walk;
+
+pub use effects::{EffectOracle, SafetyTier};
+pub use text::check_tool_id;
+pub use walk::{COMPACT_FORBIDDEN, CompactOffence, compact_offences};
+
+use crate::error::{Error, Finding, code};
+use crate::pack::{Chain, Pack};
+use crate::schemas::Violation;
+use serde_json::{Value, json};
+use subject::Subject;
+
+/// The user's choices for a projection.
+#[derive(Clone, Copy, Default)]
+pub struct ToolOptions<'a> {
+    /// Replaces the derived `toolId` (`<pack name>:<chain id>`, or `openwop:<workflow id>`).
+    pub tool_id: Option<&'a str>,
+    /// Replaces the derived `safetyTier`. Parse user text with [`SafetyTier::parse`], which
+    /// refuses `exec`.
+    pub safety_tier: Option<SafetyTier>,
+    /// What node types do, from the node-pack catalog; unknown types fall back to a naming
+    /// heuristic.
+    pub effects: Option<&'a dyn EffectOracle>,
+}
+
+/// The two tool shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolFormat {
+    Compact,
+    MiRuntime,
+}
+
+impl ToolFormat {
+    pub fn project_chain(self, pack: &Pack, chain: &Chain, opts: &ToolOptions) -> Projection {
+        match self {
+            ToolFormat::Compact => project_compact(pack, chain, opts),
+            ToolFormat::MiRuntime => project_miruntime(pack, chain, opts),
+        }
+    }
+
+    pub fn project_workflow(self, workflow: &Value, opts: &ToolOptions) -> Projection {
+        match self {
+            ToolFormat::Compact => project_workflow_compact(workflow, opts),
+            ToolFormat::MiRuntime => project_workflow_miruntime(workflow, opts),
+        }
+    }
+}
+
+/// A projected tool document and what is known about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    pub value: Value,
+    /// Eligibility and derivation findings. Errors make the document unpublishable; warnings
+    /// are notes (a stripped pre-release, an omitted inputSchema, an underivable field).
+    pub findings: Vec<Finding>,
+    /// Where `value` breaks its bundled schema.
+    pub violations: Vec<Violation>,
+}
+
+impl Projection {
+    /// Publishable: schema-valid and without error findings.
+    pub fn is_valid(&self) -> bool {
+        self.violations.is_empty() && !self.findings.iter().any(Finding::is_error)
+    }
+
+    /// The document when publishable, otherwise a `tool_projection_invalid` refusal listing the
+    /// violations and error findings.
+    pub fn into_result(self) -> Result<Value, Error> {
+        if self.is_valid() {
+            return Ok(self.value);
+        }
+        let errors: Vec<&Finding> = self.findings.iter().filter(|f| f.is_error()).collect();
+        let first = errors
+            .first()
+            .map(|f| f.to_string())
+            .or_else(|| self.violations.first().map(|v| format!("{} at {}", v.message, v.pointer)))
+            .unwrap_or_default();
+        let message = format!(
+            "the tool projection is not publishable ({} error(s), {} schema violation(s)): {first}",
+            errors.len(),
+            self.violations.len()
+        );
+        let violations: Vec<Value> = self
+            .violations
+            .iter()
+            .map(|v| json!({"path": v.pointer, "keyword": v.keyword, "message": v.message}))
+            .collect();
+        let findings: Vec<Value> = errors.iter().map(|f| f.to_json()).collect();
+        Err(Error::new(code::TOOL_PROJECTION_INVALID, message)
+            .with("violations", violations)
+            .with("findings", findings))
+    }
+}
+
+/// A chain as a CompactToolDescriptor.
+pub fn project_compact(pack: &Pack, chain: &Chain, opts: &ToolOptions) -> Projection {
+    compact::build(&Subject::from_chain(pack, chain, opts.effects), opts)
+}
+
+/// A chain as a MiRuntime tool contract.
+pub fn project_miruntime(pack: &Pack, chain: &Chain, opts: &ToolOptions) -> Projection {
+    miruntime::build(&Subject::from_chain(pack, chain, opts.effects))
+}
+
+/// A workflow definition (JSON) as a CompactToolDescriptor.
+pub fn project_workflow_compact(workflow: &Value, opts: &ToolOptions) -> Projection {
+    compact::build(&Subject::from_workflow(workflow, opts.effects), opts)
+}
+
+/// A workflow definition (JSON) as a MiRuntime tool contract.
+pub fn project_workflow_miruntime(workflow: &Value, opts: &ToolOptions) -> Projection {
+    miruntime::build(&Subject::from_workflow(workflow, opts.effects))
+}
+
+#[cfg(test)]
+mod tests;

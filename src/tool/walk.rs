@@ -1,0 +1,498 @@
+//! A schema-aware walk over a JSON Schema document, and what the projections need from it:
+//! the RFC 0112 compact-subset check, sensitive fields, and credential scrubbing.
+//!
+//! The walk visits only positions that hold subschemas. Data keywords (`const`, `enum`,
+//! `default`, `examples`) and unknown keywords are never entered, so a `{"$ref": …}` used as a
+//! default value is data, and a property *named* `not` is a name, not a keyword.
+
+use crate::error::pointer_join;
+use serde_json::{Map, Value};
+
+/// Keywords the compact structural subset forbids at any depth (RFC 0112).
+pub const COMPACT_FORBIDDEN: [&str; 7] =
+    ["$ref", "oneOf", "allOf", "anyOf", "not", "patternProperties", "dependentSchemas"];
+
+/// Maps of author-named subschemas, and what each value constrains in the instance.
+const NAMED_MAPS: [(&str, Field); 6] = [
+    ("properties", Field::Property),
+    ("patternProperties", Field::AnyProperty),
+    ("$defs", Field::Detached),
+    ("definitions", Field::Detached),
+    ("dependentSchemas", Field::Same),
+    // Draft-07 `dependencies`: values are schemas or name lists; only schemas are entered.
+    ("dependencies", Field::Same),
+];
+
+/// Keywords holding one subschema.
+const SINGLE: [(&str, Field); 12] = [
+    ("items", Field::Item),
+    ("additionalProperties", Field::AnyProperty),
+    ("unevaluatedProperties", Field::AnyProperty),
+    ("propertyNames", Field::Detached),
+    ("contains", Field::Item),
+    ("if", Field::Same),
+    ("then", Field::Same),
+    ("else", Field::Same),
+    ("not", Field::Same),
+    ("contentSchema", Field::Detached),
+    ("unevaluatedItems", Field::Item),
+    ("additionalItems", Field::Item),
+];
+
+/// Keywords holding an array of subschemas (`items` is array-form in drafts before 2020-12).
+const ARRAYS: [(&str, Field); 5] = [
+    ("prefixItems", Field::Item),
+    ("items", Field::Item),
+    ("allOf", Field::Same),
+    ("anyOf", Field::Same),
+    ("oneOf", Field::Same),
+];
+
+/// How a subschema position relates to the instance location its parent constrains.
+#[derive(Clone, Copy)]
+enum Field {
+    /// The same instance value (applicators such as `allOf`, `if`).
+    Same,
+    /// The named property of the object.
+    Property,
+    /// Any (unnamed) property value of the object.
+    AnyProperty,
+    /// An element of the array.
+    Item,
+    /// No instance value (definitions, property names, decoded content).
+    Detached,
+}
+
+/// One visited subschema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subschema<'a> {
+    /// JSON pointer from the walked root.
+    pub pointer: String,
+    pub schema: &'a Value,
+    /// The instance field this subschema constrains, dotted (`auth.token`, `items[]`, `map.*`);
+    /// empty for the root, `None` where it constrains no instance value (e.g. under `$defs`).
+    pub field: Option<String>,
+}
+
+/// Every subschema of `root` (the root included), in document order.
+///
+/// Iterative, so a pathologically deep schema cannot overflow the stack.
+pub fn subschemas(root: &Value) -> Vec<Subschema<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![Subschema { pointer: String::new(), schema: root, field: Some(String::new()) }];
+    while let Some(node) = stack.pop() {
+        let children = node.schema.as_object().map(|obj| children_of(obj, &node)).unwrap_or_default();
+        out.push(node);
+        // Reversed so the pop order is document order.
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}
+
+fn children_of<'a>(obj: &'a Map<String, Value>, parent: &Subschema<'a>) -> Vec<Subschema<'a>> {
+    let mut children = Vec::new();
+    let mut push = |pointer: String, schema: &'a Value, relation: Field, name: &str| {
+        if schema.is_object() || schema.is_boolean() {
+            children.push(Subschema { pointer, schema, field: child_field(parent.field.as_deref(), relation, name) });
+        }
+    };
+    for (keyword, value) in obj {
+        if let Some((_, relation)) = NAMED_MAPS.iter().find(|(k, _)| k == keyword) {
+            let base = pointer_join(&parent.pointer, keyword);
+            for (name, sub) in value.as_object().into_iter().flatten() {
+                push(pointer_join(&base, name), sub, *relation, name);
+            }
+        }
+        if let Some((_, relation)) = SINGLE.iter().find(|(k, _)| k == keyword) {
+            push(pointer_join(&parent.pointer, keyword), value, *relation, "");
+        }
+        if let Some((_, relation)) = ARRAYS.iter().find(|(k, _)| k == keyword) {
+            let base = pointer_join(&parent.pointer, keyword);
+            for (index, sub) in value.as_array().into_iter().flatten().enumerate() {
+                push(pointer_join(&base, &index.to_string()), sub, *relation, "");
+            }
+        }
+    }
+    children
+}
+
+fn child_field(parent: Option<&str>, relation: Field, name: &str) -> Option<String> {
+    let parent = parent?;
+    let join = |segment: &str| if parent.is_empty() { segment.to_owned() } else { format!("{parent}.{segment}") };
+    match relation {
+        Field::Same => Some(parent.to_owned()),
+        Field::Property => Some(join(name)),
+        Field::AnyProperty => Some(join("*")),
+        Field::Item => Some(format!("{parent}[]")),
+        Field::Detached => None,
+    }
+}
+
+/// Why a schema falls outside the compact structural subset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactOffence {
+    /// Pointer (from the schema root) to the offending keyword, or to the root.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// Every reason `schema` is not within the compact subset: the top-level shape
+/// (`type: "object"` with a `properties` map) and each forbidden keyword at any depth.
+pub fn compact_offences(schema: &Value) -> Vec<CompactOffence> {
+    let mut out = Vec::new();
+    let Some(root) = schema.as_object() else {
+        out.push(CompactOffence { pointer: String::new(), message: "the input schema is not a JSON object".into() });
+        return out;
+    };
+    if root.get("type") != Some(&Value::String("object".into())) {
+        out.push(CompactOffence {
+            pointer: "/type".into(),
+            message: "the compact subset needs top-level `type: \"object\"`".into(),
+        });
+    }
+    if !root.get("properties").is_some_and(Value::is_object) {
+        out.push(CompactOffence {
+            pointer: "/properties".into(),
+            message: "the compact subset needs an explicit top-level `properties` map".into(),
+        });
+    }
+    for node in subschemas(schema) {
+        let Some(obj) = node.schema.as_object() else { continue };
+        for keyword in COMPACT_FORBIDDEN.iter().filter(|k| obj.contains_key(**k)) {
+            out.push(CompactOffence {
+                pointer: pointer_join(&node.pointer, keyword),
+                message: format!("`{keyword}` is outside the compact structural subset"),
+            });
+        }
+    }
+    out
+}
+
+/// Whether a subschema marks its value as sensitive: `x-openwop-sensitive: true`,
+/// `writeOnly: true` or `format: "password"`.
+pub fn is_marked_sensitive(schema: &Value) -> bool {
+    schema.get("x-openwop-sensitive") == Some(&Value::Bool(true))
+        || schema.get("writeOnly") == Some(&Value::Bool(true))
+        || schema.get("format").and_then(Value::as_str) == Some("password")
+}
+
+/// The instance fields (dotted paths) that the schema marks sensitive, in document order.
+pub fn sensitive_fields(schema: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for node in subschemas(schema) {
+        if let Some(field) = node.field.filter(|f| !f.is_empty())
+            && is_marked_sensitive(node.schema)
+            && !out.contains(&field)
+        {
+            out.push(field);
+        }
+    }
+    out
+}
+
+/// `schema` with credential material removed, plus the pointers of what was removed.
+///
+/// Two cases: sample values (`default`, `examples`) of a field that is marked sensitive or
+/// named like a credential; and any data keyword (`default`, `examples`, `const`, `enum`)
+/// whose content contains a string that looks like a secret.
+pub fn scrub_credentials(schema: &Value) -> (Value, Vec<String>) {
+    let mut doomed = Vec::new();
+    for node in subschemas(schema) {
+        let Some(obj) = node.schema.as_object() else { continue };
+        let secret_field = is_marked_sensitive(node.schema)
+            || node.field.as_deref().and_then(last_field_name).is_some_and(is_credential_name);
+        for keyword in ["default", "examples", "const", "enum"] {
+            let Some(data) = obj.get(keyword) else { continue };
+            let sample = matches!(keyword, "default" | "examples");
+            if (secret_field && sample) || contains_secret(data) {
+                doomed.push(pointer_join(&node.pointer, keyword));
+            }
+        }
+    }
+    let mut scrubbed = schema.clone();
+    for pointer in &doomed {
+        remove_at(&mut scrubbed, pointer);
+    }
+    (scrubbed, doomed)
+}
+
+fn remove_at(doc: &mut Value, pointer: &str) {
+    let Some((parent, last)) = pointer.rsplit_once('/') else { return };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    if let Some(obj) = doc.pointer_mut(parent).and_then(Value::as_object_mut) {
+        obj.remove(&key);
+    }
+}
+
+fn last_field_name(field: &str) -> Option<&str> {
+    let name = field.rsplit('.').next()?;
+    (!name.is_empty() && !name.ends_with(']') && name != "*").then_some(name)
+}
+
+/// Property names that conventionally hold credentials (`apiKey`, `client_secret`, `authToken`).
+pub fn is_credential_name(name: &str) -> bool {
+    let squashed: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+    const EXACT: [&str; 3] = ["authorization", "credentials", "bearer"];
+    const SUFFIXES: [&str; 8] =
+        ["password", "passwd", "passphrase", "secret", "apikey", "token", "privatekey", "credential"];
+    EXACT.contains(&squashed.as_str()) || SUFFIXES.iter().any(|s| squashed.ends_with(s))
+}
+
+/// Whether any string anywhere in `data` looks like a credential.
+pub fn contains_secret(data: &Value) -> bool {
+    let mut stack = vec![data];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if looks_like_secret(s) => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Well-known credential shapes: vendor key prefixes, PEM private keys, bearer/basic
+/// authorisation values, JWTs, and URLs carrying a password.
+pub fn looks_like_secret(s: &str) -> bool {
+    let s = s.trim();
+    const PREFIXES: [&str; 17] = [
+        "sk-",
+        "sk_live_",
+        "sk_test_",
+        "rk_live_",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "xoxa-",
+        "xapp-",
+        "AIza",
+        "ya29.",
+    ];
+    let token_after = |prefix: &str| {
+        s.strip_prefix(prefix)
+            .is_some_and(|rest| rest.len() >= 8 && !rest.contains(char::is_whitespace) && !rest.contains("{{"))
+    };
+    if PREFIXES.iter().any(|p| token_after(p)) {
+        return true;
+    }
+    if s.len() == 20 && s.starts_with("AKIA") && s[4..].chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) {
+        return true;
+    }
+    if s.contains("-----BEGIN") && s.contains("PRIVATE KEY") {
+        return true;
+    }
+    let lower = s.to_ascii_lowercase();
+    if ["bearer ", "basic ", "token "].iter().any(|p| lower.starts_with(p)) {
+        let rest = s.split_once(' ').map(|(_, r)| r.trim()).unwrap_or("");
+        return rest.len() >= 8 && !rest.contains(char::is_whitespace) && !rest.contains("{{");
+    }
+    if is_jwt(s) {
+        return true;
+    }
+    url_has_password(s)
+}
+
+fn is_jwt(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 3
+        && s.starts_with("eyJ")
+        && parts.iter().all(|p| p.len() >= 4 && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+}
+
+fn url_has_password(s: &str) -> bool {
+    let Some((_, rest)) = s.split_once("://") else { return false };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority
+        .rsplit_once('@')
+        .is_some_and(|(userinfo, _)| userinfo.split_once(':').is_some_and(|(_, pw)| !pw.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn offending(schema: &Value) -> Vec<String> {
+        compact_offences(schema).into_iter().map(|o| o.pointer).collect()
+    }
+
+    #[test]
+    fn flat_object_schema_is_compact() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
+        assert!(offending(&schema).is_empty());
+    }
+
+    #[test]
+    fn forbidden_keyword_deep_in_items_is_found() {
+        let schema = json!({"type": "object", "properties": {
+            "rows": {"type": "array", "items": {"type": "object", "properties": {
+                "cell": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]}}}}}}});
+        assert_eq!(offending(&schema), ["/properties/rows/items/properties/cell/items/anyOf"]);
+    }
+
+    #[test]
+    fn forbidden_keyword_in_defs_is_found() {
+        let schema = json!({"type": "object", "properties": {}, "$defs": {"a": {"oneOf": [true, false]}}});
+        assert_eq!(offending(&schema), ["/$defs/a/oneOf"]);
+    }
+
+    #[test]
+    fn property_named_not_is_a_name() {
+        let schema = json!({"type": "object", "properties": {"not": {"type": "boolean"}, "$ref": {"type": "string"}}});
+        assert!(offending(&schema).is_empty());
+    }
+
+    #[test]
+    fn ref_inside_default_and_other_data_keywords_is_data() {
+        let schema = json!({"type": "object", "properties": {"link": {
+            "type": "object",
+            "default": {"$ref": "#/x", "not": 1},
+            "examples": [{"oneOf": []}],
+            "const": {"allOf": []},
+            "enum": [{"anyOf": []}]}}});
+        assert!(offending(&schema).is_empty());
+    }
+
+    #[test]
+    fn boolean_subschemas_are_allowed_and_walked() {
+        let schema = json!({"type": "object", "properties": {"any": true, "none": false},
+            "additionalProperties": false, "items": true});
+        assert!(offending(&schema).is_empty());
+        let visited: Vec<_> = subschemas(&schema).into_iter().map(|s| s.pointer).collect();
+        assert_eq!(visited, ["", "/properties/any", "/properties/none", "/additionalProperties", "/items"]);
+    }
+
+    #[test]
+    fn every_offending_pointer_is_reported_including_nested_ones() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"oneOf": [{"not": {"type": "null"}}, {"$ref": "#/$defs/b"}]},
+            "c": {"patternProperties": {"^x": {"dependentSchemas": {}}}}},
+            "allOf": [true]});
+        let mut got = offending(&schema);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "/allOf",
+                "/properties/a/oneOf",
+                "/properties/a/oneOf/0/not",
+                "/properties/a/oneOf/1/$ref",
+                "/properties/c/patternProperties",
+                "/properties/c/patternProperties/^x/dependentSchemas",
+            ]
+        );
+    }
+
+    #[test]
+    fn top_level_shape_is_required() {
+        assert_eq!(offending(&json!({"properties": {}})), ["/type"]);
+        assert_eq!(offending(&json!({"type": "object"})), ["/properties"]);
+        assert_eq!(offending(&json!({"type": ["object"], "properties": []})), ["/type", "/properties"]);
+        assert_eq!(offending(&json!(true)), [""]);
+    }
+
+    #[test]
+    fn unknown_keywords_are_not_entered() {
+        let schema = json!({"type": "object", "properties": {}, "x-ui": {"oneOf": []}, "title": "not"});
+        assert!(offending(&schema).is_empty());
+    }
+
+    #[test]
+    fn array_form_items_and_prefix_items_are_entered() {
+        let schema = json!({"type": "object", "properties": {
+            "t": {"items": [{"type": "string"}, {"not": {}}], "prefixItems": [{"$ref": "#"}]}}});
+        let mut got = offending(&schema);
+        got.sort();
+        assert_eq!(got, ["/properties/t/items/1/not", "/properties/t/prefixItems/0/$ref"]);
+    }
+
+    #[test]
+    fn pointers_escape_property_names() {
+        let schema = json!({"type": "object", "properties": {"a/b~c": {"not": {}}}});
+        assert_eq!(offending(&schema), ["/properties/a~1b~0c/not"]);
+    }
+
+    #[test]
+    fn offender_at_great_depth_is_found() {
+        let mut schema = json!({"not": {}});
+        for _ in 0..500 {
+            schema = json!({"type": "array", "items": schema});
+        }
+        let schema = json!({"type": "object", "properties": {"deep": schema}});
+        let got = offending(&schema);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].starts_with("/properties/deep/items/items/") && got[0].ends_with("/items/not"));
+    }
+
+    #[test]
+    fn sensitive_fields_follow_properties_and_items() {
+        let schema = json!({"type": "object", "properties": {
+            "apiKey": {"type": "string", "x-openwop-sensitive": true},
+            "login": {"type": "object", "properties": {"password": {"type": "string", "format": "password"}}},
+            "hooks": {"type": "array", "items": {"type": "object", "properties": {"secret": {"writeOnly": true}}}},
+            "plain": {"type": "string", "x-openwop-sensitive": false}},
+            "$defs": {"hidden": {"writeOnly": true}}});
+        assert_eq!(sensitive_fields(&schema), ["apiKey", "login.password", "hooks[].secret"]);
+    }
+
+    #[test]
+    fn scrub_removes_secret_samples_and_secret_looking_data() {
+        let schema = json!({"type": "object", "properties": {
+            "apiKey": {"type": "string", "default": "abc"},
+            "pw": {"type": "string", "writeOnly": true, "examples": ["hunter22"]},
+            "maxTokens": {"type": "integer", "default": 512},
+            "endpoint": {"type": "string", "default": "https://bot:s3cret@example.com/x"},
+            "mode": {"enum": ["ghp_0123456789abcdefghij", "off"]},
+            "model": {"type": "string", "default": "sk-short"}}});
+        let (scrubbed, removed) = scrub_credentials(&schema);
+        assert_eq!(
+            removed,
+            [
+                "/properties/apiKey/default",
+                "/properties/pw/examples",
+                "/properties/endpoint/default",
+                "/properties/mode/enum"
+            ]
+        );
+        assert_eq!(scrubbed["properties"]["apiKey"], json!({"type": "string"}));
+        assert_eq!(scrubbed["properties"]["maxTokens"]["default"], 512);
+        assert_eq!(scrubbed["properties"]["model"]["default"], "sk-short");
+        assert!(scrubbed["properties"]["mode"].get("enum").is_none());
+    }
+
+    #[test]
+    fn secret_shapes() {
+        for s in [
+            "sk-proj-abcdefgh12345678",
+            "AKIAABCDEFGHIJKLMNOP",
+            "Bearer abcdefghijklmnop",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",
+            "-----BEGIN RSA PRIVATE KEY-----\nMII",
+            "postgres://u:p@db:5432/x",
+        ] {
+            assert!(looks_like_secret(s), "{s}");
+        }
+        for s in
+            ["sk-{{params.key}}xxxxxxxx", "hello world", "https://example.com/a:b@c", "Bearer {{params.t}}", "a.b.c"]
+        {
+            assert!(!looks_like_secret(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn credential_names() {
+        for n in ["apiKey", "api_key", "clientSecret", "authToken", "password", "Authorization", "private-key"] {
+            assert!(is_credential_name(n), "{n}");
+        }
+        for n in ["maxTokens", "tokenLimit", "keyword", "secretary_name_x"] {
+            assert!(!is_credential_name(n), "{n}");
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Every real chain in the shared corpus, projected both ways: each projection must be valid
+//! against its bundled seed schema and publishable. Prints the distributions the issue asks for.
+
+mod common;
+
+use chainsmith::pack::{LoadOptions, Pack, PackKind, load_file};
+use chainsmith::tool::{SafetyTier, ToolFormat, ToolOptions, project_compact, project_miruntime};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// Workflow-chain packs of the corpus: the registry's and the examples'.
+fn chain_packs(corpus: &Path) -> Vec<Pack> {
+    let mut files = common::files_under(&corpus.join("registry/packs"), "json");
+    files.extend(common::files_under(&corpus.join("examples"), "json"));
+    files
+        .iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "pack.json"))
+        .map(|p| load_file(p, LoadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .filter(|p| p.kind == PackKind::WorkflowChain)
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    chains: usize,
+    eligible: usize,
+    tiers: BTreeMap<String, usize>,
+    permissions: BTreeMap<String, usize>,
+    failures: Vec<String>,
+}
+
+fn tally(packs: &[Pack], opts: &ToolOptions) -> Tally {
+    let mut t = Tally::default();
+    for pack in packs {
+        for chain in &pack.chains {
+            t.chains += 1;
+            let label = format!("{} / {}", pack.name(), chain.chain_id());
+            let compact = project_compact(pack, chain, opts);
+            let contract = project_miruntime(pack, chain, opts);
+            for (kind, p) in [("compact", &compact), ("miruntime", &contract)] {
+                if !p.violations.is_empty() {
+                    t.failures.push(format!("{label} {kind}: violations {:?}", p.violations));
+                }
+                if let Some(error) = p.findings.iter().find(|f| f.is_error()) {
+                    t.failures.push(format!("{label} {kind}: {error}"));
+                }
+            }
+            if compact.value.get("inputSchema").is_some() {
+                t.eligible += 1;
+            }
+            *t.tiers.entry(str_at(&compact.value, "/safetyTier")).or_default() += 1;
+            *t.permissions.entry(str_at(&contract.value, "/permissionClass")).or_default() += 1;
+        }
+    }
+    t
+}
+
+fn str_at(v: &Value, pointer: &str) -> String {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("<missing>").to_owned()
+}
+
+#[test]
+fn every_corpus_chain_projects_to_valid_documents() {
+    let Some(corpus) = common::corpus_dir() else { return };
+    let packs = chain_packs(&corpus);
+    let t = tally(&packs, &ToolOptions::default());
+    println!(
+        "tool projection over {} chains: {} compact-eligible, {} not; safetyTier {:?}; permissionClass {:?}",
+        t.chains,
+        t.eligible,
+        t.chains - t.eligible,
+        t.tiers,
+        t.permissions
+    );
+    assert_eq!(t.chains, 171, "167 registry chains + 4 examples");
+    assert!(t.failures.is_empty(), "{} failure(s):\n{}", t.failures.len(), t.failures.join("\n"));
+    // Derivation must discriminate, not collapse every chain into one class.
+    assert!(t.tiers.len() >= 2 && t.permissions.len() >= 2, "{:?} {:?}", t.tiers, t.permissions);
+}
+
+/// The same, with effects taken from the corpus node packs' `capabilities`, as the node-pack
+/// catalog will supply them.
+#[test]
+fn corpus_chains_with_node_pack_effects() {
+    let Some(corpus) = common::corpus_dir() else { return };
+    let mut effects: HashMap<String, SafetyTier> = HashMap::new();
+    for path in common::files_under(&corpus.join("registry/packs"), "json") {
+        if path.file_name().is_none_or(|n| n != "pack.json") {
+            continue;
+        }
+        let pack = load_file(&path, LoadOptions::default()).unwrap();
+        for node in pack.node_types() {
+            let (Some(type_id), Some(caps)) = (node["typeId"].as_str(), node["capabilities"].as_array()) else {
+                continue;
+            };
+            let writes = caps.iter().any(|c| c == "side-effectful");
+            effects.insert(type_id.to_owned(), if writes { SafetyTier::Write } else { SafetyTier::Pure });
+        }
+    }
+    let oracle = |type_id: &str| effects.get(type_id).copied();
+    let packs = chain_packs(&corpus);
+    let t = tally(&packs, &ToolOptions { effects: Some(&oracle), ..Default::default() });
+    println!(
+        "with node-pack effects ({} typeIds known): safetyTier {:?}; permissionClass {:?}",
+        effects.len(),
+        t.tiers,
+        t.permissions
+    );
+    assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+}
+
+/// Each conformance vector's expected expansion, wrapped as a workflow definition, projects too.
+#[test]
+fn expanded_corpus_chains_project_as_workflows() {
+    let Some(corpus) = common::corpus_dir() else { return };
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for path in common::files_under(&corpus.join("vectors"), "json") {
+        let vector: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let Some(nodes) = vector.pointer("/expected/nodes") else { continue };
+        let chain_id = vector["chainId"].as_str().unwrap_or_default();
+        let id: String = chain_id.to_ascii_lowercase().chars().map(|c| if c == '.' { '-' } else { c }).collect();
+        let workflow = serde_json::json!({"id": id, "name": chain_id, "version": "1.0.0",
+            "description": format!("Expanded {chain_id}."), "nodes": nodes, "edges": vector["expected"]["edges"]});
+        for format in [ToolFormat::Compact, ToolFormat::MiRuntime] {
+            let p = format.project_workflow(&workflow, &ToolOptions::default());
+            if !p.is_valid() {
+                failures.push(format!("{chain_id} {format:?}: {:?} {:?}", p.violations, p.findings));
+            }
+        }
+        count += 1;
+    }
+    println!("{count} expanded chains projected as workflows");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
