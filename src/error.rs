@@ -52,6 +52,16 @@ pub mod code {
     pub const DOTTED_NODE_ID: &str = "dotted_node_id";
     pub const WORKFLOW_SCHEMA_VIOLATION: &str = "workflow_schema_violation";
 
+    // Tool projection (chains and workflows as CompactToolDescriptor / MiRuntime contract).
+    pub const TOOL_INPUT_SCHEMA_NOT_COMPACT: &str = "tool_input_schema_not_compact";
+    pub const TOOL_ID_INVALID: &str = "tool_id_invalid";
+    pub const TOOL_SAFETY_TIER_INVALID: &str = "tool_safety_tier_invalid";
+    pub const TOOL_FIELD_ADJUSTED: &str = "tool_field_adjusted";
+    pub const TOOL_FIELD_NOT_DERIVABLE: &str = "tool_field_not_derivable";
+    pub const TOOL_FIELD_INVALID: &str = "tool_field_invalid";
+    pub const TOOL_CREDENTIAL_OMITTED: &str = "tool_credential_omitted";
+    pub const TOOL_PROJECTION_INVALID: &str = "tool_projection_invalid";
+
     // Trust and resolution: node-pack catalog, dependencies, lockfile, signatures.
     pub const NODE_SCHEMA_UNAVAILABLE: &str = "node_schema_unavailable";
     pub const NODE_CONFIG_INVALID: &str = "node_config_invalid";
