@@ -16,7 +16,8 @@ pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
 
     let tool_id = opts.tool_id.map_or_else(|| subject.default_tool_id.clone(), str::to_owned);
     if let Err(message) = text::check_tool_id(&tool_id) {
-        let at = if opts.tool_id.is_some() { String::new() } else { subject.pointer(subject.id_key) };
+        // An override is the user's text; point at the subject rather than at its id.
+        let at = if opts.tool_id.is_some() { subject.base.clone() } else { subject.pointer(subject.id_key) };
         findings.push(subject.finding(
             Finding::error(code::TOOL_ID_INVALID, at, message).with("field", "toolId").with("toolId", tool_id.as_str()),
         ));
