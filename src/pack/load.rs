@@ -75,7 +75,23 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
             PackKind::Other(_) => None,
         };
         if let Some(schema) = schema {
+            // Registry v2 packs sign with `{keyId, scheme}`, which the closed v1 `signing`
+            // definition rejects; that shape is reported once instead of failing the pack.
+            let v2_signing = obj
+                .get("signing")
+                .and_then(Value::as_object)
+                .filter(|s| s.contains_key("keyId") || s.contains_key("scheme"));
+            if v2_signing.is_some() {
+                findings.push(Finding::warning(
+                    code::PACK_SIGNATURE_UNVERIFIABLE,
+                    "/signing",
+                    "`signing` has the registry v2 shape {keyId, scheme}; chainsmith verifies only v1 manual signatures",
+                ));
+            }
             for v in schema.violations(&manifest) {
+                if v2_signing.is_some() && v.pointer.starts_with("/signing") {
+                    continue;
+                }
                 findings.push(Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword));
             }
         }
@@ -288,6 +304,17 @@ mod tests {
         let errs: Vec<_> = p.errors().filter(|f| f.code == code::INVALID_MANIFEST).collect();
         assert!(errs.iter().any(|f| f.pointer == "/chains/0/chainId" && f.details["keyword"] == "pattern"));
         assert!(errs.iter().any(|f| f.pointer == "/version" && f.details["keyword"] == "pattern"));
+    }
+
+    #[test]
+    fn v2_signing_shape_is_a_warning_not_a_schema_failure() {
+        let mut m = minimal_chain_pack();
+        m["signing"] = serde_json::json!({"keyId": "openwop-team-1", "scheme": "ed25519-canonical-json"});
+        let p = load(&m.to_string()).unwrap();
+        assert!(p.is_valid(), "{:?}", p.findings);
+        assert!(p.warnings().any(|f| f.code == code::PACK_SIGNATURE_UNVERIFIABLE && f.pointer == "/signing"));
+        m["signing"] = serde_json::json!({"method": "bogus"});
+        assert!(load(&m.to_string()).unwrap().errors().any(|f| f.pointer.starts_with("/signing")));
     }
 
     #[test]
