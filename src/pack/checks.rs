@@ -44,7 +44,12 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let mut node_ids: HashSet<&str> = HashSet::new();
     for (i, node) in chain.nodes().iter().enumerate() {
         let np = format!("{base}/dag/nodes/{i}");
-        let Some(nid) = node.get("id").and_then(Value::as_str) else { continue };
+        let Some(nid) = node.get("id").and_then(Value::as_str).filter(|id| !id.is_empty()) else {
+            // Checked here too because --skip-validation bypasses the schema, and an id-less
+            // node could not be renamed, wired or spliced.
+            push(Finding::error(code::INVALID_MANIFEST, np, "a fragment node needs a non-empty string `id`"));
+            continue;
+        };
         if !node_ids.insert(nid) {
             push(
                 Finding::error(
@@ -309,6 +314,14 @@ mod tests {
 
     fn codes(p: &Pack) -> Vec<&'static str> {
         p.findings.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn nodes_without_ids_are_refused_even_without_the_schema() {
+        let p = pack_with(json!([chain(json!([{"typeId":"core.x"}, 7, {"id":"","typeId":"core.x"}]), json!([]))]));
+        let ptrs: Vec<_> =
+            p.errors().filter(|f| f.code == code::INVALID_MANIFEST).map(|f| f.pointer.as_str()).collect();
+        assert_eq!(ptrs, ["/chains/0/dag/nodes/0", "/chains/0/dag/nodes/1", "/chains/0/dag/nodes/2"]);
     }
 
     #[test]

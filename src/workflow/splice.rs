@@ -37,6 +37,11 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         .with("nodeId", taken.as_str())
         .with("expansionId", exp.expansion_id.as_str()));
     }
+    let mut fresh = std::collections::HashSet::new();
+    if let Some((_, bad)) = exp.id_map.iter().find(|(_, new)| new.is_empty() || !fresh.insert(new.as_str())) {
+        return Err(Error::new(code::INVALID_REQUEST, format!("the expansion repeats or omits node id \"{bad}\""))
+            .with("nodeId", bad.as_str()));
+    }
     if let Some((a, b)) = &opts.between {
         for end in [a, b] {
             if !wf.contains_node(end) {
@@ -72,7 +77,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
     for ((frag_id, _), (node, pos)) in exp.id_map.iter().zip(exp.nodes.iter().zip(positions)) {
         let json = workflow_node(node, frag_id, pos);
         node_ids.push(json["id"].as_str().unwrap_or_default().to_owned());
-        wf.add_node(json).expect("ids were checked free above");
+        wf.add_node(json).expect("ids were checked unique and free above");
     }
 
     let mut edge_ids = Vec::new();
