@@ -1,7 +1,7 @@
 //! The command-line interface: parse, call the core, print. Every failure ends with one
 //! JSON error envelope as the last line of stderr and exit code 1; usage errors exit 2.
 
-use chainsmith::catalog::HostProfile;
+use chainsmith::catalog::{Catalog, HostProfile, Lockfile, Requirement, ResolveOptions, Trust, TrustedKeys, resolve};
 use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::expand::{ExpandOptions, Expansion, expand};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
@@ -31,6 +31,8 @@ pub enum Command {
     Expand(ExpandArgs),
     /// Expand a chain and splice it into a workflow, writing the result atomically.
     Inline(InlineArgs),
+    /// Resolve every pack a lockfile locks from local registry folders; print the set as JSON.
+    Resolve(ResolveArgs),
 }
 
 #[derive(Args)]
@@ -41,6 +43,23 @@ pub struct ValidateArgs {
     /// Print findings as one JSON array instead of lines.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+}
+
+/// The trust policy: node-pack catalog and signature requirements.
+#[derive(Args)]
+pub struct TrustArgs {
+    /// Node packs (pack.json files or folders) forming the typeId catalog; repeatable. With a
+    /// catalog, every typeId must resolve and dependencies must be met.
+    #[arg(long = "catalog", value_name = "DIR")]
+    pub catalog: Vec<PathBuf>,
+    /// Folder of trusted Ed25519 public keys (PEM SPKI files).
+    #[arg(long, value_name = "DIR")]
+    pub trusted_keys: Option<PathBuf>,
+    /// Refuse unsigned packs, untrusted keys and signatures that cannot be verified.
+    #[arg(long)]
+    pub require_signed: bool,
 }
 
 #[derive(Args)]
@@ -63,6 +82,11 @@ pub struct ChainArgs {
     /// Target host profile (JSON: compensation, subChains, maxDepth, secrets, deferredParameters).
     #[arg(long, value_name = "FILE")]
     pub host: Option<PathBuf>,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// Node config violations and unknown ports (checked with --catalog) refuse instead of warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Args)]
@@ -97,6 +121,24 @@ pub struct InlineArgs {
     pub output: PathBuf,
 }
 
+#[derive(Args)]
+pub struct ResolveArgs {
+    /// The lockfile (pack-lock.json).
+    pub lockfile: PathBuf,
+    /// Registry folders searched first (`<name>/<version>/pack.json` or any folder of packs).
+    #[arg(long = "registry", value_name = "DIR", num_args = 1..)]
+    pub registries: Vec<PathBuf>,
+    /// Packs (files or folders) whose dependencies the lockfile must lock; repeatable.
+    #[arg(long = "pack", value_name = "PACK")]
+    pub packs: Vec<PathBuf>,
+    /// Verify each resolved pack's signature against this folder of trusted keys.
+    #[arg(long, value_name = "DIR")]
+    pub trusted_keys: Option<PathBuf>,
+    /// With --trusted-keys: unsigned or untrusted packs are errors.
+    #[arg(long)]
+    pub require_signed: bool,
+}
+
 fn parse_point(s: &str) -> std::result::Result<(f64, f64), String> {
     let (x, y) = s.split_once(',').ok_or("expected X,Y")?;
     let num = |t: &str| {
@@ -114,6 +156,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Validate(a) => validate(&a),
         Command::Expand(a) => run_expand(&a),
         Command::Inline(a) => inline(&a),
+        Command::Resolve(a) => resolve_lockfile(&a),
     };
     match result {
         Ok(code) => code,
@@ -128,6 +171,14 @@ pub fn run(command: Command) -> ExitCode {
 fn validate(args: &ValidateArgs) -> Result<ExitCode> {
     let mut any_error = false;
     let mut all = Vec::new();
+    let trust = trust_policy(&args.trust, HostProfile::default(), false)?;
+    for f in setup_findings(&trust) {
+        if args.json {
+            all.push(f.to_json());
+        } else {
+            println!("{f}");
+        }
+    }
     for path in &args.paths {
         let out = load_path(path, LoadOptions::default());
         for failure in out.failures {
@@ -144,12 +195,13 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
             all.push(v);
         }
         for pack in out.packs {
-            if pack.kind == PackKind::Node && !args.json && pack.findings.is_empty() {
+            let findings = validate_findings(&trust, &args.trust, &pack);
+            if pack.kind == PackKind::Node && !args.json && findings.is_empty() {
                 println!("{}: ok (node pack {} {})", pack.source.display(), pack.name(), pack.version());
                 continue;
             }
-            any_error |= !pack.is_valid();
-            if pack.findings.is_empty() && !args.json {
+            any_error |= findings.iter().any(Finding::is_error);
+            if findings.is_empty() && !args.json {
                 println!(
                     "{}: ok ({} {}, {} chains)",
                     pack.source.display(),
@@ -158,7 +210,7 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
                     pack.chains.len()
                 );
             }
-            for f in &pack.findings {
+            for f in &findings {
                 if args.json {
                     let mut v = f.to_json();
                     v["file"] = json!(pack.source.display().to_string());
@@ -173,6 +225,71 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
         println!("{}", Value::Array(all));
     }
     Ok(if any_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The pack's own findings plus the trust checks asked for: signatures when keys are given
+/// or signatures are required (an invalid signature always), typeIds and dependencies
+/// against the catalog.
+fn validate_findings(trust: &Trust, args: &TrustArgs, pack: &Pack) -> Vec<Finding> {
+    let mut findings = pack.findings.clone();
+    let signature = trust.signature(pack).finding;
+    let asked = args.trusted_keys.is_some() || args.require_signed;
+    findings.extend(signature.filter(|f| asked || f.code == code::PACK_SIGNATURE_INVALID));
+    if let Some(catalog) = &trust.catalog {
+        for chain in &pack.chains {
+            findings.extend(catalog.unresolved_findings(chain));
+        }
+        findings.extend(chainsmith::catalog::check_dependencies(pack, catalog));
+    }
+    findings
+}
+
+/// The policy from the command line. A --catalog path that does not exist is an error;
+/// problems inside the catalog or the keys folder are findings (see `setup_findings`).
+fn trust_policy(args: &TrustArgs, host: HostProfile, strict: bool) -> Result<Trust> {
+    if let Some(missing) = args.catalog.iter().find(|p| !p.exists()) {
+        return Err(Error::new(
+            code::PACK_NOT_FOUND,
+            format!("--catalog {}: no such file or folder", missing.display()),
+        )
+        .with("path", missing.display().to_string()));
+    }
+    let catalog = (!args.catalog.is_empty()).then(|| Catalog::load(&args.catalog));
+    let trusted_keys = match &args.trusted_keys {
+        Some(dir) => TrustedKeys::load(dir)?,
+        None => TrustedKeys::default(),
+    };
+    Ok(Trust { catalog, trusted_keys, require_signed: args.require_signed, strict, host })
+}
+
+/// Warnings about the catalog and the trusted keys themselves.
+fn setup_findings(trust: &Trust) -> Vec<Finding> {
+    let catalog = trust.catalog.as_ref().map(Catalog::findings).unwrap_or_default();
+    catalog.iter().chain(&trust.trusted_keys.findings).cloned().collect()
+}
+
+/// Refuse what the policy blocks before anything is expanded; return its warnings.
+fn refuse_untrusted(trust: &Trust, pack: &Pack, chain_id: &str) -> Result<Vec<Finding>> {
+    print_warnings(&setup_findings(trust));
+    let report = trust.check_chain(pack, chain_id);
+    if let Some(err) = report.refusal() {
+        return Err(err);
+    }
+    // The expander reports unchecked typeIds itself.
+    Ok(report.warnings().filter(|f| f.code != code::TYPEID_UNCHECKED).cloned().collect())
+}
+
+/// Add the policy's warnings and the catalog's config and port findings to the expansion;
+/// under --strict those findings refuse, all of them listed in `details.errors`.
+fn check_expansion(trust: &Trust, exp: &mut Expansion, mut warnings: Vec<Finding>) -> Result<()> {
+    let checks = trust.check_expansion(exp);
+    let errors: Vec<Value> = checks.iter().filter(|f| f.is_error()).map(Finding::to_json).collect();
+    if let Some(first) = checks.iter().find(|f| f.is_error()) {
+        return Err(first.clone().into_error().with("errors", errors));
+    }
+    warnings.extend(checks);
+    exp.warnings.extend(warnings);
+    Ok(())
 }
 
 /// Load exactly one workflow-chain pack from a file or folder.
@@ -291,13 +408,17 @@ fn print_warnings(warnings: &[Finding]) {
 
 fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let pack = load_one_pack(&args.pack, args.chain.skip_validation)?;
+    let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
+    let trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
     let params = collect_params(&pack, &args.chain)?;
     let opts = ExpandOptions {
         expansion_id: args.chain.expansion_id.clone(),
-        host: host_profile(&args.chain.host)?,
+        resolver: trust.resolver(),
+        host: trust.host.clone(),
         ..Default::default()
     };
-    let exp = expand(&pack, &args.chain.chain, params, &opts)?;
+    let mut exp = expand(&pack, &args.chain.chain, params, &opts)?;
+    check_expansion(&trust, &mut exp, trust_warnings)?;
     let mut out = serde_json::to_vec_pretty(&exp.to_json()).expect("JSON values serialise");
     out.push(b'\n');
     write_stdout(&out)?;
@@ -325,8 +446,11 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
         (None, _) => return Err(Error::new(code::INVALID_REQUEST, "give WORKFLOW and PACK, or --new NAME and PACK")),
     };
     let pack = load_one_pack(pack_path, args.chain.skip_validation)?;
+    let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
+    let trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
     let params = collect_params(&pack, &args.chain)?;
-    let exp = expand_into(&workflow, &pack, &args.chain, params)?;
+    let mut exp = expand_into(&workflow, &pack, &args.chain, params, &trust)?;
+    check_expansion(&trust, &mut exp, trust_warnings)?;
     let opts = SpliceOptions { at: args.at, between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())) };
     let report = splice(&mut workflow, &exp, &opts)?;
     let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };
@@ -349,14 +473,51 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
 }
 
 /// Expand with everything the parent workflow constrains: free ids and its policy.
-fn expand_into(workflow: &Workflow, pack: &Pack, args: &ChainArgs, params: Map<String, Value>) -> Result<Expansion> {
+fn expand_into(
+    workflow: &Workflow,
+    pack: &Pack,
+    args: &ChainArgs,
+    params: Map<String, Value>,
+    trust: &Trust,
+) -> Result<Expansion> {
     let taken = |id: &str| workflow.contains_node(id);
     let opts = ExpandOptions {
         expansion_id: args.expansion_id.clone(),
         taken_ids: Some(&taken),
         parent_compensation: workflow.settings_compensation(),
-        host: host_profile(&args.host)?,
+        resolver: trust.resolver(),
+        host: trust.host.clone(),
         ..Default::default()
     };
     expand(pack, &args.chain, params, &opts)
+}
+
+/// Print the resolved set (deterministic JSON, findings included); any error finding
+/// then fails the command with its envelope.
+fn resolve_lockfile(args: &ResolveArgs) -> Result<ExitCode> {
+    let lock = Lockfile::read(&args.lockfile)?;
+    let mut requirements = Vec::new();
+    for path in &args.packs {
+        let out = load_path(path, LoadOptions::default());
+        if let Some(e) = out.failures.into_iter().next() {
+            return Err(e);
+        }
+        requirements.extend(out.packs.iter().flat_map(Requirement::of_pack));
+    }
+    let keys = args.trusted_keys.as_deref().map(TrustedKeys::load).transpose()?;
+    if let Some(k) = &keys {
+        print_warnings(&k.findings);
+    }
+    let opts = ResolveOptions {
+        registries: &args.registries,
+        requirements: &requirements,
+        trusted_keys: keys.as_ref(),
+        require_signed: args.require_signed,
+    };
+    let resolution = resolve(&lock, &opts);
+    write_stdout(resolution.to_json_string().as_bytes())?;
+    match resolution.findings.iter().find(|f| f.is_error()) {
+        Some(first) => Err(first.clone().into_error()),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
