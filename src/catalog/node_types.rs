@@ -419,11 +419,11 @@ impl Catalog {
     pub fn check_expansion(&self, exp: &Expansion) -> Vec<Finding> {
         let mut out = Vec::new();
         let empty = Value::Object(Map::new());
-        let mut index: HashMap<&str, (usize, &str)> = HashMap::new();
+        let mut type_of: HashMap<&str, &str> = HashMap::new();
         for (i, node) in exp.nodes.iter().enumerate() {
             let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
             let Some(type_id) = node.get("typeId").and_then(Value::as_str) else { continue };
-            index.insert(node_id, (i, type_id));
+            type_of.insert(node_id, type_id);
             // A node without `config` is exported with `{}` (chain-packs §6.3), so check that.
             let config = node.get("config").unwrap_or(&empty);
             for v in self.check_config(type_id, config) {
@@ -446,7 +446,7 @@ impl Catalog {
                 else {
                     continue;
                 };
-                let Some(&(_, type_id)) = index.get(node_id) else { continue };
+                let Some(&type_id) = type_of.get(node_id) else { continue };
                 let Some(ports) = self.ports(type_id) else { continue };
                 let (known, side) = if key == "from" {
                     (ports.accepts_output(port), &ports.outputs)
