@@ -11,6 +11,7 @@
 //!
 //! Nothing here depends on a GUI toolkit; the editor (`app`) and the CLI sit on top.
 
+pub mod app;
 pub mod catalog;
 pub mod error;
 pub mod expand;

@@ -1,0 +1,1089 @@
+//! The node canvas: the parent workflow drawn with the painter inside an `egui::Scene`
+//! (pan and zoom), with selection, moving, connecting, box select, chain-instance frames,
+//! the insert preview's ghost nodes and the drop target of a dragged tile.
+//!
+//! Large workflows stay interactive because everything derived from the model (cards,
+//! ports, edge endpoints, frames) is cached per document revision, only what intersects
+//! the visible rect is drawn or made interactive, and detail drops with zoom: text goes
+//! first, then port dots, then curves become straight lines.
+
+use super::Action;
+use super::document::{Command, Selection};
+use super::palette::TileDrag;
+use super::preview::{Ghost, GhostEnd};
+use super::theme;
+use crate::workflow::Workflow;
+use crate::workflow::layout::{NODE_H, NODE_W};
+use egui::emath::TSTransform;
+use egui::epaint::{CornerRadius, PathShape, Shape, TextShape};
+use egui::text::{LayoutJob, TextFormat, TextWrapping};
+use egui::{
+    Align2, Color32, FontFamily, FontId, Id, Modifiers, PointerButton, Pos2, Rect, Role, Sense, Stroke, StrokeKind, Ui,
+    Vec2, WidgetInfo, pos2, vec2,
+};
+use petgraph::visit::{DfsEvent, depth_first_search};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const W: f32 = NODE_W as f32;
+const H: f32 = NODE_H as f32;
+/// Grid pitch in canvas units; positions snap to it.
+pub const GRID: f32 = 20.0;
+const HEADER: f32 = 24.0;
+/// Ports sit between this offset from the top of a card and its bottom edge.
+const PORT_TOP: f32 = 40.0;
+const PORT_R: f32 = 4.5;
+const FRAME_PAD: f32 = 16.0;
+const FRAME_HEADER: f32 = 22.0;
+const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.04..=2.5;
+
+/// Below these zoom levels a detail is not drawn (screen points per canvas unit).
+const LOD_DETAIL: f32 = 0.7;
+const LOD_TEXT: f32 = 0.42;
+const LOD_PORTS: f32 = 0.28;
+const LOD_SOLID: f32 = 0.12;
+
+/// What the canvas needs from the app for one frame.
+pub struct CanvasCtx<'a> {
+    pub wf: &'a Workflow,
+    pub revision: u64,
+    pub selection: &'a mut Selection,
+    pub ghost: Option<&'a Ghost>,
+    pub actions: &'a mut Vec<Action>,
+}
+
+pub struct Canvas {
+    /// The part of the canvas in view (Scene's own state).
+    pub scene_rect: Rect,
+    pub snap: bool,
+    pub minimap: bool,
+    cache: ViewCache,
+    drag: Option<NodeDrag>,
+    wire: Option<Wire>,
+    marquee: Option<Rect>,
+    fit_requested: bool,
+    to_global: TSTransform,
+    outer: Rect,
+    tile_target: Option<TileTarget>,
+    last_pass: Duration,
+}
+
+/// Nodes being moved: their ids and how far, in canvas units.
+struct NodeDrag {
+    ids: Vec<String>,
+    delta: Vec2,
+}
+
+/// A connection being dragged out of an output port.
+struct Wire {
+    from: usize,
+    port: usize,
+    end: Pos2,
+}
+
+/// Where a tile being dragged would land.
+struct TileTarget {
+    tile: Arc<TileDrag>,
+    at: Pos2,
+    edge: Option<u64>,
+}
+
+impl Canvas {
+    pub fn new(scene_rect: Option<Rect>, snap: bool, minimap: bool) -> Self {
+        Self {
+            scene_rect: scene_rect.unwrap_or(Rect::NOTHING),
+            snap,
+            minimap,
+            cache: ViewCache::default(),
+            drag: None,
+            wire: None,
+            marquee: None,
+            fit_requested: scene_rect.is_none(),
+            to_global: TSTransform::IDENTITY,
+            outer: Rect::NOTHING,
+            tile_target: None,
+            last_pass: Duration::ZERO,
+        }
+    }
+
+    /// Frame every node (and the preview) on the next frame.
+    pub fn request_fit(&mut self) {
+        self.fit_requested = true;
+    }
+
+    /// CPU time of the last canvas pass (layout, culling, drawing, interaction).
+    pub fn last_pass(&self) -> Duration {
+        self.last_pass
+    }
+
+    pub fn zoom(&self) -> f32 {
+        self.to_global.scaling
+    }
+
+    /// Canvas coordinates to screen points, as of the last frame.
+    pub fn canvas_to_screen(&self, p: Pos2) -> Pos2 {
+        self.to_global * p
+    }
+
+    pub fn screen_to_canvas(&self, p: Pos2) -> Pos2 {
+        self.to_global.inverse() * p
+    }
+
+    /// The screen rect of the canvas area, as of the last frame.
+    pub fn screen_rect(&self) -> Rect {
+        self.outer
+    }
+
+    pub fn snap_point(&self, p: Pos2) -> Pos2 {
+        if self.snap { pos2((p.x / GRID).round() * GRID, (p.y / GRID).round() * GRID) } else { p }
+    }
+
+    pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) {
+        let started = Instant::now();
+        let CanvasCtx { wf, revision, selection, ghost, actions } = cx;
+        if self.cache.revision != Some(revision) {
+            self.cache = ViewCache::build(wf, revision);
+        }
+        self.toolbar(ui, wf);
+        let outer = ui.available_rect_before_wrap();
+        self.outer = outer;
+        ui.painter().rect_filled(outer, 0.0, theme::CANVAS_BG);
+        if self.fit_requested && outer.is_positive() {
+            self.fit_requested = false;
+            self.scene_rect = self.fit_rect(ghost, outer);
+        }
+        self.track_tile(ui, outer, actions);
+
+        let ctx = ui.ctx().clone();
+        let modifiers = ctx.input(|i| i.modifiers);
+        let box_mode = self.marquee.is_some() || modifiers.shift;
+        let pan_buttons = if box_mode {
+            egui::containers::DragPanButtons::MIDDLE
+        } else {
+            egui::containers::DragPanButtons::PRIMARY | egui::containers::DragPanButtons::MIDDLE
+        };
+        let mut scene_rect = self.scene_rect;
+        let scene = egui::Scene::new().zoom_range(ZOOM_RANGE).drag_pan_buttons(pan_buttons);
+        let response = scene
+            .show(ui, &mut scene_rect, |ui| {
+                self.to_global = ctx.layer_transform_to_global(ui.layer_id()).unwrap_or_default();
+                self.contents(ui, selection, ghost, actions);
+            })
+            .response;
+        self.scene_rect = scene_rect;
+        self.background(&ctx, &response, modifiers, selection, actions);
+        if self.minimap {
+            self.show_minimap(&ctx, outer);
+        }
+        self.last_pass = started.elapsed();
+    }
+
+    fn toolbar(&mut self, ui: &mut Ui, wf: &Workflow) {
+        ui.horizontal(|ui| {
+            if ui.button("⊡ Fit").on_hover_text("Fit everything in view (F)").clicked() {
+                self.request_fit();
+            }
+            let zoom = self.zoom();
+            if ui.small_button("−").on_hover_text("Zoom out").clicked() {
+                self.zoom_by(1.0 / 1.25);
+            }
+            ui.label(egui::RichText::new(format!("{:>3.0}%", zoom * 100.0)).monospace());
+            if ui.small_button("+").on_hover_text("Zoom in").clicked() {
+                self.zoom_by(1.25);
+            }
+            ui.separator();
+            ui.checkbox(&mut self.snap, "Snap to grid");
+            ui.checkbox(&mut self.minimap, "Minimap");
+            ui.separator();
+            ui.label(
+                egui::RichText::new(format!(
+                    "{} nodes · {} edges · {} chain instances",
+                    wf.node_count(),
+                    wf.graph.edge_count(),
+                    self.cache.frames.len()
+                ))
+                .color(theme::TEXT_DIM),
+            );
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.label(
+                    egui::RichText::new("drag: pan · shift-drag: box select · ctrl/pinch: zoom")
+                        .small()
+                        .color(theme::TEXT_DIM),
+                );
+            });
+        });
+    }
+
+    fn zoom_by(&mut self, factor: f32) {
+        let c = self.scene_rect.center();
+        let size = self.scene_rect.size() / factor;
+        self.scene_rect = Rect::from_center_size(c, size);
+    }
+
+    fn fit_rect(&self, ghost: Option<&Ghost>, outer: Rect) -> Rect {
+        let mut bounds = self.cache.bounds;
+        if let Some(g) = ghost {
+            for n in &g.nodes {
+                let r = card_rect(n.pos);
+                bounds = Some(bounds.map_or(r, |b| b.union(r)));
+            }
+        }
+        let Some(b) = bounds else {
+            return Rect::from_center_size(pos2(outer.width() / 2.0 - 80.0, outer.height() / 2.0 - 80.0), outer.size());
+        };
+        let b = b.expand2(vec2(60.0, 60.0 + FRAME_HEADER));
+        // Never magnify past 1:1 when fitting a small graph.
+        let scale = (outer.width() / b.width()).min(outer.height() / b.height()).min(1.0);
+        Rect::from_center_size(b.center(), outer.size() / scale)
+    }
+
+    /// While a tile is dragged over the canvas: where it would land, and on which edge.
+    fn track_tile(&mut self, ui: &Ui, outer: Rect, actions: &mut Vec<Action>) {
+        self.tile_target = None;
+        let ctx = ui.ctx();
+        let Some(tile) = egui::DragAndDrop::payload::<TileDrag>(ctx) else { return };
+        let Some(pointer) = ctx.pointer_latest_pos().filter(|p| outer.contains(*p)) else { return };
+        let p = self.screen_to_canvas(pointer);
+        let edge = self.edge_at(p, 10.0 / self.zoom().max(0.05), None);
+        let at = self.snap_point(p);
+        if ctx.input(|i| i.pointer.any_released()) {
+            egui::DragAndDrop::clear_payload(ctx);
+            actions.push(Action::OpenInsertForm {
+                pack: tile.pack,
+                chain_id: tile.chain_id.clone(),
+                at: (f64::from(at.x), f64::from(at.y)),
+                on_edge: edge,
+                screen: pointer,
+            });
+            return;
+        }
+        self.tile_target = Some(TileTarget { tile, at, edge });
+    }
+
+    fn contents(&mut self, ui: &mut Ui, selection: &mut Selection, ghost: Option<&Ghost>, actions: &mut Vec<Action>) {
+        let zoom = self.to_global.scaling;
+        let visible = ui.clip_rect();
+        let painter = ui.painter().clone();
+        self.paint_grid(&painter, visible, zoom);
+
+        let positions = self.positions();
+        let dragged: HashSet<&str> =
+            self.drag.as_ref().map(|d| d.ids.iter().map(String::as_str).collect()).unwrap_or_default();
+
+        // Frames first: they sit under their nodes and only take clicks, so dragging on
+        // them still pans.
+        for fi in 0..self.cache.frames.len() {
+            let Some(rect) = self.frame_rect(fi, &positions) else { continue };
+            if !rect.intersects(visible) {
+                continue;
+            }
+            let frame = &self.cache.frames[fi];
+            let id = Id::unique(("cs-frame", &frame.key));
+            let resp = ui.interact(rect, id, Sense::click());
+            let title = frame.title.clone();
+            resp.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("Chain instance {title}")));
+            let selected = selection.instance.as_deref() == Some(frame.key.as_str());
+            paint_frame(&painter, rect, &frame.title, zoom, selected || resp.hovered());
+            if resp.double_clicked() {
+                actions.push(Action::EditInstance(frame.key.clone()));
+            } else if resp.clicked() {
+                selection.clear();
+                selection.instance = Some(frame.key.clone());
+                selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+            }
+            let key = frame.key.clone();
+            resp.context_menu(|ui| {
+                if ui.button("Edit parameters…").clicked() {
+                    actions.push(Action::EditInstance(key.clone()));
+                }
+                if ui.button("Remove instance").clicked() {
+                    actions.push(Action::Doc(Command::RemoveInstance { key: key.clone() }));
+                }
+            });
+        }
+
+        let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
+        for link in &self.cache.links {
+            let (a, b) = (positions[link.from], positions[link.to]);
+            let from = port_pos(card_rect(a), link.from_port, self.cache.cards[link.from].outputs.len(), true);
+            let to = port_pos(card_rect(b), link.to_port, self.cache.cards[link.to].inputs.len(), false);
+            if !edge_bounds(from, to).intersects(visible) {
+                continue;
+            }
+            let selected = selection.edges.contains(&link.seq);
+            let color = if selected || target_edge == Some(link.seq) {
+                theme::ACCENT
+            } else if link.loopback {
+                theme::EDGE_LOOP
+            } else if link.conditional {
+                theme::EDGE_CONDITIONAL
+            } else {
+                theme::EDGE
+            };
+            let width = px(zoom, if selected || target_edge == Some(link.seq) { 2.5 } else { 1.6 });
+            paint_edge(&painter, from, to, Stroke::new(width, color), zoom);
+            if zoom >= LOD_DETAIL
+                && let Some(label) = &link.label
+            {
+                paint_pill(&painter, bezier(from, to, 0.5), label, color);
+            }
+        }
+
+        let mut visible_cards = Vec::new();
+        for (i, card) in self.cache.cards.iter().enumerate() {
+            let rect = card_rect(positions[i]);
+            if rect.intersects(visible) || dragged.contains(card.id.as_str()) {
+                visible_cards.push(i);
+            }
+        }
+        for &i in &visible_cards {
+            let rect = card_rect(positions[i]);
+            let card = &self.cache.cards[i];
+            let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
+            let selected = selection.nodes.contains(&card.id);
+            resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
+            paint_card(&painter, rect, card, zoom, selected, resp.hovered());
+            self.node_interaction(&resp, i, selection, actions);
+        }
+
+        if zoom >= LOD_PORTS {
+            for &i in &visible_cards {
+                self.port_handles(ui, i, positions[i]);
+            }
+        }
+
+        if let Some(g) = ghost {
+            paint_ghost(&painter, g, &self.cache, &positions, zoom);
+            for (gi, n) in g.nodes.iter().enumerate() {
+                let resp = ui.interact(card_rect(n.pos), Id::unique(("cs-ghost", gi)), Sense::click());
+                resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, format!("Preview {}", n.id)));
+                if resp.clicked() {
+                    actions.push(Action::SelectGhost(gi));
+                }
+            }
+        }
+
+        if let Some(wire) = &self.wire {
+            let card = &self.cache.cards[wire.from];
+            let from = port_pos(card_rect(positions[wire.from]), wire.port, card.outputs.len(), true);
+            let hit = self.input_port_at(wire.end, &positions);
+            let end = hit.map_or(wire.end, |(n, p)| {
+                port_pos(card_rect(positions[n]), p, self.cache.cards[n].inputs.len(), false)
+            });
+            let color = if hit.is_some() { theme::ACCENT } else { theme::TEXT_DIM };
+            paint_edge(&painter, from, end, Stroke::new(px(zoom, 2.0), color), zoom);
+        }
+        if let Some(m) = self.marquee {
+            painter.rect_filled(m, 0.0, theme::ACCENT.gamma_multiply(0.12));
+            painter.rect_stroke(m, 0.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
+        }
+        if let Some(t) = &self.tile_target {
+            paint_tile_ghost(&painter, t, zoom);
+        }
+    }
+
+    /// Current top-left of every card, with a drag in progress applied.
+    fn positions(&self) -> Vec<Pos2> {
+        let mut out: Vec<Pos2> = self.cache.cards.iter().map(|c| c.pos).collect();
+        if let Some(d) = &self.drag {
+            for id in &d.ids {
+                if let Some(&i) = self.cache.by_id.get(id) {
+                    out[i] += d.delta;
+                }
+            }
+        }
+        out
+    }
+
+    fn frame_rect(&self, fi: usize, positions: &[Pos2]) -> Option<Rect> {
+        let frame = &self.cache.frames[fi];
+        let mut r: Option<Rect> = None;
+        for &n in &frame.nodes {
+            let c = card_rect(positions[n]);
+            r = Some(r.map_or(c, |r| r.union(c)));
+        }
+        let r = r?.expand(FRAME_PAD);
+        Some(Rect::from_min_max(pos2(r.min.x, r.min.y - FRAME_HEADER), r.max))
+    }
+
+    fn node_interaction(
+        &mut self,
+        resp: &egui::Response,
+        i: usize,
+        selection: &mut Selection,
+        actions: &mut Vec<Action>,
+    ) {
+        let (id, anchor, instance) = {
+            let card = &self.cache.cards[i];
+            (card.id.clone(), card.pos, card.instance.map(|f| self.cache.frames[f].key.clone()))
+        };
+        let mods = resp.ctx.input(|inp| inp.modifiers);
+        let additive = mods.shift || mods.command;
+        if resp.clicked() {
+            if additive {
+                selection.toggle_node(&id);
+            } else {
+                selection.only_node(&id);
+            }
+        }
+        if resp.double_clicked()
+            && let Some(key) = &instance
+        {
+            actions.push(Action::EditInstance(key.clone()));
+        }
+        if resp.drag_started_by(PointerButton::Primary) {
+            if !selection.nodes.contains(&id) {
+                if !additive {
+                    selection.clear();
+                }
+                selection.nodes.insert(id.clone());
+            }
+            self.drag = Some(NodeDrag { ids: selection.nodes.iter().cloned().collect(), delta: Vec2::ZERO });
+        }
+        if resp.dragged_by(PointerButton::Primary)
+            && let Some(d) = &mut self.drag
+        {
+            d.delta += resp.drag_delta();
+        }
+        if resp.drag_stopped()
+            && let Some(d) = self.drag.take()
+        {
+            let delta = self.snap_point(anchor + d.delta) - anchor;
+            if delta != Vec2::ZERO {
+                let moves = d
+                    .ids
+                    .iter()
+                    .filter_map(|id| {
+                        let p = self.cache.cards[*self.cache.by_id.get(id)?].pos + delta;
+                        Some((id.clone(), (f64::from(p.x), f64::from(p.y))))
+                    })
+                    .collect();
+                actions.push(Action::Doc(Command::MoveNodes(moves)));
+            }
+        }
+        resp.context_menu(|ui| {
+            if !selection.nodes.contains(&id) {
+                selection.only_node(&id);
+            }
+            if ui.button("Copy").clicked() {
+                actions.push(Action::Copy);
+            }
+            if ui.button("Delete").clicked() {
+                actions.push(Action::DeleteSelection);
+            }
+            if let Some(key) = instance {
+                ui.separator();
+                if ui.button("Edit chain parameters…").clicked() {
+                    actions.push(Action::EditInstance(key.clone()));
+                }
+                if ui.button("Remove chain instance").clicked() {
+                    actions.push(Action::Doc(Command::RemoveInstance { key }));
+                }
+            }
+        });
+    }
+
+    /// Output ports take drags that become connections.
+    fn port_handles(&mut self, ui: &Ui, i: usize, pos: Pos2) {
+        let rect = card_rect(pos);
+        let count = self.cache.cards[i].outputs.len();
+        for p in 0..count {
+            let card = &self.cache.cards[i];
+            let at = port_pos(rect, p, count, true);
+            let id = Id::unique(("cs-port", &card.id, p));
+            let resp = ui.interact(Rect::from_center_size(at, vec2(14.0, 14.0)), id, Sense::drag());
+            let label = format!("Output {} of {}", card.outputs[p], card.id);
+            resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
+            if resp.hovered() {
+                ui.painter().circle_stroke(at, PORT_R + 3.0, Stroke::new(1.5, theme::ACCENT));
+            }
+            if resp.drag_started() {
+                self.wire = Some(Wire { from: i, port: p, end: at });
+            }
+            if let Some(w) = &mut self.wire
+                && w.from == i
+                && w.port == p
+            {
+                if let Some(hover) = ui.ctx().pointer_latest_pos() {
+                    w.end = self.to_global.inverse() * hover;
+                }
+            }
+        }
+    }
+
+    /// Background: clicks select edges or clear, shift-drags draw the selection box, and a
+    /// wire released over an input port connects.
+    fn background(
+        &mut self,
+        ctx: &egui::Context,
+        resp: &egui::Response,
+        mods: Modifiers,
+        selection: &mut Selection,
+        actions: &mut Vec<Action>,
+    ) {
+        let pointer = ctx.pointer_latest_pos();
+        let positions = self.positions();
+        if resp.clicked()
+            && let Some(p) = pointer
+        {
+            let p = self.screen_to_canvas(p);
+            match self.edge_at(p, 6.0 / self.zoom().max(0.05), Some(&positions)) {
+                Some(seq) if mods.shift || mods.command => {
+                    if !selection.edges.remove(&seq) {
+                        selection.edges.insert(seq);
+                    }
+                }
+                Some(seq) => selection.only_edge(seq),
+                None if !(mods.shift || mods.command) => selection.clear(),
+                None => {}
+            }
+        }
+        if resp.drag_started_by(PointerButton::Primary) && mods.shift {
+            let origin = ctx.input(|i| i.pointer.press_origin()).unwrap_or_default();
+            let o = self.screen_to_canvas(origin);
+            self.marquee = Some(Rect::from_two_pos(o, o));
+        }
+        if let Some(m) = &mut self.marquee
+            && let Some(p) = pointer
+        {
+            *m = Rect::from_two_pos(m.min, self.to_global.inverse() * p);
+        }
+        if resp.drag_stopped()
+            && let Some(m) = self.marquee.take()
+        {
+            if !mods.command {
+                selection.clear();
+            }
+            for (i, card) in self.cache.cards.iter().enumerate() {
+                if card_rect(positions[i]).intersects(m) {
+                    selection.nodes.insert(card.id.clone());
+                }
+            }
+        }
+        if ctx.input(|i| i.pointer.any_released())
+            && let Some(w) = self.wire.take()
+            && let Some((n, p)) = self.input_port_at(w.end, &positions)
+        {
+            let from = &self.cache.cards[w.from];
+            let to = &self.cache.cards[n];
+            actions.push(Action::Doc(Command::Connect {
+                source: from.id.clone(),
+                source_port: from.outputs[w.port].clone(),
+                target: to.id.clone(),
+                target_port: to.inputs[p].clone(),
+            }));
+        }
+    }
+
+    /// The nearest edge within `tol` canvas units of `p`, by seq.
+    fn edge_at(&self, p: Pos2, tol: f32, positions: Option<&[Pos2]>) -> Option<u64> {
+        let owned;
+        let positions = match positions {
+            Some(p) => p,
+            None => {
+                owned = self.positions();
+                &owned
+            }
+        };
+        let mut best: Option<(f32, u64)> = None;
+        for link in &self.cache.links {
+            let from = port_pos(
+                card_rect(positions[link.from]),
+                link.from_port,
+                self.cache.cards[link.from].outputs.len(),
+                true,
+            );
+            let to =
+                port_pos(card_rect(positions[link.to]), link.to_port, self.cache.cards[link.to].inputs.len(), false);
+            if !edge_bounds(from, to).expand(tol).contains(p) {
+                continue;
+            }
+            let pts = bezier_points(from, to, 24);
+            let d = pts.windows(2).map(|s| dist_to_segment(p, s[0], s[1])).fold(f32::INFINITY, f32::min);
+            if d <= tol && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, link.seq));
+            }
+        }
+        best.map(|(_, s)| s)
+    }
+
+    /// The input port nearest `p`: on its dot, or anywhere over its card (first port).
+    fn input_port_at(&self, p: Pos2, positions: &[Pos2]) -> Option<(usize, usize)> {
+        let mut best: Option<(f32, usize, usize)> = None;
+        for (i, card) in self.cache.cards.iter().enumerate() {
+            let rect = card_rect(positions[i]);
+            if !rect.expand(16.0).contains(p) {
+                continue;
+            }
+            for k in 0..card.inputs.len() {
+                let d = port_pos(rect, k, card.inputs.len(), false).distance(p);
+                if best.is_none_or(|(bd, _, _)| d < bd) {
+                    best = Some((d, i, k));
+                }
+            }
+        }
+        best.map(|(_, i, k)| (i, k))
+    }
+
+    fn paint_grid(&self, painter: &egui::Painter, visible: Rect, zoom: f32) {
+        // Pick a pitch that stays at least 14 screen points apart.
+        let mut pitch = GRID;
+        while pitch * zoom < 14.0 {
+            pitch *= 5.0;
+        }
+        let major = pitch * 5.0;
+        let thin = Stroke::new(px(zoom, 1.0), theme::GRID_MINOR);
+        let thick = Stroke::new(px(zoom, 1.0), theme::GRID_MAJOR);
+        let mut shapes = Vec::new();
+        let mut x = (visible.min.x / pitch).floor() * pitch;
+        while x <= visible.max.x {
+            let s = if (x / major).round() * major == x { thick } else { thin };
+            shapes.push(Shape::line_segment([pos2(x, visible.min.y), pos2(x, visible.max.y)], s));
+            x += pitch;
+        }
+        let mut y = (visible.min.y / pitch).floor() * pitch;
+        while y <= visible.max.y {
+            let s = if (y / major).round() * major == y { thick } else { thin };
+            shapes.push(Shape::line_segment([pos2(visible.min.x, y), pos2(visible.max.x, y)], s));
+            y += pitch;
+        }
+        painter.extend(shapes);
+    }
+
+    fn show_minimap(&mut self, ctx: &egui::Context, outer: Rect) {
+        let size = vec2(210.0, 140.0);
+        let Some(bounds) = self.cache.bounds else { return };
+        let world = bounds.union(self.scene_rect).expand(40.0);
+        let pos = outer.max - size - vec2(12.0, 12.0);
+        egui::Area::new(Id::unique("cs-minimap")).fixed_pos(pos).order(egui::Order::Middle).show(ctx, |ui| {
+            let (rect, resp) = ui.allocate_exact_size(size, Sense::click_and_drag());
+            resp.widget_info(|| WidgetInfo::labeled(Role::Image, true, "Minimap"));
+            let painter = ui.painter_at(rect);
+            painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(16, 18, 22, 225));
+            painter.rect_stroke(rect, 6.0, Stroke::new(1.0, theme::CARD_BORDER), StrokeKind::Inside);
+            let inner = rect.shrink(6.0);
+            let scale = (inner.width() / world.width()).min(inner.height() / world.height());
+            let offset = inner.center() - world.center() * scale;
+            let map = |p: Pos2| pos2(p.x * scale, p.y * scale) + offset;
+            let mut shapes = Vec::with_capacity(self.cache.minimap.len() + 2);
+            for (r, weight) in &self.cache.minimap {
+                let r = Rect::from_min_max(map(r.min), map(r.max));
+                let r = Rect::from_min_size(r.min, r.size().max(vec2(1.5, 1.5)));
+                let alpha = (90.0 + 40.0 * (*weight as f32).ln_1p()).min(230.0) as u8;
+                shapes.push(Shape::rect_filled(r, 0.0, Color32::from_rgba_unmultiplied(140, 160, 190, alpha)));
+            }
+            painter.extend(shapes);
+            let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max)).intersect(rect);
+            painter.rect_stroke(view, 2.0, Stroke::new(1.5, theme::ACCENT), StrokeKind::Inside);
+            if (resp.clicked() || resp.dragged())
+                && let Some(p) = resp.interact_pointer_pos()
+            {
+                let target = (p - offset) / scale;
+                self.scene_rect = Rect::from_center_size(pos2(target.x, target.y), self.scene_rect.size());
+            }
+        });
+    }
+}
+
+/// Minimap cells: small graphs draw each card; large ones a density grid.
+const MINIMAP_CARDS: usize = 2_000;
+
+/// Everything drawn that derives from the model, rebuilt when the document revision changes.
+#[derive(Default)]
+struct ViewCache {
+    revision: Option<u64>,
+    cards: Vec<Card>,
+    by_id: HashMap<String, usize>,
+    links: Vec<Link>,
+    frames: Vec<FrameView>,
+    bounds: Option<Rect>,
+    minimap: Vec<(Rect, u32)>,
+}
+
+struct Card {
+    id: String,
+    /// The accessible name: display name and id.
+    label: String,
+    name: String,
+    type_id: String,
+    pos: Pos2,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    marks: Vec<(&'static str, Color32, &'static str)>,
+    color: Color32,
+    instance: Option<usize>,
+}
+
+struct Link {
+    seq: u64,
+    from: usize,
+    from_port: usize,
+    to: usize,
+    to_port: usize,
+    label: Option<String>,
+    conditional: bool,
+    loopback: bool,
+}
+
+struct FrameView {
+    key: String,
+    title: String,
+    nodes: Vec<usize>,
+}
+
+impl ViewCache {
+    fn build(wf: &Workflow, revision: u64) -> Self {
+        let order = wf.nodes_in_order();
+        let mut cards = Vec::with_capacity(order.len());
+        let mut by_id = HashMap::with_capacity(order.len());
+        let mut index_of = HashMap::with_capacity(order.len());
+        for ix in &order {
+            let node = &wf.graph[*ix];
+            let (x, y) = node.position();
+            let name = if node.name().is_empty() { node.id().to_owned() } else { node.name().to_owned() };
+            by_id.insert(node.id().to_owned(), cards.len());
+            index_of.insert(*ix, cards.len());
+            cards.push(Card {
+                id: node.id().to_owned(),
+                label: format!("{name} ({})", node.id()),
+                name,
+                type_id: node.type_id().to_owned(),
+                pos: pos2(x as f32, y as f32),
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+                marks: marks(node),
+                color: theme::type_color(node.type_id()),
+                instance: None,
+            });
+        }
+        let mut back = HashSet::new();
+        depth_first_search(&wf.graph, order.iter().copied(), |event| {
+            if let DfsEvent::BackEdge(a, b) = event {
+                back.insert((a, b));
+            }
+        });
+        let mut links = Vec::with_capacity(wf.graph.edge_count());
+        for e in wf.edges_in_order() {
+            let Some((a, b)) = wf.graph.edge_endpoints(e) else { continue };
+            let edge = &wf.graph[e];
+            let (from, to) = (index_of[&a], index_of[&b]);
+            let from_port = port_index(&mut cards[from].outputs, edge.source_port());
+            let to_port = port_index(&mut cards[to].inputs, edge.target_port());
+            links.push(Link {
+                seq: edge.seq,
+                from,
+                from_port,
+                to,
+                to_port,
+                label: edge_label(edge),
+                conditional: edge.condition().is_some(),
+                loopback: a == b || back.contains(&(a, b)),
+            });
+        }
+        for card in &mut cards {
+            if card.inputs.is_empty() {
+                card.inputs.push("input".to_owned());
+            }
+            if card.outputs.is_empty() {
+                card.outputs.push("output".to_owned());
+            }
+        }
+        let mut frames = Vec::new();
+        for inst in wf.instances() {
+            let nodes: Vec<usize> = inst.node_ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
+            if nodes.is_empty() {
+                continue;
+            }
+            for &n in &nodes {
+                cards[n].instance = Some(frames.len());
+            }
+            frames
+                .push(FrameView { key: inst.key(), title: format!("{} · {}", inst.label, inst.expansion_id), nodes });
+        }
+        let bounds = cards.iter().map(|c| card_rect(c.pos)).reduce(|a, b| a.union(b));
+        let minimap = minimap_cells(&cards, bounds);
+        Self { revision: Some(revision), cards, by_id, links, frames, bounds, minimap }
+    }
+}
+
+fn port_index(ports: &mut Vec<String>, name: &str) -> usize {
+    match ports.iter().position(|p| p == name) {
+        Some(i) => i,
+        None => {
+            ports.push(name.to_owned());
+            ports.len() - 1
+        }
+    }
+}
+
+fn minimap_cells(cards: &[Card], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
+    let Some(b) = bounds else { return Vec::new() };
+    if cards.len() <= MINIMAP_CARDS {
+        return cards.iter().map(|c| (card_rect(c.pos), 1)).collect();
+    }
+    const COLS: usize = 96;
+    const ROWS: usize = 64;
+    let cell = vec2(b.width() / COLS as f32, b.height() / ROWS as f32);
+    let mut counts = vec![0u32; COLS * ROWS];
+    for c in cards {
+        let col = (((c.pos.x - b.min.x) / cell.x) as usize).min(COLS - 1);
+        let row = (((c.pos.y - b.min.y) / cell.y) as usize).min(ROWS - 1);
+        counts[row * COLS + col] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(i, n)| {
+            let min = b.min + vec2((i % COLS) as f32 * cell.x, (i / COLS) as f32 * cell.y);
+            (Rect::from_min_size(min, cell), *n)
+        })
+        .collect()
+}
+
+/// Capability marks: glyph, colour, and what it means (hover text in the inspector).
+fn marks(node: &crate::workflow::Node) -> Vec<(&'static str, Color32, &'static str)> {
+    let mut out = Vec::new();
+    let caps = node.capabilities();
+    if caps.contains(&"side-effectful") {
+        out.push(("⚡", theme::WARN, "side-effectful"));
+    }
+    if caps.contains(&"cacheable") {
+        out.push(("♻", theme::OK, "cacheable"));
+    }
+    if node.json.get("irreversibleEffect") == Some(&serde_json::Value::Bool(true)) {
+        out.push(("⚠", theme::ERROR, "irreversible effect"));
+    }
+    if node.json.contains_key("compensation") {
+        out.push(("↺", theme::ACCENT, "has compensation"));
+    }
+    out
+}
+
+/// The text shown on an edge: its condition, and its triggerRule when not the default.
+pub fn edge_label(edge: &crate::workflow::Edge) -> Option<String> {
+    use serde_json::Value;
+    let mut parts = Vec::new();
+    if let Some(c) = edge.condition() {
+        let s = |k: &str| c.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).unwrap_or_default();
+        let text = match c.get("type").and_then(Value::as_str) {
+            Some("truthy") => format!("if {}", s("left")),
+            Some("falsy") => format!("unless {}", s("left")),
+            Some("equals") => format!("{} = {}", s("left"), s("right")),
+            Some("notEquals") => format!("{} ≠ {}", s("left"), s("right")),
+            Some("contains") => format!("{} contains {}", s("left"), s("right")),
+            Some("regex") => format!("{} ~ /{}/", s("left"), s("right")),
+            Some("expression") => s("expression"),
+            _ => c.to_string(),
+        };
+        parts.push(text);
+    }
+    if let Some(rule) = edge.trigger_rule().filter(|r| *r != "all_success") {
+        parts.push(rule.to_owned());
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+pub fn card_rect(pos: Pos2) -> Rect {
+    Rect::from_min_size(pos, vec2(W, H))
+}
+
+fn port_pos(card: Rect, i: usize, n: usize, output: bool) -> Pos2 {
+    let top = card.top() + PORT_TOP;
+    let h = card.bottom() - 6.0 - top;
+    let y = top + (i as f32 + 0.5) * h / n.max(1) as f32;
+    pos2(if output { card.right() } else { card.left() }, y)
+}
+
+/// A stroke `n` screen points wide when zoomed out, growing with the zoom when zoomed in.
+fn px(zoom: f32, n: f32) -> f32 {
+    n / zoom.min(1.0)
+}
+
+fn control_offset(from: Pos2, to: Pos2) -> f32 {
+    ((to.x - from.x).abs() * 0.5).max(50.0)
+}
+
+fn bezier(from: Pos2, to: Pos2, t: f32) -> Pos2 {
+    let d = control_offset(from, to);
+    let (c1, c2) = (from + vec2(d, 0.0), to - vec2(d, 0.0));
+    let u = 1.0 - t;
+    let v = u * u * u * from.to_vec2()
+        + 3.0 * u * u * t * c1.to_vec2()
+        + 3.0 * u * t * t * c2.to_vec2()
+        + t * t * t * to.to_vec2();
+    v.to_pos2()
+}
+
+fn bezier_points(from: Pos2, to: Pos2, n: usize) -> Vec<Pos2> {
+    (0..=n).map(|i| bezier(from, to, i as f32 / n as f32)).collect()
+}
+
+fn edge_bounds(from: Pos2, to: Pos2) -> Rect {
+    let d = control_offset(from, to);
+    Rect::from_two_pos(from, to).expand2(vec2(d * 0.75, 2.0))
+}
+
+fn dist_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_sq() > 0.0 { ((p - a).dot(ab) / ab.length_sq()).clamp(0.0, 1.0) } else { 0.0 };
+    p.distance(a + ab * t)
+}
+
+fn paint_edge(painter: &egui::Painter, from: Pos2, to: Pos2, stroke: Stroke, zoom: f32) {
+    if zoom < LOD_PORTS {
+        painter.line_segment([from, to], stroke);
+        return;
+    }
+    let pts = bezier_points(from, to, if zoom >= LOD_DETAIL { 24 } else { 12 });
+    let tip = pts[pts.len() - 1];
+    let dir = (tip - pts[pts.len() - 2]).normalized();
+    painter.add(PathShape::line(pts, stroke));
+    let size = px(zoom, 7.0);
+    let side = vec2(-dir.y, dir.x) * size * 0.5;
+    let base = tip - dir * size;
+    painter.add(Shape::convex_polygon(vec![tip, base + side, base - side], stroke.color, Stroke::NONE));
+}
+
+fn paint_pill(painter: &egui::Painter, at: Pos2, text: &str, color: Color32) {
+    let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(11.0), theme::TEXT);
+    let rect = Rect::from_center_size(at, galley.size() + vec2(10.0, 4.0));
+    painter.rect_filled(rect, 8.0, Color32::from_rgb(30, 33, 40));
+    painter.rect_stroke(rect, 8.0, Stroke::new(1.0, color), StrokeKind::Inside);
+    painter.galley(rect.min + vec2(5.0, 2.0), galley, theme::TEXT);
+}
+
+/// One line of text cut to `width` with an ellipsis.
+fn text_line(painter: &egui::Painter, text: &str, font: FontId, color: Color32, width: f32) -> Arc<egui::Galley> {
+    let mut job = LayoutJob::single_section(text.to_owned(), TextFormat::simple(font, color));
+    job.wrap = TextWrapping::truncate_at_width(width);
+    painter.layout_job(job)
+}
+
+fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, zoom: f32, selected: bool, hovered: bool) {
+    let header = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER));
+    if zoom < LOD_SOLID {
+        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { card.color });
+        return;
+    }
+    painter.rect_filled(rect, 6.0, theme::CARD_BG);
+    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, card.color);
+    let border = if selected {
+        Stroke::new(px(zoom, 2.0), theme::ACCENT)
+    } else if hovered {
+        Stroke::new(px(zoom, 1.5), theme::TEXT_DIM)
+    } else {
+        Stroke::new(px(zoom, 1.0), theme::CARD_BORDER)
+    };
+    painter.rect_stroke(rect, 6.0, border, StrokeKind::Outside);
+    if zoom >= LOD_PORTS {
+        for (k, _) in card.inputs.iter().enumerate() {
+            let p = port_pos(rect, k, card.inputs.len(), false);
+            painter.circle(p, PORT_R, theme::CARD_BG, Stroke::new(1.5, theme::EDGE));
+        }
+        for (k, _) in card.outputs.iter().enumerate() {
+            let p = port_pos(rect, k, card.outputs.len(), true);
+            painter.circle(p, PORT_R, theme::EDGE, Stroke::new(1.5, theme::EDGE));
+        }
+    }
+    if zoom < LOD_TEXT {
+        return;
+    }
+    let marks_w = card.marks.len() as f32 * 16.0;
+    let name = text_line(painter, &card.name, FontId::proportional(13.5), Color32::WHITE, W - 16.0 - marks_w);
+    painter.galley(pos2(rect.min.x + 8.0, header.center().y - name.size().y / 2.0), name, Color32::WHITE);
+    for (k, (glyph, color, _)) in card.marks.iter().enumerate() {
+        let at = pos2(rect.max.x - 12.0 - 16.0 * k as f32, header.center().y);
+        painter.text(at, Align2::CENTER_CENTER, *glyph, FontId::proportional(13.0), *color);
+    }
+    if zoom < LOD_DETAIL {
+        return;
+    }
+    let type_id =
+        text_line(painter, &card.type_id, FontId::new(11.0, FontFamily::Monospace), theme::TEXT_DIM, W - 16.0);
+    painter.galley(pos2(rect.min.x + 8.0, header.max.y + 4.0), type_id, theme::TEXT_DIM);
+    let label_w = W / 2.0 - 16.0;
+    for (k, name) in card.inputs.iter().enumerate() {
+        let p = port_pos(rect, k, card.inputs.len(), false);
+        let g = text_line(painter, name, FontId::proportional(11.0), theme::TEXT, label_w);
+        painter.galley(pos2(p.x + 10.0, p.y - g.size().y / 2.0), g, theme::TEXT);
+    }
+    for (k, name) in card.outputs.iter().enumerate() {
+        let p = port_pos(rect, k, card.outputs.len(), true);
+        let g = text_line(painter, name, FontId::proportional(11.0), theme::TEXT, label_w);
+        painter.galley(pos2(p.x - 10.0 - g.size().x, p.y - g.size().y / 2.0), g, theme::TEXT);
+    }
+}
+
+fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, zoom: f32, highlighted: bool) {
+    let color = if highlighted { theme::ACCENT } else { Color32::from_rgb(110, 150, 210) };
+    painter.rect_filled(rect, 10.0, color.gamma_multiply(0.07));
+    painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), color.gamma_multiply(0.6)), StrokeKind::Inside);
+    if zoom >= LOD_TEXT {
+        let g = text_line(painter, title, FontId::proportional(12.5), color, rect.width() - 20.0);
+        painter.galley(rect.min + vec2(10.0, (FRAME_HEADER - g.size().y) / 2.0 + 2.0), g, color);
+    }
+}
+
+fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Pos2], zoom: f32) {
+    let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
+    let ghost_port = |i: usize, output: bool| port_pos(card_rect(g.nodes[i].pos), 0, 1, output);
+    let parent_port = |id: &str, output: bool| {
+        let i = *cache.by_id.get(id)?;
+        let card = &cache.cards[i];
+        Some(port_pos(card_rect(positions[i]), 0, if output { card.outputs.len() } else { card.inputs.len() }, output))
+    };
+    for e in &g.edges {
+        let from = match &e.from {
+            GhostEnd::Ghost(i) => Some(ghost_port(*i, true)),
+            GhostEnd::Parent(id) => parent_port(id, true),
+        };
+        let to = match &e.to {
+            GhostEnd::Ghost(i) => Some(ghost_port(*i, false)),
+            GhostEnd::Parent(id) => parent_port(id, false),
+        };
+        if let (Some(a), Some(b)) = (from, to) {
+            let pts = bezier_points(a, b, 16);
+            painter.add(Shape::dashed_line(&pts, stroke, px(zoom, 6.0), px(zoom, 4.0)));
+        }
+    }
+    for (i, n) in g.nodes.iter().enumerate() {
+        let rect = card_rect(n.pos);
+        let selected = g.selected == Some(i);
+        painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(if selected { 0.22 } else { 0.12 }));
+        let border = if selected { Stroke::new(px(zoom, 2.5), theme::GHOST) } else { stroke };
+        painter.rect_stroke(rect, 6.0, border, StrokeKind::Outside);
+        if zoom >= LOD_TEXT {
+            let name = text_line(painter, &n.name, FontId::proportional(13.5), Color32::WHITE, W - 16.0);
+            painter.galley(rect.min + vec2(8.0, 6.0), name, Color32::WHITE);
+            let id = text_line(painter, &n.id, FontId::new(11.0, FontFamily::Monospace), theme::GHOST, W - 16.0);
+            painter.galley(rect.min + vec2(8.0, 30.0), id, theme::GHOST);
+            let ty =
+                text_line(painter, &n.type_id, FontId::new(11.0, FontFamily::Monospace), theme::TEXT_DIM, W - 16.0);
+            painter.galley(rect.min + vec2(8.0, 46.0), ty, theme::TEXT_DIM);
+        }
+    }
+    if zoom >= LOD_TEXT
+        && let Some(first) = g.nodes.first()
+    {
+        let at = first.pos - vec2(0.0, 18.0);
+        painter.text(at, Align2::LEFT_BOTTOM, &g.title, FontId::proportional(12.5), theme::GHOST);
+    }
+}
+
+fn paint_tile_ghost(painter: &egui::Painter, t: &TileTarget, zoom: f32) {
+    let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
+    for r in &t.tile.footprint {
+        let rect = r.translate(t.at.to_vec2());
+        painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(0.10));
+        painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Outside);
+    }
+    let hint = if t.edge.is_some() { "drop to splice into this edge" } else { "drop to insert" };
+    let text = format!("{} — {hint}", t.tile.label);
+    painter.add(TextShape::new(
+        t.at - vec2(0.0, 22.0),
+        painter.layout_no_wrap(text, FontId::proportional(13.0 / zoom.min(1.0)), theme::GHOST),
+        theme::GHOST,
+    ));
+}

@@ -1,0 +1,853 @@
+//! The open workflow and its history: every model change is a [`Command`] that `apply`
+//! turns into an invertible [`Change`], so undo and redo replay exact inverses.
+//!
+//! Cheap edits (moving, renaming, connecting, deleting, pasting) record precise inverses
+//! keyed by node id and edge `seq`, which survive re-insertion. Chain operations
+//! (insert, re-parameterise, remove instance) touch provenance, variables and settings as
+//! well, so they record a snapshot of the whole workflow instead.
+
+use crate::error::{Error, Finding, code};
+use crate::expand::Expansion;
+use crate::workflow::{Edge, Node, SpliceOptions, Workflow, reparameterise, splice};
+use petgraph::stable_graph::EdgeIndex;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+
+/// Oldest steps are dropped beyond this; snapshots of large workflows are not small.
+const MAX_UNDO: usize = 200;
+
+/// A user intent. Applying it may be refused, and then nothing changes.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Splice an expansion at a drop point, optionally onto one existing edge.
+    Insert {
+        expansion: Box<Expansion>,
+        at: (f64, f64),
+        on_edge: Option<u64>,
+    },
+    /// Re-expand an instance in place with new parameter values.
+    Reparameterise {
+        key: String,
+        expansion: Box<Expansion>,
+    },
+    RemoveInstance {
+        key: String,
+    },
+    /// New positions for nodes (a finished drag is one command).
+    MoveNodes(Vec<(String, (f64, f64))>),
+    Connect {
+        source: String,
+        source_port: String,
+        target: String,
+        target_port: String,
+    },
+    /// Delete nodes (with every edge touching them) and edges, by edge `seq`.
+    Delete {
+        nodes: Vec<String>,
+        edges: Vec<u64>,
+    },
+    /// Add copies of nodes and the edges among them, with fresh ids, offset by `offset`.
+    Paste {
+        nodes: Vec<Map<String, Value>>,
+        edges: Vec<Map<String, Value>>,
+        offset: (f64, f64),
+    },
+    /// Set (or with `None` remove) one member of a node, an edge or the workflow.
+    SetMember {
+        target: Target,
+        key: String,
+        value: Option<Value>,
+    },
+}
+
+/// What a member edit addresses. Edges are keyed by `seq`: edge ids may repeat in a file,
+/// and graph indices change when an edge is restored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Node(String),
+    Edge(u64),
+    Workflow,
+}
+
+/// An invertible change to the workflow. Applying one returns its inverse.
+#[derive(Debug, Clone)]
+enum Change {
+    Members(Vec<(Target, String, Option<Value>)>),
+    Remove { nodes: Vec<String>, edges: Vec<u64> },
+    Restore { nodes: Vec<Node>, edges: Vec<Edge> },
+    Replace(Box<Workflow>),
+    Batch(Vec<Change>),
+}
+
+struct Step {
+    label: String,
+    inverse: Change,
+    /// The state ids before and after the step, to know when the saved state is reached again.
+    before: u64,
+    after: u64,
+}
+
+/// What is selected: nodes by id, edges by `seq`, and at most one chain instance by key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub nodes: BTreeSet<String>,
+    pub edges: BTreeSet<u64>,
+    pub instance: Option<String>,
+}
+
+impl Selection {
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty() && self.edges.is_empty() && self.instance.is_none()
+    }
+
+    pub fn only_node(&mut self, id: &str) {
+        self.clear();
+        self.nodes.insert(id.to_owned());
+    }
+
+    pub fn toggle_node(&mut self, id: &str) {
+        self.instance = None;
+        if !self.nodes.remove(id) {
+            self.nodes.insert(id.to_owned());
+        }
+    }
+
+    pub fn only_edge(&mut self, seq: u64) {
+        self.clear();
+        self.edges.insert(seq);
+    }
+
+    /// Drop whatever an undo, redo or delete made disappear.
+    pub fn retain_existing(&mut self, wf: &Workflow) {
+        self.nodes.retain(|id| wf.contains_node(id));
+        self.edges.retain(|seq| edge_by_seq(wf, *seq).is_some());
+        if self.instance.as_ref().is_some_and(|k| wf.instance(k).is_none()) {
+            self.instance = None;
+        }
+    }
+}
+
+/// What a successful command did, for the status bar and the selection.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub label: String,
+    pub warnings: Vec<Finding>,
+    /// Nodes the command created (to select them).
+    pub new_nodes: Vec<String>,
+}
+
+pub struct Document {
+    wf: Workflow,
+    pub path: Option<PathBuf>,
+    pub selection: Selection,
+    undo: Vec<Step>,
+    redo: Vec<Step>,
+    /// Bumped on every change, including undo and redo; caches key on it.
+    revision: u64,
+    state: u64,
+    next_state: u64,
+    saved_state: u64,
+}
+
+impl Document {
+    pub fn new(wf: Workflow, path: Option<PathBuf>) -> Self {
+        Self {
+            wf,
+            path,
+            selection: Selection::default(),
+            undo: Vec::new(),
+            redo: Vec::new(),
+            revision: 0,
+            state: 0,
+            next_state: 1,
+            saved_state: 0,
+        }
+    }
+
+    pub fn workflow(&self) -> &Workflow {
+        &self.wf
+    }
+
+    /// The workflow to draw and the selection to change, borrowed together.
+    pub fn parts(&mut self) -> (&Workflow, &mut Selection) {
+        (&self.wf, &mut self.selection)
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn is_dirty(&self) -> bool {
+        self.state != self.saved_state
+    }
+
+    pub fn mark_saved(&mut self) {
+        self.saved_state = self.state;
+    }
+
+    /// A document restored from a recovery file: the content is unsaved work.
+    pub fn mark_unsaved(&mut self) {
+        self.saved_state = u64::MAX;
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    pub fn undo_label(&self) -> Option<&str> {
+        self.undo.last().map(|s| s.label.as_str())
+    }
+
+    pub fn redo_label(&self) -> Option<&str> {
+        self.redo.last().map(|s| s.label.as_str())
+    }
+
+    /// Apply a command as one undo step.
+    pub fn apply(&mut self, command: Command) -> Result<Outcome, Error> {
+        let (inverse, outcome) = self.execute(command)?;
+        let before = self.state;
+        self.state = self.next_state;
+        self.next_state += 1;
+        self.undo.push(Step { label: outcome.label.clone(), inverse, before, after: self.state });
+        if self.undo.len() > MAX_UNDO {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+        self.revision += 1;
+        self.selection.retain_existing(&self.wf);
+        Ok(outcome)
+    }
+
+    pub fn undo(&mut self) -> Option<String> {
+        let step = self.undo.pop()?;
+        let inverse = apply_change(&mut self.wf, step.inverse);
+        self.state = step.before;
+        self.revision += 1;
+        self.selection.retain_existing(&self.wf);
+        let label = step.label.clone();
+        self.redo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
+        Some(label)
+    }
+
+    pub fn redo(&mut self) -> Option<String> {
+        let step = self.redo.pop()?;
+        let inverse = apply_change(&mut self.wf, step.inverse);
+        self.state = step.after;
+        self.revision += 1;
+        self.selection.retain_existing(&self.wf);
+        let label = step.label.clone();
+        self.undo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
+        Some(label)
+    }
+
+    fn execute(&mut self, command: Command) -> Result<(Change, Outcome), Error> {
+        match command {
+            Command::Insert { expansion, at, on_edge } => self.insert(&expansion, at, on_edge),
+            Command::Reparameterise { key, expansion } => {
+                let before = self.wf.clone();
+                let instance = reparameterise(&mut self.wf, &key, &expansion)?;
+                let outcome = Outcome {
+                    label: format!("Re-parameterise {}", instance.label),
+                    warnings: expansion.warnings.clone(),
+                    new_nodes: Vec::new(),
+                };
+                Ok((Change::Replace(Box::new(before)), outcome))
+            }
+            Command::RemoveInstance { key } => {
+                let before = self.wf.clone();
+                let instance = self.wf.remove_instance(&key).ok_or_else(|| {
+                    Error::new(code::INVALID_REQUEST, format!("no chain instance \"{key}\" in this workflow"))
+                        .with("instance", key.as_str())
+                })?;
+                Ok((Change::Replace(Box::new(before)), outcome(format!("Remove instance {}", instance.label))))
+            }
+            Command::MoveNodes(moves) => {
+                let mut changes = Vec::with_capacity(moves.len());
+                for (id, (x, y)) in moves {
+                    let Some(ix) = self.wf.node(&id) else { continue };
+                    let mut scratch = Node { json: Map::new(), seq: 0 };
+                    if let Some(p) = self.wf.graph[ix].json.get("position") {
+                        scratch.json.insert("position".into(), p.clone());
+                    }
+                    scratch.set_position(x, y);
+                    changes.push((Target::Node(id), "position".to_owned(), scratch.json.remove("position")));
+                }
+                let label =
+                    if changes.len() == 1 { "Move node".to_owned() } else { format!("Move {} nodes", changes.len()) };
+                Ok((apply_change(&mut self.wf, Change::Members(changes)), outcome(label)))
+            }
+            Command::Connect { source, source_port, target, target_port } => {
+                self.connect(&source, &source_port, &target, &target_port)
+            }
+            Command::Delete { nodes, edges } => self.delete(&nodes, &edges),
+            Command::Paste { nodes, edges, offset } => self.paste(nodes, edges, offset),
+            Command::SetMember { target, key, value } => {
+                self.check_member_edit(&target, &key)?;
+                let label = match &target {
+                    Target::Node(id) => format!("Edit {key} of {id}"),
+                    Target::Edge(_) => format!("Edit edge {key}"),
+                    Target::Workflow => format!("Edit workflow {key}"),
+                };
+                if target == Target::Workflow && (value.is_none() || self.wf.member(&key).is_none()) {
+                    // The workflow object cannot drop a member in place; going to or from
+                    // "absent" rebuilds it and records a snapshot.
+                    let before = self.wf.clone();
+                    let mut doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
+                    if let Some(m) = doc.as_object_mut() {
+                        match &value {
+                            Some(v) => m.insert(key.clone(), v.clone()),
+                            None => m.remove(&key),
+                        };
+                    }
+                    self.wf = Workflow::from_json(doc)?;
+                    return Ok((Change::Replace(Box::new(before)), outcome(label)));
+                }
+                let inverse = apply_change(&mut self.wf, Change::Members(vec![(target, key, value)]));
+                Ok((inverse, outcome(label)))
+            }
+        }
+    }
+
+    /// Ids and endpoints are what the graph is indexed by; they are not edited in place.
+    fn check_member_edit(&self, target: &Target, key: &str) -> Result<(), Error> {
+        let (exists, locked): (bool, &[&str]) = match target {
+            Target::Node(id) => (self.wf.contains_node(id), &["id"]),
+            Target::Edge(seq) => (edge_by_seq(&self.wf, *seq).is_some(), &["sourceNodeId", "targetNodeId"]),
+            Target::Workflow => (true, &["nodes", "edges"]),
+        };
+        if !exists {
+            return Err(Error::new(code::INVALID_REQUEST, "the selected item no longer exists"));
+        }
+        if locked.contains(&key) {
+            return Err(Error::new(code::INVALID_REQUEST, format!("`{key}` cannot be edited here")).with("member", key));
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, exp: &Expansion, at: (f64, f64), on_edge: Option<u64>) -> Result<(Change, Outcome), Error> {
+        let dropped = match on_edge {
+            None => None,
+            Some(seq) => Some(
+                edge_by_seq(&self.wf, seq)
+                    .map(|e| self.wf.graph[e].clone())
+                    .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the edge the chain was dropped on is gone"))?,
+            ),
+        };
+        let opts = SpliceOptions {
+            at: Some(at),
+            between: dropped.as_ref().map(|e| (e.source().to_owned(), e.target().to_owned())),
+        };
+        let before = self.wf.clone();
+        let report = splice(&mut self.wf, exp, &opts)?;
+        if let Some(dropped) = &dropped {
+            // splice replaces every direct edge between the two nodes; the drop targeted one.
+            for edge in report.removed_edges.iter().filter(|e| e.seq != dropped.seq) {
+                self.wf.restore_edge(edge.clone());
+            }
+            carry_ports(&mut self.wf, dropped, &report.instance.edge_ids, &exp.prefix);
+        }
+        let mut warnings = exp.warnings.clone();
+        warnings.extend(report.warnings);
+        let verb = if dropped.is_some() { "Splice" } else { "Insert" };
+        let outcome =
+            Outcome { label: format!("{verb} {}", exp.label), warnings, new_nodes: report.instance.node_ids.clone() };
+        Ok((Change::Replace(Box::new(before)), outcome))
+    }
+
+    fn connect(
+        &mut self,
+        source: &str,
+        source_port: &str,
+        target: &str,
+        target_port: &str,
+    ) -> Result<(Change, Outcome), Error> {
+        let (Some(a), Some(b)) = (self.wf.node(source), self.wf.node(target)) else {
+            return Err(Error::new(code::INVALID_REQUEST, "both ends of a connection must be nodes of the workflow"));
+        };
+        if a == b && source_port == target_port {
+            return Err(Error::new(
+                code::VALIDATION_ERROR,
+                format!("refusing to connect port \"{source_port}\" of {source} to itself"),
+            )
+            .with("nodeId", source)
+            .with("port", source_port));
+        }
+        let duplicate = self
+            .wf
+            .graph
+            .edges_connecting(a, b)
+            .any(|e| e.weight().source_port() == source_port && e.weight().target_port() == target_port);
+        if duplicate {
+            return Err(Error::new(
+                code::VALIDATION_ERROR,
+                format!("{source}.{source_port} is already connected to {target}.{target_port}"),
+            )
+            .with("sourceNodeId", source)
+            .with("targetNodeId", target));
+        }
+        let mut warnings = Vec::new();
+        if a == b || petgraph::algo::has_path_connecting(&self.wf.graph, b, a, None) {
+            warnings.push(
+                Finding::warning(
+                    code::VALIDATION_ERROR,
+                    "",
+                    format!("{source} → {target} closes a loop: {target} already leads to {source}"),
+                )
+                .with("sourceNodeId", source)
+                .with("targetNodeId", target),
+            );
+        }
+        let id = self.wf.fresh_edge_id(&format!("e-{source}-{target}"));
+        let mut json = Map::new();
+        json.insert("id".into(), Value::String(id));
+        json.insert("sourceNodeId".into(), Value::String(source.to_owned()));
+        if source_port != "output" {
+            json.insert("sourceOutput".into(), Value::String(source_port.to_owned()));
+        }
+        json.insert("targetNodeId".into(), Value::String(target.to_owned()));
+        if target_port != "input" {
+            json.insert("targetInput".into(), Value::String(target_port.to_owned()));
+        }
+        let ix = self.wf.add_edge(json).expect("both endpoints exist");
+        let seq = self.wf.graph[ix].seq;
+        let outcome = Outcome { label: format!("Connect {source} → {target}"), warnings, new_nodes: Vec::new() };
+        Ok((Change::Remove { nodes: Vec::new(), edges: vec![seq] }, outcome))
+    }
+
+    fn delete(&mut self, nodes: &[String], edges: &[u64]) -> Result<(Change, Outcome), Error> {
+        let nodes: Vec<String> = nodes.iter().filter(|id| self.wf.contains_node(id)).cloned().collect();
+        let edges: Vec<u64> = edges.iter().copied().filter(|s| edge_by_seq(&self.wf, *s).is_some()).collect();
+        if nodes.is_empty() && edges.is_empty() {
+            return Err(Error::new(code::INVALID_REQUEST, "nothing selected to delete"));
+        }
+        let gone: HashSet<&str> = nodes.iter().map(String::as_str).collect();
+        let emptied: Vec<String> = self
+            .wf
+            .instances()
+            .into_iter()
+            .filter(|i| i.node_ids.iter().all(|n| gone.contains(n.as_str()) || !self.wf.contains_node(n)))
+            .map(|i| i.key())
+            .collect();
+        let mut inverses =
+            vec![apply_change(&mut self.wf, Change::Remove { nodes: nodes.clone(), edges: edges.clone() })];
+        if !emptied.is_empty() {
+            // An instance whose nodes are all gone has nothing left to re-parameterise.
+            let old_metadata = self.wf.member("metadata").cloned();
+            for key in &emptied {
+                self.wf.forget_instance(key);
+            }
+            inverses.push(Change::Members(vec![(Target::Workflow, "metadata".into(), old_metadata)]));
+        }
+        inverses.reverse();
+        let label = match (nodes.len(), edges.len()) {
+            (0, 1) => "Delete edge".to_owned(),
+            (0, n) => format!("Delete {n} edges"),
+            (1, _) => format!("Delete {}", nodes[0]),
+            (n, _) => format!("Delete {n} nodes"),
+        };
+        Ok((Change::Batch(inverses), outcome(label)))
+    }
+
+    fn paste(
+        &mut self,
+        nodes: Vec<Map<String, Value>>,
+        edges: Vec<Map<String, Value>>,
+        offset: (f64, f64),
+    ) -> Result<(Change, Outcome), Error> {
+        if nodes.is_empty() {
+            return Err(Error::new(code::INVALID_REQUEST, "the clipboard holds no nodes"));
+        }
+        let mut renamed: HashMap<String, String> = HashMap::new();
+        let mut new_nodes = Vec::new();
+        for mut json in nodes {
+            let old = json.get("id").and_then(Value::as_str).unwrap_or("node").to_owned();
+            let id = self.wf.fresh_node_id(&old);
+            json.insert("id".into(), Value::String(id.clone()));
+            let mut node = Node { json, seq: 0 };
+            let (x, y) = node.position();
+            node.set_position(x + offset.0, y + offset.1);
+            // A pasted copy is a plain node; only the original belongs to its chain instance.
+            match self.wf.add_node(node.json) {
+                Ok(_) => {
+                    renamed.insert(old, id.clone());
+                    new_nodes.push(id);
+                }
+                Err(e) => {
+                    apply_change(&mut self.wf, Change::Remove { nodes: new_nodes, edges: Vec::new() });
+                    return Err(e);
+                }
+            }
+        }
+        let mut new_edges = Vec::new();
+        for mut json in edges {
+            let ends = ["sourceNodeId", "targetNodeId"]
+                .map(|k| json.get(k).and_then(Value::as_str).and_then(|id| renamed.get(id)).cloned());
+            let [Some(s), Some(t)] = ends else { continue };
+            let base = json.get("id").and_then(Value::as_str).unwrap_or("e").to_owned();
+            json.insert("id".into(), Value::String(self.wf.fresh_edge_id(&base)));
+            json.insert("sourceNodeId".into(), Value::String(s));
+            json.insert("targetNodeId".into(), Value::String(t));
+            if let Some(ix) = self.wf.add_edge(json) {
+                new_edges.push(self.wf.graph[ix].seq);
+            }
+        }
+        let label = format!("Paste {} node{}", new_nodes.len(), if new_nodes.len() == 1 { "" } else { "s" });
+        let outcome = Outcome { label, warnings: Vec::new(), new_nodes: new_nodes.clone() };
+        Ok((Change::Remove { nodes: new_nodes, edges: new_edges }, outcome))
+    }
+}
+
+fn outcome(label: String) -> Outcome {
+    Outcome { label, ..Outcome::default() }
+}
+
+/// The edge with this `seq`, if it is in the graph.
+pub fn edge_by_seq(wf: &Workflow, seq: u64) -> Option<EdgeIndex> {
+    wf.graph.edge_indices().find(|e| wf.graph[*e].seq == seq)
+}
+
+/// The wiring edges of a drop on an edge keep that edge's ports: data that left the source
+/// through `sourceOutput` still does, and still arrives at `targetInput`.
+fn carry_ports(wf: &mut Workflow, dropped: &Edge, instance_edges: &[String], prefix: &str) {
+    let src_port = dropped.json.get("sourceOutput").cloned();
+    let dst_port = dropped.json.get("targetInput").cloned();
+    let wiring: Vec<EdgeIndex> = wf
+        .graph
+        .edge_indices()
+        .filter(|e| {
+            let id = wf.graph[*e].id();
+            instance_edges.iter().any(|i| i == id)
+                && (id.starts_with(&format!("{prefix}in")) || id.starts_with(&format!("{prefix}out")))
+        })
+        .collect();
+    for e in wiring {
+        let edge = &mut wf.graph[e];
+        let incoming = edge.source() == dropped.source();
+        let (key, port) = if incoming { ("sourceOutput", src_port.clone()) } else { ("targetInput", dst_port.clone()) };
+        if let Some(port) = port {
+            let mut json = Map::with_capacity(edge.json.len() + 1);
+            // Member order stays canonical: the port follows its node id.
+            let after = if incoming { "sourceNodeId" } else { "targetNodeId" };
+            for (k, v) in std::mem::take(&mut edge.json) {
+                let here = k == after;
+                json.insert(k, v);
+                if here {
+                    json.insert(key.to_owned(), port.clone());
+                }
+            }
+            edge.json = json;
+        }
+    }
+}
+
+fn apply_change(wf: &mut Workflow, change: Change) -> Change {
+    match change {
+        Change::Members(changes) => {
+            let mut inverse = Vec::with_capacity(changes.len());
+            for (target, key, value) in changes {
+                let old = set_member(wf, &target, &key, value);
+                inverse.push((target, key, old));
+            }
+            inverse.reverse();
+            Change::Members(inverse)
+        }
+        Change::Remove { nodes, edges } => {
+            let mut removed_edges = Vec::new();
+            for seq in &edges {
+                if let Some(e) = edge_by_seq(wf, *seq) {
+                    removed_edges.extend(wf.remove_edge(e));
+                }
+            }
+            let mut removed_nodes = Vec::new();
+            for id in &nodes {
+                if let Some(ix) = wf.node(id)
+                    && let Some((node, touching)) = wf.remove_node(ix)
+                {
+                    removed_nodes.push(node);
+                    removed_edges.extend(touching);
+                }
+            }
+            Change::Restore { nodes: removed_nodes, edges: removed_edges }
+        }
+        Change::Restore { nodes, edges } => {
+            let node_ids: Vec<String> = nodes.iter().map(|n| n.id().to_owned()).collect();
+            let edge_seqs: Vec<u64> = edges.iter().map(|e| e.seq).collect();
+            for node in nodes {
+                // A restored node was removed from this very workflow; its id is free.
+                let _ = wf.restore_node(node);
+            }
+            for edge in edges {
+                wf.restore_edge(edge);
+            }
+            Change::Remove { nodes: node_ids, edges: edge_seqs }
+        }
+        Change::Replace(other) => Change::Replace(Box::new(std::mem::replace(wf, *other))),
+        Change::Batch(changes) => {
+            let mut inverses: Vec<Change> = changes.into_iter().map(|c| apply_change(wf, c)).collect();
+            inverses.reverse();
+            Change::Batch(inverses)
+        }
+    }
+}
+
+/// Set one member, returning the previous value.
+fn set_member(wf: &mut Workflow, target: &Target, key: &str, value: Option<Value>) -> Option<Value> {
+    let json = match target {
+        Target::Node(id) => {
+            let ix = wf.node(id)?;
+            &mut wf.graph[ix].json
+        }
+        Target::Edge(seq) => {
+            let ix = edge_by_seq(wf, *seq)?;
+            &mut wf.graph[ix].json
+        }
+        Target::Workflow => {
+            let slot = wf.member_mut(key);
+            return Some(std::mem::replace(slot, value.unwrap_or(Value::Null)));
+        }
+    };
+    match value {
+        Some(v) => json.insert(key.to_owned(), v),
+        None => json.remove(key),
+    }
+}
+
+/// Nodes and the edges among them, as the clipboard text that [`Command::Paste`] reads back.
+pub fn clipboard_json(wf: &Workflow, ids: &HashSet<String>) -> Option<String> {
+    let mut nodes = Vec::new();
+    for ix in wf.nodes_in_order() {
+        if ids.contains(wf.graph[ix].id()) {
+            nodes.push(Value::Object(wf.graph[ix].json.clone()));
+        }
+    }
+    if nodes.is_empty() {
+        return None;
+    }
+    let mut edges = Vec::new();
+    for e in wf.edges_in_order() {
+        let edge = &wf.graph[e];
+        if ids.contains(edge.source()) && ids.contains(edge.target()) {
+            edges.push(Value::Object(edge.json.clone()));
+        }
+    }
+    let doc = json!({ CLIPBOARD_TAG: 1, "nodes": nodes, "edges": edges });
+    Some(serde_json::to_string_pretty(&doc).expect("JSON values serialise"))
+}
+
+const CLIPBOARD_TAG: &str = "chainsmithClipboard";
+
+/// Read clipboard text written by [`clipboard_json`]; anything else is not ours.
+pub fn parse_clipboard(text: &str) -> Option<(Vec<Map<String, Value>>, Vec<Map<String, Value>>)> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get(CLIPBOARD_TAG)?;
+    let objects = |k: &str| -> Vec<Map<String, Value>> {
+        v.get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|x| x.as_object().cloned()).collect())
+            .unwrap_or_default()
+    };
+    Some((objects("nodes"), objects("edges")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expand::{ExpandOptions, expand};
+    use crate::pack::bundled;
+    use crate::workflow::ExportMode;
+
+    fn sample() -> Workflow {
+        Workflow::from_json(json!({
+            "id": "wf", "name": "wf", "version": "1.0.0",
+            "nodes": [
+                {"id": "a", "typeId": "core.start", "name": "A", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+                {"id": "b", "typeId": "core.end", "name": "B", "position": {"x": 400, "y": 0}, "config": {}, "inputs": {}}
+            ],
+            "edges": [{"id": "e1", "sourceNodeId": "a", "targetNodeId": "b"}],
+            "triggers": [], "variables": [], "metadata": {}, "settings": {}
+        }))
+        .unwrap()
+    }
+
+    fn snapshot(doc: &Document) -> Value {
+        doc.workflow().to_json(ExportMode::Faithful)
+    }
+
+    fn triage(wf: &Workflow) -> Expansion {
+        let packs = bundled().packs;
+        let pack = packs.iter().find(|p| p.chain("support.triage").is_some()).unwrap();
+        let params = json!({"queueName": "billing"}).as_object().unwrap().clone();
+        let taken = |id: &str| wf.contains_node(id);
+        let opts = ExpandOptions { expansion_id: Some("t001".into()), taken_ids: Some(&taken), ..Default::default() };
+        expand(pack, "support.triage", params, &opts).unwrap()
+    }
+
+    #[test]
+    fn every_command_undoes_and_redoes_exactly() {
+        let mut doc = Document::new(sample(), None);
+        let wf = doc.workflow().clone();
+        let seq = doc.workflow().graph.edge_weights().next().unwrap().seq;
+        let commands = vec![
+            Command::MoveNodes(vec![("a".into(), (10.5, 20.25))]),
+            Command::SetMember { target: Target::Node("a".into()), key: "name".into(), value: Some(json!("Start")) },
+            Command::SetMember { target: Target::Edge(seq), key: "label".into(), value: Some(json!("go")) },
+            Command::Connect {
+                source: "a".into(),
+                source_port: "alt".into(),
+                target: "b".into(),
+                target_port: "input".into(),
+            },
+            Command::Insert { expansion: Box::new(triage(&wf)), at: (0.0, 300.0), on_edge: None },
+            Command::Delete { nodes: vec!["b".into()], edges: vec![] },
+            Command::Paste {
+                nodes: vec![wf.graph[wf.node("a").unwrap()].json.clone()],
+                edges: vec![],
+                offset: (40.0, 40.0),
+            },
+            Command::RemoveInstance { key: "support_triage_t001_".into() },
+            Command::SetMember { target: Target::Workflow, key: "name".into(), value: Some(json!("Renamed")) },
+        ];
+        let mut states = vec![snapshot(&doc)];
+        for c in commands {
+            doc.apply(c).unwrap();
+            states.push(snapshot(&doc));
+        }
+        for want in states.iter().rev().skip(1) {
+            doc.undo().unwrap();
+            assert_eq!(&snapshot(&doc), want);
+        }
+        assert!(!doc.is_dirty(), "back at the saved state");
+        for want in states.iter().skip(1) {
+            doc.redo().unwrap();
+            assert_eq!(&snapshot(&doc), want);
+        }
+        assert!(doc.is_dirty());
+    }
+
+    #[test]
+    fn move_undo_keeps_integer_positions_verbatim() {
+        let mut doc = Document::new(sample(), None);
+        doc.apply(Command::MoveNodes(vec![("a".into(), (5.0, 5.0))])).unwrap();
+        doc.undo();
+        assert_eq!(snapshot(&doc)["nodes"][0]["position"].to_string(), r#"{"x":0,"y":0}"#);
+    }
+
+    #[test]
+    fn refusals_change_nothing_and_record_no_step() {
+        let mut doc = Document::new(sample(), None);
+        let before = snapshot(&doc);
+        let same_port = Command::Connect {
+            source: "a".into(),
+            source_port: "output".into(),
+            target: "a".into(),
+            target_port: "output".into(),
+        };
+        assert_eq!(doc.apply(same_port).unwrap_err().code, code::VALIDATION_ERROR);
+        let dup = Command::Connect {
+            source: "a".into(),
+            source_port: "output".into(),
+            target: "b".into(),
+            target_port: "input".into(),
+        };
+        assert_eq!(doc.apply(dup).unwrap_err().code, code::VALIDATION_ERROR);
+        let rename_id = Command::SetMember { target: Target::Node("a".into()), key: "id".into(), value: None };
+        assert!(doc.apply(rename_id).is_err());
+        assert_eq!(snapshot(&doc), before);
+        assert!(!doc.can_undo() && !doc.is_dirty());
+    }
+
+    #[test]
+    fn loopback_connects_with_a_warning() {
+        let mut doc = Document::new(sample(), None);
+        let back = Command::Connect {
+            source: "b".into(),
+            source_port: "output".into(),
+            target: "a".into(),
+            target_port: "input".into(),
+        };
+        let out = doc.apply(back).unwrap();
+        assert_eq!(out.warnings.len(), 1);
+        assert_eq!(doc.workflow().graph.edge_count(), 2);
+    }
+
+    #[test]
+    fn drop_on_edge_replaces_only_that_edge_and_keeps_its_ports() {
+        let mut wf = sample();
+        let mut parallel = Map::new();
+        parallel.insert("id".into(), json!("e2"));
+        parallel.insert("sourceNodeId".into(), json!("a"));
+        parallel.insert("sourceOutput".into(), json!("err"));
+        parallel.insert("targetNodeId".into(), json!("b"));
+        wf.add_edge(parallel);
+        let exp = triage(&wf);
+        let mut doc = Document::new(wf, None);
+        let seq = doc.workflow().graph.edge_weights().find(|e| e.id() == "e2").unwrap().seq;
+        doc.apply(Command::Insert { expansion: Box::new(exp), at: (200.0, 200.0), on_edge: Some(seq) }).unwrap();
+        let out = snapshot(&doc);
+        let edges = out["edges"].as_array().unwrap();
+        assert!(edges.iter().any(|e| e["id"] == "e1"), "the other edge stays");
+        assert!(!edges.iter().any(|e| e["id"] == "e2"), "the dropped-on edge goes");
+        let wire_in = edges.iter().find(|e| e["id"] == "support_triage_t001_in1").unwrap();
+        assert_eq!(wire_in["sourceNodeId"], "a");
+        assert_eq!(wire_in["sourceOutput"], "err");
+        let keys: Vec<&str> = wire_in.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["id", "sourceNodeId", "sourceOutput", "targetNodeId"]);
+        assert!(edges.iter().any(
+            |e| e["sourceNodeId"].as_str().unwrap().starts_with("support_triage_t001_") && e["targetNodeId"] == "b"
+        ));
+    }
+
+    #[test]
+    fn deleting_all_of_an_instance_forgets_it_and_undo_brings_it_back() {
+        let wf = sample();
+        let exp = triage(&wf);
+        let ids: Vec<String> = exp.id_map.iter().map(|(_, n)| n.clone()).collect();
+        let mut doc = Document::new(wf, None);
+        doc.apply(Command::Insert { expansion: Box::new(exp), at: (0.0, 300.0), on_edge: None }).unwrap();
+        let with_instance = snapshot(&doc);
+        doc.apply(Command::Delete { nodes: ids, edges: vec![] }).unwrap();
+        assert!(doc.workflow().instances().is_empty());
+        doc.undo();
+        assert_eq!(snapshot(&doc), with_instance);
+        assert_eq!(doc.workflow().instances().len(), 1);
+    }
+
+    #[test]
+    fn clipboard_round_trips_and_paste_renames() {
+        let mut doc = Document::new(sample(), None);
+        let ids: HashSet<String> = ["a".to_owned(), "b".to_owned()].into();
+        let text = clipboard_json(doc.workflow(), &ids).unwrap();
+        let (nodes, edges) = parse_clipboard(&text).unwrap();
+        assert_eq!((nodes.len(), edges.len()), (2, 1));
+        let out = doc.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }).unwrap();
+        assert_eq!(out.new_nodes, ["a-2", "b-2"]);
+        let json = snapshot(&doc);
+        assert_eq!(json["edges"][1]["sourceNodeId"], "a-2");
+        assert_eq!(json["nodes"][2]["position"]["x"], 40.0);
+        assert!(parse_clipboard("{\"nodes\": []}").is_none());
+    }
+
+    #[test]
+    fn saved_state_tracks_undo_and_the_stack_is_bounded() {
+        let mut doc = Document::new(sample(), None);
+        doc.apply(Command::MoveNodes(vec![("a".into(), (1.0, 1.0))])).unwrap();
+        doc.mark_saved();
+        doc.apply(Command::MoveNodes(vec![("a".into(), (2.0, 1.0))])).unwrap();
+        assert!(doc.is_dirty());
+        doc.undo();
+        assert!(!doc.is_dirty());
+        for i in 0..(MAX_UNDO + 10) {
+            doc.apply(Command::MoveNodes(vec![("a".into(), (i as f64, 0.0))])).unwrap();
+        }
+        assert_eq!(doc.undo.len(), MAX_UNDO);
+    }
+}

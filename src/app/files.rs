@@ -1,0 +1,102 @@
+//! File dialogs behind a trait, and what an opened path turns out to be.
+//!
+//! The editor never calls rfd directly: rfd blocks, or returns nothing without a desktop
+//! portal, so tests substitute a fake that answers from a script.
+
+use crate::error::{Error, code};
+use crate::pack::{LoadOptions, LoadOutcome, load_bytes, load_path};
+use crate::workflow::Workflow;
+use std::path::{Path, PathBuf};
+
+/// The dialogs the editor asks for. `None` or an empty list means the user cancelled.
+pub trait FileDialogs {
+    fn open_files(&mut self) -> Vec<PathBuf>;
+    fn open_folder(&mut self) -> Option<PathBuf>;
+    fn save_file(&mut self, title: &str, suggested_name: &str) -> Option<PathBuf>;
+}
+
+/// Native dialogs through rfd.
+pub struct NativeDialogs;
+
+impl FileDialogs for NativeDialogs {
+    fn open_files(&mut self) -> Vec<PathBuf> {
+        rfd::FileDialog::new()
+            .set_title("Open packs or workflows")
+            .add_filter("JSON", &["json"])
+            .add_filter("All files", &["*"])
+            .pick_files()
+            .unwrap_or_default()
+    }
+
+    fn open_folder(&mut self) -> Option<PathBuf> {
+        rfd::FileDialog::new().set_title("Open a folder of packs").pick_folder()
+    }
+
+    fn save_file(&mut self, title: &str, suggested_name: &str) -> Option<PathBuf> {
+        rfd::FileDialog::new().set_title(title).set_file_name(suggested_name).add_filter("JSON", &["json"]).save_file()
+    }
+}
+
+/// What a path held.
+pub enum Opened {
+    Packs(LoadOutcome),
+    Workflow(Box<Workflow>),
+}
+
+/// Open a folder (every pack in it), a pack manifest or a workflow file. Which one a file
+/// is follows from its content: a workflow has `nodes` and `edges` and no pack markers.
+pub fn open_path(path: &Path) -> Result<Opened, Error> {
+    if path.is_dir() {
+        return Ok(Opened::Packs(load_path(path, LoadOptions::default())));
+    }
+    let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
+            .with("path", path.display().to_string())
+            .with("line", e.line())
+            .with("column", e.column())
+    })?;
+    if is_workflow(&value) {
+        return Workflow::from_json(value).map(|wf| Opened::Workflow(Box::new(wf)));
+    }
+    let mut out = LoadOutcome::default();
+    match load_bytes(path, &bytes, LoadOptions::default()) {
+        Ok(p) => out.packs.push(p),
+        Err(e) => out.failures.push(e),
+    }
+    Ok(Opened::Packs(out))
+}
+
+fn is_workflow(v: &serde_json::Value) -> bool {
+    let Some(obj) = v.as_object() else { return false };
+    let pack_markers = ["kind", "chains", "signing", "dependencies"];
+    obj.contains_key("edges") && obj.contains_key("nodes") && !pack_markers.iter().any(|k| obj.contains_key(*k))
+}
+
+/// A file name for Save As: the workflow id, which is already file-safe.
+pub fn suggested_name(wf: &Workflow) -> String {
+    let id = wf.id();
+    if id.is_empty() { "workflow.json".to_owned() } else { format!("{id}.json") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_told_apart_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let wf = dir.path().join("flow.json");
+        Workflow::new("Flow").save(&wf, crate::workflow::ExportMode::Faithful).unwrap();
+        assert!(matches!(open_path(&wf).unwrap(), Opened::Workflow(_)));
+        let pack = crate::pack::bundled_dir().join("vendor.chainsmith.support-desk/pack.json");
+        let Opened::Packs(out) = open_path(&pack).unwrap() else { panic!("a pack") };
+        assert_eq!(out.packs.len(), 1);
+        let Opened::Packs(all) = open_path(&crate::pack::bundled_dir()).unwrap() else { panic!("a folder") };
+        assert_eq!(all.packs.len(), 4);
+        let junk = dir.path().join("junk.json");
+        std::fs::write(&junk, "{nope").unwrap();
+        assert_eq!(open_path(&junk).err().unwrap().code, code::VALIDATION_ERROR);
+        assert!(open_path(&dir.path().join("missing.json")).is_err());
+    }
+}

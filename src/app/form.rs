@@ -1,0 +1,761 @@
+//! The parameter form: widgets drawn from the core's `Form` model, validated on every edit
+//! with the chain's compiled validator. A field's errors show (outline and message) once it
+//! has been touched or Insert was reached for; a summary lists every failing path; Insert
+//! stays disabled while anything is invalid.
+
+use super::Action;
+use super::preview::{self, Ghost, Placement};
+use super::theme;
+use crate::error::Error;
+use crate::expand::Expansion;
+use crate::pack::{Chain, Pack};
+use crate::params::{Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check};
+use crate::workflow::Workflow;
+use egui::{Id, Pos2, RichText, Stroke, StrokeKind, Ui};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Where the form's result goes.
+#[derive(Debug, Clone)]
+pub enum FormMode {
+    Insert { at: (f64, f64), on_edge: Option<u64>, between: Option<(String, String)>, screen: Pos2 },
+    Reparameterise { key: String },
+}
+
+/// An open parameter form.
+pub struct FormSession {
+    pub pack: usize,
+    pub chain_id: String,
+    pub mode: FormMode,
+    pub expansion_id: String,
+    form: Form,
+    values: Map<String, Value>,
+    /// Raw JSON text of open-ended fields, by pointer, while it does not parse.
+    raw_text: HashMap<String, String>,
+    parse_errors: HashMap<String, String>,
+    touched: HashSet<String>,
+    /// Set when Insert was reached for: every error shows.
+    show_all: bool,
+    errors: Vec<ParamError>,
+    /// Field pointer → its messages.
+    field_errors: HashMap<String, Vec<String>>,
+    /// A refusal that is not about values (bad schema, splice conflict, insert failure).
+    pub refusal: Option<Error>,
+    expansion: Option<Result<Expansion, Error>>,
+    ghost: Option<Ghost>,
+    placed_revision: Option<u64>,
+    selected_node: usize,
+    stale: bool,
+}
+
+/// What the user asked for this frame.
+pub enum FormEvent {
+    Submit,
+    Cancel,
+}
+
+impl FormSession {
+    pub fn new(
+        pack: usize,
+        chain: &Chain,
+        mode: FormMode,
+        expansion_id: String,
+        values: Option<Map<String, Value>>,
+    ) -> Self {
+        let form = Form::from_schema(chain.parameters());
+        let values = values.unwrap_or_else(|| form.initial_values());
+        Self {
+            pack,
+            chain_id: chain.chain_id().to_owned(),
+            mode,
+            expansion_id,
+            form,
+            values,
+            raw_text: HashMap::new(),
+            parse_errors: HashMap::new(),
+            touched: HashSet::new(),
+            show_all: false,
+            errors: Vec::new(),
+            field_errors: HashMap::new(),
+            refusal: None,
+            expansion: None,
+            ghost: None,
+            placed_revision: None,
+            selected_node: 0,
+            stale: true,
+        }
+    }
+
+    /// The values to expand with.
+    pub fn values(&self) -> &Map<String, Value> {
+        &self.values
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty() && self.parse_errors.is_empty() && self.refusal.is_none()
+    }
+
+    pub fn ghost(&self) -> Option<&Ghost> {
+        self.ghost.as_ref()
+    }
+
+    pub fn select_ghost(&mut self, i: usize) {
+        self.selected_node = i;
+        if let Some(g) = &mut self.ghost {
+            g.selected = Some(i);
+        }
+    }
+
+    /// Show the errors of every field (after a submit attempt that was refused).
+    pub fn reveal_errors(&mut self) {
+        self.show_all = true;
+    }
+
+    pub fn placement(&self) -> Placement {
+        match &self.mode {
+            FormMode::Insert { at, between, .. } => Placement::Insert { at: *at, between: between.clone() },
+            FormMode::Reparameterise { key } => Placement::Existing { key: key.clone() },
+        }
+    }
+
+    /// Re-validate and re-preview after an edit, and re-place when the workflow changed.
+    fn refresh(&mut self, pack: &Pack, chain: &Chain, wf: &Workflow, revision: u64) {
+        if !self.stale && self.placed_revision == Some(revision) {
+            return;
+        }
+        let mut with_defaults = self.values.clone();
+        apply_defaults(chain.parameters(), &mut with_defaults);
+        let checked = check(chain, &Value::Object(with_defaults));
+        self.refusal = None;
+        self.errors = match checked {
+            Ok(errors) => errors,
+            Err(e) => {
+                self.refusal = Some(e);
+                Vec::new()
+            }
+        };
+        self.field_errors = map_errors(&self.form.fields, &self.errors, &self.values);
+        let valid = self.errors.is_empty() && self.parse_errors.is_empty();
+        let exp = preview::expand_preview(pack, chain, wf, &self.values, &self.expansion_id, valid);
+        if let Ok(e) = &exp
+            && self.placed_revision != Some(revision)
+        {
+            match preview::place(wf, e, &self.placement()) {
+                Ok(ghost) => {
+                    self.ghost = ghost.map(|mut g| {
+                        g.selected = Some(self.selected_node);
+                        g
+                    });
+                }
+                Err(err) => {
+                    self.ghost = None;
+                    self.refusal = Some(err);
+                }
+            }
+            self.placed_revision = Some(revision);
+        }
+        if let Err(e) = &exp
+            && self.refusal.is_none()
+        {
+            self.refusal = Some(e.clone());
+        }
+        self.expansion = Some(exp);
+        self.stale = false;
+    }
+
+    /// The form window. Returns what the user chose.
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        pack: &Pack,
+        wf: &Workflow,
+        revision: u64,
+        actions: &mut Vec<Action>,
+    ) -> Option<FormEvent> {
+        let Some(chain) = pack.chain(&self.chain_id) else {
+            return Some(FormEvent::Cancel);
+        };
+        self.refresh(pack, chain, wf, revision);
+        let (title, verb) = match &self.mode {
+            FormMode::Insert { .. } => (format!("Insert “{}”", chain.label()), "Insert"),
+            FormMode::Reparameterise { .. } => (format!("Parameters of “{}”", chain.label()), "Apply"),
+        };
+        let mut event = None;
+        let mut open = true;
+        let mut window = egui::Window::new(title)
+            .id(Id::unique("cs-form"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(true)
+            .default_size([760.0, 520.0])
+            .constrain(true);
+        if let FormMode::Insert { screen, .. } = &self.mode {
+            window = window.default_pos(*screen + egui::vec2(16.0, 16.0));
+        }
+        window.show(ctx, |ui| {
+            self.header(ui, chain, pack);
+            ui.separator();
+            let bottom = 96.0;
+            let height = (ui.available_height() - bottom).max(200.0);
+            ui.columns(2, |cols| {
+                egui::ScrollArea::vertical().id_salt("cs-form-fields").max_height(height).show(&mut cols[0], |ui| {
+                    if self.form.fields.is_empty() {
+                        ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
+                    }
+                    let fields = self.form.fields.clone();
+                    for field in &fields {
+                        self.field(ui, field);
+                    }
+                });
+                egui::ScrollArea::vertical().id_salt("cs-form-preview").max_height(height).show(&mut cols[1], |ui| {
+                    ui.label(RichText::new("Preview").heading());
+                    match &self.expansion {
+                        Some(Ok(exp)) => {
+                            let before = self.selected_node;
+                            preview::show_pane(ui, chain, exp, &mut self.selected_node);
+                            if before != self.selected_node {
+                                actions.push(Action::SelectGhost(self.selected_node));
+                            }
+                        }
+                        Some(Err(e)) => refusal(ui, e),
+                        None => {}
+                    }
+                });
+            });
+            ui.separator();
+            self.summary(ui);
+            ui.horizontal(|ui| {
+                let valid = self.is_valid();
+                let insert = ui.add_enabled(valid, egui::Button::new(RichText::new(verb).strong()));
+                if insert.clicked() {
+                    event = Some(FormEvent::Submit);
+                }
+                if !valid && insert.hovered() {
+                    self.show_all = true;
+                }
+                insert.on_disabled_hover_text("Fix the problems listed above first.");
+                if ui.button("Cancel").clicked() {
+                    event = Some(FormEvent::Cancel);
+                }
+                ui.label(RichText::new("Ctrl+Enter inserts · Esc cancels").small().color(theme::TEXT_DIM));
+            });
+            if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
+                if self.is_valid() {
+                    event = Some(FormEvent::Submit);
+                } else {
+                    self.show_all = true;
+                }
+            }
+        });
+        if !open || ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
+            event = Some(FormEvent::Cancel);
+        }
+        event
+    }
+
+    fn header(&self, ui: &mut Ui, chain: &Chain, pack: &Pack) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(chain.chain_id()).monospace());
+            ui.label(RichText::new(format!("v{}", chain.version())).color(theme::TEXT_DIM));
+            ui.label(RichText::new(format!("from {} {}", pack.name(), pack.version())).color(theme::TEXT_DIM));
+            ui.label(RichText::new(format!("expansionId {}", self.expansion_id)).monospace().color(theme::GHOST));
+            match &self.mode {
+                FormMode::Insert { at, between, .. } => {
+                    let place = match between {
+                        Some((a, b)) => format!("spliced between {a} → {b}"),
+                        None => format!("at ({:.0}, {:.0})", at.0, at.1),
+                    };
+                    ui.label(RichText::new(place).color(theme::TEXT_DIM));
+                }
+                FormMode::Reparameterise { .. } => {
+                    ui.label(
+                        RichText::new("re-expands in place; edges to the outside are kept").color(theme::TEXT_DIM),
+                    );
+                }
+            }
+        });
+        if !chain.description().is_empty() {
+            ui.label(RichText::new(chain.description()).color(theme::TEXT_DIM));
+        }
+    }
+
+    fn summary(&self, ui: &mut Ui) {
+        if let Some(e) = &self.refusal {
+            refusal(ui, e);
+            return;
+        }
+        let count = self.errors.len() + self.parse_errors.len();
+        if count == 0 {
+            ui.label(RichText::new("✔ All parameters are valid.").color(theme::OK));
+            return;
+        }
+        if !self.show_all && self.touched.is_empty() {
+            let required: Vec<&str> =
+                self.form.fields.iter().filter(|f| f.required).map(|f| f.title.as_str()).collect();
+            ui.label(
+                RichText::new(format!("Fill in the required fields (marked *): {}", required.join(", ")))
+                    .color(theme::TEXT_DIM),
+            );
+            return;
+        }
+        ui.label(
+            RichText::new(format!("chain_parameter_invalid — {count} problem{}:", if count == 1 { "" } else { "s" }))
+                .color(theme::ERROR),
+        );
+        for e in &self.errors {
+            let path = if e.path.is_empty() { "/" } else { e.path.as_str() };
+            ui.label(RichText::new(format!("{path}  {}", e.message)).monospace().small().color(theme::ERROR));
+        }
+        for (ptr, msg) in &self.parse_errors {
+            ui.label(RichText::new(format!("{ptr}  {msg}")).monospace().small().color(theme::ERROR));
+        }
+    }
+
+    fn field(&mut self, ui: &mut Ui, field: &Field) {
+        let value = get(&self.values, &field.pointer).cloned();
+        let label_text = if field.required { format!("{} *", field.title) } else { field.title.clone() };
+        let shown_errors: Vec<String> = if self.show_all || self.touched.contains(&field.pointer) {
+            let mut v = self.field_errors.get(&field.pointer).cloned().unwrap_or_default();
+            v.extend(self.parse_errors.get(&field.pointer).cloned());
+            v
+        } else {
+            Vec::new()
+        };
+        if let FieldKind::Object(children) = &field.kind {
+            let header = ui.label(RichText::new(&label_text).strong());
+            if !field.description.is_empty() {
+                header.on_hover_text(&field.description);
+            }
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                for child in children {
+                    self.field(ui, child);
+                }
+            });
+            error_lines(ui, &shown_errors);
+            return;
+        }
+        let label = ui.label(RichText::new(&label_text).strong());
+        let label = if field.description.is_empty() { label } else { label.on_hover_text(&field.description) };
+        let response = ui.horizontal(|ui| self.widget(ui, field, value, label.id)).inner;
+        if let Some(r) = &response {
+            if r.changed() || r.lost_focus() {
+                self.touched.insert(field.pointer.clone());
+            }
+            if !shown_errors.is_empty() {
+                ui.painter().rect_stroke(r.rect.expand(2.0), 4.0, Stroke::new(1.5, theme::ERROR), StrokeKind::Outside);
+            }
+        }
+        if !field.description.is_empty() {
+            ui.label(RichText::new(&field.description).small().color(theme::TEXT_DIM));
+        }
+        error_lines(ui, &shown_errors);
+        ui.add_space(6.0);
+    }
+
+    /// The widget for one field; returns its response for outlining and touch tracking.
+    fn widget(&mut self, ui: &mut Ui, field: &Field, value: Option<Value>, label: Id) -> Option<egui::Response> {
+        let ptr = field.pointer.clone();
+        let mut set: Option<Option<Value>> = None;
+        let response = match &field.kind {
+            FieldKind::Text | FieldKind::MultilineText => {
+                let mut text = match &value {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                    None => String::new(),
+                };
+                let mut edit = if field.kind == FieldKind::MultilineText {
+                    egui::TextEdit::multiline(&mut text).desired_rows(3)
+                } else {
+                    egui::TextEdit::singleline(&mut text)
+                };
+                edit = edit.desired_width(ui.available_width() - 8.0).password(field.sensitive);
+                if let Some(hint) = format_hint(field) {
+                    edit = edit.hint_text(hint);
+                }
+                let r = ui.add(edit).labelled_by(label);
+                if r.changed() {
+                    set =
+                        Some(if text.is_empty() && field.default.is_none() { None } else { Some(Value::String(text)) });
+                }
+                Some(r)
+            }
+            FieldKind::Enum(options) => {
+                let current = value.as_ref().map(display).unwrap_or_else(|| "—".to_owned());
+                let r = egui::ComboBox::from_id_salt(("cs-enum", &ptr))
+                    .selected_text(current)
+                    .width(ui.available_width().min(240.0))
+                    .show_ui(ui, |ui| {
+                        if !field.required && ui.selectable_label(value.is_none(), "—").clicked() {
+                            set = Some(None);
+                        }
+                        for option in options {
+                            if ui.selectable_label(value.as_ref() == Some(option), display(option)).clicked() {
+                                set = Some(Some(option.clone()));
+                            }
+                        }
+                    });
+                let r = r.response.labelled_by(label);
+                if set.is_some() {
+                    let mut r = r;
+                    r.mark_changed();
+                    Some(r)
+                } else {
+                    Some(r)
+                }
+            }
+            FieldKind::Number | FieldKind::Integer => {
+                let integer = field.kind == FieldKind::Integer;
+                match value.as_ref().and_then(Value::as_f64) {
+                    Some(mut n) => {
+                        let mut dv = egui::DragValue::new(&mut n).speed(if integer { 1.0 } else { 0.01 });
+                        if integer {
+                            dv = dv.fixed_decimals(0);
+                        }
+                        let r = ui.add(dv).labelled_by(label);
+                        if r.changed() {
+                            set = Some(Some(number(n, integer)));
+                        }
+                        if let Some(b) = bounds_hint(field) {
+                            ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
+                        }
+                        if !field.required && ui.small_button("✕").on_hover_text("Unset").clicked() {
+                            set = Some(None);
+                        }
+                        Some(r)
+                    }
+                    None => {
+                        let r = ui.button("Set a value").labelled_by(label);
+                        if r.clicked() {
+                            let start = field.default.clone().unwrap_or_else(|| {
+                                number(field.minimum.or(field.exclusive_minimum).unwrap_or(0.0), integer)
+                            });
+                            set = Some(Some(start));
+                        }
+                        Some(r)
+                    }
+                }
+            }
+            FieldKind::Boolean => {
+                let mut b = value.as_ref().and_then(Value::as_bool).unwrap_or(false);
+                let r = ui.checkbox(&mut b, &field.title);
+                if r.changed() {
+                    set = Some(Some(Value::Bool(b)));
+                }
+                Some(r)
+            }
+            FieldKind::Array(kind) => {
+                let items = value.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
+                let (new_items, r) = array_rows(ui, field, *kind, items);
+                if let Some(items) = new_items {
+                    set = Some(Some(Value::Array(items)));
+                }
+                r
+            }
+            FieldKind::Raw => {
+                let mut text = self.raw_text.get(&ptr).cloned().unwrap_or_else(|| {
+                    value.as_ref().map(|v| serde_json::to_string_pretty(v).expect("JSON")).unwrap_or_default()
+                });
+                let r = ui.add(
+                    egui::TextEdit::multiline(&mut text)
+                        .code_editor()
+                        .desired_rows(3)
+                        .desired_width(ui.available_width() - 8.0)
+                        .hint_text("JSON"),
+                );
+                let r = r.labelled_by(label);
+                if r.changed() {
+                    if text.trim().is_empty() {
+                        self.parse_errors.remove(&ptr);
+                        self.raw_text.remove(&ptr);
+                        set = Some(None);
+                    } else {
+                        match serde_json::from_str::<Value>(&text) {
+                            Ok(v) => {
+                                self.parse_errors.remove(&ptr);
+                                self.raw_text.remove(&ptr);
+                                set = Some(Some(v));
+                            }
+                            Err(e) => {
+                                self.parse_errors.insert(ptr.clone(), format!("not valid JSON: {e}"));
+                                self.raw_text.insert(ptr.clone(), text);
+                                self.stale = true;
+                            }
+                        }
+                    }
+                }
+                Some(r)
+            }
+            FieldKind::Object(_) => None,
+        };
+        if let Some(v) = set {
+            put(&mut self.values, &ptr, v);
+            self.touched.insert(ptr);
+            self.stale = true;
+        }
+        response
+    }
+}
+
+/// Rows of an array of scalars, with add, remove and reorder. Returns the new items when
+/// anything changed.
+fn array_rows(
+    ui: &mut Ui,
+    field: &Field,
+    kind: ScalarKind,
+    mut items: Vec<Value>,
+) -> (Option<Vec<Value>>, Option<egui::Response>) {
+    let mut changed = false;
+    let mut response: Option<egui::Response> = None;
+    ui.vertical(|ui| {
+        let mut action: Option<(usize, i32)> = None;
+        let n = items.len();
+        for i in 0..n {
+            ui.horizontal(|ui| {
+                let r = match kind {
+                    ScalarKind::Text => {
+                        let mut s = items[i].as_str().map(str::to_owned).unwrap_or_else(|| items[i].to_string());
+                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(180.0));
+                        if r.changed() {
+                            items[i] = Value::String(s);
+                        }
+                        r
+                    }
+                    ScalarKind::Number | ScalarKind::Integer => {
+                        let integer = kind == ScalarKind::Integer;
+                        let mut x = items[i].as_f64().unwrap_or(0.0);
+                        let r = ui.add(egui::DragValue::new(&mut x).speed(if integer { 1.0 } else { 0.01 }));
+                        if r.changed() {
+                            items[i] = number(x, integer);
+                        }
+                        r
+                    }
+                    ScalarKind::Boolean => {
+                        let mut b = items[i].as_bool().unwrap_or(false);
+                        let r = ui.checkbox(&mut b, "");
+                        if r.changed() {
+                            items[i] = Value::Bool(b);
+                        }
+                        r
+                    }
+                };
+                let r = r.on_hover_text(format!("{} item {}", field.title, i + 1));
+                changed |= r.changed();
+                response = Some(match response.take() {
+                    Some(prev) => prev.union(r),
+                    None => r,
+                });
+                if ui.add_enabled(i > 0, egui::Button::new("↑").small()).on_hover_text("Move up").clicked() {
+                    action = Some((i, -1));
+                }
+                if ui.add_enabled(i + 1 < n, egui::Button::new("↓").small()).on_hover_text("Move down").clicked() {
+                    action = Some((i, 1));
+                }
+                if ui.small_button("✕").on_hover_text("Remove").clicked() {
+                    action = Some((i, 0));
+                }
+            });
+        }
+        match action {
+            Some((i, 0)) => {
+                items.remove(i);
+                changed = true;
+            }
+            Some((i, d)) => {
+                let j = (i as i32 + d) as usize;
+                items.swap(i, j);
+                changed = true;
+            }
+            None => {}
+        }
+        let add = ui.small_button("＋ Add item");
+        if add.clicked() {
+            items.push(match kind {
+                ScalarKind::Text => Value::String(String::new()),
+                ScalarKind::Number | ScalarKind::Integer => Value::from(0),
+                ScalarKind::Boolean => Value::Bool(false),
+            });
+            changed = true;
+        }
+        let add = if changed {
+            let mut add = add;
+            add.mark_changed();
+            add
+        } else {
+            add
+        };
+        response = Some(match response.take() {
+            Some(prev) => prev.union(add),
+            None => add,
+        });
+    });
+    (changed.then_some(items), response)
+}
+
+fn error_lines(ui: &mut Ui, errors: &[String]) {
+    for e in errors {
+        ui.label(RichText::new(format!("⚠ {e}")).small().color(theme::ERROR));
+    }
+}
+
+/// A refusal, shown with its spec code, message and details.
+pub fn refusal(ui: &mut Ui, e: &Error) {
+    ui.label(RichText::new(e.code).monospace().strong().color(theme::ERROR));
+    ui.label(RichText::new(&e.message).color(theme::ERROR));
+    if !e.details.is_empty() {
+        let details = serde_json::to_string_pretty(&Value::Object(e.details.clone())).expect("JSON");
+        ui.label(RichText::new(details).monospace().small().color(theme::TEXT_DIM));
+    }
+}
+
+fn display(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn number(n: f64, integer: bool) -> Value {
+    if integer && n.is_finite() {
+        Value::from(n.round() as i64)
+    } else {
+        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn format_hint(field: &Field) -> Option<String> {
+    let hint = match field.format.as_deref()? {
+        "uri" | "url" => "https://…",
+        "email" => "name@example.com",
+        "date-time" => "2025-01-31T09:00:00Z",
+        "date" => "2025-01-31",
+        other => other,
+    };
+    Some(hint.to_owned())
+}
+
+fn bounds_hint(field: &Field) -> Option<String> {
+    let lo = field.minimum.map(|m| format!("≥ {m}")).or(field.exclusive_minimum.map(|m| format!("> {m}")));
+    let hi = field.maximum.map(|m| format!("≤ {m}")).or(field.exclusive_maximum.map(|m| format!("< {m}")));
+    match (lo, hi) {
+        (None, None) => None,
+        (Some(a), None) => Some(a),
+        (None, Some(b)) => Some(b),
+        (Some(a), Some(b)) => Some(format!("{a}, {b}")),
+    }
+}
+
+/// Attach each validation error to the deepest field it concerns. A `required` error is
+/// about the object holding the missing member; it goes to the missing fields themselves.
+fn map_errors(fields: &[Field], errors: &[ParamError], values: &Map<String, Value>) -> HashMap<String, Vec<String>> {
+    let mut all = Vec::new();
+    flatten(fields, "", &mut all);
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for e in errors {
+        if e.keyword == "required" {
+            for (parent, f) in &all {
+                if *parent == e.path && f.required && get(values, &f.pointer).is_none() {
+                    out.entry(f.pointer.clone()).or_default().push(format!("{} is required", f.title));
+                }
+            }
+            continue;
+        }
+        let owner = all
+            .iter()
+            .map(|(_, f)| f)
+            .filter(|f| e.path == f.pointer || e.path.starts_with(&format!("{}/", f.pointer)))
+            .max_by_key(|f| f.pointer.len());
+        if let Some(f) = owner {
+            out.entry(f.pointer.clone()).or_default().push(e.message.clone());
+        }
+    }
+    out
+}
+
+fn flatten<'a>(fields: &'a [Field], parent: &str, out: &mut Vec<(String, &'a Field)>) {
+    for f in fields {
+        out.push((parent.to_owned(), f));
+        if let FieldKind::Object(children) = &f.kind {
+            flatten(children, &f.pointer, out);
+        }
+    }
+}
+
+fn tokens_of(pointer: &str) -> Vec<String> {
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+fn get<'a>(values: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
+    let mut parts = tokens_of(pointer).into_iter();
+    let mut cur = values.get(&parts.next()?)?;
+    for p in parts {
+        cur = cur.get(&p)?;
+    }
+    Some(cur)
+}
+
+/// Set (or remove) the value at a pointer, creating the objects on the way.
+fn put(values: &mut Map<String, Value>, pointer: &str, value: Option<Value>) {
+    let parts = tokens_of(pointer);
+    let Some((last, path)) = parts.split_last() else { return };
+    let mut cur = values;
+    for p in path {
+        let slot = cur.entry(p.clone()).or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        cur = slot.as_object_mut().expect("made an object above");
+    }
+    match value {
+        Some(v) => {
+            cur.insert(last.clone(), v);
+        }
+        None => {
+            cur.remove(last);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pointers_set_and_get_nested_values() {
+        let mut v = Map::new();
+        put(&mut v, "/owner/email", Some(json!("a@b.c")));
+        put(&mut v, "/a~1b", Some(json!(1)));
+        assert_eq!(Value::Object(v.clone()), json!({"owner": {"email": "a@b.c"}, "a/b": 1}));
+        assert_eq!(get(&v, "/owner/email"), Some(&json!("a@b.c")));
+        put(&mut v, "/owner/email", None);
+        assert_eq!(get(&v, "/owner/email"), None);
+    }
+
+    #[test]
+    fn errors_land_on_the_fields_they_concern() {
+        let form = Form::from_schema(&json!({"type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+                           "owner": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string"}}}}}));
+        let errors = vec![
+            ParamError {
+                path: String::new(),
+                keyword: "required".into(),
+                message: "\"name\" is a required property".into(),
+            },
+            ParamError { path: "/tags/1".into(), keyword: "type".into(), message: "3 is not a string".into() },
+            ParamError { path: "/owner".into(), keyword: "required".into(), message: "\"email\" is required".into() },
+        ];
+        let values = json!({"tags": ["a", 3], "owner": {}}).as_object().unwrap().clone();
+        let map = map_errors(&form.fields, &errors, &values);
+        assert_eq!(map["/name"], ["name is required"]);
+        assert_eq!(map["/tags"], ["3 is not a string"]);
+        assert_eq!(map["/owner/email"], ["email is required"]);
+    }
+
+    #[test]
+    fn integers_stay_integers() {
+        assert_eq!(number(3.0, true), json!(3));
+        assert_eq!(number(0.5, false), json!(0.5));
+        assert_eq!(number(f64::NAN, false), Value::Null);
+    }
+}

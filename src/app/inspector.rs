@@ -1,0 +1,421 @@
+//! The inspector: what is selected, with its fields editable. Node `config` and `inputs`
+//! (and edge conditions) are a JSON tree whose leaves and subtrees edit in place as JSON
+//! text; text that does not parse stays in the editor with the parse error under it.
+//! Every edit is a `SetMember` command, so it undoes like any other change.
+
+use super::Action;
+use super::document::{Command, Selection, Target, edge_by_seq};
+use super::theme;
+use crate::workflow::Workflow;
+use egui::{Id, RichText, Ui};
+use serde_json::Value;
+use std::collections::HashMap;
+
+const TRIGGER_RULES: [&str; 5] = ["all_success", "any_success", "all_complete", "none_failed", "any_failed"];
+
+#[derive(Default)]
+pub struct Inspector {
+    /// Text being typed into single-line fields, by field key, until it is committed.
+    texts: HashMap<String, String>,
+    json: Option<JsonEdit>,
+}
+
+/// A subtree of a member being edited as JSON text.
+struct JsonEdit {
+    owner: Target,
+    member: String,
+    pointer: String,
+    text: String,
+    error: Option<String>,
+}
+
+impl Inspector {
+    pub fn show(&mut self, ui: &mut Ui, wf: &Workflow, selection: &Selection, actions: &mut Vec<Action>) {
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            ui.add_space(4.0);
+            let nodes = selection.nodes.len();
+            let edges = selection.edges.len();
+            if let Some(key) = &selection.instance {
+                self.instance(ui, wf, key, actions);
+            } else if nodes == 1 && edges == 0 {
+                let id = selection.nodes.iter().next().expect("one node");
+                self.node(ui, wf, id, actions);
+            } else if nodes == 0 && edges == 1 {
+                let seq = *selection.edges.iter().next().expect("one edge");
+                self.edge(ui, wf, seq, actions);
+            } else if nodes + edges > 1 {
+                ui.heading("Selection");
+                ui.label(format!("{nodes} nodes and {edges} edges selected."));
+                ui.horizontal(|ui| {
+                    if ui.button("Delete").clicked() {
+                        actions.push(Action::DeleteSelection);
+                    }
+                    if ui.button("Copy").clicked() {
+                        actions.push(Action::Copy);
+                    }
+                });
+            } else {
+                self.workflow(ui, wf, actions);
+            }
+        });
+    }
+
+    fn workflow(&mut self, ui: &mut Ui, wf: &Workflow, actions: &mut Vec<Action>) {
+        ui.heading("Workflow");
+        egui::Grid::new("cs-wf-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+            ui.label("name");
+            if let Some(v) = self.text_field(ui, "wf:name", wf.name()) {
+                actions.push(Action::Doc(Command::SetMember {
+                    target: Target::Workflow,
+                    key: "name".into(),
+                    value: Some(Value::String(v)),
+                }));
+            }
+            ui.end_row();
+            ui.label("id");
+            ui.label(RichText::new(wf.id()).monospace());
+            ui.end_row();
+            ui.label("contents");
+            ui.label(format!(
+                "{} nodes, {} edges, {} chain instances",
+                wf.node_count(),
+                wf.graph.edge_count(),
+                wf.instances().len()
+            ));
+            ui.end_row();
+        });
+        for member in ["variables", "settings"] {
+            if let Some(v) = wf.member(member) {
+                self.json_member(ui, Target::Workflow, member, Some(v), false, actions);
+            }
+        }
+        ui.add_space(8.0);
+        ui.label(
+            RichText::new("Drag a tile from the palette onto the canvas to insert a chain.").color(theme::TEXT_DIM),
+        );
+    }
+
+    fn node(&mut self, ui: &mut Ui, wf: &Workflow, id: &str, actions: &mut Vec<Action>) {
+        let Some(ix) = wf.node(id) else { return };
+        let node = &wf.graph[ix];
+        ui.heading("Node");
+        egui::Grid::new("cs-node-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+            ui.label("id");
+            ui.add(egui::Label::new(RichText::new(id).monospace()).selectable(true));
+            ui.end_row();
+            ui.label("typeId");
+            ui.add(egui::Label::new(RichText::new(node.type_id()).monospace()).selectable(true));
+            ui.end_row();
+            ui.label("name");
+            if let Some(v) = self.text_field(ui, &format!("node:{id}:name"), node.name()) {
+                actions.push(Action::Doc(Command::SetMember {
+                    target: Target::Node(id.to_owned()),
+                    key: "name".into(),
+                    value: Some(Value::String(v)),
+                }));
+            }
+            ui.end_row();
+            let (x, y) = node.position();
+            ui.label("position");
+            ui.label(RichText::new(format!("{x}, {y}")).monospace());
+            ui.end_row();
+            let caps = node.capabilities();
+            if !caps.is_empty() {
+                ui.label("capabilities");
+                ui.label(caps.join(", "));
+                ui.end_row();
+            }
+        });
+        if let Some(inst) = wf.instance_of_node(id) {
+            ui.add_space(4.0);
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.label(
+                    RichText::new(format!("Part of chain instance {} · {}", inst.label, inst.expansion_id)).strong(),
+                );
+                ui.label(RichText::new(&inst.chain_id).monospace().small().color(theme::TEXT_DIM));
+                instance_buttons(ui, &inst.key(), actions);
+            });
+        }
+        for member in ["config", "inputs"] {
+            self.json_member(ui, Target::Node(id.to_owned()), member, node.json.get(member), true, actions);
+        }
+        let known = ["id", "typeId", "name", "position", "config", "inputs", "capabilities"];
+        for (member, value) in node.json.iter().filter(|(k, _)| !known.contains(&k.as_str())) {
+            self.json_member(ui, Target::Node(id.to_owned()), member, Some(value), true, actions);
+        }
+    }
+
+    fn edge(&mut self, ui: &mut Ui, wf: &Workflow, seq: u64, actions: &mut Vec<Action>) {
+        let Some(ix) = edge_by_seq(wf, seq) else { return };
+        let edge = &wf.graph[ix];
+        ui.heading("Edge");
+        let set = |key: &str, value: Option<Value>| {
+            Action::Doc(Command::SetMember { target: Target::Edge(seq), key: key.to_owned(), value })
+        };
+        egui::Grid::new("cs-edge-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+            ui.label("id");
+            ui.label(RichText::new(edge.id()).monospace());
+            ui.end_row();
+            ui.label("from");
+            ui.label(RichText::new(edge.source()).monospace());
+            ui.end_row();
+            ui.label("sourceOutput");
+            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:out"), edge.source_port()) {
+                let value = (!v.is_empty() && v != "output").then_some(Value::String(v));
+                actions.push(set("sourceOutput", value));
+            }
+            ui.end_row();
+            ui.label("to");
+            ui.label(RichText::new(edge.target()).monospace());
+            ui.end_row();
+            ui.label("targetInput");
+            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:in"), edge.target_port()) {
+                let value = (!v.is_empty() && v != "input").then_some(Value::String(v));
+                actions.push(set("targetInput", value));
+            }
+            ui.end_row();
+            ui.label("triggerRule");
+            let current = edge.trigger_rule();
+            egui::ComboBox::from_id_salt(("cs-trigger", seq))
+                .selected_text(current.unwrap_or("all_success (default)"))
+                .show_ui(ui, |ui| {
+                    if ui.selectable_label(current.is_none(), "all_success (default)").clicked() && current.is_some() {
+                        actions.push(set("triggerRule", None));
+                    }
+                    for rule in TRIGGER_RULES {
+                        if ui.selectable_label(current == Some(rule), rule).clicked() && current != Some(rule) {
+                            actions.push(set("triggerRule", Some(Value::String(rule.to_owned()))));
+                        }
+                    }
+                });
+            ui.end_row();
+            ui.label("label");
+            let label = edge.json.get("label").and_then(Value::as_str).unwrap_or_default();
+            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:label"), label) {
+                actions.push(set("label", (!v.is_empty()).then_some(Value::String(v))));
+            }
+            ui.end_row();
+        });
+        self.json_member(ui, Target::Edge(seq), "condition", edge.condition(), true, actions);
+    }
+
+    fn instance(&mut self, ui: &mut Ui, wf: &Workflow, key: &str, actions: &mut Vec<Action>) {
+        let Some(inst) = wf.instance(key) else { return };
+        ui.heading("Chain instance");
+        egui::Grid::new("cs-inst-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+            for (k, v) in [
+                ("label", inst.label.as_str()),
+                ("chainId", inst.chain_id.as_str()),
+                ("chainVersion", inst.chain_version.as_str()),
+                ("pack", inst.pack_name.as_str()),
+                ("packVersion", inst.pack_version.as_str()),
+                ("expansionId", inst.expansion_id.as_str()),
+            ] {
+                ui.label(k);
+                ui.label(RichText::new(v).monospace());
+                ui.end_row();
+            }
+            ui.label("nodes");
+            ui.label(inst.node_ids.len().to_string());
+            ui.end_row();
+        });
+        instance_buttons(ui, key, actions);
+        let params = Value::Object(inst.params.clone());
+        self.json_member(ui, Target::Workflow, "parameters", Some(&params), false, actions);
+    }
+
+    /// A single-line field showing `current`; returns the new text when the user commits it
+    /// (Enter or leaving the field) and it differs.
+    fn text_field(&mut self, ui: &mut Ui, key: &str, current: &str) -> Option<String> {
+        let mut text = self.texts.get(key).cloned().unwrap_or_else(|| current.to_owned());
+        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(ui.available_width().min(260.0)));
+        if r.changed() {
+            self.texts.insert(key.to_owned(), text.clone());
+        }
+        if r.lost_focus() {
+            self.texts.remove(key);
+            if text != current {
+                return Some(text);
+            }
+        }
+        None
+    }
+
+    /// One member as a collapsible JSON tree; when `editable`, any value or subtree can be
+    /// replaced by typing JSON.
+    fn json_member(
+        &mut self,
+        ui: &mut Ui,
+        owner: Target,
+        member: &str,
+        value: Option<&Value>,
+        editable: bool,
+        actions: &mut Vec<Action>,
+    ) {
+        let id = Id::unique(("cs-json", format!("{owner:?}"), member));
+        egui::CollapsingHeader::new(RichText::new(member).strong()).id_salt(id).default_open(true).show(ui, |ui| {
+            match value {
+                None => {
+                    ui.horizontal(|ui| {
+                        ui.label(RichText::new("absent").color(theme::TEXT_DIM));
+                        if editable && ui.small_button("Add").clicked() {
+                            self.start(owner.clone(), member, "", &Value::Object(Default::default()));
+                        }
+                    });
+                    if editable {
+                        self.editor(ui, &owner, member, None, actions);
+                    }
+                }
+                Some(v) => {
+                    self.tree(ui, &owner, member, "", v, editable, actions);
+                    if editable {
+                        self.editor(ui, &owner, member, Some(v), actions);
+                    }
+                }
+            }
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tree(
+        &mut self,
+        ui: &mut Ui,
+        owner: &Target,
+        member: &str,
+        pointer: &str,
+        value: &Value,
+        editable: bool,
+        actions: &mut Vec<Action>,
+    ) {
+        let entries: Vec<(String, &Value)> = match value {
+            Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), v)).collect(),
+            Value::Array(a) => a.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
+            _ => {
+                self.leaf(ui, owner, member, pointer, None, value, editable);
+                return;
+            }
+        };
+        if entries.is_empty() {
+            self.leaf(ui, owner, member, pointer, None, value, editable);
+            return;
+        }
+        if editable && pointer.is_empty() && ui.small_button("✎ Edit as JSON").clicked() {
+            self.start(owner.clone(), member, "", value);
+        }
+        for (key, child) in entries {
+            let ptr = crate::error::pointer_join(pointer, &key);
+            if child.as_object().is_some_and(|m| !m.is_empty()) || child.as_array().is_some_and(|a| !a.is_empty()) {
+                let id = Id::unique(("cs-json-node", format!("{owner:?}"), member, &ptr));
+                egui::CollapsingHeader::new(RichText::new(&key).monospace().color(KEY_COLOR))
+                    .id_salt(id)
+                    .default_open(true)
+                    .show(ui, |ui| {
+                        if editable && ui.small_button("✎ Edit subtree").clicked() {
+                            self.start(owner.clone(), member, &ptr, child);
+                        }
+                        self.tree(ui, owner, member, &ptr, child, editable, actions);
+                    });
+            } else {
+                self.leaf(ui, owner, member, &ptr, Some(&key), child, editable);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn leaf(
+        &mut self,
+        ui: &mut Ui,
+        owner: &Target,
+        member: &str,
+        pointer: &str,
+        key: Option<&str>,
+        value: &Value,
+        editable: bool,
+    ) {
+        ui.horizontal_wrapped(|ui| {
+            if let Some(k) = key {
+                ui.label(RichText::new(format!("{k}:")).monospace().color(KEY_COLOR));
+            }
+            let text = serde_json::to_string(value).expect("JSON values serialise");
+            let color = match value {
+                Value::String(_) => egui::Color32::from_rgb(206, 180, 130),
+                Value::Number(_) => egui::Color32::from_rgb(150, 210, 170),
+                _ => theme::TEXT,
+            };
+            let label = egui::Label::new(RichText::new(text).monospace().color(color)).sense(egui::Sense::click());
+            let r = ui.add(label);
+            if editable && r.on_hover_text("Click to edit as JSON").clicked() {
+                self.start(owner.clone(), member, pointer, value);
+            }
+        });
+    }
+
+    fn start(&mut self, owner: Target, member: &str, pointer: &str, value: &Value) {
+        let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+        self.json = Some(JsonEdit { owner, member: member.to_owned(), pointer: pointer.to_owned(), text, error: None });
+    }
+
+    /// The JSON text editor for a subtree of this member, if one is open.
+    fn editor(
+        &mut self,
+        ui: &mut Ui,
+        owner: &Target,
+        member: &str,
+        current: Option<&Value>,
+        actions: &mut Vec<Action>,
+    ) {
+        let Some(edit) = &mut self.json else { return };
+        if &edit.owner != owner || edit.member != member {
+            return;
+        }
+        let place = if edit.pointer.is_empty() { member.to_owned() } else { format!("{member}{}", edit.pointer) };
+        ui.label(RichText::new(format!("Editing {place}")).small().color(theme::ACCENT));
+        let r = ui
+            .add(egui::TextEdit::multiline(&mut edit.text).code_editor().desired_rows(4).desired_width(f32::INFINITY));
+        if r.changed() {
+            edit.error = serde_json::from_str::<Value>(&edit.text).err().map(|e| format!("not valid JSON: {e}"));
+        }
+        if let Some(e) = &edit.error {
+            ui.label(RichText::new(format!("⚠ {e}")).small().color(theme::ERROR));
+        }
+        let mut close = false;
+        ui.horizontal(|ui| {
+            let ok = ui.add_enabled(edit.error.is_none(), egui::Button::new("Apply"));
+            if ok.clicked()
+                && let Ok(new) = serde_json::from_str::<Value>(&edit.text)
+            {
+                let mut whole = current.cloned().unwrap_or(Value::Object(Default::default()));
+                if edit.pointer.is_empty() {
+                    whole = new;
+                } else if let Some(slot) = whole.pointer_mut(&edit.pointer) {
+                    *slot = new;
+                }
+                actions.push(Action::Doc(Command::SetMember {
+                    target: owner.clone(),
+                    key: member.to_owned(),
+                    value: Some(whole),
+                }));
+                close = true;
+            }
+            if ui.button("Cancel").clicked() {
+                close = true;
+            }
+        });
+        if close {
+            self.json = None;
+        }
+    }
+}
+
+const KEY_COLOR: egui::Color32 = egui::Color32::from_rgb(150, 190, 255);
+
+fn instance_buttons(ui: &mut Ui, key: &str, actions: &mut Vec<Action>) {
+    ui.horizontal(|ui| {
+        if ui.button("Edit parameters…").on_hover_text("Re-open the form; re-expands in place").clicked() {
+            actions.push(Action::EditInstance(key.to_owned()));
+        }
+        if ui.button("Remove instance").on_hover_text("Delete its nodes and edges (one undo step)").clicked() {
+            actions.push(Action::Doc(Command::RemoveInstance { key: key.to_owned() }));
+        }
+    });
+}

@@ -1,0 +1,859 @@
+//! The desktop editor (egui lives only under this module).
+//!
+//! Layout: menu bar on top, the tile palette on the left, the canvas in the centre, the
+//! inspector on the right and the status/problems bar at the bottom; the parameter form
+//! opens as a window at the drop point. UI code never changes the model mid-frame: it
+//! pushes [`Action`]s, which are drained once per frame after everything is drawn, and
+//! every model change goes through the document's undoable commands.
+
+mod canvas;
+mod document;
+mod files;
+mod form;
+mod inspector;
+mod palette;
+mod preview;
+mod problems;
+mod recovery;
+mod settings;
+mod theme;
+
+pub use files::{FileDialogs, NativeDialogs};
+
+use crate::error::{Error, code};
+use crate::expand::expand;
+use crate::pack::{LoadOutcome, Pack, bundled};
+use crate::workflow::{ExportMode, Workflow};
+use canvas::{Canvas, CanvasCtx};
+use document::{Command, Document, clipboard_json, edge_by_seq, parse_clipboard};
+use egui::{Key, KeyboardShortcut, Modifiers, Pos2, Rect, RichText, Ui};
+use form::{FormEvent, FormMode, FormSession};
+use inspector::Inspector;
+use palette::Palette;
+use problems::{ProblemPick, Problems};
+use recovery::{Recovered, Recovery};
+use settings::Settings;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Something the UI asked for this frame; applied after drawing.
+pub(crate) enum Action {
+    Doc(Command),
+    Undo,
+    Redo,
+    OpenInsertForm { pack: usize, chain_id: String, at: (f64, f64), on_edge: Option<u64>, screen: Pos2 },
+    EditInstance(String),
+    SelectGhost(usize),
+    DeleteSelection,
+    Copy,
+    Paste(String),
+    SelectAll,
+    FitView,
+    New,
+    Open,
+    OpenFolder,
+    OpenPaths(Vec<PathBuf>),
+    Save,
+    SaveAs,
+    Export(ExportMode),
+    CopyJson,
+    Quit,
+}
+
+/// Work waiting for an answer about unsaved changes.
+enum Pending {
+    New,
+    Replace(Box<Workflow>, PathBuf),
+    Quit,
+}
+
+/// How the editor starts.
+pub struct StartOptions {
+    /// Packs, pack folders and workflow files to open.
+    pub files: Vec<PathBuf>,
+    pub dialogs: Box<dyn FileDialogs>,
+    /// Where unsaved work is autosaved; `None` turns recovery off.
+    pub recovery_file: Option<PathBuf>,
+    /// The packs loaded before `files` (the bundled ones for a normal start).
+    pub packs: LoadOutcome,
+}
+
+impl StartOptions {
+    /// A normal start: bundled packs, native dialogs, recovery in eframe's data folder.
+    pub fn standard(files: Vec<PathBuf>) -> Self {
+        Self {
+            files,
+            dialogs: Box::new(NativeDialogs),
+            recovery_file: eframe::storage_dir(APP_ID).map(|d| d.join("recovery.json")),
+            packs: bundled(),
+        }
+    }
+}
+
+const APP_ID: &str = "chainsmith";
+
+pub struct App {
+    packs: Vec<Pack>,
+    failures: Vec<Error>,
+    doc: Document,
+    canvas: Canvas,
+    palette: Palette,
+    inspector: Inspector,
+    problems: Problems,
+    form: Option<FormSession>,
+    dialogs: Box<dyn FileDialogs>,
+    recovery: Recovery,
+    offer: Option<Recovered>,
+    settings: Settings,
+    actions: Vec<Action>,
+    pending: Option<Pending>,
+    allow_close: bool,
+    quitting: bool,
+    themed: bool,
+    title: String,
+    first_frame: Option<Instant>,
+}
+
+impl App {
+    pub fn new(opts: StartOptions, storage: Option<&dyn eframe::Storage>) -> Self {
+        let settings = Settings::load(storage);
+        let view = settings.view.map(|[a, b, c, d]| Rect::from_min_max(egui::pos2(a, b), egui::pos2(c, d)));
+        let recovery = Recovery::new(opts.recovery_file);
+        let mut problems = Problems::default();
+        let offer = match recovery.pending() {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                problems.error(e);
+                None
+            }
+            None => None,
+        };
+        let mut palette = Palette::default();
+        palette.show_internal = settings.show_internal;
+        let mut app = Self {
+            packs: opts.packs.packs,
+            failures: opts.packs.failures,
+            doc: Document::new(Workflow::new("Untitled workflow"), None),
+            canvas: Canvas::new(view, settings.snap, settings.minimap),
+            palette,
+            inspector: Inspector::default(),
+            problems,
+            form: None,
+            dialogs: opts.dialogs,
+            recovery,
+            offer,
+            settings,
+            actions: Vec::new(),
+            pending: None,
+            allow_close: false,
+            quitting: false,
+            themed: false,
+            title: String::new(),
+            first_frame: None,
+        };
+        if !opts.files.is_empty() {
+            app.open_paths(&opts.files);
+        }
+        app
+    }
+
+    /// The workflow being edited.
+    pub fn workflow(&self) -> &Workflow {
+        self.doc.workflow()
+    }
+
+    pub fn document_path(&self) -> Option<&Path> {
+        self.doc.path.as_deref()
+    }
+
+    pub fn is_dirty(&self) -> bool {
+        self.doc.is_dirty()
+    }
+
+    pub fn packs(&self) -> &[Pack] {
+        &self.packs
+    }
+
+    /// Ids of the selected nodes, sorted.
+    pub fn selected_nodes(&self) -> Vec<String> {
+        self.doc.selection.nodes.iter().cloned().collect()
+    }
+
+    pub fn last_error(&self) -> Option<&Error> {
+        self.problems.last_error.as_ref()
+    }
+
+    /// The drop point of the open insert form, in canvas coordinates.
+    pub fn pending_insert_point(&self) -> Option<(f64, f64)> {
+        match &self.form.as_ref()?.mode {
+            FormMode::Insert { at, .. } => Some(*at),
+            FormMode::Reparameterise { .. } => None,
+        }
+    }
+
+    pub fn form_is_open(&self) -> bool {
+        self.form.is_some()
+    }
+
+    /// A recovery file was found and is waiting for the user's answer.
+    pub fn recovery_offered(&self) -> bool {
+        self.offer.is_some()
+    }
+
+    /// Canvas coordinates to screen points (as of the last frame), for tests and tools that
+    /// drive the canvas with real pointer events.
+    pub fn canvas_to_screen(&self, p: Pos2) -> Pos2 {
+        self.canvas.canvas_to_screen(p)
+    }
+
+    pub fn screen_to_canvas(&self, p: Pos2) -> Pos2 {
+        self.canvas.screen_to_canvas(p)
+    }
+
+    /// Where the canvas is on screen (as of the last frame).
+    pub fn canvas_rect(&self) -> Rect {
+        self.canvas.screen_rect()
+    }
+
+    /// CPU time of the last canvas pass.
+    pub fn canvas_pass_time(&self) -> Duration {
+        self.canvas.last_pass()
+    }
+
+    /// Replace the workflow being edited (no unsaved-changes question; callers ask first).
+    pub fn replace_workflow(&mut self, wf: Workflow, path: Option<PathBuf>) {
+        self.doc = Document::new(wf, path);
+        self.form = None;
+        self.canvas.request_fit();
+    }
+
+    /// One frame of the whole editor.
+    pub fn show(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        if !self.themed {
+            theme::apply(&ctx);
+            self.themed = true;
+        }
+        self.first_frame.get_or_insert_with(Instant::now);
+        self.shortcuts(&ctx);
+        self.dropped_files(&ctx);
+
+        egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui));
+        egui::Panel::bottom("cs-problems").show(ui, |ui| {
+            if let Some(ProblemPick::Node(id)) = self.problems.show(ui, self.doc.workflow()) {
+                self.doc.selection.only_node(&id);
+            }
+        });
+        egui::Panel::left("cs-palette").default_size(290.0).size_range(220.0..=520.0).show(ui, |ui| {
+            self.palette.show(ui, &self.packs, &self.failures, &mut self.actions);
+        });
+        egui::Panel::right("cs-inspector").default_size(330.0).size_range(240.0..=640.0).show(ui, |ui| {
+            let (wf, selection) = self.doc.parts();
+            self.inspector.show(ui, wf, selection, &mut self.actions);
+        });
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            let revision = self.doc.revision();
+            let ghost = self.form.as_ref().and_then(FormSession::ghost);
+            let (wf, selection) = self.doc.parts();
+            self.canvas.show(ui, CanvasCtx { wf, revision, selection, ghost, actions: &mut self.actions });
+        });
+
+        if let Some(form) = &mut self.form {
+            let revision = self.doc.revision();
+            let event = match self.packs.get(form.pack) {
+                Some(pack) => form.show(&ctx, pack, self.doc.workflow(), revision, &mut self.actions),
+                None => Some(FormEvent::Cancel),
+            };
+            match event {
+                Some(FormEvent::Submit) => self.submit_form(),
+                Some(FormEvent::Cancel) => self.form = None,
+                None => {}
+            }
+        }
+        self.modals(&ctx);
+        self.process(&ctx);
+        self.housekeeping(&ctx);
+    }
+
+    fn menu_bar(&mut self, ui: &mut Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                let item =
+                    |ui: &mut Ui, text: &str, shortcut: &str| ui.add(egui::Button::new(text).shortcut_text(shortcut));
+                if item(ui, "New workflow", "Ctrl+N").clicked() {
+                    self.actions.push(Action::New);
+                }
+                if item(ui, "Open packs or workflow…", "Ctrl+O").clicked() {
+                    self.actions.push(Action::Open);
+                }
+                if item(ui, "Open pack folder…", "").clicked() {
+                    self.actions.push(Action::OpenFolder);
+                }
+                ui.menu_button("Open recent", |ui| {
+                    if self.settings.recent.is_empty() {
+                        ui.label(RichText::new("Nothing yet").color(theme::TEXT_DIM));
+                    }
+                    for p in self.settings.recent.clone() {
+                        if ui.button(p.display().to_string()).clicked() {
+                            self.actions.push(Action::OpenPaths(vec![p]));
+                        }
+                    }
+                });
+                ui.separator();
+                if item(ui, "Save", "Ctrl+S").clicked() {
+                    self.actions.push(Action::Save);
+                }
+                if item(ui, "Save as…", "Ctrl+Shift+S").clicked() {
+                    self.actions.push(Action::SaveAs);
+                }
+                ui.separator();
+                if item(ui, "Export expanded JSON (spec-faithful)…", "").clicked() {
+                    self.actions.push(Action::Export(ExportMode::Faithful));
+                }
+                if item(ui, "Export expanded JSON (strict schema)…", "").clicked() {
+                    self.actions.push(Action::Export(ExportMode::StrictSchema));
+                }
+                if item(ui, "Copy workflow JSON", "").clicked() {
+                    self.actions.push(Action::CopyJson);
+                }
+                ui.separator();
+                if item(ui, "Quit", "Ctrl+Q").clicked() {
+                    self.actions.push(Action::Quit);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                let undo = self.doc.undo_label().map_or("Undo".to_owned(), |l| format!("Undo {l}"));
+                if ui.add_enabled(self.doc.can_undo(), egui::Button::new(undo).shortcut_text("Ctrl+Z")).clicked() {
+                    self.actions.push(Action::Undo);
+                }
+                let redo = self.doc.redo_label().map_or("Redo".to_owned(), |l| format!("Redo {l}"));
+                if ui.add_enabled(self.doc.can_redo(), egui::Button::new(redo).shortcut_text("Ctrl+Shift+Z")).clicked()
+                {
+                    self.actions.push(Action::Redo);
+                }
+                ui.separator();
+                let has = !self.doc.selection.nodes.is_empty();
+                if ui.add_enabled(has, egui::Button::new("Copy").shortcut_text("Ctrl+C")).clicked() {
+                    self.actions.push(Action::Copy);
+                }
+                let any = !self.doc.selection.is_empty();
+                if ui.add_enabled(any, egui::Button::new("Delete").shortcut_text("Del")).clicked() {
+                    self.actions.push(Action::DeleteSelection);
+                }
+                if ui.add(egui::Button::new("Select all").shortcut_text("Ctrl+A")).clicked() {
+                    self.actions.push(Action::SelectAll);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui.add(egui::Button::new("Fit to view").shortcut_text("F")).clicked() {
+                    self.actions.push(Action::FitView);
+                }
+                ui.checkbox(&mut self.canvas.snap, "Snap to grid");
+                ui.checkbox(&mut self.canvas.minimap, "Minimap");
+                ui.checkbox(&mut self.palette.show_internal, "Show internal chains");
+            });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let name = self.doc.workflow().name().to_owned();
+                let dirty = if self.doc.is_dirty() { " •" } else { "" };
+                let where_ = self.doc.path.as_ref().map_or("not saved yet".to_owned(), |p| p.display().to_string());
+                ui.label(RichText::new(where_).small().color(theme::TEXT_DIM));
+                ui.label(RichText::new(format!("{name}{dirty}")).strong());
+            });
+        });
+    }
+
+    /// Keyboard shortcuts. Editing keys are left to text fields while one has focus.
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        let typing = ctx.egui_wants_keyboard_input();
+        let cmd = Modifiers::COMMAND;
+        let shift_cmd = Modifiers::COMMAND | Modifiers::SHIFT;
+        let mut push = Vec::new();
+        ctx.input_mut(|i| {
+            let mut take = |m: Modifiers, k: Key| i.consume_shortcut(&KeyboardShortcut::new(m, k));
+            if take(shift_cmd, Key::S) {
+                push.push(Action::SaveAs);
+            }
+            if take(cmd, Key::S) {
+                push.push(Action::Save);
+            }
+            if take(cmd, Key::O) {
+                push.push(Action::Open);
+            }
+            if take(cmd, Key::N) {
+                push.push(Action::New);
+            }
+            if take(cmd, Key::Q) {
+                push.push(Action::Quit);
+            }
+            if typing {
+                return;
+            }
+            if take(shift_cmd, Key::Z) || take(cmd, Key::Y) {
+                push.push(Action::Redo);
+            }
+            if take(cmd, Key::Z) {
+                push.push(Action::Undo);
+            }
+            if take(cmd, Key::A) {
+                push.push(Action::SelectAll);
+            }
+            if take(Modifiers::NONE, Key::Delete) || take(Modifiers::NONE, Key::Backspace) {
+                push.push(Action::DeleteSelection);
+            }
+            if take(Modifiers::NONE, Key::F) {
+                push.push(Action::FitView);
+            }
+            for event in &i.events {
+                match event {
+                    egui::Event::Copy => push.push(Action::Copy),
+                    egui::Event::Paste(text) => push.push(Action::Paste(text.clone())),
+                    _ => {}
+                }
+            }
+        });
+        if !typing && self.form.is_none() && ctx.input(|i| i.key_pressed(Key::Escape)) {
+            self.doc.selection.clear();
+        }
+        self.actions.extend(push);
+    }
+
+    fn dropped_files(&mut self, ctx: &egui::Context) {
+        let paths: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if !paths.is_empty() {
+            self.actions.push(Action::OpenPaths(paths));
+        }
+    }
+
+    fn process(&mut self, ctx: &egui::Context) {
+        for action in std::mem::take(&mut self.actions) {
+            match action {
+                Action::Doc(cmd) => self.apply(cmd),
+                Action::Undo => {
+                    if let Some(label) = self.doc.undo() {
+                        self.problems.status(format!("Undid {label}"));
+                    }
+                }
+                Action::Redo => {
+                    if let Some(label) = self.doc.redo() {
+                        self.problems.status(format!("Redid {label}"));
+                    }
+                }
+                Action::OpenInsertForm { pack, chain_id, at, on_edge, screen } => {
+                    self.open_insert_form(pack, &chain_id, at, on_edge, screen);
+                }
+                Action::EditInstance(key) => self.open_instance_form(&key),
+                Action::SelectGhost(i) => {
+                    if let Some(f) = &mut self.form {
+                        f.select_ghost(i);
+                    }
+                }
+                Action::DeleteSelection => {
+                    let sel = &self.doc.selection;
+                    if !sel.nodes.is_empty() || !sel.edges.is_empty() {
+                        let nodes: Vec<String> = sel.nodes.iter().cloned().collect();
+                        let edges: Vec<u64> = sel.edges.iter().copied().collect();
+                        self.apply(Command::Delete { nodes, edges });
+                    }
+                }
+                Action::Copy => {
+                    let ids = self.doc.selection.nodes.iter().cloned().collect();
+                    if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
+                        ctx.copy_text(text);
+                        self.problems.status(format!("Copied {} node(s)", self.doc.selection.nodes.len()));
+                    }
+                }
+                Action::Paste(text) => {
+                    if let Some((nodes, edges)) = parse_clipboard(&text) {
+                        self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) });
+                    }
+                }
+                Action::SelectAll => {
+                    let wf = self.doc.workflow();
+                    let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
+                    self.doc.selection.clear();
+                    self.doc.selection.nodes = all;
+                }
+                Action::FitView => self.canvas.request_fit(),
+                Action::New => self.guard(Pending::New),
+                Action::Open => {
+                    let paths = self.dialogs.open_files();
+                    self.open_paths(&paths);
+                }
+                Action::OpenFolder => {
+                    if let Some(p) = self.dialogs.open_folder() {
+                        self.open_paths(&[p]);
+                    }
+                }
+                Action::OpenPaths(paths) => self.open_paths(&paths),
+                Action::Save => {
+                    match self.doc.path.clone() {
+                        Some(p) => self.save_to(&p),
+                        None => self.save_as(),
+                    };
+                }
+                Action::SaveAs => {
+                    self.save_as();
+                }
+                Action::Export(mode) => self.export(mode),
+                Action::CopyJson => {
+                    let json = self.doc.workflow().to_json(ExportMode::Faithful);
+                    ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
+                    self.problems.status("Copied the workflow JSON to the clipboard");
+                }
+                Action::Quit => self.guard(Pending::Quit),
+            }
+        }
+    }
+
+    fn apply(&mut self, cmd: Command) {
+        match self.doc.apply(cmd) {
+            Ok(outcome) => {
+                self.problems.clear_error();
+                if !outcome.new_nodes.is_empty() {
+                    self.doc.selection.clear();
+                    self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
+                }
+                let mut status = outcome.label;
+                if let Some(w) = outcome.warnings.first() {
+                    status =
+                        format!("{status} — {} warning(s), first: {} {}", outcome.warnings.len(), w.code, w.message);
+                }
+                self.problems.status(status);
+            }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    fn open_insert_form(&mut self, pack: usize, chain_id: &str, at: (f64, f64), on_edge: Option<u64>, screen: Pos2) {
+        let Some(chain) = self.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
+        let wf = self.doc.workflow();
+        let between = on_edge.and_then(|seq| {
+            let e = &wf.graph[edge_by_seq(wf, seq)?];
+            Some((e.source().to_owned(), e.target().to_owned()))
+        });
+        let id = preview::fresh_expansion_id(chain, wf);
+        let mode = FormMode::Insert { at, on_edge, between, screen };
+        self.form = Some(FormSession::new(pack, chain, mode, id, None));
+    }
+
+    fn open_instance_form(&mut self, key: &str) {
+        let Some(inst) = self.doc.workflow().instance(key) else { return };
+        let found = self
+            .packs
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
+        let Some((pack, p)) = found else {
+            self.problems.error(
+                Error::new(
+                    code::CHAIN_NOT_FOUND,
+                    format!(
+                        "chain {} from pack {} is not loaded; open the pack to re-parameterise this instance",
+                        inst.chain_id, inst.pack_name
+                    ),
+                )
+                .with("chainId", inst.chain_id.as_str())
+                .with("packName", inst.pack_name.as_str()),
+            );
+            return;
+        };
+        let chain = p.chain(&inst.chain_id).expect("found above");
+        if p.version() != inst.pack_version {
+            self.problems.status(format!(
+                "Note: the instance came from {} {}; the loaded version is {}",
+                inst.pack_name,
+                inst.pack_version,
+                p.version()
+            ));
+        }
+        let mode = FormMode::Reparameterise { key: key.to_owned() };
+        self.form = Some(FormSession::new(pack, chain, mode, inst.expansion_id.clone(), Some(inst.params.clone())));
+        self.doc.selection.clear();
+        self.doc.selection.instance = Some(key.to_owned());
+        self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
+    }
+
+    /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
+    fn submit_form(&mut self) {
+        let Some(form) = &mut self.form else { return };
+        let Some(pack) = self.packs.get(form.pack) else { return };
+        let wf = self.doc.workflow();
+        let opts = preview::options(wf, &form.expansion_id, false);
+        let result = expand(pack, &form.chain_id, form.values().clone(), &opts).map(Box::new);
+        let cmd = result.map(|expansion| match &form.mode {
+            FormMode::Insert { at, on_edge, .. } => Command::Insert { expansion, at: *at, on_edge: *on_edge },
+            FormMode::Reparameterise { key } => Command::Reparameterise { key: key.clone(), expansion },
+        });
+        let applied = cmd.and_then(|c| self.doc.apply(c));
+        match applied {
+            Ok(outcome) => {
+                self.form = None;
+                if !outcome.new_nodes.is_empty() {
+                    self.doc.selection.clear();
+                    self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
+                }
+                self.problems.clear_error();
+                let warn = if outcome.warnings.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} warning(s))", outcome.warnings.len())
+                };
+                self.problems.status(format!("{}{warn}", outcome.label));
+            }
+            Err(e) => {
+                if let Some(form) = &mut self.form {
+                    form.refusal = Some(e.clone());
+                    form.reveal_errors();
+                }
+                self.problems.error(e);
+            }
+        }
+    }
+
+    fn open_paths(&mut self, paths: &[PathBuf]) {
+        for path in paths {
+            match files::open_path(path) {
+                Ok(files::Opened::Packs(out)) => {
+                    let n = out.packs.len();
+                    for e in &out.failures {
+                        self.problems.error(e.clone());
+                    }
+                    self.failures.extend(out.failures);
+                    for pack in out.packs {
+                        // Re-opening a pack replaces the loaded copy; instances find it by name.
+                        self.packs.retain(|p| p.source != pack.source);
+                        self.packs.push(pack);
+                    }
+                    self.problems.status(format!("Loaded {n} pack(s) from {}", path.display()));
+                    self.settings.remember(path);
+                }
+                Ok(files::Opened::Workflow(wf)) => {
+                    self.settings.remember(path);
+                    self.guard(Pending::Replace(wf, path.clone()));
+                }
+                Err(e) => self.problems.error(e),
+            }
+        }
+    }
+
+    /// Run `next` now, or ask first when there are unsaved changes.
+    fn guard(&mut self, next: Pending) {
+        if self.doc.is_dirty() {
+            self.pending = Some(next);
+        } else {
+            self.run_pending(next);
+        }
+    }
+
+    fn run_pending(&mut self, next: Pending) {
+        match next {
+            Pending::New => {
+                self.recovery.clear();
+                self.replace_workflow(Workflow::new("Untitled workflow"), None);
+                self.problems.status("New workflow");
+            }
+            Pending::Replace(wf, path) => {
+                self.recovery.clear();
+                self.problems.status(format!("Opened {}", path.display()));
+                self.replace_workflow(*wf, Some(path));
+            }
+            Pending::Quit => {
+                self.recovery.clear();
+                self.allow_close = true;
+                self.quitting = true;
+            }
+        }
+    }
+
+    fn save_as(&mut self) -> bool {
+        let name = files::suggested_name(self.doc.workflow());
+        match self.dialogs.save_file("Save workflow", &name) {
+            Some(p) => self.save_to(&p),
+            None => false,
+        }
+    }
+
+    fn save_to(&mut self, path: &Path) -> bool {
+        match self.doc.workflow().save(path, ExportMode::Faithful) {
+            Ok(()) => {
+                self.doc.path = Some(path.to_path_buf());
+                self.doc.mark_saved();
+                self.recovery.clear();
+                self.settings.remember(path);
+                self.problems.clear_error();
+                self.problems.status(format!("Saved {}", path.display()));
+                true
+            }
+            Err(e) => {
+                self.problems.error(e);
+                false
+            }
+        }
+    }
+
+    fn export(&mut self, mode: ExportMode) {
+        let base = files::suggested_name(self.doc.workflow());
+        let name = base.replace(".json", ".expanded.json");
+        let title = match mode {
+            ExportMode::Faithful => "Export expanded workflow (spec-faithful)",
+            ExportMode::StrictSchema => "Export expanded workflow (strict schema)",
+        };
+        let Some(path) = self.dialogs.save_file(title, &name) else { return };
+        match self.doc.workflow().save(&path, mode) {
+            Ok(()) => {
+                let lints = self.doc.workflow().lint(mode);
+                self.problems.status(format!("Exported {} ({} finding(s))", path.display(), lints.len()));
+            }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    fn modals(&mut self, ctx: &egui::Context) {
+        if let Some(offer) = &self.offer {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
+                ui.set_max_width(440.0);
+                ui.heading("Recover unsaved work?");
+                let when = recovery::describe_age(offer.saved_at);
+                let of = offer.path.as_ref().map_or("an unsaved workflow".to_owned(), |p| p.display().to_string());
+                ui.label(format!(
+                    "chainsmith found changes to {of} that were not saved ({} nodes, written {when}).",
+                    offer.workflow.node_count()
+                ));
+                ui.horizontal(|ui| {
+                    if ui.button(RichText::new("Restore").strong()).clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Discard").clicked() {
+                        answer = Some(false);
+                    }
+                });
+            });
+            match answer {
+                Some(true) => {
+                    let offer = self.offer.take().expect("shown above");
+                    self.replace_workflow(offer.workflow, offer.path);
+                    self.doc.mark_unsaved();
+                    self.problems.status("Restored unsaved work from the recovery file");
+                }
+                Some(false) => {
+                    self.offer = None;
+                    self.recovery.clear();
+                }
+                None => {}
+            }
+        }
+        if self.pending.is_some() {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
+                ui.set_max_width(420.0);
+                ui.heading("Save changes?");
+                ui.label(format!("“{}” has changes that are not saved.", self.doc.workflow().name()));
+                ui.horizontal(|ui| {
+                    if ui.button(RichText::new("Save").strong()).clicked() {
+                        answer = Some(0);
+                    }
+                    if ui.button("Don't save").clicked() {
+                        answer = Some(1);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(2);
+                    }
+                });
+            });
+            match answer {
+                Some(0) => {
+                    let saved = match self.doc.path.clone() {
+                        Some(p) => self.save_to(&p),
+                        None => self.save_as(),
+                    };
+                    if saved && let Some(next) = self.pending.take() {
+                        self.run_pending(next);
+                    }
+                }
+                Some(1) => {
+                    if let Some(next) = self.pending.take() {
+                        self.run_pending(next);
+                    }
+                }
+                Some(2) => self.pending = None,
+                _ => {}
+            }
+        }
+    }
+
+    /// Autosave, lint, window title, and the close request.
+    fn housekeeping(&mut self, ctx: &egui::Context) {
+        let now = Instant::now();
+        let wf = self.doc.workflow();
+        match self.recovery.tick(wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
+            Ok(_) => {}
+            Err(e) => self.problems.error(e),
+        }
+        if self.doc.is_dirty() {
+            ctx.request_repaint_after(recovery::INTERVAL);
+        }
+        if let Some(wait) = self.problems.update(self.doc.workflow(), self.doc.revision(), now) {
+            ctx.request_repaint_after(wait);
+        }
+        let dirty = if self.doc.is_dirty() { "• " } else { "" };
+        let title = format!("{dirty}{} — chainsmith", self.doc.workflow().name());
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+        if self.quitting {
+            self.quitting = false;
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+        if ctx.input(|i| i.viewport().close_requested()) && !self.allow_close && self.doc.is_dirty() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.pending = Some(Pending::Quit);
+        }
+        self.settings.show_internal = self.palette.show_internal;
+        self.settings.snap = self.canvas.snap;
+        self.settings.minimap = self.canvas.minimap;
+        let r = self.canvas.scene_rect;
+        if r.is_finite() && r.is_positive() {
+            self.settings.view = Some([r.min.x, r.min.y, r.max.x, r.max.y]);
+        }
+    }
+}
+
+impl eframe::App for App {
+    fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
+        let first = self.first_frame.is_none();
+        self.show(ui);
+        if first && let Some(t) = STARTED.get() {
+            if std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some() {
+                eprintln!("chainsmith: first frame {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        self.settings.save(storage);
+    }
+}
+
+static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Open the editor window: the bundled packs, a new empty workflow, and `files` (packs,
+/// pack folders or workflows) opened on top.
+pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
+    STARTED.get_or_init(Instant::now);
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("chainsmith")
+            .with_app_id(APP_ID)
+            .with_inner_size([1440.0, 900.0])
+            .with_min_inner_size([960.0, 600.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        APP_ID,
+        options,
+        Box::new(move |cc| Ok(Box::new(App::new(StartOptions::standard(files), cc.storage)))),
+    )
+}

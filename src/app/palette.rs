@@ -1,0 +1,285 @@
+//! The tile palette: every loaded pack with its validity and trust badges, and the chain
+//! tiles to drag onto the canvas. Search filters by label, chainId and typeId; internal
+//! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
+
+use super::Action;
+use super::theme;
+use crate::error::Error;
+use crate::pack::{Chain, Pack, PackKind};
+use crate::workflow::layout::{NODE_H, NODE_W, layered};
+use egui::{Id, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
+use petgraph::stable_graph::StableDiGraph;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The drag-and-drop payload of a tile: which chain, and the outline of its nodes for the
+/// drop preview.
+pub struct TileDrag {
+    pub pack: usize,
+    pub chain_id: String,
+    pub label: String,
+    /// Card rects relative to the drop point.
+    pub footprint: Vec<Rect>,
+}
+
+#[derive(Default)]
+pub struct Palette {
+    pub search: String,
+    pub show_internal: bool,
+    /// The pack whose findings are open in the detail window.
+    detail: Option<usize>,
+}
+
+impl Palette {
+    pub fn show(&mut self, ui: &mut Ui, packs: &[Pack], failures: &[Error], actions: &mut Vec<Action>) {
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            ui.heading("Tiles");
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.small_button("Open…").on_hover_text("Open packs or a pack folder (Ctrl+O)").clicked() {
+                    actions.push(Action::Open);
+                }
+            });
+        });
+        let search = ui.add(
+            egui::TextEdit::singleline(&mut self.search)
+                .hint_text("🔍 Search label, chainId, typeId")
+                .desired_width(f32::INFINITY),
+        );
+        search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, "Search tiles"));
+        ui.checkbox(&mut self.show_internal, "Show internal chains");
+        ui.separator();
+        let query = self.search.trim().to_lowercase();
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            let mut order: Vec<usize> = (0..packs.len()).collect();
+            order.sort_by_key(|&i| (packs[i].kind != PackKind::WorkflowChain, packs[i].name().to_owned()));
+            for i in order {
+                self.pack(ui, i, &packs[i], &query);
+            }
+            if !failures.is_empty() {
+                ui.add_space(8.0);
+                ui.label(RichText::new(format!("Failed to load ({})", failures.len())).strong().color(theme::ERROR));
+                for e in failures {
+                    ui.label(RichText::new(e.code).monospace().small().color(theme::ERROR));
+                    ui.label(RichText::new(&e.message).small());
+                }
+            }
+            if packs.is_empty() {
+                ui.label(
+                    RichText::new("No packs loaded. Open a pack.json or a folder of packs.").color(theme::TEXT_DIM),
+                );
+            }
+        });
+        self.detail_window(ui.ctx(), packs);
+    }
+
+    fn pack(&mut self, ui: &mut Ui, index: usize, pack: &Pack, query: &str) {
+        let tiles: Vec<&Chain> = pack
+            .chains
+            .iter()
+            .filter(|c| self.show_internal || !c.internal())
+            .filter(|c| query.is_empty() || matches(c, query))
+            .collect();
+        let node_types: Vec<&Value> = pack
+            .node_types()
+            .iter()
+            .filter(|n| query.is_empty() || n.get("typeId").and_then(Value::as_str).is_some_and(|t| t.contains(query)))
+            .collect();
+        if !query.is_empty() && tiles.is_empty() && node_types.is_empty() {
+            return;
+        }
+        let id = Id::unique(("cs-pack", index));
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
+            .show_header(ui, |ui| {
+                let name =
+                    if pack.name().is_empty() { pack.source.display().to_string() } else { pack.name().to_owned() };
+                ui.label(RichText::new(name).strong());
+                ui.label(RichText::new(pack.version()).color(theme::TEXT_DIM));
+                let errors = pack.errors().count();
+                if errors == 0 {
+                    badge(ui, "valid", theme::OK).on_hover_text("Schema and semantic checks pass");
+                } else if badge(ui, &format!("{errors} error{}", plural(errors)), theme::ERROR)
+                    .on_hover_text("Click for details")
+                    .clicked()
+                {
+                    self.detail = Some(index);
+                }
+                let warnings = pack.warnings().count();
+                if warnings > 0 && badge(ui, &format!("{warnings} lint{}", plural(warnings)), theme::WARN).clicked() {
+                    self.detail = Some(index);
+                }
+                if pack.manifest.get("signing").is_some() {
+                    badge(ui, "signing declared", theme::ACCENT)
+                        .on_hover_text("The manifest declares a signature; it is not verified here");
+                } else {
+                    badge(ui, "unsigned", theme::TEXT_DIM)
+                        .on_hover_text("No signature: trust it only if you know its source");
+                }
+            })
+            .body(|ui| {
+                if pack.kind == PackKind::Node {
+                    ui.label(RichText::new("Node pack").small().color(theme::TEXT_DIM));
+                    for n in node_types {
+                        let type_id = n.get("typeId").and_then(Value::as_str).unwrap_or_default();
+                        let label = n.get("label").and_then(Value::as_str).unwrap_or_default();
+                        ui.horizontal(|ui| {
+                            ui.label(RichText::new(type_id).monospace().small());
+                            ui.label(RichText::new(label).small().color(theme::TEXT_DIM));
+                        });
+                    }
+                    return;
+                }
+                if tiles.is_empty() {
+                    ui.label(RichText::new("No tiles match.").small().color(theme::TEXT_DIM));
+                }
+                for chain in tiles {
+                    tile(ui, index, pack, chain);
+                }
+            });
+    }
+
+    fn detail_window(&mut self, ctx: &egui::Context, packs: &[Pack]) {
+        let Some(i) = self.detail else { return };
+        let Some(pack) = packs.get(i) else {
+            self.detail = None;
+            return;
+        };
+        let mut open = true;
+        egui::Window::new(format!("Findings — {}", pack.name()))
+            .id(Id::unique("cs-pack-detail"))
+            .open(&mut open)
+            .default_size([560.0, 360.0])
+            .show(ctx, |ui| {
+                ui.label(RichText::new(pack.source.display().to_string()).monospace().small());
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    for f in &pack.findings {
+                        let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                        ui.horizontal_wrapped(|ui| {
+                            ui.label(RichText::new(f.code).monospace().color(color));
+                            if !f.pointer.is_empty() {
+                                ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
+                            }
+                        });
+                        ui.label(&f.message);
+                        ui.separator();
+                    }
+                });
+            });
+        if !open {
+            self.detail = None;
+        }
+    }
+}
+
+fn matches(chain: &Chain, query: &str) -> bool {
+    chain.label().to_lowercase().contains(query)
+        || chain.chain_id().to_lowercase().contains(query)
+        || chain.type_ids().iter().any(|t| t.to_lowercase().contains(query))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
+    let label = egui::Label::new(RichText::new(text).small().color(color)).sense(Sense::click());
+    let frame = egui::Frame::new()
+        .stroke(Stroke::new(1.0, color.gamma_multiply(0.6)))
+        .corner_radius(8.0)
+        .inner_margin(vec2(5.0, 0.0));
+    frame.show(ui, |ui| ui.add(label)).inner
+}
+
+/// One chain tile, draggable onto the canvas.
+fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain) {
+    let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
+    // The payload is only read while dragging; lay out the footprint only then.
+    let dragging = ui.ctx().is_being_dragged(id);
+    let payload = TileDrag {
+        pack: pack_index,
+        chain_id: chain.chain_id().to_owned(),
+        label: chain.label().to_owned(),
+        footprint: if dragging { footprint(chain) } else { Vec::new() },
+    };
+    let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error());
+    let response = ui
+        .dnd_drag_source(id, payload, |ui| {
+            let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
+            egui::Frame::new()
+                .fill(fill)
+                .stroke(Stroke::new(1.0, theme::CARD_BORDER))
+                .corner_radius(6.0)
+                .inner_margin(8.0)
+                .show(ui, |ui| {
+                    ui.set_width(ui.available_width());
+                    ui.horizontal(|ui| {
+                        ui.label(RichText::new(chain.label()).strong().color(theme::TEXT));
+                        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                            let n = chain.nodes().len();
+                            ui.label(RichText::new(format!("{n} node{}", plural(n))).small().color(theme::TEXT_DIM));
+                        });
+                    });
+                    ui.label(RichText::new(chain.chain_id()).monospace().small().color(theme::TEXT_DIM));
+                    ui.horizontal_wrapped(|ui| {
+                        for cap in chain.capabilities() {
+                            let color = match cap {
+                                "side-effectful" => theme::WARN,
+                                "cacheable" => theme::OK,
+                                _ => theme::ACCENT,
+                            };
+                            badge(ui, cap, color);
+                        }
+                        if chain.compensation().is_some() {
+                            badge(ui, "compensation", theme::ACCENT);
+                        }
+                        if chain.internal() {
+                            badge(ui, "internal", theme::TEXT_DIM);
+                        }
+                        if invalid {
+                            badge(ui, "invalid", theme::ERROR);
+                        }
+                    });
+                });
+        })
+        .response;
+    let description = chain.description();
+    if !description.is_empty() {
+        response.on_hover_text(description);
+    }
+    ui.add_space(2.0);
+}
+
+/// The chain's cards laid out as the splice will lay them out when fragment positions are
+/// missing, relative to the drop point.
+fn footprint(chain: &Chain) -> Vec<Rect> {
+    let nodes = chain.nodes();
+    let given: Option<Vec<(f64, f64)>> = nodes
+        .iter()
+        .map(|n| {
+            let p = n.get("position")?;
+            Some((p.get("x")?.as_f64().unwrap_or(0.0), p.get("y")?.as_f64().unwrap_or(0.0)))
+        })
+        .collect();
+    let positions = given.unwrap_or_else(|| {
+        let mut g = StableDiGraph::<usize, ()>::new();
+        let mut ix = HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            ix.insert(n.get("id").and_then(Value::as_str).unwrap_or_default(), g.add_node(i));
+        }
+        for e in chain.edges() {
+            let end = |k: &str| {
+                let s = e.get(k).and_then(Value::as_str).unwrap_or_default();
+                ix.get(s.split('.').next().unwrap_or_default()).copied()
+            };
+            if let (Some(a), Some(b)) = (end("from"), end("to")) {
+                g.add_edge(a, b, ());
+            }
+        }
+        layered(&g, |w| *w)
+    });
+    positions
+        .into_iter()
+        .take(nodes.len())
+        .map(|(x, y)| Rect::from_min_size(pos2(x as f32, y as f32), vec2(NODE_W as f32, NODE_H as f32)))
+        .collect()
+}

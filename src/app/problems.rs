@@ -1,0 +1,143 @@
+//! The status and problems bar: the last refusal with its spec code, the latest message,
+//! and the workflow's validation findings and lints (recomputed shortly after edits stop,
+//! so typing and dragging never wait for a schema check).
+
+use super::theme;
+use crate::error::{Error, Finding, Severity};
+use crate::workflow::{ExportMode, Workflow};
+use egui::{RichText, Ui};
+use std::time::{Duration, Instant};
+
+/// Findings are recomputed this long after the last change.
+const LINT_DELAY: Duration = Duration::from_millis(400);
+
+#[derive(Default)]
+pub struct Problems {
+    pub last_error: Option<Error>,
+    status: Option<String>,
+    findings: Vec<Finding>,
+    linted_revision: Option<u64>,
+    changed_at: Option<(u64, Instant)>,
+    pub expanded: bool,
+    show_error: bool,
+}
+
+/// What the user picked in the list: a node to select.
+pub enum ProblemPick {
+    Node(String),
+}
+
+impl Problems {
+    pub fn status(&mut self, text: impl Into<String>) {
+        self.status = Some(text.into());
+    }
+
+    pub fn error(&mut self, e: Error) {
+        self.status = None;
+        self.last_error = Some(e);
+    }
+
+    pub fn clear_error(&mut self) {
+        self.last_error = None;
+    }
+
+    /// Re-lint once the workflow has been still for a moment. Returns when to look again.
+    pub fn update(&mut self, wf: &Workflow, revision: u64, now: Instant) -> Option<Duration> {
+        if self.linted_revision == Some(revision) {
+            return None;
+        }
+        let since = match self.changed_at {
+            Some((r, t)) if r == revision => now.duration_since(t),
+            _ => {
+                self.changed_at = Some((revision, now));
+                Duration::ZERO
+            }
+        };
+        if since < LINT_DELAY && self.linted_revision.is_some() {
+            return Some(LINT_DELAY - since);
+        }
+        self.findings = wf.lint(ExportMode::Faithful);
+        self.linted_revision = Some(revision);
+        None
+    }
+
+    pub fn show(&mut self, ui: &mut Ui, wf: &Workflow) -> Option<ProblemPick> {
+        let mut pick = None;
+        ui.horizontal(|ui| {
+            if let Some(e) = &self.last_error {
+                let text = RichText::new(format!("✖ {}", e.code)).monospace().strong().color(theme::ERROR);
+                if ui.add(egui::Label::new(text).sense(egui::Sense::click())).on_hover_text("Show details").clicked() {
+                    self.show_error = true;
+                }
+                ui.label(RichText::new(&e.message).color(theme::ERROR));
+                if ui.small_button("✕").on_hover_text("Dismiss").clicked() {
+                    self.last_error = None;
+                }
+            } else if let Some(s) = &self.status {
+                ui.label(RichText::new(s).color(theme::TEXT_DIM));
+            } else {
+                ui.label(RichText::new("Ready").color(theme::TEXT_DIM));
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let errors = self.findings.iter().filter(|f| f.severity == Severity::Error).count();
+                let warnings = self.findings.len() - errors;
+                let color = if errors > 0 {
+                    theme::ERROR
+                } else if warnings > 0 {
+                    theme::WARN
+                } else {
+                    theme::OK
+                };
+                let text = if self.findings.is_empty() {
+                    "✔ no problems".to_owned()
+                } else {
+                    format!("{errors} errors · {warnings} warnings {}", if self.expanded { "▼" } else { "▲" })
+                };
+                if ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false)).clicked() {
+                    self.expanded = !self.expanded;
+                }
+            });
+        });
+        if self.expanded && !self.findings.is_empty() {
+            ui.separator();
+            egui::ScrollArea::vertical().max_height(160.0).auto_shrink([false, true]).show(ui, |ui| {
+                for f in &self.findings {
+                    ui.horizontal(|ui| {
+                        let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                        ui.label(RichText::new(f.code).monospace().color(color));
+                        let link = ui.add(
+                            egui::Label::new(RichText::new(&f.pointer).monospace().color(theme::ACCENT))
+                                .sense(egui::Sense::click()),
+                        );
+                        if link.on_hover_text("Select what this is about").clicked() {
+                            pick = node_of(wf, &f.pointer).map(ProblemPick::Node);
+                        }
+                        ui.label(&f.message);
+                    });
+                }
+            });
+        }
+        self.error_window(ui.ctx());
+        pick
+    }
+
+    fn error_window(&mut self, ctx: &egui::Context) {
+        let Some(e) = &self.last_error else { return };
+        if !self.show_error {
+            return;
+        }
+        let mut open = true;
+        egui::Window::new("Refusal").id(egui::Id::unique("cs-error")).open(&mut open).show(ctx, |ui| {
+            super::form::refusal(ui, e);
+        });
+        self.show_error = open;
+    }
+}
+
+/// The node a finding's pointer is about (`/nodes/3/...` → the fourth node in file order).
+fn node_of(wf: &Workflow, pointer: &str) -> Option<String> {
+    let rest = pointer.strip_prefix("/nodes/")?;
+    let index: usize = rest.split('/').next()?.parse().ok()?;
+    let ix = *wf.nodes_in_order().get(index)?;
+    Some(wf.graph[ix].id().to_owned())
+}
