@@ -9,9 +9,12 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match args.command {
         Some(command) => cli::run(command),
-        None => {
-            eprintln!("the editor is not built into this binary yet; run a subcommand (see --help)");
-            ExitCode::from(2)
-        }
+        None => match chainsmith::app::run(args.files) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("chainsmith: the editor could not start: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
