@@ -4,6 +4,7 @@
 //! and the three refs the seed does not ship (`agent-ref`, `prompt-ref`, `agent-manifest`)
 //! resolve to `{}`.
 
+use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft, PatternOptions, Retrieve, Uri, Validator};
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
@@ -111,23 +112,44 @@ pub fn collect_violations(validator: &Validator, instance: &Value) -> Vec<Violat
         .map(|e| Violation {
             pointer: e.instance_path().as_str().to_owned(),
             keyword: e.kind().keyword().to_owned(),
-            message: e.to_string(),
+            message: violation_message(&e),
         })
         .collect()
 }
 
-/// Backtracking budget for `pattern` keywords that need the backtracking engine; plain
-/// patterns run on the linear-time engine. A pattern that exceeds it fails validation
-/// instead of hanging.
-const REGEX_BACKTRACK_LIMIT: usize = 200_000;
+/// Longest violation message kept, in bytes.
+const MAX_MESSAGE_BYTES: usize = 500;
+
+/// A violation's message, shortened: jsonschema quotes the offending value, which may be
+/// megabytes long and would otherwise be repeated in every report of it.
+pub fn violation_message(e: &jsonschema::ValidationError) -> String {
+    let mut text = e.to_string();
+    if text.len() > MAX_MESSAGE_BYTES {
+        let cut = (0..=MAX_MESSAGE_BYTES).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+        let total = text.len();
+        text.truncate(cut);
+        text.push_str(&format!("… ({total} bytes in full)"));
+    }
+    text
+}
+
+/// Compiled-program cap for one `pattern` / `patternProperties` regex (the `regex` crate
+/// default is 10 MiB); a larger pattern does not compile.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// Validation options shared by every validator chainsmith builds: draft 2020-12,
-/// formats asserted, bounded regexes, embedded-only reference resolution.
+/// formats asserted, linear-time regexes, embedded-only reference resolution.
+///
+/// Patterns run on the `regex` crate's linear-time engine. The backtracking engine, even
+/// with a backtrack limit, spends its whole budget once per string (about 10 ms at
+/// 200,000 steps), so one array of many crafted strings kept validation busy for minutes.
+/// Lookaround and backreferences, which are outside JSON Schema's interoperable regex
+/// subset, therefore do not compile.
 pub fn options() -> jsonschema::ValidationOptions<'static> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .should_validate_formats(true)
-        .with_pattern_options(PatternOptions::fancy_regex().backtrack_limit(REGEX_BACKTRACK_LIMIT))
+        .with_pattern_options(PatternOptions::regex().size_limit(REGEX_SIZE_LIMIT))
         .with_retriever(EmbeddedRetriever)
 }
 
@@ -150,7 +172,14 @@ impl Retrieve for EmbeddedRetriever {
 
 /// Compile a user-supplied schema (chain `parameters`, node config schemas).
 pub fn compile(schema: &Value) -> Result<Arc<Validator>, String> {
-    options().build(schema).map(Arc::new).map_err(|e| e.to_string())
+    options().build(schema).map(Arc::new).map_err(|e| match e.kind() {
+        ValidationErrorKind::Format { format } if format == "regex" => format!(
+            "{e} at {}: chainsmith runs patterns on a linear-time engine, so lookaround, backreferences \
+             and patterns compiling past {REGEX_SIZE_LIMIT} bytes are not supported",
+            e.schema_path().as_str()
+        ),
+        _ => e.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -173,10 +202,28 @@ mod tests {
     }
 
     #[test]
-    fn catastrophic_pattern_is_bounded() {
-        let v = compile(&json!({"type":"string","pattern":"^(a+)+\\1$"})).unwrap();
-        let input = json!(format!("{}b", "a".repeat(40)));
-        // Returning at all (instead of hanging) is what the budget buys; the input never matches.
-        assert!(!v.is_valid(&input));
+    fn long_messages_are_shortened_on_a_char_boundary() {
+        let v = compile(&json!({"type":"integer"})).unwrap();
+        let found = collect_violations(&v, &json!("é".repeat(10_000)));
+        assert!(found[0].message.len() < MAX_MESSAGE_BYTES + 40, "{}", found[0].message);
+        assert!(found[0].message.ends_with("bytes in full)"), "{}", found[0].message);
+        assert_eq!(collect_violations(&v, &json!("short"))[0].message, "\"short\" is not of type \"integer\"");
+    }
+
+    #[test]
+    fn catastrophic_patterns_run_in_linear_time_or_do_not_compile() {
+        // Nested quantifiers are harmless on the linear-time engine; a backtracker takes 2^n steps.
+        let v = compile(&json!({"type":"string","pattern":"^(a+)+$"})).unwrap();
+        assert!(!v.is_valid(&json!(format!("{}b", "a".repeat(100_000)))));
+        assert!(v.is_valid(&json!("aaaa")));
+        let pp = compile(&json!({"patternProperties":{"^(a|aa)+$":{"type":"integer"}}})).unwrap();
+        assert!(!pp.is_valid(&json!({"aaaa": "x"})));
+        assert!(pp.is_valid(&json!({format!("{}b", "a".repeat(100_000)): "x"})));
+        for pattern in ["^(a+)+\\1$", "^((?=a)a+)+$", "(?<!x)y"] {
+            let err = compile(&json!({"properties":{"v":{"pattern": pattern}}})).unwrap_err();
+            assert!(err.contains("linear-time engine") && err.contains("/properties/v/pattern"), "{err}");
+        }
+        let err = compile(&json!({"patternProperties":{"(a)\\1":{}}})).unwrap_err();
+        assert!(err.contains("linear-time engine"), "{err}");
     }
 }

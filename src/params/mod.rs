@@ -55,7 +55,7 @@ pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
         .map(|e| ParamError {
             path: e.instance_path().as_str().to_owned(),
             keyword: e.kind().keyword().to_owned(),
-            message: e.to_string(),
+            message: crate::schemas::violation_message(&e),
         })
         .collect())
 }
