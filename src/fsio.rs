@@ -61,6 +61,19 @@ pub fn read_limited(path: &Path, limit: u64, too_large_code: &'static str) -> Re
     std::fs::read(path).map_err(|e| Error::io(path, &e))
 }
 
+/// serde_json's nesting limit, which its own error message does not name.
+pub const MAX_JSON_NESTING: usize = 127;
+
+/// A JSON syntax error as text, naming the nesting limit when that is what stopped parsing.
+pub fn json_error_text(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if text.starts_with("recursion limit exceeded") {
+        format!("{text}: nesting is limited to {MAX_JSON_NESTING} levels")
+    } else {
+        text
+    }
+}
+
 /// Pretty JSON with a final newline, as chainsmith writes every JSON file.
 pub fn to_pretty_json(value: &serde_json::Value) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(value).expect("a JSON value always serialises");
@@ -80,6 +93,16 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn nesting_errors_name_the_limit() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_JSON_NESTING)).is_ok());
+        let e = serde_json::from_str::<serde_json::Value>(&nested(MAX_JSON_NESTING + 1)).unwrap_err();
+        assert!(json_error_text(&e).ends_with("nesting is limited to 127 levels"), "{}", json_error_text(&e));
+        let e = serde_json::from_str::<serde_json::Value>("[1,").unwrap_err();
+        assert_eq!(json_error_text(&e), e.to_string());
     }
 
     #[test]

@@ -29,10 +29,13 @@ pub struct LoadOutcome {
 /// Parse JSON text, reporting line and column on failure.
 pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
     serde_json::from_slice(bytes).map_err(|e| {
-        Error::new(code::PACK_MANIFEST_INVALID, format!("{}: not valid JSON: {e}", source.display()))
-            .with("path", source.display().to_string())
-            .with("line", e.line())
-            .with("column", e.column())
+        Error::new(
+            code::PACK_MANIFEST_INVALID,
+            format!("{}: not valid JSON: {}", source.display(), crate::fsio::json_error_text(&e)),
+        )
+        .with("path", source.display().to_string())
+        .with("line", e.line())
+        .with("column", e.column())
     })
 }
 

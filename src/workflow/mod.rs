@@ -171,10 +171,13 @@ impl Workflow {
     pub fn load(path: &Path) -> Result<Self> {
         let bytes = crate::fsio::read_limited(path, MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
         let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
-                .with("path", path.display().to_string())
-                .with("line", e.line())
-                .with("column", e.column())
+            Error::new(
+                code::VALIDATION_ERROR,
+                format!("{}: not valid JSON: {}", path.display(), crate::fsio::json_error_text(&e)),
+            )
+            .with("path", path.display().to_string())
+            .with("line", e.line())
+            .with("column", e.column())
         })?;
         Self::from_json(value)
     }
