@@ -141,6 +141,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
     resolve_type_ids(chain, opts.resolver, &mut warnings)?;
     let params = if opts.params_as_given { supplied } else { crate::params::resolve(chain, supplied)? };
     refuse_sensitive_tokens(chain)?;
+    check_substitution_budget(chain, &params)?;
 
     let expansion_id = choose_expansion_id(chain, opts)?;
     let prefix = format!("{}_{}_", chain_id_slug(chain.chain_id()), expansion_id);
@@ -385,6 +386,47 @@ fn refuse_sensitive_tokens(chain: &Chain) -> Result<()> {
             .with("param", t.name)
             .with("position", ptr)
             .with("chainId", chain.chain_id()));
+        }
+    }
+    Ok(())
+}
+
+/// Most bytes of parameter text one expansion may write. Every token use copies its value,
+/// so one large value used by many tokens could otherwise ask for terabytes.
+pub const MAX_SUBSTITUTED_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Refuse before substituting when the token uses times the values' sizes (as JSON text,
+/// an upper bound of what substitution writes, give or take `[object Object]`) pass the limit.
+fn check_substitution_budget(chain: &Chain, params: &Map<String, Value>) -> Result<()> {
+    struct Counter(u64);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut total: u64 = 0;
+    for (name, uses) in chain.token_uses() {
+        let Some(value) = params.get(name) else { continue };
+        let mut size = Counter(0);
+        serde_json::to_writer(&mut size, value).expect("a JSON value serialises");
+        total = total.saturating_add(size.0.max(16).saturating_mul(*uses));
+        if total > MAX_SUBSTITUTED_BYTES {
+            return Err(Error::new(
+                code::INVALID_REQUEST,
+                format!(
+                    "expanding chain {} would write at least {total} bytes of parameter text (parameter \"{name}\" \
+                     is {} bytes as JSON and {uses} tokens use it); the limit is {MAX_SUBSTITUTED_BYTES} bytes",
+                    chain.chain_id(),
+                    size.0
+                ),
+            )
+            .with("chainId", chain.chain_id())
+            .with("param", name.as_str())
+            .with("limit", MAX_SUBSTITUTED_BYTES));
         }
     }
     Ok(())

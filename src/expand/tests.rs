@@ -262,3 +262,35 @@ fn bad_requests_are_coded() {
     .unwrap();
     assert_eq!(expand(&node, "x", Map::new(), &opts("a")).unwrap_err().code, code::PACK_KIND_INVALID);
 }
+
+#[test]
+fn substitution_budget_refuses_amplification_before_substituting() {
+    let mut c = triage();
+    // 2,000 nodes × 2 uses of a 100 KB value is ~400 MB of text: refused up front.
+    let node =
+        json!({"id": "n", "typeId": "core.x", "config": {"a": "{{params.queueName}}", "b": "x<<params.queueName>>"}});
+    c["dag"]["nodes"] = Value::Array(
+        (0..2000)
+            .map(|i| {
+                let mut n = node.clone();
+                n["id"] = json!(format!("n{i}"));
+                n
+            })
+            .collect(),
+    );
+    c["dag"]["edges"] = json!([]);
+    let p = pack(json!([c]));
+    let chain_id = "vendor.example.support-triage";
+    let big = params(json!({"queueName": "q".repeat(100_000)}));
+    let err = expand(&p, chain_id, big, &opts("b1g0")).unwrap_err();
+    assert_eq!(err.code, code::INVALID_REQUEST);
+    assert_eq!(
+        (err.details["param"].as_str(), err.details["limit"].as_u64()),
+        (Some("queueName"), Some(MAX_SUBSTITUTED_BYTES))
+    );
+    assert!(err.message.contains("the limit is"), "{}", err.message);
+    // The same chain with a modest value expands.
+    let e = expand(&p, chain_id, params(json!({"queueName": "q".repeat(1000)})), &opts("b1g0")).unwrap();
+    assert_eq!(e.nodes.len(), 2000);
+    assert_eq!(p.chains[0].token_uses()["queueName"], 4000);
+}

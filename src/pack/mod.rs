@@ -18,6 +18,7 @@ pub use load::{LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES,
 use crate::error::{Finding, Severity};
 use jsonschema::Validator;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -111,11 +112,12 @@ pub struct Chain {
     pub index: usize,
     pub raw: Value,
     params_validator: OnceLock<Result<Arc<Validator>, String>>,
+    token_uses: OnceLock<HashMap<String, u64>>,
 }
 
 impl Chain {
     pub fn new(index: usize, raw: Value) -> Self {
-        Self { index, raw, params_validator: OnceLock::new() }
+        Self { index, raw, params_validator: OnceLock::new(), token_uses: OnceLock::new() }
     }
 
     pub fn pointer(&self) -> String {
@@ -205,6 +207,19 @@ impl Chain {
             .get_or_init(|| crate::schemas::compile(self.parameters()))
             .as_ref()
             .map_err(String::as_str)
+    }
+
+    /// How many tokens name each parameter across the substitutable strings (counted once).
+    pub fn token_uses(&self) -> &HashMap<String, u64> {
+        self.token_uses.get_or_init(|| {
+            let mut uses = HashMap::new();
+            for (_, s) in substitutable_strings(self) {
+                for t in crate::expand::token::tokens(s) {
+                    *uses.entry(t.name.to_owned()).or_insert(0) += 1;
+                }
+            }
+            uses
+        })
     }
 }
 
