@@ -324,12 +324,22 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
         None => Map::new(),
         Some(src) => {
             let text = if src == "-" {
-                let mut s = String::new();
+                // One byte past the limit tells "too long" from "exactly the limit".
+                let limit = chainsmith::pack::MAX_MANIFEST_BYTES;
+                let mut bytes = Vec::new();
                 std::io::stdin()
-                    .take(chainsmith::pack::MAX_MANIFEST_BYTES)
-                    .read_to_string(&mut s)
+                    .take(limit + 1)
+                    .read_to_end(&mut bytes)
                     .map_err(|e| Error::new(code::INVALID_REQUEST, format!("reading parameters from stdin: {e}")))?;
-                s
+                if bytes.len() as u64 > limit {
+                    return Err(Error::new(
+                        code::INVALID_REQUEST,
+                        format!("parameters on stdin are longer than allowed; the limit is {limit} bytes"),
+                    )
+                    .with("limit", limit));
+                }
+                String::from_utf8(bytes)
+                    .map_err(|_| Error::new(code::INVALID_REQUEST, "parameters on stdin are not UTF-8 text"))?
             } else {
                 let bytes = chainsmith::fsio::read_limited(
                     Path::new(src),
@@ -351,7 +361,8 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
                     .with("path", ""));
                 }
                 Err(e) => {
-                    return Err(Error::new(code::INVALID_REQUEST, format!("--params: not valid JSON: {e}"))
+                    let text = chainsmith::fsio::json_error_text(&e);
+                    return Err(Error::new(code::INVALID_REQUEST, format!("--params: not valid JSON: {text}"))
                         .with("line", e.line())
                         .with("column", e.column()));
                 }
