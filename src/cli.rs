@@ -6,8 +6,9 @@ use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::expand::{ExpandOptions, Expansion, expand};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
 use chainsmith::params::Form;
+use chainsmith::tool::{SafetyTier, ToolFormat, ToolOptions};
 use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow, splice};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,8 @@ pub enum Command {
     Inline(InlineArgs),
     /// Resolve every pack a lockfile locks from local registry folders; print the set as JSON.
     Resolve(ResolveArgs),
+    /// Print a chain (or a whole workflow) as a tool: CompactToolDescriptor or MiRuntime contract.
+    Tool(ToolArgs),
 }
 
 #[derive(Args)]
@@ -139,6 +142,34 @@ pub struct ResolveArgs {
     pub require_signed: bool,
 }
 
+#[derive(Args)]
+pub struct ToolArgs {
+    /// The workflow-chain pack (pack.json or its folder); not with --workflow.
+    #[arg(required_unless_present = "workflow", conflicts_with = "workflow")]
+    pub pack: Option<PathBuf>,
+    /// The chain to project.
+    #[arg(long = "chain", value_name = "ID", required_unless_present = "workflow", conflicts_with = "workflow")]
+    pub chain: Option<String>,
+    /// Which tool document to print.
+    #[arg(long, value_enum)]
+    pub format: ToolFormatArg,
+    /// Project this workflow definition (JSON) instead of a chain.
+    #[arg(long, value_name = "FILE")]
+    pub workflow: Option<PathBuf>,
+    /// Replace the derived toolId (`<scope>:<tool-id>`).
+    #[arg(long, value_name = "ID")]
+    pub tool_id: Option<String>,
+    /// Replace the derived safetyTier: pure, read or write.
+    #[arg(long, value_name = "TIER")]
+    pub safety_tier: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ToolFormatArg {
+    Compact,
+    Miruntime,
+}
+
 fn parse_point(s: &str) -> std::result::Result<(f64, f64), String> {
     let (x, y) = s.split_once(',').ok_or("expected X,Y")?;
     let num = |t: &str| {
@@ -157,6 +188,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Expand(a) => run_expand(&a),
         Command::Inline(a) => inline(&a),
         Command::Resolve(a) => resolve_lockfile(&a),
+        Command::Tool(a) => tool(&a),
     };
     match result {
         Ok(code) => code,
@@ -531,4 +563,43 @@ fn resolve_lockfile(args: &ResolveArgs) -> Result<ExitCode> {
         Some(first) => Err(first.clone().into_error()),
         None => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// Print the projection when it validates; otherwise its refusal is the envelope.
+fn tool(args: &ToolArgs) -> Result<ExitCode> {
+    // Parsed here, not by clap, so `exec` is refused with a coded envelope.
+    let safety_tier = args.safety_tier.as_deref().map(SafetyTier::parse).transpose()?;
+    let opts = ToolOptions { tool_id: args.tool_id.as_deref(), safety_tier, ..Default::default() };
+    let format = match args.format {
+        ToolFormatArg::Compact => ToolFormat::Compact,
+        ToolFormatArg::Miruntime => ToolFormat::MiRuntime,
+    };
+    let projection = match (&args.workflow, &args.pack, &args.chain) {
+        (Some(path), _, _) => {
+            let bytes =
+                chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
+            let workflow: Value = serde_json::from_slice(&bytes).map_err(|e| {
+                Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
+                    .with("path", path.display().to_string())
+                    .with("line", e.line())
+                    .with("column", e.column())
+            })?;
+            format.project_workflow(&workflow, &opts)
+        }
+        (None, Some(pack_path), Some(chain_id)) => {
+            let pack = load_one_pack(pack_path, false)?;
+            let chain = pack.chain(chain_id).ok_or_else(|| {
+                Error::new(code::CHAIN_NOT_FOUND, format!("pack {} has no chain \"{chain_id}\"", pack.name()))
+                    .with("chainId", chain_id.as_str())
+                    .with("available", pack.chains.iter().map(|c| c.chain_id()).collect::<Vec<_>>())
+            })?;
+            format.project_chain(&pack, chain, &opts)
+        }
+        _ => return Err(Error::new(code::INVALID_REQUEST, "give PACK and --chain, or --workflow FILE")),
+    };
+    let notes: Vec<Finding> = projection.findings.iter().filter(|f| !f.is_error()).cloned().collect();
+    print_warnings(&notes);
+    let value = projection.into_result()?;
+    write_stdout(&chainsmith::fsio::to_pretty_json(&value))?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -78,7 +78,8 @@ impl<F: Fn(&str) -> Option<SafetyTier>> EffectOracle for F {
     }
 }
 
-/// A node's effect and the reason for it (shown in `sideEffects.description`).
+/// A node's effect and the reason for it: a short phrase, shown in `sideEffects.description`
+/// as "reason: nodes".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeEffect {
     pub tier: SafetyTier,
@@ -91,13 +92,13 @@ pub struct NodeEffect {
 pub fn node_effect(node: &Value, inherited: &[&str], oracle: Option<&dyn EffectOracle>) -> NodeEffect {
     let own_caps = capabilities(node);
     let declared = if own_caps.contains(&"side-effectful") {
-        Some("declares the side-effectful capability")
+        Some("side-effectful capability")
     } else if inherited.contains(&"side-effectful") {
-        Some("the chain declares the side-effectful capability")
+        Some("the chain's side-effectful capability")
     } else if node.get("irreversibleEffect") == Some(&Value::Bool(true)) {
-        Some("declares an irreversible effect")
+        Some("irreversible effect")
     } else if node.get("compensation").is_some_and(Value::is_object) {
-        Some("declares a compensating action")
+        Some("compensating action declared")
     } else {
         None
     };
@@ -106,7 +107,7 @@ pub fn node_effect(node: &Value, inherited: &[&str], oracle: Option<&dyn EffectO
     }
     let type_id = node.get("typeId").and_then(Value::as_str).unwrap_or("");
     if let Some(tier) = oracle.and_then(|o| o.effect_of(type_id)) {
-        return NodeEffect { tier, reason: format!("the catalog classifies `{type_id}` as {tier}") };
+        return NodeEffect { tier, reason: format!("catalog: `{type_id}` is {tier}") };
     }
     type_effect(type_id, node.get("config"))
 }

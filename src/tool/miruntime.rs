@@ -196,8 +196,8 @@ fn side_effects(subject: &Subject, permission: Permission) -> Value {
         "No node is known to change external state.".to_owned()
     } else {
         let parts: Vec<String> =
-            clauses.iter().map(|(reason, nodes)| format!("{} {reason}", nodes.join(", "))).collect();
-        format!("Changes external state: {}.", parts.join("; "))
+            clauses.iter().map(|(reason, nodes)| format!("{reason}: {}", nodes.join(", "))).collect();
+        format!("Changes external state ({}).", parts.join("; "))
     };
     let mut compensation_types: Vec<&str> = subject.nodes.iter().filter_map(|n| n.compensation_type).collect();
     compensation_types.sort_unstable();
