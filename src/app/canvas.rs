@@ -181,7 +181,7 @@ impl Canvas {
 
     fn toolbar(&mut self, ui: &mut Ui, wf: &Workflow) {
         ui.horizontal(|ui| {
-            if ui.button("⊡ Fit").on_hover_text("Fit everything in view (F)").clicked() {
+            if ui.button("⛶ Fit").on_hover_text("Fit everything in view (F)").clicked() {
                 self.request_fit();
             }
             let zoom = self.zoom();

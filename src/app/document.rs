@@ -400,7 +400,7 @@ impl Document {
                 Finding::warning(
                     code::VALIDATION_ERROR,
                     "",
-                    format!("{source} → {target} closes a loop: {target} already leads to {source}"),
+                    format!("{source} ➡ {target} closes a loop: {target} already leads to {source}"),
                 )
                 .with("sourceNodeId", source)
                 .with("targetNodeId", target),
@@ -419,7 +419,7 @@ impl Document {
         }
         let ix = self.wf.add_edge(json).expect("both endpoints exist");
         let seq = self.wf.graph[ix].seq;
-        let outcome = Outcome { label: format!("Connect {source} → {target}"), warnings, new_nodes: Vec::new() };
+        let outcome = Outcome { label: format!("Connect {source} ➡ {target}"), warnings, new_nodes: Vec::new() };
         Ok((Change::Remove { nodes: Vec::new(), edges: vec![seq] }, outcome))
     }
 

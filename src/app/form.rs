@@ -262,7 +262,7 @@ impl FormSession {
             match &self.mode {
                 FormMode::Insert { at, between, .. } => {
                     let place = match between {
-                        Some((a, b)) => format!("spliced between {a} → {b}"),
+                        Some((a, b)) => format!("spliced between {a} ➡ {b}"),
                         None => format!("at ({:.0}, {:.0})", at.0, at.1),
                     };
                     ui.label(RichText::new(place).color(theme::TEXT_DIM));
@@ -418,7 +418,7 @@ impl FormSession {
                         if let Some(b) = bounds_hint(field) {
                             ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
                         }
-                        if !field.required && ui.small_button("✕").on_hover_text("Unset").clicked() {
+                        if !field.required && ui.small_button("🗙").on_hover_text("Unset").clicked() {
                             set = Some(None);
                         }
                         Some(r)
@@ -544,13 +544,13 @@ fn array_rows(
                     Some(prev) => prev.union(r),
                     None => r,
                 });
-                if ui.add_enabled(i > 0, egui::Button::new("↑").small()).on_hover_text("Move up").clicked() {
+                if ui.add_enabled(i > 0, egui::Button::new("⏶").small()).on_hover_text("Move up").clicked() {
                     action = Some((i, -1));
                 }
-                if ui.add_enabled(i + 1 < n, egui::Button::new("↓").small()).on_hover_text("Move down").clicked() {
+                if ui.add_enabled(i + 1 < n, egui::Button::new("⏷").small()).on_hover_text("Move down").clicked() {
                     action = Some((i, 1));
                 }
-                if ui.small_button("✕").on_hover_text("Remove").clicked() {
+                if ui.small_button("🗙").on_hover_text("Remove").clicked() {
                     action = Some((i, 0));
                 }
             });
@@ -567,7 +567,7 @@ fn array_rows(
             }
             None => {}
         }
-        let add = ui.small_button("＋ Add item");
+        let add = ui.small_button("+ Add item");
         if add.clicked() {
             items.push(match kind {
                 ScalarKind::Text => Value::String(String::new()),

@@ -63,8 +63,8 @@ impl Inspector {
     fn workflow(&mut self, ui: &mut Ui, wf: &Workflow, actions: &mut Vec<Action>) {
         ui.heading("Workflow");
         egui::Grid::new("cs-wf-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
-            ui.label("name");
-            if let Some(v) = self.text_field(ui, "wf:name", wf.name()) {
+            let label = ui.label("name").id;
+            if let Some(v) = self.text_field(ui, "wf:name", wf.name(), label) {
                 actions.push(Action::Doc(Command::SetMember {
                     target: Target::Workflow,
                     key: "name".into(),
@@ -106,8 +106,8 @@ impl Inspector {
             ui.label("typeId");
             ui.add(egui::Label::new(RichText::new(node.type_id()).monospace()).selectable(true));
             ui.end_row();
-            ui.label("name");
-            if let Some(v) = self.text_field(ui, &format!("node:{id}:name"), node.name()) {
+            let label = ui.label("name").id;
+            if let Some(v) = self.text_field(ui, &format!("node:{id}:name"), node.name(), label) {
                 actions.push(Action::Doc(Command::SetMember {
                     target: Target::Node(id.to_owned()),
                     key: "name".into(),
@@ -159,8 +159,8 @@ impl Inspector {
             ui.label("from");
             ui.label(RichText::new(edge.source()).monospace());
             ui.end_row();
-            ui.label("sourceOutput");
-            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:out"), edge.source_port()) {
+            let label = ui.label("sourceOutput").id;
+            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:out"), edge.source_port(), label) {
                 let value = (!v.is_empty() && v != "output").then_some(Value::String(v));
                 actions.push(set("sourceOutput", value));
             }
@@ -168,8 +168,8 @@ impl Inspector {
             ui.label("to");
             ui.label(RichText::new(edge.target()).monospace());
             ui.end_row();
-            ui.label("targetInput");
-            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:in"), edge.target_port()) {
+            let label = ui.label("targetInput").id;
+            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:in"), edge.target_port(), label) {
                 let value = (!v.is_empty() && v != "input").then_some(Value::String(v));
                 actions.push(set("targetInput", value));
             }
@@ -189,9 +189,9 @@ impl Inspector {
                     }
                 });
             ui.end_row();
-            ui.label("label");
+            let label_id = ui.label("label").id;
             let label = edge.json.get("label").and_then(Value::as_str).unwrap_or_default();
-            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:label"), label) {
+            if let Some(v) = self.text_field(ui, &format!("edge:{seq}:label"), label, label_id) {
                 actions.push(set("label", (!v.is_empty()).then_some(Value::String(v))));
             }
             ui.end_row();
@@ -226,9 +226,10 @@ impl Inspector {
 
     /// A single-line field showing `current`; returns the new text when the user commits it
     /// (Enter or leaving the field) and it differs.
-    fn text_field(&mut self, ui: &mut Ui, key: &str, current: &str) -> Option<String> {
+    fn text_field(&mut self, ui: &mut Ui, key: &str, current: &str, label: Id) -> Option<String> {
         let mut text = self.texts.get(key).cloned().unwrap_or_else(|| current.to_owned());
         let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(ui.available_width().min(260.0)));
+        let r = r.labelled_by(label);
         if r.changed() {
             self.texts.insert(key.to_owned(), text.clone());
         }
@@ -299,7 +300,7 @@ impl Inspector {
             self.leaf(ui, owner, member, pointer, None, value, editable);
             return;
         }
-        if editable && pointer.is_empty() && ui.small_button("✎ Edit as JSON").clicked() {
+        if editable && pointer.is_empty() && ui.small_button("✏ Edit as JSON").clicked() {
             self.start(owner.clone(), member, "", value);
         }
         for (key, child) in entries {
@@ -310,7 +311,7 @@ impl Inspector {
                     .id_salt(id)
                     .default_open(true)
                     .show(ui, |ui| {
-                        if editable && ui.small_button("✎ Edit subtree").clicked() {
+                        if editable && ui.small_button("✏ Edit subtree").clicked() {
                             self.start(owner.clone(), member, &ptr, child);
                         }
                         self.tree(ui, owner, member, &ptr, child, editable, actions);

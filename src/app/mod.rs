@@ -588,9 +588,13 @@ impl App {
         match applied {
             Ok(outcome) => {
                 self.form = None;
-                if !outcome.new_nodes.is_empty() {
+                // Select the inserted instance, so the inspector offers its parameters.
+                if let Some(first) = outcome.new_nodes.first()
+                    && let Some(inst) = self.doc.workflow().instance_of_node(first)
+                {
                     self.doc.selection.clear();
-                    self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
+                    self.doc.selection.instance = Some(inst.key());
+                    self.doc.selection.nodes = inst.node_ids.into_iter().collect();
                 }
                 self.problems.clear_error();
                 let warn = if outcome.warnings.is_empty() {

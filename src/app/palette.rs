@@ -43,7 +43,7 @@ impl Palette {
         });
         let search = ui.add(
             egui::TextEdit::singleline(&mut self.search)
-                .hint_text("🔍 Search label, chainId, typeId")
+                .hint_text("Search label, chainId, typeId")
                 .desired_width(f32::INFINITY),
         );
         search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, "Search tiles"));

@@ -288,7 +288,7 @@ mod tests {
         job.sections
             .iter()
             .filter(|s| (s.format.background == theme::SUBSTITUTED_BG) == highlighted)
-            .map(|s| &job.text[s.byte_range.clone()])
+            .map(|s| &job.text[s.byte_range.start.0..s.byte_range.end.0])
             .collect()
     }
 

@@ -70,7 +70,7 @@ impl Problems {
                     self.show_error = true;
                 }
                 ui.label(RichText::new(&e.message).color(theme::ERROR));
-                if ui.small_button("✕").on_hover_text("Dismiss").clicked() {
+                if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
                     self.last_error = None;
                 }
             } else if let Some(s) = &self.status {
@@ -91,7 +91,7 @@ impl Problems {
                 let text = if self.findings.is_empty() {
                     "✔ no problems".to_owned()
                 } else {
-                    format!("{errors} errors · {warnings} warnings {}", if self.expanded { "▼" } else { "▲" })
+                    format!("{errors} errors · {warnings} warnings {}", if self.expanded { "⏷" } else { "⏶" })
                 };
                 if ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false)).clicked() {
                     self.expanded = !self.expanded;
