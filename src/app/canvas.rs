@@ -529,11 +529,10 @@ impl Canvas {
         {
             let p = self.screen_to_canvas(p);
             match self.edge_at(p, 6.0 / self.zoom().max(0.05), Some(&positions)) {
-                Some(seq) if mods.shift || mods.command => {
-                    if !selection.edges.remove(&seq) {
-                        selection.edges.insert(seq);
-                    }
+                Some(seq) if (mods.shift || mods.command) && !selection.edges.remove(&seq) => {
+                    selection.edges.insert(seq);
                 }
+                Some(_) if mods.shift || mods.command => {}
                 Some(seq) => selection.only_edge(seq),
                 None if !(mods.shift || mods.command) => selection.clear(),
                 None => {}

@@ -645,8 +645,11 @@ pub fn clipboard_json(wf: &Workflow, ids: &HashSet<String>) -> Option<String> {
 
 const CLIPBOARD_TAG: &str = "chainsmithClipboard";
 
+/// JSON objects (nodes or edges) as the clipboard carries them.
+pub type Objects = Vec<Map<String, Value>>;
+
 /// Read clipboard text written by [`clipboard_json`]; anything else is not ours.
-pub fn parse_clipboard(text: &str) -> Option<(Vec<Map<String, Value>>, Vec<Map<String, Value>>)> {
+pub fn parse_clipboard(text: &str) -> Option<(Objects, Objects)> {
     let v: Value = serde_json::from_str(text).ok()?;
     v.get(CLIPBOARD_TAG)?;
     let objects = |k: &str| -> Vec<Map<String, Value>> {

@@ -509,31 +509,31 @@ fn array_rows(
     ui.vertical(|ui| {
         let mut action: Option<(usize, i32)> = None;
         let n = items.len();
-        for i in 0..n {
+        for (i, item) in items.iter_mut().enumerate() {
             ui.horizontal(|ui| {
                 let r = match kind {
                     ScalarKind::Text => {
-                        let mut s = items[i].as_str().map(str::to_owned).unwrap_or_else(|| items[i].to_string());
+                        let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
                         let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(180.0));
                         if r.changed() {
-                            items[i] = Value::String(s);
+                            *item = Value::String(s);
                         }
                         r
                     }
                     ScalarKind::Number | ScalarKind::Integer => {
                         let integer = kind == ScalarKind::Integer;
-                        let mut x = items[i].as_f64().unwrap_or(0.0);
+                        let mut x = item.as_f64().unwrap_or(0.0);
                         let r = ui.add(egui::DragValue::new(&mut x).speed(if integer { 1.0 } else { 0.01 }));
                         if r.changed() {
-                            items[i] = number(x, integer);
+                            *item = number(x, integer);
                         }
                         r
                     }
                     ScalarKind::Boolean => {
-                        let mut b = items[i].as_bool().unwrap_or(false);
+                        let mut b = item.as_bool().unwrap_or(false);
                         let r = ui.checkbox(&mut b, "");
                         if r.changed() {
-                            items[i] = Value::Bool(b);
+                            *item = Value::Bool(b);
                         }
                         r
                     }

@@ -268,7 +268,7 @@ impl Inspector {
                     }
                 }
                 Some(v) => {
-                    self.tree(ui, &owner, member, "", v, editable, actions);
+                    self.tree(ui, &owner, member, "", v, editable);
                     if editable {
                         self.editor(ui, &owner, member, Some(v), actions);
                     }
@@ -277,17 +277,7 @@ impl Inspector {
         });
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn tree(
-        &mut self,
-        ui: &mut Ui,
-        owner: &Target,
-        member: &str,
-        pointer: &str,
-        value: &Value,
-        editable: bool,
-        actions: &mut Vec<Action>,
-    ) {
+    fn tree(&mut self, ui: &mut Ui, owner: &Target, member: &str, pointer: &str, value: &Value, editable: bool) {
         let entries: Vec<(String, &Value)> = match value {
             Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), v)).collect(),
             Value::Array(a) => a.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
@@ -314,7 +304,7 @@ impl Inspector {
                         if editable && ui.small_button("✏ Edit subtree").clicked() {
                             self.start(owner.clone(), member, &ptr, child);
                         }
-                        self.tree(ui, owner, member, &ptr, child, editable, actions);
+                        self.tree(ui, owner, member, &ptr, child, editable);
                     });
             } else {
                 self.leaf(ui, owner, member, &ptr, Some(&key), child, editable);
