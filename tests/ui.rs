@@ -217,10 +217,14 @@ fn drag_tile_fill_form_with_live_errors_and_insert_matches_the_cli() {
     let gui: Value = serde_json::from_slice(&std::fs::read(&exported).unwrap()).unwrap();
     let cli_out = dir.path().join("cli.json");
     let pack = chainsmith::pack::bundled_dir().join("vendor.chainsmith.support-desk");
+    // The editor's catalog is the loaded node packs: the bundled one.
+    let catalog = chainsmith::pack::bundled_dir().join("vendor.chainsmith.nodes");
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_chainsmith"))
         .args(["inline", "--new", "Untitled workflow"])
         .arg(&pack)
         .args(["--chain", "support.triage", "--set", "queueName=billing", "--expansion-id", &inst.expansion_id])
+        .arg("--catalog")
+        .arg(&catalog)
         .arg("--at")
         .arg(format!("{},{}", at.0, at.1))
         .arg("-o")

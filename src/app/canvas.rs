@@ -12,6 +12,7 @@ use super::document::{Command, Selection};
 use super::palette::TileDrag;
 use super::preview::{Ghost, GhostEnd};
 use super::theme;
+use crate::catalog::Catalog;
 use crate::workflow::Workflow;
 use crate::workflow::layout::{NODE_H, NODE_W};
 use egui::emath::TSTransform;
@@ -47,7 +48,10 @@ const LOD_SOLID: f32 = 0.12;
 /// What the canvas needs from the app for one frame.
 pub struct CanvasCtx<'a> {
     pub wf: &'a Workflow,
-    pub revision: u64,
+    /// Changes whenever the workflow or the catalog does; the drawing cache keys on it.
+    pub revision: (u64, u64),
+    /// Named ports of catalogued node types.
+    pub catalog: Option<&'a Catalog>,
     pub selection: &'a mut Selection,
     pub ghost: Option<&'a Ghost>,
     pub actions: &'a mut Vec<Action>,
@@ -141,9 +145,9 @@ impl Canvas {
 
     pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) {
         let started = Instant::now();
-        let CanvasCtx { wf, revision, selection, ghost, actions } = cx;
+        let CanvasCtx { wf, revision, catalog, selection, ghost, actions } = cx;
         if self.cache.revision != Some(revision) {
-            self.cache = ViewCache::build(wf, revision);
+            self.cache = ViewCache::build(wf, revision, catalog);
         }
         self.toolbar(ui, wf);
         let outer = ui.available_rect_before_wrap();
@@ -691,7 +695,7 @@ const MINIMAP_CARDS: usize = 2_000;
 /// Everything drawn that derives from the model, rebuilt when the document revision changes.
 #[derive(Default)]
 struct ViewCache {
-    revision: Option<u64>,
+    revision: Option<(u64, u64)>,
     cards: Vec<Card>,
     by_id: HashMap<String, usize>,
     links: Vec<Link>,
@@ -732,7 +736,7 @@ struct FrameView {
 }
 
 impl ViewCache {
-    fn build(wf: &Workflow, revision: u64) -> Self {
+    fn build(wf: &Workflow, revision: (u64, u64), catalog: Option<&Catalog>) -> Self {
         let order = wf.nodes_in_order();
         let mut cards = Vec::with_capacity(order.len());
         let mut by_id = HashMap::with_capacity(order.len());
@@ -743,14 +747,16 @@ impl ViewCache {
             let name = if node.name().is_empty() { node.id().to_owned() } else { node.name().to_owned() };
             by_id.insert(node.id().to_owned(), cards.len());
             index_of.insert(*ix, cards.len());
+            // Declared ports come first; ports only edges mention are added after them.
+            let ports = catalog.and_then(|c| c.ports(node.type_id())).unwrap_or_default();
             cards.push(Card {
                 id: node.id().to_owned(),
                 label: format!("{name} ({})", node.id()),
                 name,
                 type_id: node.type_id().to_owned(),
                 pos: pos2(x as f32, y as f32),
-                inputs: Vec::new(),
-                outputs: Vec::new(),
+                inputs: ports.inputs,
+                outputs: ports.outputs,
                 marks: marks(node),
                 color: theme::type_color(node.type_id()),
                 instance: None,

@@ -6,6 +6,7 @@
 use super::Action;
 use super::preview::{self, Ghost, Placement};
 use super::theme;
+use crate::catalog::Trust;
 use crate::error::Error;
 use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
@@ -41,6 +42,9 @@ pub struct FormSession {
     field_errors: HashMap<String, Vec<String>>,
     /// A refusal that is not about values (bad schema, splice conflict, insert failure).
     pub refusal: Option<Error>,
+    /// What the trust policy refuses about this chain whatever the values (unresolvable
+    /// typeIds, unmet dependencies, host gates).
+    blocked: Option<Error>,
     expansion: Option<Result<Expansion, Error>>,
     ghost: Option<Ghost>,
     placed_revision: Option<u64>,
@@ -78,6 +82,7 @@ impl FormSession {
             errors: Vec::new(),
             field_errors: HashMap::new(),
             refusal: None,
+            blocked: None,
             expansion: None,
             ghost: None,
             placed_revision: None,
@@ -92,7 +97,12 @@ impl FormSession {
     }
 
     pub fn is_valid(&self) -> bool {
-        self.errors.is_empty() && self.parse_errors.is_empty() && self.refusal.is_none()
+        self.errors.is_empty() && self.parse_errors.is_empty() && self.refusal.is_none() && self.blocked.is_none()
+    }
+
+    /// Refuse this chain whatever the values (shown with its code; Insert stays off).
+    pub fn block(&mut self, e: Error) {
+        self.blocked = Some(e);
     }
 
     pub fn ghost(&self) -> Option<&Ghost> {
@@ -119,7 +129,7 @@ impl FormSession {
     }
 
     /// Re-validate and re-preview after an edit, and re-place when the workflow changed.
-    fn refresh(&mut self, pack: &Pack, chain: &Chain, wf: &Workflow, revision: u64) {
+    fn refresh(&mut self, trust: &Trust, pack: &Pack, chain: &Chain, wf: &Workflow, revision: u64) {
         if !self.stale && self.placed_revision == Some(revision) {
             return;
         }
@@ -136,7 +146,7 @@ impl FormSession {
         };
         self.field_errors = map_errors(&self.form.fields, &self.errors, &self.values);
         let valid = self.errors.is_empty() && self.parse_errors.is_empty();
-        let exp = preview::expand_preview(pack, chain, wf, &self.values, &self.expansion_id, valid);
+        let exp = preview::expand_preview(trust, pack, chain, wf, &self.values, &self.expansion_id, valid);
         if let Ok(e) = &exp
             && self.placed_revision != Some(revision)
         {
@@ -167,6 +177,7 @@ impl FormSession {
     pub fn show(
         &mut self,
         ctx: &egui::Context,
+        trust: &Trust,
         pack: &Pack,
         wf: &Workflow,
         revision: u64,
@@ -175,7 +186,7 @@ impl FormSession {
         let Some(chain) = pack.chain(&self.chain_id) else {
             return Some(FormEvent::Cancel);
         };
-        self.refresh(pack, chain, wf, revision);
+        self.refresh(trust, pack, chain, wf, revision);
         let (title, verb) = match &self.mode {
             FormMode::Insert { .. } => (format!("Insert “{}”", chain.label()), "Insert"),
             FormMode::Reparameterise { .. } => (format!("Parameters of “{}”", chain.label()), "Apply"),
@@ -280,7 +291,7 @@ impl FormSession {
     }
 
     fn summary(&self, ui: &mut Ui) {
-        if let Some(e) = &self.refusal {
+        if let Some(e) = self.blocked.as_ref().or(self.refusal.as_ref()) {
             refusal(ui, e);
             return;
         }

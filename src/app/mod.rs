@@ -20,8 +20,8 @@ mod theme;
 
 pub use files::{FileDialogs, NativeDialogs};
 
+use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::error::{Error, code};
-use crate::expand::expand;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::{ExportMode, Workflow};
 use canvas::{Canvas, CanvasCtx};
@@ -95,6 +95,13 @@ const APP_ID: &str = "chainsmith";
 pub struct App {
     packs: Vec<Pack>,
     failures: Vec<Error>,
+    /// The node-pack catalog of the loaded node packs, the default (conservative) host
+    /// profile, and no signature requirement: what `chainsmith inline` uses with
+    /// `--catalog` pointing at the same node packs.
+    trust: Trust,
+    /// Per pack: signature status and what blocks or warns (palette badges).
+    reports: Vec<TrustReport>,
+    catalog_gen: u64,
     doc: Document,
     canvas: Canvas,
     palette: Palette,
@@ -133,6 +140,9 @@ impl App {
         let mut app = Self {
             packs: opts.packs.packs,
             failures: opts.packs.failures,
+            trust: Trust::default(),
+            reports: Vec::new(),
+            catalog_gen: 0,
             doc: Document::new(Workflow::new("Untitled workflow"), None),
             canvas: Canvas::new(view, settings.snap, settings.minimap),
             palette,
@@ -151,10 +161,22 @@ impl App {
             title: String::new(),
             first_frame: None,
         };
+        app.refresh_trust();
         if !opts.files.is_empty() {
             app.open_paths(&opts.files);
         }
         app
+    }
+
+    /// Rebuild the catalog from the loaded node packs and re-check every pack against it.
+    fn refresh_trust(&mut self) {
+        let mut catalog = Catalog::new();
+        for p in &self.packs {
+            catalog.add_pack(p);
+        }
+        self.trust.catalog = (!catalog.is_empty()).then_some(catalog);
+        self.reports = self.packs.iter().map(|p| self.trust.check_pack(p)).collect();
+        self.catalog_gen += 1;
     }
 
     /// The workflow being edited.
@@ -245,23 +267,25 @@ impl App {
             }
         });
         egui::Panel::left("cs-palette").default_size(290.0).size_range(220.0..=520.0).show(ui, |ui| {
-            self.palette.show(ui, &self.packs, &self.failures, &mut self.actions);
+            let catalog = self.trust.catalog.as_ref();
+            self.palette.show(ui, &self.packs, &self.reports, catalog, &self.failures, &mut self.actions);
         });
         egui::Panel::right("cs-inspector").default_size(330.0).size_range(240.0..=640.0).show(ui, |ui| {
             let (wf, selection) = self.doc.parts();
             self.inspector.show(ui, wf, selection, &mut self.actions);
         });
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            let revision = self.doc.revision();
+            let revision = (self.doc.revision(), self.catalog_gen);
             let ghost = self.form.as_ref().and_then(FormSession::ghost);
+            let catalog = self.trust.catalog.as_ref();
             let (wf, selection) = self.doc.parts();
-            self.canvas.show(ui, CanvasCtx { wf, revision, selection, ghost, actions: &mut self.actions });
+            self.canvas.show(ui, CanvasCtx { wf, revision, catalog, selection, ghost, actions: &mut self.actions });
         });
 
         if let Some(form) = &mut self.form {
             let revision = self.doc.revision();
             let event = match self.packs.get(form.pack) {
-                Some(pack) => form.show(&ctx, pack, self.doc.workflow(), revision, &mut self.actions),
+                Some(pack) => form.show(&ctx, &self.trust, pack, self.doc.workflow(), revision, &mut self.actions),
                 None => Some(FormEvent::Cancel),
             };
             match event {
@@ -533,7 +557,11 @@ impl App {
         });
         let id = preview::fresh_expansion_id(chain, wf);
         let mode = FormMode::Insert { at, on_edge, between, screen };
-        self.form = Some(FormSession::new(pack, chain, mode, id, None));
+        let mut form = FormSession::new(pack, chain, mode, id, None);
+        if let Some(e) = self.trust.check_chain(&self.packs[pack], chain_id).refusal() {
+            form.block(e);
+        }
+        self.form = Some(form);
     }
 
     fn open_instance_form(&mut self, key: &str) {
@@ -567,7 +595,11 @@ impl App {
             ));
         }
         let mode = FormMode::Reparameterise { key: key.to_owned() };
-        self.form = Some(FormSession::new(pack, chain, mode, inst.expansion_id.clone(), Some(inst.params.clone())));
+        let mut form = FormSession::new(pack, chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
+        if let Some(e) = self.trust.check_chain(p, &inst.chain_id).refusal() {
+            form.block(e);
+        }
+        self.form = Some(form);
         self.doc.selection.clear();
         self.doc.selection.instance = Some(key.to_owned());
         self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
@@ -578,8 +610,9 @@ impl App {
         let Some(form) = &mut self.form else { return };
         let Some(pack) = self.packs.get(form.pack) else { return };
         let wf = self.doc.workflow();
-        let opts = preview::options(wf, &form.expansion_id, false);
-        let result = expand(pack, &form.chain_id, form.values().clone(), &opts).map(Box::new);
+        let values = form.values().clone();
+        let result = preview::expand_checked(&self.trust, pack, &form.chain_id, wf, values, &form.expansion_id, false)
+            .map(Box::new);
         let cmd = result.map(|expansion| match &form.mode {
             FormMode::Insert { at, on_edge, .. } => Command::Insert { expansion, at: *at, on_edge: *on_edge },
             FormMode::Reparameterise { key } => Command::Reparameterise { key: key.clone(), expansion },
@@ -628,6 +661,7 @@ impl App {
                         self.packs.retain(|p| p.source != pack.source);
                         self.packs.push(pack);
                     }
+                    self.refresh_trust();
                     self.problems.status(format!("Loaded {n} pack(s) from {}", path.display()));
                     self.settings.remember(path);
                 }

@@ -4,7 +4,8 @@
 
 use super::Action;
 use super::theme;
-use crate::error::Error;
+use crate::catalog::{Catalog, SignatureStatus, TrustReport};
+use crate::error::{Error, Finding};
 use crate::pack::{Chain, Pack, PackKind};
 use crate::workflow::layout::{NODE_H, NODE_W, layered};
 use egui::{Id, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
@@ -31,7 +32,15 @@ pub struct Palette {
 }
 
 impl Palette {
-    pub fn show(&mut self, ui: &mut Ui, packs: &[Pack], failures: &[Error], actions: &mut Vec<Action>) {
+    pub fn show(
+        &mut self,
+        ui: &mut Ui,
+        packs: &[Pack],
+        reports: &[TrustReport],
+        catalog: Option<&Catalog>,
+        failures: &[Error],
+        actions: &mut Vec<Action>,
+    ) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.heading("Tiles");
@@ -51,11 +60,13 @@ impl Palette {
         ui.separator();
         let query = self.search.trim().to_lowercase();
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-            let mut order: Vec<usize> = (0..packs.len()).collect();
-            order.sort_by_key(|&i| (packs[i].kind != PackKind::WorkflowChain, packs[i].name().to_owned()));
+            let mut order: Vec<usize> = (0..packs.len()).filter(|&i| packs[i].kind != PackKind::Node).collect();
+            order.sort_by_key(|&i| packs[i].name().to_owned());
             for i in order {
-                self.pack(ui, i, &packs[i], &query);
+                self.pack(ui, i, &packs[i], reports.get(i), &query);
             }
+            ui.add_space(6.0);
+            catalog_section(ui, catalog, &query);
             if !failures.is_empty() {
                 ui.add_space(8.0);
                 ui.label(RichText::new(format!("Failed to load ({})", failures.len())).strong().color(theme::ERROR));
@@ -73,19 +84,14 @@ impl Palette {
         self.detail_window(ui.ctx(), packs);
     }
 
-    fn pack(&mut self, ui: &mut Ui, index: usize, pack: &Pack, query: &str) {
+    fn pack(&mut self, ui: &mut Ui, index: usize, pack: &Pack, report: Option<&TrustReport>, query: &str) {
         let tiles: Vec<&Chain> = pack
             .chains
             .iter()
             .filter(|c| self.show_internal || !c.internal())
             .filter(|c| query.is_empty() || matches(c, query))
             .collect();
-        let node_types: Vec<&Value> = pack
-            .node_types()
-            .iter()
-            .filter(|n| query.is_empty() || n.get("typeId").and_then(Value::as_str).is_some_and(|t| t.contains(query)))
-            .collect();
-        if !query.is_empty() && tiles.is_empty() && node_types.is_empty() {
+        if !query.is_empty() && tiles.is_empty() {
             return;
         }
         let id = Id::unique(("cs-pack", index));
@@ -108,32 +114,23 @@ impl Palette {
                 if warnings > 0 && badge(ui, &format!("{warnings} lint{}", plural(warnings)), theme::WARN).clicked() {
                     self.detail = Some(index);
                 }
-                if pack.manifest.get("signing").is_some() {
-                    badge(ui, "signing declared", theme::ACCENT)
-                        .on_hover_text("The manifest declares a signature; it is not verified here");
-                } else {
-                    badge(ui, "unsigned", theme::TEXT_DIM)
-                        .on_hover_text("No signature: trust it only if you know its source");
+                if let Some(r) = report {
+                    trust_badge(ui, r);
                 }
             })
             .body(|ui| {
-                if pack.kind == PackKind::Node {
-                    ui.label(RichText::new("Node pack").small().color(theme::TEXT_DIM));
-                    for n in node_types {
-                        let type_id = n.get("typeId").and_then(Value::as_str).unwrap_or_default();
-                        let label = n.get("label").and_then(Value::as_str).unwrap_or_default();
-                        ui.horizontal(|ui| {
-                            ui.label(RichText::new(type_id).monospace().small());
-                            ui.label(RichText::new(label).small().color(theme::TEXT_DIM));
-                        });
-                    }
+                if pack.kind != PackKind::WorkflowChain {
+                    let kind = pack.kind.as_str();
+                    ui.label(RichText::new(format!("A {kind} pack: nothing to insert")).small().color(theme::TEXT_DIM));
                     return;
                 }
                 if tiles.is_empty() {
                     ui.label(RichText::new("No tiles match.").small().color(theme::TEXT_DIM));
                 }
                 for chain in tiles {
-                    tile(ui, index, pack, chain);
+                    let blocked =
+                        report.and_then(|r| r.blocking().find(|f| f.chain_id.as_deref() == Some(chain.chain_id())));
+                    tile(ui, index, pack, chain, blocked);
                 }
             });
     }
@@ -190,8 +187,58 @@ fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
     frame.show(ui, |ui| ui.add(label)).inner
 }
 
-/// One chain tile, draggable onto the canvas.
-fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain) {
+/// The signature badge: what the trust layer found.
+fn trust_badge(ui: &mut Ui, r: &TrustReport) {
+    let (color, hover) = match &r.signature {
+        SignatureStatus::Trusted { key } => (theme::OK, format!("Signature verified with {}", key.display())),
+        SignatureStatus::Untrusted => (theme::WARN, "Signature verifies, but its key is not trusted".to_owned()),
+        SignatureStatus::Invalid { reason } => (theme::ERROR, format!("Signature invalid: {reason}")),
+        SignatureStatus::Unverifiable { reason } => (theme::WARN, format!("Signature not checkable: {reason}")),
+        SignatureStatus::Unsigned => (theme::TEXT_DIM, "No signature: trust it only if you know its source".to_owned()),
+    };
+    badge(ui, r.signature.as_str(), color).on_hover_text(hover);
+}
+
+/// The node types the catalog knows: what typeIds resolve to, with their ports.
+fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
+    let Some(catalog) = catalog else {
+        ui.label(RichText::new("No node packs loaded: typeIds are not checked.").small().color(theme::WARN));
+        return;
+    };
+    let types: Vec<_> = catalog
+        .node_types()
+        .filter(|t| {
+            query.is_empty() || t.type_id().to_lowercase().contains(query) || t.label().to_lowercase().contains(query)
+        })
+        .collect();
+    if !query.is_empty() && types.is_empty() {
+        return;
+    }
+    let title = format!("Catalog — {} node types from {} pack(s)", catalog.len(), catalog.packs().len());
+    egui::CollapsingHeader::new(RichText::new(title).strong()).id_salt("cs-catalog").default_open(false).show(
+        ui,
+        |ui| {
+            for t in types {
+                let ports = catalog.ports(t.type_id()).unwrap_or_default();
+                let r = ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(t.type_id()).monospace().small());
+                    ui.label(RichText::new(t.label()).small().color(theme::TEXT_DIM));
+                });
+                let hover = format!(
+                    "{}\nrole: {}\ninputs: {}\noutputs: {}",
+                    t.description(),
+                    t.role(),
+                    ports.inputs.join(", "),
+                    ports.outputs.join(", ")
+                );
+                r.response.on_hover_text(hover);
+            }
+        },
+    );
+}
+
+/// One chain tile, draggable onto the canvas. `blocked` is what the trust policy refuses.
+fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: Option<&Finding>) {
     let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
     // The payload is only read while dragging; lay out the footprint only then.
     let dragging = ui.ctx().is_being_dragged(id);
@@ -201,7 +248,7 @@ fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain) {
         label: chain.label().to_owned(),
         footprint: if dragging { footprint(chain) } else { Vec::new() },
     };
-    let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error());
+    let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error()) || blocked.is_some();
     let response = ui
         .dnd_drag_source(id, payload, |ui| {
             let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
@@ -235,7 +282,9 @@ fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain) {
                         if chain.internal() {
                             badge(ui, "internal", theme::TEXT_DIM);
                         }
-                        if invalid {
+                        if let Some(f) = blocked {
+                            badge(ui, f.code, theme::ERROR).on_hover_text(&f.message);
+                        } else if invalid {
                             badge(ui, "invalid", theme::ERROR);
                         }
                     });

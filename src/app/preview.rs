@@ -8,7 +8,7 @@
 //! when the workflow changes, not on every keystroke.
 
 use super::theme;
-use crate::catalog::HostProfile;
+use crate::catalog::Trust;
 use crate::error::{Error, Finding, code};
 use crate::expand::jsstring::js_string;
 use crate::expand::token::tokens;
@@ -60,15 +60,34 @@ pub enum Placement {
 
 /// The expansion options the editor uses for every preview and every insert, so what is
 /// previewed is what is inserted, and both match `chainsmith inline` with the same inputs.
-pub fn options<'a>(wf: &'a Workflow, expansion_id: &str, as_given: bool) -> ExpandOptions<'a> {
+pub fn options<'a>(trust: &'a Trust, wf: &'a Workflow, expansion_id: &str, as_given: bool) -> ExpandOptions<'a> {
     ExpandOptions {
         expansion_id: Some(expansion_id.to_owned()),
         taken_ids: None,
-        resolver: None,
+        resolver: trust.resolver(),
         parent_compensation: wf.settings_compensation(),
-        host: HostProfile::default(),
+        host: trust.host.clone(),
         params_as_given: as_given,
     }
+}
+
+/// Expand with the trust policy, then add its config and port findings, as the CLI does.
+pub fn expand_checked(
+    trust: &Trust,
+    pack: &Pack,
+    chain_id: &str,
+    wf: &Workflow,
+    values: Map<String, Value>,
+    expansion_id: &str,
+    as_given: bool,
+) -> Result<Expansion, Error> {
+    let mut exp = expand(pack, chain_id, values, &options(trust, wf, expansion_id, as_given))?;
+    let checks = trust.check_expansion(&exp);
+    if let Some(first) = checks.iter().find(|f| f.is_error()) {
+        return Err(first.clone().into_error());
+    }
+    exp.warnings.extend(checks);
+    Ok(exp)
 }
 
 /// Four hex digits whose expanded ids collide with nothing in the workflow (chain-packs §4.2).
@@ -135,6 +154,7 @@ pub fn place(wf: &Workflow, exp: &Expansion, placement: &Placement) -> Result<Op
 /// Expand for the preview. Invalid values are still substituted (defaults applied, no
 /// validation) so the author sees what they typed land in the config.
 pub fn expand_preview(
+    trust: &Trust,
     pack: &Pack,
     chain: &Chain,
     wf: &Workflow,
@@ -146,7 +166,7 @@ pub fn expand_preview(
     if !valid {
         apply_defaults(chain.parameters(), &mut values);
     }
-    expand(pack, chain.chain_id(), values, &options(wf, expansion_id, !valid))
+    expand_checked(trust, pack, chain.chain_id(), wf, values, expansion_id, !valid)
 }
 
 /// The preview pane: the selected node's substituted config and inputs, and the lints.
@@ -297,7 +317,7 @@ mod tests {
         let (pack, values) = triage();
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
-        let exp = expand_preview(&pack, chain, &wf, &values, "ab12", true).unwrap();
+        let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
         for (i, node) in exp.nodes.iter().enumerate() {
             let mut job = LayoutJob::default();
             let font = FontId::monospace(12.0);
@@ -322,7 +342,7 @@ mod tests {
         let (pack, values) = triage();
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
-        let exp = expand_preview(&pack, chain, &wf, &values, "ab12", true).unwrap();
+        let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
         let ghost = place(&wf, &exp, &Placement::Insert { at: (100.0, 200.0), between: None }).unwrap().unwrap();
         assert_eq!(ghost.nodes.len(), 4);
         assert_eq!(ghost.nodes[0].id, "support_triage_ab12_fetch");
