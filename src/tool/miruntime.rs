@@ -10,7 +10,7 @@ use crate::schemas::Schema;
 use serde_json::{Map, Value, json};
 
 const DESCRIPTION_MAX: usize = 2000;
-/// Used when no node declares a timeout (the default).
+/// Five minutes, when no node declares a timeout.
 const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
 /// Every run emits these per node.
 const NODE_EVENTS: [&str; 3] = ["node.started", "node.completed", "node.failed"];
@@ -40,8 +40,9 @@ pub(crate) fn build(subject: &Subject) -> Projection {
     Projection { value, findings, violations }
 }
 
-fn adjusted(subject: &Subject, token: &str, message: String) -> Finding {
-    subject.finding(Finding::warning(code::TOOL_FIELD_ADJUSTED, subject.pointer(token), message).with("field", token))
+/// A note that output `field` differs from what the source says at member `source`.
+fn adjusted(subject: &Subject, source: &str, field: &str, message: String) -> Finding {
+    subject.finding(Finding::warning(code::TOOL_FIELD_ADJUSTED, subject.pointer(source), message).with("field", field))
 }
 
 fn name(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
@@ -51,6 +52,7 @@ fn name(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                 findings.push(adjusted(
                     subject,
                     subject.id_key,
+                    "name",
                     format!("name `{name}` sanitised from `{}`", subject.id),
                 ));
             }
@@ -76,7 +78,12 @@ fn version(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
     match text::plain_version(subject.version) {
         Some(plain) => {
             for change in plain.changes {
-                findings.push(adjusted(subject, "version", format!("version `{}`: {change}", subject.version)));
+                findings.push(adjusted(
+                    subject,
+                    "version",
+                    "version",
+                    format!("version `{}`: {change}", subject.version),
+                ));
             }
             json!(plain.version)
         }
@@ -111,11 +118,16 @@ fn description(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
             ),
         );
     } else if own.is_empty() {
-        findings.push(adjusted(subject, "description", format!("no description; using `{text}`")));
+        findings.push(adjusted(subject, "description", "description", format!("no description; using `{text}`")));
     }
     let (text, cut) = text::truncate_chars(text, DESCRIPTION_MAX);
     if cut {
-        findings.push(adjusted(subject, "description", format!("description cut to {DESCRIPTION_MAX} characters")));
+        findings.push(adjusted(
+            subject,
+            "description",
+            "description",
+            format!("description cut to {DESCRIPTION_MAX} characters"),
+        ));
     }
     json!(text)
 }
@@ -170,6 +182,7 @@ fn output_schema(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
             other => findings.push(adjusted(
                 subject,
                 "outputs",
+                "outputSchema",
                 format!("output `{name}` has type {other:?}, which is no JSON Schema type; left untyped"),
             )),
         }

@@ -216,7 +216,7 @@ fn camel_case_chain_ids_are_sanitised_with_a_note() {
     assert_eq!(m.value["name"], "crm.routenewlead");
     assert_eq!(m.value["description"], "R", "an empty description falls back to the label");
     let fields: Vec<&Value> = m.findings.iter().filter_map(|f| f.details.get("field")).collect();
-    assert_eq!(fields, [&json!("chainId"), &json!("description")]);
+    assert_eq!(fields, [&json!("name"), &json!("description")]);
     let c = project_compact(&pack, &pack.chains[0], &ToolOptions::default());
     assert_eq!(c.value["safetyTier"], "pure");
     assert!(c.value.get("description").is_none());
