@@ -162,6 +162,9 @@ pub struct ToolArgs {
     /// Replace the derived safetyTier: pure, read or write.
     #[arg(long, value_name = "TIER")]
     pub safety_tier: Option<String>,
+    /// Node packs (files or folders) that say what each typeId does; repeatable.
+    #[arg(long = "catalog", value_name = "DIR")]
+    pub catalog: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -569,7 +572,12 @@ fn resolve_lockfile(args: &ResolveArgs) -> Result<ExitCode> {
 fn tool(args: &ToolArgs) -> Result<ExitCode> {
     // Parsed here, not by clap, so `exec` is refused with a coded envelope.
     let safety_tier = args.safety_tier.as_deref().map(SafetyTier::parse).transpose()?;
-    let opts = ToolOptions { tool_id: args.tool_id.as_deref(), safety_tier, ..Default::default() };
+    let catalog = (!args.catalog.is_empty()).then(|| Catalog::load(&args.catalog));
+    let opts = ToolOptions {
+        tool_id: args.tool_id.as_deref(),
+        safety_tier,
+        effects: catalog.as_ref().map(|c| c as &dyn chainsmith::tool::EffectOracle),
+    };
     let format = match args.format {
         ToolFormatArg::Compact => ToolFormat::Compact,
         ToolFormatArg::Miruntime => ToolFormat::MiRuntime,

@@ -78,6 +78,21 @@ impl<F: Fn(&str) -> Option<SafetyTier>> EffectOracle for F {
     }
 }
 
+/// The node-pack catalog knows what its types do: a side-effectful capability or role
+/// writes, an `integration` type otherwise reads outside state, anything else is pure.
+impl EffectOracle for crate::catalog::Catalog {
+    fn effect_of(&self, type_id: &str) -> Option<SafetyTier> {
+        let node = self.node_type(type_id)?;
+        Some(if self.is_side_effectful(type_id) {
+            SafetyTier::Write
+        } else if node.category() == "integration" {
+            SafetyTier::Read
+        } else {
+            SafetyTier::Pure
+        })
+    }
+}
+
 /// A node's effect and the reason for it: a short phrase, shown in `sideEffects.description`
 /// as "reason: nodes".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,6 +297,17 @@ mod tests {
 
     fn tier(node: Value) -> SafetyTier {
         node_effect(&node, &[], None).tier
+    }
+
+    #[test]
+    fn the_catalog_answers_from_capabilities_role_and_category() {
+        let catalog = crate::catalog::Catalog::load(&[crate::pack::bundled_dir().join("vendor.chainsmith.nodes")]);
+        assert_eq!(catalog.effect_of("vendor.chainsmith.pager-send"), Some(SafetyTier::Write));
+        assert_eq!(catalog.effect_of("vendor.chainsmith.classify"), Some(SafetyTier::Pure));
+        assert_eq!(catalog.effect_of("vendor.nobody.unknown"), None);
+        // Catalogued types take the catalog's answer in projections.
+        let node = json!({"typeId": "vendor.chainsmith.classify"});
+        assert_eq!(node_effect(&node, &[], Some(&catalog)).tier, SafetyTier::Pure);
     }
 
     #[test]
