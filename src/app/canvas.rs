@@ -209,13 +209,6 @@ impl Canvas {
                 ))
                 .color(theme::TEXT_DIM),
             );
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                ui.label(
-                    egui::RichText::new("drag: pan · shift-drag: box select · ctrl/pinch: zoom")
-                        .small()
-                        .color(theme::TEXT_DIM),
-                );
-            });
         });
     }
 
@@ -384,6 +377,9 @@ impl Canvas {
         }
         if let Some(t) = &self.tile_target {
             paint_tile_ghost(&painter, t, zoom);
+        }
+        if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
+            paint_empty_hint(&painter, visible, zoom);
         }
     }
 
@@ -1075,6 +1071,16 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
         let at = first.pos - vec2(0.0, 18.0);
         painter.text(at, Align2::LEFT_BOTTOM, &g.title, FontId::proportional(12.5), theme::GHOST);
     }
+}
+
+/// What to do on an empty canvas, at a constant size on screen.
+fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
+    let c = visible.center();
+    let big = FontId::proportional(20.0 / zoom);
+    let small = FontId::proportional(13.0 / zoom);
+    painter.text(c, Align2::CENTER_BOTTOM, "Drag a chain tile from the palette here", big, theme::TEXT_DIM);
+    let help = "Drag: pan  ·  Shift+drag: box select  ·  Ctrl+wheel or pinch: zoom  ·  F: fit";
+    painter.text(c + vec2(0.0, 12.0 / zoom), Align2::CENTER_TOP, help, small, theme::TEXT_DIM);
 }
 
 fn paint_tile_ghost(painter: &egui::Painter, t: &TileTarget, zoom: f32) {

@@ -232,6 +232,11 @@ impl App {
         self.canvas.screen_to_canvas(p)
     }
 
+    /// Show this part of the canvas (canvas coordinates) from the next frame on.
+    pub fn set_canvas_view(&mut self, view: Rect) {
+        self.canvas.scene_rect = view;
+    }
+
     /// Where the canvas is on screen (as of the last frame).
     pub fn canvas_rect(&self) -> Rect {
         self.canvas.screen_rect()
