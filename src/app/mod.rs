@@ -14,6 +14,7 @@ mod inspector;
 mod palette;
 mod preview;
 mod problems;
+mod publish;
 mod recovery;
 mod settings;
 mod theme;
@@ -57,6 +58,7 @@ pub(crate) enum Action {
     SaveAs,
     Export(ExportMode),
     CopyJson,
+    Publish(publish::Subject),
     Quit,
 }
 
@@ -108,6 +110,7 @@ pub struct App {
     inspector: Inspector,
     problems: Problems,
     form: Option<FormSession>,
+    publish: Option<publish::Publish>,
     dialogs: Box<dyn FileDialogs>,
     recovery: Recovery,
     offer: Option<Recovered>,
@@ -149,6 +152,7 @@ impl App {
             inspector: Inspector::default(),
             problems,
             form: None,
+            publish: None,
             dialogs: opts.dialogs,
             recovery,
             offer,
@@ -299,6 +303,18 @@ impl App {
                 None => {}
             }
         }
+        if let Some(publish) = &mut self.publish {
+            let src = publish::Sources {
+                packs: &self.packs,
+                workflow: self.doc.workflow(),
+                revision: self.doc.revision(),
+                catalog: self.trust.catalog.as_ref(),
+                catalog_gen: self.catalog_gen,
+            };
+            if !publish.show(&ctx, &src, self.dialogs.as_mut()) {
+                self.publish = None;
+            }
+        }
         self.modals(&ctx);
         self.process(&ctx);
         self.housekeeping(&ctx);
@@ -344,6 +360,9 @@ impl App {
                 }
                 if item(ui, "Copy workflow JSON", "").clicked() {
                     self.actions.push(Action::CopyJson);
+                }
+                if item(ui, "Publish workflow as tool…", "").clicked() {
+                    self.actions.push(Action::Publish(publish::Subject::Workflow));
                 }
                 ui.separator();
                 if item(ui, "Quit", "Ctrl+Q").clicked() {
@@ -530,6 +549,7 @@ impl App {
                     self.problems.status("Copied the workflow JSON to the clipboard");
                 }
                 Action::Quit => self.guard(Pending::Quit),
+                Action::Publish(subject) => publish::Publish::open(&mut self.publish, subject),
             }
         }
     }

@@ -3,6 +3,7 @@
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
 use super::Action;
+use super::publish::Subject;
 use super::theme;
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
 use crate::error::{Error, Finding};
@@ -63,7 +64,7 @@ impl Palette {
             let mut order: Vec<usize> = (0..packs.len()).filter(|&i| packs[i].kind != PackKind::Node).collect();
             order.sort_by_key(|&i| packs[i].name().to_owned());
             for i in order {
-                self.pack(ui, i, &packs[i], reports.get(i), &query);
+                self.pack(ui, i, &packs[i], reports.get(i), &query, actions);
             }
             ui.add_space(6.0);
             catalog_section(ui, catalog, &query);
@@ -84,7 +85,15 @@ impl Palette {
         self.detail_window(ui.ctx(), packs);
     }
 
-    fn pack(&mut self, ui: &mut Ui, index: usize, pack: &Pack, report: Option<&TrustReport>, query: &str) {
+    fn pack(
+        &mut self,
+        ui: &mut Ui,
+        index: usize,
+        pack: &Pack,
+        report: Option<&TrustReport>,
+        query: &str,
+        actions: &mut Vec<Action>,
+    ) {
         let tiles: Vec<&Chain> = pack
             .chains
             .iter()
@@ -130,7 +139,7 @@ impl Palette {
                 for chain in tiles {
                     let blocked =
                         report.and_then(|r| r.blocking().find(|f| f.chain_id.as_deref() == Some(chain.chain_id())));
-                    tile(ui, index, pack, chain, blocked);
+                    tile(ui, index, pack, chain, blocked, actions);
                 }
             });
     }
@@ -178,7 +187,7 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
+pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
     let label = egui::Label::new(RichText::new(text).small().color(color)).sense(Sense::click());
     let frame = egui::Frame::new()
         .stroke(Stroke::new(1.0, color.gamma_multiply(0.6)))
@@ -237,60 +246,82 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     );
 }
 
-/// One chain tile, draggable onto the canvas. `blocked` is what the trust policy refuses.
-fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: Option<&Finding>) {
+/// One chain tile, draggable onto the canvas, with a context menu. `blocked` is what the trust
+/// policy refuses.
+fn tile(
+    ui: &mut Ui,
+    pack_index: usize,
+    pack: &Pack,
+    chain: &Chain,
+    blocked: Option<&Finding>,
+    actions: &mut Vec<Action>,
+) {
     let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
-    // The payload is only read while dragging; lay out the footprint only then.
-    let dragging = ui.ctx().is_being_dragged(id);
-    let payload = TileDrag {
-        pack: pack_index,
-        chain_id: chain.chain_id().to_owned(),
-        label: chain.label().to_owned(),
-        footprint: if dragging { footprint(chain) } else { Vec::new() },
-    };
     let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error()) || blocked.is_some();
-    let response = ui
-        .dnd_drag_source(id, payload, |ui| {
-            let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
-            egui::Frame::new()
-                .fill(fill)
-                .stroke(Stroke::new(1.0, theme::CARD_BORDER))
-                .corner_radius(6.0)
-                .inner_margin(8.0)
-                .show(ui, |ui| {
-                    ui.set_width(ui.available_width());
-                    ui.horizontal(|ui| {
-                        ui.label(RichText::new(chain.label()).strong().color(theme::TEXT));
-                        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                            let n = chain.nodes().len();
-                            ui.label(RichText::new(format!("{n} node{}", plural(n))).small().color(theme::TEXT_DIM));
-                        });
-                    });
-                    ui.label(RichText::new(chain.chain_id()).monospace().small().color(theme::TEXT_DIM));
-                    ui.horizontal_wrapped(|ui| {
-                        for cap in chain.capabilities() {
-                            let color = match cap {
-                                "side-effectful" => theme::WARN,
-                                "cacheable" => theme::OK,
-                                _ => theme::ACCENT,
-                            };
-                            badge(ui, cap, color);
-                        }
-                        if chain.compensation().is_some() {
-                            badge(ui, "compensation", theme::ACCENT);
-                        }
-                        if chain.internal() {
-                            badge(ui, "internal", theme::TEXT_DIM);
-                        }
-                        if let Some(f) = blocked {
-                            badge(ui, f.code, theme::ERROR).on_hover_text(&f.message);
-                        } else if invalid {
-                            badge(ui, "invalid", theme::ERROR);
-                        }
-                    });
-                });
-        })
-        .response;
+    let dragging = ui.ctx().is_being_dragged(id);
+    let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
+    let stroke = if dragging { Stroke::new(1.5, theme::GHOST) } else { Stroke::new(1.0, theme::CARD_BORDER) };
+    let frame = egui::Frame::new().fill(fill).stroke(stroke).corner_radius(6.0).inner_margin(8.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(chain.label()).strong().color(theme::TEXT));
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let n = chain.nodes().len();
+                ui.label(RichText::new(format!("{n} node{}", plural(n))).small().color(theme::TEXT_DIM));
+            });
+        });
+        ui.label(RichText::new(chain.chain_id()).monospace().small().color(theme::TEXT_DIM));
+        ui.horizontal_wrapped(|ui| {
+            for cap in chain.capabilities() {
+                let color = match cap {
+                    "side-effectful" => theme::WARN,
+                    "cacheable" => theme::OK,
+                    _ => theme::ACCENT,
+                };
+                badge(ui, cap, color);
+            }
+            if chain.compensation().is_some() {
+                badge(ui, "compensation", theme::ACCENT);
+            }
+            if chain.internal() {
+                badge(ui, "internal", theme::TEXT_DIM);
+            }
+            if let Some(f) = blocked {
+                badge(ui, f.code, theme::ERROR).on_hover_text(&f.message);
+            } else if invalid {
+                badge(ui, "invalid", theme::ERROR);
+            }
+        });
+    });
+    // The whole tile is the drag handle; it stays in place while a small chip follows the
+    // pointer, so the drop preview on the canvas is not covered.
+    let response = ui.interact(frame.response.rect, id, Sense::drag()).on_hover_cursor(egui::CursorIcon::Grab);
+    if response.drag_started() {
+        let payload = TileDrag {
+            pack: pack_index,
+            chain_id: chain.chain_id().to_owned(),
+            label: chain.label().to_owned(),
+            footprint: footprint(chain),
+        };
+        egui::DragAndDrop::set_payload(ui.ctx(), payload);
+    }
+    if response.dragged()
+        && let Some(p) = ui.ctx().pointer_latest_pos()
+    {
+        let layer = egui::LayerId::new(egui::Order::Tooltip, id.with("chip"));
+        let painter = ui.ctx().layer_painter(layer);
+        let galley = painter.layout_no_wrap(chain.label().to_owned(), egui::FontId::proportional(13.0), theme::TEXT);
+        let rect = Rect::from_min_size(p + vec2(14.0, 14.0), galley.size() + vec2(14.0, 8.0));
+        painter.rect_filled(rect, 10.0, theme::CARD_BG);
+        painter.rect_stroke(rect, 10.0, Stroke::new(1.0, theme::GHOST), egui::StrokeKind::Inside);
+        painter.galley(rect.min + vec2(7.0, 4.0), galley, theme::TEXT);
+    }
+    // A container menu: the tile senses drags only, so it never sees a secondary click itself.
+    response.container_context_menu(|ui| {
+        if ui.button("Publish as tool…").clicked() {
+            actions.push(Action::Publish(Subject::Chain { pack: pack_index, chain_id: chain.chain_id().to_owned() }));
+        }
+    });
     let description = chain.description();
     if !description.is_empty() {
         response.on_hover_text(description);

@@ -1,0 +1,802 @@
+//! The "Publish as tool" window: a chain, or the whole workflow being edited, projected into
+//! the CompactToolDescriptor and the MiRuntime tool contract side by side, each with its
+//! validity against the bundled schema, the eligibility findings, and the two choices an
+//! author makes before publishing: the toolId and the safetyTier.
+//!
+//! Projections are recomputed only when an input changes (the workflow's revision, the loaded
+//! packs, the toolId text or the tier), never per frame. Copy and save are offered only for
+//! publishable documents, as the CLI prints only documents that validate.
+
+use super::files::FileDialogs;
+use super::palette::badge;
+use super::theme;
+use crate::catalog::Catalog;
+use crate::error::Finding;
+use crate::fsio::{to_pretty_json, write_atomic};
+use crate::pack::{Chain, Pack};
+use crate::tool::{EffectOracle, Projection, SafetyTier, ToolFormat, ToolOptions, check_tool_id};
+use crate::workflow::{ExportMode, Workflow};
+use egui::{Id, RichText, Ui};
+use serde_json::Value;
+
+/// What is published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// A chain of a loaded pack (index into the app's packs).
+    Chain { pack: usize, chain_id: String },
+    /// The workflow being edited.
+    Workflow,
+}
+
+/// What the projections are made from, as of this frame.
+pub struct Sources<'a> {
+    pub packs: &'a [Pack],
+    pub workflow: &'a Workflow,
+    /// The workflow's revision: a workflow subject is projected again when it changes.
+    pub revision: u64,
+    pub catalog: Option<&'a Catalog>,
+    /// Changes whenever packs are (re)loaded, which may change a chain or what its types do.
+    pub catalog_gen: u64,
+}
+
+/// The tiers an author may choose: `exec` belongs to host extensions, never to a workflow.
+const TIERS: [SafetyTier; 3] = [SafetyTier::Pure, SafetyTier::Read, SafetyTier::Write];
+
+/// Height kept below the two documents for the findings list and the status line.
+const FINDINGS_HEIGHT: f32 = 190.0;
+
+/// One projected document and its text, which is exactly what is shown, copied and saved.
+struct Side {
+    projection: Projection,
+    text: String,
+}
+
+impl Side {
+    fn new(projection: Projection) -> Self {
+        let text = String::from_utf8_lossy(&to_pretty_json(&projection.value)).into_owned();
+        Self { projection, text }
+    }
+}
+
+/// The projections of the subject at one (revision, catalog) state.
+struct Computed {
+    /// Short name of the subject, for the window title.
+    title: String,
+    /// What the subject is, for the header line.
+    about: String,
+    derived_tool_id: String,
+    derived_tier: Option<SafetyTier>,
+    compact: Side,
+    miruntime: Side,
+    /// The (toolId, tier) overrides `compact` was projected with.
+    compact_options: (Option<String>, Option<SafetyTier>),
+}
+
+impl Computed {
+    fn side(&self, format: ToolFormat) -> &Side {
+        match format {
+            ToolFormat::Compact => &self.compact,
+            ToolFormat::MiRuntime => &self.miruntime,
+        }
+    }
+}
+
+/// What a subject resolves to in this frame's sources.
+enum Target<'a> {
+    Chain(&'a Pack, &'a Chain),
+    Workflow(&'a Value),
+}
+
+impl Target<'_> {
+    fn project(&self, format: ToolFormat, opts: &ToolOptions) -> Projection {
+        match self {
+            Target::Chain(pack, chain) => format.project_chain(pack, chain, opts),
+            Target::Workflow(workflow) => format.project_workflow(workflow, opts),
+        }
+    }
+}
+
+fn target<'a>(subject: &'a Subject, packs: &'a [Pack], workflow_json: Option<&'a Value>) -> Option<Target<'a>> {
+    match subject {
+        Subject::Chain { pack, chain_id } => {
+            let pack = packs.get(*pack)?;
+            Some(Target::Chain(pack, pack.chain(chain_id)?))
+        }
+        Subject::Workflow => workflow_json.map(Target::Workflow),
+    }
+}
+
+/// A button press, handled after the window is drawn (it needs the clipboard or a dialog).
+enum Request {
+    Copy(ToolFormat),
+    Save(ToolFormat),
+}
+
+pub struct Publish {
+    subject: Subject,
+    /// The chain's pack name, so the chain is found again when re-opening packs shifts indices.
+    pack_name: Option<String>,
+    /// The toolId as shown in the field: the derived one until the author types another.
+    tool_id: String,
+    /// The author's tier; `None` keeps the derived one.
+    tier: Option<SafetyTier>,
+    /// The (revision, catalog generation) the projections were made at.
+    key: Option<(u64, u64)>,
+    /// The workflow definition as exported at `key`, so a toolId keystroke does not export again.
+    workflow_json: Option<Value>,
+    /// The projections, or why the subject cannot be projected (its pack was closed).
+    computed: Result<Computed, String>,
+    /// The outcome of the last copy or save, until an input changes.
+    status: Option<Result<String, String>>,
+}
+
+impl Publish {
+    pub fn new(subject: Subject) -> Self {
+        Self {
+            subject,
+            pack_name: None,
+            tool_id: String::new(),
+            tier: None,
+            key: None,
+            workflow_json: None,
+            computed: Err(String::new()),
+            status: None,
+        }
+    }
+
+    /// Show `subject` in `slot`, keeping the author's choices when it is already shown.
+    pub fn open(slot: &mut Option<Publish>, subject: Subject) {
+        if slot.as_ref().is_none_or(|p| p.subject != subject) {
+            *slot = Some(Publish::new(subject));
+        }
+    }
+
+    /// Bring the projections up to date with `src` and the author's choices; `true` when
+    /// anything was projected again.
+    fn refresh(&mut self, src: &Sources) -> bool {
+        // A chain does not depend on the workflow being edited.
+        let revision = if self.subject == Subject::Workflow { src.revision } else { 0 };
+        let key = (revision, src.catalog_gen);
+        let effects = src.catalog.map(|c| c as &dyn EffectOracle);
+        let rebuilt = self.key != Some(key);
+        if rebuilt {
+            self.key = Some(key);
+            let previous = self.computed.as_ref().ok().map(|c| c.derived_tool_id.clone());
+            self.computed = self.rebuild(src, effects);
+            if let Ok(c) = &self.computed
+                && previous.is_none_or(|p| p == self.tool_id)
+            {
+                // The field follows the derived id until the author types their own.
+                self.tool_id = c.derived_tool_id.clone();
+            }
+        }
+        let Ok(computed) = &mut self.computed else { return rebuilt };
+        let tool_id = (self.tool_id != computed.derived_tool_id).then(|| self.tool_id.clone());
+        let options = (tool_id, self.tier);
+        if computed.compact_options == options {
+            return rebuilt;
+        }
+        let Some(target) = target(&self.subject, src.packs, self.workflow_json.as_ref()) else { return rebuilt };
+        let opts = ToolOptions { tool_id: options.0.as_deref(), safety_tier: options.1, effects };
+        computed.compact = Side::new(target.project(ToolFormat::Compact, &opts));
+        computed.compact_options = options;
+        true
+    }
+
+    /// Project the subject without overrides; the derived toolId and tier come from that.
+    fn rebuild(&mut self, src: &Sources, effects: Option<&dyn EffectOracle>) -> Result<Computed, String> {
+        self.resolve(src.packs);
+        self.workflow_json = (self.subject == Subject::Workflow).then(|| src.workflow.to_json(ExportMode::Faithful));
+        let Some(target) = target(&self.subject, src.packs, self.workflow_json.as_ref()) else {
+            let chain = match &self.subject {
+                Subject::Chain { chain_id, .. } => chain_id.as_str(),
+                Subject::Workflow => "",
+            };
+            return Err(format!("The chain {chain} is no longer loaded: open its pack again to publish it."));
+        };
+        let (title, about) = match &target {
+            Target::Chain(pack, chain) => (
+                if chain.label().is_empty() { chain.chain_id().to_owned() } else { chain.label().to_owned() },
+                format!("Chain {} from {} {}", chain.chain_id(), pack.name(), pack.version()),
+            ),
+            Target::Workflow(_) => {
+                let (name, nodes) = (src.workflow.name(), src.workflow.node_count());
+                (name.to_owned(), format!("The whole workflow “{name}” ({nodes} node{})", plural(nodes)))
+            }
+        };
+        let plain = ToolOptions { effects, ..ToolOptions::default() };
+        let compact = target.project(ToolFormat::Compact, &plain);
+        let miruntime = target.project(ToolFormat::MiRuntime, &plain);
+        let field = |name: &str| compact.value.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let derived_tool_id = field("toolId");
+        let derived_tier = SafetyTier::parse(&field("safetyTier")).ok();
+        Ok(Computed {
+            title,
+            about,
+            derived_tool_id,
+            derived_tier,
+            compact: Side::new(compact),
+            miruntime: Side::new(miruntime),
+            compact_options: (None, None),
+        })
+    }
+
+    /// Point a chain subject at the pack that holds it now: the same index while the packs are
+    /// unchanged, otherwise the pack of the same name.
+    fn resolve(&mut self, packs: &[Pack]) {
+        let Subject::Chain { pack, chain_id } = &mut self.subject else { return };
+        let name =
+            self.pack_name.get_or_insert_with(|| packs.get(*pack).map(|p| p.name().to_owned()).unwrap_or_default());
+        let fits = |p: &Pack| p.name() == name.as_str() && p.chain(chain_id).is_some();
+        if !packs.get(*pack).is_some_and(&fits)
+            && let Some(found) = packs.iter().position(&fits)
+        {
+            *pack = found;
+        }
+    }
+
+    /// Pick a tier; picking the derived one removes the override.
+    fn choose_tier(&mut self, tier: SafetyTier) {
+        let derived = self.computed.as_ref().ok().and_then(|c| c.derived_tier);
+        self.tier = (Some(tier) != derived).then_some(tier);
+    }
+
+    /// Drop both overrides.
+    fn reset(&mut self) {
+        if let Ok(c) = &self.computed {
+            self.tool_id = c.derived_tool_id.clone();
+        }
+        self.tier = None;
+    }
+
+    fn copy(&mut self, ctx: &egui::Context, format: ToolFormat) {
+        let Ok(c) = &self.computed else { return };
+        let side = c.side(format);
+        self.status = Some(if side.projection.is_valid() {
+            ctx.copy_text(side.text.clone());
+            Ok(format!("Copied the {} to the clipboard", document_name(format)))
+        } else {
+            Err(format!("The {} is not publishable", document_name(format)))
+        });
+    }
+
+    /// Ask where to save, then write atomically; only publishable documents are written.
+    fn save(&mut self, format: ToolFormat, dialogs: &mut dyn FileDialogs) {
+        let Ok(c) = &self.computed else { return };
+        let side = c.side(format);
+        let name = document_name(format);
+        if !side.projection.is_valid() {
+            self.status = Some(Err(format!("The {name} is not publishable")));
+            return;
+        }
+        let Some(path) =
+            dialogs.save_file(&format!("Save the {name}"), &suggested_name(format, &side.projection.value))
+        else {
+            return;
+        };
+        self.status = Some(match write_atomic(&path, side.text.as_bytes()) {
+            Ok(()) => Ok(format!("Saved the {name} to {}", path.display())),
+            Err(e) => Err(e.to_string()),
+        });
+    }
+
+    /// Draw the window; `false` once the author closed it.
+    pub fn show(&mut self, ctx: &egui::Context, src: &Sources, dialogs: &mut dyn FileDialogs) -> bool {
+        if self.refresh(src) {
+            self.status = None;
+        }
+        let title = match (&self.subject, &self.computed) {
+            (Subject::Workflow, _) => "Publish workflow as tool".to_owned(),
+            (Subject::Chain { .. }, Ok(c)) => format!("Publish “{}” as tool", c.title),
+            (Subject::Chain { chain_id, .. }, Err(_)) => format!("Publish {chain_id} as tool"),
+        };
+        let mut open = true;
+        let mut request = None;
+        egui::Window::new(title)
+            .id(Id::unique("cs-publish"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(true)
+            .default_size([1040.0, 680.0])
+            .default_pos(ctx.content_rect().center())
+            .pivot(egui::Align2::CENTER_CENTER)
+            .constrain(true)
+            .show(ctx, |ui| request = self.contents(ui, src));
+        match request {
+            Some(Request::Copy(format)) => self.copy(ctx, format),
+            Some(Request::Save(format)) => self.save(format, dialogs),
+            None => {}
+        }
+        open
+    }
+
+    fn contents(&mut self, ui: &mut Ui, src: &Sources) -> Option<Request> {
+        let (about, derived_tier) = match &self.computed {
+            Ok(c) => (c.about.clone(), c.derived_tier),
+            Err(message) => {
+                ui.label(RichText::new(message.as_str()).color(theme::ERROR));
+                return None;
+            }
+        };
+        ui.label(RichText::new(about).color(theme::TEXT_DIM));
+        self.choices(ui, derived_tier);
+        // Show this frame's edit now rather than a frame late.
+        if self.refresh(src) {
+            self.status = None;
+        }
+        let Ok(c) = &self.computed else { return None };
+        ui.separator();
+        let mut request = None;
+        let height = (ui.available_height() - FINDINGS_HEIGHT).max(160.0);
+        ui.columns(2, |cols| {
+            for (ui, format) in cols.iter_mut().zip([ToolFormat::Compact, ToolFormat::MiRuntime]) {
+                if let Some(r) = document(ui, format, c.side(format), height) {
+                    request = Some(r);
+                }
+            }
+        });
+        ui.separator();
+        findings(ui, c, matches!(self.subject, Subject::Workflow));
+        match &self.status {
+            Some(Ok(text)) => {
+                ui.label(RichText::new(text.as_str()).color(theme::TEXT_DIM));
+            }
+            Some(Err(text)) => {
+                ui.label(RichText::new(text.as_str()).color(theme::ERROR));
+            }
+            None => {}
+        }
+        request
+    }
+
+    /// The toolId field with its inline error, and the tier choice.
+    fn choices(&mut self, ui: &mut Ui, derived_tier: Option<SafetyTier>) {
+        ui.horizontal(|ui| {
+            let label = ui.label("Tool id");
+            let edit = egui::TextEdit::singleline(&mut self.tool_id)
+                .font(egui::TextStyle::Monospace)
+                .hint_text("<scope>:<tool-id>")
+                .desired_width(420.0);
+            ui.add(edit).labelled_by(label.id).on_hover_text("<scope>:<tool-id>; a chain's scope is its pack name");
+            ui.add_space(12.0);
+            let label = ui.label("Safety tier");
+            let effective = self.tier.or(derived_tier);
+            let shown = match (self.tier, derived_tier) {
+                (Some(t), _) => format!("{t} (override)"),
+                (None, Some(t)) => format!("{t} (derived)"),
+                (None, None) => "unknown".to_owned(),
+            };
+            let mut chosen = None;
+            let combo = egui::ComboBox::from_id_salt("cs-publish-tier").selected_text(shown).show_ui(ui, |ui| {
+                for t in TIERS {
+                    let text = if Some(t) == derived_tier { format!("{t} (derived)") } else { t.to_string() };
+                    if ui.selectable_label(effective == Some(t), text).clicked() {
+                        chosen = Some(t);
+                    }
+                }
+            });
+            combo
+                .response
+                .labelled_by(label.id)
+                .on_hover_text("exec is reserved for host-extension tools: a workflow tool is pure, read or write");
+            if let Some(t) = chosen {
+                self.choose_tier(t);
+            }
+            let derived_id = self.computed.as_ref().ok().map(|c| c.derived_tool_id.as_str());
+            let overridden = self.tier.is_some() || derived_id.is_some_and(|d| d != self.tool_id);
+            if ui
+                .add_enabled(overridden, egui::Button::new("Reset"))
+                .on_hover_text("Use the derived toolId and safetyTier")
+                .clicked()
+            {
+                self.reset();
+            }
+        });
+        if let Err(message) = check_tool_id(&self.tool_id) {
+            ui.label(RichText::new(message).color(theme::ERROR));
+        }
+    }
+}
+
+fn document_name(format: ToolFormat) -> &'static str {
+    match format {
+        ToolFormat::Compact => "CompactToolDescriptor",
+        ToolFormat::MiRuntime => "MiRuntime tool contract",
+    }
+}
+
+/// A file name from the document's own identifier (toolId or name), made file-safe.
+fn suggested_name(format: ToolFormat, value: &Value) -> String {
+    let (key, suffix) = match format {
+        ToolFormat::Compact => ("toolId", "compact-tool"),
+        ToolFormat::MiRuntime => ("name", "miruntime-tool"),
+    };
+    let id = value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let safe: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' }).collect();
+    let stem = safe.trim_matches(['-', '.']);
+    format!("{}.{suffix}.json", if stem.is_empty() { "tool" } else { stem })
+}
+
+/// One side: its name and validity, its buttons, and its JSON.
+fn document(ui: &mut Ui, format: ToolFormat, side: &Side, height: f32) -> Option<Request> {
+    let name = document_name(format);
+    let short = match format {
+        ToolFormat::Compact => "compact",
+        ToolFormat::MiRuntime => "MiRuntime",
+    };
+    let p = &side.projection;
+    let valid = p.is_valid();
+    let mut request = None;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(name).strong());
+        let (text, color) = if valid { ("valid".to_owned(), theme::OK) } else { (invalid_text(p), theme::ERROR) };
+        badge(ui, &text, color).accessible_name(format!("{name}: {text}"));
+    });
+    ui.horizontal(|ui| {
+        let why = "Not publishable: fix the errors listed below";
+        if ui.add_enabled(valid, egui::Button::new(format!("Copy {short}"))).on_disabled_hover_text(why).clicked() {
+            request = Some(Request::Copy(format));
+        }
+        if ui.add_enabled(valid, egui::Button::new(format!("Save {short}…"))).on_disabled_hover_text(why).clicked() {
+            request = Some(Request::Save(format));
+        }
+    });
+    egui::ScrollArea::both().id_salt(("cs-publish-json", short)).max_height(height).auto_shrink([false, false]).show(
+        ui,
+        |ui| {
+            // JSON reads best unwrapped; the area scrolls sideways instead.
+            let mut layouter = |ui: &Ui, text: &dyn egui::TextBuffer, _wrap: f32| {
+                let font = egui::TextStyle::Monospace.resolve(ui.style());
+                let job = egui::text::LayoutJob::simple(text.as_str().to_owned(), font, theme::TEXT, f32::INFINITY);
+                ui.fonts_mut(|f| f.layout_job(job))
+            };
+            let mut text = side.text.as_str();
+            let edit = egui::TextEdit::multiline(&mut text).code_editor().layouter(&mut layouter);
+            ui.add(edit).accessible_name(format!("{name} JSON"));
+        },
+    );
+    request
+}
+
+/// "1 error, 2 schema violations": why a side is not publishable.
+fn invalid_text(p: &Projection) -> String {
+    let errors = p.findings.iter().filter(|f| f.is_error()).count();
+    let violations = p.violations.len();
+    let mut parts = Vec::new();
+    if errors > 0 {
+        parts.push(format!("{errors} error{}", plural(errors)));
+    }
+    if violations > 0 {
+        parts.push(format!("{violations} schema violation{}", plural(violations)));
+    }
+    parts.join(", ")
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// One line of the findings list.
+struct Row<'a> {
+    error: bool,
+    code: String,
+    /// Which documents it concerns: "compact", "MiRuntime" or "both".
+    docs: &'static str,
+    pointer: String,
+    /// Where `pointer` points: the source (pack or workflow) or the projected output.
+    pointer_hover: &'static str,
+    message: &'a str,
+}
+
+/// Findings of both sides (one row when both report the same), then schema violations;
+/// errors first.
+fn rows(c: &Computed, workflow: bool) -> Vec<Row<'_>> {
+    let source = if workflow { "JSON pointer into the workflow" } else { "JSON pointer into the pack manifest" };
+    let mut rows: Vec<(Row, Option<&Finding>)> = Vec::new();
+    for (format, docs) in [(ToolFormat::Compact, "compact"), (ToolFormat::MiRuntime, "MiRuntime")] {
+        let p = &c.side(format).projection;
+        for f in &p.findings {
+            let same =
+                |other: &Finding| other.code == f.code && other.pointer == f.pointer && other.message == f.message;
+            match rows.iter_mut().find(|(_, seen)| seen.is_some_and(same)) {
+                Some((row, _)) => row.docs = "both",
+                None => rows.push((
+                    Row {
+                        error: f.is_error(),
+                        code: f.code.to_owned(),
+                        docs,
+                        pointer: f.pointer.clone(),
+                        pointer_hover: source,
+                        message: &f.message,
+                    },
+                    Some(f),
+                )),
+            }
+        }
+        for v in &p.violations {
+            let row = Row {
+                error: true,
+                code: format!("schema: {}", v.keyword),
+                docs,
+                pointer: v.pointer.clone(),
+                pointer_hover: "JSON pointer into the projected document",
+                message: &v.message,
+            };
+            rows.push((row, None));
+        }
+    }
+    let mut rows: Vec<Row> = rows.into_iter().map(|(row, _)| row).collect();
+    rows.sort_by_key(|r| !r.error);
+    rows
+}
+
+fn findings(ui: &mut Ui, c: &Computed, workflow: bool) {
+    let rows = rows(c, workflow);
+    let errors = rows.iter().filter(|r| r.error).count();
+    let notes = rows.len() - errors;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Findings").strong());
+        ui.label(
+            RichText::new(format!("{errors} error{}, {notes} note{}", plural(errors), plural(notes)))
+                .color(theme::TEXT_DIM),
+        );
+    });
+    let height = (ui.available_height() - 28.0).max(60.0);
+    egui::ScrollArea::vertical().id_salt("cs-publish-findings").max_height(height).auto_shrink([false, true]).show(
+        ui,
+        |ui| {
+            if rows.is_empty() {
+                ui.label(RichText::new("Nothing to report: both documents are derived as they are.").color(theme::OK));
+            }
+            for r in &rows {
+                let color = if r.error { theme::ERROR } else { theme::WARN };
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(if r.error { "error" } else { "note" }).small().strong().color(color));
+                    ui.label(RichText::new(&r.code).monospace().color(color));
+                    ui.label(RichText::new(r.docs).small().color(theme::TEXT_DIM));
+                    if !r.pointer.is_empty() {
+                        ui.label(RichText::new(&r.pointer).monospace().small().color(theme::TEXT_DIM))
+                            .on_hover_text(r.pointer_hover);
+                    }
+                    ui.label(r.message);
+                });
+            }
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::code;
+    use crate::pack::bundled;
+    use std::path::PathBuf;
+
+    struct Fixture {
+        packs: Vec<Pack>,
+        catalog: Catalog,
+        workflow: Workflow,
+        revision: u64,
+        catalog_gen: u64,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            let packs = bundled().packs;
+            let mut catalog = Catalog::new();
+            for p in &packs {
+                catalog.add_pack(p);
+            }
+            Self { packs, catalog, workflow: Workflow::new("Alpha flow"), revision: 1, catalog_gen: 1 }
+        }
+
+        fn sources(&self) -> Sources<'_> {
+            Sources {
+                packs: &self.packs,
+                workflow: &self.workflow,
+                revision: self.revision,
+                catalog: Some(&self.catalog),
+                catalog_gen: self.catalog_gen,
+            }
+        }
+
+        fn triage(&self) -> Subject {
+            let pack = self.packs.iter().position(|p| p.chain("support.triage").is_some()).unwrap();
+            Subject::Chain { pack, chain_id: "support.triage".into() }
+        }
+    }
+
+    fn computed(p: &Publish) -> &Computed {
+        p.computed.as_ref().unwrap()
+    }
+
+    fn compact(p: &Publish) -> &Value {
+        &computed(p).compact.projection.value
+    }
+
+    #[test]
+    fn projections_are_recomputed_only_when_an_input_changes() {
+        let mut fx = Fixture::new();
+        let mut p = Publish::new(fx.triage());
+        assert!(p.refresh(&fx.sources()), "the first frame projects");
+        assert!(!p.refresh(&fx.sources()), "an unchanged frame does not");
+        fx.revision += 1;
+        assert!(!p.refresh(&fx.sources()), "a chain does not depend on the workflow being edited");
+        fx.catalog_gen += 1;
+        assert!(p.refresh(&fx.sources()), "re-loaded packs do");
+        p.tool_id.push('x');
+        assert!(p.refresh(&fx.sources()), "a toolId keystroke does");
+        assert!(!p.refresh(&fx.sources()));
+        p.choose_tier(SafetyTier::Read);
+        assert!(p.refresh(&fx.sources()), "a tier choice does");
+        assert!(!p.refresh(&fx.sources()));
+
+        let mut w = Publish::new(Subject::Workflow);
+        assert!(w.refresh(&fx.sources()));
+        assert!(!w.refresh(&fx.sources()));
+        fx.revision += 1;
+        assert!(w.refresh(&fx.sources()), "a workflow subject follows its revisions");
+    }
+
+    #[test]
+    fn the_tool_id_follows_the_derived_one_until_the_author_types_another() {
+        let mut fx = Fixture::new();
+        let mut p = Publish::new(fx.triage());
+        p.refresh(&fx.sources());
+        let derived = "vendor.chainsmith.support-desk:support.triage";
+        assert_eq!(p.tool_id, derived);
+        assert!(computed(&p).compact.projection.is_valid());
+
+        p.tool_id = "no scope".into();
+        p.refresh(&fx.sources());
+        let side = &computed(&p).compact;
+        assert!(!side.projection.is_valid(), "an invalid override makes the compact side unpublishable");
+        assert!(side.projection.findings.iter().any(|f| f.code == code::TOOL_ID_INVALID));
+        assert_eq!(compact(&p)["toolId"], "no scope");
+        assert!(computed(&p).miruntime.projection.is_valid(), "the MiRuntime contract has no toolId");
+
+        p.tool_id = "acme:triage".into();
+        p.refresh(&fx.sources());
+        assert!(computed(&p).compact.projection.is_valid());
+        assert_eq!(compact(&p)["toolId"], "acme:triage");
+        assert_eq!(computed(&p).compact_options.0.as_deref(), Some("acme:triage"));
+        p.reset();
+        p.refresh(&fx.sources());
+        assert_eq!(p.tool_id, derived);
+        assert_eq!(computed(&p).compact_options, (None, None), "typing the derived id is no override");
+
+        // A workflow's derived id changes with the workflow; an untouched field follows it.
+        let mut w = Publish::new(Subject::Workflow);
+        w.refresh(&fx.sources());
+        let first = w.tool_id.clone();
+        assert!(first.starts_with("openwop:"), "{first}");
+        fx.workflow = Workflow::new("Beta flow");
+        fx.revision += 1;
+        w.refresh(&fx.sources());
+        assert_ne!(w.tool_id, first);
+        assert_eq!(w.tool_id, computed(&w).derived_tool_id);
+        w.tool_id = "openwop:mine".into();
+        fx.workflow = Workflow::new("Gamma flow");
+        fx.revision += 1;
+        w.refresh(&fx.sources());
+        assert_eq!(w.tool_id, "openwop:mine", "the author's id is kept");
+        assert_eq!(compact(&w)["toolId"], "openwop:mine");
+    }
+
+    #[test]
+    fn tier_overrides_apply_to_the_compact_side_and_the_derived_tier_is_no_override() {
+        let fx = Fixture::new();
+        let mut p = Publish::new(fx.triage());
+        p.refresh(&fx.sources());
+        assert_eq!(computed(&p).derived_tier, Some(SafetyTier::Write));
+        p.choose_tier(SafetyTier::Read);
+        p.refresh(&fx.sources());
+        assert_eq!(compact(&p)["safetyTier"], "read");
+        let noted = computed(&p).compact.projection.findings.iter().any(|f| f.code == code::TOOL_FIELD_ADJUSTED);
+        assert!(noted, "lowering the tier is noted");
+        p.choose_tier(SafetyTier::Write);
+        assert_eq!(p.tier, None, "choosing the derived tier removes the override");
+        p.refresh(&fx.sources());
+        assert_eq!(compact(&p)["safetyTier"], "write");
+    }
+
+    /// Save dialogs that answer from a list and count the questions.
+    struct Answers(Vec<PathBuf>, usize);
+
+    impl FileDialogs for Answers {
+        fn open_files(&mut self) -> Vec<PathBuf> {
+            Vec::new()
+        }
+        fn open_folder(&mut self) -> Option<PathBuf> {
+            None
+        }
+        fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
+            self.1 += 1;
+            self.0.pop()
+        }
+    }
+
+    #[test]
+    fn only_publishable_documents_are_saved_and_exactly_as_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let fx = Fixture::new();
+        let mut p = Publish::new(fx.triage());
+        p.refresh(&fx.sources());
+        let path = dir.path().join("triage.json");
+        let mut dialogs = Answers(vec![path.clone()], 0);
+        p.save(ToolFormat::MiRuntime, &mut dialogs);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), computed(&p).miruntime.text);
+        assert!(matches!(&p.status, Some(Ok(_))), "{:?}", p.status);
+
+        p.tool_id = "bad".into();
+        p.refresh(&fx.sources());
+        p.save(ToolFormat::Compact, &mut dialogs);
+        assert_eq!(dialogs.1, 1, "no dialog for an unpublishable document");
+        assert!(matches!(&p.status, Some(Err(_))));
+
+        // A cancelled dialog writes nothing and reports nothing.
+        p.status = None;
+        p.reset();
+        p.refresh(&fx.sources());
+        p.save(ToolFormat::Compact, &mut dialogs);
+        assert_eq!(dialogs.1, 2);
+        assert!(p.status.is_none());
+        // An unwritable target is reported, not panicked on.
+        let mut dialogs = Answers(vec![dir.path().join("missing/dir/x.json")], 0);
+        p.save(ToolFormat::Compact, &mut dialogs);
+        assert!(matches!(&p.status, Some(Err(_))), "{:?}", p.status);
+    }
+
+    #[test]
+    fn a_chain_whose_pack_moved_is_found_again_and_a_closed_one_is_reported() {
+        let mut fx = Fixture::new();
+        let subject = fx.triage();
+        let mut p = Publish::new(subject.clone());
+        p.refresh(&fx.sources());
+        // Re-opening a pack moves it to the end of the list.
+        let Subject::Chain { pack, .. } = subject else { unreachable!() };
+        let moved = fx.packs.remove(pack);
+        fx.packs.push(moved);
+        fx.catalog_gen += 1;
+        p.refresh(&fx.sources());
+        assert_eq!(p.subject, Subject::Chain { pack: fx.packs.len() - 1, chain_id: "support.triage".into() });
+        assert!(p.computed.is_ok());
+
+        fx.packs.pop();
+        fx.catalog_gen += 1;
+        p.refresh(&fx.sources());
+        assert!(p.computed.as_ref().is_err_and(|m| m.contains("support.triage")));
+        let mut dialogs = Answers(Vec::new(), 0);
+        p.save(ToolFormat::Compact, &mut dialogs);
+        assert_eq!(dialogs.1, 0);
+    }
+
+    #[test]
+    fn suggested_names_are_file_safe() {
+        let compact = serde_json::json!({"toolId": "vendor.acme:support/triage"});
+        assert_eq!(suggested_name(ToolFormat::Compact, &compact), "vendor.acme-support-triage.compact-tool.json");
+        assert_eq!(
+            suggested_name(ToolFormat::MiRuntime, &serde_json::json!({"name": "a.b"})),
+            "a.b.miruntime-tool.json"
+        );
+        assert_eq!(suggested_name(ToolFormat::MiRuntime, &serde_json::json!({})), "tool.miruntime-tool.json");
+    }
+
+    #[test]
+    fn findings_merge_across_sides_and_list_errors_first() {
+        let fx = Fixture::new();
+        let mut p = Publish::new(fx.triage());
+        p.refresh(&fx.sources());
+        p.tool_id = "bad".into();
+        p.refresh(&fx.sources());
+        let rows = rows(computed(&p), false);
+        assert!(rows[0].error && rows[0].code == code::TOOL_ID_INVALID, "errors first");
+        let first_note = rows.iter().position(|r| !r.error).unwrap_or(rows.len());
+        assert!(rows[first_note..].iter().all(|r| !r.error), "then notes");
+        let mut seen = std::collections::HashSet::new();
+        for r in &rows {
+            assert!(seen.insert((r.code.clone(), r.pointer.clone(), r.message)), "no duplicate rows");
+        }
+    }
+}
