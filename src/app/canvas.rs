@@ -151,11 +151,15 @@ impl Canvas {
         }
         self.toolbar(ui, wf);
         let outer = ui.available_rect_before_wrap();
+        let settled = outer == self.outer;
         self.outer = outer;
         ui.painter().rect_filled(outer, 0.0, theme::CANVAS_BG);
-        if self.fit_requested && outer.is_positive() {
-            self.fit_requested = false;
+        // Panels size themselves over the first frames: fit now if there is no view yet,
+        // and again once the canvas keeps its size.
+        let no_view = !(self.scene_rect.is_finite() && self.scene_rect.is_positive());
+        if (self.fit_requested || no_view) && outer.is_positive() {
             self.scene_rect = self.fit_rect(ghost, outer);
+            self.fit_requested &= !settled;
         }
         self.track_tile(ui, outer, actions);
 
@@ -1085,15 +1089,18 @@ fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
 
 fn paint_tile_ghost(painter: &egui::Painter, t: &TileTarget, zoom: f32) {
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
+    let mut top_left: Option<Pos2> = None;
     for r in &t.tile.footprint {
         let rect = r.translate(t.at.to_vec2());
         painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(0.10));
         painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Outside);
+        top_left = Some(top_left.map_or(rect.min, |p| p.min(rect.min)));
     }
-    let hint = if t.edge.is_some() { "drop to splice into this edge" } else { "drop to insert" };
+    let hint = if t.edge.is_some() { "drop to splice into this edge" } else { "drop to insert here" };
     let text = format!("{} — {hint}", t.tile.label);
+    let at = top_left.unwrap_or(t.at) - vec2(0.0, 8.0 / zoom.min(1.0));
     painter.add(TextShape::new(
-        t.at - vec2(0.0, 22.0),
+        at - vec2(0.0, 16.0 / zoom.min(1.0)),
         painter.layout_no_wrap(text, FontId::proportional(13.0 / zoom.min(1.0)), theme::GHOST),
         theme::GHOST,
     ));
