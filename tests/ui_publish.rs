@@ -1,0 +1,211 @@
+//! The "Publish as tool" window driven without a display (egui_kittest): opened from a chain
+//! tile's context menu and from the File menu, with toolId and tier overrides typed and picked
+//! as a person would, and saving answered by a scripted dialog instead of rfd.
+
+use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::pack::bundled;
+use chainsmith::schemas::Schema;
+use egui::accesskit::Role;
+use egui::{Key, Modifiers, Pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{By, NodeT, Queryable};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+const COMPACT: &str = "CompactToolDescriptor";
+const MIRUNTIME: &str = "MiRuntime tool contract";
+
+/// Save dialogs that answer with queued paths and record their titles.
+#[derive(Clone, Default)]
+struct Script(Rc<RefCell<(Vec<PathBuf>, Vec<String>)>>);
+
+impl FileDialogs for Script {
+    fn open_files(&mut self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn open_folder(&mut self) -> Option<PathBuf> {
+        None
+    }
+
+    fn save_file(&mut self, title: &str, _suggested: &str) -> Option<PathBuf> {
+        let mut s = self.0.borrow_mut();
+        s.1.push(title.to_owned());
+        s.0.pop()
+    }
+}
+
+fn start(dialogs: Script) -> Harness<'static, App> {
+    let app = App::new(
+        StartOptions { files: Vec::new(), dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() },
+        None,
+    );
+    let mut h = Harness::builder()
+        .with_size([1440.0, 900.0])
+        .with_step_dt(1.0 / 60.0)
+        .with_max_steps(64)
+        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    h.run();
+    h
+}
+
+/// The text of one side's JSON view.
+fn json_text(h: &Harness<'_, App>, document: &str) -> String {
+    let label = format!("{document} JSON");
+    h.get(By::new().label(&label).role(Role::MultilineTextInput)).value().unwrap_or_default()
+}
+
+fn json(h: &Harness<'_, App>, document: &str) -> Value {
+    serde_json::from_str(&json_text(h, document)).expect("the view shows JSON")
+}
+
+/// The validity badge of one side: "valid", or what makes it unpublishable.
+fn badge_says(h: &Harness<'_, App>, document: &str, text: &str) -> bool {
+    // A label's own text is its value; the badge's accessible name says which side it is on.
+    let name = format!("{document}: {text}");
+    h.query(By::new().role(Role::Label).predicate(move |n| n.label().as_deref() == Some(name.as_str()))).is_some()
+}
+
+fn button_enabled(h: &Harness<'_, App>, label: &str) -> bool {
+    !h.get(By::new().label(label).role(Role::Button)).accesskit_node().is_disabled()
+}
+
+/// Replace the text of a field by typing, as a person would.
+fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
+    h.get(By::new().label(label).role(Role::TextInput)).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+    h.get(By::new().label(label).role(Role::TextInput)).type_text(text);
+    h.run();
+}
+
+fn open_from_tile(h: &mut Harness<'_, App>, tile: &str) {
+    h.get_by_label(tile).click_secondary();
+    h.run();
+    h.get(By::new().label("Publish as tool…").role(Role::Button)).click();
+    h.run();
+}
+
+/// Press at `from`, move in steps, release at `to`.
+fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2) {
+    let modifiers = Modifiers::NONE;
+    h.hover_at(from);
+    h.step();
+    h.event(egui::Event::PointerButton { pos: from, button: egui::PointerButton::Primary, pressed: true, modifiers });
+    h.step();
+    for i in 1..=10 {
+        h.hover_at(from.lerp(to, i as f32 / 10.0));
+        h.step();
+    }
+    h.event(egui::Event::PointerButton { pos: to, button: egui::PointerButton::Primary, pressed: false, modifiers });
+    h.run();
+}
+
+#[test]
+fn publish_a_tile_see_both_documents_override_tool_id_and_tier_copy_and_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Script::default();
+    let mut h = start(script.clone());
+    open_from_tile(&mut h, "Triage queue");
+    assert!(h.query_by_label("Publish “Triage queue” as tool").is_some(), "the window is open");
+
+    // Both documents, derived and valid.
+    let compact = json(&h, COMPACT);
+    assert_eq!(compact["toolId"], "vendor.chainsmith.support-desk:support.triage");
+    assert_eq!(compact["safetyTier"], "write");
+    assert_eq!(json(&h, MIRUNTIME)["permissionClass"], "irreversible-write");
+    assert!(badge_says(&h, COMPACT, "valid") && badge_says(&h, MIRUNTIME, "valid"));
+    assert!(h.query_by_label_contains("tool_field_adjusted").is_some(), "the shortened description is noted");
+
+    // An invalid toolId: an inline error, the compact side is not publishable.
+    type_into(&mut h, "Tool id", "no scope");
+    let error = "is not of the form <scope>:<tool-id>";
+    assert!(h.query_all_by_label_contains(error).count() >= 1, "inline error under the field");
+    assert!(h.query_by_label_contains("tool_id_invalid").is_some(), "and in the findings");
+    assert!(badge_says(&h, COMPACT, "1 error"));
+    assert!(!button_enabled(&h, "Save compact…") && !button_enabled(&h, "Copy compact"));
+    assert!(badge_says(&h, MIRUNTIME, "valid"), "the MiRuntime contract has no toolId");
+    assert!(button_enabled(&h, "Save MiRuntime…"));
+
+    // Fixed: valid again, with the author's id.
+    type_into(&mut h, "Tool id", "acme:triage");
+    assert!(h.query_by_label_contains(error).is_none());
+    assert!(badge_says(&h, COMPACT, "valid"));
+    assert!(button_enabled(&h, "Save compact…"));
+    assert_eq!(json(&h, COMPACT)["toolId"], "acme:triage");
+
+    // The tier: no exec on offer; read lowers it, with a note.
+    h.get(By::new().label("Safety tier")).click();
+    h.run();
+    assert!(h.query(By::new().label_contains("exec")).is_none(), "exec is never offered");
+    h.get(By::new().label("read").role(Role::Button)).click();
+    h.run();
+    assert!(json_text(&h, COMPACT).contains("\"safetyTier\": \"read\""));
+    assert!(h.query_by_label_contains("safetyTier overridden to `read`").is_some());
+
+    // Copy puts exactly the shown text on the clipboard.
+    h.get(By::new().label("Copy compact").role(Role::Button)).click();
+    h.step();
+    let copied = h.output().platform_output.commands.iter().find_map(|c| match c {
+        egui::OutputCommand::CopyText(t) => Some(t.clone()),
+        _ => None,
+    });
+    assert_eq!(copied, Some(json_text(&h, COMPACT)));
+    h.run();
+
+    // Save writes the shown document, which validates against the bundled schema.
+    let out = dir.path().join("triage.tool.json");
+    script.0.borrow_mut().0.push(out.clone());
+    h.get(By::new().label("Save compact…").role(Role::Button)).click();
+    h.run();
+    assert_eq!(script.0.borrow().1, ["Save the CompactToolDescriptor"]);
+    let saved: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(saved, json(&h, COMPACT));
+    assert_eq!((saved["toolId"].as_str(), saved["safetyTier"].as_str()), (Some("acme:triage"), Some("read")));
+    assert!(Schema::CompactToolDescriptor.violations(&saved).is_empty());
+    assert!(h.query_by_label_contains("Saved the CompactToolDescriptor to").is_some());
+
+    // Reset brings the derived choices back; closing the window ends the session.
+    h.get(By::new().label("Reset").role(Role::Button)).click();
+    h.run();
+    assert_eq!(json(&h, COMPACT)["toolId"], "vendor.chainsmith.support-desk:support.triage");
+    assert_eq!(json(&h, COMPACT)["safetyTier"], "write");
+}
+
+#[test]
+fn publish_the_whole_workflow_follows_its_edits() {
+    let mut h = start(Script::default());
+    // Insert the triage chain: drop its tile on the canvas and fill the form.
+    let from = h.get_by_label("Triage queue").rect().center();
+    let to = h.state().canvas_rect().center();
+    drag(&mut h, from, to);
+    assert!(h.state().form_is_open());
+    type_into(&mut h, "Queue *", "billing");
+    h.get(By::new().label("Insert").role(Role::Button)).click();
+    h.run();
+    assert_eq!(h.state().workflow().node_count(), 4, "{:?}", h.state().last_error());
+
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label_contains("Publish workflow as tool…").click();
+    h.run();
+    assert!(h.query_by_label("Publish workflow as tool").is_some());
+    assert!(h.query_by_label_contains("The whole workflow “Untitled workflow” (4 nodes)").is_some());
+    let compact = json(&h, COMPACT);
+    assert!(compact["toolId"].as_str().is_some_and(|id| id.starts_with("openwop:")), "{compact}");
+    assert_eq!(compact["safetyTier"], "write", "the inserted chain pages and appends");
+    assert!(badge_says(&h, COMPACT, "valid") && badge_says(&h, MIRUNTIME, "valid"));
+    let contract = json(&h, MIRUNTIME);
+    assert!(Schema::MiRuntimeToolContract.violations(&contract).is_empty());
+    assert_eq!(contract["sideEffects"]["changesExternalState"], true);
+
+    // Undoing the insert re-projects the now empty workflow.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().workflow().node_count(), 0);
+    assert!(h.query_by_label_contains("(0 nodes)").is_some());
+    assert_eq!(json(&h, COMPACT)["safetyTier"], "pure");
+}
