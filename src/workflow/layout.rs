@@ -2,7 +2,7 @@
 
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::{DfsEvent, NodeIndexable, depth_first_search};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Nominal size of a node card on the canvas, in canvas units. The editor draws cards this
 /// size, so layout and drawing agree on what "overlap" means.
@@ -52,23 +52,52 @@ pub fn layered<N, E>(graph: &StableDiGraph<N, E>, weight_index: impl Fn(&N) -> u
     out
 }
 
+/// How close two card positions may come on each axis before the cards overlap.
+const REACH_X: f64 = NODE_W + GAP_X / 2.0;
+const REACH_Y: f64 = NODE_H + GAP_Y / 2.0;
+
+fn overlaps(a: (f64, f64), b: (f64, f64)) -> bool {
+    (a.0 - b.0).abs() < REACH_X && (a.1 - b.1).abs() < REACH_Y
+}
+
 /// Shift a group of node positions down until none of its cards overlaps `existing`.
 pub fn clear_of(group: &mut [(f64, f64)], existing: &[(f64, f64)]) {
-    let overlaps = |a: (f64, f64), b: (f64, f64)| {
-        (a.0 - b.0).abs() < NODE_W + GAP_X / 2.0 && (a.1 - b.1).abs() < NODE_H + GAP_Y / 2.0
-    };
+    if group.is_empty() {
+        return;
+    }
     // Each step moves the group below the lowest card it hits, so this ends after at most
     // one step per existing card.
     for _ in 0..=existing.len() {
-        let hit =
-            group.iter().flat_map(|g| existing.iter().filter(move |e| overlaps(*g, **e))).map(|e| e.1).reduce(f64::max);
-        let Some(lowest_hit) = hit else { return };
+        let Some(lowest_hit) = lowest_hit(group, existing) else { return };
         let top = group.iter().map(|g| g.1).fold(f64::INFINITY, f64::min);
         let dy = lowest_hit + NODE_H + GAP_Y - top;
         for g in group.iter_mut() {
             g.1 += dy;
         }
     }
+}
+
+/// The largest y of an existing card that some group card overlaps. Linear rather than
+/// group × existing (10 million pairs for 1,000 cards into 10,000): only existing cards
+/// inside the group's reach are looked at, and each against the group cards in its own
+/// and the neighbouring cells of a grid one reach wide, the only ones it can overlap.
+fn lowest_hit(group: &[(f64, f64)], existing: &[(f64, f64)]) -> Option<f64> {
+    let cell = |p: (f64, f64)| ((p.0 / REACH_X).floor() as i64, (p.1 / REACH_Y).floor() as i64);
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let mut grid: HashMap<(i64, i64), Vec<(f64, f64)>> = HashMap::with_capacity(group.len());
+    for &g in group {
+        (x0, y0, x1, y1) = (x0.min(g.0), y0.min(g.1), x1.max(g.0), y1.max(g.1));
+        grid.entry(cell(g)).or_default().push(g);
+    }
+    let near = |e: &&(f64, f64)| e.0 > x0 - REACH_X && e.0 < x1 + REACH_X && e.1 > y0 - REACH_Y && e.1 < y1 + REACH_Y;
+    let hits = |e: &&(f64, f64)| {
+        let (cx, cy) = cell(**e);
+        (cx.saturating_sub(1)..=cx.saturating_add(1)).any(|x| {
+            (cy.saturating_sub(1)..=cy.saturating_add(1))
+                .any(|y| grid.get(&(x, y)).is_some_and(|cards| cards.iter().any(|g| overlaps(*g, **e))))
+        })
+    };
+    existing.iter().filter(near).filter(hits).map(|e| e.1).reduce(f64::max)
 }
 
 #[cfg(test)]
@@ -103,5 +132,25 @@ mod tests {
         let mut untouched = [(1000.0, 0.0)];
         clear_of(&mut untouched, &existing);
         assert_eq!(untouched, [(1000.0, 0.0)]);
+    }
+
+    #[test]
+    fn the_grid_finds_exactly_the_pairwise_hits() {
+        // Against the obvious group × existing scan, on scattered positions (a small LCG
+        // keeps it deterministic), including negative and fractional ones and cell borders.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |span: f64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * span
+        };
+        for round in 0..200 {
+            let span = if round % 2 == 0 { 2_000.0 } else { 20_000.0 };
+            let group: Vec<(f64, f64)> = (0..20).map(|_| (next(span), next(span))).collect();
+            let mut existing: Vec<(f64, f64)> = (0..60).map(|_| (next(span), next(span))).collect();
+            existing.push((group[0].0 + REACH_X, group[0].1)); // touching is not overlapping
+            existing.push((group[0].0 - REACH_X + 0.01, group[0].1 + REACH_Y - 0.01));
+            let naive = group.iter().flat_map(|g| existing.iter().filter(move |e| overlaps(*g, **e))).map(|e| e.1);
+            assert_eq!(lowest_hit(&group, &existing), naive.reduce(f64::max), "round {round}");
+        }
     }
 }
