@@ -294,3 +294,15 @@ fn substitution_budget_refuses_amplification_before_substituting() {
     assert_eq!(e.nodes.len(), 2000);
     assert_eq!(p.chains[0].token_uses()["queueName"], 4000);
 }
+
+#[test]
+fn leftover_token_warnings_point_at_each_string() {
+    let mut c = triage();
+    c["dag"]["nodes"][1]["config"] =
+        json!({"a/b": ["x", "{{ params.queueName }}"], "deep": {"k~": "<<params.nope>>"}, "ok": "{{x}} <y>"});
+    let p = pack(json!([c]));
+    let e = expand(&p, "vendor.example.support-triage", params(json!({"queueName": "q"})), &opts("w1")).unwrap();
+    let at: Vec<&str> =
+        e.warnings.iter().filter(|w| w.code == code::LEFTOVER_TOKEN).map(|w| w.pointer.as_str()).collect();
+    assert_eq!(at, ["/nodes/1/config/a~1b/1"]);
+}

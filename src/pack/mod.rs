@@ -211,11 +211,26 @@ impl Chain {
 
     /// How many tokens name each parameter across the substitutable strings (counted once).
     pub fn token_uses(&self) -> &HashMap<String, u64> {
+        // The same strings as `substitutable_strings`, walked without building pointers.
+        fn count(v: &Value, uses: &mut HashMap<String, u64>) {
+            match v {
+                Value::String(s) if crate::expand::token::may_contain_token(s) => {
+                    for t in crate::expand::token::tokens(s) {
+                        *uses.entry(t.name.to_owned()).or_insert(0) += 1;
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|x| count(x, uses)),
+                Value::Object(m) => m.values().for_each(|x| count(x, uses)),
+                _ => {}
+            }
+        }
         self.token_uses.get_or_init(|| {
             let mut uses = HashMap::new();
-            for (_, s) in substitutable_strings(self) {
-                for t in crate::expand::token::tokens(s) {
-                    *uses.entry(t.name.to_owned()).or_insert(0) += 1;
+            for node in self.nodes() {
+                for key in ["/config", "/inputs", "/compensation/inputMapping"] {
+                    if let Some(v) = node.pointer(key) {
+                        count(v, &mut uses);
+                    }
                 }
             }
             uses
