@@ -42,8 +42,10 @@ pub struct Sources<'a> {
 /// The tiers an author may choose: `exec` belongs to host extensions, never to a workflow.
 const TIERS: [SafetyTier; 3] = [SafetyTier::Pure, SafetyTier::Read, SafetyTier::Write];
 
-/// Height kept below the two documents for the findings list and the status line.
-const FINDINGS_HEIGHT: f32 = 190.0;
+const WINDOW_SIZE: egui::Vec2 = egui::vec2(1040.0, 680.0);
+
+/// Height of the findings list: fixed, so the window keeps its size while findings come and go.
+const FINDINGS_HEIGHT: f32 = 130.0;
 
 /// One projected document and its text, which is exactly what is shown, copied and saved.
 struct Side {
@@ -297,16 +299,17 @@ impl Publish {
             .open(&mut open)
             .collapsible(false)
             .resizable(true)
-            .default_size([1040.0, 680.0])
-            .default_pos(ctx.content_rect().center())
-            .pivot(egui::Align2::CENTER_CENTER)
+            .default_size(WINDOW_SIZE)
+            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
             .constrain(true)
             .show(ctx, |ui| request = self.contents(ui, src));
         match request {
             Some(Request::Copy(format)) => self.copy(ctx, format),
             Some(Request::Save(format)) => self.save(format, dialogs),
-            None => {}
+            None => return open,
         }
+        // The outcome is shown in the window, which was drawn before it was known.
+        ctx.request_repaint();
         open
     }
 
@@ -325,39 +328,41 @@ impl Publish {
             self.status = None;
         }
         let Ok(c) = &self.computed else { return None };
-        ui.separator();
-        let mut request = None;
-        let height = (ui.available_height() - FINDINGS_HEIGHT).max(160.0);
-        ui.columns(2, |cols| {
-            for (ui, format) in cols.iter_mut().zip([ToolFormat::Compact, ToolFormat::MiRuntime]) {
-                if let Some(r) = document(ui, format, c.side(format), height) {
-                    request = Some(r);
-                }
-            }
+        let workflow = matches!(self.subject, Subject::Workflow);
+        // Panels share out the rest of the window exactly; content sized from the available
+        // height alone would make a resizable window grow to fit it, frame after frame.
+        let bare = egui::Frame::new().inner_margin(egui::Margin::symmetric(0, 4));
+        egui::Panel::bottom("cs-publish-findings").resizable(false).frame(bare).show(ui, |ui| {
+            ui.separator();
+            findings(ui, c, workflow, self.status.as_ref());
         });
-        ui.separator();
-        findings(ui, c, matches!(self.subject, Subject::Workflow));
-        match &self.status {
-            Some(Ok(text)) => {
-                ui.label(RichText::new(text.as_str()).color(theme::TEXT_DIM));
-            }
-            Some(Err(text)) => {
-                ui.label(RichText::new(text.as_str()).color(theme::ERROR));
-            }
-            None => {}
-        }
+        let mut request = None;
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            ui.separator();
+            ui.columns(2, |cols| {
+                for (ui, format) in cols.iter_mut().zip([ToolFormat::Compact, ToolFormat::MiRuntime]) {
+                    if let Some(r) = document(ui, format, c.side(format)) {
+                        request = Some(r);
+                    }
+                }
+            });
+        });
         request
     }
 
     /// The toolId field with its inline error, and the tier choice.
     fn choices(&mut self, ui: &mut Ui, derived_tier: Option<SafetyTier>) {
+        let scope_hint = match self.subject {
+            Subject::Chain { .. } => "a chain's scope is its pack name",
+            Subject::Workflow => "a workflow's scope is openwop unless you name another",
+        };
         ui.horizontal(|ui| {
             let label = ui.label("Tool id");
             let edit = egui::TextEdit::singleline(&mut self.tool_id)
                 .font(egui::TextStyle::Monospace)
                 .hint_text("<scope>:<tool-id>")
                 .desired_width(420.0);
-            ui.add(edit).labelled_by(label.id).on_hover_text("<scope>:<tool-id>; a chain's scope is its pack name");
+            ui.add(edit).labelled_by(label.id).on_hover_text(scope_hint);
             ui.add_space(12.0);
             let label = ui.label("Safety tier");
             let effective = self.tier.or(derived_tier);
@@ -381,6 +386,8 @@ impl Publish {
                 .on_hover_text("exec is reserved for host-extension tools: a workflow tool is pure, read or write");
             if let Some(t) = chosen {
                 self.choose_tier(t);
+                // The combo's text was drawn before the choice.
+                ui.ctx().request_repaint();
             }
             let derived_id = self.computed.as_ref().ok().map(|c| c.derived_tool_id.as_str());
             let overridden = self.tier.is_some() || derived_id.is_some_and(|d| d != self.tool_id);
@@ -392,9 +399,11 @@ impl Publish {
                 self.reset();
             }
         });
-        if let Err(message) = check_tool_id(&self.tool_id) {
-            ui.label(RichText::new(message).color(theme::ERROR));
-        }
+        // One line either way, so the layout does not jump while typing.
+        match check_tool_id(&self.tool_id) {
+            Ok(()) => ui.label(RichText::new(format!("Form <scope>:<tool-id>: {scope_hint}")).color(theme::TEXT_DIM)),
+            Err(message) => ui.label(RichText::new(message).color(theme::ERROR)),
+        };
     }
 }
 
@@ -419,7 +428,7 @@ fn suggested_name(format: ToolFormat, value: &Value) -> String {
 }
 
 /// One side: its name and validity, its buttons, and its JSON.
-fn document(ui: &mut Ui, format: ToolFormat, side: &Side, height: f32) -> Option<Request> {
+fn document(ui: &mut Ui, format: ToolFormat, side: &Side) -> Option<Request> {
     let name = document_name(format);
     let short = match format {
         ToolFormat::Compact => "compact",
@@ -442,9 +451,15 @@ fn document(ui: &mut Ui, format: ToolFormat, side: &Side, height: f32) -> Option
             request = Some(Request::Save(format));
         }
     });
-    egui::ScrollArea::both().id_salt(("cs-publish-json", short)).max_height(height).auto_shrink([false, false]).show(
-        ui,
-        |ui| {
+    // A code block: a dark well the text sits in, unframed itself.
+    let well = egui::Frame::new()
+        .fill(ui.visuals().extreme_bg_color)
+        .stroke(egui::Stroke::new(1.0, theme::CARD_BORDER))
+        .corner_radius(4.0)
+        .inner_margin(4.0);
+    well.show(ui, |ui| {
+        let area = egui::ScrollArea::both().id_salt(("cs-publish-json", short));
+        area.auto_shrink([false, false]).show(ui, |ui| {
             // JSON reads best unwrapped; the area scrolls sideways instead.
             let mut layouter = |ui: &Ui, text: &dyn egui::TextBuffer, _wrap: f32| {
                 let font = egui::TextStyle::Monospace.resolve(ui.style());
@@ -452,10 +467,11 @@ fn document(ui: &mut Ui, format: ToolFormat, side: &Side, height: f32) -> Option
                 ui.fonts_mut(|f| f.layout_job(job))
             };
             let mut text = side.text.as_str();
-            let edit = egui::TextEdit::multiline(&mut text).code_editor().layouter(&mut layouter);
+            let edit =
+                egui::TextEdit::multiline(&mut text).code_editor().frame(egui::Frame::new()).layouter(&mut layouter);
             ui.add(edit).accessible_name(format!("{name} JSON"));
-        },
-    );
+        });
+    });
     request
 }
 
@@ -531,7 +547,8 @@ fn rows(c: &Computed, workflow: bool) -> Vec<Row<'_>> {
     rows
 }
 
-fn findings(ui: &mut Ui, c: &Computed, workflow: bool) {
+/// The findings list, with the outcome of the last copy or save in its header.
+fn findings(ui: &mut Ui, c: &Computed, workflow: bool, status: Option<&Result<String, String>>) {
     let rows = rows(c, workflow);
     let errors = rows.iter().filter(|r| r.error).count();
     let notes = rows.len() - errors;
@@ -541,29 +558,31 @@ fn findings(ui: &mut Ui, c: &Computed, workflow: bool) {
             RichText::new(format!("{errors} error{}, {notes} note{}", plural(errors), plural(notes)))
                 .color(theme::TEXT_DIM),
         );
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| match status {
+            Some(Ok(text)) => ui.label(RichText::new(text.as_str()).color(theme::OK)),
+            Some(Err(text)) => ui.label(RichText::new(text.as_str()).color(theme::ERROR)),
+            None => ui.label(""),
+        });
     });
-    let height = (ui.available_height() - 28.0).max(60.0);
-    egui::ScrollArea::vertical().id_salt("cs-publish-findings").max_height(height).auto_shrink([false, true]).show(
-        ui,
-        |ui| {
-            if rows.is_empty() {
-                ui.label(RichText::new("Nothing to report: both documents are derived as they are.").color(theme::OK));
-            }
-            for r in &rows {
-                let color = if r.error { theme::ERROR } else { theme::WARN };
-                ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(if r.error { "error" } else { "note" }).small().strong().color(color));
-                    ui.label(RichText::new(&r.code).monospace().color(color));
-                    ui.label(RichText::new(r.docs).small().color(theme::TEXT_DIM));
-                    if !r.pointer.is_empty() {
-                        ui.label(RichText::new(&r.pointer).monospace().small().color(theme::TEXT_DIM))
-                            .on_hover_text(r.pointer_hover);
-                    }
-                    ui.label(r.message);
-                });
-            }
-        },
-    );
+    let area = egui::ScrollArea::vertical().id_salt("cs-publish-findings").auto_shrink([false, false]);
+    area.min_scrolled_height(FINDINGS_HEIGHT).max_height(FINDINGS_HEIGHT).show(ui, |ui| {
+        if rows.is_empty() {
+            ui.label(RichText::new("Nothing to report: both documents are derived as they are.").color(theme::OK));
+        }
+        for r in &rows {
+            let color = if r.error { theme::ERROR } else { theme::WARN };
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(if r.error { "error" } else { "note" }).small().strong().color(color));
+                ui.label(RichText::new(&r.code).monospace().color(color));
+                ui.label(RichText::new(r.docs).small().color(theme::TEXT_DIM));
+                if !r.pointer.is_empty() {
+                    ui.label(RichText::new(&r.pointer).monospace().small().color(theme::TEXT_DIM))
+                        .on_hover_text(r.pointer_hover);
+                }
+                ui.label(r.message);
+            });
+        }
+    });
 }
 
 #[cfg(test)]
