@@ -34,11 +34,13 @@ impl Workflow {
         let mut edges: Vec<&Edge> = self.graph.edge_weights().chain(&self.dangling).collect();
         edges.sort_by_key(|e| e.seq);
         let edges: Vec<Value> = edges.into_iter().map(|e| Value::Object(e.json.clone())).collect();
+        // Moved, not cloned again: member names are unique, so each is taken once.
+        let (mut nodes, mut edges) = (Value::Array(nodes), Value::Array(edges));
         let mut out = Map::with_capacity(self.doc.len());
         for (k, v) in &self.doc {
             let v = match k.as_str() {
-                "nodes" => Value::Array(nodes.clone()),
-                "edges" => Value::Array(edges.clone()),
+                "nodes" => std::mem::take(&mut nodes),
+                "edges" => std::mem::take(&mut edges),
                 _ => v.clone(),
             };
             out.insert(k.clone(), v);
@@ -49,11 +51,7 @@ impl Workflow {
     /// Validate against the embedded WorkflowDefinition schema; violations are warnings
     /// because the seed schema predates fields the spec requires (capabilities, compensation).
     pub fn schema_findings(&self, mode: ExportMode) -> Vec<Finding> {
-        Schema::WorkflowDefinition
-            .violations(&self.to_json(mode))
-            .into_iter()
-            .map(|v| Finding::warning(code::WORKFLOW_SCHEMA_VIOLATION, v.pointer, v.message).with("keyword", v.keyword))
-            .collect()
+        schema_findings_of(&self.to_json(mode))
     }
 
     /// The pre-export lints (workflow-definition §8.4) plus schema violations.
@@ -138,7 +136,7 @@ impl Workflow {
                 }
             }
         }
-        out.extend(self.schema_findings(mode));
+        out.extend(schema_findings_of(&doc));
         out
     }
 
@@ -146,6 +144,14 @@ impl Workflow {
     pub fn save(&self, path: &Path, mode: ExportMode) -> Result<()> {
         crate::fsio::write_atomic(path, &crate::fsio::to_pretty_json(&self.to_json(mode)))
     }
+}
+
+fn schema_findings_of(doc: &Value) -> Vec<Finding> {
+    Schema::WorkflowDefinition
+        .violations(doc)
+        .into_iter()
+        .map(|v| Finding::warning(code::WORKFLOW_SCHEMA_VIOLATION, v.pointer, v.message).with("keyword", v.keyword))
+        .collect()
 }
 
 fn leftover_tokens(v: &Value, at: String, out: &mut Vec<Finding>) {
