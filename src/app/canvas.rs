@@ -216,6 +216,20 @@ impl Canvas {
         });
     }
 
+    /// Show `region` (canvas coordinates) inside `band` (a part of the canvas on screen),
+    /// never magnified past 1:1.
+    pub fn frame_region(&mut self, region: Rect, band: Rect) {
+        let outer = self.outer;
+        if !(region.is_positive() && band.is_positive() && outer.is_positive()) {
+            return;
+        }
+        let region = region.expand(30.0);
+        let zoom = (band.width() / region.width()).min(band.height() / region.height()).min(1.0);
+        let centre = region.center() + (outer.center() - band.center()) / zoom;
+        self.scene_rect = Rect::from_center_size(centre, outer.size() / zoom);
+        self.fit_requested = false;
+    }
+
     fn zoom_by(&mut self, factor: f32) {
         let c = self.scene_rect.center();
         let size = self.scene_rect.size() / factor;
@@ -305,6 +319,8 @@ impl Canvas {
         }
 
         let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
+        // Edge labels go on top of the cards, so a card never hides a condition.
+        let mut labels = Vec::new();
         for link in &self.cache.links {
             let (a, b) = (positions[link.from], positions[link.to]);
             let from = port_pos(card_rect(a), link.from_port, self.cache.cards[link.from].outputs.len(), true);
@@ -327,7 +343,7 @@ impl Canvas {
             if zoom >= LOD_DETAIL
                 && let Some(label) = &link.label
             {
-                paint_pill(&painter, bezier(from, to, 0.5), label, color);
+                labels.push((bezier(from, to, 0.5), label.clone(), color));
             }
         }
 
@@ -348,6 +364,9 @@ impl Canvas {
             self.node_interaction(&resp, i, selection, actions);
         }
 
+        for (at, text, color) in labels {
+            paint_pill(&painter, at, &text, color);
+        }
         if zoom >= LOD_PORTS {
             for &i in &visible_cards {
                 self.port_handles(ui, i, positions[i]);
@@ -996,7 +1015,7 @@ fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, zoom: f32, selec
         return;
     }
     let marks_w = card.marks.len() as f32 * 16.0;
-    let name = text_line(painter, &card.name, FontId::proportional(13.5), Color32::WHITE, W - 16.0 - marks_w);
+    let name = text_line(painter, &card.name, name_font(zoom), Color32::WHITE, W - 16.0 - marks_w);
     painter.galley(pos2(rect.min.x + 8.0, header.center().y - name.size().y / 2.0), name, Color32::WHITE);
     for (k, (glyph, color, _)) in card.marks.iter().enumerate() {
         let at = pos2(rect.max.x - 12.0 - 16.0 * k as f32, header.center().y);
@@ -1019,6 +1038,12 @@ fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, zoom: f32, selec
         let g = text_line(painter, name, FontId::proportional(11.0), theme::TEXT, label_w);
         painter.galley(pos2(p.x - 10.0 - g.size().x, p.y - g.size().y / 2.0), g, theme::TEXT);
     }
+}
+
+/// Card names grow a little as the view zooms out, so they stay readable down to the
+/// zoom where text is dropped.
+fn name_font(zoom: f32) -> FontId {
+    FontId::proportional(13.5 * (0.8 / zoom).clamp(1.0, 1.7))
 }
 
 fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, zoom: f32, highlighted: bool) {
@@ -1060,7 +1085,7 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
         let border = if selected { Stroke::new(px(zoom, 2.5), theme::GHOST) } else { stroke };
         painter.rect_stroke(rect, 6.0, border, StrokeKind::Outside);
         if zoom >= LOD_TEXT {
-            let name = text_line(painter, &n.name, FontId::proportional(13.5), Color32::WHITE, W - 16.0);
+            let name = text_line(painter, &n.name, name_font(zoom), Color32::WHITE, W - 16.0);
             painter.galley(rect.min + vec2(8.0, 6.0), name, Color32::WHITE);
             let id = text_line(painter, &n.id, FontId::new(11.0, FontFamily::Monospace), theme::GHOST, W - 16.0);
             painter.galley(rect.min + vec2(8.0, 30.0), id, theme::GHOST);

@@ -50,7 +50,14 @@ pub struct FormSession {
     placed_revision: Option<u64>,
     selected_node: usize,
     stale: bool,
+    /// Where the window goes when it opens; the user may move it after that.
+    anchor: Option<Pos2>,
+    /// Whether the app has positioned the window (and framed the preview) yet.
+    pub positioned: bool,
 }
+
+/// The form window's opening size.
+pub const SIZE: [f32; 2] = [760.0, 470.0];
 
 /// What the user asked for this frame.
 pub enum FormEvent {
@@ -88,6 +95,8 @@ impl FormSession {
             placed_revision: None,
             selected_node: 0,
             stale: true,
+            anchor: None,
+            positioned: false,
         }
     }
 
@@ -103,6 +112,12 @@ impl FormSession {
     /// Refuse this chain whatever the values (shown with its code; Insert stays off).
     pub fn block(&mut self, e: Error) {
         self.blocked = Some(e);
+    }
+
+    /// Open the window with its top-left corner here.
+    pub fn place_at(&mut self, pos: Pos2) {
+        self.anchor = Some(pos);
+        self.positioned = true;
     }
 
     pub fn ghost(&self) -> Option<&Ghost> {
@@ -198,9 +213,13 @@ impl FormSession {
             .open(&mut open)
             .collapsible(false)
             .resizable(true)
-            .default_size([760.0, 520.0])
+            .default_size(SIZE)
             .constrain(true);
-        if let FormMode::Insert { screen, .. } = &self.mode {
+        if let Some(pos) = self.anchor.take() {
+            // A window dragged by its title bar keeps its stored position over `current_pos`
+            // (egui 0.37); for the one frame that places it, it is dragged anywhere.
+            window = window.current_pos(pos).drag_area(egui::WindowDrag::Anywhere);
+        } else if let FormMode::Insert { screen, .. } = &self.mode {
             window = window.default_pos(*screen + egui::vec2(16.0, 16.0));
         }
         window.show(ctx, |ui| {
@@ -301,8 +320,13 @@ impl FormSession {
             return;
         }
         if !self.show_all && self.touched.is_empty() {
-            let required: Vec<&str> =
-                self.form.fields.iter().filter(|f| f.required).map(|f| f.title.as_str()).collect();
+            let required: Vec<&str> = self
+                .form
+                .fields
+                .iter()
+                .filter(|f| f.required && get(&self.values, &f.pointer).is_none())
+                .map(|f| f.title.as_str())
+                .collect();
             ui.label(
                 RichText::new(format!("Fill in the required fields (marked *): {}", required.join(", ")))
                     .color(theme::TEXT_DIM),

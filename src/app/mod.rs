@@ -315,9 +315,61 @@ impl App {
                 self.publish = None;
             }
         }
+        self.place_form(&ctx);
         self.modals(&ctx);
         self.process(&ctx);
         self.housekeeping(&ctx);
+    }
+
+    /// Open a new form at the bottom of the canvas, left edge at the drop point where it
+    /// fits, and frame what it changes (the ghosts, or the instance) in the space above.
+    fn place_form(&mut self, ctx: &egui::Context) {
+        let Some(form) = &mut self.form else { return };
+        if form.positioned {
+            return;
+        }
+        let region = match (&form.mode, form.ghost()) {
+            (FormMode::Insert { .. }, Some(g)) => {
+                // The new nodes and the parent nodes they will be wired to.
+                let wf = self.doc.workflow();
+                let parents = g.edges.iter().flat_map(|e| [&e.from, &e.to]).filter_map(|end| match end {
+                    preview::GhostEnd::Parent(id) => wf.node(id).map(|ix| {
+                        let (x, y) = wf.graph[ix].position();
+                        canvas::card_rect(egui::pos2(x as f32, y as f32))
+                    }),
+                    preview::GhostEnd::Ghost(_) => None,
+                });
+                g.nodes.iter().map(|n| canvas::card_rect(n.pos)).chain(parents).reduce(Rect::union)
+            }
+            (FormMode::Reparameterise { key }, _) => self.doc.workflow().instance(key).and_then(|inst| {
+                let wf = self.doc.workflow();
+                inst.node_ids
+                    .iter()
+                    .filter_map(|id| wf.node(id))
+                    .map(|ix| {
+                        let (x, y) = wf.graph[ix].position();
+                        canvas::card_rect(egui::pos2(x as f32, y as f32))
+                    })
+                    .reduce(Rect::union)
+            }),
+            // The preview is not computed yet, or was refused: wait a frame, or place anyway.
+            (FormMode::Insert { .. }, None) if form.refusal.is_none() => return,
+            (FormMode::Insert { .. }, None) => None,
+        };
+        let canvas = self.canvas.screen_rect();
+        let screen = ctx.content_rect();
+        let size = egui::vec2(form::SIZE[0], form::SIZE[1]);
+        let left = match &form.mode {
+            FormMode::Insert { screen: drop, .. } => drop.x - 40.0,
+            FormMode::Reparameterise { .. } => canvas.min.x + 12.0,
+        };
+        let x = left.clamp(screen.min.x + 8.0, (screen.max.x - size.x - 8.0).max(screen.min.x));
+        let y = (canvas.max.y - size.y - 8.0).max(canvas.min.y);
+        form.place_at(egui::pos2(x, y));
+        if let Some(region) = region {
+            let band = Rect::from_min_max(canvas.min + egui::vec2(8.0, 8.0), egui::pos2(canvas.max.x - 8.0, y - 8.0));
+            self.canvas.frame_region(region, band);
+        }
     }
 
     fn menu_bar(&mut self, ui: &mut Ui) {

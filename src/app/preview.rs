@@ -188,9 +188,12 @@ pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &m
         let mut job = LayoutJob::default();
         let orig = original.and_then(|o| o.get(key));
         render(&mut job, orig, value, &exp.params, 0, &font);
-        job.wrap.max_width = ui.available_width();
-        egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).corner_radius(4.0).show(ui, |ui| {
-            ui.add(egui::Label::new(job).wrap());
+        // Long values scroll sideways: wrapping would break the JSON layout.
+        let frame = egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).corner_radius(4.0);
+        frame.show(ui, |ui| {
+            egui::ScrollArea::horizontal().id_salt(("cs-preview-json", key)).show(ui, |ui| {
+                ui.add(egui::Label::new(job).extend());
+            });
         });
     }
     ui.add_space(4.0);

@@ -69,5 +69,5 @@ pub fn type_color(type_id: &str) -> Color32 {
     }
     let hash = type_id.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
     let hue = (hash % 360) as f32 / 360.0;
-    egui::ecolor::Hsva::new(hue, 0.45, 0.52, 1.0).into()
+    egui::ecolor::HsvaGamma { h: hue, s: 0.5, v: 0.42, a: 1.0 }.into()
 }
