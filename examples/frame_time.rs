@@ -41,7 +41,7 @@ impl FileDialogs for NoDialogs {
 fn generated(n: usize) -> Workflow {
     let types =
         ["vendor.chainsmith.http-request", "vendor.chainsmith.classify", "vendor.chainsmith.sheet-append", "core.noop"];
-    let cols = ((n as f64).sqrt() * 1.6).ceil() as usize;
+    let cols = ((n as f64).sqrt() * 0.8).ceil() as usize;
     let nodes: Vec<Value> = (0..n)
         .map(|i| {
             let (r, c) = (i / cols, i % cols);
