@@ -110,7 +110,9 @@ fn on_screen(h: &Harness<'_, App>, label_contains: &str) -> Pos2 {
 }
 
 fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
-    h.get(By::new().label(label).role(Role::TextInput))
+    let editable =
+        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::MultilineTextInput);
+    h.get(By::new().label(label).predicate(editable))
 }
 
 /// Replace the text of a field by typing, as a person would.
@@ -417,4 +419,88 @@ fn connecting_ports_adds_an_edge_and_self_loops_are_refused() {
     let out_port = on_screen(&h, "Output output of start");
     drag(&mut h, out_port, own_input, Modifiers::NONE);
     assert_eq!(json_of(&h)["edges"].as_array().unwrap().len(), 2, "a loopback with a warning");
+}
+
+#[test]
+fn inspector_edits_config_as_json_with_parse_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_workflow(dir.path(), two_nodes());
+    let mut h = start(vec![file], Script::default(), None);
+    let p = on_screen(&h, "(start)");
+    click_at(&mut h, p, 1);
+    // The first `{}` in the inspector is the node's config.
+    h.get_all_by_label("{}").next().expect("config shown").click();
+    h.run();
+    type_into(&mut h, "Editing config", "{\"retries\": ");
+    assert!(h.query_by_label_contains("not valid JSON").is_some(), "the parse error is shown");
+    assert!(h.get(By::new().label("Apply").role(Role::Button)).accesskit_node().is_disabled());
+    type_into(&mut h, "Editing config", "{\"retries\": 3}");
+    h.get(By::new().label("Apply").role(Role::Button)).click();
+    h.run();
+    assert_eq!(json_of(&h)["nodes"][0]["config"], json!({"retries": 3}));
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(json_of(&h)["nodes"][0]["config"], json!({}));
+}
+
+#[test]
+fn copy_and_paste_nodes_through_the_clipboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_workflow(dir.path(), two_nodes());
+    let mut h = start(vec![file], Script::default(), None);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+    h.event(egui::Event::Copy);
+    h.step();
+    let copied = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .expect("the selection is copied as text");
+    h.event(egui::Event::Paste(copied));
+    h.run();
+    let wf = h.state().workflow();
+    assert_eq!(wf.node_count(), 4);
+    assert!(wf.contains_node("start-2") && wf.contains_node("finish-2"));
+    assert_eq!(wf.graph.edge_count(), 2, "the edge between copied nodes is pasted too");
+    assert_eq!(h.state().selected_nodes(), ["finish-2", "start-2"], "the copies are selected");
+}
+
+#[test]
+fn refusals_show_their_code_and_nothing_is_inserted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = two_nodes();
+    doc["settings"] = json!({"compensation": {"triggers": ["node-failure"], "orderingModel": "parallel"}});
+    let file = write_workflow(dir.path(), doc);
+    let mut h = start(vec![file], Script::default(), None);
+    let before = json_of(&h);
+    let from = h.get_by_label("Book trip").rect().center();
+    let to = h.state().canvas_rect().center();
+    drag(&mut h, from, to, Modifiers::NONE);
+    assert!(h.state().form_is_open());
+    let shown = h.query_all_by_label("chain_compensation_policy_conflict").count();
+    assert!(shown >= 1, "the refusal shows its code");
+    assert!(insert_button(&h).accesskit_node().is_disabled());
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(!h.state().form_is_open());
+    assert_eq!(json_of(&h), before, "nothing was inserted");
+}
+
+#[test]
+fn quitting_with_unsaved_changes_asks_first() {
+    let mut h = start(Vec::new(), Script::default(), None);
+    insert_triage(&mut h, "billing");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    h.run();
+    assert!(h.query_by_label("Save changes?").is_some());
+    h.get(By::new().label("Cancel").role(Role::Button)).click();
+    h.run();
+    assert!(h.query_by_label("Save changes?").is_none());
+    assert!(h.state().is_dirty(), "the work is still there");
 }

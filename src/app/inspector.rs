@@ -360,9 +360,10 @@ impl Inspector {
             return;
         }
         let place = if edit.pointer.is_empty() { member.to_owned() } else { format!("{member}{}", edit.pointer) };
-        ui.label(RichText::new(format!("Editing {place}")).small().color(theme::ACCENT));
+        let label = ui.label(RichText::new(format!("Editing {place}")).small().color(theme::ACCENT));
         let r = ui
-            .add(egui::TextEdit::multiline(&mut edit.text).code_editor().desired_rows(4).desired_width(f32::INFINITY));
+            .add(egui::TextEdit::multiline(&mut edit.text).code_editor().desired_rows(4).desired_width(f32::INFINITY))
+            .labelled_by(label.id);
         if r.changed() {
             edit.error = serde_json::from_str::<Value>(&edit.text).err().map(|e| format!("not valid JSON: {e}"));
         }
