@@ -504,3 +504,38 @@ fn quitting_with_unsaved_changes_asks_first() {
     assert!(h.query_by_label("Save changes?").is_none());
     assert!(h.state().is_dirty(), "the work is still there");
 }
+
+/// A file dropped from the desktop, as the windowing integration reports it.
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn dropping_files_on_the_window_opens_packs_and_workflows() {
+    let dir = tempfile::tempdir().unwrap();
+    let wf = write_workflow(dir.path(), two_nodes());
+    let pack = dir.path().join("pack.json");
+    let manifest = json!({"name": "vendor.test.dropped", "version": "0.1.0", "kind": "workflow-chain",
+        "chains": [{"chainId": "dropped.one", "version": "1.0.0", "label": "Dropped tile", "description": "d",
+                    "parameters": {"type": "object", "properties": {}},
+                    "dag": {"nodes": [{"id": "a", "typeId": "core.identity"}], "edges": []}}]});
+    std::fs::write(&pack, manifest.to_string()).unwrap();
+    let mut h = start(Vec::new(), Script::default(), None);
+    for p in [&pack, &wf] {
+        h.input_mut().dropped_files.push(std::sync::Arc::new(Dropped(p.clone())));
+    }
+    h.run();
+    assert!(h.query_by_label("vendor.test.dropped").is_some(), "the pack is in the palette");
+    assert!(h.query_by_label("Dropped tile").is_some(), "with its tile");
+    assert_eq!(h.state().workflow().node_count(), 2, "the workflow is open");
+    assert_eq!(h.state().document_path(), Some(wf.as_path()));
+}
