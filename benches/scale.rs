@@ -82,7 +82,7 @@ fn bench_splice(c: &mut Criterion) {
     let mut group = c.benchmark_group("splice");
     group.sample_size(20);
     for (name, at) in [("1000-into-10000", None), ("1000-into-10000-dropped-on-nodes", Some((3_000.0, 2_000.0)))] {
-        let opts = SpliceOptions { at, between: None };
+        let opts = SpliceOptions { at, ..Default::default() };
         group.bench_function(name, |b| {
             b.iter_batched(
                 || parent.clone(),

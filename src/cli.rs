@@ -497,7 +497,11 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let params = collect_params(&pack, &args.chain)?;
     let mut exp = expand_into(&workflow, &pack, &args.chain, params, &trust)?;
     check_expansion(&trust, &mut exp, trust_warnings)?;
-    let opts = SpliceOptions { at: args.at, between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())) };
+    let opts = SpliceOptions {
+        at: args.at,
+        between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())),
+        replace_edge: None,
+    };
     let report = splice(&mut workflow, &exp, &opts)?;
     let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };
     let mut warnings = exp.warnings.clone();

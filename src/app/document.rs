@@ -6,9 +6,10 @@
 //! (insert, re-parameterise, remove instance) touch provenance, variables and settings as
 //! well, so they record a snapshot of the whole workflow instead.
 
+use super::preview::{DropEdge, splice_options};
 use crate::error::{Error, Finding, code};
 use crate::expand::Expansion;
-use crate::workflow::{Edge, Node, SpliceOptions, Workflow, reparameterise, splice};
+use crate::workflow::{Edge, Node, Workflow, reparameterise, splice};
 use petgraph::stable_graph::EdgeIndex;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -24,7 +25,7 @@ pub enum Command {
     Insert {
         expansion: Box<Expansion>,
         at: (f64, f64),
-        on_edge: Option<u64>,
+        on_edge: Option<DropEdge>,
     },
     /// Re-expand an instance in place with new parameter values.
     Reparameterise {
@@ -251,7 +252,7 @@ impl Document {
 
     fn execute(&mut self, command: Command) -> Result<(Change, Outcome), Error> {
         match command {
-            Command::Insert { expansion, at, on_edge } => self.insert(&expansion, at, on_edge),
+            Command::Insert { expansion, at, on_edge } => self.insert(&expansion, at, on_edge.as_ref()),
             Command::Reparameterise { key, expansion } => {
                 let before = self.wf.clone();
                 let instance = reparameterise(&mut self.wf, &key, &expansion)?;
@@ -333,31 +334,17 @@ impl Document {
         Ok(())
     }
 
-    fn insert(&mut self, exp: &Expansion, at: (f64, f64), on_edge: Option<u64>) -> Result<(Change, Outcome), Error> {
-        let dropped = match on_edge {
-            None => None,
-            Some(seq) => Some(
-                edge_by_seq(&self.wf, seq)
-                    .map(|e| self.wf.graph[e].clone())
-                    .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the edge the chain was dropped on is gone"))?,
-            ),
-        };
-        let opts = SpliceOptions {
-            at: Some(at),
-            between: dropped.as_ref().map(|e| (e.source().to_owned(), e.target().to_owned())),
-        };
+    fn insert(
+        &mut self,
+        exp: &Expansion,
+        at: (f64, f64),
+        on_edge: Option<&DropEdge>,
+    ) -> Result<(Change, Outcome), Error> {
         let before = self.wf.clone();
-        let report = splice(&mut self.wf, exp, &opts)?;
-        if let Some(dropped) = &dropped {
-            // splice replaces every direct edge between the two nodes; the drop targeted one.
-            for edge in report.removed_edges.iter().filter(|e| e.seq != dropped.seq) {
-                self.wf.restore_edge(edge.clone());
-            }
-            carry_ports(&mut self.wf, dropped, &report.instance.edge_ids, &exp.prefix);
-        }
+        let report = splice(&mut self.wf, exp, &splice_options(at, on_edge))?;
         let mut warnings = exp.warnings.clone();
         warnings.extend(report.warnings);
-        let verb = if dropped.is_some() { "Splice" } else { "Insert" };
+        let verb = if on_edge.is_some() { "Splice" } else { "Insert" };
         let outcome =
             Outcome { label: format!("{verb} {}", exp.label), warnings, new_nodes: report.instance.node_ids.clone() };
         Ok((Change::Replace(Box::new(before)), outcome))
@@ -517,38 +504,6 @@ pub fn edge_by_seq(wf: &Workflow, seq: u64) -> Option<EdgeIndex> {
 
 /// The wiring edges of a drop on an edge keep that edge's ports: data that left the source
 /// through `sourceOutput` still does, and still arrives at `targetInput`.
-fn carry_ports(wf: &mut Workflow, dropped: &Edge, instance_edges: &[String], prefix: &str) {
-    let src_port = dropped.json.get("sourceOutput").cloned();
-    let dst_port = dropped.json.get("targetInput").cloned();
-    let wiring: Vec<EdgeIndex> = wf
-        .graph
-        .edge_indices()
-        .filter(|e| {
-            let id = wf.graph[*e].id();
-            instance_edges.iter().any(|i| i == id)
-                && (id.starts_with(&format!("{prefix}in")) || id.starts_with(&format!("{prefix}out")))
-        })
-        .collect();
-    for e in wiring {
-        let edge = &mut wf.graph[e];
-        let incoming = edge.source() == dropped.source();
-        let (key, port) = if incoming { ("sourceOutput", src_port.clone()) } else { ("targetInput", dst_port.clone()) };
-        if let Some(port) = port {
-            let mut json = Map::with_capacity(edge.json.len() + 1);
-            // Member order stays canonical: the port follows its node id.
-            let after = if incoming { "sourceNodeId" } else { "targetNodeId" };
-            for (k, v) in std::mem::take(&mut edge.json) {
-                let here = k == after;
-                json.insert(k, v);
-                if here {
-                    json.insert(key.to_owned(), port.clone());
-                }
-            }
-            edge.json = json;
-        }
-    }
-}
-
 fn apply_change(wf: &mut Workflow, change: Change) -> Change {
     match change {
         Change::Members(changes) => {
@@ -793,8 +748,8 @@ mod tests {
         wf.add_edge(parallel);
         let exp = triage(&wf);
         let mut doc = Document::new(wf, None);
-        let seq = doc.workflow().graph.edge_weights().find(|e| e.id() == "e2").unwrap().seq;
-        doc.apply(Command::Insert { expansion: Box::new(exp), at: (200.0, 200.0), on_edge: Some(seq) }).unwrap();
+        let on_edge = DropEdge { id: "e2".into(), source: "a".into(), target: "b".into() };
+        doc.apply(Command::Insert { expansion: Box::new(exp), at: (200.0, 200.0), on_edge: Some(on_edge) }).unwrap();
         let out = snapshot(&doc);
         let edges = out["edges"].as_array().unwrap();
         assert!(edges.iter().any(|e| e["id"] == "e1"), "the other edge stays");

@@ -4,7 +4,7 @@
 //! stays disabled while anything is invalid.
 
 use super::Action;
-use super::preview::{self, Ghost, Placement};
+use super::preview::{self, DropEdge, Ghost, Placement};
 use super::theme;
 use crate::catalog::Trust;
 use crate::error::Error;
@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 /// Where the form's result goes.
 #[derive(Debug, Clone)]
 pub enum FormMode {
-    Insert { at: (f64, f64), on_edge: Option<u64>, between: Option<(String, String)>, screen: Pos2 },
+    Insert { at: (f64, f64), on_edge: Option<DropEdge>, screen: Pos2 },
     Reparameterise { key: String },
 }
 
@@ -138,7 +138,7 @@ impl FormSession {
 
     pub fn placement(&self) -> Placement {
         match &self.mode {
-            FormMode::Insert { at, between, .. } => Placement::Insert { at: *at, between: between.clone() },
+            FormMode::Insert { at, on_edge, .. } => Placement::Insert { at: *at, on_edge: on_edge.clone() },
             FormMode::Reparameterise { key } => Placement::Existing { key: key.clone() },
         }
     }
@@ -290,9 +290,9 @@ impl FormSession {
             ui.label(RichText::new(format!("from {} {}", pack.name(), pack.version())).color(theme::TEXT_DIM));
             ui.label(RichText::new(format!("expansionId {}", self.expansion_id)).monospace().color(theme::GHOST));
             match &self.mode {
-                FormMode::Insert { at, between, .. } => {
-                    let place = match between {
-                        Some((a, b)) => format!("spliced between {a} ➡ {b}"),
+                FormMode::Insert { at, on_edge, .. } => {
+                    let place = match on_edge {
+                        Some(e) => format!("spliced between {} ➡ {}", e.source, e.target),
                         None => format!("at ({:.0}, {:.0})", at.0, at.1),
                     };
                     ui.label(RichText::new(place).color(theme::TEXT_DIM));

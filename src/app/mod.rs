@@ -31,6 +31,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, Pos2, Rect, RichText, Ui};
 use form::{FormEvent, FormMode, FormSession};
 use inspector::Inspector;
 use palette::Palette;
+use preview::DropEdge;
 use problems::{ProblemPick, Problems};
 use recovery::{Recovered, Recovery};
 use settings::Settings;
@@ -628,12 +629,12 @@ impl App {
     fn open_insert_form(&mut self, pack: usize, chain_id: &str, at: (f64, f64), on_edge: Option<u64>, screen: Pos2) {
         let Some(chain) = self.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
         let wf = self.doc.workflow();
-        let between = on_edge.and_then(|seq| {
+        let on_edge = on_edge.and_then(|seq| {
             let e = &wf.graph[edge_by_seq(wf, seq)?];
-            Some((e.source().to_owned(), e.target().to_owned()))
+            Some(DropEdge { id: e.id().to_owned(), source: e.source().to_owned(), target: e.target().to_owned() })
         });
         let id = preview::fresh_expansion_id(chain, wf);
-        let mode = FormMode::Insert { at, on_edge, between, screen };
+        let mode = FormMode::Insert { at, on_edge, screen };
         let mut form = FormSession::new(pack, chain, mode, id, None);
         if let Some(e) = self.trust.check_chain(&self.packs[pack], chain_id).refusal() {
             form.block(e);
@@ -691,7 +692,7 @@ impl App {
         let result = preview::expand_checked(&self.trust, pack, &form.chain_id, wf, values, &form.expansion_id, false)
             .map(Box::new);
         let cmd = result.map(|expansion| match &form.mode {
-            FormMode::Insert { at, on_edge, .. } => Command::Insert { expansion, at: *at, on_edge: *on_edge },
+            FormMode::Insert { at, on_edge, .. } => Command::Insert { expansion, at: *at, on_edge: on_edge.clone() },
             FormMode::Reparameterise { key } => Command::Reparameterise { key: key.clone(), expansion },
         });
         let applied = cmd.and_then(|c| self.doc.apply(c));

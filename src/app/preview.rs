@@ -49,11 +49,29 @@ pub enum GhostEnd {
     Parent(String),
 }
 
+/// The parent edge a tile was dropped on: the chain replaces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropEdge {
+    pub id: String,
+    pub source: String,
+    pub target: String,
+}
+
+/// The splice options for an insert: the preview and the real insert use this one
+/// function, so the ghosts stand exactly where the nodes will go.
+pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>) -> SpliceOptions {
+    SpliceOptions {
+        at: Some(at),
+        between: on_edge.map(|e| (e.source.clone(), e.target.clone())),
+        replace_edge: on_edge.map(|e| e.id.clone()),
+    }
+}
+
 /// Where an expansion goes.
 #[derive(Debug, Clone)]
 pub enum Placement {
-    /// A new instance at a drop point, optionally between the two ends of an edge.
-    Insert { at: (f64, f64), between: Option<(String, String)> },
+    /// A new instance at a drop point, optionally replacing the edge it was dropped on.
+    Insert { at: (f64, f64), on_edge: Option<DropEdge> },
     /// An existing instance, re-expanded in place.
     Existing { key: String },
 }
@@ -120,8 +138,8 @@ pub fn place(wf: &Workflow, exp: &Expansion, placement: &Placement) -> Result<Op
             reparameterise(&mut scratch, key, exp)?;
             Ok(None)
         }
-        Placement::Insert { at, between } => {
-            let report = splice(&mut scratch, exp, &SpliceOptions { at: Some(*at), between: between.clone() })?;
+        Placement::Insert { at, on_edge } => {
+            let report = splice(&mut scratch, exp, &splice_options(*at, on_edge.as_ref()))?;
             let ids = &report.instance.node_ids;
             let nodes: Vec<GhostNode> = ids
                 .iter()
@@ -346,7 +364,7 @@ mod tests {
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
         let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
-        let ghost = place(&wf, &exp, &Placement::Insert { at: (100.0, 200.0), between: None }).unwrap().unwrap();
+        let ghost = place(&wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None }).unwrap().unwrap();
         assert_eq!(ghost.nodes.len(), 4);
         assert_eq!(ghost.nodes[0].id, "support_triage_ab12_fetch");
         assert_eq!((ghost.nodes[0].pos.x, ghost.nodes[0].pos.y), (100.0, 280.0));

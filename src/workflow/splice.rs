@@ -16,6 +16,9 @@ pub struct SpliceOptions {
     /// Wire the fragment between these parent nodes, replacing the edges from the first to
     /// the second: first → every entry node, every exit node → second.
     pub between: Option<(String, String)>,
+    /// With `between`: replace only the edge with this id (a tile dropped on one edge)
+    /// instead of every edge from the first node to the second.
+    pub replace_edge: Option<String>,
 }
 
 /// What a splice changed.
@@ -53,6 +56,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
             }
         }
     }
+    let replaced = replaced_edges(wf, opts)?;
     let new_policy = match (&exp.settings_compensation, wf.settings_compensation()) {
         (None, _) => None,
         (Some(chain), Some(parent)) if chain == parent => None,
@@ -102,20 +106,38 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
 
     let mut removed_edges = Vec::new();
     if let Some((a, b)) = &opts.between {
-        let (ia, ib) = (wf.node(a).expect("checked"), wf.node(b).expect("checked"));
-        let direct: Vec<_> = wf.graph.edges_connecting(ia, ib).map(|e| petgraph::visit::EdgeRef::id(&e)).collect();
-        for e in direct {
+        for e in replaced {
             removed_edges.extend(wf.remove_edge(e));
         }
+        // One replaced edge hands its routing to the wiring: where it left the source (port,
+        // condition) goes on the way in, where it entered the target (port, trigger rule) on
+        // the way out.
+        let carried = match removed_edges.as_slice() {
+            [only] => Some(only.json.clone()),
+            _ => None,
+        };
+        let carry = |json: &mut Map<String, Value>, keys: &[&str]| {
+            if let Some(old) = &carried {
+                for key in keys {
+                    if let Some(v) = old.get(*key) {
+                        json.insert((*key).to_owned(), v.clone());
+                    }
+                }
+            }
+        };
         for (k, entry) in exp.entry_nodes().into_iter().enumerate() {
             let id = wf.fresh_edge_id(&format!("{}in{}", exp.prefix, k + 1));
             edge_ids.push(id.clone());
-            wf.add_edge(json_edge(&id, a, &exp.id_map[entry].1));
+            let mut json = json_edge(&id, a, &exp.id_map[entry].1);
+            carry(&mut json, &["sourceOutput", "condition"]);
+            wf.add_edge(canonical_edge(json));
         }
         for (k, exit) in exp.exit_nodes().into_iter().enumerate() {
             let id = wf.fresh_edge_id(&format!("{}out{}", exp.prefix, k + 1));
             edge_ids.push(id.clone());
-            wf.add_edge(json_edge(&id, &exp.id_map[exit].1, b));
+            let mut json = json_edge(&id, &exp.id_map[exit].1, b);
+            carry(&mut json, &["targetInput", "triggerRule"]);
+            wf.add_edge(canonical_edge(json));
         }
     }
 
@@ -147,6 +169,24 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
     };
     wf.record_instance(instance.clone());
     Ok(SpliceReport { instance, removed_edges, warnings })
+}
+
+/// The parent edges a `between` splice replaces; checked before anything changes.
+fn replaced_edges(wf: &Workflow, opts: &SpliceOptions) -> Result<Vec<petgraph::stable_graph::EdgeIndex>> {
+    use petgraph::visit::EdgeRef;
+    let Some((a, b)) = &opts.between else { return Ok(Vec::new()) };
+    let (ia, ib) = (wf.node(a).expect("checked"), wf.node(b).expect("checked"));
+    let direct = wf.graph.edges_connecting(ia, ib);
+    match &opts.replace_edge {
+        None => Ok(direct.map(|e| e.id()).collect()),
+        Some(id) => {
+            let found = direct.filter(|e| e.weight().id() == id).map(|e| e.id()).next();
+            found.map(|e| vec![e]).ok_or_else(|| {
+                Error::new(code::INVALID_REQUEST, format!("there is no edge \"{id}\" from {a} to {b}"))
+                    .with("edgeId", id.as_str())
+            })
+        }
+    }
 }
 
 /// Re-expand an instance in place with new parameter values. The expansion must come from
@@ -263,9 +303,22 @@ fn workflow_edge(edge: &Value, id: &str) -> Map<String, Value> {
             out.insert(key.into(), v.clone());
         }
     }
-    // Keep member order canonical: id, source…, target…, condition, triggerRule.
-    let order = ["id", "sourceNodeId", "sourceOutput", "targetNodeId", "targetInput", "condition", "triggerRule"];
-    order.iter().filter_map(|k| out.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect()
+    canonical_edge(out)
+}
+
+/// Edge members in canonical order: id, source…, target…, condition, triggerRule, then
+/// anything else as it was.
+fn canonical_edge(mut json: Map<String, Value>) -> Map<String, Value> {
+    const ORDER: [&str; 7] =
+        ["id", "sourceNodeId", "sourceOutput", "targetNodeId", "targetInput", "condition", "triggerRule"];
+    let mut out = Map::with_capacity(json.len());
+    for key in ORDER {
+        if let Some(v) = json.remove(key) {
+            out.insert(key.to_owned(), v);
+        }
+    }
+    out.extend(json);
+    out
 }
 
 fn json_edge(id: &str, source: &str, target: &str) -> Map<String, Value> {

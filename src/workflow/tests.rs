@@ -72,7 +72,7 @@ fn splice_between_rewires_and_fills_workflow_nodes() {
     let report = splice(
         &mut wf,
         &exp,
-        &SpliceOptions { at: Some((100.0, 300.0)), between: Some(("start".into(), "done".into())) },
+        &SpliceOptions { at: Some((100.0, 300.0)), between: Some(("start".into(), "done".into())), replace_edge: None },
     )
     .unwrap();
     assert_eq!(report.removed_edges.len(), 1);
@@ -109,6 +109,36 @@ fn splice_between_rewires_and_fills_workflow_nodes() {
             assert!((p.0 - q.0).abs() >= layout::NODE_W || (p.1 - q.1).abs() >= layout::NODE_H);
         }
     }
+}
+
+#[test]
+fn replacing_one_edge_hands_its_routing_to_the_wiring() {
+    let mut wf = parent();
+    let routed = json!({"id": "routed", "sourceNodeId": "start", "sourceOutput": "ok", "targetNodeId": "done",
+        "targetInput": "in", "condition": {"type": "truthy", "left": "output.ok"}, "triggerRule": "any_success"});
+    wf.add_edge(routed.as_object().unwrap().clone());
+    let between = Some(("start".to_owned(), "done".to_owned()));
+    let before = wf.to_json(ExportMode::Faithful);
+    let missing = SpliceOptions { between: between.clone(), replace_edge: Some("nope".into()), ..Default::default() };
+    assert_eq!(splice(&mut wf, &expansion("k1", "a"), &missing).unwrap_err().details["edgeId"], "nope");
+    assert_eq!(wf.to_json(ExportMode::Faithful), before, "a refused splice changes nothing");
+
+    let opts = SpliceOptions { between, replace_edge: Some("routed".into()), ..Default::default() };
+    let report = splice(&mut wf, &expansion("k1", "a"), &opts).unwrap();
+    assert_eq!(report.removed_edges.iter().map(|e| e.id()).collect::<Vec<_>>(), ["routed"]);
+    let out = wf.to_json(ExportMode::Faithful);
+    let edges = out["edges"].as_array().unwrap();
+    assert!(edges.iter().any(|e| e["id"] == "e-start-done"), "the other edge between the same nodes stays");
+    let wire_in = edges.iter().find(|e| e["id"] == "t_two_k1_in1").unwrap();
+    assert_eq!(
+        serde_json::to_string(wire_in).unwrap(),
+        r#"{"id":"t_two_k1_in1","sourceNodeId":"start","sourceOutput":"ok","targetNodeId":"t_two_k1_a","condition":{"type":"truthy","left":"output.ok"}}"#
+    );
+    let wire_out = edges.iter().find(|e| e["id"] == "t_two_k1_out1").unwrap();
+    assert_eq!(
+        serde_json::to_string(wire_out).unwrap(),
+        r#"{"id":"t_two_k1_out1","sourceNodeId":"t_two_k1_b","targetNodeId":"done","targetInput":"in","triggerRule":"any_success"}"#
+    );
 }
 
 #[test]
