@@ -947,6 +947,14 @@ impl eframe::App for App {
         {
             eprintln!("chainsmith: first frame {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
         }
+        // The restore prompt is on screen from the first frame; a driver waits for this line
+        // before answering it (tests/crash_recovery.rs).
+        if first
+            && let Some(offer) = &self.offer
+            && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
+        {
+            eprintln!("chainsmith: recovery offered: {} nodes", offer.workflow.node_count());
+        }
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
