@@ -18,6 +18,7 @@ mod publish;
 mod recovery;
 mod settings;
 mod theme;
+mod trust_settings;
 
 pub use files::{FileDialogs, NativeDialogs};
 
@@ -98,9 +99,9 @@ const APP_ID: &str = "chainsmith";
 pub struct App {
     packs: Vec<Pack>,
     failures: Vec<Error>,
-    /// The node-pack catalog of the loaded node packs, the default (conservative) host
-    /// profile, and no signature requirement: what `chainsmith inline` uses with
-    /// `--catalog` pointing at the same node packs.
+    /// The node-pack catalog of the loaded node packs, with the host profile and trust policy
+    /// from the Settings window: what `chainsmith inline` uses with `--catalog` pointing at the
+    /// same node packs and the same `--host` and trust flags.
     trust: Trust,
     /// Per pack: signature status and what blocks or warns (palette badges).
     reports: Vec<TrustReport>,
@@ -116,6 +117,7 @@ pub struct App {
     recovery: Recovery,
     offer: Option<Recovered>,
     settings: Settings,
+    trust_window: trust_settings::TrustWindow,
     actions: Vec<Action>,
     pending: Option<Pending>,
     allow_close: bool,
@@ -158,6 +160,7 @@ impl App {
             recovery,
             offer,
             settings,
+            trust_window: Default::default(),
             actions: Vec::new(),
             pending: None,
             allow_close: false,
@@ -166,7 +169,7 @@ impl App {
             title: String::new(),
             first_frame: None,
         };
-        app.refresh_trust();
+        app.apply_trust_settings(true);
         if !opts.files.is_empty() {
             app.open_paths(&opts.files);
         }
@@ -180,7 +183,7 @@ impl App {
             catalog.add_pack(p);
         }
         self.trust.catalog = (!catalog.is_empty()).then_some(catalog);
-        self.reports = self.packs.iter().map(|p| self.trust.check_pack(p)).collect();
+        self.reports = trust_settings::pack_reports(&self.trust, &self.packs);
         self.catalog_gen += 1;
     }
 
@@ -316,6 +319,7 @@ impl App {
                 self.publish = None;
             }
         }
+        self.trust_settings_window(&ctx);
         self.place_form(&ctx);
         self.modals(&ctx);
         self.process(&ctx);
@@ -443,6 +447,10 @@ impl App {
                 }
                 if ui.add(egui::Button::new("Select all").shortcut_text("Ctrl+A")).clicked() {
                     self.actions.push(Action::SelectAll);
+                }
+                ui.separator();
+                if ui.button("Settings…").on_hover_text("Target host profile and trust policy").clicked() {
+                    self.trust_window.open = true;
                 }
             });
             ui.menu_button("View", |ui| {

@@ -137,8 +137,9 @@ impl Palette {
                     ui.label(RichText::new("No tiles match.").small().color(theme::TEXT_DIM));
                 }
                 for chain in tiles {
-                    let blocked =
-                        report.and_then(|r| r.blocking().find(|f| f.chain_id.as_deref() == Some(chain.chain_id())));
+                    // A finding about no chain in particular (signature, dependencies) blocks them all.
+                    let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+                    let blocked = report.and_then(|r| r.blocking().find(concerns));
                     tile(ui, index, pack, chain, blocked, actions);
                 }
             });

@@ -1,7 +1,8 @@
 //! What persists between runs through eframe's storage: recent files, palette and canvas
-//! preferences, and the last view. (Window size and panel widths persist through eframe
-//! and egui themselves.)
+//! preferences, the last view, and the host profile and trust policy. (Window size and panel
+//! widths persist through eframe and egui themselves.)
 
+use super::trust_settings::TrustSettings;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -17,11 +18,19 @@ pub struct Settings {
     pub minimap: bool,
     /// The canvas rect in view: min x, min y, max x, max y.
     pub view: Option<[f32; 4]>,
+    pub trust: TrustSettings,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { recent: Vec::new(), show_internal: false, snap: true, minimap: true, view: None }
+        Self {
+            recent: Vec::new(),
+            show_internal: false,
+            snap: true,
+            minimap: true,
+            view: None,
+            trust: TrustSettings::default(),
+        }
     }
 }
 
@@ -46,6 +55,49 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+
+    /// eframe's storage in memory: the same RON encoding, no file.
+    #[derive(Default)]
+    struct Memory(HashMap<String, String>);
+
+    impl eframe::Storage for Memory {
+        fn get_string(&self, key: &str) -> Option<String> {
+            self.0.get(key).cloned()
+        }
+
+        fn set_string(&mut self, key: &str, value: String) {
+            self.0.insert(key.to_owned(), value);
+        }
+
+        fn remove_string(&mut self, key: &str) {
+            self.0.remove(key);
+        }
+
+        fn flush(&mut self) {}
+    }
+
+    #[test]
+    fn trust_settings_round_trip_through_storage() {
+        let mut s = Settings::default();
+        s.trust.host.compensation = false;
+        s.trust.host.max_depth = 12;
+        s.trust.trusted_keys = Some(PathBuf::from("/keys"));
+        s.trust.require_signed = true;
+        let mut storage = Memory::default();
+        s.save(&mut storage);
+        assert_eq!(Settings::load(Some(&storage)), s);
+        assert_eq!(Settings::load(None).trust, TrustSettings::default());
+    }
+
+    #[test]
+    fn settings_saved_before_trust_existed_load_with_its_defaults() {
+        let mut storage = Memory::default();
+        eframe::Storage::set_string(&mut storage, KEY, "(recent: [\"/a.json\"], snap: false)".to_owned());
+        let s = Settings::load(Some(&storage));
+        assert_eq!((s.recent, s.snap), (vec![PathBuf::from("/a.json")], false));
+        assert_eq!(s.trust, TrustSettings::default());
+    }
 
     #[test]
     fn recent_files_are_unique_newest_first_and_bounded() {

@@ -1,0 +1,313 @@
+//! The Settings window: the target host profile (chain-packs §11.8) and the trust policy
+//! (node-packs §4.3) that every chain is checked against before it is inserted. A change
+//! applies at once: the policy is rebuilt, every pack is re-checked (palette badges, blocked
+//! tiles), an open parameter form is re-checked, and the settings persist with the others.
+
+use super::form::FormSession;
+use super::{App, theme};
+use crate::catalog::{HostProfile, Trust, TrustReport, TrustedKeys};
+use crate::error::{Error, code};
+use crate::pack::Pack;
+use egui::text::LayoutJob;
+use egui::{Align, FontSelection, Id, RichText, Ui};
+use serde::{Deserialize, Serialize};
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+
+/// Sub-chain nesting limits a host profile may claim (the spec's default is 8).
+const DEPTHS: RangeInclusive<u32> = 1..=64;
+
+const WINDOW_WIDTH: f32 = 800.0;
+
+/// Key-loading findings shown at most this tall; a folder of junk must not grow the window.
+const FINDINGS_HEIGHT: f32 = 72.0;
+
+/// What persists. The defaults are the conservative ones: compensation on and every other
+/// host switch off, no trusted keys, unsigned packs accepted with a warning.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TrustSettings {
+    pub host: HostProfile,
+    /// The folder of PEM public keys whose signatures are trusted; `None` trusts no key.
+    pub trusted_keys: Option<PathBuf>,
+    /// Unsigned, untrusted or unverifiable packs are refused instead of warned about.
+    pub require_signed: bool,
+    /// Node config and port findings block an insert instead of warning.
+    pub strict: bool,
+}
+
+/// The window's own state; the settings themselves live in [`super::settings::Settings`].
+#[derive(Default)]
+pub struct TrustWindow {
+    pub open: bool,
+    /// Why the trusted-keys folder could not be read, when it could not.
+    keys_error: Option<Error>,
+}
+
+/// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
+/// for whatever the values (host gates, sensitive parameters), which is what the insert form
+/// checks, so that a tile shows it before it is dropped.
+pub(super) fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
+    packs
+        .iter()
+        .map(|pack| {
+            let mut report = trust.check_pack(pack);
+            for chain in &pack.chains {
+                let id = chain.chain_id();
+                let extra: Vec<_> = trust
+                    .check_chain(pack, id)
+                    .findings
+                    .into_iter()
+                    .filter(|f| !report.findings.contains(f))
+                    .map(|mut f| {
+                        // Found by checking this chain, so it concerns this chain's tile only.
+                        f.chain_id.get_or_insert_with(|| id.to_owned());
+                        f
+                    })
+                    .collect();
+                report.findings.extend(extra);
+            }
+            report
+        })
+        .collect()
+}
+
+impl App {
+    /// Carry the settings into the policy and re-check everything it decides. The keys folder
+    /// is read only when `reload_keys` (at start, or when a folder is chosen).
+    pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
+        let s = &mut self.settings.trust;
+        s.host.max_depth = s.host.max_depth.clamp(*DEPTHS.start(), *DEPTHS.end());
+        if reload_keys {
+            let (keys, error) = match s.trusted_keys.as_deref().map(TrustedKeys::load) {
+                None => (TrustedKeys::default(), None),
+                Some(Ok(keys)) => (keys, None),
+                Some(Err(e)) => (TrustedKeys::default(), Some(e)),
+            };
+            match (&error, &s.trusted_keys) {
+                (Some(e), _) => self.problems.error(e.clone()),
+                (None, Some(dir)) => {
+                    self.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
+                }
+                (None, None) => {}
+            }
+            self.trust.trusted_keys = keys;
+            self.trust_window.keys_error = error;
+        }
+        self.trust.host = s.host.clone();
+        self.trust.require_signed = s.require_signed;
+        self.trust.strict = s.strict;
+        self.refresh_trust();
+        self.recheck_form();
+    }
+
+    /// An open form is opened afresh with the values typed so far, so that what blocks it and
+    /// its preview follow the new policy.
+    fn recheck_form(&mut self) {
+        let Some(old) = &self.form else { return };
+        let Some(pack) = self.packs.get(old.pack) else { return };
+        let Some(chain) = pack.chain(&old.chain_id) else { return };
+        let values = Some(old.values().clone());
+        let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
+        // egui keeps the window where it is under the same id; placing it again would jump.
+        form.positioned = old.positioned;
+        if let Some(e) = self.trust.check_chain(pack, &old.chain_id).refusal() {
+            form.block(e);
+        }
+        self.form = Some(form);
+    }
+
+    /// The Settings window while it is open; a change is applied after it is drawn.
+    pub(super) fn trust_settings_window(&mut self, ctx: &egui::Context) {
+        if !self.trust_window.open {
+            return;
+        }
+        let before = self.settings.trust.clone();
+        let mut open = true;
+        let mut choose = false;
+        let keys = &self.trust.trusted_keys;
+        let keys_error = self.trust_window.keys_error.as_ref();
+        let s = &mut self.settings.trust;
+        egui::Window::new("Settings")
+            .id(Id::unique("cs-settings"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .default_width(WINDOW_WIDTH)
+            .default_pos(self.canvas.screen_rect().min + egui::vec2(16.0, 16.0))
+            .constrain(true)
+            .show(ctx, |ui| {
+                ui.columns(2, |cols| {
+                    host_section(&mut cols[0], &mut s.host);
+                    choose = trust_section(&mut cols[1], s, keys, keys_error);
+                });
+                ui.separator();
+                ui.horizontal(|ui| {
+                    if ui.button("Reset to defaults").clicked() {
+                        *s = TrustSettings::default();
+                    }
+                    dim(ui, "Changes apply at once and are kept between runs.");
+                });
+            });
+        self.trust_window.open = open;
+        let mut reload = self.settings.trust.trusted_keys != before.trusted_keys;
+        // Choosing the same folder again re-reads it (a key file may have been added).
+        if choose && let Some(dir) = self.dialogs.open_folder() {
+            self.settings.trust.trusted_keys = Some(dir);
+            reload = true;
+        }
+        if reload || self.settings.trust != before {
+            self.apply_trust_settings(reload);
+        }
+    }
+}
+
+fn host_section(ui: &mut Ui, host: &mut HostProfile) {
+    ui.label(RichText::new("Target host profile").heading());
+    dim(
+        ui,
+        "What the host that will run the exported workflow supports. A chain that needs more is refused here, before it is inserted.",
+    );
+    ui.add_space(4.0);
+    ui.checkbox(&mut host.compensation, "Compensation");
+    explain(ui, "Off: a chain with a compensation policy is refused with ", code::CAPABILITY_REQUIRED, ".");
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut host.sub_chains, "Sub-chains");
+        let label = ui.add_enabled(host.sub_chains, egui::Label::new("max depth"));
+        let depth = egui::DragValue::new(&mut host.max_depth).range(DEPTHS);
+        ui.add_enabled(host.sub_chains, depth).labelled_by(label.id);
+    });
+    explain(
+        ui,
+        "Off: a chain that composes sub-chains is refused with ",
+        code::SUB_CHAIN_UNSUPPORTED,
+        ". Sub-chain nodes stay references; the host resolves them up to its max depth.",
+    );
+    ui.checkbox(&mut host.secrets, "Secrets");
+    ui.checkbox(&mut host.deferred_parameters, "Deferred parameters");
+    explain(
+        ui,
+        "A parameter marked x-openwop-sensitive that a token writes into config or inputs is refused with ",
+        code::SENSITIVE_PARAM_NOT_DEFERRABLE,
+        " whatever these say: only a deferred prompt variable may carry it, and chainsmith writes every value into the workflow.",
+    );
+}
+
+/// Returns whether "Choose…" was clicked; the dialog is asked for after the window is drawn.
+fn trust_section(ui: &mut Ui, s: &mut TrustSettings, keys: &TrustedKeys, error: Option<&Error>) -> bool {
+    ui.label(RichText::new("Trust policy").heading());
+    let mut choose = false;
+    ui.horizontal(|ui| {
+        ui.label("Trusted keys folder");
+        choose = ui.button("Choose…").on_hover_text("A folder of PEM public keys (SPKI Ed25519)").clicked();
+        if ui.add_enabled(s.trusted_keys.is_some(), egui::Button::new("Clear")).clicked() {
+            s.trusted_keys = None;
+        }
+    });
+    match (&s.trusted_keys, error) {
+        (None, _) => dim(ui, "None chosen: a pack with a valid signature shows as ⚠ untrusted."),
+        (Some(dir), Some(e)) => {
+            ui.label(RichText::new(dir.display().to_string()).monospace().small());
+            ui.label(RichText::new(format!("{}: {}", e.code, e.message)).small().color(theme::ERROR));
+        }
+        (Some(dir), None) => {
+            ui.label(RichText::new(dir.display().to_string()).monospace().small());
+            let n = keys.len();
+            let color = if n == 0 { theme::WARN } else { theme::OK };
+            ui.label(RichText::new(format!("{n} key{} loaded", if n == 1 { "" } else { "s" })).color(color));
+        }
+    }
+    if !keys.findings.is_empty() {
+        egui::ScrollArea::vertical().id_salt("cs-key-findings").max_height(FINDINGS_HEIGHT).show(ui, |ui| {
+            for f in &keys.findings {
+                ui.label(RichText::new(format!("{}: {}", f.code, f.message)).small().color(theme::WARN));
+            }
+        });
+    }
+    ui.add_space(4.0);
+    ui.checkbox(&mut s.require_signed, "Require signed packs");
+    explain(
+        ui,
+        "On: an unsigned, untrusted or unverifiable pack is refused (",
+        code::PACK_UNSIGNED,
+        " and its kin) instead of warned about. An invalid signature is always refused.",
+    );
+    ui.checkbox(&mut s.strict, "Strict node-config checks");
+    explain(
+        ui,
+        "On: node config and port findings against the catalog's schemas (",
+        code::NODE_CONFIG_INVALID,
+        ") block the insert instead of warning.",
+    );
+    choose
+}
+
+fn dim(ui: &mut Ui, text: &str) {
+    ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
+}
+
+/// A dim explanation naming the refusal code it concerns, in one label so that the code is
+/// not mistaken for a finding.
+fn explain(ui: &mut Ui, before: &str, code: &str, after: &str) {
+    let mut job = LayoutJob::default();
+    let style = ui.style().clone();
+    let parts = [
+        RichText::new(before).small().color(theme::TEXT_DIM),
+        RichText::new(code).small().monospace().color(theme::WARN),
+        RichText::new(after).small().color(theme::TEXT_DIM),
+    ];
+    for part in parts {
+        part.append_to(&mut job, &style, FontSelection::Default, Align::Center);
+    }
+    ui.add(egui::Label::new(job).wrap());
+    ui.add_space(2.0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_conservative_profile_and_policy() {
+        let s = TrustSettings::default();
+        assert_eq!(s.host, HostProfile::default());
+        assert!(s.host.compensation && !s.host.sub_chains && !s.host.secrets && !s.host.deferred_parameters);
+        assert_eq!((s.trusted_keys, s.require_signed, s.strict), (None, false, false));
+    }
+
+    #[test]
+    fn serialises_camel_case_and_fills_what_is_missing() {
+        let s = TrustSettings {
+            host: HostProfile { sub_chains: true, max_depth: 3, ..HostProfile::default() },
+            trusted_keys: Some(PathBuf::from("/keys")),
+            require_signed: true,
+            strict: true,
+        };
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["host"]["subChains"], true);
+        assert_eq!(json["host"]["maxDepth"], 3);
+        assert_eq!(json["trustedKeys"], "/keys");
+        assert_eq!(json["requireSigned"], true);
+        assert_eq!(serde_json::from_value::<TrustSettings>(json).unwrap(), s);
+        let partial: TrustSettings = serde_json::from_str(r#"{"requireSigned": true}"#).unwrap();
+        assert_eq!(partial, TrustSettings { require_signed: true, ..TrustSettings::default() });
+    }
+
+    #[test]
+    fn reports_block_chains_the_host_cannot_run() {
+        let packs = crate::pack::bundled().packs;
+        let book = |trust: &Trust| {
+            let reports = pack_reports(trust, &packs);
+            let i = packs.iter().position(|p| p.chain("travel.book-trip").is_some()).unwrap();
+            reports[i].blocking().map(|f| (f.code, f.chain_id.clone())).collect::<Vec<_>>()
+        };
+        let mut trust = Trust::default();
+        assert!(book(&trust).is_empty());
+        trust.host.compensation = false;
+        assert_eq!(book(&trust), [(code::CAPABILITY_REQUIRED, Some("travel.book-trip".to_owned()))]);
+        // Pack-wide refusals are not repeated per chain.
+        trust.require_signed = true;
+        let codes = book(&trust);
+        assert_eq!(codes.iter().filter(|(c, _)| *c == code::PACK_UNSIGNED).count(), 1, "{codes:?}");
+    }
+}
