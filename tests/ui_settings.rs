@@ -224,7 +224,7 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
     let keys = keys_folder(&root.path().join("keys"), &key);
     let script = Script::default();
     let mut h = start(vec![pack], script.clone(), None);
-    assert_eq!(labels(&h, "untrusted").len(), 1, "valid signature, key not trusted yet");
+    assert_eq!(labels(&h, "⚠ untrusted").len(), 1, "valid signature, key not trusted yet");
     assert_eq!(labels(&h, "unsigned").len(), 3, "the bundled chain packs");
     assert!(labels(&h, UNSIGNED).is_empty() && labels(&h, UNTRUSTED).is_empty(), "warnings only");
 
@@ -242,14 +242,14 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
     assert_eq!(script.0.borrow().1, 1, "the folder dialog was asked once");
     assert!(h.query_by_label("1 key loaded").is_some());
     assert!(h.query_by_label_contains("trusted_key_invalid").is_some(), "notes.txt is not a key");
-    assert_eq!(labels(&h, "trusted").len(), 1, "the signed copy is trusted now");
-    assert!(labels(&h, "untrusted").is_empty());
+    assert_eq!(labels(&h, "✔ trusted").len(), 1, "the signed copy is trusted now");
+    assert!(labels(&h, "⚠ untrusted").is_empty());
     assert!(!tile_badge(&h, "Signed Triage queue", UNTRUSTED), "and no longer blocked");
     assert!(tile_badge(&h, "Triage queue", UNSIGNED), "the unsigned original still is");
 
     // Clear forgets the keys; reset lifts the requirement.
     click(&mut h, "Clear");
-    assert_eq!(labels(&h, "untrusted").len(), 1);
+    assert_eq!(labels(&h, "⚠ untrusted").len(), 1);
     assert!(tile_badge(&h, "Signed Triage queue", UNTRUSTED));
     click(&mut h, "Reset to defaults");
     assert!(labels(&h, UNSIGNED).is_empty() && labels(&h, UNTRUSTED).is_empty());
@@ -277,7 +277,7 @@ fn settings_persist_through_eframe_storage() {
     // The next start applies them before anything is opened.
     let mut h = start(vec![pack], Script::default(), Some(&storage));
     assert!(tile_badge(&h, "Book trip", CAPABILITY_REQUIRED));
-    assert_eq!(labels(&h, "trusted").len(), 1, "the keys folder is read at start");
+    assert_eq!(labels(&h, "✔ trusted").len(), 1, "the keys folder is read at start");
     open_settings(&mut h);
     assert!(!is_ticked(&h, "Compensation") && is_ticked(&h, "Strict node-config checks"));
     assert!(h.query_by_label("1 key loaded").is_some());

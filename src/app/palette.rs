@@ -6,7 +6,7 @@ use super::Action;
 use super::publish::Subject;
 use super::theme;
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
-use crate::error::{Error, Finding};
+use crate::error::{Error, Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use crate::workflow::layout::{NODE_H, NODE_W, layered};
 use egui::{Id, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
@@ -197,16 +197,22 @@ pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Resp
     frame.show(ui, |ui| ui.add(label)).inner
 }
 
-/// The signature badge: what the trust layer found.
+/// The signature badge: what the trust layer found, red when the policy refuses the pack for it.
 fn trust_badge(ui: &mut Ui, r: &TrustReport) {
-    let (color, hover) = match &r.signature {
-        SignatureStatus::Trusted { key } => (theme::OK, format!("Signature verified with {}", key.display())),
-        SignatureStatus::Untrusted => (theme::WARN, "Signature verifies, but its key is not trusted".to_owned()),
-        SignatureStatus::Invalid { reason } => (theme::ERROR, format!("Signature invalid: {reason}")),
-        SignatureStatus::Unverifiable { reason } => (theme::WARN, format!("Signature not checkable: {reason}")),
-        SignatureStatus::Unsigned => (theme::TEXT_DIM, "No signature: trust it only if you know its source".to_owned()),
+    let (glyph, color, hover) = match &r.signature {
+        SignatureStatus::Trusted { key } => ("✔ ", theme::OK, format!("Signature verified with {}", key.display())),
+        SignatureStatus::Untrusted => ("⚠ ", theme::WARN, "Signature verifies, but its key is not trusted".to_owned()),
+        SignatureStatus::Invalid { reason } => ("✖ ", theme::ERROR, format!("Signature invalid: {reason}")),
+        SignatureStatus::Unverifiable { reason } => ("⚠ ", theme::WARN, format!("Signature not checkable: {reason}")),
+        SignatureStatus::Unsigned => {
+            ("", theme::TEXT_DIM, "No signature: trust it only if you know its source".to_owned())
+        }
     };
-    badge(ui, r.signature.as_str(), color).on_hover_text(hover);
+    let signature_codes = [code::PACK_UNSIGNED, code::PACK_SIGNATURE_UNTRUSTED, code::PACK_SIGNATURE_UNVERIFIABLE];
+    let refused = r.blocking().find(|f| signature_codes.contains(&f.code));
+    let color = if refused.is_some() { theme::ERROR } else { color };
+    let hover = refused.map_or(hover, |f| format!("Refused: {}", f.message));
+    badge(ui, &format!("{glyph}{}", r.signature.as_str()), color).on_hover_text(hover);
 }
 
 /// The node types the catalog knows: what typeIds resolve to, with their ports.

@@ -137,9 +137,11 @@ impl App {
             .default_pos(self.canvas.screen_rect().min + egui::vec2(16.0, 16.0))
             .constrain(true)
             .show(ctx, |ui| {
+                // Columns are justified, which would stretch wrapped explanations word by word.
+                let left = egui::Layout::top_down(Align::LEFT);
                 ui.columns(2, |cols| {
-                    host_section(&mut cols[0], &mut s.host);
-                    choose = trust_section(&mut cols[1], s, keys, keys_error);
+                    cols[0].with_layout(left, |ui| host_section(ui, &mut s.host));
+                    choose = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
                 });
                 ui.separator();
                 ui.horizontal(|ui| {
@@ -253,7 +255,7 @@ fn explain(ui: &mut Ui, before: &str, code: &str, after: &str) {
     let style = ui.style().clone();
     let parts = [
         RichText::new(before).small().color(theme::TEXT_DIM),
-        RichText::new(code).small().monospace().color(theme::WARN),
+        RichText::new(code).small().family(egui::FontFamily::Monospace).color(theme::WARN),
         RichText::new(after).small().color(theme::TEXT_DIM),
     ];
     for part in parts {
