@@ -235,6 +235,12 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
         assert!(tile_badge(&h, tile, UNSIGNED), "{tile} is blocked as unsigned");
     }
     assert!(tile_badge(&h, "Signed Triage queue", UNTRUSTED), "an untrusted key blocks too");
+    toggle(&mut h, "Compensation");
+    assert!(
+        tile_badge(&h, "Book trip", UNSIGNED) && tile_badge(&h, "Book trip", CAPABILITY_REQUIRED),
+        "every refusal shows"
+    );
+    toggle(&mut h, "Compensation");
 
     // The folder chosen through the dialog: one key loads, the junk file is reported.
     script.will_pick(&keys);

@@ -139,8 +139,9 @@ impl Palette {
                 for chain in tiles {
                     // A finding about no chain in particular (signature, dependencies) blocks them all.
                     let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-                    let blocked = report.and_then(|r| r.blocking().find(concerns));
-                    tile(ui, index, pack, chain, blocked, actions);
+                    let blocked: Vec<&Finding> =
+                        report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default();
+                    tile(ui, index, pack, chain, &blocked, actions);
                 }
             });
     }
@@ -255,16 +256,9 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
 
 /// One chain tile, draggable onto the canvas, with a context menu. `blocked` is what the trust
 /// policy refuses.
-fn tile(
-    ui: &mut Ui,
-    pack_index: usize,
-    pack: &Pack,
-    chain: &Chain,
-    blocked: Option<&Finding>,
-    actions: &mut Vec<Action>,
-) {
+fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: &[&Finding], actions: &mut Vec<Action>) {
     let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
-    let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error()) || blocked.is_some();
+    let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error()) || !blocked.is_empty();
     let dragging = ui.ctx().is_being_dragged(id);
     let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
     let stroke = if dragging { Stroke::new(1.5, theme::GHOST) } else { Stroke::new(1.0, theme::CARD_BORDER) };
@@ -293,9 +287,17 @@ fn tile(
             if chain.internal() {
                 badge(ui, "internal", theme::TEXT_DIM);
             }
-            if let Some(f) = blocked {
-                badge(ui, f.code, theme::ERROR).on_hover_text(&f.message);
-            } else if invalid {
+            // One badge per refusal code, so each setting that blocks the chain is visible.
+            let mut shown: Vec<&str> = Vec::new();
+            for f in blocked {
+                if shown.contains(&f.code) {
+                    continue;
+                }
+                shown.push(f.code);
+                let same: Vec<&str> = blocked.iter().filter(|g| g.code == f.code).map(|g| g.message.as_str()).collect();
+                badge(ui, f.code, theme::ERROR).on_hover_text(same.join("\n"));
+            }
+            if blocked.is_empty() && invalid {
                 badge(ui, "invalid", theme::ERROR);
             }
         });
