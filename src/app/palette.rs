@@ -190,7 +190,14 @@ fn plural(n: usize) -> &'static str {
 }
 
 pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
-    let label = egui::Label::new(RichText::new(text).small().color(color)).sense(Sense::click());
+    let text = egui::WidgetText::from(RichText::new(text).small().color(color));
+    let galley = text.into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Small);
+    // A badge never breaks inside; in a wrapping row that has no room left it starts the next row.
+    let row_started = ui.cursor().min.x > ui.max_rect().min.x + 0.5;
+    if ui.layout().main_wrap && row_started && galley.size().x + 12.0 > ui.available_width() {
+        ui.end_row();
+    }
+    let label = egui::Label::new(galley).sense(Sense::click());
     let frame = egui::Frame::new()
         .stroke(Stroke::new(1.0, color.gamma_multiply(0.6)))
         .corner_radius(8.0)
