@@ -253,6 +253,16 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
     assert!(!tile_badge(&h, "Signed Triage queue", UNTRUSTED), "and no longer blocked");
     assert!(tile_badge(&h, "Triage queue", UNSIGNED), "the unsigned original still is");
 
+    // A folder that cannot be read trusts nothing, and says why.
+    script.will_pick(&root.path().join("missing"));
+    click(&mut h, "Choose…");
+    assert!(h.query_by_label_contains("Cannot read this folder").is_some());
+    assert!(h.state().last_error().is_some_and(|e| e.message.contains("missing")));
+    assert_eq!(labels(&h, "⚠ untrusted").len(), 1);
+    script.will_pick(&keys);
+    click(&mut h, "Choose…");
+    assert_eq!(labels(&h, "✔ trusted").len(), 1);
+
     // Clear forgets the keys; reset lifts the requirement.
     click(&mut h, "Clear");
     assert_eq!(labels(&h, "⚠ untrusted").len(), 1);

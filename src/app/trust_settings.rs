@@ -210,7 +210,9 @@ fn trust_section(ui: &mut Ui, s: &mut TrustSettings, keys: &TrustedKeys, error: 
         (None, _) => dim(ui, "None chosen: a pack with a valid signature shows as ⚠ untrusted."),
         (Some(dir), Some(e)) => {
             ui.label(RichText::new(dir.display().to_string()).monospace().small());
-            ui.label(RichText::new(format!("{}: {}", e.code, e.message)).small().color(theme::ERROR));
+            // The code names the I/O failure generically; the message says what happened.
+            let text = format!("Cannot read this folder, so no key is trusted: {}", e.message);
+            ui.label(RichText::new(text).small().color(theme::ERROR));
         }
         (Some(dir), None) => {
             ui.label(RichText::new(dir.display().to_string()).monospace().small());
