@@ -2,7 +2,7 @@
 //! file behind.
 
 use crate::error::{Error, Result, code};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
@@ -42,23 +42,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     result
 }
 
-/// Read a whole file, refusing folders and files over `limit` bytes (reported with
-/// `too_large_code` and the limit) before reading anything.
+/// Read a whole file, refusing folders, devices, FIFOs and files over `limit` bytes
+/// (reported with `too_large_code` and the limit) before reading anything.
 pub fn read_limited(path: &Path, limit: u64, too_large_code: &'static str) -> Result<Vec<u8>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
     if meta.is_dir() {
         return Err(Error::new(code::INVALID_REQUEST, format!("{} is a folder, not a file", path.display()))
             .with("path", path.display().to_string()));
     }
-    if meta.len() > limit {
-        return Err(Error::new(
-            too_large_code,
-            format!("{} is {} bytes; the limit is {limit} bytes", path.display(), meta.len()),
-        )
-        .with("path", path.display().to_string())
-        .with("limit", limit));
+    // A device or FIFO has no length to check, and reading it may never end (/dev/zero
+    // filled memory) or never start (opening a FIFO waits for a writer).
+    if !meta.is_file() {
+        return Err(Error::new(code::INVALID_REQUEST, format!("{} is not a regular file", path.display()))
+            .with("path", path.display().to_string()));
     }
-    std::fs::read(path).map_err(|e| Error::io(path, &e))
+    let too_large = |size: String| {
+        Error::new(too_large_code, format!("{} is {size} bytes; the limit is {limit} bytes", path.display()))
+            .with("path", path.display().to_string())
+            .with("limit", limit)
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len().to_string()));
+    }
+    // The file may grow after the check: read at most one byte past the limit.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(|e| Error::io(path, &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(format!("more than {limit}")));
+    }
+    Ok(bytes)
 }
 
 /// serde_json's nesting limit, which its own error message does not name.
@@ -93,6 +107,22 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn reads_are_bounded_and_only_of_regular_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.json");
+        std::fs::write(&p, b"12345").unwrap();
+        assert_eq!(read_limited(&p, 5, code::INVALID_REQUEST).unwrap(), b"12345");
+        let err = read_limited(&p, 4, code::PACK_MANIFEST_INVALID).unwrap_err();
+        assert_eq!((err.code, err.details["limit"].as_u64()), (code::PACK_MANIFEST_INVALID, Some(4)));
+        assert_eq!(read_limited(dir.path(), 5, code::IO_ERROR).unwrap_err().code, code::INVALID_REQUEST);
+        #[cfg(unix)]
+        {
+            let err = read_limited(Path::new("/dev/zero"), 5, code::IO_ERROR).unwrap_err();
+            assert!(err.message.ends_with("is not a regular file"), "{}", err.message);
+        }
     }
 
     #[test]

@@ -463,6 +463,27 @@ mod generated {
         assert!(out.message().contains("the limit is"), "{}", out.message());
     }
 
+    /// Neither has a length to check: /dev/zero never ends and a FIFO without a writer
+    /// never starts, so both must be refused before reading.
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_fifos_are_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pack.json");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let out_path = dir.path().join("out.json");
+        for file in [OsString::from("/dev/zero"), fifo.into_os_string()] {
+            let pack = [OsString::from("expand"), file.clone(), "--chain".into(), "x".into()];
+            let out = check(&pack, None, Expect::Fails("invalid_request"));
+            assert!(out.message().contains("is not a regular file"), "{}", out.message());
+            let mut params = expand("ok.json", &["--params"]);
+            params.push(file.clone());
+            check(&params, None, Expect::Fails("invalid_request"));
+            check(&inline(file.clone(), &out_path, &[]), None, Expect::Fails("invalid_request"));
+            check(&expand("ok.json", &["--host", file.to_str().unwrap()]), None, Expect::Fails("invalid_request"));
+        }
+    }
+
     #[test]
     fn a_missing_folder_and_a_folder_without_packs_are_not_found() {
         let dir = tempfile::tempdir().unwrap();
