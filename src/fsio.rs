@@ -8,6 +8,13 @@ use std::path::Path;
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
 /// synced, then renamed over the target. On any failure the old file is left intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    // Saving through a symbolic link writes its target, as editors do: renaming over the
+    // link would replace it with a file and leave the target stale.
+    let resolved = std::fs::symlink_metadata(path)
+        .is_ok_and(|m| m.file_type().is_symlink())
+        .then(|| std::fs::canonicalize(path).ok())
+        .flatten();
+    let path = resolved.as_deref().unwrap_or(path);
     let fail = |what: &str, e: std::io::Error| {
         Error::new(code::IO_ERROR, format!("could not {what} {}: {e}", path.display()))
             .with("path", path.display().to_string())
@@ -26,6 +33,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = dir.join(tmp_name);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file beside", e))?;
+        // The replacement keeps the old file's permissions (a private file stays private).
+        if let Ok(old) = std::fs::metadata(path) {
+            f.set_permissions(old.permissions()).map_err(|e| fail("copy the permissions of", e))?;
+        }
         f.write_all(bytes).map_err(|e| fail("write", e))?;
         f.sync_all().map_err(|e| fail("sync", e))?;
         drop(f);
@@ -107,6 +118,23 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn saves_write_through_links_and_keep_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.json");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left");
     }
 
     #[test]
