@@ -40,7 +40,9 @@ fn largest_real_chain() -> Option<(Vec<u8>, String, Map<String, Value>)> {
         .join("corpus/vectors");
     let mut best: Option<(usize, PathBuf, String, Map<String, Value>)> = None;
     for entry in std::fs::read_dir(&dir).ok()?.flatten() {
-        let v: Value = serde_json::from_slice(&std::fs::read(entry.path()).ok()?).ok()?;
+        // Only the registry vectors sit directly here; `examples/` is a folder.
+        let Ok(bytes) = std::fs::read(entry.path()) else { continue };
+        let v: Value = serde_json::from_slice(&bytes).ok()?;
         let count = v["expected"]["nodes"].as_array().map_or(0, Vec::len);
         if best.as_ref().is_none_or(|b| count > b.0) {
             let pack = dir.parent()?.join(v["pack"].as_str()?);

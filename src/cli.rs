@@ -380,7 +380,8 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
                     Path::new(src),
                     chainsmith::pack::MAX_MANIFEST_BYTES,
                     code::INVALID_REQUEST,
-                )?;
+                )
+                .map_err(Error::not_a_pack)?;
                 String::from_utf8(bytes).map_err(|_| {
                     Error::new(code::INVALID_REQUEST, format!("{src}: parameters are not UTF-8 text"))
                         .with("path", src.as_str())
@@ -439,7 +440,8 @@ fn host_profile(path: &Option<PathBuf>) -> Result<HostProfile> {
     match path {
         None => Ok(HostProfile::default()),
         Some(p) => {
-            let bytes = chainsmith::fsio::read_limited(p, 1024 * 1024, code::INVALID_REQUEST)?;
+            let bytes =
+                chainsmith::fsio::read_limited(p, 1024 * 1024, code::INVALID_REQUEST).map_err(Error::not_a_pack)?;
             HostProfile::from_json(&String::from_utf8_lossy(&bytes))
                 .map_err(|e| e.with("path", p.display().to_string()))
         }
@@ -589,7 +591,8 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
     let projection = match (&args.workflow, &args.pack, &args.chain) {
         (Some(path), _, _) => {
             let bytes =
-                chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
+                chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)
+                    .map_err(Error::not_a_pack)?;
             let workflow: Value = serde_json::from_slice(&bytes).map_err(|e| {
                 Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
                     .with("path", path.display().to_string())

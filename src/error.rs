@@ -107,6 +107,15 @@ impl Error {
         env
     }
 
+    /// A file the user named is missing: only a missing pack is `pack_not_found`; any
+    /// other input (parameters, host profile, workflow) is a bad request.
+    pub fn not_a_pack(mut self) -> Self {
+        if self.code == code::PACK_NOT_FOUND {
+            self.code = code::INVALID_REQUEST;
+        }
+        self
+    }
+
     pub fn io(path: &std::path::Path, err: &std::io::Error) -> Self {
         let code = if err.kind() == std::io::ErrorKind::NotFound { code::PACK_NOT_FOUND } else { code::IO_ERROR };
         Self::new(code, format!("{}: {err}", path.display())).with("path", path.display().to_string())

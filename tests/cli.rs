@@ -119,6 +119,9 @@ fn failures_end_with_a_coded_envelope() {
         (&["expand", SUPPORT, "--chain", "support.triage", "--set", "queueName=X"], "chain_parameter_invalid"),
         (&["expand", SUPPORT, "--chain", "support.triage", "--set", "maxTickets=lots"], "chain_parameter_invalid"),
         (&["expand", SUPPORT, "--chain", "support.triage", "--params", "Cargo.toml"], "invalid_request"),
+        (&["expand", SUPPORT, "--chain", "support.triage", "--params", "no/such/params.json"], "invalid_request"),
+        (&["expand", SUPPORT, "--chain", "support.triage", "--host", "no/such/host.json"], "invalid_request"),
+        (&["inline", "no/such/wf.json", SUPPORT, "--chain", "support.triage", "-o", "/tmp/x.json"], "invalid_request"),
     ];
     for (args, code) in cases {
         let out = run(args);

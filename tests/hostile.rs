@@ -211,7 +211,7 @@ fn committed_cases(scratch: &Path) -> Vec<(Vec<OsString>, Expect)> {
     let dangling = || hostile("workflows/dangling-edges.json");
     cases.extend([
         (inline(hostile("workflows"), out, &[]), Fails("invalid_request")),
-        (inline(hostile("workflows/absent.json"), out, &[]), Fails("pack_not_found")),
+        (inline(hostile("workflows/absent.json"), out, &[]), Fails("invalid_request")),
         (inline(dangling(), out, &["--between", "a", "ghost"]), Fails("invalid_request")),
         (inline(dangling(), &out.join("no/such/folder/out.json"), &[]), Fails("io_error")),
         (inline(dangling(), &scratch.join("blocked"), &[]), Fails("io_error")),

@@ -21,8 +21,7 @@ pub use range::Range;
 pub use signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_manifest, verify_pack};
 pub use trust::{Trust, TrustReport};
 
-use crate::error::{Error, Finding, Severity};
-use std::io::Read;
+use crate::error::{Error, Finding, Severity, code};
 use std::path::{Component, Path, PathBuf};
 
 /// Answers whether a typeId is provided by a pack the editor knows.
@@ -56,18 +55,9 @@ pub(crate) fn path_inside(dir: &Path, reference: &str) -> Result<PathBuf, String
     Ok(joined)
 }
 
-/// Read at most `limit` bytes; a longer file is an error rather than a large allocation.
+/// Read a regular file of at most `limit` bytes (no folders, FIFOs or devices).
 pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(format!("{} is a folder, not a file", path.display()));
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("{} is larger than the {limit}-byte limit", path.display()));
-    }
-    Ok(bytes)
+    crate::fsio::read_limited(path, limit, code::INVALID_REQUEST).map_err(|e| e.message)
 }
 
 /// A refusal reported as a finding. `details.path` stays in the details: it may be a file

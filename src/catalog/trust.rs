@@ -6,9 +6,9 @@
 use super::signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_pack};
 use super::{Catalog, HostProfile, TypeResolver, check_dependencies, finding_from};
 use crate::error::{Error, Finding, Severity, code};
-use crate::expand::{ExpandOptions, Expansion, expand};
+use crate::expand::{ExpandOptions, Expansion, preflight};
 use crate::pack::{Chain, Pack};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 #[derive(Debug, Default)]
 pub struct Trust {
@@ -78,15 +78,10 @@ impl Trust {
     /// parameters, manifest errors), unresolved typeIds and unmet dependencies.
     pub fn check_chain(&self, pack: &Pack, chain_id: &str) -> TrustReport {
         let (signature, mut findings) = self.signature_findings(pack);
-        // A dry run of the expander applies exactly its gates without duplicating them;
+        // The expander's own preflight applies exactly its gates without duplicating them;
         // typeIds are left to the catalog below so that all of them are listed.
-        let dry_run = ExpandOptions {
-            expansion_id: Some("trustcheck".into()),
-            host: self.host.clone(),
-            params_as_given: true,
-            ..Default::default()
-        };
-        if let Err(err) = expand(pack, chain_id, Map::new(), &dry_run) {
+        let gates = ExpandOptions { host: self.host.clone(), ..Default::default() };
+        if let Err(err) = preflight(pack, chain_id, &gates) {
             // Expansion refusals carry the manifest pointer at fault in `details.path`.
             let pointer = err.details.get("path").and_then(Value::as_str).filter(|p| p.starts_with('/'));
             let pointer = pointer.unwrap_or_default().to_owned();
@@ -144,8 +139,9 @@ impl Trust {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expand::expand;
     use crate::pack::{LoadOptions, load_bytes};
-    use serde_json::json;
+    use serde_json::{Map, json};
     use std::path::Path;
 
     fn pack(chain: Value, deps: Value) -> Pack {

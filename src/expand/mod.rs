@@ -111,7 +111,11 @@ pub fn chain_id_slug(chain_id: &str) -> String {
 }
 
 /// Expand `chain_id` from `pack` with the supplied parameter values.
-pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &ExpandOptions) -> Result<Expansion> {
+/// Every refusal that does not depend on parameter values (kind, load-time findings, chain
+/// lookup, host gates, typeIds, sensitive tokens), in the order expansion applies them.
+/// Returns the chain and the warnings expansion would carry. Editors use it to badge tiles
+/// without expanding anything.
+pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Result<(&'p Chain, Vec<Finding>)> {
     if pack.kind != PackKind::WorkflowChain {
         return Err(Error::new(
             code::PACK_KIND_INVALID,
@@ -136,11 +140,15 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         return Err(f.clone().into_error());
     }
     let mut warnings: Vec<Finding> = pack.findings_for(chain_id).filter(|f| !f.is_error()).cloned().collect();
-
     gate_on_host(chain, &opts.host)?;
     resolve_type_ids(chain, opts.resolver, &mut warnings)?;
-    let params = if opts.params_as_given { supplied } else { crate::params::resolve(chain, supplied)? };
     refuse_sensitive_tokens(chain)?;
+    Ok((chain, warnings))
+}
+
+pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &ExpandOptions) -> Result<Expansion> {
+    let (chain, mut warnings) = preflight(pack, chain_id, opts)?;
+    let params = if opts.params_as_given { supplied } else { crate::params::resolve(chain, supplied)? };
     check_substitution_budget(chain, &params)?;
 
     let expansion_id = choose_expansion_id(chain, opts)?;

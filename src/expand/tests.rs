@@ -306,3 +306,16 @@ fn leftover_token_warnings_point_at_each_string() {
         e.warnings.iter().filter(|w| w.code == code::LEFTOVER_TOKEN).map(|w| w.pointer.as_str()).collect();
     assert_eq!(at, ["/nodes/1/config/a~1b/1"]);
 }
+
+#[test]
+fn preflight_applies_every_value_independent_refusal_without_expanding() {
+    let p = pack(json!([policy_chain(), triage()]));
+    let no_comp =
+        ExpandOptions { host: HostProfile { compensation: false, ..Default::default() }, ..Default::default() };
+    assert_eq!(preflight(&p, "c.p", &no_comp).unwrap_err().code, code::CAPABILITY_REQUIRED);
+    assert_eq!(preflight(&p, "nope", &ExpandOptions::default()).unwrap_err().code, code::CHAIN_NOT_FOUND);
+    // Missing required parameters are not a preflight matter.
+    let (chain, warnings) = preflight(&p, "vendor.example.support-triage", &ExpandOptions::default()).unwrap();
+    assert_eq!(chain.chain_id(), "vendor.example.support-triage");
+    assert!(warnings.iter().any(|w| w.code == code::TYPEID_UNCHECKED));
+}

@@ -169,7 +169,8 @@ impl Workflow {
 
     /// Read a workflow file.
     pub fn load(path: &Path) -> Result<Self> {
-        let bytes = crate::fsio::read_limited(path, MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
+        let bytes =
+            crate::fsio::read_limited(path, MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR).map_err(Error::not_a_pack)?;
         let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
             Error::new(
                 code::VALIDATION_ERROR,
