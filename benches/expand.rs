@@ -68,7 +68,7 @@ fn bench_pair(c: &mut Criterion, name: &str, bytes: &[u8], chain: &str, params: 
     c.bench_function(&format!("expand/{name}"), |b| {
         b.iter(|| {
             let exp = expand(&pack, chain, params.clone(), &opts).unwrap();
-            black_box(serde_json::to_vec(&exp.to_json()).unwrap())
+            black_box(serde_json::to_vec(&exp).unwrap())
         })
     });
     c.bench_function(&format!("floor/{name}"), |b| {

@@ -467,7 +467,7 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     };
     let mut exp = expand(&pack, &args.chain.chain, params, &opts)?;
     check_expansion(&trust, &mut exp, trust_warnings)?;
-    let mut out = serde_json::to_vec_pretty(&exp.to_json()).expect("JSON values serialise");
+    let mut out = serde_json::to_vec_pretty(&exp).expect("an expansion always serialises");
     out.push(b'\n');
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)

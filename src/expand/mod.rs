@@ -11,7 +11,7 @@ use crate::catalog::{HostProfile, TypeResolver, is_core};
 use crate::error::{Error, Finding, Result, code};
 use crate::pack::{Chain, Pack, PackKind};
 use petgraph::stable_graph::StableDiGraph;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use token::substitute_value;
 
@@ -63,20 +63,7 @@ pub struct Expansion {
 impl Expansion {
     /// The CLI's `expand` output object.
     pub fn to_json(&self) -> Value {
-        let mut out = json!({
-            "packName": self.pack_name,
-            "packVersion": self.pack_version,
-            "chainId": self.chain_id,
-            "expansionId": self.expansion_id,
-            "nodes": self.nodes,
-            "edges": self.edges,
-            "idMap": self.id_map_json(),
-        });
-        if let Some(sc) = &self.settings_compensation {
-            out["settingsCompensation"] = sc.clone();
-        }
-        out["warnings"] = Value::Array(self.warnings.iter().map(Finding::to_json).collect());
-        out
+        serde_json::to_value(self).expect("an expansion always serialises")
     }
 
     pub fn id_map_json(&self) -> Value {
@@ -102,6 +89,34 @@ impl Expansion {
             .collect();
         out.sort_unstable();
         out
+    }
+}
+
+/// The CLI's `expand` output, written straight from the expansion: serialising through an
+/// intermediate `Value` would deep-copy every node once more.
+impl serde::Serialize for Expansion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct IdMap<'a>(&'a [(String, String)]);
+        impl serde::Serialize for IdMap<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+            }
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("packName", &self.pack_name)?;
+        map.serialize_entry("packVersion", &self.pack_version)?;
+        map.serialize_entry("chainId", &self.chain_id)?;
+        map.serialize_entry("expansionId", &self.expansion_id)?;
+        map.serialize_entry("nodes", &self.nodes)?;
+        map.serialize_entry("edges", &self.edges)?;
+        map.serialize_entry("idMap", &IdMap(&self.id_map))?;
+        if let Some(sc) = &self.settings_compensation {
+            map.serialize_entry("settingsCompensation", sc)?;
+        }
+        let warnings: Vec<Value> = self.warnings.iter().map(Finding::to_json).collect();
+        map.serialize_entry("warnings", &warnings)?;
+        map.end()
     }
 }
 
