@@ -125,9 +125,11 @@ fn start_xvfb(log: &Path) -> (Reaped, String) {
             continue;
         }
         let display = format!(":{n}");
+        // -noreset: by default the server resets when its last client leaves (the readiness
+        // probe, the killed editor), and a client connecting during the reset is refused.
         let mut xvfb = Reaped(
             Command::new("Xvfb")
-                .args([display.as_str(), "-screen", "0", "1440x900x24", "-nolisten", "tcp"])
+                .args([display.as_str(), "-screen", "0", "1440x900x24", "-nolisten", "tcp", "-noreset"])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(File::create(log).unwrap())
@@ -207,7 +209,7 @@ impl Editor {
                 return Some(v);
             }
             if let Some(status) = self.child.borrow_mut().0.try_wait().unwrap() {
-                panic!("the editor exited ({status}); stderr:\n{}", self.log());
+                panic!("the editor on {} exited ({status}); stderr:\n{}", self.display, self.log());
             }
             if Instant::now() >= deadline {
                 return None;
