@@ -85,6 +85,9 @@ pub struct StartOptions {
 impl StartOptions {
     /// A normal start: bundled packs, native dialogs, recovery in eframe's data folder.
     pub fn standard(files: Vec<PathBuf>) -> Self {
+        // Absolute from the start: the paths are remembered (recent files, recovery) and
+        // must still name the same files when the editor next starts elsewhere.
+        let files = files.into_iter().map(|f| std::path::absolute(&f).unwrap_or(f)).collect();
         Self {
             files,
             dialogs: Box::new(NativeDialogs),
