@@ -7,9 +7,12 @@
 //! - [`expand`] substitutes tokens and rewrites ids, yielding a petgraph fragment;
 //! - [`workflow`] holds the parent WorkflowDefinition as a graph, splices fragments in,
 //!   and exports JSON atomically;
-//! - [`catalog`] answers what the target host and known node packs provide.
+//! - [`catalog`] answers what the target host and known node packs provide, and whether a
+//!   pack is trusted (signatures, dependencies, lockfiles);
+//! - [`tool`] projects a chain or a workflow into the OpenWOP tool documents.
 //!
-//! Nothing here depends on a GUI toolkit; the editor (`app`) and the CLI sit on top.
+//! Only [`app`], the egui editor, depends on a GUI toolkit; the CLI (`src/cli.rs`, in the
+//! binary) and the editor are thin layers over the modules above.
 
 pub mod app;
 pub mod catalog;
