@@ -920,7 +920,9 @@ impl App {
         if self.doc.is_dirty() {
             ctx.request_repaint_after(recovery::INTERVAL);
         }
-        if let Some(wait) = self.problems.update(self.doc.workflow(), self.doc.revision(), now) {
+        if let Some(wait) =
+            self.problems.update(self.doc.workflow(), self.trust.catalog.as_ref(), self.doc.revision(), now)
+        {
             ctx.request_repaint_after(wait);
         }
         let dirty = if self.doc.is_dirty() { "• " } else { "" };

@@ -3,6 +3,7 @@
 //! so typing and dragging never wait for a schema check).
 
 use super::theme;
+use crate::catalog::Catalog;
 use crate::error::{Error, Finding, Severity};
 use crate::workflow::{ExportMode, Workflow};
 use egui::{RichText, Ui};
@@ -42,7 +43,13 @@ impl Problems {
     }
 
     /// Re-lint once the workflow has been still for a moment. Returns when to look again.
-    pub fn update(&mut self, wf: &Workflow, revision: u64, now: Instant) -> Option<Duration> {
+    pub fn update(
+        &mut self,
+        wf: &Workflow,
+        catalog: Option<&Catalog>,
+        revision: u64,
+        now: Instant,
+    ) -> Option<Duration> {
         if self.linted_revision == Some(revision) {
             return None;
         }
@@ -57,6 +64,9 @@ impl Problems {
             return Some(LINT_DELAY - since);
         }
         self.findings = wf.lint(ExportMode::Faithful);
+        if let Some(catalog) = catalog {
+            self.findings.extend(catalog.check_workflow(wf));
+        }
         self.linted_revision = Some(revision);
         None
     }

@@ -10,6 +10,7 @@ use crate::error::{Finding, Severity, code, pointer_join};
 use crate::expand::Expansion;
 use crate::pack::{Chain, LoadOptions, Pack, PackKind, load_path};
 use crate::schemas::{Violation, collect_violations, compile};
+use crate::workflow::Workflow;
 use jsonschema::Validator;
 use semver::Version;
 use serde_json::{Map, Value};
@@ -473,6 +474,58 @@ impl Catalog {
         out
     }
 
+    /// The same checks over a whole workflow, as the editor's problems bar shows them:
+    /// node configs against their type's schema, and edges naming a port (explicitly) that
+    /// their node's type does not have. Pointers address the exported workflow.
+    pub fn check_workflow(&self, wf: &Workflow) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let empty = Value::Object(Map::new());
+        for (i, ix) in wf.nodes_in_order().into_iter().enumerate() {
+            let node = &wf.graph[ix];
+            let config = node.json.get("config").unwrap_or(&empty);
+            for v in self.check_config(node.type_id(), config) {
+                out.push(
+                    Finding::warning(
+                        code::NODE_CONFIG_INVALID,
+                        format!("/nodes/{i}/config{}", v.pointer),
+                        format!("{} config: {}", node.type_id(), v.message),
+                    )
+                    .with("typeId", node.type_id())
+                    .with("nodeId", node.id())
+                    .with("keyword", v.keyword),
+                );
+            }
+        }
+        for (j, ix) in wf.edges_in_order().into_iter().enumerate() {
+            let edge = &wf.graph[ix];
+            let (source, target) = wf.graph.edge_endpoints(ix).expect("a live edge has endpoints");
+            for (key, node, outgoing) in [("sourceOutput", source, true), ("targetInput", target, false)] {
+                let Some(port) = edge.json.get(key).and_then(Value::as_str) else { continue };
+                let type_id = wf.graph[node].type_id();
+                let Some(ports) = self.ports(type_id) else { continue };
+                let (known, side, kind) = if outgoing {
+                    (ports.accepts_output(port), &ports.outputs, "output")
+                } else {
+                    (ports.accepts_input(port), &ports.inputs, "input")
+                };
+                if !known {
+                    out.push(
+                        Finding::warning(
+                            code::EDGE_PORT_UNKNOWN,
+                            format!("/edges/{j}/{key}"),
+                            format!("{type_id} has no {kind} port \"{port}\" (its ports: {})", side.join(", ")),
+                        )
+                        .with("typeId", type_id)
+                        .with("nodeId", wf.graph[node].id())
+                        .with("edgeId", edge.id())
+                        .with("port", port),
+                    );
+                }
+            }
+        }
+        out
+    }
+
     /// The distinct typeIds of a chain that do not resolve, in first-use order.
     pub fn unresolved<'c>(&self, chain: &'c Chain) -> Vec<&'c str> {
         chain.type_ids().into_iter().filter(|t| !self.resolves(t)).collect()
@@ -540,6 +593,31 @@ mod tests {
     use super::*;
     use crate::pack::load_file;
     use serde_json::json;
+
+    #[test]
+    fn workflow_check_flags_bad_configs_and_named_ports_the_type_lacks() {
+        let catalog = Catalog::load(&[crate::pack::bundled_dir().join("vendor.chainsmith.nodes")]);
+        let wf = Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": [
+            {"id": "c", "typeId": "vendor.chainsmith.classify", "name": "c", "position": {"x": 0, "y": 0},
+             "config": {"labels": ["a"]}, "inputs": {}},
+            {"id": "p", "typeId": "vendor.chainsmith.pager-send", "name": "p", "position": {"x": 0, "y": 0},
+             "config": {"severity": "meh"}, "inputs": {}},
+            {"id": "x", "typeId": "vendor.unknown.type", "name": "x", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}}],
+          "edges": [
+            {"id": "ok", "sourceNodeId": "c", "sourceOutput": "urgent", "targetNodeId": "p", "targetInput": "payload"},
+            {"id": "bad", "sourceNodeId": "c", "sourceOutput": "verdict", "targetNodeId": "p", "targetInput": "body"},
+            {"id": "implicit", "sourceNodeId": "c", "targetNodeId": "p"},
+            {"id": "unknown-type", "sourceNodeId": "x", "sourceOutput": "anything", "targetNodeId": "c", "targetInput": "ticket"}],
+          "triggers": [], "variables": [], "metadata": {}, "settings": {}}))
+        .unwrap();
+        let findings = catalog.check_workflow(&wf);
+        let found: Vec<(&str, &str)> = findings.iter().map(|f| (f.code, f.pointer.as_str())).collect();
+        assert!(found.contains(&(code::NODE_CONFIG_INVALID, "/nodes/1/config")), "room is required: {found:?}");
+        assert!(found.contains(&(code::NODE_CONFIG_INVALID, "/nodes/1/config/severity")), "{found:?}");
+        assert!(found.contains(&(code::EDGE_PORT_UNKNOWN, "/edges/1/sourceOutput")), "{found:?}");
+        assert!(found.contains(&(code::EDGE_PORT_UNKNOWN, "/edges/1/targetInput")), "{found:?}");
+        assert_eq!(found.len(), 4, "defaults, known ports and uncatalogued types pass: {found:?}");
+    }
 
     /// A node pack folder with one typed node and its schema files.
     fn node_pack(dir: &Path, name: &str, version: &str) {
