@@ -4,6 +4,8 @@
 //! Canvas widgets live inside an `egui::Scene`, whose accessibility rects are in canvas
 //! coordinates; the app maps them to the screen with `canvas_to_screen`.
 
+mod ui_common;
+
 use chainsmith::app::{App, FileDialogs, StartOptions};
 use chainsmith::pack::bundled;
 use chainsmith::workflow::{ExportMode, Workflow};
@@ -16,6 +18,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use ui_common::drag;
 
 /// File dialogs that answer from a queue and record what was asked.
 #[derive(Clone, Default)]
@@ -67,27 +70,6 @@ fn start(files: Vec<PathBuf>, dialogs: Script, recovery: Option<PathBuf>) -> Har
         .build_ui_state(|ui, app: &mut App| app.show(ui), app);
     h.run();
     h
-}
-
-/// Press at `from`, move in steps, release at `to`.
-fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, modifiers: Modifiers) {
-    h.hover_at(from);
-    h.step();
-    if modifiers != Modifiers::NONE {
-        h.event(egui::Event::ModifiersChanged(modifiers));
-    }
-    h.event(egui::Event::PointerButton { pos: from, button: egui::PointerButton::Primary, pressed: true, modifiers });
-    h.step();
-    for i in 1..=10 {
-        h.hover_at(from.lerp(to, i as f32 / 10.0));
-        h.step();
-    }
-    h.event(egui::Event::PointerButton { pos: to, button: egui::PointerButton::Primary, pressed: false, modifiers });
-    h.step();
-    if modifiers != Modifiers::NONE {
-        h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
-    }
-    h.run();
 }
 
 fn click_at(h: &mut Harness<'_, App>, p: Pos2, clicks: usize) {

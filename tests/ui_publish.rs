@@ -2,17 +2,20 @@
 //! tile's context menu and from the File menu, with toolId and tier overrides typed and picked
 //! as a person would, and saving answered by a scripted dialog instead of rfd.
 
+mod ui_common;
+
 use chainsmith::app::{App, FileDialogs, StartOptions};
 use chainsmith::pack::bundled;
 use chainsmith::schemas::Schema;
 use egui::accesskit::Role;
-use egui::{Key, Modifiers, Pos2};
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
+use ui_common::drag;
 
 const COMPACT: &str = "CompactToolDescriptor";
 const MIRUNTIME: &str = "MiRuntime tool contract";
@@ -86,21 +89,6 @@ fn open_from_tile(h: &mut Harness<'_, App>, tile: &str) {
     h.get_by_label(tile).click_secondary();
     h.run();
     h.get(By::new().label("Publish as tool…").role(Role::Button)).click();
-    h.run();
-}
-
-/// Press at `from`, move in steps, release at `to`.
-fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2) {
-    let modifiers = Modifiers::NONE;
-    h.hover_at(from);
-    h.step();
-    h.event(egui::Event::PointerButton { pos: from, button: egui::PointerButton::Primary, pressed: true, modifiers });
-    h.step();
-    for i in 1..=10 {
-        h.hover_at(from.lerp(to, i as f32 / 10.0));
-        h.step();
-    }
-    h.event(egui::Event::PointerButton { pos: to, button: egui::PointerButton::Primary, pressed: false, modifiers });
     h.run();
 }
 
@@ -181,7 +169,7 @@ fn publish_the_whole_workflow_follows_its_edits() {
     // Insert the triage chain: drop its tile on the canvas and fill the form.
     let from = h.get_by_label("Triage queue").rect().center();
     let to = h.state().canvas_rect().center();
-    drag(&mut h, from, to);
+    drag(&mut h, from, to, Modifiers::NONE);
     assert!(h.state().form_is_open());
     type_into(&mut h, "Queue *", "billing");
     h.get(By::new().label("Insert").role(Role::Button)).click();

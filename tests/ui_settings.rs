@@ -3,12 +3,13 @@
 //! trusted-keys folder is chosen through a scripted dialog (never rfd) and trusts a pack the
 //! test signed with a key it generated; the settings survive a restart through eframe storage.
 
+mod ui_common;
+
 use chainsmith::app::{App, FileDialogs, StartOptions};
 use chainsmith::pack::bundled;
 use ed25519_dalek::pkcs8::EncodePublicKey;
 use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
 use ed25519_dalek::{Signer, SigningKey};
-use egui::Pos2;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
@@ -17,6 +18,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use ui_common::drag;
 
 const CAPABILITY_REQUIRED: &str = "capability_required";
 const UNSIGNED: &str = "pack_unsigned";
@@ -124,20 +126,6 @@ fn tile_badge(h: &Harness<'_, App>, tile: &str, code: &str) -> bool {
         .any(|b| b.min.y > title.max.y && b.min.y < title.max.y + 60.0 && b.max.x < title.min.x + 400.0)
 }
 
-fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2) {
-    let modifiers = egui::Modifiers::NONE;
-    h.hover_at(from);
-    h.step();
-    h.event(egui::Event::PointerButton { pos: from, button: egui::PointerButton::Primary, pressed: true, modifiers });
-    h.step();
-    for i in 1..=10 {
-        h.hover_at(from.lerp(to, i as f32 / 10.0));
-        h.step();
-    }
-    h.event(egui::Event::PointerButton { pos: to, button: egui::PointerButton::Primary, pressed: false, modifiers });
-    h.run();
-}
-
 fn text_value(h: &Harness<'_, App>, label: &str) -> String {
     h.get(By::new().label(label).role(Role::TextInput)).value().unwrap_or_default()
 }
@@ -182,7 +170,7 @@ fn host_profile_blocks_and_unblocks_the_book_trip_tile_and_its_open_form() {
     // An insert form for "Book trip", with a value typed in.
     let from = h.get_by_label("Book trip").rect().center();
     let to = h.state().canvas_rect().center();
-    drag(&mut h, from, to);
+    drag(&mut h, from, to, egui::Modifiers::NONE);
     assert!(h.state().form_is_open());
     let api = "https://hotels.example/api";
     h.get(By::new().label("Hotel API *").role(Role::TextInput)).click();
