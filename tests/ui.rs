@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use ui_common::drag;
+use ui_common::{drag, harness};
 
 /// File dialogs that answer from a queue and record what was asked.
 #[derive(Clone, Default)]
@@ -63,13 +63,7 @@ impl FileDialogs for Script {
 fn start(files: Vec<PathBuf>, dialogs: Script, recovery: Option<PathBuf>) -> Harness<'static, App> {
     let app =
         App::new(StartOptions { files, dialogs: Box::new(dialogs), recovery_file: recovery, packs: bundled() }, None);
-    let mut h = Harness::builder()
-        .with_size([1440.0, 900.0])
-        .with_step_dt(1.0 / 60.0)
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
-    h.run();
-    h
+    harness(app)
 }
 
 fn click_at(h: &mut Harness<'_, App>, p: Pos2, clicks: usize) {

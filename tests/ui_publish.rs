@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
-use ui_common::drag;
+use ui_common::{drag, harness};
 
 const COMPACT: &str = "CompactToolDescriptor";
 const MIRUNTIME: &str = "MiRuntime tool contract";
@@ -45,13 +45,7 @@ fn start(dialogs: Script) -> Harness<'static, App> {
         StartOptions { files: Vec::new(), dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() },
         None,
     );
-    let mut h = Harness::builder()
-        .with_size([1440.0, 900.0])
-        .with_step_dt(1.0 / 60.0)
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
-    h.run();
-    h
+    harness(app)
 }
 
 /// The text of one side's JSON view.

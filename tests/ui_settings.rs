@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use ui_common::drag;
+use ui_common::{drag, harness};
 
 const CAPABILITY_REQUIRED: &str = "capability_required";
 const UNSIGNED: &str = "pack_unsigned";
@@ -73,13 +73,7 @@ impl eframe::Storage for Memory {
 fn start(files: Vec<PathBuf>, dialogs: Script, storage: Option<&Memory>) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
     let app = App::new(opts, storage.map(|s| s as &dyn eframe::Storage));
-    let mut h = Harness::builder()
-        .with_size([1440.0, 900.0])
-        .with_step_dt(1.0 / 60.0)
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
-    h.run();
-    h
+    harness(app)
 }
 
 fn open_settings(h: &mut Harness<'_, App>) {

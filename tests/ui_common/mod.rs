@@ -25,3 +25,14 @@ pub fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, modifiers: Modifiers
     }
     h.run();
 }
+
+/// Run `app` headlessly in the default 1440x900 window until it settles.
+pub fn harness(app: App) -> Harness<'static, App> {
+    let mut h = Harness::builder()
+        .with_size([1440.0, 900.0])
+        .with_step_dt(1.0 / 60.0)
+        .with_max_steps(64)
+        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
+    h.run();
+    h
+}
