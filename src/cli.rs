@@ -392,7 +392,7 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
                 Ok(other) => {
                     return Err(Error::new(
                         code::CHAIN_PARAMETER_INVALID,
-                        format!("--params must be a JSON object, found {}", kind_of(&other)),
+                        format!("--params must be a JSON object, found {}", chainsmith::pack::json_kind(&other)),
                     )
                     .with("path", ""));
                 }
@@ -423,17 +423,6 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
         }
     }
     Ok(values)
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-        Value::String(_) => "a string",
-        Value::Number(_) => "a number",
-        Value::Bool(_) => "a boolean",
-        Value::Null => "null",
-    }
 }
 
 fn host_profile(path: &Option<PathBuf>) -> Result<HostProfile> {

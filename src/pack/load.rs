@@ -219,7 +219,8 @@ fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
-pub(crate) fn json_kind(v: &Value) -> &'static str {
+/// How a JSON value is named in messages ("an array", "null", …).
+pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

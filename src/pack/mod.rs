@@ -13,7 +13,9 @@ mod load;
 pub use bundled::{bundled, bundled_dir};
 
 pub use lint::{is_structured, substitutable_strings};
-pub use load::{LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, load_bytes, load_file, load_path};
+pub use load::{
+    LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, json_kind, load_bytes, load_file, load_path,
+};
 
 use crate::error::{Finding, Severity};
 use jsonschema::Validator;
