@@ -14,6 +14,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod interop;
+
 #[derive(Parser)]
 #[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]
 #[command(args_conflicts_with_subcommands = true)]
@@ -36,6 +38,15 @@ pub enum Command {
     Resolve(ResolveArgs),
     /// Print a chain (or a whole workflow) as a tool: CompactToolDescriptor or MiRuntime contract.
     Tool(ToolArgs),
+    /// Generate an Ed25519 signing key pair (PEM files; the private key is never printed).
+    Keygen(interop::KeygenArgs),
+    /// Sign a pack, or publish it into a registry folder.
+    #[command(subcommand)]
+    Pack(interop::PackCommand),
+    /// Verify one version in a registry folder: tarball integrity, then its signature.
+    Verify(interop::VerifyArgs),
+    /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
+    Install(interop::InstallArgs),
 }
 
 #[derive(Args)]
@@ -192,6 +203,10 @@ pub fn run(command: Command) -> ExitCode {
         Command::Inline(a) => inline(&a),
         Command::Resolve(a) => resolve_lockfile(&a),
         Command::Tool(a) => tool(&a),
+        Command::Keygen(a) => interop::keygen(&a),
+        Command::Pack(c) => interop::pack(&c),
+        Command::Verify(a) => interop::verify(&a),
+        Command::Install(a) => interop::install(&a),
     };
     match result {
         Ok(code) => code,

@@ -76,6 +76,18 @@ pub mod code {
     pub const PACK_SIGNATURE_UNTRUSTED: &str = "pack_signature_untrusted";
     pub const PACK_UNSIGNED: &str = "pack_unsigned";
     pub const TRUSTED_KEY_INVALID: &str = "trusted_key_invalid";
+
+    // Registry interop (interop.md §1-3): integrity, v2 signatures, installs, publishing.
+    pub const PACK_REGISTRY_UNREACHABLE: &str = "pack_registry_unreachable";
+    pub const PACK_INTEGRITY_FAILURE: &str = "pack_integrity_failure";
+    pub const PACK_INTEGRITY_MISMATCH: &str = "pack_integrity_mismatch";
+    pub const SIGNATURE_NOT_AVAILABLE: &str = "signature_not_available";
+    pub const PACK_ENGINE_UNSUPPORTED: &str = "pack_engine_unsupported";
+    pub const PACK_VERSION_YANKED: &str = "pack_version_yanked";
+    pub const PACK_VERSION_DEPRECATED: &str = "pack_version_deprecated";
+    pub const PACK_VERSION_EXISTS: &str = "pack_version_exists";
+    pub const TYPEID_PIN_INVALID: &str = "typeid_pin_invalid";
+    pub const REGISTRY_KEY_ADDED: &str = "registry_key_added";
 }
 
 /// A refusal: code, human message, structured details.

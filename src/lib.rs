@@ -9,6 +9,8 @@
 //!   and exports JSON atomically;
 //! - [`catalog`] answers what the target host and known node packs provide, and whether a
 //!   pack is trusted (signatures, dependencies, lockfiles);
+//! - [`registry`] reads, verifies, installs from and publishes to OpenWOP registry folders
+//!   (canonical JSON, signing, tarballs), offline;
 //! - [`tool`] projects a chain or a workflow into the OpenWOP tool documents.
 //!
 //! Only [`app`], the egui editor, depends on a GUI toolkit; the CLI (`src/cli.rs`, in the
@@ -21,6 +23,7 @@ pub mod expand;
 pub mod fsio;
 pub mod pack;
 pub mod params;
+pub mod registry;
 pub mod schemas;
 pub mod tool;
 pub mod workflow;

@@ -39,8 +39,17 @@ pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
     })
 }
 
-/// Load one manifest from a file.
+/// Load one manifest from a file: a `pack.json`, or a registry tarball (`.tgz`), whose
+/// `pack.json` is read in memory (the pack's `source` stays the tarball).
 pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
+    if crate::registry::is_tarball_path(path) {
+        let archive = crate::registry::PackArchive::read(path)?;
+        let bytes = archive.manifest().ok_or_else(|| {
+            Error::new(code::PACK_NOT_FOUND, format!("{} holds no pack.json", path.display()))
+                .with("path", path.display().to_string())
+        })?;
+        return load_bytes(path, bytes, opts);
+    }
     let bytes = crate::fsio::read_limited(path, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
     load_bytes(path, &bytes, opts)
 }
@@ -71,6 +80,9 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
 
     let mut findings = Vec::new();
     kind_findings(&kind, obj, &mut findings);
+    // v2 manifests (interop §3) are checked by their own rules; the v1 schema then sees a
+    // view without the v2-only spellings.
+    let v2_view = super::v2::is_v2(&manifest).then(|| super::v2::check(&manifest, &mut findings));
     if !opts.skip_schema {
         let schema = match kind {
             PackKind::WorkflowChain => Some(Schema::ChainManifest),
@@ -78,23 +90,7 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
             PackKind::Other(_) => None,
         };
         if let Some(schema) = schema {
-            // Registry v2 packs sign with `{keyId, scheme}`, which the closed v1 `signing`
-            // definition rejects; that shape is reported once instead of failing the pack.
-            let v2_signing = obj
-                .get("signing")
-                .and_then(Value::as_object)
-                .filter(|s| s.contains_key("keyId") || s.contains_key("scheme"));
-            if v2_signing.is_some() {
-                findings.push(Finding::warning(
-                    code::PACK_SIGNATURE_UNVERIFIABLE,
-                    "/signing",
-                    "`signing` has the registry v2 shape {keyId, scheme}; chainsmith verifies only v1 manual signatures",
-                ));
-            }
-            for v in schema.violations(&manifest) {
-                if v2_signing.is_some() && v.pointer.starts_with("/signing") {
-                    continue;
-                }
+            for v in schema.violations(v2_view.as_ref().unwrap_or(&manifest)) {
                 findings.push(Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword));
             }
         }
@@ -165,7 +161,8 @@ fn kind_findings(kind: &PackKind, obj: &serde_json::Map<String, Value>, findings
     }
 }
 
-/// Load a `pack.json` file, or every `pack.json` under a folder (recursively).
+/// Load a `pack.json` file or a `.tgz`, or every `pack.json` and `.tgz` under a folder
+/// (recursively; the OpenWOP install cache keeps `<name>/<version>/<version>.tgz`).
 pub fn load_path(path: &Path, opts: LoadOptions) -> LoadOutcome {
     let mut out = LoadOutcome::default();
     match std::fs::metadata(path) {
@@ -213,7 +210,7 @@ fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
                 continue;
             }
             find_manifests(&path, out, depth + 1);
-        } else if entry.file_name() == "pack.json" {
+        } else if entry.file_name() == "pack.json" || crate::registry::is_tarball_path(&path) {
             out.push(path);
         }
     }
@@ -311,14 +308,37 @@ mod tests {
     }
 
     #[test]
-    fn v2_signing_shape_is_a_warning_not_a_schema_failure() {
+    fn v2_manifests_accept_pins_and_extensions_and_keep_the_v1_rules_otherwise() {
         let mut m = minimal_chain_pack();
         m["signing"] = serde_json::json!({"keyId": "openwop-team-1", "scheme": "ed25519-canonical-json"});
+        m["chains"][0]["dag"]["nodes"][0]["typeId"] = serde_json::json!("core.identity@1.0.0");
+        m["x-review"] = serde_json::json!({"by": "me"});
+        m["chains"][0]["openwop-ui"] = serde_json::json!(true);
         let p = load(&m.to_string()).unwrap();
         assert!(p.is_valid(), "{:?}", p.findings);
-        assert!(p.warnings().any(|f| f.code == code::PACK_SIGNATURE_UNVERIFIABLE && f.pointer == "/signing"));
+        assert!(p.warnings().next().is_none(), "{:?}", p.findings);
+        // The same pins and extension keys are schema errors in a v1 manifest.
+        m["signing"] = serde_json::json!({"method": "manual", "publicKeyRef": "k.pem", "signatureRef": "s"});
+        let v1 = load(&m.to_string()).unwrap();
+        let bad: Vec<_> = v1.errors().map(|f| f.pointer.as_str()).collect();
+        assert!(bad.contains(&"") && bad.contains(&"/chains/0/dag/nodes/0/typeId"), "{bad:?}");
         m["signing"] = serde_json::json!({"method": "bogus"});
         assert!(load(&m.to_string()).unwrap().errors().any(|f| f.pointer.starts_with("/signing")));
+    }
+
+    #[test]
+    fn tarballs_load_in_memory_and_folder_scans_find_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [("pack.json".to_owned(), minimal_chain_pack().to_string().into_bytes())].into_iter().collect();
+        let tgz = dir.path().join("cache/vendor.test.pack/1.0.0/1.0.0.tgz");
+        std::fs::create_dir_all(tgz.parent().unwrap()).unwrap();
+        std::fs::write(&tgz, crate::registry::tarball::build(&files).unwrap()).unwrap();
+        let p = load_file(&tgz, LoadOptions::default()).unwrap();
+        assert_eq!((p.name(), p.source.as_path()), ("vendor.test.pack", tgz.as_path()));
+        let out = load_path(&dir.path().join("cache"), LoadOptions::default());
+        assert_eq!(out.packs.len(), 1);
+        std::fs::write(&tgz, b"garbage").unwrap();
+        assert_eq!(load_file(&tgz, LoadOptions::default()).unwrap_err().code, code::PACK_MANIFEST_INVALID);
     }
 
     #[test]

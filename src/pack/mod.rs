@@ -9,6 +9,7 @@ mod bundled;
 mod checks;
 mod lint;
 mod load;
+pub mod v2;
 
 pub use bundled::{bundled, bundled_dir};
 

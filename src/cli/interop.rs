@@ -1,0 +1,158 @@
+//! Registry and signing commands: `keygen`, `pack sign`, `pack publish`, `verify`,
+//! `install`. Each prints one line of JSON on success; failures are the usual envelope.
+
+use super::{print_warnings, write_stdout};
+use chainsmith::error::{Error, Result, code};
+use chainsmith::registry::{self, Registry, Scheme};
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct KeygenArgs {
+    /// Writes OUT_PREFIX.private.pem (PKCS#8, owner-only) and OUT_PREFIX.public.pem (SPKI).
+    pub out_prefix: PathBuf,
+}
+
+#[derive(Subcommand)]
+pub enum PackCommand {
+    /// Sign a pack folder: canonical pack.json plus keys/pack.json.sig (v2 with --key-id,
+    /// else the v1 manual recipe with the public key inside the pack).
+    Sign(SignArgs),
+    /// Publish a pack folder into a registry folder: tarball, version manifest, signature,
+    /// SBOM, and the pack and registry indexes.
+    Publish(PublishArgs),
+}
+
+#[derive(Args)]
+pub struct SignArgs {
+    /// The pack folder (or its pack.json).
+    pub dir: PathBuf,
+    /// Ed25519 private key, PKCS#8 PEM (`openssl genpkey -algorithm ed25519`, or `keygen`).
+    #[arg(long, value_name = "KEY.pem")]
+    pub key: PathBuf,
+    /// Sign with the v2 scheme under this registry key id.
+    #[arg(long, value_name = "ID")]
+    pub key_id: Option<String>,
+}
+
+#[derive(Args)]
+pub struct PublishArgs {
+    /// The pack folder (pack.json plus README.md, LICENSE, ...).
+    pub dir: PathBuf,
+    /// The registry folder to publish into (created when missing).
+    #[arg(long, value_name = "REG")]
+    pub registry: PathBuf,
+    /// Sign the published pack.json (v2) with this private key.
+    #[arg(long, value_name = "KEY.pem", requires = "key_id")]
+    pub key: Option<PathBuf>,
+    /// The registry key id to sign under.
+    #[arg(long, value_name = "ID", requires = "key")]
+    pub key_id: Option<String>,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// NAME@VERSION (a range or `latest` is resolved as `install` does).
+    pub spec: String,
+    /// The registry folder (a mirror of the registry's HTTP tree).
+    #[arg(long, value_name = "DIR")]
+    pub registry: PathBuf,
+}
+
+#[derive(Args)]
+pub struct InstallArgs {
+    /// NAME, NAME@VERSION, NAME@latest or NAME@RANGE.
+    pub spec: String,
+    /// The registry folder (a mirror of the registry's HTTP tree).
+    #[arg(long, value_name = "DIR")]
+    pub registry: PathBuf,
+    /// Cache base (default $OPENWOP_CONFIG_HOME/.openwop/packs, else ~/.openwop/packs).
+    #[arg(long, value_name = "CACHE")]
+    pub dir: Option<PathBuf>,
+    /// Refuse unsigned versions.
+    #[arg(long)]
+    pub require_signed: bool,
+}
+
+fn print_line(value: &Value) -> Result<ExitCode> {
+    write_stdout(format!("{value}\n").as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn keygen(args: &KeygenArgs) -> Result<ExitCode> {
+    let pair = registry::keys::generate(&args.out_prefix)?;
+    print_line(&json!({
+        "privateKey": pair.private_key.display().to_string(),
+        "publicKey": pair.public_key.display().to_string(),
+    }))
+}
+
+pub fn pack(command: &PackCommand) -> Result<ExitCode> {
+    match command {
+        PackCommand::Sign(a) => sign(a),
+        PackCommand::Publish(a) => publish(a),
+    }
+}
+
+fn sign(args: &SignArgs) -> Result<ExitCode> {
+    let key = registry::keys::read_signing_key(&args.key)?;
+    let scheme = match &args.key_id {
+        Some(id) => Scheme::V2 { key_id: id },
+        None => Scheme::V1Manual,
+    };
+    let signed = registry::sign_pack(&args.dir, &key, scheme)?;
+    print_line(&json!({
+        "name": signed.name,
+        "version": signed.version,
+        "scheme": signed.scheme,
+        "keyId": signed.key_id,
+        "manifest": signed.manifest.display().to_string(),
+        "signature": signed.signature.display().to_string(),
+        "publicKey": signed.public_key.map(|p| p.display().to_string()),
+    }))
+}
+
+fn publish(args: &PublishArgs) -> Result<ExitCode> {
+    let key = args.key.as_deref().map(registry::keys::read_signing_key).transpose()?;
+    let signer = match (&key, &args.key_id) {
+        (Some(k), Some(id)) => Some((k, id.as_str())),
+        _ => None,
+    };
+    let published = registry::publish::publish(&args.dir, &args.registry, signer)?;
+    print_warnings(&published.warnings);
+    print_line(&published.to_json())
+}
+
+pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
+    let reg = Registry::open(&args.registry)?;
+    let (name, spec) = registry::split_spec(&args.spec);
+    let version = registry::resolve_version(&reg, name, spec)?;
+    let verified = registry::verify(&reg, name, &version)?;
+    if verified.signature == registry::SignatureCheck::Unsigned {
+        return Err(Error::new(code::SIGNATURE_NOT_AVAILABLE, format!("{name}@{version} is not signed"))
+            .with("packName", name)
+            .with("version", version.as_str())
+            .with("integrity", verified.integrity.as_str()));
+    }
+    print_line(&json!({
+        "name": name,
+        "version": version,
+        "tree": reg.tree.as_str(),
+        "integrity": verified.integrity,
+        "signature": verified.signature.to_json(),
+        "yanked": verified.yanked(),
+        "deprecated": verified.deprecated().map_or(Value::Bool(false), Value::String),
+    }))
+}
+
+pub fn install(args: &InstallArgs) -> Result<ExitCode> {
+    let reg = Registry::open(&args.registry)?;
+    let base = registry::cache_base(args.dir.as_deref()).ok_or_else(|| {
+        Error::new(code::INVALID_REQUEST, "no cache folder: give --dir, or set OPENWOP_CONFIG_HOME or HOME")
+    })?;
+    let installed = registry::install(&reg, &args.spec, &base, args.require_signed)?;
+    print_warnings(&installed.warnings);
+    print_line(&installed.to_json())
+}

@@ -1,0 +1,20 @@
+//! OpenWOP registry interop, offline (interop.md §1–3): RFC 8785 canonical JSON, key files
+//! and pack signing (v1 manual and v2 `ed25519-canonical-json`), registry folders (a local
+//! mirror of a registry's HTTP tree, paths from its discovery document), deterministic pack
+//! tarballs, integrity and signature verification, installs into the OpenWOP cache, and
+//! publishing into a registry folder. Nothing here opens a network connection.
+
+pub mod install;
+pub mod jcs;
+pub mod keys;
+pub mod layout;
+pub mod publish;
+pub mod sign;
+pub mod tarball;
+pub mod verify;
+
+pub use install::{Installed, cache_base, install, resolve_version, split_spec};
+pub use layout::{KeyEntry, Registry, Tree, covers};
+pub use sign::{Scheme, Signed, sign_manifest, sign_pack};
+pub use tarball::{PackArchive, is_tarball_path};
+pub use verify::{SignatureCheck, Verified, integrity_matches, sri, verify};

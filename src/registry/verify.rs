@@ -1,0 +1,287 @@
+//! Verifying one published version (`chainsmith verify`, and before every install):
+//! the tarball's integrity against its version manifest, then its signature in the order
+//! and with the reasons of the OpenWOP CLI's `verifyV2` (interop §1.3).
+//!
+//! The key comes from the issuing registry's `signingKeys[]` and must cover the pack's
+//! namespace: trust is per registry. A key whose status is not `active` still verifies
+//! (its status is reported). Version manifests signed with the v1 `manual` recipe name a
+//! registry key id in `publicKeyRef` and are checked the same way over the exact
+//! `pack.json` bytes; the legacy whole-tarball signature is checked over the `.tgz`.
+
+use super::jcs;
+use super::layout::{KeyEntry, MAX_SIGNATURE_BYTES, Registry};
+use super::sign::{SIGNATURE_FILE, V2_SCHEME};
+use super::tarball::{MAX_TARBALL_BYTES, PackArchive};
+use crate::error::{Error, Result, code};
+use base64::Engine;
+use ed25519_dalek::{Signature, VerifyingKey};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// `sha256-<base64>`: the Subresource Integrity text registries publish.
+pub fn sri(bytes: &[u8]) -> String {
+    format!("sha256-{}", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(bytes)))
+}
+
+/// Lower-case hex SHA-256 (SBOM hashes).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `expected` (SRI `sha256-<base64>`, or the `sha256:<hex>` some OpenWOP tools
+/// write, interop Q10) names these bytes.
+pub fn integrity_matches(expected: &str, bytes: &[u8]) -> bool {
+    match expected.strip_prefix("sha256:") {
+        Some(hex) => hex.eq_ignore_ascii_case(&sha256_hex(bytes)),
+        None => expected == sri(bytes),
+    }
+}
+
+/// How a verified version is signed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignatureCheck {
+    /// Verified with a registry key that covers the pack's namespace.
+    Verified { scheme: String, key_id: String, key_status: String },
+    /// The version carries no `signing` block.
+    Unsigned,
+}
+
+impl SignatureCheck {
+    pub fn to_json(&self) -> Value {
+        match self {
+            SignatureCheck::Verified { scheme, key_id, key_status } => {
+                json!({"status": "verified", "scheme": scheme, "keyId": key_id, "keyStatus": key_status})
+            }
+            SignatureCheck::Unsigned => json!({"status": "unsigned"}),
+        }
+    }
+}
+
+/// A version whose integrity (and signature, when signed) checked out.
+#[derive(Debug, Clone)]
+pub struct Verified {
+    pub name: String,
+    pub version: String,
+    pub integrity: String,
+    /// The version manifest as served.
+    pub manifest: Value,
+    pub tarball: Vec<u8>,
+    pub archive: PackArchive,
+    pub signature: SignatureCheck,
+}
+
+impl Verified {
+    pub fn yanked(&self) -> bool {
+        self.manifest.get("yanked").and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    /// The deprecation note, when the version is deprecated (`versionDeprecated`, or v1's
+    /// `deprecated` as a boolean or a reason).
+    pub fn deprecated(&self) -> Option<String> {
+        deprecation(&self.manifest)
+    }
+}
+
+/// A deprecation flag or reason in a version manifest or an index row.
+pub fn deprecation(v: &Value) -> Option<String> {
+    let reason = v.get("deprecationReason").and_then(Value::as_str);
+    for key in ["versionDeprecated", "deprecated"] {
+        match v.get(key) {
+            Some(Value::Bool(true)) => return Some(reason.unwrap_or("deprecated").to_owned()),
+            Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn integrity_failure(name: &str, version: &str, message: String) -> Error {
+    Error::new(code::PACK_INTEGRITY_FAILURE, message).with("packName", name).with("version", version)
+}
+
+fn invalid(name: &str, version: &str, reason: &str, message: String) -> Error {
+    Error::new(code::PACK_SIGNATURE_INVALID, format!("{name}@{version}: {message}"))
+        .with("packName", name)
+        .with("version", version)
+        .with("reason", reason)
+}
+
+/// Integrity, then signature. `Err` carries `pack_integrity_failure`,
+/// `pack_signature_invalid` (with `details.reason`), `signature_not_available`, or the
+/// registry's not-found codes.
+pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified> {
+    let manifest = registry.version_manifest(name, version)?;
+    let tarball_path = registry.tarball_path(name, version)?;
+    if !tarball_path.is_file() {
+        return Err(Error::new(
+            code::PACK_VERSION_NOT_FOUND,
+            format!("the registry has no tarball for {name}@{version} ({} is missing)", tarball_path.display()),
+        )
+        .with("packName", name)
+        .with("version", version)
+        .with("path", tarball_path.display().to_string()));
+    }
+    let tarball = crate::fsio::read_limited(&tarball_path, MAX_TARBALL_BYTES, code::PACK_INTEGRITY_FAILURE)?;
+
+    let actual = sri(&tarball);
+    let Some(expected) = manifest.get("integrity").and_then(Value::as_str) else {
+        return Err(integrity_failure(
+            name,
+            version,
+            format!("the version manifest of {name}@{version} has no `integrity`"),
+        )
+        .with("actual", actual));
+    };
+    if !integrity_matches(expected, &tarball) {
+        return Err(integrity_failure(
+            name,
+            version,
+            format!("the tarball of {name}@{version} does not match its version manifest's integrity"),
+        )
+        .with("expected", expected)
+        .with("actual", actual)
+        .with("path", tarball_path.display().to_string()));
+    }
+    let archive = PackArchive::from_tgz(&tarball)
+        .map_err(|msg| integrity_failure(name, version, format!("{}: {msg}", tarball_path.display())))?;
+
+    let served_signature = {
+        let p = registry.signature_path(name, version)?;
+        p.is_file()
+            .then(|| crate::fsio::read_limited(&p, MAX_SIGNATURE_BYTES, code::PACK_SIGNATURE_INVALID))
+            .transpose()?
+    };
+    let signature = check_signature(registry, name, version, &manifest, &archive, &tarball, served_signature)?;
+    Ok(Verified {
+        name: name.to_owned(),
+        version: version.to_owned(),
+        integrity: actual,
+        manifest,
+        tarball,
+        archive,
+        signature,
+    })
+}
+
+/// The signature checks on an archive whose integrity is already established.
+pub fn check_signature(
+    registry: &Registry,
+    name: &str,
+    version: &str,
+    manifest: &Value,
+    archive: &PackArchive,
+    tarball: &[u8],
+    served_signature: Option<Vec<u8>>,
+) -> Result<SignatureCheck> {
+    let Some(signing) = manifest.get("signing") else { return Ok(SignatureCheck::Unsigned) };
+    let empty = Map::new();
+    let block = signing.as_object().unwrap_or(&empty);
+    let text = |k: &str| block.get(k).and_then(Value::as_str);
+    let bad = |reason: &str, message: String| invalid(name, version, reason, message);
+
+    let v2 = block.contains_key("keyId") || block.contains_key("scheme");
+    // (1) a v2 block carries nothing of the v1 recipe, and names the one v2 scheme.
+    let (scheme, key_id) = if v2 {
+        if let Some(legacy) = ["method", "publicKeyRef", "signatureRef"].into_iter().find(|k| block.contains_key(*k)) {
+            return Err(bad("legacy_fields", format!("the v2 `signing` block also carries the v1 field `{legacy}`")));
+        }
+        if text("scheme") != Some(V2_SCHEME) {
+            return Err(bad("scheme", format!("`signing.scheme` must be \"{V2_SCHEME}\"")));
+        }
+        let key_id = text("keyId").ok_or_else(|| bad("unknown_key", "`signing.keyId` is missing".into()))?;
+        (V2_SCHEME, key_id)
+    } else {
+        match text("method") {
+            Some("manual") => {}
+            Some("sigstore") => {
+                return Err(bad("unsupported_method", "Sigstore bundles are not verified by chainsmith".into()));
+            }
+            // The legacy recipe signs the whole tarball.
+            Some("ed25519") | None => {}
+            Some(other) => return Err(bad("unsupported_method", format!("signing method \"{other}\" is unknown"))),
+        }
+        let key_id = text("publicKeyRef")
+            .ok_or_else(|| bad("unknown_key", "`signing.publicKeyRef` names no registry key".into()))?;
+        (if text("method") == Some("manual") { "manual" } else { "ed25519" }, key_id)
+    };
+
+    // (2) the key is one of the registry's, (3) and it covers the pack's namespace.
+    let entry: &KeyEntry = registry.key(key_id).ok_or_else(|| {
+        bad("unknown_key", format!("key \"{key_id}\" is not among the registry's signingKeys")).with("keyId", key_id)
+    })?;
+    if !entry.covers(name) {
+        return Err(bad(
+            "namespace",
+            format!(
+                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
+                entry.permitted_namespaces
+            ),
+        )
+        .with("keyId", key_id)
+        .with("permittedNamespaces", entry.permitted_namespaces.clone()));
+    }
+    let key: VerifyingKey = registry
+        .public_key(entry)
+        .map_err(|msg| bad("unknown_key", format!("key \"{key_id}\" cannot be read: {msg}")).with("keyId", key_id))?;
+
+    let in_archive = archive.file(text("signatureRef").unwrap_or(SIGNATURE_FILE)).map(<[u8]>::to_vec);
+    let signature_bytes = match (served_signature, in_archive) {
+        (Some(served), Some(packed)) if served != packed => {
+            return Err(bad(
+                "signature_mismatch",
+                "the served .sig differs from keys/pack.json.sig in the tarball".into(),
+            ));
+        }
+        (Some(s), _) | (None, Some(s)) => s,
+        (None, None) => {
+            return Err(Error::new(
+                code::SIGNATURE_NOT_AVAILABLE,
+                format!("{name}@{version} is signed, but no signature file is served or packed"),
+            )
+            .with("packName", name)
+            .with("version", version));
+        }
+    };
+
+    let signed: &[u8] = if scheme == "ed25519" {
+        tarball
+    } else {
+        let bytes =
+            archive.manifest().ok_or_else(|| bad("manifest_mismatch", "the tarball has no pack.json".into()))?;
+        // (4) the packed manifest is the version asked for, signed under the same key.
+        let packed = jcs::parse_strict(bytes)
+            .map_err(|msg| bad(if v2 { "not_canonical" } else { "manifest_mismatch" }, format!("pack.json: {msg}")))?;
+        let packed_key = if v2 { packed.pointer("/signing/keyId") } else { packed.pointer("/signing/publicKeyRef") };
+        if packed.get("name").and_then(Value::as_str) != Some(name)
+            || packed.get("version").and_then(Value::as_str) != Some(version)
+            || packed_key.and_then(Value::as_str) != Some(key_id)
+        {
+            return Err(bad(
+                "manifest_mismatch",
+                format!("the packed pack.json is not {name}@{version} signed with key \"{key_id}\""),
+            ));
+        }
+        // (5) v2 signs canonical bytes, and the packed manifest must be exactly them.
+        if v2 && !jcs::is_canonical(bytes) {
+            return Err(bad("not_canonical", "the packed pack.json is not in RFC 8785 canonical form".into()));
+        }
+        bytes
+    };
+    // (6) a raw 64-byte signature.
+    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice()).map_err(|_| {
+        bad(
+            "signature_length",
+            format!("the signature is {} bytes; an Ed25519 signature is 64 raw bytes", signature_bytes.len()),
+        )
+    })?;
+    // (7) Ed25519 over the exact bytes.
+    key.verify_strict(signed, &Signature::from_bytes(&raw)).map_err(|_| {
+        bad("signature_mismatch", format!("the Ed25519 signature does not verify with key \"{key_id}\""))
+            .with("keyId", key_id)
+    })?;
+    Ok(SignatureCheck::Verified {
+        scheme: scheme.to_owned(),
+        key_id: key_id.to_owned(),
+        key_status: entry.status.clone(),
+    })
+}
