@@ -282,6 +282,7 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
 /// against the catalog.
 fn validate_findings(trust: &Trust, args: &TrustArgs, pack: &Pack) -> Vec<Finding> {
     let mut findings = pack.findings.clone();
+    findings.extend(trust.engine_findings(pack));
     let signature = trust.signature(pack).finding;
     let asked = args.trusted_keys.is_some() || args.require_signed;
     findings.extend(signature.filter(|f| asked || f.code == code::PACK_SIGNATURE_INVALID));

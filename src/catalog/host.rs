@@ -12,19 +12,29 @@ pub struct HostProfile {
     pub max_depth: u32,
     pub secrets: bool,
     pub deferred_parameters: bool,
+    /// The OpenWOP protocol major the host speaks; a v2 manifest's `engines.openwop` must
+    /// admit it (interop §3.2).
+    pub protocol_major: u64,
 }
 
 impl Default for HostProfile {
     /// Compensation on, everything else off: refuse rather than emit what a host rejects.
     fn default() -> Self {
-        Self { compensation: true, sub_chains: false, max_depth: 8, secrets: false, deferred_parameters: false }
+        Self {
+            compensation: true,
+            sub_chains: false,
+            max_depth: 8,
+            secrets: false,
+            deferred_parameters: false,
+            protocol_major: 1,
+        }
     }
 }
 
 impl HostProfile {
     /// Every switch on; used where a run must not be gated (conformance replay).
     pub fn permissive() -> Self {
-        Self { compensation: true, sub_chains: true, max_depth: 8, secrets: true, deferred_parameters: true }
+        Self { sub_chains: true, secrets: true, deferred_parameters: true, ..Self::default() }
     }
 
     /// Read a profile from JSON text (`--host FILE`).

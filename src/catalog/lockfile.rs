@@ -8,10 +8,14 @@
 //! `<name>/<version>/pack.json` or is any folder of packs: both are scanned recursively
 //! and indexed by the manifests' own `name` and `version`.
 //!
-//! Registry folders hold unpacked packs, not tarballs, so the lockfile's `integrity`
-//! (a hash of the tarball) and its tarball `signature` cannot be checked here; the output
-//! says so (`integrityVerified: false`). Manifest signatures are verified when trusted
-//! keys are supplied.
+//! A folder that is an OpenWOP registry tree (it has `.well-known/openwop-registry.json`)
+//! serves tarballs: for a pack found there, the tarball is checked against its version
+//! manifest's `integrity` (`pack_integrity_failure`) and against the lockfile's
+//! (`pack_integrity_mismatch`), and a locked version the registry has yanked resolves with a
+//! warning (a lockfile pins exact versions; yanked versions are never chosen for a range).
+//! Folders of unpacked packs have no tarball to hash; the output says which packs were
+//! checked (`integrityVerified`). Manifest signatures are verified when trusted keys are
+//! supplied.
 
 use super::signature::{SignatureStatus, TrustedKeys, verify_pack};
 use super::{Range, finding_from, read_bounded};
@@ -201,6 +205,8 @@ pub struct ResolvedPack {
     pub pack: Pack,
     pub dependencies: BTreeMap<String, String>,
     pub signature: Option<SignatureStatus>,
+    /// The registry's tarball matched its published and its locked integrity.
+    pub integrity_verified: bool,
 }
 
 /// The resolved set and everything found on the way.
@@ -230,6 +236,7 @@ impl Resolution {
                     o.insert("lockedVersion".into(), json!(locked));
                 }
                 o.insert("integrity".into(), json!(p.integrity));
+                o.insert("integrityVerified".into(), json!(p.integrity_verified));
                 o.insert("registry".into(), json!(p.registry));
                 o.insert("manifest".into(), json!(p.pack.source.display().to_string()));
                 if !p.dependencies.is_empty() {
@@ -243,7 +250,7 @@ impl Resolution {
             .collect();
         json!({
             "lockfileVersion": self.lockfile_version,
-            "integrityVerified": false,
+            "integrityVerified": !self.packs.is_empty() && self.packs.iter().all(|p| p.integrity_verified),
             "packs": packs,
             "findings": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
         })
@@ -265,6 +272,8 @@ enum Location {
 
 struct Registry {
     label: String,
+    /// The OpenWOP registry tree, when the folder is one.
+    tree: Option<crate::registry::Registry>,
     /// Indexed packs: name → (version text, pack).
     index: HashMap<String, Vec<(String, Pack)>>,
 }
@@ -354,7 +363,7 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
             }
         }
 
-        let Some((registry, pack)) = find(&registries, &entry.name, &version) else {
+        let Some((served_by, pack)) = find(&registries, &entry.name, &version) else {
             findings.push(not_found(&registries, &entry.name, &version, &at));
             continue;
         };
@@ -381,10 +390,14 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
             version: version.clone(),
             locked_version: (overridden && version != entry.version).then(|| entry.version.clone()),
             integrity: entry.integrity.clone(),
-            registry: registry.to_owned(),
+            registry: served_by.label.clone(),
             pack: pack.clone(),
             dependencies: entry.dependencies.clone(),
             signature,
+            integrity_verified: served_by
+                .tree
+                .as_ref()
+                .is_some_and(|tree| registry_integrity(tree, entry, &version, &mut findings)),
         });
     }
 
@@ -488,11 +501,71 @@ fn not_found(registries: &[Registry], name: &str, version: &str, pointer: &str) 
 }
 
 /// The first registry (in search order) serving `name` at exactly `version`.
-fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<(&'r str, &'r Pack)> {
+fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<(&'r Registry, &'r Pack)> {
     registries.iter().find_map(|r| {
         let (_, pack) = r.index.get(name)?.iter().find(|(v, _)| v == version)?;
-        Some((r.label.as_str(), pack))
+        Some((r, pack))
     })
+}
+
+/// Check a registry tree's tarball of a locked pack against the published and the locked
+/// integrity; warn when the version is yanked. `true` when both integrities match.
+fn registry_integrity(
+    tree: &crate::registry::Registry,
+    entry: &LockedPack,
+    version: &str,
+    findings: &mut Vec<Finding>,
+) -> bool {
+    use crate::registry::integrity_matches;
+    let name = entry.name.as_str();
+    let Ok(manifest) = tree.version_manifest(name, version) else { return false };
+    let at = format!("/packs/{}", entry.index);
+    if manifest.get("yanked").and_then(Value::as_bool) == Some(true) {
+        let reason = manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
+        findings.push(
+            Finding::warning(
+                code::PACK_VERSION_YANKED,
+                at.as_str(),
+                format!("{name}@{version} is yanked ({reason}); the lockfile pins it"),
+            )
+            .with("packName", name),
+        );
+    }
+    let Some(published) = manifest.get("integrity").and_then(Value::as_str) else { return false };
+    let Ok(path) = tree.tarball_path(name, version) else { return false };
+    let Ok(bytes) =
+        crate::fsio::read_limited(&path, crate::registry::tarball::MAX_TARBALL_BYTES, code::PACK_INTEGRITY_FAILURE)
+    else {
+        return false;
+    };
+    let actual = crate::registry::sri(&bytes);
+    if !integrity_matches(published, &bytes) {
+        findings.push(
+            Finding::error(
+                code::PACK_INTEGRITY_FAILURE,
+                at.as_str(),
+                format!("the registry's tarball of {name}@{version} does not match its version manifest"),
+            )
+            .with("packName", name)
+            .with("expected", published)
+            .with("actual", actual),
+        );
+        return false;
+    }
+    if !entry.integrity.is_empty() && !integrity_matches(&entry.integrity, &bytes) {
+        findings.push(
+            Finding::error(
+                code::PACK_INTEGRITY_MISMATCH,
+                format!("{at}/integrity"),
+                format!("{name}@{version}: the lockfile's integrity differs from the registry's tarball"),
+            )
+            .with("packName", name)
+            .with("expected", entry.integrity.as_str())
+            .with("actual", actual),
+        );
+        return false;
+    }
+    true
 }
 
 /// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order.
@@ -537,7 +610,12 @@ fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Find
                     }
                     index.entry(pack.name().to_owned()).or_default().push((pack.version().to_owned(), pack));
                 }
-                out.push(Registry { label, index });
+                let tree = dir
+                    .join(crate::registry::layout::DISCOVERY_PATH)
+                    .is_file()
+                    .then(|| crate::registry::Registry::open(&dir))
+                    .and_then(|r| r.map_err(|e| findings.push(finding_from(e, pointer.as_str(), Severity::Warning))).ok());
+                out.push(Registry { label, tree, index });
             }
         }
     }

@@ -174,8 +174,17 @@ pub struct Catalog {
 }
 
 impl TypeResolver for Catalog {
+    /// A pinned typeId (`id@1.2.3`, interop §3.3) resolves when the bare id does and the
+    /// catalogued node type has exactly that version.
     fn resolves(&self, type_id: &str) -> bool {
-        is_core(type_id) || self.types.contains_key(type_id)
+        let (bare, pin) = crate::pack::v2::split_pin(type_id);
+        if is_core(bare) {
+            return true;
+        }
+        match (self.types.get(bare), pin) {
+            (Some(t), Some(v)) => t.version() == v,
+            (found, _) => found.is_some(),
+        }
     }
 }
 
@@ -346,8 +355,9 @@ impl Catalog {
         self.types.len()
     }
 
+    /// The node type of a typeId, pinned (`id@1.2.3`) or bare.
     pub fn node_type(&self, type_id: &str) -> Option<&NodeType> {
-        self.types.get(type_id)
+        self.types.get(type_id).or_else(|| self.types.get(crate::pack::v2::split_pin(type_id).0))
     }
 
     /// All catalogued node types, by typeId.
@@ -357,7 +367,7 @@ impl Catalog {
 
     /// Named ports, when the type is catalogued.
     pub fn ports(&self, type_id: &str) -> Option<Ports> {
-        let node = self.types.get(type_id)?;
+        let node = self.node_type(type_id)?;
         let (inputs, inputs_open) = schema_ports(node.input.document.as_ref());
         let (mut outputs, outputs_open) = schema_ports(node.output.document.as_ref());
         if let Some(declared) = node.entry.get("outputs").and_then(Value::as_object) {
@@ -372,15 +382,14 @@ impl Catalog {
 
     /// Whether the type declares the `side-effectful` capability or the `side-effect` role.
     pub fn is_side_effectful(&self, type_id: &str) -> bool {
-        self.types
-            .get(type_id)
+        self.node_type(type_id)
             .is_some_and(|n| n.capabilities().contains(&"side-effectful") || n.role() == "side-effect")
     }
 
     /// Whether a config schema is known for the type (catalogued or bundled).
     pub fn has_config_schema(&self, type_id: &str) -> bool {
-        self.types.get(type_id).is_some_and(|n| n.config.document.is_some())
-            || builtin::config_schema(type_id).is_some()
+        self.node_type(type_id).is_some_and(|n| n.config.document.is_some())
+            || builtin::config_schema(crate::pack::v2::split_pin(type_id).0).is_some()
     }
 
     /// Violations of `config` against the type's config schema (pointers relative to the
@@ -397,7 +406,7 @@ impl Catalog {
             }
             _ => config,
         };
-        let violations = match self.types.get(type_id).and_then(|n| n.config.validator()) {
+        let violations = match self.node_type(type_id).and_then(|n| n.config.validator()) {
             Some(Ok(validator)) => collect_violations(validator, config),
             Some(Err(msg)) => {
                 return vec![Violation {
@@ -406,7 +415,7 @@ impl Catalog {
                     message: format!("the config schema of {type_id} cannot be used: {msg}"),
                 }];
             }
-            None => match builtin::config_schema(type_id) {
+            None => match builtin::config_schema(crate::pack::v2::split_pin(type_id).0) {
                 Some(schema) => schema.violations(config),
                 None => return Vec::new(),
             },
@@ -545,11 +554,18 @@ impl Catalog {
                 {
                     continue;
                 }
+                let message = match (crate::pack::v2::split_pin(type_id), self.node_type(type_id)) {
+                    ((_, Some(pin)), Some(found)) => format!(
+                        "typeId \"{type_id}\" pins version {pin}, but the catalogued type is version {}",
+                        found.version()
+                    ),
+                    _ => format!("typeId \"{type_id}\" is not provided by any catalogued node pack"),
+                };
                 out.push(
                     Finding::error(
                         code::CHAIN_UNRESOLVABLE_TYPEID,
                         format!("{}/dag/nodes/{j}/{at}", chain.pointer()),
-                        format!("typeId \"{type_id}\" is not provided by any catalogued node pack"),
+                        message,
                     )
                     .in_chain(chain.chain_id())
                     .with("typeId", type_id)
@@ -677,6 +693,10 @@ mod tests {
         assert!(codes.contains(&(code::NODE_SCHEMA_UNAVAILABLE, "/nodes/1/configSchemaRef")), "{codes:?}");
         assert!(codes.contains(&(code::NODE_SCHEMA_UNAVAILABLE, "/nodes/1/inputSchemaRef")), "{codes:?}");
         assert!(cat.resolves("vendor.acme.send") && cat.resolves("core.anything") && !cat.resolves("vendor.x.y"));
+        // v2 pins: the bare id resolves and the catalogued version must be exactly the pin.
+        assert!(cat.resolves("vendor.acme.send@1.0.0") && cat.resolves("core.anything@9.9.9"));
+        assert!(!cat.resolves("vendor.acme.send@1.0.1") && !cat.resolves("vendor.x.y@1.0.0"));
+        assert!(cat.ports("vendor.acme.send@1.0.0").is_some());
         // A broken schema file leaves the type resolvable, just unchecked.
         assert!(cat.check_config("vendor.acme.pure", &json!({"anything": 1})).is_empty());
     }

@@ -1,13 +1,18 @@
 //! Ed25519 detached signatures over `pack.json` (node-packs §4.3, chain-packs §11a) and
 //! the trusted-keys folder.
 //!
-//! Only `method: "manual"` with in-pack file references is verifiable offline. Registry
-//! key ids, the v2 `{keyId, scheme}` shape, Sigstore and the legacy tarball signature are
-//! reported as unverifiable, never guessed at.
+//! Verifiable offline: `method: "manual"` with in-pack file references, and the v2
+//! `{keyId, scheme: "ed25519-canonical-json"}` shape when the trusted-keys folder holds a
+//! file named after the key id (`<keyId>.pub` or `<keyId>.pem`); a v2 signature covers the
+//! RFC 8785 canonical bytes, which `pack.json` must be exactly. Registry key ids in a v1
+//! block, Sigstore and the legacy tarball signature are reported as unverifiable, never
+//! guessed at (`chainsmith verify` checks registry keys). Packs loaded from a `.tgz` are
+//! verified from the files inside the archive.
 
 use super::{finding_from, path_inside, read_bounded};
 use crate::error::{Error, Finding, Severity, code};
 use crate::pack::{MAX_MANIFEST_BYTES, Pack};
+use crate::registry::{PackArchive, is_tarball_path, jcs};
 use base64::Engine;
 use ed25519_dalek::pkcs8::DecodePublicKey;
 use ed25519_dalek::{Signature, VerifyingKey};
@@ -71,6 +76,16 @@ impl TrustedKeys {
         self.keys.is_empty()
     }
 
+    /// A trusted key stored under its key id: `<id>`, `<id>.pub`, `<id>.pem`, `<id>.pub.pem`.
+    pub fn find_by_id(&self, key_id: &str) -> Option<(&Path, &VerifyingKey)> {
+        self.keys.iter().find_map(|(p, k)| {
+            let name = p.file_name()?.to_str()?;
+            let stem = name.strip_suffix(".pem").unwrap_or(name);
+            let stem = stem.strip_suffix(".pub").unwrap_or(stem);
+            (stem == key_id).then_some((p.as_path(), k))
+        })
+    }
+
     /// The file a trusted key came from, when `key` is trusted.
     pub fn find(&self, key: &VerifyingKey) -> Option<&Path> {
         self.keys.iter().find(|(_, k)| k.as_bytes() == key.as_bytes()).map(|(p, _)| p.as_path())
@@ -117,25 +132,43 @@ pub struct SignatureReport {
     pub finding: Option<Finding>,
 }
 
-/// Verify a loaded pack. Its `pack.json` is re-read so the exact bytes are verified;
-/// bytes that no longer parse to the loaded manifest make the signature unverifiable.
+/// Verify a loaded pack. Its `pack.json` is re-read (from its folder, or from inside its
+/// `.tgz`) so the exact bytes are verified; bytes that no longer parse to the loaded
+/// manifest make the signature unverifiable.
 pub fn verify_pack(pack: &Pack, keys: &TrustedKeys, require_signed: bool) -> SignatureReport {
     let name = pack.name();
     if pack.manifest.get("signing").is_none() {
         return policy(name, SignatureStatus::Unsigned, "/signing", keys, require_signed);
     }
-    let bytes = match read_bounded(&pack.source, MAX_MANIFEST_BYTES) {
-        Ok(b) => b,
-        Err(msg) => {
-            let reason = format!("cannot re-read pack.json to verify it: {msg}");
-            return policy(name, SignatureStatus::Unverifiable { reason }, "/signing", keys, require_signed);
+    let unverifiable =
+        |reason: String| policy(name, SignatureStatus::Unverifiable { reason }, "/signing", keys, require_signed);
+    let archive = if is_tarball_path(&pack.source) {
+        match PackArchive::read(&pack.source) {
+            Ok(a) => Some(a),
+            Err(e) => return unverifiable(format!("cannot re-read the tarball to verify it: {}", e.message)),
         }
+    } else {
+        None
+    };
+    let bytes = match &archive {
+        Some(a) => match a.manifest() {
+            Some(b) => b.to_vec(),
+            None => return unverifiable("the tarball no longer holds a pack.json".into()),
+        },
+        None => match read_bounded(&pack.source, MAX_MANIFEST_BYTES) {
+            Ok(b) => b,
+            Err(msg) => return unverifiable(format!("cannot re-read pack.json to verify it: {msg}")),
+        },
     };
     if serde_json::from_slice::<Value>(&bytes).ok().as_ref() != Some(&pack.manifest) {
-        let reason = "pack.json changed on disk since it was loaded; reload it to verify".to_owned();
-        return policy(name, SignatureStatus::Unverifiable { reason }, "/signing", keys, require_signed);
+        return unverifiable("pack.json changed on disk since it was loaded; reload it to verify".to_owned());
     }
-    verify_manifest(pack.dir().unwrap_or(Path::new("")), &bytes, keys, require_signed)
+    let files = match &archive {
+        Some(a) => Files::Archive(a),
+        None => Files::Dir(pack.dir().unwrap_or(Path::new(""))),
+    };
+    let (status, pointer) = check(&files, &bytes, pack.manifest.get("signing"), keys);
+    policy(name, status, &pointer, keys, require_signed)
 }
 
 /// Verify `pack.json` bytes whose pack folder is `dir`.
@@ -148,12 +181,55 @@ pub fn verify_manifest(dir: &Path, bytes: &[u8], keys: &TrustedKeys, require_sig
         }
     };
     let name = manifest.get("name").and_then(Value::as_str).unwrap_or_default();
-    let (status, pointer) = check(dir, bytes, manifest.get("signing"), keys);
+    let (status, pointer) = check(&Files::Dir(dir), bytes, manifest.get("signing"), keys);
     policy(name, status, &pointer, keys, require_signed)
 }
 
+/// Where a pack's referenced files (keys, signatures) are read from.
+enum Files<'a> {
+    Dir(&'a Path),
+    Archive(&'a PackArchive),
+}
+
+enum ReadFail {
+    /// The reference points outside the pack: an invalid signature block.
+    Escapes(String),
+    /// The file is not there or cannot be read.
+    Missing { message: String, absent: bool },
+}
+
+impl Files<'_> {
+    fn read(&self, reference: &str, limit: u64) -> Result<Vec<u8>, ReadFail> {
+        match self {
+            Files::Dir(dir) => {
+                let path = path_inside(dir, reference).map_err(ReadFail::Escapes)?;
+                read_bounded(&path, limit).map_err(|message| ReadFail::Missing { message, absent: !path.exists() })
+            }
+            Files::Archive(archive) => {
+                let rel = Path::new(reference);
+                if reference.is_empty()
+                    || rel
+                        .components()
+                        .any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir))
+                {
+                    return Err(ReadFail::Escapes(format!("\"{reference}\" leaves the pack (absolute path or `..`)")));
+                }
+                let name = reference.trim_start_matches("./");
+                match archive.file(name) {
+                    Some(b) if b.len() as u64 <= limit => Ok(b.to_vec()),
+                    Some(b) => Err(ReadFail::Missing {
+                        message: format!("{name} is {} bytes; the limit is {limit}", b.len()),
+                        absent: false,
+                    }),
+                    None => Err(ReadFail::Missing { message: format!("the tarball holds no {name}"), absent: true }),
+                }
+            }
+        }
+    }
+}
+
 /// The status and the manifest pointer it concerns.
-fn check(dir: &Path, bytes: &[u8], signing: Option<&Value>, keys: &TrustedKeys) -> (SignatureStatus, String) {
+fn check(files: &Files, bytes: &[u8], signing: Option<&Value>, keys: &TrustedKeys) -> (SignatureStatus, String) {
     let unverifiable = |reason: String, at: &str| (SignatureStatus::Unverifiable { reason }, at.to_owned());
     let invalid = |reason: String, at: &str| (SignatureStatus::Invalid { reason }, at.to_owned());
     let Some(signing) = signing else { return (SignatureStatus::Unsigned, "/signing".into()) };
@@ -161,12 +237,7 @@ fn check(dir: &Path, bytes: &[u8], signing: Option<&Value>, keys: &TrustedKeys) 
         return invalid("`signing` must be an object".into(), "/signing");
     };
     if obj.contains_key("keyId") || obj.contains_key("scheme") {
-        return unverifiable(
-            "v2 signing ({keyId, scheme}) signs RFC 8785 canonical bytes with a registry key; \
-             registry key sets are not consulted offline"
-                .into(),
-            "/signing",
-        );
+        return check_v2(files, bytes, obj, keys);
     }
     match obj.get("method").and_then(Value::as_str) {
         // Without a method, file references can only mean the manual recipe.
@@ -186,38 +257,36 @@ fn check(dir: &Path, bytes: &[u8], signing: Option<&Value>, keys: &TrustedKeys) 
     };
     let sig_ref = obj.get("signatureRef").and_then(Value::as_str).unwrap_or(DEFAULT_SIGNATURE_REF);
 
-    let key_path = match path_inside(dir, key_ref) {
-        Ok(p) => p,
-        Err(msg) => return invalid(format!("publicKeyRef {msg}"), "/signing/publicKeyRef"),
-    };
-    let key_bytes = match read_bounded(&key_path, MAX_KEY_BYTES) {
+    let key_bytes = match files.read(key_ref, MAX_KEY_BYTES) {
         Ok(b) => b,
-        Err(msg) if !key_path.exists() && looks_like_key_id(key_ref) => {
+        Err(ReadFail::Escapes(msg)) => return invalid(format!("publicKeyRef {msg}"), "/signing/publicKeyRef"),
+        Err(ReadFail::Missing { message, absent }) if absent && looks_like_key_id(key_ref) => {
             return unverifiable(
                 format!(
-                    "publicKeyRef \"{key_ref}\" looks like a registry key id, not a file in the pack ({msg}); \
-                     registry key sets are not consulted offline"
+                    "publicKeyRef \"{key_ref}\" looks like a registry key id, not a file in the pack ({message}); \
+                     registry key sets are checked by `chainsmith verify --registry`"
                 ),
                 "/signing/publicKeyRef",
             );
         }
-        Err(msg) => return unverifiable(format!("cannot read the public key: {msg}"), "/signing/publicKeyRef"),
+        Err(ReadFail::Missing { message, .. }) => {
+            return unverifiable(format!("cannot read the public key: {message}"), "/signing/publicKeyRef");
+        }
     };
     let key = match parse_public_key(&key_bytes) {
         Ok(k) => k,
-        Err(msg) => return unverifiable(format!("{}: {msg}", key_path.display()), "/signing/publicKeyRef"),
+        Err(msg) => return unverifiable(format!("{key_ref}: {msg}"), "/signing/publicKeyRef"),
     };
-    let sig_path = match path_inside(dir, sig_ref) {
-        Ok(p) => p,
-        Err(msg) => return invalid(format!("signatureRef {msg}"), "/signing/signatureRef"),
-    };
-    let sig_bytes = match read_bounded(&sig_path, MAX_SIGNATURE_BYTES) {
+    let sig_bytes = match files.read(sig_ref, MAX_SIGNATURE_BYTES) {
         Ok(b) => b,
-        Err(msg) => return unverifiable(format!("cannot read the signature: {msg}"), "/signing/signatureRef"),
+        Err(ReadFail::Escapes(msg)) => return invalid(format!("signatureRef {msg}"), "/signing/signatureRef"),
+        Err(ReadFail::Missing { message, .. }) => {
+            return unverifiable(format!("cannot read the signature: {message}"), "/signing/signatureRef");
+        }
     };
     let signature = match decode_signature(&sig_bytes) {
         Ok(s) => s,
-        Err(msg) => return invalid(format!("{}: {msg}", sig_path.display()), "/signing/signatureRef"),
+        Err(msg) => return invalid(format!("{sig_ref}: {msg}"), "/signing/signatureRef"),
     };
     // Strict verification also refuses small-order keys and non-canonical signatures.
     if key.verify_strict(bytes, &signature).is_err() {
@@ -227,6 +296,58 @@ fn check(dir: &Path, bytes: &[u8], signing: Option<&Value>, keys: &TrustedKeys) 
         Some(path) => (SignatureStatus::Trusted { key: path.to_path_buf() }, "/signing".into()),
         None => (SignatureStatus::Untrusted, "/signing/publicKeyRef".into()),
     }
+}
+
+/// v2 `ed25519-canonical-json` (interop §1.1), in the order of §1.3 as far as it applies
+/// without a registry: block shape, key, canonical bytes, a raw 64-byte signature.
+fn check_v2(
+    files: &Files,
+    bytes: &[u8],
+    obj: &serde_json::Map<String, Value>,
+    keys: &TrustedKeys,
+) -> (SignatureStatus, String) {
+    let invalid = |reason: String, at: &str| (SignatureStatus::Invalid { reason }, at.to_owned());
+    if let Some(legacy) = ["method", "publicKeyRef", "signatureRef"].into_iter().find(|k| obj.contains_key(*k)) {
+        return invalid(format!("a v2 signing block must not carry the v1 field `{legacy}`"), "/signing");
+    }
+    if obj.get("scheme").and_then(Value::as_str) != Some(crate::registry::sign::V2_SCHEME) {
+        return invalid(
+            format!("`signing.scheme` must be \"{}\"", crate::registry::sign::V2_SCHEME),
+            "/signing/scheme",
+        );
+    }
+    let Some(key_id) = obj.get("keyId").and_then(Value::as_str) else {
+        return invalid("`signing.keyId` is missing".into(), "/signing/keyId");
+    };
+    let Some((key_path, key)) = keys.find_by_id(key_id) else {
+        let reason = format!(
+            "key \"{key_id}\" is not in the trusted-keys folder (a file named {key_id}.pub or {key_id}.pem); \
+             registry keys are checked by `chainsmith verify --registry`"
+        );
+        return (SignatureStatus::Unverifiable { reason }, "/signing/keyId".into());
+    };
+    if !jcs::is_canonical(bytes) {
+        return invalid("pack.json is not in RFC 8785 canonical form, which a v2 signature covers".into(), "/signing");
+    }
+    let sig_bytes = match files.read(crate::registry::sign::SIGNATURE_FILE, MAX_SIGNATURE_BYTES) {
+        Ok(b) => b,
+        Err(ReadFail::Escapes(msg) | ReadFail::Missing { message: msg, .. }) => {
+            return (
+                SignatureStatus::Unverifiable { reason: format!("cannot read keys/pack.json.sig: {msg}") },
+                "/signing".into(),
+            );
+        }
+    };
+    let Ok(raw) = <[u8; 64]>::try_from(sig_bytes.as_slice()) else {
+        return invalid(
+            format!("keys/pack.json.sig is {} bytes; a v2 signature is 64 raw bytes", sig_bytes.len()),
+            "/signing",
+        );
+    };
+    if key.verify_strict(bytes, &Signature::from_bytes(&raw)).is_err() {
+        return invalid(format!("the Ed25519 signature does not verify with key \"{key_id}\""), "/signing");
+    }
+    (SignatureStatus::Trusted { key: key_path.to_path_buf() }, "/signing".into())
 }
 
 /// A registry key id (`openwop-team-1`) has no folder and no extension.
@@ -468,5 +589,70 @@ mod tests {
         assert!(matches!(verify_pack(&pack, &trusting(&k), true).status, SignatureStatus::Trusted { .. }));
         std::fs::write(dir.path().join("pack.json"), "{}").unwrap();
         assert!(matches!(verify_pack(&pack, &trusting(&k), true).status, SignatureStatus::Unverifiable { .. }));
+    }
+
+    /// A v2-signed pack folder (signed by `pack sign --key-id`) and a trusted-keys folder
+    /// holding its key as `<keyId>.pub`.
+    fn v2_pack(dir: &Path, k: &SigningKey) -> (Vec<u8>, TrustedKeys) {
+        let m = json!({"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": ">=1.0.0 <3.0.0"},
+            "chains": [{"chainId": "acme.c", "version": "1.0.0", "label": "C", "description": "d",
+                "parameters": {"type": "object", "properties": {}},
+                "dag": {"nodes": [{"id": "a", "typeId": "core.identity@1.0.0"}]}}]});
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+        crate::registry::sign_pack(dir, k, crate::registry::Scheme::V2 { key_id: "acme-1" }).unwrap();
+        let keys_dir = dir.parent().unwrap().join("trusted");
+        std::fs::create_dir_all(&keys_dir).unwrap();
+        std::fs::write(keys_dir.join("acme-1.pub"), pem(k)).unwrap();
+        (std::fs::read(dir.join("pack.json")).unwrap(), TrustedKeys::load(&keys_dir).unwrap())
+    }
+
+    #[test]
+    fn v2_signatures_verify_with_a_trusted_key_named_by_its_id() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("p");
+        let k = key();
+        let (bytes, trusted) = v2_pack(&dir, &k);
+        let r = verify_manifest(&dir, &bytes, &trusted, true);
+        assert_eq!(r.status, SignatureStatus::Trusted { key: root.path().join("trusted/acme-1.pub") });
+        // Without the key file: unverifiable, never trusted.
+        let r = verify_manifest(&dir, &bytes, &TrustedKeys::default(), false);
+        assert!(matches!(r.status, SignatureStatus::Unverifiable { .. }), "{:?}", r.status);
+        // Another canonical manifest under the same signature: invalid.
+        let tampered = String::from_utf8(bytes.clone()).unwrap().replace("\"1.0.0\"}", "\"1.0.1\"}");
+        assert_ne!(tampered.as_bytes(), bytes.as_slice());
+        let r = verify_manifest(&dir, tampered.as_bytes(), &trusted, false);
+        assert!(matches!(r.status, SignatureStatus::Invalid { .. }), "{:?}", r.status);
+        // The same manifest pretty-printed is not the signed bytes.
+        let pretty = serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(&bytes).unwrap()).unwrap();
+        let r = verify_manifest(&dir, &pretty, &trusted, false);
+        assert!(
+            matches!(&r.status, SignatureStatus::Invalid { reason } if reason.contains("canonical")),
+            "{:?}",
+            r.status
+        );
+        // A signature that is not 64 raw bytes.
+        std::fs::write(dir.join("keys/pack.json.sig"), [1u8; 63]).unwrap();
+        assert!(matches!(verify_manifest(&dir, &bytes, &trusted, false).status, SignatureStatus::Invalid { .. }));
+    }
+
+    #[test]
+    fn packs_loaded_from_tarballs_verify_from_the_archive() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("p");
+        let k = key();
+        let (bytes, trusted) = v2_pack(&dir, &k);
+        let sig = std::fs::read(dir.join("keys/pack.json.sig")).unwrap();
+        let files = [("pack.json".to_owned(), bytes), ("keys/pack.json.sig".to_owned(), sig)].into_iter().collect();
+        let tgz = root.path().join("p.tgz");
+        std::fs::write(&tgz, crate::registry::tarball::build(&files).unwrap()).unwrap();
+        let pack = crate::pack::load_file(&tgz, Default::default()).unwrap();
+        assert!(pack.is_valid(), "{:?}", pack.findings);
+        assert!(matches!(verify_pack(&pack, &trusted, true).status, SignatureStatus::Trusted { .. }));
+        let mut files = files;
+        files.insert("keys/pack.json.sig".into(), vec![0u8; 64]);
+        std::fs::write(&tgz, crate::registry::tarball::build(&files).unwrap()).unwrap();
+        assert!(matches!(verify_pack(&pack, &trusted, true).status, SignatureStatus::Invalid { .. }));
     }
 }

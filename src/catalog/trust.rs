@@ -66,6 +66,7 @@ impl Trust {
     /// typeIds of every chain.
     pub fn check_pack(&self, pack: &Pack) -> TrustReport {
         let (signature, mut findings) = self.signature_findings(pack);
+        findings.extend(self.engine_findings(pack));
         for chain in &pack.chains {
             findings.extend(self.type_id_findings(chain));
         }
@@ -78,6 +79,7 @@ impl Trust {
     /// parameters, manifest errors), unresolved typeIds and unmet dependencies.
     pub fn check_chain(&self, pack: &Pack, chain_id: &str) -> TrustReport {
         let (signature, mut findings) = self.signature_findings(pack);
+        findings.extend(self.engine_findings(pack));
         // The expander's own preflight applies exactly its gates without duplicating them;
         // typeIds are left to the catalog below so that all of them are listed.
         let gates = ExpandOptions { host: self.host.clone(), ..Default::default() };
@@ -129,6 +131,27 @@ impl Trust {
                 })
                 .collect(),
         }
+    }
+
+    /// v2 manifests (interop §3.2): `engines.openwop` must admit the host's protocol major;
+    /// an unparseable range is refused too, as one host does.
+    pub fn engine_findings(&self, pack: &Pack) -> Vec<Finding> {
+        if !crate::pack::v2::is_v2(&pack.manifest) {
+            return Vec::new();
+        }
+        let major = self.host.protocol_major;
+        let range = pack.manifest.pointer("/engines/openwop").and_then(Value::as_str).unwrap_or_default();
+        let message = match crate::pack::v2::engine_admits(range, major) {
+            Ok(true) => return Vec::new(),
+            Ok(false) => format!("engines.openwop \"{range}\" does not admit the target host's protocol major {major}"),
+            Err(msg) => msg,
+        };
+        vec![
+            Finding::error(code::PACK_ENGINE_UNSUPPORTED, "/engines/openwop", message)
+                .with("range", range)
+                .with("protocolMajor", major)
+                .with("packName", pack.name()),
+        ]
     }
 
     fn dependency_findings(&self, pack: &Pack) -> Vec<Finding> {
@@ -221,5 +244,28 @@ mod tests {
             (code::NODE_CONFIG_INVALID, Severity::Error, "/nodes/0/config/fanOutPolicy")
         );
         assert!(Trust::default().check_expansion(&exp).is_empty());
+    }
+
+    #[test]
+    fn v2_engine_ceiling_follows_the_host_major() {
+        let mut p = pack(chain(json!([{"id": "a", "typeId": "core.identity@1.0.0"}])), json!({}));
+        p.manifest["signing"] = json!({"keyId": "k", "scheme": "ed25519-canonical-json"});
+        let host = |major| Trust {
+            host: HostProfile { protocol_major: major, ..HostProfile::default() },
+            ..Default::default()
+        };
+        let engine = |t: &Trust, p: &Pack| {
+            t.check_chain(p, "acme.c").findings.iter().filter(|f| f.code == code::PACK_ENGINE_UNSUPPORTED).count()
+        };
+        // `>=1.0.0` reads as `<2.0.0`: fine on a v1 host, refused on a v2 host.
+        assert_eq!((engine(&host(1), &p), engine(&host(2), &p)), (0, 1));
+        p.manifest["engines"]["openwop"] = json!(">=1.0.0 <3.0.0");
+        assert_eq!((engine(&host(1), &p), engine(&host(2), &p), engine(&host(3), &p)), (0, 0, 1));
+        p.manifest["engines"]["openwop"] = json!("^1.0.0");
+        assert_eq!(engine(&host(1), &p), 1);
+        assert!(host(1).check_pack(&p).is_blocked());
+        // v1 manifests keep their npm ranges unchecked here.
+        p.manifest.as_object_mut().unwrap().remove("signing");
+        assert_eq!(engine(&host(2), &p), 0);
     }
 }

@@ -90,7 +90,7 @@ pub(crate) fn check(manifest: &Value, findings: &mut Vec<Finding>) -> Value {
                 format!("`signing.scheme` must be \"{V2_SCHEME}\""),
             ));
         }
-        if !signing.get("keyId").and_then(Value::as_str).is_some_and(|k| !k.is_empty()) {
+        if signing.get("keyId").and_then(Value::as_str).is_none_or(str::is_empty) {
             findings.push(Finding::error(
                 code::INVALID_MANIFEST,
                 "/signing/keyId",

@@ -1,0 +1,470 @@
+//! Registry interop against folders built by independent tools: `tests/tools/make_registry.py`
+//! writes every document and tarball with Python (json, hashlib, tarfile, gzip) and every
+//! key and signature with OpenSSL; chainsmith must verify, install and open them, refuse
+//! the broken ones with their codes, and publish folders those tools accept in turn.
+//!
+//! Without python3 or openssl these tests print a notice and skip; CI installs both and
+//! sets `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`, which turns their absence into a failure.
+
+use base64::Engine;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_chainsmith"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).env_remove("OPENWOP_CONFIG_HOME").output().unwrap()
+}
+
+fn tool_works(cmd: &str, arg: &str) -> bool {
+    Command::new(cmd).arg(arg).output().is_ok_and(|o| o.status.success())
+}
+
+/// Whether python3 and openssl are here; a notice (or, under CI, a failure) when not.
+fn tools() -> bool {
+    let ok = tool_works("python3", "--version") && tool_works("openssl", "version");
+    if !ok {
+        if std::env::var("CHAINSMITH_REQUIRE_REGISTRY_TOOLS").as_deref() == Ok("1") {
+            panic!("python3 and openssl are required (CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1)");
+        }
+        eprintln!("NOTICE: python3 or openssl is missing; registry interop checks are skipped");
+    }
+    ok
+}
+
+/// The registries the script builds, in a fresh temporary folder.
+fn registries() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
+    let out = Command::new("python3").arg(script).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&out.stderr));
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn ok_json(out: &Output) -> Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn envelope(out: &Output) -> Value {
+    assert_eq!(out.status.code(), Some(1), "stdout: {}", String::from_utf8_lossy(&out.stdout));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    serde_json::from_str(stderr.lines().last().unwrap()).unwrap()
+}
+
+fn expected(root: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(root.join("expected.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn verifies_v2_and_v1_registries_built_by_python_and_openssl() {
+    if !tools() {
+        return;
+    }
+    let root = registries();
+    let want = expected(root.path());
+    let v2 = root.path().join("v2reg");
+    let v = ok_json(&run(&["verify", "vendor.acme.tiles@1.0.0", "--registry", s(&v2)]));
+    assert_eq!(v["tree"], "v2");
+    assert_eq!(v["integrity"], want["vendor.acme.tiles@1.0.0"]["integrity"]);
+    assert_eq!(v["signature"]["status"], "verified");
+    assert_eq!(v["signature"]["scheme"], "ed25519-canonical-json");
+    assert_eq!(v["signature"]["keyId"], "good-1");
+    // A deprecated version verifies and says so.
+    let v = ok_json(&run(&["verify", "vendor.acme.tiles@1.2.0", "--registry", s(&v2)]));
+    assert_eq!(v["deprecated"], "use 2.x");
+
+    let v1 = root.path().join("v1reg");
+    let v = ok_json(&run(&["verify", "vendor.acme.legacy@1.0.0", "--registry", s(&v1)]));
+    assert_eq!((v["tree"].as_str(), v["signature"]["scheme"].as_str()), (Some("v1"), Some("manual")));
+    assert_eq!(v["integrity"], want["vendor.acme.legacy@1.0.0"]["integrity"]);
+}
+
+#[test]
+fn tampered_wrong_signer_and_uncovered_namespace_are_refused_with_their_codes() {
+    if !tools() {
+        return;
+    }
+    let root = registries();
+    let v2 = root.path().join("v2reg");
+    let refuse = |spec: &str| envelope(&run(&["verify", spec, "--registry", s(&v2)]));
+
+    let e = refuse("vendor.acme.tampered@1.0.0");
+    assert_eq!(e["error"], "pack_integrity_failure", "{e}");
+    assert_eq!(e["details"]["expected"], expected(root.path())["vendor.acme.tampered@1.0.0"]["integrity"]);
+
+    let e = refuse("vendor.acme.forged@1.0.0");
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_signature_invalid"), Some("signature_mismatch")),
+        "{e}"
+    );
+
+    let e = refuse("vendor.other.tiles@1.0.0");
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_signature_invalid"), Some("namespace")),
+        "{e}"
+    );
+
+    // install refuses them the same way and leaves the cache empty.
+    let cache = tempfile::tempdir().unwrap();
+    for spec in ["vendor.acme.tampered", "vendor.acme.forged@1.0.0", "vendor.other.tiles@^1"] {
+        let out = run(&["install", spec, "--registry", s(&v2), "--dir", s(cache.path())]);
+        assert_eq!(out.status.code(), Some(1), "{spec}");
+    }
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    let e = envelope(&run(&["verify", "vendor.acme.tiles@9.9.9", "--registry", s(&v2)]));
+    assert_eq!(e["error"], "pack_version_not_found");
+    let e = envelope(&run(&["verify", "vendor.acme.none@1.0.0", "--registry", s(&root.path().join("nowhere"))]));
+    assert_eq!(e["error"], "pack_registry_unreachable");
+}
+
+#[test]
+fn installs_resolve_like_openwop_and_skip_yanked_versions() {
+    if !tools() {
+        return;
+    }
+    let root = registries();
+    let v2 = root.path().join("v2reg");
+    let cache = tempfile::tempdir().unwrap();
+    let install = |spec: &str| run(&["install", spec, "--registry", s(&v2), "--dir", s(cache.path())]);
+
+    // No spec: the index's `latest` (1.3.0) is yanked, so the highest unyanked stable wins.
+    let out = install("vendor.acme.tiles");
+    let v = ok_json(&out);
+    assert_eq!((v["version"].as_str(), v["yanked"].as_bool()), (Some("1.2.0"), Some(false)));
+    assert_eq!(v["deprecated"], "use 2.x");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pack_version_deprecated"));
+    // The summary names exactly the §2.4 fields.
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["deprecated", "integrity", "manifest", "name", "signature", "tarball", "tree", "version", "yanked"]
+    );
+    let tgz = cache.path().join("vendor.acme.tiles/1.2.0/1.2.0.tgz");
+    assert_eq!(v["tarball"], s(&tgz));
+    assert_eq!(std::fs::read(&tgz).unwrap(), std::fs::read(v2.join("v2/packs/vendor.acme.tiles/-/1.2.0.tgz")).unwrap());
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(cache.path().join("vendor.acme.tiles/1.2.0/1.2.0.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["integrity"], expected(root.path())["vendor.acme.tiles@1.2.0"]["integrity"]);
+
+    // Ranges take the highest unyanked match; prereleases only when the range names one.
+    assert_eq!(ok_json(&install("vendor.acme.tiles@^1.0.0"))["version"], "1.2.0");
+    assert_eq!(ok_json(&install("vendor.acme.tiles@~1.0.0"))["version"], "1.0.0");
+    assert_eq!(ok_json(&install("vendor.acme.tiles@>=2.0.0-rc.0"))["version"], "2.0.0-rc.1");
+    assert_eq!(envelope(&install("vendor.acme.tiles@>=1.3.0 <2.0.0"))["error"], "pack_version_not_found");
+    // An exact pin installs a yanked version, with a warning.
+    let out = install("vendor.acme.tiles@1.3.0");
+    assert_eq!(ok_json(&out)["yanked"], true);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pack_version_yanked"));
+    // OPENWOP_CONFIG_HOME is the default base.
+    let home = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["install", "vendor.acme.tiles@1.0.0", "--registry", s(&v2)])
+        .env("OPENWOP_CONFIG_HOME", home.path())
+        .output()
+        .unwrap();
+    ok_json(&out);
+    assert!(home.path().join(".openwop/packs/vendor.acme.tiles/1.0.0/1.0.0.tgz").is_file());
+}
+
+#[test]
+fn packs_open_from_registry_tarballs_and_the_install_cache() {
+    if !tools() {
+        return;
+    }
+    let root = registries();
+    let v2 = root.path().join("v2reg");
+    let cache = tempfile::tempdir().unwrap();
+    ok_json(&run(&["install", "vendor.acme.tiles@1.0.0", "--registry", s(&v2), "--dir", s(cache.path())]));
+    let tgz = cache.path().join("vendor.acme.tiles/1.0.0/1.0.0.tgz");
+    let out = run(&["validate", s(&tgz)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Expanding straight from the tarball: the pinned typeId is kept.
+    let v = ok_json(&run(&["expand", s(&tgz), "--chain", "tiles.echo", "--set", "text=hi", "--expansion-id", "ab12"]));
+    assert_eq!(v["packVersion"], "1.0.0");
+    assert_eq!(v["nodes"][0]["config"]["value"], "hi");
+    assert_eq!(v["nodes"][0]["typeId"], "core.identity@1.0.0");
+    // The cache folder and a v1 registry tarball and npm's package/ layout all open.
+    let out = run(&["validate", s(cache.path())]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    for tgz in
+        [root.path().join("v1reg/v1/packs/vendor.acme.legacy/-/1.0.0.tgz"), root.path().join("package-layout.tgz")]
+    {
+        let out = run(&["validate", "--json", s(&tgz)]);
+        assert_eq!(out.status.code(), Some(0), "{}: {}", tgz.display(), String::from_utf8_lossy(&out.stdout));
+    }
+    // A v2-signed tarball verifies offline against a trusted key named by its id.
+    let keys = tempfile::tempdir().unwrap();
+    std::fs::copy(v2.join("keys/good-1.pub"), keys.path().join("good-1.pub")).unwrap();
+    let out = run(&["validate", "--require-signed", "--trusted-keys", s(keys.path()), s(&tgz)]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// The interop §1.4 key (seed 32 × 0x07) as PKCS#8 PEM, made by OpenSSL from its DER.
+fn vector_key(dir: &Path) -> PathBuf {
+    let mut der = hex("302e020100300506032b657004220420");
+    der.extend([7u8; 32]);
+    let der_path = dir.join("seed.der");
+    std::fs::write(&der_path, der).unwrap();
+    let pem = dir.join("seed.pem");
+    let out = Command::new("openssl")
+        .args(["pkey", "-inform", "DER", "-in", s(&der_path), "-out", s(&pem)])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    pem
+}
+
+fn hex(text: &str) -> Vec<u8> {
+    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap()).collect()
+}
+
+const VECTOR: &str = r#"{"chains":[{"chainId":"tiles.echo","dag":{"nodes":[{"config":{"value":"{{params.text}}"},"id":"say","typeId":"core.identity@1.0.0"}]},"description":"Say it back.","label":"Echo","parameters":{"properties":{"text":{"type":"string"}},"type":"object"},"version":"0.1.0"}],"engines":{"openwop":">=1.0.0 <3.0.0"},"kind":"workflow-chain","name":"community.example.tiles","signing":{"keyId":"example-1","scheme":"ed25519-canonical-json"},"version":"0.1.0"}"#;
+
+#[test]
+fn pack_sign_reproduces_the_interop_vector_byte_for_byte() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let key = vector_key(dir.path());
+    // The vector's manifest, pretty-printed and unsigned, members in another order.
+    let mut m: Value = serde_json::from_str(VECTOR).unwrap();
+    m.as_object_mut().unwrap().remove("signing");
+    let pack = dir.path().join("pack");
+    std::fs::create_dir(&pack).unwrap();
+    let mut reordered = serde_json::Map::new();
+    for (k, v) in m.as_object().unwrap().iter().rev() {
+        reordered.insert(k.clone(), v.clone());
+    }
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&reordered).unwrap()).unwrap();
+    let v = ok_json(&run(&["pack", "sign", s(&pack), "--key", s(&key), "--key-id", "example-1"]));
+    assert_eq!(v["scheme"], "ed25519-canonical-json");
+    let written = std::fs::read(pack.join("pack.json")).unwrap();
+    assert_eq!(written.len(), 449);
+    assert_eq!(String::from_utf8(written).unwrap(), VECTOR);
+    let sig = std::fs::read(pack.join("keys/pack.json.sig")).unwrap();
+    assert_eq!(
+        base64::engine::general_purpose::STANDARD.encode(&sig),
+        "ot9cxKRGDxWTngR+CmgBI9qp1QTLnZhbZGaXdmegj9ZyxCmt3hCyMWn0DBZ56ByAimWL3vORmOGTdnIxtA1FAw=="
+    );
+    // OpenSSL agrees.
+    let public = dir.path().join("seed.pub");
+    assert!(
+        Command::new("openssl")
+            .args(["pkey", "-in", s(&key), "-pubout", "-out", s(&public)])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let verified = Command::new("openssl")
+        .args(["pkeyutl", "-verify", "-pubin", "-inkey", s(&public), "-rawin", "-in", s(&pack.join("pack.json"))])
+        .args(["-sigfile", s(&pack.join("keys/pack.json.sig"))])
+        .output()
+        .unwrap();
+    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
+    assert!(
+        std::fs::read_to_string(&public)
+            .unwrap()
+            .contains("MCowBQYDK2VwAyEA6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=")
+    );
+}
+
+/// Python's own reading of a published registry: SRI, tar headers, gzip header, SBOM.
+const PY_CHECK: &str = r#"
+import base64, gzip, hashlib, json, sys, tarfile
+reg, name, version = sys.argv[1:4]
+base = "%s/v2/packs/%s/-/%s" % (reg, name, version)
+tgz = open(base + ".tgz", "rb").read()
+manifest = json.load(open(base + ".json"))
+assert manifest["integrity"] == "sha256-" + base64.b64encode(hashlib.sha256(tgz).digest()).decode(), "integrity"
+assert tgz[:10] == bytes([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff]), tgz[:10]
+tar = tarfile.open(base + ".tgz")
+members = tar.getmembers()
+names = [m.name for m in members]
+assert names == sorted(names), names
+for m in members:
+    assert (m.mode, m.uid, m.gid, m.uname, m.gname, m.mtime, m.type) == (0o644, 0, 0, "", "", 0, tarfile.REGTYPE), m
+raw = gzip.decompress(tgz)
+assert raw[257:265] == b"ustar\x0000", raw[257:265]
+packed = tar.extractfile("pack.json").read()
+assert packed == json.dumps(json.loads(packed), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(), "canonical"
+sbom = json.load(open(base + ".sbom.json"))
+assert sbom["metadata"]["component"]["purl"] == "pkg:openwop/%s@%s" % (name, version)
+assert sbom["metadata"]["component"]["hashes"][0]["content"] == hashlib.sha256(tgz).hexdigest()
+files = {m.name: tar.extractfile(m).read() for m in members}
+assert [c["name"] for c in sbom["components"]] == names
+for c in sbom["components"]:
+    assert c["hashes"][0]["content"] == hashlib.sha256(files[c["name"]]).hexdigest()
+open(sys.argv[4], "wb").write(packed)
+print(json.dumps(names))
+"#;
+
+#[test]
+fn pack_publish_output_verifies_with_chainsmith_python_and_openssl() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pack = dir.path().join("tiles");
+    std::fs::create_dir_all(pack.join("notes")).unwrap();
+    let mut m: Value = serde_json::from_str(VECTOR).unwrap();
+    m.as_object_mut().unwrap().remove("signing");
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    std::fs::write(pack.join("README.md"), "# Tiles\n").unwrap();
+    std::fs::write(pack.join("LICENSE"), "MIT\n").unwrap();
+    std::fs::write(pack.join("notes/todo.txt"), "not published\n").unwrap();
+    let keys = ok_json(&run(&["keygen", s(&dir.path().join("me"))]));
+    let private = keys["privateKey"].as_str().unwrap().to_owned();
+    let private_text = std::fs::read_to_string(&private).unwrap();
+    let body = private_text.lines().nth(1).unwrap();
+    let reg = dir.path().join("reg");
+    let publish =
+        |pack: &Path| run(&["pack", "publish", s(pack), "--registry", s(&reg), "--key", &private, "--key-id", "me-1"]);
+    let out = publish(&pack);
+    let v = ok_json(&out);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(body), "the private key is never printed");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(body));
+    assert_eq!(v["files"], serde_json::json!(["LICENSE", "README.md", "keys/pack.json.sig", "pack.json"]));
+    assert_eq!(v["skipped"], serde_json::json!(["notes/todo.txt"]));
+    // The source folder is left as it was.
+    assert!(!pack.join("keys").exists());
+
+    // chainsmith verifies and installs it.
+    let verified = ok_json(&run(&["verify", "community.example.tiles@0.1.0", "--registry", s(&reg)]));
+    assert_eq!(
+        (verified["signature"]["keyId"].as_str(), verified["integrity"].as_str()),
+        (Some("me-1"), v["integrity"].as_str())
+    );
+    // Python reads the tarball, the integrity and the SBOM; OpenSSL checks the signature.
+    let packed = dir.path().join("packed.json");
+    let py = Command::new("python3")
+        .args(["-c", PY_CHECK, s(&reg), "community.example.tiles", "0.1.0", s(&packed)])
+        .output()
+        .unwrap();
+    assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
+    let sig = reg.join("v2/packs/community.example.tiles/-/0.1.0.sig");
+    let ossl = Command::new("openssl")
+        .args(["pkeyutl", "-verify", "-pubin", "-inkey", s(&reg.join("keys/me-1.pub")), "-rawin", "-in", s(&packed)])
+        .args(["-sigfile", s(&sig)])
+        .output()
+        .unwrap();
+    assert!(ossl.status.success(), "{}", String::from_utf8_lossy(&ossl.stdout));
+
+    // A second version updates the indexes; the same version again is refused.
+    let mut m2 = m.clone();
+    m2["version"] = "0.2.0".into();
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&m2).unwrap()).unwrap();
+    ok_json(&publish(&pack));
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(reg.join("v2/packs/community.example.tiles/index.json")).unwrap())
+            .unwrap();
+    let versions: Vec<&str> =
+        index["versions"].as_array().unwrap().iter().map(|r| r["version"].as_str().unwrap()).collect();
+    assert_eq!((versions, index["latest"].as_str()), (vec!["0.1.0", "0.2.0"], Some("0.2.0")));
+    let all: Value = serde_json::from_slice(&std::fs::read(reg.join("v2/index.json")).unwrap()).unwrap();
+    assert_eq!((all["packCount"].as_u64(), all["packs"][0]["latestVersion"].as_str()), (Some(1), Some("0.2.0")));
+    assert_eq!(envelope(&publish(&pack))["error"], "pack_version_exists");
+    // Another key may not take over the id.
+    let other = ok_json(&run(&["keygen", s(&dir.path().join("other"))]));
+    let out = run(&[
+        "pack",
+        "publish",
+        s(&pack),
+        "--registry",
+        s(&reg),
+        "--key",
+        other["privateKey"].as_str().unwrap(),
+        "--key-id",
+        "me-1",
+    ]);
+    assert_eq!(envelope(&out)["error"], "pack_signature_invalid");
+    // Installing from the published registry takes the newest.
+    let cache = dir.path().join("cache");
+    assert_eq!(
+        ok_json(&run(&["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache)]))["version"],
+        "0.2.0"
+    );
+}
+
+#[test]
+fn v1_signing_round_trips_through_validate_and_keygen_keeps_keys_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = ok_json(&run(&["keygen", s(&dir.path().join("k"))]));
+    let private = std::fs::read_to_string(keys["privateKey"].as_str().unwrap()).unwrap();
+    assert!(private.starts_with("-----BEGIN PRIVATE KEY-----"));
+    let pack = dir.path().join("pack");
+    std::fs::create_dir(&pack).unwrap();
+    let mut m: Value = serde_json::from_str(VECTOR).unwrap();
+    m.as_object_mut().unwrap().remove("signing");
+    m["chains"][0]["dag"]["nodes"][0]["typeId"] = "core.identity".into();
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let v = ok_json(&run(&["pack", "sign", s(&pack), "--key", keys["privateKey"].as_str().unwrap()]));
+    assert_eq!(
+        (v["scheme"].as_str(), v["publicKey"].as_str()),
+        (Some("manual"), Some(s(&pack.join("keys/pack.pub.pem"))))
+    );
+    let trusted = dir.path().join("trusted");
+    std::fs::create_dir(&trusted).unwrap();
+    std::fs::copy(keys["publicKey"].as_str().unwrap(), trusted.join("k.pem")).unwrap();
+    let validate = || run(&["validate", "--require-signed", "--trusted-keys", s(&trusted), s(&pack)]);
+    assert_eq!(validate().status.code(), Some(0), "{}", String::from_utf8_lossy(&validate().stdout));
+    // Any later byte change is a bad signature.
+    let mut bytes = std::fs::read(pack.join("pack.json")).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(pack.join("pack.json"), bytes).unwrap();
+    let out = validate();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pack_signature_invalid"));
+    // A wrong key file is refused with a message that quotes nothing of it.
+    let out = run(&["pack", "sign", s(&pack), "--key", keys["publicKey"].as_str().unwrap()]);
+    assert_eq!(envelope(&out)["error"], "invalid_request");
+}
+
+#[test]
+fn resolve_checks_registry_integrity_and_warns_about_yanked_pins() {
+    if !tools() {
+        return;
+    }
+    let root = registries();
+    let want = expected(root.path());
+    let v2 = root.path().join("v2reg");
+    let lock = |integrity: &Value| {
+        let path = root.path().join("pack-lock.json");
+        let doc = serde_json::json!({"lockfileVersion": 1, "generatedAt": "2026-01-01T00:00:00Z",
+            "packs": [{"name": "vendor.acme.tiles", "version": "1.3.0", "integrity": integrity}]});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        run(&["resolve", s(&path), "--registry", s(&v2)])
+    };
+    let out = lock(&want["vendor.acme.tiles@1.3.0"]["integrity"]);
+    let v = ok_json(&out);
+    assert_eq!(
+        (v["integrityVerified"].as_bool(), v["packs"][0]["integrityVerified"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let findings = v["findings"].as_array().unwrap();
+    assert!(findings.iter().all(|f| f["severity"] == "warning"), "{findings:?}");
+    let yanked: Vec<&Value> = findings.iter().filter(|f| f["code"] == "pack_version_yanked").collect();
+    assert_eq!((yanked.len(), yanked[0]["path"].as_str()), (1, Some("/packs/0")));
+    // Scanning the registry also met the tampered tarball, which no longer unpacks.
+    let unreadable: Vec<&Value> = findings.iter().filter(|f| f["code"] == "pack_manifest_invalid").collect();
+    assert_eq!(unreadable.len(), 1, "{findings:?}");
+    assert!(unreadable[0]["message"].as_str().unwrap().contains("vendor.acme.tampered"), "{findings:?}");
+    // Another version's integrity in the lockfile: the tarball does not match it.
+    let e = envelope(&lock(&want["vendor.acme.tiles@1.0.0"]["integrity"]));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["path"].as_str()),
+        (Some("pack_integrity_mismatch"), Some("/packs/0/integrity"))
+    );
+}
