@@ -167,6 +167,31 @@ fn installs_resolve_like_openwop_and_skip_yanked_versions() {
     let out = install("vendor.acme.tiles@1.3.0");
     assert_eq!(ok_json(&out)["yanked"], true);
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_version_yanked"));
+    // A v2 host of a later major than `engines.openwop` admits refuses at install.
+    let host = root.path().join("host3.json");
+    std::fs::write(&host, r#"{"protocolMajor": 3}"#).unwrap();
+    let out = run(&[
+        "install",
+        "vendor.acme.tiles@1.0.0",
+        "--registry",
+        s(&v2),
+        "--dir",
+        s(cache.path()),
+        "--host",
+        s(&host),
+    ]);
+    assert_eq!(envelope(&out)["error"], "pack_engine_unsupported");
+    std::fs::write(&host, r#"{"protocolMajor": 2}"#).unwrap();
+    ok_json(&run(&[
+        "install",
+        "vendor.acme.tiles@1.0.0",
+        "--registry",
+        s(&v2),
+        "--dir",
+        s(cache.path()),
+        "--host",
+        s(&host),
+    ]));
     // OPENWOP_CONFIG_HOME is the default base.
     let home = tempfile::tempdir().unwrap();
     let out = bin()
@@ -467,4 +492,34 @@ fn resolve_checks_registry_integrity_and_warns_about_yanked_pins() {
         (e["error"].as_str(), e["details"]["path"].as_str()),
         (Some("pack_integrity_mismatch"), Some("/packs/0/integrity"))
     );
+}
+
+#[test]
+fn unsigned_packs_publish_and_install_with_a_warning_and_never_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = dir.path().join("tiles");
+    std::fs::create_dir(&pack).unwrap();
+    let mut m: Value = serde_json::from_str(VECTOR).unwrap();
+    m.as_object_mut().unwrap().remove("signing");
+    // Unsigned, so a v1 manifest: typeIds are not pinned.
+    m["chains"][0]["dag"]["nodes"][0]["typeId"] = "core.identity".into();
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let reg = dir.path().join("reg");
+    let v = ok_json(&run(&["pack", "publish", s(&pack), "--registry", s(&reg)]));
+    assert_eq!((v["signed"].as_bool(), v["files"].as_array().map(Vec::len)), (Some(false), Some(1)));
+    // The published pack.json is the canonical form of the folder's.
+    let archive = chainsmith::registry::PackArchive::read(Path::new(v["tarball"].as_str().unwrap())).unwrap();
+    let canonical = VECTOR
+        .replace(r#""signing":{"keyId":"example-1","scheme":"ed25519-canonical-json"},"#, "")
+        .replace("core.identity@1.0.0", "core.identity");
+    assert_eq!(archive.manifest().unwrap(), canonical.as_bytes());
+    let e = envelope(&run(&["verify", "community.example.tiles@0.1.0", "--registry", s(&reg)]));
+    assert_eq!(e["error"], "signature_not_available");
+    let cache = dir.path().join("cache");
+    let out = run(&["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache)]);
+    assert_eq!(ok_json(&out)["signature"]["status"], "unsigned");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pack_unsigned"));
+    let out =
+        run(&["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache), "--require-signed"]);
+    assert_eq!(envelope(&out)["error"], "pack_unsigned");
 }

@@ -74,6 +74,10 @@ pub struct InstallArgs {
     /// Refuse unsigned versions.
     #[arg(long)]
     pub require_signed: bool,
+    /// Target host profile (JSON); its `protocolMajor` must be admitted by a v2 pack's
+    /// `engines.openwop`.
+    #[arg(long, value_name = "FILE")]
+    pub host: Option<PathBuf>,
 }
 
 fn print_line(value: &Value) -> Result<ExitCode> {
@@ -152,7 +156,9 @@ pub fn install(args: &InstallArgs) -> Result<ExitCode> {
     let base = registry::cache_base(args.dir.as_deref()).ok_or_else(|| {
         Error::new(code::INVALID_REQUEST, "no cache folder: give --dir, or set OPENWOP_CONFIG_HOME or HOME")
     })?;
-    let installed = registry::install(&reg, &args.spec, &base, args.require_signed)?;
+    let host = super::host_profile(&args.host)?;
+    let opts = registry::InstallOptions { require_signed: args.require_signed, protocol_major: host.protocol_major };
+    let installed = registry::install(&reg, &args.spec, &base, opts)?;
     print_warnings(&installed.warnings);
     print_line(&installed.to_json())
 }

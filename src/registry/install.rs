@@ -129,16 +129,50 @@ impl Installed {
     }
 }
 
-/// Resolve, verify and write the cache. `require_signed` refuses unsigned versions.
-pub fn install(registry: &Registry, spec_text: &str, base: &Path, require_signed: bool) -> Result<Installed> {
+/// How to install.
+#[derive(Debug, Clone, Copy)]
+pub struct InstallOptions {
+    /// Refuse unsigned versions.
+    pub require_signed: bool,
+    /// The target host's OpenWOP protocol major: a v2 manifest's `engines.openwop` must admit
+    /// it (interop §3.2, refused at install on every path).
+    pub protocol_major: u64,
+}
+
+impl Default for InstallOptions {
+    fn default() -> Self {
+        Self { require_signed: false, protocol_major: 1 }
+    }
+}
+
+/// Resolve, verify and write the cache.
+pub fn install(registry: &Registry, spec_text: &str, base: &Path, opts: InstallOptions) -> Result<Installed> {
     let (name, spec) = split_spec(spec_text);
     let version = resolve_version(registry, name, spec)?;
     let verified = verify(registry, name, &version)?;
+    if crate::pack::v2::is_v2(&verified.manifest) {
+        let range = verified.manifest.pointer("/engines/openwop").and_then(Value::as_str).unwrap_or_default();
+        let refusal = match crate::pack::v2::engine_admits(range, opts.protocol_major) {
+            Ok(true) => None,
+            Ok(false) => Some(format!(
+                "{name}@{version}: engines.openwop \"{range}\" does not admit protocol major {}",
+                opts.protocol_major
+            )),
+            Err(msg) => Some(format!("{name}@{version}: {msg}")),
+        };
+        if let Some(message) = refusal {
+            return Err(Error::new(code::PACK_ENGINE_UNSUPPORTED, message)
+                .with("packName", name)
+                .with("version", version.as_str())
+                .with("range", range)
+                .with("protocolMajor", opts.protocol_major));
+        }
+    }
     let mut warnings = Vec::new();
     if verified.signature == SignatureCheck::Unsigned {
         let f = Finding::warning(code::PACK_UNSIGNED, "/signing", format!("{name}@{version} is unsigned"))
             .with("packName", name);
-        if require_signed {
+        if opts.require_signed {
             return Err(f.into_error());
         }
         warnings.push(f);

@@ -13,7 +13,7 @@ pub mod sign;
 pub mod tarball;
 pub mod verify;
 
-pub use install::{Installed, cache_base, install, resolve_version, split_spec};
+pub use install::{InstallOptions, Installed, cache_base, install, resolve_version, split_spec};
 pub use layout::{KeyEntry, Registry, Tree, covers};
 pub use sign::{Scheme, Signed, sign_manifest, sign_pack};
 pub use tarball::{PackArchive, is_tarball_path};
