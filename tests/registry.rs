@@ -523,3 +523,37 @@ fn unsigned_packs_publish_and_install_with_a_warning_and_never_verify() {
         run(&["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache), "--require-signed"]);
     assert_eq!(envelope(&out)["error"], "pack_unsigned");
 }
+
+#[test]
+fn resolve_verifies_signatures_per_issuing_registry_and_recorded_tarball_signatures() {
+    if !tools() {
+        return;
+    }
+    let root = registries();
+    let want = expected(root.path());
+    let v2 = root.path().join("v2reg");
+    let resolve = |name: &str, integrity: &Value, signature: Option<&Value>| {
+        let mut entry = serde_json::json!({"name": name, "version": "1.0.0", "integrity": integrity});
+        if let Some(sig) = signature {
+            entry["signature"] = sig.clone();
+        }
+        let path = root.path().join("pack-lock.json");
+        let doc = serde_json::json!({"lockfileVersion": 1, "generatedAt": "2026-01-01T00:00:00Z", "packs": [entry]});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        run(&["resolve", s(&path), "--registry", s(&v2)])
+    };
+    let tiles = &want["vendor.acme.tiles@1.0.0"]["integrity"];
+    let v = ok_json(&resolve("vendor.acme.tiles", tiles, Some(&want["tarballSignature"])));
+    assert_eq!(v["packs"][0]["integrityVerified"], true);
+    let e = envelope(&resolve("vendor.acme.tiles", tiles, Some(&want["rogueTarballSignature"])));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["path"].as_str()),
+        (Some("pack_signature_invalid"), Some("/packs/0/signature"))
+    );
+    // The registry's own signature check: the forged pack claims a key it was not signed with.
+    let e = envelope(&resolve("vendor.acme.forged", &want["vendor.acme.forged@1.0.0"]["integrity"], None));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_signature_invalid"), Some("signature_mismatch"))
+    );
+}

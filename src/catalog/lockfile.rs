@@ -9,10 +9,12 @@
 //! and indexed by the manifests' own `name` and `version`.
 //!
 //! A folder that is an OpenWOP registry tree (it has `.well-known/openwop-registry.json`)
-//! serves tarballs: for a pack found there, the tarball is checked against its version
-//! manifest's `integrity` (`pack_integrity_failure`) and against the lockfile's
-//! (`pack_integrity_mismatch`), and a locked version the registry has yanked resolves with a
-//! warning (a lockfile pins exact versions; yanked versions are never chosen for a range).
+//! serves tarballs: a pack found there is checked as `chainsmith verify` checks it (the
+//! tarball against its version manifest's `integrity`, its signature against that issuing
+//! registry's `signingKeys[]`), then against the lockfile's `integrity`
+//! (`pack_integrity_mismatch`) and recorded tarball `signature`; a locked version the
+//! registry has yanked resolves with a warning (a lockfile pins exact versions; yanked
+//! versions are never chosen for a range).
 //! Folders of unpacked packs have no tarball to hash; the output says which packs were
 //! checked (`integrityVerified`). Manifest signatures are verified when trusted keys are
 //! supplied.
@@ -44,6 +46,8 @@ pub struct LockedPack {
     pub integrity: String,
     /// Exact versions pinned for this pack's own dependencies.
     pub dependencies: BTreeMap<String, String>,
+    /// The recorded tarball signature `{algorithm, publicKey, value}` (base64), if any.
+    pub signature: Option<Value>,
 }
 
 impl Lockfile {
@@ -152,6 +156,7 @@ impl Lockfile {
                     version: text("version")?,
                     integrity: text("integrity").unwrap_or_default(),
                     dependencies,
+                    signature: e.get("signature").cloned(),
                 })
             })
             .collect()
@@ -397,7 +402,7 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
             integrity_verified: served_by
                 .tree
                 .as_ref()
-                .is_some_and(|tree| registry_integrity(tree, entry, &version, &mut findings)),
+                .is_some_and(|tree| registry_checks(tree, entry, &version, &mut findings)),
         });
     }
 
@@ -508,9 +513,11 @@ fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<(&'
     })
 }
 
-/// Check a registry tree's tarball of a locked pack against the published and the locked
-/// integrity; warn when the version is yanked. `true` when both integrities match.
-fn registry_integrity(
+/// Check a registry tree's copy of a locked pack as an install would: the tarball's
+/// published integrity and its signature against the issuing registry's keys
+/// (`chainsmith verify`), then the lockfile's own integrity (`pack_integrity_mismatch`) and
+/// recorded tarball signature; warn when the version is yanked. `true` when all of it holds.
+fn registry_checks(
     tree: &crate::registry::Registry,
     entry: &LockedPack,
     version: &str,
@@ -518,10 +525,18 @@ fn registry_integrity(
 ) -> bool {
     use crate::registry::integrity_matches;
     let name = entry.name.as_str();
-    let Ok(manifest) = tree.version_manifest(name, version) else { return false };
     let at = format!("/packs/{}", entry.index);
-    if manifest.get("yanked").and_then(Value::as_bool) == Some(true) {
-        let reason = manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
+    let verified = match crate::registry::verify(tree, name, version) {
+        Ok(v) => v,
+        // The folder serves the pack, but not through its registry tree: nothing to check.
+        Err(e) if e.code == code::PACK_VERSION_NOT_FOUND => return false,
+        Err(e) => {
+            findings.push(finding_from(e, &at, Severity::Error).with("packName", name));
+            return false;
+        }
+    };
+    if verified.yanked() {
+        let reason = verified.manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
         findings.push(
             Finding::warning(
                 code::PACK_VERSION_YANKED,
@@ -531,28 +546,7 @@ fn registry_integrity(
             .with("packName", name),
         );
     }
-    let Some(published) = manifest.get("integrity").and_then(Value::as_str) else { return false };
-    let Ok(path) = tree.tarball_path(name, version) else { return false };
-    let Ok(bytes) =
-        crate::fsio::read_limited(&path, crate::registry::tarball::MAX_TARBALL_BYTES, code::PACK_INTEGRITY_FAILURE)
-    else {
-        return false;
-    };
-    let actual = crate::registry::sri(&bytes);
-    if !integrity_matches(published, &bytes) {
-        findings.push(
-            Finding::error(
-                code::PACK_INTEGRITY_FAILURE,
-                at.as_str(),
-                format!("the registry's tarball of {name}@{version} does not match its version manifest"),
-            )
-            .with("packName", name)
-            .with("expected", published)
-            .with("actual", actual),
-        );
-        return false;
-    }
-    if !entry.integrity.is_empty() && !integrity_matches(&entry.integrity, &bytes) {
+    if !entry.integrity.is_empty() && !integrity_matches(&entry.integrity, &verified.tarball) {
         findings.push(
             Finding::error(
                 code::PACK_INTEGRITY_MISMATCH,
@@ -561,11 +555,48 @@ fn registry_integrity(
             )
             .with("packName", name)
             .with("expected", entry.integrity.as_str())
-            .with("actual", actual),
+            .with("actual", verified.integrity.as_str()),
+        );
+        return false;
+    }
+    if let Some(recorded) = &entry.signature
+        && let Err(msg) = check_recorded_signature(recorded, &verified.tarball)
+    {
+        findings.push(
+            Finding::error(code::PACK_SIGNATURE_INVALID, format!("{at}/signature"), format!("{name}@{version}: {msg}"))
+                .with("packName", name),
         );
         return false;
     }
     true
+}
+
+/// A lockfile's `signature{algorithm: "ed25519", publicKey, value}` over the tarball
+/// (node-packs §7.3); the key is 32 raw bytes or an SPKI DER, both base64.
+fn check_recorded_signature(recorded: &Value, tarball: &[u8]) -> Result<(), String> {
+    use base64::Engine;
+    use ed25519_dalek::pkcs8::DecodePublicKey;
+    let b64 = |k: &str| {
+        let text = recorded.get(k).and_then(Value::as_str).ok_or(format!("the recorded signature has no `{k}`"))?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|e| format!("`signature.{k}` is not base64: {e}"))
+    };
+    if let Some(alg) = recorded.get("algorithm").and_then(Value::as_str).filter(|a| *a != "ed25519") {
+        return Err(format!("signature algorithm \"{alg}\" is not ed25519"));
+    }
+    let key_bytes = b64("publicKey")?;
+    let key = match <[u8; 32]>::try_from(key_bytes.as_slice()) {
+        Ok(raw) => ed25519_dalek::VerifyingKey::from_bytes(&raw).map_err(|e| format!("bad public key: {e}"))?,
+        Err(_) => {
+            ed25519_dalek::VerifyingKey::from_public_key_der(&key_bytes).map_err(|e| format!("bad public key: {e}"))?
+        }
+    };
+    let value = b64("value")?;
+    let raw = <[u8; 64]>::try_from(value.as_slice())
+        .map_err(|_| format!("the signature is {} bytes, not 64", value.len()))?;
+    key.verify_strict(tarball, &ed25519_dalek::Signature::from_bytes(&raw))
+        .map_err(|_| "the recorded signature does not verify over the registry's tarball".to_owned())
 }
 
 /// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order.

@@ -17,7 +17,8 @@ OUT/v2reg   discovery document with v2 endpoints, keys good-1 (vendor.acme.*) an
 OUT/v1reg   discovery document with flat (v1) endpoints only, key good-1:
             vendor.acme.legacy 1.0.0     v1 `manual` signature, publicKeyRef = key id
 OUT/package-layout.tgz   a pack under npm's package/ folder
-OUT/expected.json        integrities and counts computed here, for the test to compare
+OUT/expected.json        integrities computed here, and good-1's (and rogue-1's) signature
+                         over vendor.acme.tiles@1.0.0's tarball, for the test to compare
 """
 
 import base64
@@ -221,6 +222,13 @@ def main(out):
     v2("vendor.acme.forged", "1.0.0", rogue_private)
     v2("vendor.other.tiles", "1.0.0", good_private)
     reg.finish({"vendor.acme.tiles": "1.3.0"})
+    # A lockfile's recorded signature covers the tarball (node-packs §7.3).
+    with open(reg.path(reg.url("tgz", "vendor.acme.tiles", "1.0.0")), "rb") as f:
+        archive = f.read()
+    public_der = base64.b64encode(openssl("pkey", "-in", good_private, "-pubout", "-outform", "DER")).decode("ascii")
+    for label, private in (("tarballSignature", good_private), ("rogueTarballSignature", rogue_private)):
+        value = base64.b64encode(sign(private, archive, scratch)).decode("ascii")
+        expected[label] = {"algorithm": "ed25519", "publicKey": public_der, "value": value}
 
     # The v1 registry: flat endpoints, the v1 manual recipe.
     root = os.path.join(out, "v1reg")
