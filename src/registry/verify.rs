@@ -285,3 +285,133 @@ pub fn check_signature(
         key_status: entry.status.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::keys::public_key_pem;
+    use ed25519_dalek::{Signer, SigningKey};
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        registry: Registry,
+        key: SigningKey,
+    }
+
+    /// A registry whose key `k1` covers `vendor.acme.*`.
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let key = SigningKey::from_bytes(&[9u8; 32]);
+        std::fs::create_dir_all(dir.path().join("keys")).unwrap();
+        std::fs::write(dir.path().join("keys/k1.pub"), public_key_pem(&key.verifying_key())).unwrap();
+        let doc = json!({"endpoints": {}, "signingKeys": [
+            {"keyId": "k1", "permittedNamespaces": ["vendor.acme.*"], "status": "rotated"}]});
+        let registry = Registry::from_document(dir.path(), doc).unwrap();
+        Fixture { _dir: dir, registry, key }
+    }
+
+    /// A v2 manifest, its canonical bytes and an archive holding them with `sig`.
+    fn signed(f: &Fixture, signing: Value, mutate: impl Fn(&mut Vec<u8>)) -> (Value, PackArchive, Vec<u8>) {
+        let manifest = json!({"name": "vendor.acme.x", "version": "1.0.0", "signing": signing});
+        let mut bytes = jcs::canonical(&manifest).unwrap();
+        let sig = f.key.sign(&bytes).to_bytes().to_vec();
+        mutate(&mut bytes);
+        let archive = PackArchive {
+            files: [("pack.json".to_owned(), bytes), (SIGNATURE_FILE.to_owned(), sig.clone())].into_iter().collect(),
+        };
+        (manifest, archive, sig)
+    }
+
+    fn reason(f: &Fixture, name: &str, signing: Value, mutate: impl Fn(&mut Vec<u8>)) -> Result<SignatureCheck> {
+        let (manifest, archive, sig) = signed(f, signing, mutate);
+        check_signature(&f.registry, name, "1.0.0", &manifest, &archive, b"tgz", Some(sig))
+    }
+
+    fn code_and_reason(r: Result<SignatureCheck>) -> (&'static str, String) {
+        let e = r.unwrap_err();
+        (e.code, e.details.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned())
+    }
+
+    #[test]
+    fn each_step_of_the_v2_order_has_its_reason() {
+        let f = fixture();
+        let v2 = json!({"keyId": "k1", "scheme": V2_SCHEME});
+        let ok = reason(&f, "vendor.acme.x", v2.clone(), |_| {}).unwrap();
+        // A rotated key still verifies, and says so.
+        assert_eq!(
+            ok,
+            SignatureCheck::Verified { scheme: V2_SCHEME.into(), key_id: "k1".into(), key_status: "rotated".into() }
+        );
+        let invalid = code_and_reason;
+        assert_eq!(
+            invalid(reason(
+                &f,
+                "vendor.acme.x",
+                json!({"keyId": "k1", "scheme": V2_SCHEME, "method": "manual"}),
+                |_| {}
+            )),
+            (code::PACK_SIGNATURE_INVALID, "legacy_fields".into())
+        );
+        assert_eq!(invalid(reason(&f, "vendor.acme.x", json!({"keyId": "k1", "scheme": "rsa"}), |_| {})).1, "scheme");
+        assert_eq!(
+            invalid(reason(&f, "vendor.acme.x", json!({"keyId": "k9", "scheme": V2_SCHEME}), |_| {})).1,
+            "unknown_key"
+        );
+        // The name asked for is outside the key's namespaces (the packed name is checked later).
+        assert_eq!(invalid(reason(&f, "vendor.acmex.y", v2.clone(), |_| {})).1, "namespace");
+        // Asking for another name than the packed one.
+        let (manifest, archive, sig) = signed(&f, v2.clone(), |_| {});
+        let r = check_signature(&f.registry, "vendor.acme.other", "1.0.0", &manifest, &archive, b"", Some(sig.clone()));
+        assert_eq!(invalid(r).1, "manifest_mismatch");
+        // Pretty-printed bytes are not canonical.
+        let pretty =
+            |b: &mut Vec<u8>| *b = serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(b).unwrap()).unwrap();
+        assert_eq!(invalid(reason(&f, "vendor.acme.x", v2.clone(), pretty)).1, "not_canonical");
+        let (manifest, mut archive, _) = signed(&f, v2.clone(), |_| {});
+        let short = vec![0u8; 63];
+        archive.files.insert(SIGNATURE_FILE.into(), short.clone());
+        let r = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"", Some(short));
+        assert_eq!(invalid(r).1, "signature_length");
+        let zero = vec![0u8; 64];
+        archive.files.insert(SIGNATURE_FILE.into(), zero.clone());
+        let r = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"", Some(zero));
+        assert_eq!(invalid(r).1, "signature_mismatch");
+        // The served .sig and the packed one must agree; with neither there is nothing to check.
+        let r = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"", Some(sig));
+        assert_eq!(invalid(r).1, "signature_mismatch");
+        archive.files.remove(SIGNATURE_FILE);
+        let r = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"", None);
+        assert_eq!(r.unwrap_err().code, code::SIGNATURE_NOT_AVAILABLE);
+    }
+
+    #[test]
+    fn legacy_signatures_cover_the_whole_tarball() {
+        let f = fixture();
+        let manifest = json!({"name": "vendor.acme.x", "version": "1.0.0",
+            "signing": {"method": "ed25519", "publicKeyRef": "k1"}});
+        let tgz = b"the tarball bytes";
+        let sig = f.key.sign(tgz).to_bytes().to_vec();
+        let archive = PackArchive::default();
+        let ok = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, tgz, Some(sig.clone()));
+        assert!(matches!(ok, Ok(SignatureCheck::Verified { ref scheme, .. }) if scheme == "ed25519"), "{ok:?}");
+        let bad = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"other", Some(sig));
+        assert_eq!(code_and_reason(bad).1, "signature_mismatch");
+        assert_eq!(
+            check_signature(&f.registry, "n", "1", &json!({}), &archive, tgz, None).unwrap(),
+            SignatureCheck::Unsigned
+        );
+    }
+
+    #[test]
+    fn integrity_accepts_sri_and_hex_forms() {
+        let sri_text = sri(b"abc");
+        assert_eq!(sri_text, "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
+        assert!(integrity_matches(&sri_text, b"abc") && !integrity_matches(&sri_text, b"abd"));
+        let hex = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert!(
+            integrity_matches(hex, b"abc")
+                && integrity_matches(&hex.to_uppercase().replace("SHA256", "sha256"), b"abc")
+        );
+        assert!(!integrity_matches("sha512-x", b"abc"));
+    }
+}
