@@ -8,6 +8,7 @@ pub mod install;
 pub mod jcs;
 pub mod keys;
 pub mod layout;
+pub mod listing;
 pub mod publish;
 pub mod sign;
 pub mod tarball;
@@ -15,6 +16,7 @@ pub mod verify;
 
 pub use install::{InstallOptions, Installed, cache_base, install, resolve_version, split_spec};
 pub use layout::{KeyEntry, Registry, Tree, covers};
+pub use listing::{Check, PackListing, VersionRow, list};
 pub use sign::{Scheme, Signed, sign_manifest, sign_pack};
 pub use tarball::{PackArchive, is_tarball_path};
 pub use verify::{SignatureCheck, Verified, integrity_matches, sri, verify};
