@@ -52,6 +52,12 @@ pub mod code {
     pub const DOTTED_NODE_ID: &str = "dotted_node_id";
     pub const WORKFLOW_SCHEMA_VIOLATION: &str = "workflow_schema_violation";
 
+    // Authoring: extraction, parameter promotion, pack editing.
+    pub const EXTRACT_MEMBER_DROPPED: &str = "extract_member_dropped";
+    pub const TOKEN_LIKE_TEXT: &str = "token_like_text";
+    pub const CAPABILITIES_WIDENED: &str = "capabilities_widened";
+    pub const VERSION_BUMP_SUGGESTED: &str = "version_bump_suggested";
+
     // Tool projection (chains and workflows as CompactToolDescriptor / MiRuntime contract).
     pub const TOOL_INPUT_SCHEMA_NOT_COMPACT: &str = "tool_input_schema_not_compact";
     pub const TOOL_ID_INVALID: &str = "tool_id_invalid";

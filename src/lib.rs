@@ -11,12 +11,15 @@
 //!   pack is trusted (signatures, dependencies, lockfiles);
 //! - [`registry`] reads, verifies, installs from and publishes to OpenWOP registry folders
 //!   (canonical JSON, signing, tarballs), offline;
-//! - [`tool`] projects a chain or a workflow into the OpenWOP tool documents.
+//! - [`tool`] projects a chain or a workflow into the OpenWOP tool documents;
+//! - [`author`] goes the other way: workflow nodes become a chain, values become
+//!   parameters, and packs are created, edited and saved.
 //!
 //! Only [`app`], the egui editor, depends on a GUI toolkit; the CLI (`src/cli.rs`, in the
 //! binary) and the editor are thin layers over the modules above.
 
 pub mod app;
+pub mod author;
 pub mod catalog;
 pub mod error;
 pub mod expand;

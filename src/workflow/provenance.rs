@@ -22,6 +22,10 @@ pub struct Instance {
     pub node_ids: Vec<String>,
     /// Edge ids this instance added: fragment edges and the wiring to the parent.
     pub edge_ids: Vec<String>,
+    /// The chain's `producedVariables`, `producedBy` naming expanded node ids. A workflow
+    /// does not say which node writes a variable, so extraction reads it from here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub produced_variables: Vec<Value>,
 }
 
 impl Instance {

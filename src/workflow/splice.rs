@@ -166,6 +166,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         params: exp.params.clone(),
         node_ids,
         edge_ids,
+        produced_variables: produced_by_expanded_ids(exp),
     };
     wf.record_instance(instance.clone());
     Ok(SpliceReport { instance, removed_edges, warnings })
@@ -324,6 +325,26 @@ fn canonical_edge(mut json: Map<String, Value>) -> Map<String, Value> {
 fn json_edge(id: &str, source: &str, target: &str) -> Map<String, Value> {
     let Value::Object(m) = json!({"id": id, "sourceNodeId": source, "targetNodeId": target}) else { unreachable!() };
     m
+}
+
+/// The chain's produced variables with `producedBy` renamed as the nodes were.
+fn produced_by_expanded_ids(exp: &Expansion) -> Vec<Value> {
+    if exp.produced_variables.is_empty() {
+        return Vec::new();
+    }
+    let renamed: std::collections::HashMap<&str, &str> =
+        exp.id_map.iter().map(|(old, new)| (old.as_str(), new.as_str())).collect();
+    exp.produced_variables
+        .iter()
+        .map(|pv| {
+            let mut pv = pv.clone();
+            let by = pv.get("producedBy").and_then(Value::as_str).and_then(|b| renamed.get(b));
+            if let Some(new) = by {
+                pv["producedBy"] = Value::String((*new).to_owned());
+            }
+            pv
+        })
+        .collect()
 }
 
 /// Produced variables to append (§5.6): skip exact duplicates, refuse a name clash.

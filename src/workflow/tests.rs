@@ -95,6 +95,11 @@ fn splice_between_rewires_and_fills_workflow_nodes() {
     let inst = &out["metadata"]["customProperties"]["chainsmith"]["instances"][0];
     assert_eq!(inst["params"], json!({"topic": "news"}));
     assert_eq!(inst["nodeIds"], json!(["t_two_k1_a", "t_two_k1_b"]));
+    assert_eq!(
+        inst["producedVariables"],
+        json!([{"name": "summary", "producedBy": "t_two_k1_b", "type": "string"}]),
+        "the producer is recorded under its expanded id"
+    );
     assert_eq!(out["metadata"]["tags"], json!(["support"]));
     // Positions are offset by the drop point and clear of existing cards.
     let positions: Vec<(f64, f64)> = out["nodes"]

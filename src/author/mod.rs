@@ -1,0 +1,124 @@
+//! Chain-pack authoring, the inverse of [`crate::expand`]: workflow nodes become a chain
+//! ([`extract`]), concrete values become parameters ([`promote`]), and packs are created and
+//! edited ([`PackDraft`]) with every change re-validated and saved atomically. GUI-free: the
+//! CLI's `chain extract` and the editor call the same [`extract_into`].
+//!
+//! The guarantee that ties it to expansion: expanding an extracted chain with its parameter
+//! defaults gives back the extracted nodes' `typeId`, `name`, `config`, `inputs` and edges.
+
+mod draft;
+mod extract;
+mod order;
+mod promote;
+mod token_like;
+
+pub use draft::{DEFAULT_ENGINE_RANGE, PackDraft, PackEdit, PackInfo, Placement};
+pub use extract::{BoundaryEdge, Extraction, extract};
+pub use order::in_schema_order;
+pub use promote::{Promotion, infer_type, promote};
+
+use crate::error::{Error, Result, code};
+use crate::workflow::Workflow;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Whether `name` can be named by a token: `[A-Za-z_][A-Za-z0-9_]*` (chain-packs §4.1).
+pub fn is_param_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The chain's own fields, which the workflow cannot tell.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChainInfo {
+    pub chain_id: String,
+    pub label: String,
+    /// `None`: the replaced chain's description, else empty.
+    pub description: Option<String>,
+    /// `None`: the replaced chain's version, else `1.0.0`.
+    pub version: Option<String>,
+}
+
+impl ChainInfo {
+    pub fn new(chain_id: &str, label: &str) -> Self {
+        Self { chain_id: chain_id.to_owned(), label: label.to_owned(), ..Default::default() }
+    }
+}
+
+/// What to extract: the nodes (all when `None`) and the values to promote, whose targets
+/// name workflow node ids (fragment ids are accepted too).
+#[derive(Debug, Clone, Default)]
+pub struct ExtractRequest {
+    pub chain: ChainInfo,
+    pub nodes: Option<Vec<String>>,
+    pub params: Vec<Promotion>,
+}
+
+/// The result of [`extract_into`].
+#[derive(Debug, Clone)]
+pub struct Extracted {
+    pub extraction: Extraction,
+    /// The chain's position in the pack.
+    pub index: usize,
+    pub placement: Placement,
+    /// The edit that undoes the change to the pack.
+    pub undo: PackEdit,
+}
+
+/// Extract a chain from `wf`, promote the requested values, and add it to `draft` (or
+/// replace the chain with the same chainId, keeping what extraction cannot know: its
+/// `internal` flag and `outputs`, and its version and description unless new ones are given).
+pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) -> Result<Extracted> {
+    let mut extraction = extract(wf, req.nodes.as_deref(), &req.chain)?;
+    let fragment_of: HashMap<&str, &str> =
+        extraction.ids.iter().flat_map(|(w, f)| [(f.as_str(), f.as_str()), (w.as_str(), f.as_str())]).collect();
+    let mut promoted: Vec<(String, String)> = Vec::new();
+    for p in &req.params {
+        let mut mapped = p.clone();
+        for (node, _) in &mut mapped.targets {
+            let frag = fragment_of.get(node.as_str()).ok_or_else(|| {
+                Error::new(code::INVALID_REQUEST, format!("node \"{node}\" is not among the extracted nodes"))
+                    .with("nodeId", node.as_str())
+                    .with("param", p.name.as_str())
+            })?;
+            *node = (*frag).to_owned();
+        }
+        promote(&mut extraction.chain, &mapped)?;
+        promoted.extend(mapped.targets);
+    }
+    // A promoted value is no longer the text a token-like warning was about.
+    extraction.warnings.retain(|w| {
+        let at = |key: &str| w.details.get(key).and_then(Value::as_str).unwrap_or_default();
+        let node = fragment_of.get(at("nodeId")).copied().unwrap_or_default();
+        let covered = promoted.iter().any(|(n, p)| {
+            n == node
+                && (at("pointer") == p || at("pointer").strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
+        });
+        !(w.code == code::TOKEN_LIKE_TEXT && covered)
+    });
+    let previous = draft.chain_index(&req.chain.chain_id).map(|i| draft.chains()[i].clone());
+    let chain = &mut extraction.chain;
+    let inherited = |key: &str| previous.as_ref().and_then(|p| p.get(key)).cloned();
+    if req.chain.version.is_none()
+        && let Some(v) = inherited("version")
+    {
+        chain.insert("version".into(), v);
+    }
+    if req.chain.description.is_none()
+        && let Some(d) = inherited("description")
+    {
+        chain.insert("description".into(), d);
+    }
+    for key in ["internal", "outputs"] {
+        if let Some(v) = inherited(key) {
+            chain.insert(key.into(), v);
+        }
+    }
+    let ordered = in_schema_order(&serde_json::json!({"chains": [Value::Object(chain.clone())]}));
+    let (index, placement, undo) = draft.put_chain(ordered["chains"][0].clone())?;
+    Ok(Extracted { extraction, index, placement, undo })
+}
+
+#[cfg(test)]
+mod tests;

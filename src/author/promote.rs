@@ -1,0 +1,226 @@
+//! Promotion: a concrete value inside a chain's node becomes a parameter. The value is
+//! replaced by a whole-value token `{{params.NAME}}` (so expansion puts back the typed value)
+//! and `parameters.properties.NAME` gets the inferred type and the value as its default, so
+//! expanding with defaults reproduces the chain exactly as it was extracted.
+
+use super::is_param_name;
+use crate::error::{Error, Result, code};
+use serde_json::{Map, Value, json};
+
+/// One parameter to create (or to extend with more places).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Promotion {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// Where the value is: (fragment node id, JSON pointer inside the node).
+    pub targets: Vec<(String, String)>,
+}
+
+impl Promotion {
+    pub fn new(name: &str, node: &str, pointer: &str) -> Self {
+        Self { name: name.to_owned(), targets: vec![(node.to_owned(), pointer.to_owned())], ..Default::default() }
+    }
+}
+
+/// The JSON-Schema type of a value (`integer` for whole numbers written without a fraction).
+pub fn infer_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Promote the values at `p.targets` in `chain` (a chain object) to parameter `p.name`.
+/// All checks run first: a refusal leaves the chain unchanged.
+pub fn promote(chain: &mut Map<String, Value>, p: &Promotion) -> Result<()> {
+    let name = p.name.as_str();
+    if !is_param_name(name) {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!(
+                "\"{name}\" cannot be a parameter name: a token names a parameter with [A-Za-z_][A-Za-z0-9_]* \
+                 (letters, digits and _, not starting with a digit)"
+            ),
+        )
+        .with("param", name));
+    }
+    let produced = chain.get("producedVariables").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if produced.iter().any(|pv| pv.get("name").and_then(Value::as_str) == Some(name)) {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!("\"{name}\" is a produced variable of this chain; a parameter may not share its name"),
+        )
+        .with("param", name));
+    }
+    if p.targets.is_empty() {
+        return Err(Error::new(code::INVALID_REQUEST, format!("parameter \"{name}\" names no value to promote"))
+            .with("param", name));
+    }
+    let existing = chain.get("parameters").and_then(|s| s.pointer(&format!("/properties/{name}"))).cloned();
+    let mut dag = chain.get("dag").cloned().unwrap_or_else(|| json!({}));
+    let mut value: Option<Value> = existing.as_ref().and_then(|e| e.get("default")).cloned();
+    for (node_id, pointer) in &p.targets {
+        let node = dag
+            .get_mut("nodes")
+            .and_then(Value::as_array_mut)
+            .and_then(|ns| ns.iter_mut().find(|n| n.get("id").and_then(Value::as_str) == Some(node_id)))
+            .ok_or_else(|| {
+                Error::new(code::INVALID_REQUEST, format!("the chain has no node \"{node_id}\""))
+                    .with("nodeId", node_id.as_str())
+                    .with("param", name)
+            })?;
+        check_substituted(pointer).map_err(|msg| {
+            Error::new(code::INVALID_REQUEST, format!("{node_id}:{pointer}: {msg}"))
+                .with("nodeId", node_id.as_str())
+                .with("pointer", pointer.as_str())
+        })?;
+        let slot = node.pointer_mut(pointer).ok_or_else(|| {
+            Error::new(code::INVALID_REQUEST, format!("node \"{node_id}\" has no value at {pointer}"))
+                .with("nodeId", node_id.as_str())
+                .with("pointer", pointer.as_str())
+        })?;
+        let found = std::mem::replace(slot, Value::String(format!("{{{{params.{name}}}}}")));
+        match &value {
+            Some(v) if *v != found => {
+                return Err(Error::new(
+                    code::INVALID_REQUEST,
+                    format!(
+                        "{node_id}:{pointer} holds {found}, but parameter \"{name}\" stands for {v}; values sharing \
+                         one parameter must be equal, or expanding with the default would change them"
+                    ),
+                )
+                .with("nodeId", node_id.as_str())
+                .with("pointer", pointer.as_str())
+                .with("param", name));
+            }
+            Some(_) => {}
+            None => value = Some(found),
+        }
+    }
+    let value = value.expect("at least one target was read");
+    let mut property = match existing {
+        Some(Value::Object(m)) => m,
+        _ => {
+            let mut m = Map::new();
+            m.insert("type".into(), Value::String(infer_type(&value).to_owned()));
+            m
+        }
+    };
+    for (key, text) in [("title", &p.title), ("description", &p.description)] {
+        if let Some(t) = text {
+            property.insert(key.into(), Value::String(t.clone()));
+        }
+    }
+    property.entry("default").or_insert(value);
+
+    let params = chain.entry("parameters").or_insert_with(|| json!({"type": "object"}));
+    if !params.is_object() {
+        *params = json!({"type": "object"});
+    }
+    let props = params.as_object_mut().expect("object").entry("properties").or_insert_with(|| json!({}));
+    if !props.is_object() {
+        *props = json!({});
+    }
+    props.as_object_mut().expect("object").insert(name.to_owned(), Value::Object(property));
+    chain.insert("dag".into(), dag);
+    Ok(())
+}
+
+/// Only values inside `config`, `inputs` and `compensation.inputMapping` are substituted.
+fn check_substituted(pointer: &str) -> Result<(), String> {
+    if ["/config/", "/inputs/", "/compensation/inputMapping/"].iter().any(|p| pointer.starts_with(p)) {
+        Ok(())
+    } else {
+        Err("only values inside config, inputs or compensation.inputMapping are substituted on expansion \
+             (the pointer must start with /config/, /inputs/ or /compensation/inputMapping/)"
+            .to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain() -> Map<String, Value> {
+        let Value::Object(m) = json!({"chainId": "c", "parameters": {"type": "object", "properties": {}},
+            "producedVariables": [{"name": "plan", "producedBy": "a", "type": "object"}],
+            "dag": {"nodes": [
+                {"id": "a", "typeId": "core.x", "config": {"url": "https://x.test", "n": 3, "f": 0.5, "on": true,
+                 "list": [1, 2], "deep": {"url": "https://x.test"}}},
+                {"id": "b", "typeId": "core.y", "name": "B", "inputs": {"u": {"type": "static", "value": "https://x.test"}}}],
+              "edges": []}})
+        else {
+            unreachable!()
+        };
+        m
+    }
+
+    #[test]
+    fn values_become_typed_whole_value_tokens_with_defaults() {
+        let mut c = chain();
+        let mut url = Promotion::new("url", "a", "/config/url");
+        url.targets.push(("a".into(), "/config/deep/url".into()));
+        url.targets.push(("b".into(), "/inputs/u/value".into()));
+        url.title = Some("Endpoint".into());
+        promote(&mut c, &url).unwrap();
+        for (name, ptr) in [("n", "/config/n"), ("f", "/config/f"), ("on", "/config/on"), ("list", "/config/list")] {
+            promote(&mut c, &Promotion::new(name, "a", ptr)).unwrap();
+        }
+        assert_eq!(
+            c["dag"]["nodes"][0]["config"],
+            json!({"url": "{{params.url}}", "n": "{{params.n}}",
+            "f": "{{params.f}}", "on": "{{params.on}}", "list": "{{params.list}}", "deep": {"url": "{{params.url}}"}})
+        );
+        assert_eq!(c["dag"]["nodes"][1]["inputs"]["u"]["value"], "{{params.url}}");
+        assert_eq!(
+            c["parameters"]["properties"],
+            json!({
+            "url": {"type": "string", "title": "Endpoint", "default": "https://x.test"},
+            "n": {"type": "integer", "default": 3}, "f": {"type": "number", "default": 0.5},
+            "on": {"type": "boolean", "default": true}, "list": {"type": "array", "default": [1, 2]}})
+        );
+    }
+
+    #[test]
+    fn refusals_name_what_is_wrong_and_change_nothing() {
+        let before = chain();
+        let cases = [
+            (Promotion::new("my-url", "a", "/config/url"), "param"),
+            (Promotion::new("1st", "a", "/config/url"), "param"),
+            (Promotion::new("plan", "a", "/config/url"), "param"),
+            (Promotion::new("u", "ghost", "/config/url"), "nodeId"),
+            (Promotion::new("u", "a", "/config/nope"), "pointer"),
+            (Promotion::new("u", "a", "/name"), "pointer"),
+            (Promotion::new("u", "a", "/config"), "pointer"),
+            (Promotion::new("u", "a", "config/url"), "pointer"),
+        ];
+        for (p, detail) in cases {
+            let mut c = chain();
+            let err = promote(&mut c, &p).unwrap_err();
+            assert_eq!(err.code, code::INVALID_REQUEST, "{p:?}");
+            assert!(err.details.contains_key(detail), "{p:?}: {err:?}");
+            assert_eq!(c, before, "{p:?} changed the chain");
+        }
+        let mut c = chain();
+        let mut differ = Promotion::new("v", "a", "/config/url");
+        differ.targets.push(("a".into(), "/config/n".into()));
+        assert!(promote(&mut c, &differ).unwrap_err().message.contains("must be equal"));
+        assert_eq!(c, before);
+    }
+
+    #[test]
+    fn a_second_promotion_extends_the_parameter() {
+        let mut c = chain();
+        promote(&mut c, &Promotion::new("url", "a", "/config/url")).unwrap();
+        promote(&mut c, &Promotion::new("url", "b", "/inputs/u/value")).unwrap();
+        assert_eq!(c["parameters"]["properties"]["url"], json!({"type": "string", "default": "https://x.test"}));
+        let err = promote(&mut c, &Promotion::new("url", "a", "/config/n")).unwrap_err();
+        assert_eq!(err.details["pointer"], "/config/n");
+    }
+}
