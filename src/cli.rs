@@ -6,6 +6,7 @@ use chainsmith::author::{
 };
 use chainsmith::catalog::{Catalog, HostProfile, Lockfile, Requirement, ResolveOptions, Trust, TrustedKeys, resolve};
 use chainsmith::error::{Error, Finding, Result, code};
+use chainsmith::expand::subchain::{TreeExpansion, TreeOptions, expand_tree};
 use chainsmith::expand::{ExpandOptions, Expansion, expand};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
 use chainsmith::params::Form;
@@ -134,10 +135,17 @@ pub struct ChainArgs {
     /// Use this expansionId instead of 4 random hex digits.
     #[arg(long, value_name = "ID")]
     pub expansion_id: Option<String>,
+    /// With a host that supports sub-chains: the tenant that owns the child workflows.
+    #[arg(long, value_name = "T", default_value = chainsmith::expand::subchain::DEFAULT_TENANT)]
+    pub tenant: String,
+    /// Packs or registry folders that external sub-chain refs resolve from; repeatable.
+    #[arg(long = "registry", value_name = "DIR|PACK")]
+    pub registry: Vec<PathBuf>,
     /// Skip only the manifest JSON-Schema check.
     #[arg(long)]
     pub skip_validation: bool,
-    /// Target host profile (JSON: compensation, subChains, maxDepth, secrets, deferredParameters).
+    /// Target host: a profile (compensation, subChains, maxDepth, secrets, deferredParameters)
+    /// or an `openwop capabilities --json` document.
     #[arg(long, value_name = "FILE")]
     pub host: Option<PathBuf>,
     #[command(flatten)]
@@ -367,7 +375,10 @@ fn setup_findings(trust: &Trust) -> Vec<Finding> {
 /// Refuse what the policy blocks before anything is expanded; return its warnings.
 fn refuse_untrusted(trust: &Trust, pack: &Pack, chain_id: &str) -> Result<Vec<Finding>> {
     print_warnings(&setup_findings(trust));
-    let report = trust.check_chain(pack, chain_id);
+    let mut report = trust.check_chain(pack, chain_id);
+    if trust.host.sub_chains {
+        report.findings.retain(|f| !(f.is_error() && is_composition_code(f.code)));
+    }
     if let Some(err) = report.refusal() {
         return Err(err);
     }
@@ -515,12 +526,64 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
         host: trust.host.clone(),
         ..Default::default()
     };
-    let mut exp = expand(&pack, &args.chain.chain, params, &opts)?;
-    check_expansion(&trust, &mut exp, trust_warnings)?;
-    let mut out = serde_json::to_vec_pretty(&exp).expect("an expansion always serialises");
+    let out = if trust.host.sub_chains {
+        let external = load_registry(&args.chain.registry)?;
+        let tree_opts = TreeOptions { expand: opts, tenant: &args.chain.tenant, external: &external };
+        let mut tree = expand_tree(&pack, &args.chain.chain, params, &tree_opts)?;
+        check_tree(&trust, &mut tree, &external, trust_warnings)?;
+        serde_json::to_vec_pretty(&tree)
+    } else {
+        let mut exp = expand(&pack, &args.chain.chain, params, &opts)?;
+        check_expansion(&trust, &mut exp, trust_warnings)?;
+        serde_json::to_vec_pretty(&exp)
+    };
+    let mut out = out.expect("an expansion always serialises");
     out.push(b'\n');
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The packs `--registry` names (files or folders), for external sub-chain refs.
+fn load_registry(paths: &[PathBuf]) -> Result<Vec<Pack>> {
+    let mut packs = Vec::new();
+    for path in paths {
+        let out = load_path(path, LoadOptions::default());
+        if let Some(e) = out.failures.into_iter().next() {
+            return Err(e);
+        }
+        packs.extend(out.packs);
+    }
+    Ok(packs)
+}
+
+/// The trust checks for a co-expansion: each external pack a child came from is checked
+/// like the root pack, and every child's nodes against the catalog; the children's
+/// findings join the parent's warnings.
+fn check_tree(trust: &Trust, tree: &mut TreeExpansion, external: &[Pack], warnings: Vec<Finding>) -> Result<()> {
+    let mut child_findings = Vec::new();
+    for child in &mut tree.children {
+        let exp = &child.expansion;
+        if let Some(pack) = external
+            .iter()
+            .find(|p| p.name() == exp.pack_name && p.version() == exp.pack_version && p.chain(&exp.chain_id).is_some())
+        {
+            let report = trust.check_chain(pack, &exp.chain_id);
+            if let Some(err) = report.blocking().find(|f| !is_composition_code(f.code)).cloned() {
+                return Err(err.into_error());
+            }
+        }
+        check_expansion(trust, &mut child.expansion, Vec::new())?;
+        child_findings.append(&mut child.expansion.warnings);
+    }
+    check_expansion(trust, &mut tree.parent, warnings)?;
+    tree.parent.warnings.append(&mut child_findings);
+    Ok(())
+}
+
+/// Sub-chain composition refusals: with a host that co-expands, the walk reports them in
+/// the reference's order (depth before cycle), so the preflight's copies step aside.
+fn is_composition_code(code: &str) -> bool {
+    code == code::SUB_CHAIN_CYCLE || code == code::SUB_CHAIN_UNRESOLVED
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<()> {

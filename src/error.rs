@@ -26,6 +26,7 @@ pub mod code {
     pub const SUB_CHAIN_UNRESOLVED: &str = "sub_chain_unresolved";
     pub const SUB_CHAIN_CYCLE: &str = "sub_chain_cycle";
     pub const SUB_CHAIN_UNSUPPORTED: &str = "sub_chain_unsupported";
+    pub const SUB_CHAIN_MAX_DEPTH_EXCEEDED: &str = "sub_chain_max_depth_exceeded";
     pub const SENSITIVE_PARAM_NOT_DEFERRABLE: &str = "sensitive_param_not_deferrable";
     pub const VARIABLE_UNDECLARED: &str = "variable_undeclared";
     pub const PRODUCED_VAR_PRODUCER_UNKNOWN: &str = "produced_var_producer_unknown";
@@ -51,6 +52,8 @@ pub mod code {
     pub const TYPEID_UNCHECKED: &str = "typeid_unchecked";
     pub const DOTTED_NODE_ID: &str = "dotted_node_id";
     pub const WORKFLOW_SCHEMA_VIOLATION: &str = "workflow_schema_violation";
+    pub const SUB_CHAIN_PARAM_NOT_SUPPLIED: &str = "sub_chain_param_not_supplied";
+    pub const CHILD_WORKFLOW_ID_INVALID: &str = "child_workflow_id_invalid";
 
     // Authoring: extraction, parameter promotion, pack editing.
     pub const EXTRACT_MEMBER_DROPPED: &str = "extract_member_dropped";

@@ -3,54 +3,150 @@
 
 use crate::error::{Error, Result, code};
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
 /// synced, then renamed over the target. On any failure the old file is left intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    // Saving through a symbolic link writes its target, as editors do: renaming over the
-    // link would replace it with a file and leave the target stale.
-    let resolved = std::fs::symlink_metadata(path)
-        .is_ok_and(|m| m.file_type().is_symlink())
-        .then(|| std::fs::canonicalize(path).ok())
-        .flatten();
-    let path = resolved.as_deref().unwrap_or(path);
-    let fail = |what: &str, e: std::io::Error| {
-        Error::new(code::IO_ERROR, format!("could not {what} {}: {e}", path.display()))
-            .with("path", path.display().to_string())
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let file_name = path.file_name().ok_or_else(|| {
-        Error::new(code::INVALID_REQUEST, format!("{} names no file", path.display()))
-            .with("path", path.display().to_string())
-    })?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
-    tmp_name.push(format!(".tmp-{}-{:08x}", std::process::id(), rand::random::<u32>()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| fail("create a temporary file beside", e))?;
-        // The replacement keeps the old file's permissions (a private file stays private).
-        if let Ok(old) = std::fs::metadata(path) {
-            f.set_permissions(old.permissions()).map_err(|e| fail("copy the permissions of", e))?;
+    let staged = Staged::write(path, bytes)?;
+    staged.commit()
+}
+
+/// Write several files all or nothing: every file is staged first, then each is renamed
+/// into place; if one rename fails, the files already replaced get their old content back
+/// (and new ones are removed), so a reader never sees a mix of old and new.
+pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> Result<()> {
+    let mut staged = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        match Staged::write(path, bytes) {
+            Ok(s) => staged.push(s),
+            Err(e) => {
+                staged.iter().for_each(Staged::discard);
+                return Err(e);
+            }
         }
-        f.write_all(bytes).map_err(|e| fail("write", e))?;
-        f.sync_all().map_err(|e| fail("sync", e))?;
-        drop(f);
-        std::fs::rename(&tmp, path).map_err(|e| fail("replace", e))?;
-        // Make the rename itself durable; not every platform lets a folder be opened.
-        if let Ok(d) = std::fs::File::open(&dir) {
+    }
+    // Old content is kept as a hard link (a copy where links are not possible) until all
+    // renames succeeded.
+    let mut backups: Vec<Option<PathBuf>> = Vec::with_capacity(staged.len());
+    for s in &staged {
+        if !s.target.exists() {
+            backups.push(None);
+            continue;
+        }
+        let backup = s.sibling("bak");
+        let kept = std::fs::hard_link(&s.target, &backup).or_else(|_| std::fs::copy(&s.target, &backup).map(drop));
+        if let Err(e) = kept {
+            backups.iter().flatten().for_each(|b| drop(std::fs::remove_file(b)));
+            staged.iter().for_each(Staged::discard);
+            return Err(Error::new(code::IO_ERROR, format!("could not keep a copy of {}: {e}", s.target.display()))
+                .with("path", s.target.display().to_string()));
+        }
+        backups.push(Some(backup));
+    }
+    for (i, s) in staged.iter().enumerate() {
+        if let Err(e) = s.rename() {
+            for (done, backup) in staged[..i].iter().zip(&backups) {
+                match backup {
+                    Some(b) => drop(std::fs::rename(b, &done.target)),
+                    None => drop(std::fs::remove_file(&done.target)),
+                }
+            }
+            backups[i..].iter().flatten().for_each(|b| drop(std::fs::remove_file(b)));
+            staged[i..].iter().for_each(Staged::discard);
+            return Err(e);
+        }
+    }
+    backups.iter().flatten().for_each(|b| drop(std::fs::remove_file(b)));
+    if let Some(s) = staged.first() {
+        s.sync_dir();
+    }
+    Ok(())
+}
+
+/// A file written to a temporary name beside its target, not yet renamed into place.
+struct Staged {
+    target: PathBuf,
+    tmp: PathBuf,
+    dir: PathBuf,
+}
+
+impl Staged {
+    fn write(path: &Path, bytes: &[u8]) -> Result<Self> {
+        // Saving through a symbolic link writes its target, as editors do: renaming over the
+        // link would replace it with a file and leave the target stale.
+        let resolved = std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.file_type().is_symlink())
+            .then(|| std::fs::canonicalize(path).ok())
+            .flatten();
+        let path = resolved.as_deref().unwrap_or(path);
+        let fail = |what: &str, e: std::io::Error| {
+            Error::new(code::IO_ERROR, format!("could not {what} {}: {e}", path.display()))
+                .with("path", path.display().to_string())
+        };
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if path.file_name().is_none() {
+            return Err(Error::new(code::INVALID_REQUEST, format!("{} names no file", path.display()))
+                .with("path", path.display().to_string()));
+        }
+        let staged = Self { target: path.to_path_buf(), tmp: PathBuf::new(), dir };
+        let staged = Self { tmp: staged.sibling("tmp"), ..staged };
+        let result = (|| {
+            let mut f = std::fs::File::create(&staged.tmp).map_err(|e| fail("create a temporary file beside", e))?;
+            // The replacement keeps the old file's permissions (a private file stays private).
+            if let Ok(old) = std::fs::metadata(path) {
+                f.set_permissions(old.permissions()).map_err(|e| fail("copy the permissions of", e))?;
+            }
+            f.write_all(bytes).map_err(|e| fail("write", e))?;
+            f.sync_all().map_err(|e| fail("sync", e))
+        })();
+        match result {
+            Ok(()) => Ok(staged),
+            Err(e) => {
+                staged.discard();
+                Err(e)
+            }
+        }
+    }
+
+    /// A hidden name beside the target, unique to this process and call.
+    fn sibling(&self, what: &str) -> PathBuf {
+        let mut name = std::ffi::OsString::from(".");
+        name.push(self.target.file_name().unwrap_or_default());
+        name.push(format!(".{what}-{}-{:08x}", std::process::id(), rand::random::<u32>()));
+        self.dir.join(name)
+    }
+
+    fn rename(&self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| {
+            Error::new(code::IO_ERROR, format!("could not replace {}: {e}", self.target.display()))
+                .with("path", self.target.display().to_string())
+        })
+    }
+
+    fn commit(self) -> Result<()> {
+        let result = self.rename();
+        if result.is_err() {
+            self.discard();
+        } else {
+            self.sync_dir();
+        }
+        result
+    }
+
+    /// Make the rename itself durable; not every platform lets a folder be opened.
+    fn sync_dir(&self) {
+        if let Ok(d) = std::fs::File::open(&self.dir) {
             let _ = d.sync_all();
         }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
     }
-    result
+
+    fn discard(&self) {
+        let _ = std::fs::remove_file(&self.tmp);
+    }
 }
 
 /// Read a whole file, refusing folders, devices, FIFOs and files over `limit` bytes
@@ -118,6 +214,28 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn several_files_are_written_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        std::fs::write(&a, b"old a").unwrap();
+        write_all_atomic(&[(&a, b"new a"), (&b, b"new b")]).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"new a");
+        assert_eq!(std::fs::read(&b).unwrap(), b"new b");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary or backup file left");
+
+        // The second target is a folder, so its rename fails after the first succeeded: the
+        // first file gets its old content back and nothing else is left behind.
+        let c = dir.path().join("c");
+        std::fs::create_dir(&c).unwrap();
+        std::fs::write(c.join("inside"), b"x").unwrap();
+        let err = write_all_atomic(&[(&a, b"newer a"), (&c, b"c")]).unwrap_err();
+        assert_eq!(err.code, code::IO_ERROR);
+        assert_eq!(std::fs::read(&a).unwrap(), b"new a");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "a, b and the folder c only");
     }
 
     #[cfg(unix)]

@@ -5,6 +5,7 @@
 //! is also held as a petgraph `StableDiGraph` for layout and splicing.
 
 pub mod jsstring;
+pub mod subchain;
 pub mod token;
 
 use crate::catalog::{HostProfile, TypeResolver, is_core};
@@ -92,18 +93,22 @@ impl Expansion {
     }
 }
 
-/// The CLI's `expand` output, written straight from the expansion: serialising through an
-/// intermediate `Value` would deep-copy every node once more.
-impl serde::Serialize for Expansion {
+/// An id map as a JSON object in node order.
+pub(crate) struct IdMap<'a>(pub(crate) &'a [(String, String)]);
+
+impl serde::Serialize for IdMap<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+impl Expansion {
+    /// Every output member but `warnings`, shared with the sub-chain tree's output.
+    pub(crate) fn serialize_fields<S: serde::Serializer>(
+        &self,
+        map: &mut S::SerializeMap,
+    ) -> std::result::Result<(), S::Error> {
         use serde::ser::SerializeMap;
-        struct IdMap<'a>(&'a [(String, String)]);
-        impl serde::Serialize for IdMap<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
-            }
-        }
-        let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("packName", &self.pack_name)?;
         map.serialize_entry("packVersion", &self.pack_version)?;
         map.serialize_entry("chainId", &self.chain_id)?;
@@ -114,8 +119,27 @@ impl serde::Serialize for Expansion {
         if let Some(sc) = &self.settings_compensation {
             map.serialize_entry("settingsCompensation", sc)?;
         }
+        Ok(())
+    }
+
+    pub(crate) fn serialize_warnings<S: serde::Serializer>(
+        &self,
+        map: &mut S::SerializeMap,
+    ) -> std::result::Result<(), S::Error> {
+        use serde::ser::SerializeMap;
         let warnings: Vec<Value> = self.warnings.iter().map(Finding::to_json).collect();
-        map.serialize_entry("warnings", &warnings)?;
+        map.serialize_entry("warnings", &warnings)
+    }
+}
+
+/// The CLI's `expand` output, written straight from the expansion: serialising through an
+/// intermediate `Value` would deep-copy every node once more.
+impl serde::Serialize for Expansion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        self.serialize_fields::<S>(&mut map)?;
+        self.serialize_warnings::<S>(&mut map)?;
         map.end()
     }
 }
@@ -455,7 +479,7 @@ fn check_substitution_budget(chain: &Chain, params: &Map<String, Value>) -> Resu
     Ok(())
 }
 
-fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
+pub(crate) fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
     if let Some(id) = &opts.expansion_id {
         if id.is_empty() || id.contains('.') {
             return Err(Error::new(

@@ -1,0 +1,332 @@
+//! Sub-chain co-expansion (RFC 0133, chain-packs §8): a chain whose nodes name child chains
+//! through `config.subChainRef` is expanded together with every child, each child becoming
+//! its own workflow under a deterministic, tenant-scoped id.
+//!
+//! The walk reproduces the reference `expandChainTree` step for step, so ids, order and
+//! refusals match it: children are expanded depth-first before the chain that uses them;
+//! at each chain the depth bound is checked before the cycle check; refs are taken in node
+//! order and must be declared in `subChains[]`; a child already registered is not expanded
+//! again. The walk keeps its own stack: nothing recurses in the size of the input.
+
+use super::{ExpandOptions, Expansion, chain_id_slug, choose_expansion_id, expand, preflight};
+use crate::catalog::Range;
+use crate::error::{Error, Finding, Result, code};
+use crate::pack::{Chain, Pack, PackKind};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// The tenant child workflow ids are scoped to when none is named.
+pub const DEFAULT_TENANT: &str = "local";
+
+/// What a co-expansion needs besides the root pack, chain and parameter values.
+pub struct TreeOptions<'a> {
+    /// Options for the root; children get the same resolver and host, their own ids.
+    pub expand: ExpandOptions<'a>,
+    /// The tenant that owns the child workflows (their ids are scoped to it).
+    pub tenant: &'a str,
+    /// Packs that external refs (`{packName, chainId, version}`) resolve from.
+    pub external: &'a [Pack],
+}
+
+/// One child chain registered as its own workflow.
+#[derive(Debug, Clone)]
+pub struct Child {
+    /// The minted `wfc_<tenant>__<chainId>__<version>` id.
+    pub workflow_id: String,
+    pub expansion: Expansion,
+}
+
+/// A parent expansion and every child it composes, in the reference's order (a child
+/// before the children that registered before it finished, i.e. post-order).
+#[derive(Debug, Clone)]
+pub struct TreeExpansion {
+    /// The root chain; its warnings include every child's.
+    pub parent: Expansion,
+    pub children: Vec<Child>,
+}
+
+impl TreeExpansion {
+    /// `subChainWorkflowIds` of the `from-chain` response: the children's ids, deduplicated.
+    pub fn sub_chain_workflow_ids(&self) -> Vec<&str> {
+        self.children.iter().map(|c| c.workflow_id.as_str()).collect()
+    }
+}
+
+/// The CLI's `expand` output: the parent's fields plus `children` and `subChainWorkflowIds`.
+impl serde::Serialize for TreeExpansion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct ChildOut<'a>(&'a Child);
+        impl serde::Serialize for ChildOut<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(5))?;
+                map.serialize_entry("workflowId", &self.0.workflow_id)?;
+                map.serialize_entry("chainId", &self.0.expansion.chain_id)?;
+                map.serialize_entry("nodes", &self.0.expansion.nodes)?;
+                map.serialize_entry("edges", &self.0.expansion.edges)?;
+                map.serialize_entry("idMap", &super::IdMap(&self.0.expansion.id_map))?;
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(None)?;
+        self.parent.serialize_fields::<S>(&mut map)?;
+        let children: Vec<ChildOut> = self.children.iter().map(ChildOut).collect();
+        map.serialize_entry("children", &children)?;
+        map.serialize_entry("subChainWorkflowIds", &self.sub_chain_workflow_ids())?;
+        self.parent.serialize_warnings::<S>(&mut map)?;
+        map.end()
+    }
+}
+
+/// The reference's child workflow id: in each part every character outside
+/// `[0-9A-Za-z._-]` becomes `_`, then every `.` becomes `_`.
+pub fn mint_child_workflow_id(tenant: &str, chain_id: &str, version: &str) -> String {
+    fn slug(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            match c {
+                '0'..='9' | 'A'..='Z' | 'a'..='z' | '-' => out.push(c),
+                // JavaScript replaces each UTF-16 unit: a character beyond the BMP gives two.
+                _ => out.extend(std::iter::repeat_n('_', c.len_utf16())),
+            }
+        }
+        out
+    }
+    format!("wfc_{}__{}__{}", slug(tenant), slug(chain_id), slug(version))
+}
+
+/// Whether `id` is a valid WorkflowDefinition id (`^[a-z][a-z0-9_-]*$`, at most 128).
+pub fn is_valid_workflow_id(id: &str) -> bool {
+    id.len() <= 128
+        && id.starts_with(|c: char| c.is_ascii_lowercase())
+        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+}
+
+/// One chain on the walk's stack.
+struct Frame<'p> {
+    pack: &'p Pack,
+    chain: &'p Chain,
+    depth: u32,
+    /// Distinct string `config.subChainRef`s in node order.
+    refs: Vec<&'p str>,
+    next: usize,
+    /// Ref → the resolved child's version, for the rewrite to `workflowId`.
+    versions: HashMap<&'p str, &'p str>,
+    /// The child id this chain registers under; `None` for the root.
+    registers_as: Option<String>,
+}
+
+/// Co-expand `chain_id` and every sub-chain it composes.
+pub fn expand_tree<'p>(
+    pack: &'p Pack,
+    chain_id: &str,
+    supplied: Map<String, Value>,
+    opts: &TreeOptions<'p>,
+) -> Result<TreeExpansion> {
+    let root = match pack.chain(chain_id) {
+        Some(c) if pack.kind == PackKind::WorkflowChain => c,
+        // preflight words the refusal (wrong kind, unknown chain) exactly as `expand` does.
+        _ => {
+            return Err(preflight(pack, chain_id, &opts.expand).err().unwrap_or_else(|| {
+                Error::new(code::CHAIN_NOT_FOUND, format!("no chain \"{chain_id}\"")).with("chainId", chain_id)
+            }));
+        }
+    };
+    let params = if opts.expand.params_as_given { supplied } else { crate::params::resolve(root, supplied)? };
+    let expansion_id = choose_expansion_id(root, &opts.expand)?;
+    let max_depth = opts.expand.host.max_depth;
+
+    let mut stack: Vec<Frame<'p>> = Vec::new();
+    let mut on_stack: HashSet<&'p str> = HashSet::new();
+    let mut registered: HashSet<String> = HashSet::new();
+    let mut children: Vec<Child> = Vec::new();
+    let mut warnings: Vec<Finding> = Vec::new();
+
+    let enter = |stack: &mut Vec<Frame<'p>>,
+                 on_stack: &mut HashSet<&'p str>,
+                 pack: &'p Pack,
+                 chain: &'p Chain,
+                 depth: u32,
+                 registers_as: Option<String>|
+     -> Result<()> {
+        let id = chain.chain_id();
+        if depth > max_depth {
+            return Err(Error::new(
+                code::SUB_CHAIN_MAX_DEPTH_EXCEEDED,
+                format!("sub-chain {id} is nested {depth} levels deep; the target host allows {max_depth}"),
+            )
+            .with("chainId", id)
+            .with("maxDepth", max_depth));
+        }
+        if !on_stack.insert(id) {
+            return Err(Error::new(
+                code::SUB_CHAIN_CYCLE,
+                format!("chain {id} composes itself through its sub-chains"),
+            )
+            .with("chainId", id));
+        }
+        let mut refs: Vec<&'p str> = Vec::new();
+        for node in chain.nodes() {
+            if let Some(r) = node.pointer("/config/subChainRef").and_then(Value::as_str)
+                && !refs.contains(&r)
+            {
+                refs.push(r);
+            }
+        }
+        stack.push(Frame { pack, chain, depth, refs, next: 0, versions: HashMap::new(), registers_as });
+        Ok(())
+    };
+
+    enter(&mut stack, &mut on_stack, pack, root, 0, None)?;
+    let mut parent = None;
+    while let Some(frame) = stack.last_mut() {
+        if let Some(&r) = frame.refs.get(frame.next) {
+            frame.next += 1;
+            let (child_pack, child) = resolve_ref(frame.pack, frame.chain, r, opts.external)?;
+            frame.versions.insert(r, child.version());
+            let workflow_id = mint_child_workflow_id(opts.tenant, r, child.version());
+            if !registered.contains(&workflow_id) {
+                let depth = frame.depth + 1;
+                enter(&mut stack, &mut on_stack, child_pack, child, depth, Some(workflow_id))?;
+            }
+            continue;
+        }
+        let frame = stack.pop().expect("the loop holds a frame");
+        on_stack.remove(frame.chain.chain_id());
+        let is_root = frame.registers_as.is_none();
+        let chain_opts = ExpandOptions {
+            expansion_id: Some(if is_root {
+                expansion_id.clone()
+            } else {
+                format!("{expansion_id}_{}", chain_id_slug(frame.chain.chain_id()))
+            }),
+            taken_ids: if is_root { opts.expand.taken_ids } else { None },
+            resolver: opts.expand.resolver,
+            parent_compensation: if is_root { opts.expand.parent_compensation } else { None },
+            host: opts.expand.host.clone(),
+            params_as_given: true,
+        };
+        let mut exp = expand(frame.pack, frame.chain.chain_id(), params.clone(), &chain_opts)?;
+        rewrite_refs(&mut exp.nodes, &frame.versions, opts.tenant);
+        match frame.registers_as {
+            None => parent = Some(exp),
+            Some(workflow_id) => {
+                warn_unsupplied(frame.chain, &params, &mut warnings);
+                if !is_valid_workflow_id(&workflow_id) {
+                    warnings.push(
+                        Finding::warning(
+                            code::CHILD_WORKFLOW_ID_INVALID,
+                            "",
+                            format!(
+                                "child workflow id \"{workflow_id}\" does not match the WorkflowDefinition id \
+                                 pattern ^[a-z][a-z0-9_-]*$ (at most 128 characters); a strictly validating host \
+                                 rejects it"
+                            ),
+                        )
+                        .in_chain(frame.chain.chain_id())
+                        .with("workflowId", workflow_id.as_str()),
+                    );
+                }
+                warnings.append(&mut exp.warnings);
+                registered.insert(workflow_id.clone());
+                children.push(Child { workflow_id, expansion: exp });
+            }
+        }
+    }
+    let mut parent = parent.expect("the root is the last frame popped");
+    parent.warnings.append(&mut warnings);
+    Ok(TreeExpansion { parent, children })
+}
+
+/// The chain a node's `subChainRef` names: declared in `subChains[]`, then a sibling in the
+/// same pack (string ref) or a chain of a known pack (external ref).
+fn resolve_ref<'p>(pack: &'p Pack, chain: &Chain, r: &str, external: &'p [Pack]) -> Result<(&'p Pack, &'p Chain)> {
+    let unresolved = |why: String| {
+        Error::new(code::SUB_CHAIN_UNRESOLVED, format!("sub-chain \"{r}\" used by chain {}: {why}", chain.chain_id()))
+            .with("ref", r)
+            .with("chainId", chain.chain_id())
+    };
+    let declared = chain.sub_chains().iter().find_map(|entry| match entry.get("ref") {
+        Some(Value::String(s)) if s == r => Some(None),
+        Some(Value::Object(o)) if o.get("chainId").and_then(Value::as_str) == Some(r) => Some(Some(o)),
+        _ => None,
+    });
+    match declared {
+        None => Err(unresolved("it is not declared in subChains[]".into())),
+        Some(None) => pack
+            .chain(r)
+            .map(|c| (pack, c))
+            .ok_or_else(|| unresolved(format!("pack {} has no such chain", pack.name()))),
+        Some(Some(ext)) => {
+            let pack_name = ext.get("packName").and_then(Value::as_str).unwrap_or_default();
+            let range_text = ext.get("version").and_then(Value::as_str).unwrap_or_default();
+            let range = Range::parse(range_text)
+                .map_err(|e| unresolved(format!("its version \"{range_text}\" is not a range: {e}")))?;
+            // The range selects the chain's own version; the highest match wins.
+            std::iter::once(pack)
+                .chain(external)
+                .filter(|p| p.kind == PackKind::WorkflowChain && p.name() == pack_name)
+                .filter_map(|p| {
+                    let c = p.chain(r)?;
+                    let v = semver::Version::parse(c.version()).ok()?;
+                    range.matches(&v).then_some((v, p, c))
+                })
+                .max_by(|a, b| a.0.cmp(&b.0))
+                .map(|(_, p, c)| (p, c))
+                .ok_or_else(|| unresolved(format!("no loaded pack {pack_name} has it at a version in {range_text}")))
+        }
+    }
+}
+
+/// `config.subChainRef` → `config.workflowId` (the minted child id), as the reference does:
+/// the ref is taken after substitution, and an unknown one mints with version `0.0.0`.
+fn rewrite_refs(nodes: &mut [Value], versions: &HashMap<&str, &str>, tenant: &str) {
+    for node in nodes {
+        let Some(config) = node.get_mut("config").and_then(Value::as_object_mut) else { continue };
+        let Some(Value::String(r)) = config.get("subChainRef") else { continue };
+        let id = mint_child_workflow_id(tenant, r, versions.get(r.as_str()).copied().unwrap_or("0.0.0"));
+        config.shift_remove("subChainRef");
+        config.insert("workflowId".into(), Value::String(id));
+    }
+}
+
+/// A child is expanded with the parent's values (the reference passes them unchanged);
+/// a token naming a value the parent does not have becomes "" there.
+fn warn_unsupplied(chain: &Chain, params: &Map<String, Value>, warnings: &mut Vec<Finding>) {
+    let mut missing: Vec<&String> = chain.token_uses().keys().filter(|name| !params.contains_key(*name)).collect();
+    missing.sort();
+    for name in missing {
+        warnings.push(
+            Finding::warning(
+                code::SUB_CHAIN_PARAM_NOT_SUPPLIED,
+                "",
+                format!(
+                    "sub-chain {} reads parameter \"{name}\", which the parent chain does not supply; it expands to \"\"",
+                    chain.chain_id()
+                ),
+            )
+            .in_chain(chain.chain_id())
+            .with("param", name.as_str()),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minted_ids_follow_the_reference_slug() {
+        // Worked by hand from the rule: non-[0-9A-Za-z._-] → '_', then '.' → '_'.
+        assert_eq!(mint_child_workflow_id("tenant-a", "lesson-batch", "1.0.0"), "wfc_tenant-a__lesson-batch__1_0_0");
+        assert_eq!(mint_child_workflow_id("Acme Corp/EU", "a.bC", "1.0.0+b.7"), "wfc_Acme_Corp_EU__a_bC__1_0_0_b_7");
+    }
+
+    #[test]
+    fn workflow_id_pattern() {
+        assert!(is_valid_workflow_id("wfc_local__a_b__1_0_0"));
+        assert!(!is_valid_workflow_id("wfc_local__lessonBatch__1_0_0"));
+        assert!(!is_valid_workflow_id(&format!("wfc_{}", "a".repeat(125))));
+        assert!(!is_valid_workflow_id("_x"));
+    }
+}
