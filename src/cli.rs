@@ -6,7 +6,7 @@ use chainsmith::author::{
 };
 use chainsmith::catalog::{Catalog, HostProfile, Lockfile, Requirement, ResolveOptions, Trust, TrustedKeys, resolve};
 use chainsmith::error::{Error, Finding, Result, code};
-use chainsmith::expand::subchain::{TreeExpansion, TreeOptions, expand_tree};
+use chainsmith::expand::subchain::{Child, TreeExpansion, TreeOptions, expand_tree};
 use chainsmith::expand::{ExpandOptions, Expansion, expand};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
 use chainsmith::params::Form;
@@ -610,8 +610,7 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
     let trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
     let params = collect_params(&pack, &args.chain)?;
-    let mut exp = expand_into(&workflow, &pack, &args.chain, params, &trust)?;
-    check_expansion(&trust, &mut exp, trust_warnings)?;
+    let (exp, children) = expand_into(&workflow, &pack, &args.chain, params, &trust, trust_warnings)?;
     let opts = SpliceOptions {
         at: args.at,
         between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())),
@@ -622,9 +621,32 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let mut warnings = exp.warnings.clone();
     warnings.extend(report.warnings);
     warnings.extend(workflow.lint(mode));
+    // Each child becomes its own WorkflowDefinition beside OUT; all files or none are written.
+    let out_dir = args.output.parent().unwrap_or(Path::new(""));
+    let mut files = vec![(args.output.clone(), chainsmith::fsio::to_pretty_json(&workflow.to_json(mode)))];
+    let mut written_children = Vec::new();
+    for child in &children {
+        let mut wf = Workflow::new(&child.expansion.label);
+        *wf.member_mut("id") = Value::String(child.workflow_id.clone());
+        let report = splice(&mut wf, &child.expansion, &SpliceOptions::default())?;
+        warnings.extend(report.warnings);
+        warnings.extend(wf.lint(mode));
+        let path = out_dir.join(format!("{}.json", child.workflow_id));
+        if files.iter().any(|(p, _)| *p == path) {
+            return Err(Error::new(
+                code::INVALID_REQUEST,
+                format!("{} would be written twice; choose another OUT", path.display()),
+            )
+            .with("path", path.display().to_string()));
+        }
+        written_children.push(json!({"workflowId": child.workflow_id, "chainId": child.expansion.chain_id,
+            "output": path.display().to_string()}));
+        files.push((path, chainsmith::fsio::to_pretty_json(&wf.to_json(mode))));
+    }
     print_warnings(&warnings);
-    workflow.save(&args.output, mode)?;
-    let summary = json!({
+    let refs: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
+    chainsmith::fsio::write_all_atomic(&refs)?;
+    let mut summary = json!({
         "output": args.output.display().to_string(),
         "chainId": exp.chain_id,
         "expansionId": exp.expansion_id,
@@ -633,18 +655,23 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
         "removedEdges": report.removed_edges.iter().map(|e| e.id().to_owned()).collect::<Vec<_>>(),
         "warnings": warnings.len(),
     });
+    if trust.host.sub_chains {
+        summary["children"] = Value::Array(written_children);
+    }
     write_stdout(format!("{summary}\n").as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Expand with everything the parent workflow constrains: free ids and its policy.
+/// Expand with everything the parent workflow constrains (free ids, its policy), with the
+/// policy's checks applied; with a host that supports sub-chains, also every child.
 fn expand_into(
     workflow: &Workflow,
     pack: &Pack,
     args: &ChainArgs,
     params: Map<String, Value>,
     trust: &Trust,
-) -> Result<Expansion> {
+    trust_warnings: Vec<Finding>,
+) -> Result<(Expansion, Vec<Child>)> {
     let taken = |id: &str| workflow.contains_node(id);
     let opts = ExpandOptions {
         expansion_id: args.expansion_id.clone(),
@@ -654,7 +681,16 @@ fn expand_into(
         host: trust.host.clone(),
         ..Default::default()
     };
-    expand(pack, &args.chain, params, &opts)
+    if trust.host.sub_chains {
+        let external = load_registry(&args.registry)?;
+        let tree_opts = TreeOptions { expand: opts, tenant: &args.tenant, external: &external };
+        let mut tree = expand_tree(pack, &args.chain, params, &tree_opts)?;
+        check_tree(trust, &mut tree, &external, trust_warnings)?;
+        return Ok((tree.parent, tree.children));
+    }
+    let mut exp = expand(pack, &args.chain, params, &opts)?;
+    check_expansion(trust, &mut exp, trust_warnings)?;
+    Ok((exp, Vec::new()))
 }
 
 /// Print the resolved set (deterministic JSON, findings included); any error finding

@@ -153,3 +153,68 @@ fn without_sub_chain_support_the_chain_is_refused_and_the_output_has_no_children
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(got.get("children").is_none() && got.get("subChainWorkflowIds").is_none(), "{got}");
 }
+
+#[test]
+fn inline_writes_the_parent_and_each_child_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = write_json(dir.path(), "h.json", &json!({"subChains": true}));
+    let pack = repo().join("tests/fixtures/subchain/packs/three-level.json");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("plan.json");
+    let args = [
+        "inline",
+        "--new",
+        "Plan",
+        pack.to_str().unwrap(),
+        "--chain",
+        "vendor.test.top",
+        "--set",
+        "topic=maps",
+        "--expansion-id",
+        "e1",
+        "--host",
+        &host,
+        "-o",
+        out.to_str().unwrap(),
+    ];
+
+    // A folder where the leaf's file would go makes the last rename fail: nothing is written.
+    let leaf = out_dir.join("wfc_local__vendor_test_leaf__0_3_0.json");
+    std::fs::create_dir(&leaf).unwrap();
+    std::fs::write(leaf.join("keep"), b"x").unwrap();
+    let failed = run(&args);
+    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!(envelope(&failed)["error"], "io_error");
+    let mut left: Vec<String> =
+        std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, ["wfc_local__vendor_test_leaf__0_3_0.json"], "only the folder that was there");
+    std::fs::remove_dir_all(&leaf).unwrap();
+
+    let ok = run(&args);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let summary: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let children = summary["children"].as_array().unwrap();
+    // Post-order, as the reference registers them: the leaf before the mid chain.
+    let ids: Vec<&str> = children.iter().map(|c| c["workflowId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["wfc_local__vendor_test_leaf__0_3_0", "wfc_local__vendor_test_mid__1_2_0"]);
+
+    let read = |p: &Path| serde_json::from_slice::<Value>(&std::fs::read(p).unwrap()).unwrap();
+    let parent = read(&out);
+    let call_mid =
+        parent["nodes"].as_array().unwrap().iter().find(|n| n["id"] == "vendor_test_top_e1_call-mid").unwrap();
+    assert_eq!(call_mid["config"]["workflowId"], "wfc_local__vendor_test_mid__1_2_0");
+    assert!(call_mid["config"].get("subChainRef").is_none());
+
+    let mid = read(&out_dir.join("wfc_local__vendor_test_mid__1_2_0.json"));
+    assert_eq!(mid["id"], "wfc_local__vendor_test_mid__1_2_0");
+    let mid_nodes: Vec<&str> = mid["nodes"].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap()).collect();
+    assert_eq!(mid_nodes, ["vendor_test_mid_e1_vendor_test_mid_call-leaf", "vendor_test_mid_e1_vendor_test_mid_after"]);
+    assert_eq!(mid["nodes"][0]["config"]["workflowId"], "wfc_local__vendor_test_leaf__0_3_0");
+    assert_eq!(mid["edges"].as_array().unwrap().len(), 1);
+    // Parent and children are complete WorkflowDefinitions: every written file is linted
+    // against the schema, and no violation was reported.
+    let stderr = String::from_utf8_lossy(&ok.stderr);
+    assert!(!stderr.contains("workflow_schema_violation"), "{stderr}");
+}
