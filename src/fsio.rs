@@ -185,6 +185,28 @@ pub fn read_limited(path: &Path, limit: u64, too_large_code: &'static str) -> Re
 /// serde_json's nesting limit, which its own error message does not name.
 pub const MAX_JSON_NESTING: usize = 127;
 
+/// How many arrays and objects are nested at the deepest point of `value` (a scalar is 0),
+/// counted as the parser counts against [`MAX_JSON_NESTING`]. Iterative, so any depth is safe.
+pub fn nesting(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, above)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                deepest = deepest.max(above + 1);
+                stack.extend(items.iter().map(|x| (x, above + 1)));
+            }
+            Value::Object(m) => {
+                deepest = deepest.max(above + 1);
+                stack.extend(m.values().map(|x| (x, above + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// A JSON syntax error as text, naming the nesting limit when that is what stopped parsing.
 pub fn json_error_text(e: &serde_json::Error) -> String {
     let text = e.to_string();
@@ -279,6 +301,17 @@ mod tests {
         assert!(json_error_text(&e).ends_with("nesting is limited to 127 levels"), "{}", json_error_text(&e));
         let e = serde_json::from_str::<serde_json::Value>("[1,").unwrap_err();
         assert_eq!(json_error_text(&e), e.to_string());
+    }
+
+    #[test]
+    fn nesting_counts_containers_as_the_parser_does() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for n in [0, 1, 5, MAX_JSON_NESTING] {
+            let text = if n == 0 { "3".to_owned() } else { nested(n) };
+            assert_eq!(nesting(&serde_json::from_str(&text).unwrap()), n);
+        }
+        let v = serde_json::json!({"a": [1, {"b": []}], "c": {}});
+        assert_eq!(nesting(&v), 4);
     }
 
     #[test]

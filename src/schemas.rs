@@ -7,6 +7,7 @@
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft, PatternOptions, Retrieve, Uri, Validator};
 use serde_json::Value;
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 /// One embedded schema document.
@@ -92,7 +93,8 @@ impl Schema {
         })
     }
 
-    /// Every violation of `instance`, as (instance pointer, keyword, message).
+    /// The violations of `instance` (at most [`MAX_LISTED_VIOLATIONS`] listed, see
+    /// [`collect_violations`]).
     pub fn violations(self, instance: &Value) -> Vec<Violation> {
         collect_violations(self.validator(), instance)
     }
@@ -106,15 +108,235 @@ pub struct Violation {
     pub message: String,
 }
 
+/// Most violations listed for one document; the ones after are counted in a last entry
+/// with keyword [`OMITTED_KEYWORD`].
+pub const MAX_LISTED_VIOLATIONS: usize = 100;
+
+/// Keyword of the entry that stands for violations not listed.
+pub const OMITTED_KEYWORD: &str = "x-chainsmith-omitted";
+
+/// The violations of `instance`: validity is checked first (no error is built for a valid
+/// document), then the first [`MAX_LISTED_VIOLATIONS`] distinct violations are listed and
+/// the rest counted in one last entry. For schemas chainsmith embeds; user schemas go
+/// through [`UserSchema::violations`], which also bounds the enumeration itself.
 pub fn collect_violations(validator: &Validator, instance: &Value) -> Vec<Violation> {
-    validator
-        .iter_errors(instance)
-        .map(|e| Violation {
+    if validator.is_valid(instance) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut listed = HashSet::new();
+    let mut omitted = 0usize;
+    for e in validator.iter_errors(instance) {
+        if out.len() == MAX_LISTED_VIOLATIONS {
+            omitted += 1;
+            continue;
+        }
+        let v = Violation {
             pointer: e.instance_path().as_str().to_owned(),
             keyword: e.kind().keyword().to_owned(),
             message: violation_message(&e),
-        })
-        .collect()
+        };
+        if listed.insert((v.pointer.clone(), v.keyword.clone(), v.message.clone())) {
+            out.push(v);
+        }
+    }
+    if omitted > 0 {
+        out.push(Violation {
+            pointer: String::new(),
+            keyword: OMITTED_KEYWORD.into(),
+            message: format!("{omitted} more violations are not listed (at most {MAX_LISTED_VIOLATIONS} are)"),
+        });
+    }
+    out
+}
+
+/// A compiled user schema (chain `parameters`, node config schemas), with what bounds the
+/// cost of listing its violations.
+#[derive(Debug)]
+pub struct UserSchema {
+    validator: Validator,
+    /// Subschema applications one instance value can cause, `$ref`s followed
+    /// ([`unfolded_size`]); `None` for recursive or unresolvable references.
+    unfolded: Option<u64>,
+}
+
+/// Most subschema applications (unfolded size × values in the instance) spent listing
+/// violations; past it one summary violation is reported instead. The validator's error
+/// list is built whole before the first error can be read, so this bounds its size.
+pub const MAX_SCHEMA_APPLICATIONS: u64 = 4_000_000;
+/// Most pointer bytes (unfolded size × the pointer lengths of all instance values) the
+/// errors' instance paths may take together.
+const MAX_POINTER_BYTES: u64 = 64 * 1024 * 1024;
+
+impl UserSchema {
+    pub fn validator(&self) -> &Validator {
+        &self.validator
+    }
+
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
+    /// The violations of `instance`, in bounded work and memory: none for a valid value;
+    /// the first [`MAX_LISTED_VIOLATIONS`] when listing them stays within
+    /// [`MAX_SCHEMA_APPLICATIONS`]; else one violation at the root that says why the
+    /// individual ones are not listed. (A schema whose `allOf`s reference one definition
+    /// twice, 18 levels deep, has 2^18 errors for one wrong value.)
+    pub fn violations(&self, instance: &Value) -> Vec<Violation> {
+        if self.validator.is_valid(instance) {
+            return Vec::new();
+        }
+        let (values, pointer_bytes) = instance_size(instance);
+        let affordable = self.unfolded.is_some_and(|w| {
+            w.saturating_mul(values) <= MAX_SCHEMA_APPLICATIONS && w.saturating_mul(pointer_bytes) <= MAX_POINTER_BYTES
+        });
+        if affordable {
+            return collect_violations(&self.validator, instance);
+        }
+        let why = match self.unfolded {
+            None => "its `$ref`s are recursive or not local".to_owned(),
+            Some(w) => format!("it unfolds into {w} subschema checks per value, over {values} values"),
+        };
+        vec![Violation {
+            pointer: String::new(),
+            keyword: "schema".into(),
+            message: format!(
+                "the value does not satisfy the schema; its individual violations are not listed because {why} \
+                 (listing is limited to {MAX_SCHEMA_APPLICATIONS} checks)"
+            ),
+        }]
+    }
+}
+
+/// How many values `instance` holds, and the total length of their JSON pointers.
+fn instance_size(instance: &Value) -> (u64, u64) {
+    let (mut values, mut bytes) = (0u64, 0u64);
+    let mut stack = vec![(instance, 0u64)];
+    while let Some((v, len)) = stack.pop() {
+        values += 1;
+        bytes = bytes.saturating_add(len);
+        match v {
+            Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    stack.push((x, len + 1 + (i.checked_ilog10().unwrap_or(0) as u64 + 1)));
+                }
+            }
+            Value::Object(m) => stack.extend(m.iter().map(|(k, x)| (x, len + 1 + k.len() as u64))),
+            _ => {}
+        }
+    }
+    (values, bytes)
+}
+
+/// Keywords whose value is one subschema, an array of them, or a map of them, applied to
+/// the instance (or its members). `$defs` is not among them: it applies only through `$ref`.
+const APPLICATORS: [&str; 20] = [
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependencies",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// How many subschema applications (plus possible errors of `required`-like keywords) one
+/// instance value can meet, with every `$ref` replaced by its target: the schema's size as
+/// a tree. Linear in the schema (each subschema is sized once). `None` when a `$ref` is
+/// recursive, not a local JSON pointer, or resolved under a nested `$id`.
+pub fn unfolded_size(root: &Value) -> Option<u64> {
+    use std::collections::HashMap;
+    enum Task<'a> {
+        Enter(&'a Value),
+        Exit(&'a Value),
+    }
+    let id = |v: &Value| v as *const Value as usize;
+    let mut size: HashMap<usize, u64> = HashMap::new();
+    let mut open: HashSet<usize> = HashSet::new();
+    let mut stack = vec![Task::Enter(root)];
+    while let Some(task) = stack.pop() {
+        match task {
+            Task::Enter(node) => {
+                if size.contains_key(&id(node)) {
+                    continue;
+                }
+                if !open.insert(id(node)) {
+                    return None;
+                }
+                stack.push(Task::Exit(node));
+                for child in subschemas_of(root, node)? {
+                    stack.push(Task::Enter(child));
+                }
+            }
+            Task::Exit(node) => {
+                open.remove(&id(node));
+                let mut total = own_size(node);
+                for child in subschemas_of(root, node)? {
+                    total = total.saturating_add(*size.get(&id(child)).unwrap_or(&0));
+                }
+                size.insert(id(node), total);
+            }
+        }
+    }
+    size.get(&id(root)).copied()
+}
+
+/// 1 for the schema, plus one per name of `required`/`dependentRequired` (each can fail
+/// on its own).
+fn own_size(node: &Value) -> u64 {
+    let Some(obj) = node.as_object() else { return 1 };
+    let names = |v: &Value| v.as_array().map_or(0, |a| a.len() as u64);
+    let mut n = 1 + obj.get("required").map_or(0, names);
+    if let Some(Value::Object(dr)) = obj.get("dependentRequired") {
+        n += dr.values().map(names).sum::<u64>();
+    }
+    n
+}
+
+/// The subschemas `node` applies directly, its `$ref` target included.
+fn subschemas_of<'a>(root: &'a Value, node: &'a Value) -> Option<Vec<&'a Value>> {
+    let mut out = Vec::new();
+    let Some(obj) = node.as_object() else { return Some(out) };
+    let schema_like = |v: &&Value| v.is_object() || v.is_boolean();
+    for key in APPLICATORS {
+        match obj.get(key) {
+            Some(Value::Object(m))
+                if matches!(key, "properties" | "patternProperties" | "dependentSchemas" | "dependencies") =>
+            {
+                out.extend(m.values().filter(schema_like));
+            }
+            Some(Value::Array(items)) => out.extend(items.iter().filter(schema_like)),
+            Some(v) if schema_like(&v) => out.push(v),
+            _ => {}
+        }
+    }
+    if obj.contains_key("$dynamicRef") || obj.contains_key("$recursiveRef") {
+        return None;
+    }
+    if !std::ptr::eq(node, root) && obj.contains_key("$id") {
+        return None;
+    }
+    if let Some(reference) = obj.get("$ref") {
+        let target = match reference.as_str()? {
+            "#" => root,
+            r => root.pointer(r.strip_prefix('#').filter(|p| p.starts_with('/') && !p.contains('%'))?)?,
+        };
+        out.push(target);
+    }
+    Some(out)
 }
 
 /// Longest violation message kept, in bytes.
@@ -171,15 +393,16 @@ impl Retrieve for EmbeddedRetriever {
 }
 
 /// Compile a user-supplied schema (chain `parameters`, node config schemas).
-pub fn compile(schema: &Value) -> Result<Arc<Validator>, String> {
-    options().build(schema).map(Arc::new).map_err(|e| match e.kind() {
+pub fn compile(schema: &Value) -> Result<Arc<UserSchema>, String> {
+    let validator = options().build(schema).map_err(|e| match e.kind() {
         ValidationErrorKind::Format { format } if format == "regex" => format!(
             "{e} at {}: chainsmith runs patterns on a linear-time engine, so lookaround, backreferences \
              and patterns compiling past {REGEX_SIZE_LIMIT} bytes are not supported",
             e.schema_path().as_str()
         ),
         _ => e.to_string(),
-    })
+    })?;
+    Ok(Arc::new(UserSchema { validator, unfolded: unfolded_size(schema) }))
 }
 
 #[cfg(test)]
@@ -204,10 +427,10 @@ mod tests {
     #[test]
     fn long_messages_are_shortened_on_a_char_boundary() {
         let v = compile(&json!({"type":"integer"})).unwrap();
-        let found = collect_violations(&v, &json!("é".repeat(10_000)));
+        let found = v.violations(&json!("é".repeat(10_000)));
         assert!(found[0].message.len() < MAX_MESSAGE_BYTES + 40, "{}", found[0].message);
         assert!(found[0].message.ends_with("bytes in full)"), "{}", found[0].message);
-        assert_eq!(collect_violations(&v, &json!("short"))[0].message, "\"short\" is not of type \"integer\"");
+        assert_eq!(v.violations(&json!("short"))[0].message, "\"short\" is not of type \"integer\"");
     }
 
     #[test]

@@ -149,7 +149,8 @@ fn committed_cases(scratch: &Path) -> Vec<(Vec<OsString>, Expect)> {
         (expand("truncated.json", &[]), Fails("pack_manifest_invalid")),
         (expand("invalid-utf8.json", &[]), Fails("pack_manifest_invalid")),
         (expand("array-root.json", &[]), Fails("invalid_manifest")),
-        (expand("number-out-of-range.json", &[]), Fails("pack_manifest_invalid")),
+        // 1e400 is kept exactly (arbitrary precision); the manifest is refused for what it lacks.
+        (expand("number-out-of-range.json", &[]), Fails("invalid_manifest")),
         (expand("huge-integer.json", &[]), Fails("invalid_manifest")),
         (expand("node-pack.json", &[]), Fails("pack_kind_invalid")),
         (expand("mixed-kind.json", &[]), Fails("pack_kind_invalid")),
@@ -174,7 +175,8 @@ fn committed_cases(scratch: &Path) -> Vec<(Vec<OsString>, Expect)> {
         (expand("typed-params.json", &["--set", "v=x", "--set", "n=1.5"]), Fails("chain_parameter_invalid")),
         (expand("typed-params.json", &["--set", "v=x", "--set", "n=lots"]), Fails("chain_parameter_invalid")),
         (expand("typed-params.json", &["--set", "v=x", "--set", "n=1e400"]), Fails("chain_parameter_invalid")),
-        (expand("typed-params.json", &["--params", &p("params/out-of-range.json")]), Fails("invalid_request")),
+        // 1e400 parses (numbers are kept exactly) and fails the parameter schema instead.
+        (expand("typed-params.json", &["--params", &p("params/out-of-range.json")]), Fails("chain_parameter_invalid")),
         (expand("typed-params.json", &["--params", &p("params/array.json")]), Fails("chain_parameter_invalid")),
         (expand("typed-params.json", &["--params", &p("params/not-json.txt")]), Fails("invalid_request")),
         (expand("typed-params.json", &["--params", &p("params/invalid-utf8.json")]), Fails("invalid_request")),
@@ -446,7 +448,12 @@ mod generated {
         let mut args = expand("pattern-nested-quantifier.json", &["--params"]);
         args.push(file);
         let out = check(&args, None, Expect::Fails("chain_parameter_invalid"));
-        assert_eq!(out.envelope()["details"]["errors"].as_array().unwrap().len(), 20_001);
+        // 20,001 violations: the first 100 are listed, the rest counted.
+        let errors = out.envelope()["details"]["errors"].as_array().unwrap().clone();
+        assert_eq!(errors.len(), chainsmith::schemas::MAX_LISTED_VIOLATIONS + 1);
+        let last = &errors[chainsmith::schemas::MAX_LISTED_VIOLATIONS];
+        assert_eq!(last["keyword"], chainsmith::schemas::OMITTED_KEYWORD);
+        assert!(last["message"].as_str().unwrap().starts_with("19901 more violations"), "{last}");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! (relative to the lockfile) and `file://` URLs are read; any other URL is reported as
 //! unreachable and never fetched. A registry folder is either laid out
 //! `<name>/<version>/pack.json` or is any folder of packs: both are scanned recursively
-//! and indexed by the manifests' own `name` and `version`.
+//! and indexed by the manifests' own `name` and `version`. Each folder is read once, however
+//! many spellings name it, and only when the sources before it do not serve a pack.
 //!
 //! A folder that is an OpenWOP registry tree (it has `.well-known/openwop-registry.json`)
 //! serves tarballs: a pack found there is checked as `chainsmith verify` checks it (the
@@ -26,7 +27,8 @@ use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, load_path};
 use crate::schemas::Schema;
 use semver::Version;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A read lockfile: the document plus its validation findings.
@@ -275,12 +277,64 @@ enum Location {
     Unreachable,
 }
 
+/// One registry folder, indexed on first use: a fallback is read only when the registries
+/// before it do not serve a pack.
 struct Registry {
     label: String,
+    /// Its `pointer` in the lockfile (empty for a primary folder), for findings.
+    pointer: String,
+    dir: PathBuf,
+    loaded: OnceCell<Loaded>,
+}
+
+/// What reading a registry folder yielded.
+struct Loaded {
+    index: PackIndex,
     /// The OpenWOP registry tree, when the folder is one.
     tree: Option<crate::registry::Registry>,
-    /// Indexed packs: name → (version text, pack).
-    index: HashMap<String, Vec<(String, Pack)>>,
+    /// Problems met reading it.
+    findings: Vec<Finding>,
+}
+
+impl Registry {
+    fn loaded(&self) -> &Loaded {
+        self.loaded.get_or_init(|| load_registry(&self.dir, &self.label, &self.pointer))
+    }
+
+    fn packs(&self) -> &PackIndex {
+        &self.loaded().index
+    }
+
+    fn tree(&self) -> Option<&crate::registry::Registry> {
+        self.loaded().tree.as_ref()
+    }
+}
+
+/// Packs of one registry: name → (version text, pack).
+type PackIndex = HashMap<String, Vec<(String, Pack)>>;
+
+fn load_registry(dir: &Path, label: &str, pointer: &str) -> Loaded {
+    let outcome = load_path(dir, LoadOptions::default());
+    let mut findings = Vec::new();
+    for err in outcome.failures {
+        // An empty registry is not a problem; unreadable manifests in it are.
+        if err.code != code::PACK_NOT_FOUND {
+            findings.push(finding_from(err, "", Severity::Warning).with("registry", label));
+        }
+    }
+    let mut index = PackIndex::new();
+    for pack in outcome.packs {
+        if pack.name().is_empty() || pack.version().is_empty() {
+            continue;
+        }
+        index.entry(pack.name().to_owned()).or_default().push((pack.version().to_owned(), pack));
+    }
+    let tree = dir
+        .join(crate::registry::layout::DISCOVERY_PATH)
+        .is_file()
+        .then(|| crate::registry::Registry::open(dir))
+        .and_then(|r| r.map_err(|e| findings.push(finding_from(e, pointer, Severity::Warning))).ok());
+    Loaded { index, tree, findings }
 }
 
 /// Resolve every locked pack (frozen mode, §7.4), honouring `overrides` (§7.5) and
@@ -400,8 +454,7 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
             dependencies: entry.dependencies.clone(),
             signature,
             integrity_verified: served_by
-                .tree
-                .as_ref()
+                .tree()
                 .is_some_and(|tree| registry_checks(tree, entry, &version, &mut findings)),
         });
     }
@@ -410,6 +463,8 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
         check_override(name, version, &locked, parents.get(*name), &mut findings);
     }
 
+    // Problems inside the registries that were read (the others were never needed).
+    findings.extend(registries.iter().filter_map(|r| r.loaded.get()).flat_map(|l| l.findings.iter().cloned()));
     packs.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
     let lockfile_version = lock.document().get("lockfileVersion").and_then(Value::as_u64);
     Resolution { lockfile_version, packs, findings }
@@ -487,7 +542,7 @@ fn incomplete(name: &str, requested_by: &str, range: Option<&str>, pointer: &str
 
 fn not_found(registries: &[Registry], name: &str, version: &str, pointer: &str) -> Finding {
     let mut available: Vec<&str> =
-        registries.iter().filter_map(|r| r.index.get(name)).flatten().map(|(v, _)| v.as_str()).collect();
+        registries.iter().filter_map(|r| r.packs().get(name)).flatten().map(|(v, _)| v.as_str()).collect();
     available.sort_unstable();
     available.dedup();
     let searched: Vec<&str> = registries.iter().map(|r| r.label.as_str()).collect();
@@ -508,7 +563,7 @@ fn not_found(registries: &[Registry], name: &str, version: &str, pointer: &str) 
 /// The first registry (in search order) serving `name` at exactly `version`.
 fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<(&'r Registry, &'r Pack)> {
     registries.iter().find_map(|r| {
-        let (_, pack) = r.index.get(name)?.iter().find(|(v, _)| v == version)?;
+        let (_, pack) = r.packs().get(name)?.iter().find(|(v, _)| v == version)?;
         Some((r, pack))
     })
 }
@@ -599,7 +654,9 @@ fn check_recorded_signature(recorded: &Value, tarball: &[u8]) -> Result<(), Stri
         .map_err(|_| "the recorded signature does not verify over the registry's tarball".to_owned())
 }
 
-/// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order.
+/// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order. A
+/// folder named twice (`reg`, `./reg`, a link to it) is searched once, at its first place.
+/// Nothing is read yet.
 fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Finding>) -> Vec<Registry> {
     let base = lock.source().parent().unwrap_or(Path::new(""));
     let mut entries: Vec<(String, String, Location)> =
@@ -611,6 +668,7 @@ fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Find
         entries.push((r.to_owned(), format!("/fallbackRegistries/{i}"), locate(r, base)));
     }
     let mut out = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
     for (label, pointer, location) in entries {
         match location {
             Location::Unreachable => findings.push(
@@ -627,26 +685,10 @@ fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Find
                     .with("path", dir.display().to_string()),
             ),
             Location::Local(dir) => {
-                let outcome = load_path(&dir, LoadOptions::default());
-                for err in outcome.failures {
-                    // An empty registry is not a problem; unreadable manifests in it are.
-                    if err.code != code::PACK_NOT_FOUND {
-                        findings.push(finding_from(err, "", Severity::Warning).with("registry", label.as_str()));
-                    }
+                let canonical = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+                if seen.insert(canonical) {
+                    out.push(Registry { label, pointer, dir, loaded: OnceCell::new() });
                 }
-                let mut index: HashMap<String, Vec<(String, Pack)>> = HashMap::new();
-                for pack in outcome.packs {
-                    if pack.name().is_empty() || pack.version().is_empty() {
-                        continue;
-                    }
-                    index.entry(pack.name().to_owned()).or_default().push((pack.version().to_owned(), pack));
-                }
-                let tree = dir
-                    .join(crate::registry::layout::DISCOVERY_PATH)
-                    .is_file()
-                    .then(|| crate::registry::Registry::open(&dir))
-                    .and_then(|r| r.map_err(|e| findings.push(finding_from(e, pointer.as_str(), Severity::Warning))).ok());
-                out.push(Registry { label, tree, index });
             }
         }
     }

@@ -2,16 +2,15 @@
 //! input and output schemas (node-packs §3).
 //!
 //! Schema files are read when a pack is added (so a missing or broken file is reported
-//! at once) and compiled on first use. typeIds are looked up by exact id, never by pack
-//! name prefix (§1.3).
+//! at once) and compiled on first use, each file once however many types reference it.
+//! typeIds are looked up by exact id, never by pack name prefix (§1.3).
 
 use super::{TypeResolver, builtin, finding_from, is_core, path_inside, read_bounded};
 use crate::error::{Finding, Severity, code, pointer_join};
 use crate::expand::Expansion;
 use crate::pack::{Chain, LoadOptions, Pack, PackKind, load_path};
-use crate::schemas::{Violation, collect_violations, compile};
+use crate::schemas::{UserSchema, Violation, compile};
 use crate::workflow::Workflow;
-use jsonschema::Validator;
 use semver::Version;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -35,17 +34,26 @@ pub struct NodeType {
     output: SchemaSlot,
 }
 
-/// A schema document read from the pack, compiled on first use.
-#[derive(Debug, Default)]
-struct SchemaSlot {
-    document: Option<Value>,
-    compiled: OnceLock<Result<Arc<Validator>, String>>,
+/// A schema file read from a pack, compiled on first use. Node types that reference the
+/// same file share one (read, parsed and compiled once).
+#[derive(Debug)]
+struct SchemaFile {
+    document: Value,
+    compiled: OnceLock<Result<Arc<UserSchema>, String>>,
 }
 
+/// A node type's config, input or output schema, when it declares one that could be read.
+#[derive(Debug, Default)]
+struct SchemaSlot(Option<Arc<SchemaFile>>);
+
 impl SchemaSlot {
-    fn validator(&self) -> Option<Result<&Arc<Validator>, &str>> {
-        let doc = self.document.as_ref()?;
-        Some(self.compiled.get_or_init(|| compile(doc)).as_ref().map_err(String::as_str))
+    fn document(&self) -> Option<&Value> {
+        self.0.as_ref().map(|f| &f.document)
+    }
+
+    fn validator(&self) -> Option<Result<&Arc<UserSchema>, &str>> {
+        let file = self.0.as_ref()?;
+        Some(file.compiled.get_or_init(|| compile(&file.document)).as_ref().map_err(String::as_str))
     }
 }
 
@@ -108,15 +116,15 @@ impl NodeType {
     }
 
     pub fn config_schema(&self) -> Option<&Value> {
-        self.config.document.as_ref()
+        self.config.document()
     }
 
     pub fn input_schema(&self) -> Option<&Value> {
-        self.input.document.as_ref()
+        self.input.document()
     }
 
     pub fn output_schema(&self) -> Option<&Value> {
-        self.output.document.as_ref()
+        self.output.document()
     }
 }
 
@@ -165,12 +173,26 @@ impl ChainResolution {
     }
 }
 
+/// Read and parse one schema file.
+fn read_schema_file(path: &Path) -> Result<Arc<SchemaFile>, String> {
+    let bytes = read_bounded(path, MAX_SCHEMA_BYTES)?;
+    let document: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{} is not valid JSON (line {}, column {}): {e}", path.display(), e.line(), e.column()))?;
+    if document.is_object() || document.is_boolean() {
+        Ok(Arc::new(SchemaFile { document, compiled: OnceLock::new() }))
+    } else {
+        Err(format!("{} is not a JSON Schema (an object or a boolean)", path.display()))
+    }
+}
+
 /// The typeId catalog.
 #[derive(Debug, Default)]
 pub struct Catalog {
     types: BTreeMap<String, NodeType>,
     packs: Vec<CatalogPack>,
     findings: Vec<Finding>,
+    /// Schema files read so far, by canonical path, so each is read and parsed once.
+    schema_files: HashMap<PathBuf, Result<Arc<SchemaFile>, String>>,
 }
 
 impl TypeResolver for Catalog {
@@ -298,18 +320,11 @@ impl Catalog {
     fn read_schema(&mut self, pack: &Pack, dir: &Path, entry: &Value, node_ptr: &str, key: &str) -> SchemaSlot {
         let Some(reference) = entry.get(key).and_then(Value::as_str) else { return SchemaSlot::default() };
         let loaded = path_inside(dir, reference).and_then(|path| {
-            let bytes = read_bounded(&path, MAX_SCHEMA_BYTES)?;
-            let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                format!("{} is not valid JSON (line {}, column {}): {e}", path.display(), e.line(), e.column())
-            })?;
-            if doc.is_object() || doc.is_boolean() {
-                Ok(doc)
-            } else {
-                Err(format!("{} is not a JSON Schema (an object or a boolean)", path.display()))
-            }
+            let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+            self.schema_files.entry(key).or_insert_with(|| read_schema_file(&path)).clone()
         });
         match loaded {
-            Ok(doc) => SchemaSlot { document: Some(doc), compiled: OnceLock::new() },
+            Ok(file) => SchemaSlot(Some(file)),
             Err(msg) => {
                 let type_id = entry.get("typeId").and_then(Value::as_str).unwrap_or_default();
                 self.findings.push(
@@ -368,8 +383,8 @@ impl Catalog {
     /// Named ports, when the type is catalogued.
     pub fn ports(&self, type_id: &str) -> Option<Ports> {
         let node = self.node_type(type_id)?;
-        let (inputs, inputs_open) = schema_ports(node.input.document.as_ref());
-        let (mut outputs, outputs_open) = schema_ports(node.output.document.as_ref());
+        let (inputs, inputs_open) = schema_ports(node.input.document());
+        let (mut outputs, outputs_open) = schema_ports(node.output.document());
         if let Some(declared) = node.entry.get("outputs").and_then(Value::as_object) {
             for name in declared.keys() {
                 if !outputs.contains(name) {
@@ -388,7 +403,7 @@ impl Catalog {
 
     /// Whether a config schema is known for the type (catalogued or bundled).
     pub fn has_config_schema(&self, type_id: &str) -> bool {
-        self.node_type(type_id).is_some_and(|n| n.config.document.is_some())
+        self.node_type(type_id).is_some_and(|n| n.config.document().is_some())
             || builtin::config_schema(crate::pack::v2::split_pin(type_id).0).is_some()
     }
 
@@ -407,7 +422,7 @@ impl Catalog {
             _ => config,
         };
         let violations = match self.node_type(type_id).and_then(|n| n.config.validator()) {
-            Some(Ok(validator)) => collect_violations(validator, config),
+            Some(Ok(validator)) => validator.violations(config),
             Some(Err(msg)) => {
                 return vec![Violation {
                     pointer: String::new(),

@@ -421,19 +421,24 @@ fn refuse_sensitive_tokens(chain: &Chain) -> Result<()> {
     if sensitive.is_empty() {
         return Ok(());
     }
-    for (ptr, s) in crate::pack::substitutable_strings(chain) {
-        if let Some(t) = token::tokens(s).into_iter().find(|t| sensitive.contains(&t.name)) {
-            return Err(Error::new(
-                code::SENSITIVE_PARAM_NOT_DEFERRABLE,
-                format!(
-                    "parameter \"{}\" is marked x-openwop-sensitive and would be written into the workflow at {ptr}",
-                    t.name
-                ),
-            )
-            .with("param", t.name)
-            .with("position", ptr)
-            .with("chainId", chain.chain_id()));
+    let mut found = None;
+    crate::pack::substitutable_strings(chain, |at, s| {
+        if found.is_none()
+            && let Some(t) = token::tokens(s).into_iter().find(|t| sensitive.contains(&t.name))
+        {
+            found = Some((t.name, at.pointer()));
         }
+    });
+    if let Some((name, ptr)) = found {
+        return Err(Error::new(
+            code::SENSITIVE_PARAM_NOT_DEFERRABLE,
+            format!(
+                "parameter \"{name}\" is marked x-openwop-sensitive and would be written into the workflow at {ptr}"
+            ),
+        )
+        .with("param", name)
+        .with("position", ptr)
+        .with("chainId", chain.chain_id()));
     }
     Ok(())
 }

@@ -211,32 +211,20 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     }
 }
 
-/// Every `{type:"variable", variableName}` object inside `v`, with its pointer.
+/// Every `{type:"variable", variableName}` object inside `v`, with its pointer (built only
+/// for those objects).
 fn variable_reads<'a>(v: &'a Value, at: &str) -> Vec<(String, &'a str)> {
     let mut out = Vec::new();
-    walk_reads(v, at.to_owned(), &mut out);
+    crate::json_walk::walk(v, at, |loc, value| {
+        if let Value::Object(m) = value
+            && m.get("type").and_then(Value::as_str) == Some("variable")
+            && let Some(name) = m.get("variableName").and_then(Value::as_str)
+        {
+            out.push((loc.pointer(), name));
+        }
+        true
+    });
     out
-}
-
-fn walk_reads<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a str)>) {
-    match v {
-        Value::Object(m) => {
-            if m.get("type").and_then(Value::as_str) == Some("variable")
-                && let Some(name) = m.get("variableName").and_then(Value::as_str)
-            {
-                out.push((at.clone(), name));
-            }
-            for (k, child) in m {
-                walk_reads(child, pointer_join(&at, k), out);
-            }
-        }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                walk_reads(child, format!("{at}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// The chainId a `subChains[]` entry refers to (string ref, or an external ref's chainId).

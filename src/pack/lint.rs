@@ -2,44 +2,26 @@
 //! All are warnings; none stops expansion.
 
 use super::Chain;
-use crate::error::{Finding, code, pointer_join};
+use crate::error::{Finding, code};
 use crate::expand::token::{near_tokens, tokens};
+use crate::json_walk::{self, Location};
 use serde_json::Value;
 use std::collections::HashSet;
 
 /// Every substitutable string leaf of a chain: node `config`, `inputs` and
-/// `compensation.inputMapping`, with the JSON pointer of each.
-pub fn substitutable_strings(chain: &Chain) -> Vec<(String, &str)> {
-    let mut out = Vec::new();
+/// `compensation.inputMapping`, in order, each with its location (the pointer is built only
+/// for strings that are reported).
+pub fn substitutable_strings<'a>(chain: &'a Chain, mut visit: impl FnMut(&Location<'a, '_>, &'a str)) {
     for (i, node) in chain.nodes().iter().enumerate() {
-        let np = format!("{}/dag/nodes/{i}", chain.pointer());
         for (key, value) in [
             ("config", node.get("config")),
             ("inputs", node.get("inputs")),
             ("compensation/inputMapping", node.pointer("/compensation/inputMapping")),
         ] {
             if let Some(v) = value {
-                collect_strings(v, format!("{np}/{key}"), &mut out);
+                json_walk::strings(v, &format!("{}/dag/nodes/{i}/{key}", chain.pointer()), &mut visit);
             }
         }
-    }
-    out
-}
-
-fn collect_strings<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a str)>) {
-    match v {
-        Value::String(s) => out.push((at, s)),
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                collect_strings(item, format!("{at}/{i}"), out);
-            }
-        }
-        Value::Object(m) => {
-            for (k, item) in m {
-                collect_strings(item, pointer_join(&at, k), out);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -57,7 +39,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let id = chain.chain_id();
     let declared = chain.parameter_properties();
     let mut used: HashSet<&str> = HashSet::new();
-    for (ptr, s) in substitutable_strings(chain) {
+    substitutable_strings(chain, |at, s| {
         let found = tokens(s);
         let whole = found.len() == 1 && found[0].start == 0 && found[0].end == s.len();
         for t in &found {
@@ -66,7 +48,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
                 None => findings.push(
                     Finding::warning(
                         code::TOKEN_UNDECLARED,
-                        ptr.clone(),
+                        at.pointer(),
                         format!(
                             "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
                             t.name
@@ -78,7 +60,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
                 Some(schema) if !whole && is_structured(schema) => findings.push(
                     Finding::warning(
                         code::EMBEDDED_STRUCTURED,
-                        ptr.clone(),
+                        at.pointer(),
                         format!(
                             "parameter \"{}\" is an object or array embedded in text; it renders as JavaScript String() text such as \"[object Object]\" or \"a,b\"",
                             t.name
@@ -94,7 +76,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             findings.push(
                 Finding::warning(
                     code::NEAR_TOKEN,
-                    ptr.clone(),
+                    at.pointer(),
                     format!(
                         "\"{}\" looks like a parameter token but is not one (no spaces; names are [A-Za-z_][A-Za-z0-9_]*); it stays literal text",
                         near.text
@@ -104,7 +86,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
                 .with("text", near.text),
             );
         }
-    }
+    });
     if let Some(declared) = declared {
         for name in declared.keys() {
             if !used.contains(name.as_str()) {

@@ -4,6 +4,7 @@ use super::{Chain, Pack, PackKind, checks, lint};
 use crate::error::{Error, Finding, Result, code};
 use crate::schemas::Schema;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Largest manifest read (the registry caps manifests far lower; this only bounds memory).
@@ -169,7 +170,7 @@ pub fn load_path(path: &Path, opts: LoadOptions) -> LoadOutcome {
         Err(e) => out.failures.push(Error::io(path, &e)),
         Ok(meta) if meta.is_dir() => {
             let mut files = Vec::new();
-            find_manifests(path, &mut files, 0);
+            find_manifests(path, &mut files, 0, &mut HashSet::new());
             if files.is_empty() {
                 out.failures.push(
                     Error::new(code::PACK_NOT_FOUND, format!("no pack.json under {}", path.display()))
@@ -193,23 +194,32 @@ pub fn load_path(path: &Path, opts: LoadOptions) -> LoadOutcome {
     out
 }
 
-fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    // Symlink loops and absurdly deep trees end the walk instead of the process.
+fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, visited: &mut HashSet<PathBuf>) {
+    // Absurdly deep trees end the walk instead of the process; each folder is entered once
+    // by its canonical path, so a symlink loop (or two links to one folder) ends it too.
     if depth > 32 || out.len() >= MAX_PACKS_PER_SCAN {
+        return;
+    }
+    if !std::fs::canonicalize(dir).is_ok_and(|real| visited.insert(real)) {
         return;
     }
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<_> = entries.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
-        let Ok(ft) = entry.file_type() else { continue };
+        let Ok(mut ft) = entry.file_type() else { continue };
         let path = entry.path();
+        if ft.is_symlink() {
+            // A linked pack folder is scanned like a real one.
+            let Ok(meta) = std::fs::metadata(&path) else { continue };
+            ft = meta.file_type();
+        }
         if ft.is_dir() {
             let name = entry.file_name();
             if name == ".git" || name == "node_modules" || name == "target" {
                 continue;
             }
-            find_manifests(&path, out, depth + 1);
+            find_manifests(&path, out, depth + 1, visited);
         } else if entry.file_name() == "pack.json" || crate::registry::is_tarball_path(&path) {
             out.push(path);
         }
@@ -361,6 +371,24 @@ mod tests {
         assert_eq!(out.packs.len(), 1);
         assert_eq!(out.failures.len(), 1);
         assert_eq!(out.failures[0].code, code::PACK_MANIFEST_INVALID);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn linked_pack_folders_are_scanned_and_link_loops_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("elsewhere/p");
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::write(real.join("pack.json"), minimal_chain_pack().to_string()).unwrap();
+        let scanned = dir.path().join("scanned");
+        std::fs::create_dir_all(&scanned).unwrap();
+        std::os::unix::fs::symlink(&real, scanned.join("linked")).unwrap();
+        // A loop: the scanned folder links to itself, and to the linked folder a second time.
+        std::os::unix::fs::symlink(&scanned, scanned.join("again")).unwrap();
+        std::os::unix::fs::symlink(&real, scanned.join("twice")).unwrap();
+        let out = load_path(&scanned, LoadOptions::default());
+        assert!(out.failures.is_empty(), "{:?}", out.failures);
+        assert_eq!(out.packs.len(), 1, "the linked pack, found once");
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub use load::{
 };
 
 use crate::error::{Finding, Severity};
-use jsonschema::Validator;
+use crate::schemas::UserSchema;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -114,7 +114,7 @@ pub struct Chain {
     /// Position in `chains[]`, for JSON pointers.
     pub index: usize,
     pub raw: Value,
-    params_validator: OnceLock<Result<Arc<Validator>, String>>,
+    params_validator: OnceLock<Result<Arc<UserSchema>, String>>,
     token_uses: OnceLock<HashMap<String, u64>>,
 }
 
@@ -205,7 +205,7 @@ impl Chain {
     }
 
     /// The chain's parameter validator, compiled on first use and reused after.
-    pub fn params_validator(&self) -> Result<&Arc<Validator>, &str> {
+    pub fn params_validator(&self) -> Result<&Arc<UserSchema>, &str> {
         self.params_validator
             .get_or_init(|| crate::schemas::compile(self.parameters()))
             .as_ref()

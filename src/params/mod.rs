@@ -40,7 +40,8 @@ pub fn apply_defaults(schema: &Value, values: &mut Map<String, Value>) {
     }
 }
 
-/// Every violation of the chain's `parameters` schema by `values`.
+/// The violations of the chain's `parameters` schema by `values`, bounded as
+/// [`crate::schemas::UserSchema::violations`] says.
 pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
     let validator = chain.params_validator().map_err(|msg| {
         Error::new(
@@ -51,12 +52,9 @@ pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
         .with("path", format!("{}/parameters", chain.pointer()))
     })?;
     Ok(validator
-        .iter_errors(values)
-        .map(|e| ParamError {
-            path: e.instance_path().as_str().to_owned(),
-            keyword: e.kind().keyword().to_owned(),
-            message: crate::schemas::violation_message(&e),
-        })
+        .violations(values)
+        .into_iter()
+        .map(|v| ParamError { path: v.pointer, keyword: v.keyword, message: v.message })
         .collect())
 }
 

@@ -261,32 +261,19 @@ pub const URL_KEYS: [&str; 3] = ["url", "baseUrl", "endpoint"];
 pub fn config_timeouts(config: &Value) -> (Vec<f64>, Vec<String>) {
     let mut found = Vec::new();
     let mut unknown = Vec::new();
-    let mut stack = vec![(String::new(), config)];
-    while let Some((pointer, value)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                for (key, child) in map {
-                    let child_pointer = crate::error::pointer_join(&pointer, key);
-                    let scale = match key.as_str() {
-                        "timeoutMs" => Some(1.0),
-                        "timeoutSeconds" => Some(1000.0),
-                        _ => None,
-                    };
-                    match (scale, child.as_f64()) {
-                        (Some(scale), Some(n)) if n.is_finite() && n >= 0.0 => found.push(n * scale),
-                        (Some(_), _) => unknown.push(child_pointer),
-                        (None, _) => stack.push((child_pointer, child)),
-                    }
-                }
-            }
-            Value::Array(items) => {
-                for (i, child) in items.iter().enumerate() {
-                    stack.push((crate::error::pointer_join(&pointer, &i.to_string()), child));
-                }
-            }
-            _ => {}
+    // Pointers are built only for the timeouts reported as unknown.
+    crate::json_walk::walk(config, "", |at, value| {
+        let scale = match at.key() {
+            Some("timeoutMs") => 1.0,
+            Some("timeoutSeconds") => 1000.0,
+            _ => return true,
+        };
+        match value.as_f64() {
+            Some(n) if n.is_finite() && n >= 0.0 => found.push(n * scale),
+            _ => unknown.push(at.pointer()),
         }
-    }
+        false
+    });
     (found, unknown)
 }
 

@@ -5,7 +5,7 @@
 //! `default`, `examples`) and unknown keywords are never entered, so a `{"$ref": …}` used as a
 //! default value is data, and a property *named* `not` is a name, not a keyword.
 
-use crate::error::pointer_join;
+use crate::error::{pointer_join, pointer_token};
 use serde_json::{Map, Value};
 
 /// Keywords the compact structural subset forbids at any depth (RFC 0112).
@@ -49,7 +49,7 @@ const ARRAYS: [(&str, Field); 5] = [
 ];
 
 /// How a subschema position relates to the instance location its parent constrains.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Field {
     /// The same instance value (applicators such as `allOf`, `if`).
     Same,
@@ -63,69 +63,167 @@ enum Field {
     Detached,
 }
 
-/// One visited subschema.
+/// How a subschema is reached from its parent: the keyword, and the property name or
+/// array index under it when the keyword holds several.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step<'a> {
+    Root,
+    Keyword(&'a str),
+    Named(&'a str, &'a str),
+    Indexed(&'a str, usize),
+}
+
+/// One visited subschema. Its pointer and instance field are built only when asked for
+/// (through [`Subschemas`]): building them for every subschema copied each long property
+/// name once per subschema below it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Subschema<'a> {
-    /// JSON pointer from the walked root.
-    pub pointer: String,
     pub schema: &'a Value,
-    /// The instance field this subschema constrains, dotted (`auth.token`, `items[]`, `map.*`);
-    /// empty for the root, `None` where it constrains no instance value (e.g. under `$defs`).
-    pub field: Option<String>,
+    parent: Option<usize>,
+    step: Step<'a>,
+    relation: Field,
+}
+
+/// Every subschema of a document, in document order, the root first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subschemas<'a> {
+    nodes: Vec<Subschema<'a>>,
+}
+
+impl<'a> Subschemas<'a> {
+    /// Visited subschemas with their indexes (for [`Self::pointer`] and [`Self::field`]).
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Subschema<'a>)> {
+        self.nodes.iter().enumerate()
+    }
+
+    /// The steps from the root to subschema `i`, root first.
+    fn chain(&self, i: usize) -> Vec<&Subschema<'a>> {
+        let mut out = Vec::new();
+        let mut at = Some(i);
+        while let Some(ix) = at {
+            out.push(&self.nodes[ix]);
+            at = self.nodes[ix].parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// JSON pointer of subschema `i` from the walked root.
+    pub fn pointer(&self, i: usize) -> String {
+        let mut out = String::new();
+        for node in self.chain(i) {
+            match node.step {
+                Step::Root => {}
+                Step::Keyword(k) => push_token(&mut out, k),
+                Step::Named(k, name) => {
+                    push_token(&mut out, k);
+                    push_token(&mut out, name);
+                }
+                Step::Indexed(k, index) => {
+                    push_token(&mut out, k);
+                    out.push('/');
+                    out.push_str(&index.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// The instance field subschema `i` constrains, dotted (`auth.token`, `items[]`,
+    /// `map.*`); empty for the root, `None` where it constrains no instance value (e.g.
+    /// under `$defs`).
+    pub fn field(&self, i: usize) -> Option<String> {
+        let mut out = String::new();
+        for node in self.chain(i) {
+            let join = |out: &mut String, segment: &str| {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(segment);
+            };
+            match (node.relation, node.step) {
+                (Field::Detached, _) => return None,
+                (Field::Property, Step::Named(_, name)) => join(&mut out, name),
+                (Field::AnyProperty, _) => join(&mut out, "*"),
+                (Field::Item, _) => out.push_str("[]"),
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+
+    /// The last property name of subschema `i`'s field, when the field ends in one (not in
+    /// `[]` or `*`) and constrains an instance value; built without copying the field.
+    fn last_field_name(&self, i: usize) -> Option<&'a str> {
+        let mut name = None;
+        let mut decided = false;
+        let mut at = Some(i);
+        while let Some(ix) = at {
+            let node = &self.nodes[ix];
+            match (node.relation, node.step) {
+                (Field::Detached, _) => return None,
+                (Field::Property, Step::Named(_, n)) if !decided => {
+                    name = Some(n).filter(|n| !n.is_empty());
+                    decided = true;
+                }
+                (Field::AnyProperty | Field::Item, _) => decided = true,
+                _ => {}
+            }
+            at = node.parent;
+        }
+        name
+    }
+}
+
+fn push_token(out: &mut String, token: &str) {
+    out.push('/');
+    if token.contains(['~', '/']) {
+        out.push_str(&pointer_token(token));
+    } else {
+        out.push_str(token);
+    }
 }
 
 /// Every subschema of `root` (the root included), in document order.
 ///
 /// Iterative, so a pathologically deep schema cannot overflow the stack.
-pub fn subschemas(root: &Value) -> Vec<Subschema<'_>> {
-    let mut out = Vec::new();
-    let mut stack = vec![Subschema { pointer: String::new(), schema: root, field: Some(String::new()) }];
+pub fn subschemas(root: &Value) -> Subschemas<'_> {
+    let mut nodes = Vec::new();
+    let mut stack = vec![Subschema { schema: root, parent: None, step: Step::Root, relation: Field::Same }];
     while let Some(node) = stack.pop() {
-        let children = node.schema.as_object().map(|obj| children_of(obj, &node)).unwrap_or_default();
-        out.push(node);
+        let index = nodes.len();
+        let children = node.schema.as_object().map(|obj| children_of(obj, index)).unwrap_or_default();
+        nodes.push(node);
         // Reversed so the pop order is document order.
         stack.extend(children.into_iter().rev());
     }
-    out
+    Subschemas { nodes }
 }
 
-fn children_of<'a>(obj: &'a Map<String, Value>, parent: &Subschema<'a>) -> Vec<Subschema<'a>> {
+fn children_of(obj: &Map<String, Value>, parent: usize) -> Vec<Subschema<'_>> {
     let mut children = Vec::new();
-    let mut push = |pointer: String, schema: &'a Value, relation: Field, name: &str| {
-        if schema.is_object() || schema.is_boolean() {
-            children.push(Subschema { pointer, schema, field: child_field(parent.field.as_deref(), relation, name) });
-        }
+    let mut push = |step, schema, relation| {
+        children.push(Subschema { schema, parent: Some(parent), step, relation });
     };
+    let is_schema = |v: &Value| v.is_object() || v.is_boolean();
     for (keyword, value) in obj {
         if let Some((_, relation)) = NAMED_MAPS.iter().find(|(k, _)| k == keyword) {
-            let base = pointer_join(&parent.pointer, keyword);
-            for (name, sub) in value.as_object().into_iter().flatten() {
-                push(pointer_join(&base, name), sub, *relation, name);
+            for (name, sub) in value.as_object().into_iter().flatten().filter(|(_, v)| is_schema(v)) {
+                push(Step::Named(keyword, name), sub, *relation);
             }
         }
-        if let Some((_, relation)) = SINGLE.iter().find(|(k, _)| k == keyword) {
-            push(pointer_join(&parent.pointer, keyword), value, *relation, "");
+        if let Some((_, relation)) = SINGLE.iter().find(|(k, _)| k == keyword)
+            && is_schema(value)
+        {
+            push(Step::Keyword(keyword), value, *relation);
         }
         if let Some((_, relation)) = ARRAYS.iter().find(|(k, _)| k == keyword) {
-            let base = pointer_join(&parent.pointer, keyword);
-            for (index, sub) in value.as_array().into_iter().flatten().enumerate() {
-                push(pointer_join(&base, &index.to_string()), sub, *relation, "");
+            for (index, sub) in value.as_array().into_iter().flatten().enumerate().filter(|(_, v)| is_schema(v)) {
+                push(Step::Indexed(keyword, index), sub, *relation);
             }
         }
     }
     children
-}
-
-fn child_field(parent: Option<&str>, relation: Field, name: &str) -> Option<String> {
-    let parent = parent?;
-    let join = |segment: &str| if parent.is_empty() { segment.to_owned() } else { format!("{parent}.{segment}") };
-    match relation {
-        Field::Same => Some(parent.to_owned()),
-        Field::Property => Some(join(name)),
-        Field::AnyProperty => Some(join("*")),
-        Field::Item => Some(format!("{parent}[]")),
-        Field::Detached => None,
-    }
 }
 
 /// Why a schema falls outside the compact structural subset.
@@ -156,11 +254,12 @@ pub fn compact_offences(schema: &Value) -> Vec<CompactOffence> {
             message: "the compact subset needs an explicit top-level `properties` map".into(),
         });
     }
-    for node in subschemas(schema) {
+    let all = subschemas(schema);
+    for (i, node) in all.iter() {
         let Some(obj) = node.schema.as_object() else { continue };
         for keyword in COMPACT_FORBIDDEN.iter().filter(|k| obj.contains_key(**k)) {
             out.push(CompactOffence {
-                pointer: pointer_join(&node.pointer, keyword),
+                pointer: pointer_join(&all.pointer(i), keyword),
                 message: format!("`{keyword}` is outside the compact structural subset"),
             });
         }
@@ -179,9 +278,12 @@ pub fn is_marked_sensitive(schema: &Value) -> bool {
 /// The instance fields (dotted paths) that the schema marks sensitive, in document order.
 pub fn sensitive_fields(schema: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for node in subschemas(schema) {
-        if let Some(field) = node.field.filter(|f| !f.is_empty())
-            && is_marked_sensitive(node.schema)
+    let all = subschemas(schema);
+    for (i, node) in all.iter() {
+        if !is_marked_sensitive(node.schema) {
+            continue;
+        }
+        if let Some(field) = all.field(i).filter(|f| !f.is_empty())
             && !out.contains(&field)
         {
             out.push(field);
@@ -197,15 +299,16 @@ pub fn sensitive_fields(schema: &Value) -> Vec<String> {
 /// whose content contains a string that looks like a secret.
 pub fn scrub_credentials(schema: &Value) -> (Value, Vec<String>) {
     let mut doomed = Vec::new();
-    for node in subschemas(schema) {
+    let all = subschemas(schema);
+    for (i, node) in all.iter() {
         let Some(obj) = node.schema.as_object() else { continue };
-        let secret_field = is_marked_sensitive(node.schema)
-            || node.field.as_deref().and_then(last_field_name).is_some_and(is_credential_name);
+        let secret_field =
+            || is_marked_sensitive(node.schema) || all.last_field_name(i).is_some_and(is_credential_name);
         for keyword in ["default", "examples", "const", "enum"] {
             let Some(data) = obj.get(keyword) else { continue };
             let sample = matches!(keyword, "default" | "examples");
-            if (secret_field && sample) || contains_secret(data) {
-                doomed.push(pointer_join(&node.pointer, keyword));
+            if (sample && secret_field()) || contains_secret(data) {
+                doomed.push(pointer_join(&all.pointer(i), keyword));
             }
         }
     }
@@ -220,13 +323,8 @@ fn remove_at(doc: &mut Value, pointer: &str) {
     let Some((parent, last)) = pointer.rsplit_once('/') else { return };
     let key = last.replace("~1", "/").replace("~0", "~");
     if let Some(obj) = doc.pointer_mut(parent).and_then(Value::as_object_mut) {
-        obj.remove(&key);
+        obj.shift_remove(&key);
     }
-}
-
-fn last_field_name(field: &str) -> Option<&str> {
-    let name = field.rsplit('.').next()?;
-    (!name.is_empty() && !name.ends_with(']') && name != "*").then_some(name)
 }
 
 /// Property names that conventionally hold credentials (`apiKey`, `client_secret`, `authToken`).
@@ -365,7 +463,8 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"any": true, "none": false},
             "additionalProperties": false, "items": true});
         assert!(offending(&schema).is_empty());
-        let visited: Vec<_> = subschemas(&schema).into_iter().map(|s| s.pointer).collect();
+        let all = subschemas(&schema);
+        let visited: Vec<_> = all.iter().map(|(i, _)| all.pointer(i)).collect();
         assert_eq!(visited, ["", "/properties/any", "/properties/none", "/additionalProperties", "/items"]);
     }
 

@@ -1,7 +1,7 @@
 //! Export: the workflow back to WorkflowDefinition JSON, the pre-export lints, and saving.
 
 use super::{Edge, Workflow};
-use crate::error::{Finding, Result, code, pointer_join};
+use crate::error::{Error, Finding, Result, code, pointer_join};
 use crate::expand::token;
 use crate::schemas::Schema;
 use serde_json::{Map, Value};
@@ -26,7 +26,8 @@ impl Workflow {
             .map(|ix| {
                 let mut json = self.graph[ix].json.clone();
                 if mode == ExportMode::StrictSchema {
-                    json.remove("capabilities");
+                    // `shift_remove` keeps the other members in order (`remove` swaps the last in).
+                    json.shift_remove("capabilities");
                 }
                 Value::Object(json)
             })
@@ -132,7 +133,15 @@ impl Workflow {
             }
             for key in ["config", "inputs"] {
                 if let Some(v) = n.get(key) {
-                    leftover_tokens(v, format!("{at}/{key}"), &mut out);
+                    crate::json_walk::strings(v, &format!("{at}/{key}"), |loc, s| {
+                        if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() {
+                            out.push(Finding::warning(
+                                code::LEFTOVER_TOKEN,
+                                loc.pointer(),
+                                "parameter-token text reaches the runtime as literal text",
+                            ));
+                        }
+                    });
                 }
             }
         }
@@ -140,9 +149,24 @@ impl Workflow {
         out
     }
 
-    /// Save atomically as pretty JSON.
+    /// Save atomically as pretty JSON. A document nested deeper than chainsmith (and
+    /// serde_json) reads is refused before anything is written: it could not be opened again.
     pub fn save(&self, path: &Path, mode: ExportMode) -> Result<()> {
-        crate::fsio::write_atomic(path, &crate::fsio::to_pretty_json(&self.to_json(mode)))
+        let doc = self.to_json(mode);
+        let depth = crate::fsio::nesting(&doc);
+        if depth > crate::fsio::MAX_JSON_NESTING {
+            return Err(Error::new(
+                code::VALIDATION_ERROR,
+                format!(
+                    "the workflow would nest {depth} levels deep, and workflows are read only up to {} levels; \
+                     it is not written, so it stays openable",
+                    crate::fsio::MAX_JSON_NESTING
+                ),
+            )
+            .with("path", path.display().to_string())
+            .with("limit", crate::fsio::MAX_JSON_NESTING));
+        }
+        crate::fsio::write_atomic(path, &crate::fsio::to_pretty_json(&doc))
     }
 }
 
@@ -152,15 +176,4 @@ fn schema_findings_of(doc: &Value) -> Vec<Finding> {
         .into_iter()
         .map(|v| Finding::warning(code::WORKFLOW_SCHEMA_VIOLATION, v.pointer, v.message).with("keyword", v.keyword))
         .collect()
-}
-
-fn leftover_tokens(v: &Value, at: String, out: &mut Vec<Finding>) {
-    match v {
-        Value::String(s) if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() => out.push(
-            Finding::warning(code::LEFTOVER_TOKEN, at, "parameter-token text reaches the runtime as literal text"),
-        ),
-        Value::Array(items) => items.iter().enumerate().for_each(|(i, x)| leftover_tokens(x, format!("{at}/{i}"), out)),
-        Value::Object(m) => m.iter().for_each(|(k, x)| leftover_tokens(x, pointer_join(&at, k), out)),
-        _ => {}
-    }
 }

@@ -9,6 +9,9 @@ use std::collections::{HashMap, HashSet};
 pub const NODE_W: f64 = 220.0;
 pub const NODE_H: f64 = 96.0;
 const GAP_X: f64 = 90.0;
+/// Largest coordinate chainsmith places a node at, on either axis. Far beyond any canvas,
+/// and far below where placement arithmetic would overflow.
+pub const MAX_COORDINATE: f64 = 1.0e12;
 const GAP_Y: f64 = 40.0;
 
 /// Positions for every node of `graph` (weights index the result), relative to (0, 0):

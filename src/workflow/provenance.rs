@@ -17,6 +17,7 @@ pub struct Instance {
     pub chain_version: String,
     pub expansion_id: String,
     pub label: String,
+    #[serde(with = "params_codec")]
     pub params: Map<String, Value>,
     /// Expanded node ids, in fragment order.
     pub node_ids: Vec<String>,
@@ -28,8 +29,37 @@ pub struct Instance {
     pub produced_variables: Vec<Value>,
 }
 
+/// `params` as saved: an object, or, when an object would nest the workflow deeper than it
+/// can be read, the same object as JSON text. Both forms are read.
+mod params_codec {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+
+    /// Containers above `params` in a saved workflow: the document, `metadata`,
+    /// `customProperties`, `chainsmith`, `instances` and the instance itself.
+    const LEVELS_ABOVE: usize = 6;
+
+    pub fn serialize<S: Serializer>(params: &Map<String, Value>, s: S) -> Result<S::Ok, S::Error> {
+        let depth = 1 + params.values().map(crate::fsio::nesting).max().unwrap_or(0);
+        if LEVELS_ABOVE + depth > crate::fsio::MAX_JSON_NESTING {
+            s.serialize_str(&serde_json::to_string(params).map_err(serde::ser::Error::custom)?)
+        } else {
+            params.serialize(s)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Object(m) => Ok(m),
+            Value::String(text) => serde_json::from_str(&text).map_err(serde::de::Error::custom),
+            other => Err(serde::de::Error::custom(format!("params is {}", crate::pack::json_kind(&other)))),
+        }
+    }
+}
+
 impl Instance {
-    /// Unique within a workflow: the expanded-id prefix is.
+    /// The expanded-id prefix; unique within a workflow, because a splice refuses a second
+    /// instance with the same prefix.
     pub fn key(&self) -> String {
         format!("{}_{}_", crate::expand::chain_id_slug(&self.chain_id), self.expansion_id)
     }

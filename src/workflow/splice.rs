@@ -1,7 +1,7 @@
 //! Splicing an expansion into the parent workflow (chain-packs §6, §4.5, §5.5–5.6).
 //! All checks run before the first change, so a refusal leaves the workflow untouched.
 
-use super::layout::{NODE_W, clear_of, layered};
+use super::layout::{MAX_COORDINATE, NODE_W, clear_of, layered};
 use super::provenance::Instance;
 use super::{Edge, Workflow};
 use crate::error::{Error, Finding, Result, code};
@@ -40,6 +40,23 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         .with("nodeId", taken.as_str())
         .with("expansionId", exp.expansion_id.as_str()));
     }
+    // `qa.c` and `qa_c` share a prefix, so the same expansionId gives both one instance
+    // key; recording the second would silently replace the first one's provenance.
+    if let Some(other) = wf.instance(&exp.prefix) {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!(
+                "the workflow already holds chain instance {} ({}); expansionId \"{}\" would give {} the same key; \
+                 choose another expansionId",
+                other.key(),
+                other.chain_id,
+                exp.expansion_id,
+                exp.chain_id
+            ),
+        )
+        .with("instance", exp.prefix.as_str())
+        .with("expansionId", exp.expansion_id.as_str()));
+    }
     let mut fresh = std::collections::HashSet::new();
     if let Some((_, bad)) = exp.id_map.iter().find(|(_, new)| new.is_empty() || !fresh.insert(new.as_str())) {
         return Err(Error::new(code::INVALID_REQUEST, format!("the expansion repeats or omits node id \"{bad}\""))
@@ -54,6 +71,22 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
                 )
                 .with("nodeId", end.as_str()));
             }
+        }
+    }
+    // Fragment edge ids are fixed by the prefix (`prefix + "e" + n`); one the parent already
+    // uses would be written twice.
+    if !exp.edges.is_empty() {
+        let existing: std::collections::HashSet<&str> =
+            wf.graph.edge_weights().chain(wf.dangling_edges()).map(Edge::id).collect();
+        if let Some(id) =
+            (1..=exp.edges.len()).map(|n| fragment_edge_id(exp, n)).find(|id| existing.contains(id.as_str()))
+        {
+            return Err(Error::new(
+                code::INVALID_REQUEST,
+                format!("edge id \"{id}\" already exists in the workflow; choose another expansionId"),
+            )
+            .with("edgeId", id.as_str())
+            .with("expansionId", exp.expansion_id.as_str()));
         }
     }
     let replaced = replaced_edges(wf, opts)?;
@@ -76,7 +109,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
     let new_variables = produced_variables(wf, exp)?;
 
     let mut warnings = Vec::new();
-    let positions = place(wf, exp, opts);
+    let positions = place(wf, exp, opts)?;
     let mut node_ids = Vec::with_capacity(exp.nodes.len());
     for ((frag_id, _), (node, pos)) in exp.id_map.iter().zip(exp.nodes.iter().zip(positions)) {
         let json = workflow_node(node, frag_id, pos);
@@ -86,7 +119,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
 
     let mut edge_ids = Vec::new();
     for (i, edge) in exp.edges.iter().enumerate() {
-        let json = workflow_edge(edge, &format!("{}e{}", exp.prefix, i + 1));
+        let json = workflow_edge(edge, &fragment_edge_id(exp, i + 1));
         let converted = Edge { json: json.clone(), seq: 0 };
         for end in [converted.source(), converted.target()] {
             if !wf.contains_node(end) {
@@ -172,6 +205,11 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
     Ok(SpliceReport { instance, removed_edges, warnings })
 }
 
+/// The id of the `n`th (from 1) fragment edge once inlined.
+fn fragment_edge_id(exp: &Expansion, n: usize) -> String {
+    format!("{}e{n}", exp.prefix)
+}
+
 /// The parent edges a `between` splice replaces; checked before anything changes.
 fn replaced_edges(wf: &Workflow, opts: &SpliceOptions) -> Result<Vec<petgraph::stable_graph::EdgeIndex>> {
     use petgraph::visit::EdgeRef;
@@ -224,7 +262,7 @@ pub fn reparameterise(wf: &mut Workflow, key: &str, exp: &Expansion) -> Result<I
                     json.insert(member.to_owned(), v.clone());
                 }
                 None if member == "compensation" => {
-                    json.remove(member);
+                    json.shift_remove(member);
                 }
                 None => {}
             }
@@ -239,7 +277,9 @@ pub fn reparameterise(wf: &mut Workflow, key: &str, exp: &Expansion) -> Result<I
 
 /// Positions for the expanded nodes: fragment positions when every node has one, else a
 /// layered layout; offset by the drop point and moved clear of existing nodes.
-fn place(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Vec<(f64, f64)> {
+/// Refuses a placement any coordinate of which would leave ±[`MAX_COORDINATE`]: past it the
+/// sums overflow to infinity, which JSON cannot hold (it was written as `null`).
+fn place(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Result<Vec<(f64, f64)>> {
     let given: Option<Vec<(f64, f64)>> = exp
         .nodes
         .iter()
@@ -265,7 +305,23 @@ fn place(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Vec<(f64, f64)
     let mut abs: Vec<(f64, f64)> = rel.into_iter().map(|(x, y)| (origin.0 + x, origin.1 + y)).collect();
     let existing: Vec<(f64, f64)> = wf.graph.node_weights().map(super::Node::position).collect();
     clear_of(&mut abs, &existing);
-    abs
+    // NaN is out of range too.
+    let out_of_range = |v: f64| v.is_nan() || v.abs() > MAX_COORDINATE;
+    if let Some((x, y)) = abs.iter().find(|(x, y)| out_of_range(*x) || out_of_range(*y)) {
+        let mut err = Error::new(
+            code::INVALID_REQUEST,
+            format!(
+                "placing chain {} would put a node at ({x:e}, {y:e}); coordinates are limited to ±{MAX_COORDINATE:e}",
+                exp.chain_id
+            ),
+        )
+        .with("limit", MAX_COORDINATE);
+        if let Some((ax, ay)) = opts.at {
+            err = err.with("at", json!([ax, ay]));
+        }
+        return Err(err);
+    }
+    Ok(abs)
 }
 
 /// A fragment node made into a WorkflowNode: `name`, `position`, `config` and `inputs` are

@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+#[cfg(unix)]
+pub mod capped;
+
 /// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). `None`, with a notice, when it
 /// is absent; under `CHAINSMITH_REQUIRE_CORPUS=1` absence fails the test instead.
 pub fn shared_dir() -> Option<PathBuf> {
