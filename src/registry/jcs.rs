@@ -27,7 +27,65 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, String> {
 /// in memory has not been through [`parse_strict`]).
 pub fn canonical(value: &Value) -> Result<Vec<u8>, String> {
     check_integers(value)?;
-    serde_json_canonicalizer::to_vec(value).map_err(|e| format!("cannot canonicalise: {e}"))
+    serde_json_canonicalizer::to_vec(&Plain(value)).map_err(|e| format!("cannot canonicalise: {e}"))
+}
+
+/// A value whose numbers serialise as plain integers or floats. chainsmith keeps numbers
+/// exactly (serde_json's `arbitrary_precision`), and such a number serialises as a private
+/// struct that only serde_json's own writer understands; JCS wants its ECMAScript text.
+struct Plain<'a>(&'a Value);
+
+impl serde::Serialize for Plain<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => s.serialize_i64(i),
+                (_, Some(u), _) => s.serialize_u64(u),
+                (_, _, Some(f)) if f.is_finite() => s.serialize_f64(f),
+                _ => Err(S::Error::custom(format!("the number {n} has no finite double value"))),
+            },
+            Value::String(text) => s.serialize_str(text),
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Plain(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, &Plain(v))?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// The member name under which serde_json hands an exact number to a visitor.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A number from its JSON text, as a reader without arbitrary precision would take it: an
+/// integer when it is one that fits, else a finite double.
+fn number_from_text(text: &str) -> Result<Number, String> {
+    if let Ok(i) = text.parse::<i64>() {
+        let n = Number::from(i);
+        check_number(&n)?;
+        return Ok(n);
+    }
+    if let Ok(u) = text.parse::<u64>() {
+        let n = Number::from(u);
+        check_number(&n)?;
+        return Ok(n);
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .ok_or_else(|| format!("the number {text} has no finite double value"))
 }
 
 /// Parse and canonicalise JSON bytes.
@@ -124,6 +182,10 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            if key == NUMBER_TOKEN && out.is_empty() {
+                let text: String = map.next_value()?;
+                return number_from_text(&text).map(Value::Number).map_err(de::Error::custom);
+            }
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!("duplicate member name \"{key}\"")));
             }
