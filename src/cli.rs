@@ -623,7 +623,7 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     warnings.extend(workflow.lint(mode));
     // Each child becomes its own WorkflowDefinition beside OUT; all files or none are written.
     let out_dir = args.output.parent().unwrap_or(Path::new(""));
-    let mut files = vec![(args.output.clone(), chainsmith::fsio::to_pretty_json(&workflow.to_json(mode)))];
+    let mut files = vec![(args.output.clone(), workflow.to_file_bytes(mode)?)];
     let mut written_children = Vec::new();
     for child in &children {
         let mut wf = Workflow::new(&child.expansion.label);
@@ -641,7 +641,7 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
         }
         written_children.push(json!({"workflowId": child.workflow_id, "chainId": child.expansion.chain_id,
             "output": path.display().to_string()}));
-        files.push((path, chainsmith::fsio::to_pretty_json(&wf.to_json(mode))));
+        files.push((path, wf.to_file_bytes(mode)?));
     }
     print_warnings(&warnings);
     let refs: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();

@@ -149,24 +149,32 @@ impl Workflow {
         out
     }
 
-    /// Save atomically as pretty JSON. A document nested deeper than chainsmith (and
-    /// serde_json) reads is refused before anything is written: it could not be opened again.
-    pub fn save(&self, path: &Path, mode: ExportMode) -> Result<()> {
+    /// The file bytes: pretty JSON. A document nested deeper than chainsmith (and
+    /// serde_json) reads is refused, so nothing is written that could not be opened again.
+    pub fn to_file_bytes(&self, mode: ExportMode) -> Result<Vec<u8>> {
         let doc = self.to_json(mode);
         let depth = crate::fsio::nesting(&doc);
         if depth > crate::fsio::MAX_JSON_NESTING {
             return Err(Error::new(
                 code::VALIDATION_ERROR,
                 format!(
-                    "the workflow would nest {depth} levels deep, and workflows are read only up to {} levels; \
+                    "workflow {} would nest {depth} levels deep, and workflows are read only up to {} levels; \
                      it is not written, so it stays openable",
+                    self.id(),
                     crate::fsio::MAX_JSON_NESTING
                 ),
             )
-            .with("path", path.display().to_string())
             .with("limit", crate::fsio::MAX_JSON_NESTING));
         }
-        crate::fsio::write_atomic(path, &crate::fsio::to_pretty_json(&doc))
+        Ok(crate::fsio::to_pretty_json(&doc))
+    }
+
+    /// Save atomically ([`Self::to_file_bytes`]).
+    pub fn save(&self, path: &Path, mode: ExportMode) -> Result<()> {
+        crate::fsio::write_atomic(
+            path,
+            &self.to_file_bytes(mode).map_err(|e| e.with("path", path.display().to_string()))?,
+        )
     }
 }
 
