@@ -60,6 +60,8 @@ pub mod code {
     pub const TOKEN_LIKE_TEXT: &str = "token_like_text";
     pub const CAPABILITIES_WIDENED: &str = "capabilities_widened";
     pub const VERSION_BUMP_SUGGESTED: &str = "version_bump_suggested";
+    pub const PARAMETER_DEFAULT_INVALID: &str = "parameter_default_invalid";
+    pub const SIGNATURE_STALE: &str = "signature_stale";
 
     // Tool projection (chains and workflows as CompactToolDescriptor / MiRuntime contract).
     pub const TOOL_INPUT_SCHEMA_NOT_COMPACT: &str = "tool_input_schema_not_compact";

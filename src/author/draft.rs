@@ -339,11 +339,22 @@ impl PackDraft {
         let label = self.path.clone().unwrap_or_else(|| PathBuf::from("pack.json"));
         let bytes = serde_json::to_vec(&self.manifest).expect("a JSON map serialises");
         self.findings = match load_bytes(&label, &bytes, LoadOptions::default()) {
-            Ok(pack) => pack.findings,
+            Ok(pack) => {
+                let mut findings = pack.findings;
+                findings.extend(pack.chains.iter().flat_map(super::default_findings));
+                findings
+            }
             Err(e) => vec![Finding::error(e.code, "", e.message)],
         };
         if let Some(base) = &self.baseline {
             self.findings.extend(version_help(base, &self.manifest));
+            if self.manifest.contains_key("signing") && base != &self.manifest {
+                self.findings.push(Finding::warning(
+                    code::SIGNATURE_STALE,
+                    "/signing",
+                    "the pack changed since it was signed; its signature no longer matches the saved bytes: sign it again",
+                ));
+            }
         }
     }
 }
@@ -685,6 +696,25 @@ mod tests {
         let chain_keys: Vec<&str> = v["chains"][0].as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(chain_keys, ["chainId", "version", "label", "description", "parameters", "dag"]);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    }
+
+    #[test]
+    fn invalid_defaults_and_stale_signatures_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = PackDraft::new(&info());
+        let mut c = chain("acme.one");
+        c["parameters"]["properties"]["q"]["maxLength"] = json!(0);
+        d.apply(PackEdit::InsertChain { index: 0, chain: c }).unwrap();
+        let found = codes(&d);
+        assert!(
+            found.contains(&(code::PARAMETER_DEFAULT_INVALID, "/chains/0/parameters/properties/q/default")),
+            "{found:?}"
+        );
+        d.apply(PackEdit::SetMember { key: "signing".into(), value: Some(json!({"method": "manual"})) }).unwrap();
+        d.save(dir.path()).unwrap();
+        assert!(!codes(&d).iter().any(|(c, _)| *c == code::SIGNATURE_STALE), "nothing changed since it was opened");
+        d.apply(PackEdit::SetMember { key: "license".into(), value: Some(json!("Apache-2.0")) }).unwrap();
+        assert!(codes(&d).contains(&(code::SIGNATURE_STALE, "/signing")), "{:?}", d.findings());
     }
 
     #[test]

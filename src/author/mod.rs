@@ -10,12 +10,14 @@ mod draft;
 mod extract;
 mod order;
 mod promote;
+mod schema_edit;
 mod token_like;
 
 pub use draft::{DEFAULT_ENGINE_RANGE, PackDraft, PackEdit, PackInfo, Placement};
 pub use extract::{BoundaryEdge, Extraction, extract};
 pub use order::in_schema_order;
-pub use promote::{Promotion, infer_type, promote};
+pub use promote::{Candidate, Promotion, candidates, infer_type, promote};
+pub use schema_edit::{PARAM_TYPES, ParamSpec, default_findings, param_specs, remove_param, set_param};
 
 use crate::error::{Error, Result, code};
 use crate::workflow::Workflow;

@@ -132,6 +132,91 @@ pub fn promote(chain: &mut Map<String, Value>, p: &Promotion) -> Result<()> {
     Ok(())
 }
 
+/// A value an "extract as chain" dialog offers to promote, with a suggested parameter name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Fragment node id.
+    pub node: String,
+    /// Pointer inside the node.
+    pub pointer: String,
+    pub value: Value,
+    /// Follows the token grammar and differs from every other candidate's and parameter's.
+    pub name: String,
+}
+
+/// The strings, numbers and booleans in the nodes' `config` and `inputs` (strings that hold a
+/// token already are left out), in node order.
+pub fn candidates(chain: &Map<String, Value>) -> Vec<Candidate> {
+    fn walk(v: &Value, at: String, out: &mut Vec<(String, Value)>) {
+        match v {
+            Value::String(s) if !crate::expand::token::tokens(s).is_empty() => {}
+            Value::String(_) | Value::Number(_) | Value::Bool(_) => out.push((at, v.clone())),
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, x)| walk(x, format!("{at}/{i}"), out)),
+            Value::Object(m) => {
+                // A PortValue's `type` says how to read it; only its `value` is content.
+                let port_value = m.get("type").is_some_and(Value::is_string) && m.contains_key("value");
+                for (k, x) in m.iter().filter(|(k, _)| !(port_value && *k == "type")) {
+                    walk(x, crate::error::pointer_join(&at, k), out);
+                }
+            }
+            Value::Null => {}
+        }
+    }
+    let mut taken: std::collections::HashSet<String> = chain
+        .get("parameters")
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let nodes = chain.get("dag").and_then(|d| d.get("nodes")).and_then(Value::as_array).map(Vec::as_slice);
+    let mut out = Vec::new();
+    for node in nodes.unwrap_or_default() {
+        let id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+        let mut found = Vec::new();
+        for key in ["config", "inputs"] {
+            if let Some(v) = node.get(key) {
+                walk(v, format!("/{key}"), &mut found);
+            }
+        }
+        for (pointer, value) in found {
+            let name = suggest_name(&pointer, id, &mut taken);
+            out.push(Candidate { node: id.to_owned(), pointer, value, name });
+        }
+    }
+    out
+}
+
+/// The pointer's last meaningful segment (not an index, not the generic `value`) as a
+/// parameter name; the node id is added, then a number, until the name is free.
+fn suggest_name(pointer: &str, node: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let clean = |s: &str| -> String {
+        let mut out: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            out.insert(0, '_');
+        }
+        out
+    };
+    let segment = pointer
+        .rsplit('/')
+        .find(|s| {
+            !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()) && *s != "value" && *s != "config" && *s != "inputs"
+        })
+        .unwrap_or("value");
+    let base = clean(segment);
+    let mut name = base.clone();
+    if taken.contains(&name) {
+        name = clean(&format!("{base}_{node}"));
+    }
+    let stem = name.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{stem}_{n}");
+        n += 1;
+    }
+    taken.insert(name.clone());
+    name
+}
+
 /// Only values inside `config`, `inputs` and `compensation.inputMapping` are substituted.
 fn check_substituted(pointer: &str) -> Result<(), String> {
     if ["/config/", "/inputs/", "/compensation/inputMapping/"].iter().any(|p| pointer.starts_with(p)) {
@@ -212,6 +297,29 @@ mod tests {
         differ.targets.push(("a".into(), "/config/n".into()));
         assert!(promote(&mut c, &differ).unwrap_err().message.contains("must be equal"));
         assert_eq!(c, before);
+    }
+
+    #[test]
+    fn candidates_are_scalars_with_free_grammatical_names() {
+        let mut c = chain();
+        promote(&mut c, &Promotion::new("n", "a", "/config/n")).unwrap();
+        let found: Vec<(String, String, String)> =
+            candidates(&c).into_iter().map(|k| (k.node, k.pointer, k.name)).collect();
+        let want = [
+            ("a", "/config/url", "url"),
+            ("a", "/config/f", "f"),
+            ("a", "/config/on", "on"),
+            ("a", "/config/list/0", "list"),
+            ("a", "/config/list/1", "list_a"),
+            ("a", "/config/deep/url", "url_a"),
+            ("b", "/inputs/u/value", "u"),
+        ];
+        let want: Vec<(String, String, String)> =
+            want.iter().map(|(a, b, c)| ((*a).to_owned(), (*b).to_owned(), (*c).to_owned())).collect();
+        assert_eq!(found, want, "the promoted `n` is a token now and its name is taken");
+        let mut taken = std::collections::HashSet::from(["x".to_owned(), "x_n_1".to_owned()]);
+        assert_eq!(suggest_name("/config/x", "n-1", &mut taken), "x_n_1_2");
+        assert_eq!(suggest_name("/inputs/9lives", "n", &mut taken), "_9lives");
     }
 
     #[test]
