@@ -211,18 +211,15 @@ pub fn default_findings(chain: &crate::pack::Chain) -> Vec<Finding> {
         props.iter().filter_map(|(k, p)| Some((k.clone(), p.get("default")?.clone()))).collect();
     let instance = Value::Object(defaults);
     validator
-        .iter_errors(&instance)
-        .filter_map(|e| {
-            let path = e.instance_path().as_str().to_owned();
-            let name = path.strip_prefix('/')?.split('/').next()?.replace("~1", "/").replace("~0", "~");
+        .violations(&instance)
+        .into_iter()
+        .filter_map(|v| {
+            let name = v.pointer.strip_prefix('/')?.split('/').next()?.replace("~1", "/").replace("~0", "~");
             Some(
                 Finding::warning(
                     code::PARAMETER_DEFAULT_INVALID,
                     format!("{}/parameters/properties/{}/default", chain.pointer(), pointer_token(&name)),
-                    format!(
-                        "the default of parameter \"{name}\" fails its own schema: {}",
-                        crate::schemas::violation_message(&e)
-                    ),
+                    format!("the default of parameter \"{name}\" fails its own schema: {}", v.message),
                 )
                 .in_chain(chain.chain_id())
                 .with("param", name),
