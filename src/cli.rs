@@ -386,7 +386,8 @@ fn refuse_untrusted(trust: &Trust, pack: &Pack, chain_id: &str) -> Result<Vec<Fi
     Ok(report.warnings().filter(|f| f.code != code::TYPEID_UNCHECKED).cloned().collect())
 }
 
-/// Add the policy's warnings and the catalog's config and port findings to the expansion;
+/// Add the policy's warnings, the catalog's config and port findings and the host's node
+/// limit to the expansion;
 /// under --strict those findings refuse, all of them listed in `details.errors`.
 fn check_expansion(trust: &Trust, exp: &mut Expansion, mut warnings: Vec<Finding>) -> Result<()> {
     let checks = trust.check_expansion(exp);
@@ -395,6 +396,8 @@ fn check_expansion(trust: &Trust, exp: &mut Expansion, mut warnings: Vec<Finding
         return Err(first.clone().into_error().with("errors", errors));
     }
     warnings.extend(checks);
+    let what = format!("the expansion of chain {}", exp.chain_id);
+    warnings.extend(trust.host.node_count_finding(exp.nodes.len(), &what));
     exp.warnings.extend(warnings);
     Ok(())
 }
@@ -620,6 +623,9 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };
     let mut warnings = exp.warnings.clone();
     warnings.extend(report.warnings);
+    if workflow.node_count() > exp.nodes.len() {
+        warnings.extend(trust.host.node_count_finding(workflow.node_count(), "the workflow"));
+    }
     warnings.extend(workflow.lint(mode));
     // Each child becomes its own WorkflowDefinition beside OUT; all files or none are written.
     let out_dir = args.output.parent().unwrap_or(Path::new(""));

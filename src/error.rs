@@ -54,6 +54,7 @@ pub mod code {
     pub const WORKFLOW_SCHEMA_VIOLATION: &str = "workflow_schema_violation";
     pub const SUB_CHAIN_PARAM_NOT_SUPPLIED: &str = "sub_chain_param_not_supplied";
     pub const CHILD_WORKFLOW_ID_INVALID: &str = "child_workflow_id_invalid";
+    pub const HOST_NODE_LIMIT_EXCEEDED: &str = "host_node_limit_exceeded";
 
     // Authoring: extraction, parameter promotion, pack editing.
     pub const EXTRACT_MEMBER_DROPPED: &str = "extract_member_dropped";

@@ -218,3 +218,42 @@ fn inline_writes_the_parent_and_each_child_all_or_nothing() {
     let stderr = String::from_utf8_lossy(&ok.stderr);
     assert!(!stderr.contains("workflow_schema_violation"), "{stderr}");
 }
+
+#[test]
+fn a_capabilities_document_works_as_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = repo().join("tests/fixtures/subchain/packs/three-level.json");
+    let expand_with = |doc: Value| {
+        let host = write_json(dir.path(), "caps.json", &doc);
+        run(&["expand", pack.to_str().unwrap(), "--chain", "vendor.test.top", "--set", "topic=x", "--host", &host])
+    };
+    // v1 families in the deprecated wrapper only: sub-chains on, depth 1 — the leaf is at 2.
+    let out = expand_with(json!({"protocolVersion": "1.1", "capabilities": {
+        "workflowChainPacks": {"supported": true, "subChains": {"supported": true, "maxDepth": 1}}}}));
+    let env = envelope(&out);
+    assert_eq!(env["error"], "sub_chain_max_depth_exceeded", "{env}");
+    assert_eq!(env["details"], json!({"chainId": "vendor.test.leaf", "maxDepth": 1}));
+
+    // v2 records: the subChains facet advertises them; a node limit of 1 is exceeded by
+    // the parent's 2 nodes and the mid chain's 2, not by the leaf's 1.
+    let out = expand_with(json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0",
+        "workflowChainPacks": {"status": "stable", "since": "2.0", "witness": "w", "subChains": {"maxDepth": 8}},
+        "limits": {"status": "stable", "since": "2.0", "witness": "w", "maxNodeExecutions": 1}}));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["subChainWorkflowIds"].as_array().unwrap().len(), 2);
+    let mut over: Vec<&str> = got["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "host_node_limit_exceeded")
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    over.sort();
+    assert_eq!(over.len(), 2, "{over:?}");
+    assert!(over[0].contains("vendor.test.mid") && over[1].contains("vendor.test.top"), "{over:?}");
+
+    // Without the family the host does not co-expand: the chain is refused, never flattened.
+    let out = expand_with(json!({"protocolVersion": "1.0", "compensation": {"supported": true}}));
+    assert_eq!(envelope(&out)["error"], "sub_chain_unsupported");
+}

@@ -1,8 +1,13 @@
 //! The target host profile (chain-packs §11.8): which capability-gated features the host
 //! that will run the exported workflow supports.
+//!
+//! A profile is read from chainsmith's own small form or from what the host itself
+//! publishes, an `openwop capabilities --json` document (interop §4): v1 families at the
+//! root (then the deprecated `capabilities` wrapper), or v2 family records.
 
-use crate::error::{Error, code};
+use crate::error::{Error, Finding, code};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -15,6 +20,10 @@ pub struct HostProfile {
     /// The OpenWOP protocol major the host speaks; a v2 manifest's `engines.openwop` must
     /// admit it (interop §3.2).
     pub protocol_major: u64,
+    /// `limits.maxNodeExecutions` of a capabilities document: more nodes than this in one
+    /// workflow is warned about, as the OpenWOP app does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_node_executions: Option<u64>,
 }
 
 impl Default for HostProfile {
@@ -27,6 +36,7 @@ impl Default for HostProfile {
             secrets: false,
             deferred_parameters: false,
             protocol_major: 1,
+            max_node_executions: None,
         }
     }
 }
@@ -37,14 +47,111 @@ impl HostProfile {
         Self { sub_chains: true, secrets: true, deferred_parameters: true, ..Self::default() }
     }
 
-    /// Read a profile from JSON text (`--host FILE`).
+    /// Read a profile from JSON text (`--host FILE`): chainsmith's profile, or a host's
+    /// capabilities document.
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        serde_json::from_str(text).map_err(|e| {
+        let syntax = |e: serde_json::Error| {
             Error::new(code::INVALID_REQUEST, format!("host profile: {e}"))
                 .with("line", e.line())
                 .with("column", e.column())
+        };
+        let value: Value = serde_json::from_str(text).map_err(syntax)?;
+        if is_capabilities_document(&value) {
+            return Self::from_capabilities(&value);
+        }
+        serde_json::from_value(value).map_err(|e| Error::new(code::INVALID_REQUEST, format!("host profile: {e}")))
+    }
+
+    /// The profile a capabilities document describes. A family the document does not list
+    /// is not supported.
+    pub fn from_capabilities(doc: &Value) -> Result<Self, Error> {
+        let v2 = doc.get("preferredVersion").is_some() && doc.get("capabilities").is_none() && is_v2_record(doc);
+        // Root first, then the deprecated wrapper (interop §4.1).
+        let family = |name: &str| doc.get(name).or_else(|| doc.pointer(&format!("/capabilities/{name}")));
+        let supported = |f: Option<&Value>| match f {
+            None => false,
+            Some(f) if v2 => f.get("status").and_then(Value::as_str).is_some_and(|s| s != "removed"),
+            Some(f) => f.get("supported").and_then(Value::as_bool).unwrap_or(false),
+        };
+        let chains = family("workflowChainPacks");
+        let sub = chains.and_then(|c| c.get("subChains"));
+        // v2 has no `supported` flag: the facet's presence is the advertisement.
+        let sub_chains = supported(chains)
+            && sub.is_some_and(|s| if v2 { s.is_object() } else { s.get("supported") == Some(&Value::Bool(true)) });
+        let max_depth = match sub.and_then(|s| s.get("maxDepth")) {
+            None => 8,
+            Some(d) => {
+                d.as_u64().filter(|d| (1..=u64::from(u32::MAX)).contains(d)).map(|d| d as u32).ok_or_else(|| {
+                    Error::new(
+                        code::INVALID_REQUEST,
+                        format!("capabilities: subChains.maxDepth {d} is not a whole number ≥ 1"),
+                    )
+                    .with("path", "/workflowChainPacks/subChains/maxDepth")
+                })?
+            }
+        };
+        let deferred = !v2
+            && supported(chains)
+            && chains.and_then(|c| c.pointer("/deferredParameters/supported")) == Some(&Value::Bool(true));
+        let limits = family("limits");
+        Ok(Self {
+            compensation: supported(family("compensation")),
+            sub_chains,
+            max_depth,
+            secrets: supported(family("secrets")),
+            deferred_parameters: deferred,
+            protocol_major: protocol_major(doc),
+            max_node_executions: limits.and_then(|l| l.get("maxNodeExecutions")).and_then(Value::as_u64),
         })
     }
+
+    /// A warning when a workflow of `count` nodes exceeds `limits.maxNodeExecutions`.
+    pub fn node_count_finding(&self, count: usize, what: &str) -> Option<Finding> {
+        let limit = self.max_node_executions?;
+        (count as u64 > limit).then(|| {
+            Finding::warning(
+                code::HOST_NODE_LIMIT_EXCEEDED,
+                "",
+                format!("{what} has {count} nodes; the target host runs at most {limit} node executions per run"),
+            )
+            .with("nodeCount", count)
+            .with("maxNodeExecutions", limit)
+        })
+    }
+}
+
+/// Members only a capabilities document has (its own version fields and families whose
+/// values are objects): a document is recognised by one of them, so a misspelt profile key
+/// is still an error.
+const DOCUMENT_KEYS: [&str; 10] = [
+    "protocolVersion",
+    "protocolVersions",
+    "preferredVersion",
+    "capabilities",
+    "workflowChainPacks",
+    "limits",
+    "prompts",
+    "dispatch",
+    "orchestrator",
+    "runtimeCapabilities",
+];
+
+fn is_capabilities_document(v: &Value) -> bool {
+    let Some(m) = v.as_object() else { return false };
+    m.iter().any(|(k, v)| DOCUMENT_KEYS.contains(&k.as_str()) || v.is_object())
+}
+
+/// v2 families are records with a `status` instead of v1's `supported`.
+fn is_v2_record(doc: &Value) -> bool {
+    doc.as_object().is_some_and(|m| m.values().any(|f| f.get("status").is_some() && f.get("supported").is_none()))
+}
+
+/// The highest protocol major the document lists (`protocolVersions`, else
+/// `protocolVersion`); 1 when it names none.
+fn protocol_major(doc: &Value) -> u64 {
+    let major = |v: &Value| v.as_str().and_then(|s| s.split('.').next()?.parse::<u64>().ok());
+    let listed = doc.get("protocolVersions").and_then(Value::as_array).and_then(|vs| vs.iter().filter_map(major).max());
+    listed.or_else(|| doc.get("protocolVersion").and_then(major)).unwrap_or(1)
 }
 
 #[cfg(test)]
@@ -63,5 +170,53 @@ mod tests {
         let h = HostProfile::from_json(r#"{"subChains": true}"#).unwrap();
         assert!(h.sub_chains && h.compensation);
         assert_eq!(HostProfile::from_json(r#"{"subchains": true}"#).unwrap_err().code, code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn v1_capabilities_document_with_root_families() {
+        // interop §4.4's invented example, families at the root.
+        let doc = r#"{ "protocolVersion": "1.1", "protocolVersions": ["1.1","2.0"], "preferredVersion": "1.1",
+          "limits": { "clarificationRounds": 3, "schemaRounds": 2, "envelopesPerTurn": 5, "maxNodeExecutions": 1000 },
+          "compensation": { "supported": true, "profileVersion": "1", "orderingModels": ["reverse-completion"] },
+          "workflowChainPacks": { "supported": true, "subChains": { "supported": true, "maxDepth": 3 } },
+          "capabilities": { "secrets": { "supported": false } } }"#;
+        let h = HostProfile::from_json(doc).unwrap();
+        assert!(h.compensation && h.sub_chains && !h.secrets && !h.deferred_parameters);
+        assert_eq!((h.max_depth, h.protocol_major, h.max_node_executions), (3, 2, Some(1000)));
+        assert!(h.node_count_finding(1000, "w").is_none());
+        assert_eq!(h.node_count_finding(1001, "w").unwrap().code, code::HOST_NODE_LIMIT_EXCEEDED);
+    }
+
+    #[test]
+    fn deprecated_wrapper_is_read_when_the_root_lacks_a_family() {
+        let doc = r#"{ "protocolVersion": "1.0", "capabilities": {
+          "workflowChainPacks": { "supported": true, "deferredParameters": { "supported": true },
+                                  "subChains": { "supported": false, "maxDepth": 4 } },
+          "secrets": { "supported": true, "scopes": ["tenant"] } } }"#;
+        let h = HostProfile::from_json(doc).unwrap();
+        assert!(!h.compensation && !h.sub_chains && h.secrets && h.deferred_parameters);
+        assert_eq!((h.max_depth, h.protocol_major, h.max_node_executions), (4, 1, None));
+    }
+
+    #[test]
+    fn v2_records_advertise_by_presence() {
+        let doc = r#"{ "protocolVersions": ["1.1", "2.0"], "preferredVersion": "1.1",
+          "workflowChainPacks": {"status":"stable","since":"2.0","witness":"witnessable-gated","subChains":{"maxDepth":8}},
+          "compensation": {"status":"stable","since":"2.0","witness":"witnessable"} }"#;
+        let h = HostProfile::from_json(doc).unwrap();
+        assert!(h.compensation && h.sub_chains && !h.secrets && !h.deferred_parameters);
+        assert_eq!((h.max_depth, h.protocol_major), (8, 2));
+        let no_facet = r#"{ "protocolVersions": ["2.0"], "preferredVersion": "2.0",
+          "workflowChainPacks": {"status":"stable","since":"2.0","witness":"w"} }"#;
+        assert!(!HostProfile::from_json(no_facet).unwrap().sub_chains);
+    }
+
+    #[test]
+    fn a_bad_max_depth_in_a_document_is_refused() {
+        let doc =
+            r#"{ "workflowChainPacks": { "supported": true, "subChains": { "supported": true, "maxDepth": 0 } } }"#;
+        let e = HostProfile::from_json(doc).unwrap_err();
+        assert_eq!(e.code, code::INVALID_REQUEST);
+        assert_eq!(e.details["path"], "/workflowChainPacks/subChains/maxDepth");
     }
 }
