@@ -12,9 +12,9 @@
 use super::{finding_from, path_inside, read_bounded};
 use crate::error::{Error, Finding, Severity, code};
 use crate::pack::{MAX_MANIFEST_BYTES, Pack};
+use crate::registry::keys::parse_public_key;
 use crate::registry::{PackArchive, is_tarball_path, jcs};
 use base64::Engine;
-use ed25519_dalek::pkcs8::DecodePublicKey;
 use ed25519_dalek::{Signature, VerifyingKey};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -90,11 +90,6 @@ impl TrustedKeys {
     pub fn find(&self, key: &VerifyingKey) -> Option<&Path> {
         self.keys.iter().find(|(_, k)| k.as_bytes() == key.as_bytes()).map(|(p, _)| p.as_path())
     }
-}
-
-fn parse_public_key(bytes: &[u8]) -> Result<VerifyingKey, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "a public key must be PEM text".to_owned())?;
-    VerifyingKey::from_public_key_pem(text.trim()).map_err(|e| format!("not a PEM SPKI Ed25519 public key ({e})"))
 }
 
 /// The verification outcome (editor badges: ✓ trusted, ⚠ untrusted/unsigned, ✗ invalid).
