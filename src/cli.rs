@@ -132,7 +132,8 @@ pub struct ChainArgs {
     /// One parameter value (JSON, or plain text for text parameters); repeatable.
     #[arg(long = "set", value_name = "NAME=JSON")]
     pub set: Vec<String>,
-    /// Use this expansionId instead of 4 random hex digits.
+    /// Use this expansionId instead of 4 random hex digits; `hash`: the OpenWOP app's
+    /// deterministic one (12 hex digits of the chain and the resolved values).
     #[arg(long, value_name = "ID")]
     pub expansion_id: Option<String>,
     /// With a host that supports sub-chains: the tenant that owns the child workflows.
@@ -500,6 +501,15 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
     Ok(values)
 }
 
+/// `--expansion-id`: `hash` asks for the OpenWOP app's deterministic expansionId of the
+/// chain and these values (interop §5); any other text is used as given.
+fn expansion_id_arg(pack: &Pack, args: &ChainArgs, params: &Map<String, Value>) -> Option<String> {
+    match args.expansion_id.as_deref() {
+        Some("hash") => pack.chain(&args.chain).map(|c| chainsmith::expand::app::expansion_id_hash(c, params)),
+        other => other.map(str::to_owned),
+    }
+}
+
 fn host_profile(path: &Option<PathBuf>) -> Result<HostProfile> {
     match path {
         None => Ok(HostProfile::default()),
@@ -524,7 +534,7 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
     let params = collect_params(&pack, &args.chain)?;
     let opts = ExpandOptions {
-        expansion_id: args.chain.expansion_id.clone(),
+        expansion_id: expansion_id_arg(&pack, &args.chain, &params),
         resolver: trust.resolver(),
         host: trust.host.clone(),
         ..Default::default()
@@ -680,7 +690,7 @@ fn expand_into(
 ) -> Result<(Expansion, Vec<Child>)> {
     let taken = |id: &str| workflow.contains_node(id);
     let opts = ExpandOptions {
-        expansion_id: args.expansion_id.clone(),
+        expansion_id: expansion_id_arg(pack, args, &params),
         taken_ids: Some(&taken),
         parent_compensation: workflow.settings_compensation(),
         resolver: trust.resolver(),

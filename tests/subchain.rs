@@ -257,3 +257,28 @@ fn a_capabilities_document_works_as_host() {
     let out = expand_with(json!({"protocolVersion": "1.0", "compensation": {"supported": true}}));
     assert_eq!(envelope(&out)["error"], "sub_chain_unsupported");
 }
+
+/// interop.md §5's expansionId vectors through `--expansion-id hash` (expected ids copied
+/// from the spec, computed there from the OpenWOP app's algorithm).
+#[test]
+fn expansion_id_hash_reproduces_the_app_vectors() {
+    let pack = repo().join("tests/fixtures/app/ticket-triage.json");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--set", "queue=billing", "--set", "maxTickets=40", "--set", "provider=anthropic"], "fd9b00f727d5"),
+        (
+            &["--set", "queue=billing", "--set", r#"filter={"queue":"x","tag":"vip"}"#, "--set", r#"labels=["a","b"]"#],
+            "5b8dde853a1d",
+        ),
+        (&[], "460073d53cbf"),
+    ];
+    for (sets, want) in cases {
+        let mut args = vec!["expand", pack.to_str().unwrap(), "--chain", "vendor.example.ticket-triage"];
+        args.extend_from_slice(sets);
+        args.extend_from_slice(&["--expansion-id", "hash"]);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got["expansionId"], want, "{sets:?}");
+        assert_eq!(got["idMap"]["fetch"], format!("vendor_example_ticket-triage_{want}_fetch"));
+    }
+}

@@ -4,6 +4,7 @@
 //! The output reproduces the reference expander member for member; the expanded fragment
 //! is also held as a petgraph `StableDiGraph` for layout and splicing.
 
+pub mod app;
 pub mod jsstring;
 pub mod subchain;
 pub mod token;
