@@ -4,6 +4,7 @@
 //! round-trip unchanged; top-level members keep their file order. Edges whose endpoints
 //! name no node are kept verbatim beside the graph instead of being dropped.
 
+pub mod app_instance;
 mod export;
 pub mod layout;
 pub mod provenance;

@@ -1,0 +1,294 @@
+//! Workflows the OpenWOP app expanded from one chain (interop §5): recognised by
+//! `metadata.source == "workflow-chain-pack"`, they are one chain instance that can be
+//! re-parameterised the way the app would redo it, after listing what was edited by hand.
+//!
+//! These functions work on the workflow JSON as the app wrote it (nodes keyed `nodeId`,
+//! edges `sourceNodeId`/`targetNodeId`) and on WorkflowDefinitions alike (`id`).
+
+use crate::error::{Error, Result, code};
+use crate::expand::app::{APP_SOURCE, app_expand_nodes, expansion_id_hash, node_prefix, resolved_params};
+use crate::pack::Chain;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The chain instance an app-written workflow records in its workflow-level `metadata`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppInstance {
+    pub chain_id: String,
+    /// `expandedFrom.version`, else `chainVersion`.
+    pub chain_version: String,
+    pub expansion_id: String,
+    /// `expandedFrom.params`: the resolved values the app expanded with.
+    pub params: Map<String, Value>,
+}
+
+/// How a node differs from what the recorded expansion produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandEdit {
+    /// The node's members that differ (`typeId`, `config`, `inputs`, `compensation`).
+    Changed { node_id: String, members: Vec<&'static str> },
+    /// A node of the chain that is no longer in the workflow.
+    Removed { node_id: String },
+}
+
+impl AppInstance {
+    /// The instance recorded in `doc`, when the app expanded it from a chain.
+    pub fn recognise(doc: &Value) -> Option<Self> {
+        let meta = doc.get("metadata")?;
+        if meta.get("source").and_then(Value::as_str) != Some(APP_SOURCE) {
+            return None;
+        }
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        let from = meta.get("expandedFrom");
+        Some(Self {
+            chain_id: text(meta.get("chainId")).or_else(|| text(from.and_then(|f| f.get("chainId"))))?,
+            chain_version: text(from.and_then(|f| f.get("version"))).or_else(|| text(meta.get("chainVersion")))?,
+            expansion_id: text(meta.get("expansionId"))?,
+            params: from.and_then(|f| f.get("params")).and_then(Value::as_object).cloned().unwrap_or_default(),
+        })
+    }
+
+    /// The prefix of every node id of this instance.
+    pub fn prefix(&self) -> String {
+        node_prefix(&self.chain_id, &self.expansion_id)
+    }
+
+    /// Nodes that differ from a fresh expansion of the recorded values: what the user
+    /// changed by hand since the app expanded the chain.
+    pub fn hand_edits(&self, doc: &Value, chain: &Chain) -> Result<Vec<HandEdit>> {
+        self.check_chain(chain)?;
+        let expected = app_expand_nodes(chain, &resolved_params(chain, &self.params), &self.expansion_id);
+        let present: HashMap<&str, &Map<String, Value>> =
+            nodes(doc).iter().filter_map(Value::as_object).filter_map(|n| Some((node_id(n)?, n))).collect();
+        let mut edits = Vec::new();
+        for want in &expected {
+            let id = want.get("id").and_then(Value::as_str).unwrap_or_default();
+            let Some(have) = present.get(id) else {
+                edits.push(HandEdit::Removed { node_id: id.to_owned() });
+                continue;
+            };
+            let members: Vec<&'static str> = ["typeId", "config", "inputs", "compensation"]
+                .into_iter()
+                .filter(|m| !same(have.get(*m), want.get(*m)))
+                .collect();
+            if !members.is_empty() {
+                edits.push(HandEdit::Changed { node_id: id.to_owned(), members });
+            }
+        }
+        Ok(edits)
+    }
+
+    /// `doc` re-expanded with `values` merged over the recorded ones, as the app would: its
+    /// token rules, its expansionId of the new values, every node of the chain renamed to
+    /// the new prefix (position, name and other members kept), edges rewired, metadata
+    /// updated. Nodes removed by hand come back; hand edits of config and inputs are replaced.
+    pub fn reparameterise(&self, doc: &Value, chain: &Chain, values: Map<String, Value>) -> Result<Value> {
+        self.check_chain(chain)?;
+        let mut merged = self.params.clone();
+        merged.extend(values);
+        let resolved = resolved_params(chain, &merged);
+        let new_id = expansion_id_hash(chain, &merged);
+        let (old_prefix, new_prefix) = (self.prefix(), node_prefix(&self.chain_id, &new_id));
+        let fresh = app_expand_nodes(chain, &resolved, &new_id);
+        let mut fresh_by_id: HashMap<String, Map<String, Value>> =
+            fresh.iter().filter_map(|n| Some((n.get("id")?.as_str()?.to_owned(), n.clone()))).collect();
+
+        let mut out = doc.clone();
+        let rename = |id: &str| id.strip_prefix(&old_prefix).map(|rest| format!("{new_prefix}{rest}"));
+        let mut id_key = "nodeId";
+        if let Some(list) = out.get_mut("nodes").and_then(Value::as_array_mut) {
+            for node in list.iter_mut().filter_map(Value::as_object_mut) {
+                let key = if node.contains_key("nodeId") { "nodeId" } else { "id" };
+                id_key = key;
+                let Some(new) = node.get(key).and_then(Value::as_str).and_then(rename) else { continue };
+                let Some(from) = fresh_by_id.remove(&new) else { continue };
+                node.insert(key.into(), Value::String(new));
+                for member in ["typeId", "config", "inputs", "compensation"] {
+                    match from.get(member) {
+                        Some(v) => node.insert(member.into(), v.clone()),
+                        None => node.remove(member),
+                    };
+                }
+            }
+            // Nodes of the chain the workflow no longer has, in fragment order.
+            for node in fresh {
+                let Some(id) = node.get("id").and_then(Value::as_str) else { continue };
+                if let Some(mut restored) = fresh_by_id.remove(id) {
+                    if id_key != "id"
+                        && let Some(v) = restored.shift_remove("id")
+                    {
+                        restored.insert(id_key.into(), v);
+                    }
+                    list.push(Value::Object(restored));
+                }
+            }
+        }
+        if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
+            for edge in edges.iter_mut().filter_map(Value::as_object_mut) {
+                for key in ["sourceNodeId", "targetNodeId", "from", "to"] {
+                    if let Some(Value::String(end)) = edge.get_mut(key)
+                        && let Some(new) = rename(end)
+                    {
+                        *end = new;
+                    }
+                }
+            }
+        }
+        if let Some(meta) = out.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("expansionId".into(), Value::String(new_id));
+            let from = meta.entry("expandedFrom").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(from) = from.as_object_mut() {
+                from.insert("chainId".into(), Value::String(self.chain_id.clone()));
+                from.insert("version".into(), Value::String(self.chain_version.clone()));
+                from.insert("params".into(), Value::Object(resolved));
+            }
+            if let Some(list) = meta.get_mut("unresolvedParams").and_then(Value::as_array_mut) {
+                for entry in list.iter_mut() {
+                    if let Some(Value::String(id)) = entry.get_mut("nodeId")
+                        && let Some(new) = rename(id)
+                    {
+                        *id = new;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn check_chain(&self, chain: &Chain) -> Result<()> {
+        if chain.chain_id() != self.chain_id || chain.version() != self.chain_version {
+            return Err(Error::new(
+                code::CHAIN_NOT_FOUND,
+                format!(
+                    "the workflow was expanded from {}@{}, and the chain given is {}@{}",
+                    self.chain_id,
+                    self.chain_version,
+                    chain.chain_id(),
+                    chain.version()
+                ),
+            )
+            .with("chainId", self.chain_id.as_str())
+            .with("version", self.chain_version.as_str()));
+        }
+        Ok(())
+    }
+}
+
+fn nodes(doc: &Value) -> &[Value] {
+    doc.get("nodes").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}
+
+fn node_id(node: &Map<String, Value>) -> Option<&str> {
+    node.get("nodeId").or_else(|| node.get("id")).and_then(Value::as_str)
+}
+
+/// Equal as JSON values (map equality ignores member order); an absent member equals an
+/// empty object, since hosts fill in missing `config` and `inputs` with `{}`.
+fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
+    let empty = |v: Option<&Value>| v.is_none_or(|v| v.as_object().is_some_and(Map::is_empty));
+    a == b || (empty(a) && empty(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use sha2::{Digest, Sha256};
+
+    fn triage() -> Chain {
+        let raw: Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/app/ticket-triage.json")).expect("fixture");
+        Chain::new(0, raw["chains"][0].clone())
+    }
+
+    /// A workflow as the app writes it for `{queue: billing, maxTickets: 40, provider:
+    /// anthropic}` (expansionId fd9b00f727d5, interop §5), written out by hand: `filter` and
+    /// `labels` are missing, so their whole-value members are gone.
+    fn app_workflow() -> Value {
+        json!({
+            "workflowId": "wf.ticket-triage.1a2b3c4d", "name": "Ticket triage",
+            "nodes": [
+                {"nodeId": "vendor_example_ticket-triage_fd9b00f727d5_fetch", "typeId": "core.http.request",
+                 "config": {"url": "https://tickets.example/billing?limit=40"}, "inputs": {}},
+                {"nodeId": "vendor_example_ticket-triage_fd9b00f727d5_classify", "typeId": "core.ai.callPrompt",
+                 "config": {"provider": "anthropic", "note": "for billing"},
+                 "inputs": {"tickets": {"type": "connection", "nodeId": "fetch"}}, "outputRole": "primary"}
+            ],
+            "edges": [{"edgeId": "e1", "sourceNodeId": "vendor_example_ticket-triage_fd9b00f727d5_fetch",
+                       "targetNodeId": "vendor_example_ticket-triage_fd9b00f727d5_classify"}],
+            "metadata": {"source": "workflow-chain-pack", "name": "Ticket triage", "chainId": "vendor.example.ticket-triage",
+                         "chainVersion": "1.2.0", "expansionId": "fd9b00f727d5", "expansionMode": "expansion-time",
+                         "expandedFrom": {"chainId": "vendor.example.ticket-triage", "version": "1.2.0",
+                                          "params": {"queue": "billing", "maxTickets": 40, "provider": "anthropic"}}}
+        })
+    }
+
+    #[test]
+    fn recognises_only_app_chain_workflows() {
+        let inst = AppInstance::recognise(&app_workflow()).unwrap();
+        assert_eq!(
+            (inst.chain_id.as_str(), inst.chain_version.as_str(), inst.expansion_id.as_str()),
+            ("vendor.example.ticket-triage", "1.2.0", "fd9b00f727d5")
+        );
+        assert_eq!(inst.prefix(), "vendor_example_ticket-triage_fd9b00f727d5_");
+        let mut other = app_workflow();
+        other["metadata"]["source"] = json!("builder");
+        assert!(AppInstance::recognise(&other).is_none());
+    }
+
+    #[test]
+    fn an_untouched_app_workflow_has_no_hand_edits_and_edits_are_listed() {
+        let inst = AppInstance::recognise(&app_workflow()).unwrap();
+        assert_eq!(inst.hand_edits(&app_workflow(), &triage()).unwrap(), []);
+        let mut edited = app_workflow();
+        edited["nodes"][1]["config"]["note"] = json!("by hand");
+        edited["nodes"].as_array_mut().unwrap().remove(0);
+        assert_eq!(
+            inst.hand_edits(&edited, &triage()).unwrap(),
+            [
+                HandEdit::Removed { node_id: "vendor_example_ticket-triage_fd9b00f727d5_fetch".into() },
+                HandEdit::Changed {
+                    node_id: "vendor_example_ticket-triage_fd9b00f727d5_classify".into(),
+                    members: vec!["config"]
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn reparameterise_as_the_app_would() {
+        let inst = AppInstance::recognise(&app_workflow()).unwrap();
+        let values = json!({"queue": "sales", "labels": ["a", "b"]}).as_object().unwrap().clone();
+        let out = inst.reparameterise(&app_workflow(), &triage(), values).unwrap();
+        // The app's id of the merged values, from its formula written out by hand.
+        let canonical = r#"{"labels":["a","b"],"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
+        let digest = Sha256::digest(format!("vendor.example.ticket-triage@1.2.0:{canonical}").as_bytes());
+        let id: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        let p = format!("vendor_example_ticket-triage_{id}_");
+        assert_eq!(out["metadata"]["expansionId"], json!(id));
+        assert_eq!(out["nodes"][0]["nodeId"], json!(format!("{p}fetch")));
+        assert_eq!(out["nodes"][0]["config"], json!({"url": "https://tickets.example/sales?limit=40"}));
+        assert_eq!(
+            out["nodes"][1]["config"],
+            json!({"provider": "anthropic", "labels": ["a", "b"], "note": "for sales"})
+        );
+        assert_eq!(out["nodes"][1]["outputRole"], "primary", "members the chain does not set are kept");
+        assert_eq!(out["edges"][0]["sourceNodeId"], json!(format!("{p}fetch")));
+        assert_eq!(out["edges"][0]["targetNodeId"], json!(format!("{p}classify")));
+        assert_eq!(
+            out["metadata"]["expandedFrom"]["params"],
+            json!({"queue": "sales", "maxTickets": 40, "provider": "anthropic", "labels": ["a", "b"]})
+        );
+        // Re-parameterised output is itself an untouched instance.
+        let again = AppInstance::recognise(&out).unwrap();
+        assert_eq!(again.hand_edits(&out, &triage()).unwrap(), []);
+    }
+
+    #[test]
+    fn a_different_chain_version_is_refused() {
+        let mut doc = app_workflow();
+        doc["metadata"]["expandedFrom"]["version"] = json!("1.1.0");
+        let inst = AppInstance::recognise(&doc).unwrap();
+        assert_eq!(inst.hand_edits(&doc, &triage()).unwrap_err().code, code::CHAIN_NOT_FOUND);
+    }
+}
