@@ -179,7 +179,10 @@ pub fn check_signature(
     let text = |k: &str| block.get(k).and_then(Value::as_str);
     let bad = |reason: &str, message: String| invalid(name, version, reason, message);
 
-    let v2 = block.contains_key("keyId") || block.contains_key("scheme");
+    // The v2 recipe names its scheme. A block with a `method` and no scheme is the v1 or
+    // legacy recipe, whichever key field (`publicKeyRef`, or `keyId` as older registry
+    // manifests spell it) names the registry key.
+    let v2 = block.contains_key("scheme") || (block.contains_key("keyId") && !block.contains_key("method"));
     // (1) a v2 block carries nothing of the v1 recipe, and names the one v2 scheme.
     let (scheme, key_id) = if v2 {
         if let Some(legacy) = ["method", "publicKeyRef", "signatureRef"].into_iter().find(|k| block.contains_key(*k)) {
@@ -201,6 +204,7 @@ pub fn check_signature(
             Some(other) => return Err(bad("unsupported_method", format!("signing method \"{other}\" is unknown"))),
         }
         let key_id = text("publicKeyRef")
+            .or_else(|| text("keyId"))
             .ok_or_else(|| bad("unknown_key", "`signing.publicKeyRef` names no registry key".into()))?;
         (if text("method") == Some("manual") { "manual" } else { "ed25519" }, key_id)
     };
@@ -400,6 +404,11 @@ mod tests {
             check_signature(&f.registry, "n", "1", &json!({}), &archive, tgz, None).unwrap(),
             SignatureCheck::Unsigned
         );
+        // Older registry manifests name the key `keyId` beside `method: "ed25519"`.
+        let manifest = json!({"name": "vendor.acme.x", "version": "1.0.0",
+            "signing": {"method": "ed25519", "keyId": "k1", "publicKeyUrl": "/keys/k1.pub"}});
+        let sig = f.key.sign(tgz).to_bytes().to_vec();
+        assert!(check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, tgz, Some(sig)).is_ok());
     }
 
     #[test]
