@@ -5,7 +5,10 @@
 
 mod common;
 
-use chainsmith::author::{ChainInfo, ExtractRequest, PackDraft, PackInfo, Promotion, extract_into};
+use chainsmith::author::{
+    ChainInfo, ExtractRequest, PackDraft, PackEdit, PackInfo, Promotion, extract_into, param_specs, remove_param,
+    set_param,
+};
 use chainsmith::catalog::HostProfile;
 use chainsmith::error::pointer_join;
 use chainsmith::expand::token::tokens;
@@ -341,6 +344,21 @@ proptest! {
         let out = extract_into(&mut draft, &wf, &req).unwrap();
         prop_assert!(draft.errors().next().is_none(), "{:?}", draft.findings());
         prop_assert_eq!(draft.chains()[0]["parameters"]["properties"].as_object().unwrap().len(), promotions.len());
+
+        // Editing the schema afterwards keeps the expansion: rename the first parameter,
+        // remove the second (its default goes back where its tokens were).
+        let mut chain = draft.chains()[0].clone();
+        if let Some(mut spec) = param_specs(&chain).into_iter().next() {
+            let old = spec.name.clone();
+            spec.name = format!("renamed_{old}");
+            spec.title = Some("Renamed".into());
+            chain = set_param(&chain, Some(&old), &spec).unwrap();
+        }
+        if let Some(second) = param_specs(&chain).get(1) {
+            chain = remove_param(&chain, &second.name).unwrap();
+        }
+        draft.apply(PackEdit::ReplaceChain { index: 0, chain }).unwrap();
+        prop_assert!(draft.errors().next().is_none(), "{:?}", draft.findings());
 
         let again = expand_with_defaults(&draft, "t.random", "k1");
         let prefix = "t_random_k1_";

@@ -415,9 +415,12 @@ fn version_help(base: &Map<String, Value>, now: &Map<String, Value>) -> Vec<Find
     let mut out = Vec::new();
     let mut pack_bump: Option<Bump> = None;
     let mut raise = |b: Bump| pack_bump = Some(pack_bump.map_or(b, |p| p.max(b)));
+    let old_by_id: std::collections::HashMap<&str, &Value> =
+        old_chains.iter().filter_map(|c| Some((chain_id_of(c)?, c))).collect();
+    let new_ids: std::collections::HashSet<&str> = new_chains.iter().filter_map(chain_id_of).collect();
     for (i, chain) in new_chains.iter().enumerate() {
         let id = chain_id_of(chain).unwrap_or_default();
-        let Some(old) = old_chains.iter().find(|c| chain_id_of(c) == Some(id)) else {
+        let Some(old) = old_by_id.get(id).copied() else {
             raise(Bump::Minor);
             continue;
         };
@@ -445,7 +448,7 @@ fn version_help(base: &Map<String, Value>, now: &Map<String, Value>) -> Vec<Find
             );
         }
     }
-    if old_chains.iter().any(|c| !new_chains.iter().any(|n| chain_id_of(n) == chain_id_of(c))) {
+    if old_by_id.keys().any(|id| !new_ids.contains(id)) {
         raise(Bump::Major);
     }
     let others_changed =
@@ -488,6 +491,7 @@ fn chain_bump(old: &Value, new: &Value) -> Bump {
     let (op, np) = (props(old), props(new));
     let removed_or_retyped = op.iter().any(|(k, s)| np.get(k).is_none_or(|n| n.get("type") != s.get("type")));
     let (or, nr) = (required(old), required(new));
+    let or: std::collections::HashSet<&String> = or.iter().collect();
     let newly_required = nr.iter().any(|r| !or.contains(r));
     let gone = |key: &str| {
         let names = |c: &Value| -> Vec<String> {
@@ -497,7 +501,7 @@ fn chain_bump(old: &Value, new: &Value) -> Bump {
                 _ => Vec::new(),
             }
         };
-        let now = names(new);
+        let now: std::collections::HashSet<String> = names(new).into_iter().collect();
         names(old).iter().any(|n| !now.contains(n))
     };
     if removed_or_retyped || newly_required || gone("outputs") || gone("producedVariables") {

@@ -413,25 +413,18 @@ fn produced_variables(
     Ok(out)
 }
 
+/// Every `{type:"variable", variableName}` object inside `v`, with its pointer (built only
+/// for those objects).
 fn variable_reads<'a>(v: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) {
-    match v {
-        Value::Object(m) => {
-            if m.get("type").and_then(Value::as_str) == Some("variable")
-                && let Some(name) = m.get("variableName").and_then(Value::as_str)
-            {
-                out.push((at.to_owned(), name));
-            }
-            for (k, child) in m {
-                variable_reads(child, &pointer_join(at, k), out);
-            }
+    crate::json_walk::walk(v, at, |loc, value| {
+        if let Value::Object(m) = value
+            && m.get("type").and_then(Value::as_str) == Some("variable")
+            && let Some(name) = m.get("variableName").and_then(Value::as_str)
+        {
+            out.push((loc.pointer(), name));
         }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                variable_reads(child, &format!("{at}/{i}"), out);
-            }
-        }
-        _ => {}
-    }
+        true
+    });
 }
 
 /// `subChains` for the nodes' `config.subChainRef`s, as sibling refs in first-use order.

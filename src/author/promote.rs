@@ -147,20 +147,20 @@ pub struct Candidate {
 /// The strings, numbers and booleans in the nodes' `config` and `inputs` (strings that hold a
 /// token already are left out), in node order.
 pub fn candidates(chain: &Map<String, Value>) -> Vec<Candidate> {
-    fn walk(v: &Value, at: String, out: &mut Vec<(String, Value)>) {
-        match v {
-            Value::String(s) if !crate::expand::token::tokens(s).is_empty() => {}
-            Value::String(_) | Value::Number(_) | Value::Bool(_) => out.push((at, v.clone())),
-            Value::Array(items) => items.iter().enumerate().for_each(|(i, x)| walk(x, format!("{at}/{i}"), out)),
-            Value::Object(m) => {
-                // A PortValue's `type` says how to read it; only its `value` is content.
-                let port_value = m.get("type").is_some_and(Value::is_string) && m.contains_key("value");
-                for (k, x) in m.iter().filter(|(k, _)| !(port_value && *k == "type")) {
-                    walk(x, crate::error::pointer_join(&at, k), out);
-                }
+    fn scalars(v: &Value, at: &str, out: &mut Vec<(String, Value)>) {
+        crate::json_walk::walk(v, at, |loc, value| match value {
+            Value::String(s) if !crate::expand::token::tokens(s).is_empty() => false,
+            Value::String(_) | Value::Number(_) | Value::Bool(_) => {
+                out.push((loc.pointer(), value.clone()));
+                false
             }
-            Value::Null => {}
-        }
+            // A PortValue's `type` says how to read it; only its `value` is content.
+            Value::Object(m) if m.get("type").is_some_and(Value::is_string) && m.contains_key("value") => {
+                scalars(&m["value"], &crate::error::pointer_join(&loc.pointer(), "value"), out);
+                false
+            }
+            _ => true,
+        });
     }
     let mut taken: std::collections::HashSet<String> = chain
         .get("parameters")
@@ -175,7 +175,7 @@ pub fn candidates(chain: &Map<String, Value>) -> Vec<Candidate> {
         let mut found = Vec::new();
         for key in ["config", "inputs"] {
             if let Some(v) = node.get(key) {
-                walk(v, format!("/{key}"), &mut found);
+                scalars(v, &format!("/{key}"), &mut found);
             }
         }
         for (pointer, value) in found {

@@ -9,8 +9,8 @@ use crate::expand::jsstring::js_string;
 use crate::expand::token::{Spelling, tokens};
 use serde_json::{Map, Value, json};
 
-/// The JSON-Schema types a parameter form offers.
-pub const PARAM_TYPES: [&str; 6] = ["string", "number", "integer", "boolean", "array", "object"];
+/// The JSON-Schema types a parameter may have (`null` too: promoting a null infers it).
+pub const PARAM_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
 
 /// One parameter as the form shows it.
 #[derive(Debug, Clone, Default, PartialEq)]

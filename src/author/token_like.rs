@@ -2,11 +2,11 @@
 //! has no escape (chain-packs A10), so such text in an extracted chain is substituted (or at
 //! least looks substitutable) on expansion and does not come back as it was.
 
-use crate::error::{Finding, code, pointer_join};
+use crate::error::{Finding, code};
 use serde_json::{Map, Value};
 
 /// Every substitutable string of a node (`config`, `inputs`, `compensation.inputMapping`)
-/// holding `{{params.` or `<<params.`, with its pointer inside the node.
+/// holding `{{params.` or `<<params.`, with its pointer inside the node (built only for those).
 pub(super) fn strings(node: &Map<String, Value>) -> Vec<(String, &str)> {
     let mut out = Vec::new();
     for (ptr, v) in [
@@ -15,19 +15,14 @@ pub(super) fn strings(node: &Map<String, Value>) -> Vec<(String, &str)> {
         ("/compensation/inputMapping", node.get("compensation").and_then(|c| c.get("inputMapping"))),
     ] {
         if let Some(v) = v {
-            walk(v, ptr.to_owned(), &mut out);
+            crate::json_walk::strings(v, ptr, |at, s| {
+                if s.contains("{{params.") || s.contains("<<params.") {
+                    out.push((at.pointer(), s));
+                }
+            });
         }
     }
     out
-}
-
-fn walk<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a str)>) {
-    match v {
-        Value::String(s) if s.contains("{{params.") || s.contains("<<params.") => out.push((at, s)),
-        Value::Array(items) => items.iter().enumerate().for_each(|(i, x)| walk(x, format!("{at}/{i}"), out)),
-        Value::Object(m) => m.iter().for_each(|(k, x)| walk(x, pointer_join(&at, k), out)),
-        _ => {}
-    }
 }
 
 /// The warning for one such string; `details.pointer` is the pointer inside the node.
