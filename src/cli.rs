@@ -499,21 +499,35 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
         host: trust.host.clone(),
         ..Default::default()
     };
-    let out = if trust.host.sub_chains {
+    if trust.host.sub_chains {
         let external = load_registry(&args.chain.registry)?;
         let tree_opts = TreeOptions { expand: opts, tenant: &args.chain.tenant, external: &external };
         let mut tree = expand_tree(&pack, &args.chain.chain, params, &tree_opts)?;
         check_tree(&trust, &mut tree, &external, trust_warnings)?;
-        serde_json::to_vec_pretty(&tree)
+        stream_json_to_stdout(&tree)?;
     } else {
         let mut exp = expand(&pack, &args.chain.chain, params, &opts)?;
         check_expansion(&trust, &mut exp, trust_warnings)?;
-        serde_json::to_vec_pretty(&exp)
-    };
-    let mut out = out.expect("an expansion always serialises");
-    out.push(b'\n');
-    write_stdout(&out)?;
+        stream_json_to_stdout(&exp)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Pretty JSON and a newline, written to stdout as it is produced: an expansion's output
+/// can be far larger than the expansion, and is never held whole in memory.
+fn stream_json_to_stdout(value: &impl serde::Serialize) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(|e| std::io::Error::new(e.io_error_kind().unwrap_or(std::io::ErrorKind::Other), e))
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::new(code::IO_ERROR, format!("writing to stdout: {e}"))),
+        Ok(()) => Ok(()),
+    }
 }
 
 /// The packs `--registry` names (files or folders), for external sub-chain refs.

@@ -163,7 +163,7 @@ pub struct UserSchema {
 /// Most subschema applications (unfolded size × values in the instance) spent listing
 /// violations; past it one summary violation is reported instead. The validator's error
 /// list is built whole before the first error can be read, so this bounds its size.
-pub const MAX_SCHEMA_APPLICATIONS: u64 = 4_000_000;
+pub const MAX_SCHEMA_APPLICATIONS: u64 = 200_000;
 /// Most pointer bytes (unfolded size × the pointer lengths of all instance values) the
 /// errors' instance paths may take together.
 const MAX_POINTER_BYTES: u64 = 64 * 1024 * 1024;

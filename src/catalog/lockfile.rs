@@ -786,4 +786,36 @@ mod tests {
         assert_eq!(Lockfile::from_bytes(Path::new("x"), b"[]").unwrap_err().code, code::PACK_LOCKFILE_INVALID);
         assert_eq!(Lockfile::read(Path::new("/definitely/not/here.json")).unwrap_err().code, code::PACK_NOT_FOUND);
     }
+
+    #[test]
+    fn fallbacks_are_read_only_when_needed_and_each_folder_once() {
+        let root = tempfile::tempdir().unwrap();
+        let pack = |name: &str| {
+            serde_json::json!({"name": name, "version": "1.0.0", "engines": {"openwop": ">=1.0.0"}, "nodes": []})
+                .to_string()
+        };
+        for (dir, name) in [("primary/a", "vendor.t.a"), ("fallback/b", "vendor.t.b")] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+            std::fs::write(root.path().join(dir).join("pack.json"), pack(name)).unwrap();
+        }
+        // Reading the fallback is visible: it holds a manifest that does not parse.
+        std::fs::create_dir_all(root.path().join("fallback/broken")).unwrap();
+        std::fs::write(root.path().join("fallback/broken/pack.json"), "{").unwrap();
+        let integrity = format!("sha256-{}=", "A".repeat(43));
+        let lock = |names: &[&str]| {
+            let packs: Vec<Value> =
+                names.iter().map(|n| json!({"name": n, "version": "1.0.0", "integrity": integrity})).collect();
+            let doc = json!({"lockfileVersion": 1, "generatedAt": "2026-01-01T00:00:00Z", "registry": "primary",
+                "fallbackRegistries": ["./primary", "././primary/", "fallback", "./fallback"], "packs": packs});
+            Lockfile::from_bytes(&root.path().join("pack-lock.json"), doc.to_string().as_bytes()).unwrap()
+        };
+        let opts = ResolveOptions { registries: &[], requirements: &[], trusted_keys: None, require_signed: false };
+        let broken = |r: &Resolution| r.findings.iter().filter(|f| f.code == code::PACK_MANIFEST_INVALID).count();
+        let served = resolve(&lock(&["vendor.t.a"]), &opts);
+        assert_eq!(served.packs.len(), 1);
+        assert_eq!(broken(&served), 0, "the fallback was not read: {:?}", served.findings);
+        let needed = resolve(&lock(&["vendor.t.a", "vendor.t.b"]), &opts);
+        assert_eq!(needed.packs.len(), 2);
+        assert_eq!(broken(&needed), 1, "the fallback was read once: {:?}", needed.findings);
+    }
 }

@@ -176,7 +176,11 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
             .with("chainId", chain_id)
             .with("available", pack.chains.iter().map(|c| c.chain_id()).collect::<Vec<_>>())
     })?;
-    if let Some(f) = pack.errors().find(|f| f.chain_id.as_deref() == Some(chain_id)) {
+    // An invalid parameter default is checked again on the values actually used (a
+    // supplied value replaces it), so only the chain's other errors refuse here.
+    if let Some(f) =
+        pack.errors().find(|f| f.chain_id.as_deref() == Some(chain_id) && f.code != code::CHAIN_PARAMETER_INVALID)
+    {
         return Err(f.clone().into_error());
     }
     let mut warnings: Vec<Finding> = pack.findings_for(chain_id).filter(|f| !f.is_error()).cloned().collect();
@@ -444,37 +448,52 @@ fn refuse_sensitive_tokens(chain: &Chain) -> Result<()> {
     Ok(())
 }
 
-/// Most bytes of parameter text one expansion may write. Every token use copies its value,
-/// so one large value used by many tokens could otherwise ask for terabytes.
+/// Most bytes one expansion may spend on substituted values: every token use builds its
+/// value again (as a JSON tree) and writes it again (as pretty JSON), so one large value
+/// used by many tokens could otherwise ask for terabytes.
 pub const MAX_SUBSTITUTED_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Refuse before substituting when the token uses times the values' sizes (as JSON text,
-/// an upper bound of what substitution writes, give or take `[object Object]`) pass the limit.
-fn check_substitution_budget(chain: &Chain, params: &Map<String, Value>) -> Result<()> {
-    struct Counter(u64);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+/// What one substituted copy of `value` costs: its tree in memory (a `Value` per node, map
+/// entries, text) plus its pretty JSON (indentation included, counted from an assumed
+/// nesting of 6 where tokens sit in a saved workflow). An estimate from above.
+pub fn substitution_cost(value: &Value) -> u64 {
+    const NODE: u64 = std::mem::size_of::<Value>() as u64;
+    const MEMBER: u64 = 48; // key String plus the ordered map's entry and index slot
+    let mut total = 0u64;
+    let mut stack = vec![(value, 6u64, 0u64)];
+    while let Some((v, depth, key_len)) = stack.pop() {
+        let text = match v {
+            Value::String(s) => s.len() as u64,
+            Value::Number(_) => 24,
+            _ => 0,
+        };
+        let member = if key_len > 0 { MEMBER + 2 * key_len } else { 0 };
+        total = total.saturating_add(NODE + 2 * text + member + 2 * depth + 4);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|x| (x, depth + 1, 0))),
+            Value::Object(m) => stack.extend(m.iter().map(|(k, x)| (x, depth + 1, k.len() as u64 + 1))),
+            _ => {}
         }
     }
+    total
+}
+
+/// Refuse before substituting when the token uses times each value's cost
+/// ([`substitution_cost`]) pass [`MAX_SUBSTITUTED_BYTES`].
+fn check_substitution_budget(chain: &Chain, params: &Map<String, Value>) -> Result<()> {
     let mut total: u64 = 0;
     for (name, uses) in chain.token_uses() {
         let Some(value) = params.get(name) else { continue };
-        let mut size = Counter(0);
-        serde_json::to_writer(&mut size, value).expect("a JSON value serialises");
-        total = total.saturating_add(size.0.max(16).saturating_mul(*uses));
+        let cost = substitution_cost(value);
+        total = total.saturating_add(cost.saturating_mul(*uses));
         if total > MAX_SUBSTITUTED_BYTES {
             return Err(Error::new(
                 code::INVALID_REQUEST,
                 format!(
-                    "expanding chain {} would write at least {total} bytes of parameter text (parameter \"{name}\" \
-                     is {} bytes as JSON and {uses} tokens use it); the limit is {MAX_SUBSTITUTED_BYTES} bytes",
-                    chain.chain_id(),
-                    size.0
+                    "expanding chain {} would build and write at least {total} bytes of substituted values \
+                     (parameter \"{name}\" costs {cost} bytes a copy and {uses} tokens use it); the limit is \
+                     {MAX_SUBSTITUTED_BYTES} bytes",
+                    chain.chain_id()
                 ),
             )
             .with("chainId", chain.chain_id())
@@ -485,7 +504,7 @@ fn check_substitution_budget(chain: &Chain, params: &Map<String, Value>) -> Resu
     Ok(())
 }
 
-pub(crate) fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
+fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
     if let Some(id) = &opts.expansion_id {
         if id.is_empty() || id.contains('.') {
             return Err(Error::new(

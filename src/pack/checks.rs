@@ -39,6 +39,23 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             format!("{base}/parameters"),
             format!("`parameters` is not a valid JSON Schema: {msg}"),
         ));
+    } else {
+        // A default the form would start from, and that expansion would refuse.
+        for v in crate::params::default_violations(chain) {
+            let (name, rest) = match v.pointer.strip_prefix('/') {
+                Some(p) => p.split_once('/').map_or((p, String::new()), |(n, r)| (n, format!("/{r}"))),
+                None => ("", String::new()),
+            };
+            let at = if name.is_empty() {
+                format!("{base}/parameters/properties")
+            } else {
+                format!("{base}/parameters/properties/{name}/default{rest}")
+            };
+            push(
+                Finding::error(code::CHAIN_PARAMETER_INVALID, at, format!("default value: {}", v.message))
+                    .with("keyword", v.keyword),
+            );
+        }
     }
 
     let mut node_ids: HashSet<&str> = HashSet::new();

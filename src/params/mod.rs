@@ -58,6 +58,28 @@ pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
         .collect())
 }
 
+/// Violations by the `default`s of the top-level parameters, each checked against its own
+/// property schema (constraints on the whole object, such as `required`, aside). Pointers
+/// are into the defaults object (`/name/...`).
+pub fn default_violations(chain: &Chain) -> Vec<crate::schemas::Violation> {
+    let Some(props) = chain.parameter_properties() else { return Vec::new() };
+    let defaults: Map<String, Value> =
+        props.iter().filter_map(|(k, s)| Some((k.clone(), s.get("default")?.clone()))).collect();
+    let Value::Object(root) = chain.parameters() else { return Vec::new() };
+    if defaults.is_empty() {
+        return Vec::new();
+    }
+    // Only `properties` applies to the defaults object, with whatever its `$ref`s may name.
+    let keep = ["$schema", "$id", "$defs", "definitions", "properties"];
+    let schema: Map<String, Value> =
+        root.iter().filter(|(k, _)| keep.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    match crate::schemas::compile(&Value::Object(schema)) {
+        Ok(schema) => schema.violations(&Value::Object(defaults)),
+        // A schema that does not compile is reported as parameters_schema_invalid.
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Apply defaults, then validate; refuse with `chain_parameter_invalid` listing every error.
 pub fn resolve(chain: &Chain, supplied: Map<String, Value>) -> Result<Map<String, Value>, Error> {
     let mut values = supplied;
@@ -126,6 +148,18 @@ mod tests {
         let c = chain(json!({"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}));
         let err = resolve(&c, Map::new()).unwrap_err();
         assert_eq!(err.details["path"], "/n");
+    }
+
+    #[test]
+    fn defaults_are_checked_against_their_own_property_schemas() {
+        let c = chain(json!({"type": "object", "required": ["other"], "$defs": {"small": {"maximum": 3}},
+            "properties": {"n": {"$ref": "#/$defs/small", "default": 5}, "ok": {"type": "string", "default": "x"},
+                           "list": {"type": "array", "items": {"type": "integer"}, "default": [1, "two"]},
+                           "other": {"type": "string"}}}));
+        let got: Vec<(String, String)> = default_violations(&c).into_iter().map(|v| (v.pointer, v.keyword)).collect();
+        assert_eq!(got, [("/n".to_owned(), "maximum".to_owned()), ("/list/1".to_owned(), "type".to_owned())]);
+        let fine = chain(json!({"type": "object", "properties": {"n": {"type": "integer", "default": 1}}}));
+        assert!(default_violations(&fine).is_empty());
     }
 
     #[test]
