@@ -105,8 +105,8 @@ pub struct ChainArgs {
     /// Skip only the manifest JSON-Schema check.
     #[arg(long)]
     pub skip_validation: bool,
-    /// Target host: a profile (compensation, subChains, maxDepth, secrets, deferredParameters)
-    /// or an `openwop capabilities --json` document.
+    /// Target host: a profile (compensation, subChains, maxDepth, secrets, deferredParameters,
+    /// nodeTypes) or an `openwop capabilities --json` document.
     #[arg(long, value_name = "FILE")]
     pub host: Option<PathBuf>,
     #[command(flatten)]

@@ -295,3 +295,34 @@ fn restore_sub_chain_refs(got: &mut Value, path: &std::path::Path) {
         config.insert("subChainRef".into(), Value::String(chain));
     }
 }
+
+/// A real chain whose only unresolved typeId is an application's own node type: refused with
+/// the registry as catalog, expanded once `--host` declares `feature.*`.
+#[test]
+fn host_profile_node_types_resolve_host_provided_type_ids() {
+    let Some(corpus) = common::corpus_dir() else { return };
+    let pack = corpus.join("registry/packs/core.openwop.workflows.starters/pack.json");
+    let catalog = corpus.join("registry/packs");
+    let vector: Value =
+        serde_json::from_slice(&std::fs::read(corpus.join("vectors/starters.webhook-notify.json")).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("params.json");
+    std::fs::write(&params, vector["params"].to_string()).unwrap();
+    let host = dir.path().join("host.json");
+    std::fs::write(&host, r#"{"nodeTypes": ["feature.*"]}"#).unwrap();
+    let (pack, catalog, params, host) =
+        (pack.to_str().unwrap(), catalog.to_str().unwrap(), params.to_str().unwrap(), host.to_str().unwrap());
+    let base = ["expand", pack, "--chain", "starters.webhook-notify", "--catalog", catalog, "--params", params];
+    let refused = run(&base);
+    assert_eq!(refused.status.code(), Some(1));
+    let env = envelope(&refused);
+    assert_eq!(env["error"], "chain_unresolvable_typeid", "{env}");
+    assert_eq!(env["details"]["typeId"], "feature.notifications.nodes.notify", "{env}");
+    let out = run(&[&base[..], &["--host", host, "--expansion-id", "t0k3"]].concat());
+    let v = stdout_json(&out);
+    assert!(common::json_eq(&v["nodes"], &vector["expected"]["nodes"]), "{}", v["nodes"]);
+    let bad = dir.path().join("bad-host.json");
+    std::fs::write(&bad, r#"{"nodeTypes": ["feat*ure"]}"#).unwrap();
+    let out = run(&[&base[..], &["--host", bad.to_str().unwrap()]].concat());
+    assert_eq!(envelope(&out)["details"]["pointer"], "/nodeTypes/0");
+}

@@ -204,15 +204,14 @@ impl Canvas {
             ui.checkbox(&mut self.snap, "Snap to grid");
             ui.checkbox(&mut self.minimap, "Minimap");
             ui.separator();
-            ui.label(
-                egui::RichText::new(format!(
-                    "{} nodes · {} edges · {} chain instances",
-                    wf.node_count(),
-                    wf.graph.edge_count(),
-                    self.cache.frames.len()
-                ))
-                .color(theme::TEXT_DIM),
-            );
+            let stats = egui::RichText::new(format!(
+                "{} nodes · {} edges · {} chain instances",
+                wf.node_count(),
+                wf.graph.edge_count(),
+                self.cache.frames.len()
+            ))
+            .color(theme::TEXT_DIM);
+            ui.add(egui::Label::new(stats).truncate());
         });
     }
 
@@ -269,7 +268,6 @@ impl Canvas {
                 chain_id: tile.chain_id.clone(),
                 at: (f64::from(at.x), f64::from(at.y)),
                 on_edge: edge,
-                screen: pointer,
             });
             return;
         }
@@ -323,8 +321,13 @@ impl Canvas {
         let mut labels = Vec::new();
         for link in &self.cache.links {
             let (a, b) = (positions[link.from], positions[link.to]);
-            let from = port_pos(card_rect(a), link.from_port, self.cache.cards[link.from].outputs.len(), true);
-            let to = port_pos(card_rect(b), link.to_port, self.cache.cards[link.to].inputs.len(), false);
+            let from = port_pos(
+                self.cache.rect(link.from, a),
+                link.from_port,
+                self.cache.cards[link.from].outputs.len(),
+                true,
+            );
+            let to = port_pos(self.cache.rect(link.to, b), link.to_port, self.cache.cards[link.to].inputs.len(), false);
             if !edge_bounds(from, to).intersects(visible) {
                 continue;
             }
@@ -343,19 +346,19 @@ impl Canvas {
             if zoom >= LOD_DETAIL
                 && let Some(label) = &link.label
             {
-                labels.push((bezier(from, to, 0.5), label.clone(), color));
+                labels.push((from, to, label.clone(), color));
             }
         }
 
         let mut visible_cards = Vec::new();
         for (i, card) in self.cache.cards.iter().enumerate() {
-            let rect = card_rect(positions[i]);
+            let rect = self.cache.rect(i, positions[i]);
             if rect.intersects(visible) || dragged.contains(card.id.as_str()) {
                 visible_cards.push(i);
             }
         }
         for &i in &visible_cards {
-            let rect = card_rect(positions[i]);
+            let rect = self.cache.rect(i, positions[i]);
             let card = &self.cache.cards[i];
             let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
             let selected = selection.nodes.contains(&card.id);
@@ -364,8 +367,18 @@ impl Canvas {
             self.node_interaction(&resp, i, selection, actions);
         }
 
-        for (at, text, color) in labels {
-            paint_pill(&painter, at, &text, color);
+        // A label slides along its edge off any card title it would cover.
+        let titles: Vec<Rect> = visible_cards
+            .iter()
+            .map(|&i| {
+                let r = self.cache.rect(i, positions[i]);
+                Rect::from_min_max(r.min, pos2(r.max.x, r.min.y + HEADER))
+            })
+            .collect();
+        for (from, to, text, color) in labels {
+            let galley = painter.layout_no_wrap(text, FontId::proportional(11.0), theme::TEXT);
+            let at = label_spot(from, to, galley.size() + vec2(10.0, 4.0), &titles);
+            paint_pill(&painter, at, galley, color);
         }
         if zoom >= LOD_PORTS {
             for &i in &visible_cards {
@@ -386,10 +399,10 @@ impl Canvas {
 
         if let Some(wire) = &self.wire {
             let card = &self.cache.cards[wire.from];
-            let from = port_pos(card_rect(positions[wire.from]), wire.port, card.outputs.len(), true);
+            let from = port_pos(self.cache.rect(wire.from, positions[wire.from]), wire.port, card.outputs.len(), true);
             let hit = self.input_port_at(wire.end, &positions);
             let end = hit.map_or(wire.end, |(n, p)| {
-                port_pos(card_rect(positions[n]), p, self.cache.cards[n].inputs.len(), false)
+                port_pos(self.cache.rect(n, positions[n]), p, self.cache.cards[n].inputs.len(), false)
             });
             let color = if hit.is_some() { theme::ACCENT } else { theme::TEXT_DIM };
             paint_edge(&painter, from, end, Stroke::new(px(zoom, 2.0), color), zoom);
@@ -423,7 +436,7 @@ impl Canvas {
         let frame = &self.cache.frames[fi];
         let mut r: Option<Rect> = None;
         for &n in &frame.nodes {
-            let c = card_rect(positions[n]);
+            let c = self.cache.rect(n, positions[n]);
             r = Some(r.map_or(c, |r| r.union(c)));
         }
         let r = r?.expand(FRAME_PAD);
@@ -507,9 +520,25 @@ impl Canvas {
         });
     }
 
-    /// Output ports take drags that become connections.
+    /// Output ports take drags that become connections; input ports are named for
+    /// assistive technology (and tests) and highlight on hover.
     fn port_handles(&mut self, ui: &Ui, i: usize, pos: Pos2) {
-        let rect = card_rect(pos);
+        let rect = self.cache.rect(i, pos);
+        let inputs = self.cache.cards[i].inputs.len();
+        for k in 0..inputs {
+            let card = &self.cache.cards[i];
+            let at = port_pos(rect, k, inputs, false);
+            let resp = ui.interact(
+                Rect::from_center_size(at, vec2(14.0, 14.0)),
+                Id::unique(("cs-in-port", &card.id, k)),
+                Sense::hover(),
+            );
+            let label = format!("Input {} of {}", card.inputs[k], card.id);
+            resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
+            if resp.hovered() {
+                ui.painter().circle_stroke(at, PORT_R + 3.0, Stroke::new(1.5, theme::ACCENT));
+            }
+        }
         let count = self.cache.cards[i].outputs.len();
         for p in 0..count {
             let card = &self.cache.cards[i];
@@ -578,7 +607,7 @@ impl Canvas {
                 selection.clear();
             }
             for (i, card) in self.cache.cards.iter().enumerate() {
-                if card_rect(positions[i]).intersects(m) {
+                if self.cache.rect(i, positions[i]).intersects(m) {
                     selection.nodes.insert(card.id.clone());
                 }
             }
@@ -611,13 +640,17 @@ impl Canvas {
         let mut best: Option<(f32, u64)> = None;
         for link in &self.cache.links {
             let from = port_pos(
-                card_rect(positions[link.from]),
+                self.cache.rect(link.from, positions[link.from]),
                 link.from_port,
                 self.cache.cards[link.from].outputs.len(),
                 true,
             );
-            let to =
-                port_pos(card_rect(positions[link.to]), link.to_port, self.cache.cards[link.to].inputs.len(), false);
+            let to = port_pos(
+                self.cache.rect(link.to, positions[link.to]),
+                link.to_port,
+                self.cache.cards[link.to].inputs.len(),
+                false,
+            );
             if !edge_bounds(from, to).expand(tol).contains(p) {
                 continue;
             }
@@ -634,7 +667,7 @@ impl Canvas {
     fn input_port_at(&self, p: Pos2, positions: &[Pos2]) -> Option<(usize, usize)> {
         let mut best: Option<(f32, usize, usize)> = None;
         for (i, card) in self.cache.cards.iter().enumerate() {
-            let rect = card_rect(positions[i]);
+            let rect = self.cache.rect(i, positions[i]);
             if !rect.expand(16.0).contains(p) {
                 continue;
             }
@@ -735,6 +768,8 @@ struct Card {
     marks: Vec<(&'static str, Color32, &'static str)>,
     color: Color32,
     instance: Option<usize>,
+    /// Taller than the layout's card when it has more ports than fit.
+    h: f32,
 }
 
 struct Link {
@@ -755,6 +790,11 @@ struct FrameView {
 }
 
 impl ViewCache {
+    /// The card `i` drawn with its top-left at `pos`.
+    fn rect(&self, i: usize, pos: Pos2) -> Rect {
+        Rect::from_min_size(pos, vec2(W, self.cards[i].h))
+    }
+
     fn build(wf: &Workflow, revision: (u64, u64), catalog: Option<&Catalog>) -> Self {
         let order = wf.nodes_in_order();
         let mut cards = Vec::with_capacity(order.len());
@@ -779,6 +819,7 @@ impl ViewCache {
                 marks: marks(node),
                 color: theme::type_color(node.type_id()),
                 instance: None,
+                h: H,
             });
         }
         let mut back = HashSet::new();
@@ -812,6 +853,7 @@ impl ViewCache {
             if card.outputs.is_empty() {
                 card.outputs.push("output".to_owned());
             }
+            card.h = card_height(card.inputs.len().max(card.outputs.len()));
         }
         let mut frames = Vec::new();
         for inst in wf.instances() {
@@ -825,7 +867,7 @@ impl ViewCache {
             frames
                 .push(FrameView { key: inst.key(), title: format!("{} · {}", inst.label, inst.expansion_id), nodes });
         }
-        let bounds = cards.iter().map(|c| card_rect(c.pos)).reduce(|a, b| a.union(b));
+        let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
         let minimap = minimap_cells(&cards, bounds);
         Self { revision: Some(revision), cards, by_id, links, frames, bounds, minimap }
     }
@@ -844,7 +886,7 @@ fn port_index(ports: &mut Vec<String>, name: &str) -> usize {
 fn minimap_cells(cards: &[Card], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
     let Some(b) = bounds else { return Vec::new() };
     if cards.len() <= MINIMAP_CARDS {
-        return cards.iter().map(|c| (card_rect(c.pos), 1)).collect();
+        return cards.iter().map(|c| (Rect::from_min_size(c.pos, vec2(W, c.h)), 1)).collect();
     }
     const COLS: usize = 96;
     const ROWS: usize = 64;
@@ -909,8 +951,17 @@ pub fn edge_label(edge: &crate::workflow::Edge) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
+/// A card of the layout's size (ghosts, drop footprints, framing).
 pub fn card_rect(pos: Pos2) -> Rect {
     Rect::from_min_size(pos, vec2(W, H))
+}
+
+/// Vertical room per port: a label line and a gap, so neither labels nor dots touch.
+const PORT_PITCH: f32 = 18.0;
+
+/// A card is the layout's height, or taller when its ports need more room.
+fn card_height(ports: usize) -> f32 {
+    H.max(PORT_TOP + ports as f32 * PORT_PITCH + 6.0)
 }
 
 fn port_pos(card: Rect, i: usize, n: usize, output: bool) -> Pos2 {
@@ -970,8 +1021,23 @@ fn paint_edge(painter: &egui::Painter, from: Pos2, to: Pos2, stroke: Stroke, zoo
     painter.add(Shape::convex_polygon(vec![tip, base + side, base - side], stroke.color, Stroke::NONE));
 }
 
-fn paint_pill(painter: &egui::Painter, at: Pos2, text: &str, color: Color32) {
-    let galley = painter.layout_no_wrap(text.to_owned(), FontId::proportional(11.0), theme::TEXT);
+/// Where along the curve from `from` to `to` a label of `size` goes: the middle, or the
+/// point nearest to it whose label covers none of `titles`; the middle when there is none.
+fn label_spot(from: Pos2, to: Pos2, size: Vec2, titles: &[Rect]) -> Pos2 {
+    let span = edge_bounds(from, to).expand2(size);
+    let near: Vec<&Rect> = titles.iter().filter(|t| t.intersects(span)).collect();
+    const TRIES: [f32; 9] = [0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82];
+    TRIES
+        .iter()
+        .map(|&t| bezier(from, to, t))
+        .find(|&p| {
+            let r = Rect::from_center_size(p, size);
+            !near.iter().any(|t| t.intersects(r))
+        })
+        .unwrap_or_else(|| bezier(from, to, 0.5))
+}
+
+fn paint_pill(painter: &egui::Painter, at: Pos2, galley: Arc<egui::Galley>, color: Color32) {
     let rect = Rect::from_center_size(at, galley.size() + vec2(10.0, 4.0));
     painter.rect_filled(rect, 8.0, Color32::from_rgb(30, 33, 40));
     painter.rect_stroke(rect, 8.0, Stroke::new(1.0, color), StrokeKind::Inside);
@@ -1062,7 +1128,12 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
     let parent_port = |id: &str, output: bool| {
         let i = *cache.by_id.get(id)?;
         let card = &cache.cards[i];
-        Some(port_pos(card_rect(positions[i]), 0, if output { card.outputs.len() } else { card.inputs.len() }, output))
+        Some(port_pos(
+            cache.rect(i, positions[i]),
+            0,
+            if output { card.outputs.len() } else { card.inputs.len() },
+            output,
+        ))
     };
     for e in &g.edges {
         let from = match &e.from {
@@ -1129,4 +1200,34 @@ fn paint_tile_ghost(painter: &egui::Painter, t: &TileTarget, zoom: f32) {
         painter.layout_no_wrap(text, FontId::proportional(13.0 / zoom.min(1.0)), theme::GHOST),
         theme::GHOST,
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_labels_move_off_card_titles() {
+        let (from, to) = (pos2(0.0, 0.0), pos2(400.0, 0.0));
+        let size = vec2(60.0, 16.0);
+        assert_eq!(label_spot(from, to, size, &[]), bezier(from, to, 0.5));
+        // A card title right where the middle of the edge is.
+        let title = Rect::from_center_size(bezier(from, to, 0.5), vec2(120.0, HEADER));
+        let at = label_spot(from, to, size, &[title]);
+        assert!(!Rect::from_center_size(at, size).intersects(title), "{at:?}");
+        // Covered everywhere: the middle, where it would have been.
+        let wall = Rect::from_min_max(pos2(-100.0, -50.0), pos2(500.0, 50.0));
+        assert_eq!(label_spot(from, to, size, &[wall]), bezier(from, to, 0.5));
+    }
+
+    #[test]
+    fn cards_grow_with_their_ports() {
+        assert_eq!(card_height(1), H);
+        let h = card_height(12);
+        assert!(h >= PORT_TOP + 12.0 * PORT_PITCH, "{h}");
+        // Neighbouring ports are at least a label line apart.
+        let card = Rect::from_min_size(Pos2::ZERO, vec2(W, h));
+        let gap = port_pos(card, 1, 12, false).y - port_pos(card, 0, 12, false).y;
+        assert!(gap >= PORT_PITCH - 0.01, "{gap}");
+    }
 }

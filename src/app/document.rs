@@ -142,13 +142,21 @@ pub struct Outcome {
     pub new_nodes: Vec<String>,
 }
 
+/// Revisions come from one process-wide counter: a cache keyed on a revision can never
+/// mistake a new document (which would otherwise start again at 0) for the one it drew.
+fn next_revision() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 pub struct Document {
     wf: Workflow,
     pub path: Option<PathBuf>,
     pub selection: Selection,
     undo: Vec<Step>,
     redo: Vec<Step>,
-    /// Bumped on every change, including undo and redo; caches key on it.
+    /// Changes on every change, including undo and redo, and is never shared by two
+    /// documents (a new or reopened one included); caches key on it.
     revision: u64,
     state: u64,
     next_state: u64,
@@ -163,7 +171,7 @@ impl Document {
             selection: Selection::default(),
             undo: Vec::new(),
             redo: Vec::new(),
-            revision: 0,
+            revision: next_revision(),
             state: 0,
             next_state: 1,
             saved_state: 0,
@@ -223,7 +231,7 @@ impl Document {
             self.undo.remove(0);
         }
         self.redo.clear();
-        self.revision += 1;
+        self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
         Ok(outcome)
     }
@@ -232,7 +240,7 @@ impl Document {
         let step = self.undo.pop()?;
         let inverse = apply_change(&mut self.wf, step.inverse);
         self.state = step.before;
-        self.revision += 1;
+        self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
         let label = step.label.clone();
         self.redo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
@@ -243,7 +251,7 @@ impl Document {
         let step = self.redo.pop()?;
         let inverse = apply_change(&mut self.wf, step.inverse);
         self.state = step.after;
-        self.revision += 1;
+        self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
         let label = step.label.clone();
         self.undo.push(Step { label: step.label, inverse, before: step.before, after: step.after });

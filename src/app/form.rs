@@ -12,14 +12,14 @@ use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
 use crate::params::{Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check};
 use crate::workflow::Workflow;
-use egui::{Id, Pos2, RichText, Stroke, StrokeKind, Ui};
+use egui::{Id, RichText, Stroke, StrokeKind, Ui};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Where the form's result goes.
 #[derive(Debug, Clone)]
 pub enum FormMode {
-    Insert { at: (f64, f64), on_edge: Option<DropEdge>, screen: Pos2 },
+    Insert { at: (f64, f64), on_edge: Option<DropEdge> },
     Reparameterise { key: String },
 }
 
@@ -50,14 +50,19 @@ pub struct FormSession {
     placed_revision: Option<u64>,
     selected_node: usize,
     stale: bool,
-    /// Where the window goes when it opens; the user may move it after that.
-    anchor: Option<Pos2>,
-    /// Whether the app has positioned the window (and framed the preview) yet.
+    /// Frames drawn so far: the canvas has its docked size from the second one on.
+    frames_shown: u32,
+    /// Whether the app has framed the preview on the canvas yet.
     pub positioned: bool,
+    /// A field to focus and scroll to on the next frame (an error summary entry was clicked).
+    focus: Option<String>,
 }
 
-/// The form window's opening size.
-pub const SIZE: [f32; 2] = [760.0, 470.0];
+/// The docked form's height when it first opens (the user may drag its edge).
+pub const HEIGHT: f32 = 380.0;
+
+/// The error summary scrolls past this height, so the buttons below it never move.
+const SUMMARY_HEIGHT: f32 = 64.0;
 
 /// What the user asked for this frame.
 pub enum FormEvent {
@@ -95,8 +100,9 @@ impl FormSession {
             placed_revision: None,
             selected_node: 0,
             stale: true,
-            anchor: None,
+            frames_shown: 0,
             positioned: false,
+            focus: None,
         }
     }
 
@@ -114,10 +120,9 @@ impl FormSession {
         self.blocked = Some(e);
     }
 
-    /// Open the window with its top-left corner here.
-    pub fn place_at(&mut self, pos: Pos2) {
-        self.anchor = Some(pos);
-        self.positioned = true;
+    /// Whether the canvas has been laid out beside the docked form (preview framing waits).
+    pub fn docked(&self) -> bool {
+        self.frames_shown >= 2
     }
 
     pub fn ghost(&self) -> Option<&Ghost> {
@@ -188,10 +193,14 @@ impl FormSession {
         self.stale = false;
     }
 
-    /// The form window. Returns what the user chose.
+    /// The form, docked below the canvas (the caller gives it a panel of its own, so it never
+    /// moves, never covers the inspector, and the canvas above frames the preview). Fields and
+    /// preview scroll inside; the problems and the buttons stay at the bottom. Returns what
+    /// the user chose.
+    #[allow(clippy::too_many_arguments)]
     pub fn show(
         &mut self,
-        ctx: &egui::Context,
+        ui: &mut Ui,
         trust: &Trust,
         pack: &Pack,
         wf: &Workflow,
@@ -202,58 +211,28 @@ impl FormSession {
             return Some(FormEvent::Cancel);
         };
         self.refresh(trust, pack, chain, wf, revision);
+        self.frames_shown = self.frames_shown.saturating_add(1);
         let (title, verb) = match &self.mode {
             FormMode::Insert { .. } => (format!("Insert “{}”", chain.label()), "Insert"),
             FormMode::Reparameterise { .. } => (format!("Parameters of “{}”", chain.label()), "Apply"),
         };
         let mut event = None;
-        let mut open = true;
-        let mut window = egui::Window::new(title)
-            .id(Id::unique("cs-form"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(SIZE)
-            .constrain(true);
-        if let Some(pos) = self.anchor.take() {
-            // A window dragged by its title bar keeps its stored position over `current_pos`
-            // (egui 0.37); for the one frame that places it, it is dragged anywhere.
-            window = window.current_pos(pos).drag_area(egui::WindowDrag::Anywhere);
-        } else if let FormMode::Insert { screen, .. } = &self.mode {
-            window = window.default_pos(*screen + egui::vec2(16.0, 16.0));
-        }
-        window.show(ctx, |ui| {
-            self.header(ui, chain, pack);
-            ui.separator();
-            let bottom = 96.0;
-            let height = (ui.available_height() - bottom).max(200.0);
-            ui.columns(2, |cols| {
-                egui::ScrollArea::vertical().id_salt("cs-form-fields").max_height(height).show(&mut cols[0], |ui| {
-                    if self.form.fields.is_empty() {
-                        ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
-                    }
-                    let fields = self.form.fields.clone();
-                    for field in &fields {
-                        self.field(ui, field);
-                    }
-                });
-                egui::ScrollArea::vertical().id_salt("cs-form-preview").max_height(height).show(&mut cols[1], |ui| {
-                    ui.label(RichText::new("Preview").heading());
-                    match &self.expansion {
-                        Some(Ok(exp)) => {
-                            let before = self.selected_node;
-                            preview::show_pane(ui, chain, exp, &mut self.selected_node);
-                            if before != self.selected_node {
-                                actions.push(Action::SelectGhost(self.selected_node));
-                            }
-                        }
-                        Some(Err(e)) => refusal(ui, e),
-                        None => {}
-                    }
-                });
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            ui.add(egui::Label::new(RichText::new(&title).heading()).truncate());
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.small_button("🗙").on_hover_text("Cancel (Esc)").clicked() {
+                    event = Some(FormEvent::Cancel);
+                }
             });
-            ui.separator();
-            self.summary(ui);
+        });
+        self.header(ui, chain, pack);
+        egui::Panel::bottom(Id::unique("cs-form-actions")).show(ui, |ui| {
+            ui.add_space(4.0);
+            egui::ScrollArea::vertical().id_salt("cs-form-summary").max_height(SUMMARY_HEIGHT).show(ui, |ui| {
+                self.summary(ui);
+            });
+            ui.add_space(2.0);
             ui.horizontal(|ui| {
                 let valid = self.is_valid();
                 let insert = ui.add_enabled(valid, egui::Button::new(RichText::new(verb).strong()));
@@ -269,16 +248,55 @@ impl FormSession {
                 }
                 ui.label(RichText::new("Ctrl+Enter inserts · Esc cancels").small().color(theme::TEXT_DIM));
             });
-            if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
-                if self.is_valid() {
-                    event = Some(FormEvent::Submit);
-                } else {
-                    self.show_all = true;
-                }
-            }
+            ui.add_space(2.0);
         });
-        if !open || ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
+        let height = ui.available_height();
+        ui.columns(2, |cols| {
+            egui::ScrollArea::vertical().id_salt("cs-form-fields").max_height(height).auto_shrink([false, false]).show(
+                &mut cols[0],
+                |ui| {
+                    if self.form.fields.is_empty() {
+                        ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
+                    }
+                    let fields = self.form.fields.clone();
+                    for field in &fields {
+                        self.field(ui, field);
+                    }
+                },
+            );
+            egui::ScrollArea::vertical()
+                .id_salt("cs-form-preview")
+                .max_height(height)
+                .auto_shrink([false, false])
+                .show(&mut cols[1], |ui| {
+                    ui.label(RichText::new("Preview").strong());
+                    match &self.expansion {
+                        Some(Ok(exp)) => {
+                            let before = self.selected_node;
+                            preview::show_pane(ui, chain, exp, &mut self.selected_node);
+                            if before != self.selected_node {
+                                actions.push(Action::SelectGhost(self.selected_node));
+                            }
+                        }
+                        Some(Err(e)) => refusal(ui, e),
+                        None => {}
+                    }
+                });
+        });
+        let ctx = ui.ctx();
+        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
+            if self.is_valid() {
+                event = Some(FormEvent::Submit);
+            } else {
+                self.show_all = true;
+            }
+        }
+        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
             event = Some(FormEvent::Cancel);
+        }
+        // A value changed while drawing: validate and preview it now, not at the next mouse move.
+        if self.stale {
+            ctx.request_repaint();
         }
         event
     }
@@ -309,7 +327,7 @@ impl FormSession {
         }
     }
 
-    fn summary(&self, ui: &mut Ui) {
+    fn summary(&mut self, ui: &mut Ui) {
         if let Some(e) = self.blocked.as_ref().or(self.refusal.as_ref()) {
             refusal(ui, e);
             return;
@@ -337,12 +355,24 @@ impl FormSession {
             RichText::new(format!("chain_parameter_invalid — {count} problem{}:", if count == 1 { "" } else { "s" }))
                 .color(theme::ERROR),
         );
+        // Each entry is a link to the field it is about.
+        let mut entries: Vec<(String, String)> = Vec::new();
         for e in &self.errors {
             let path = if e.path.is_empty() { "/" } else { e.path.as_str() };
-            ui.label(RichText::new(format!("{path}  {}", e.message)).monospace().small().color(theme::ERROR));
+            let field = owner_field(&self.form.fields, e, &self.values);
+            entries.push((format!("{path}  {}", e.message), field.unwrap_or_default()));
         }
         for (ptr, msg) in &self.parse_errors {
-            ui.label(RichText::new(format!("{ptr}  {msg}")).monospace().small().color(theme::ERROR));
+            entries.push((format!("{ptr}  {msg}"), ptr.clone()));
+        }
+        for (text, field) in entries {
+            let link = egui::Label::new(RichText::new(text).monospace().small().color(theme::ERROR).underline())
+                .sense(egui::Sense::click());
+            let r = ui.add(link);
+            if !field.is_empty() && r.on_hover_text("Go to this field").clicked() {
+                self.focus = Some(field);
+                self.show_all = true;
+            }
         }
     }
 
@@ -357,9 +387,11 @@ impl FormSession {
             Vec::new()
         };
         if let FieldKind::Object(children) = &field.kind {
-            let header = ui.label(RichText::new(&label_text).strong());
-            if !field.description.is_empty() {
-                header.on_hover_text(&field.description);
+            let header = field_label(ui, field, &label_text);
+            let header = if field.description.is_empty() { header } else { header.on_hover_text(&field.description) };
+            if self.focus.as_deref() == Some(field.pointer.as_str()) {
+                self.focus = None;
+                header.scroll_to_me(Some(egui::Align::Min));
             }
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 for child in children {
@@ -369,9 +401,15 @@ impl FormSession {
             error_lines(ui, &shown_errors);
             return;
         }
-        let label = ui.label(RichText::new(&label_text).strong());
+        let label = field_label(ui, field, &label_text);
         let label = if field.description.is_empty() { label } else { label.on_hover_text(&field.description) };
         let response = ui.horizontal(|ui| self.widget(ui, field, value, label.id)).inner;
+        if self.focus.as_deref() == Some(field.pointer.as_str()) {
+            self.focus = None;
+            let target = response.as_ref().unwrap_or(&label);
+            target.request_focus();
+            target.scroll_to_me(Some(egui::Align::Center));
+        }
         if let Some(r) = &response {
             if r.changed() || r.lost_focus() {
                 self.touched.insert(field.pointer.clone());
@@ -439,36 +477,22 @@ impl FormSession {
                 }
             }
             FieldKind::Number | FieldKind::Integer => {
+                // A text box, not a drag value: what is typed stays as typed (`abc`, `2.5` in
+                // an integer field) and the schema says what is wrong with it.
                 let integer = field.kind == FieldKind::Integer;
-                match value.as_ref().and_then(Value::as_f64) {
-                    Some(mut n) => {
-                        let mut dv = egui::DragValue::new(&mut n).speed(if integer { 1.0 } else { 0.01 });
-                        if integer {
-                            dv = dv.fixed_decimals(0);
-                        }
-                        let r = ui.add(dv).labelled_by(label);
-                        if r.changed() {
-                            set = Some(Some(number(n, integer)));
-                        }
-                        if let Some(b) = bounds_hint(field) {
-                            ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
-                        }
-                        if !field.required && ui.small_button("🗙").on_hover_text("Unset").clicked() {
-                            set = Some(None);
-                        }
-                        Some(r)
-                    }
-                    None => {
-                        let r = ui.button("Set a value").labelled_by(label);
-                        if r.clicked() {
-                            let start = field.default.clone().unwrap_or_else(|| {
-                                number(field.minimum.or(field.exclusive_minimum).unwrap_or(0.0), integer)
-                            });
-                            set = Some(Some(start));
-                        }
-                        Some(r)
-                    }
+                let mut text =
+                    self.raw_text.get(&ptr).cloned().unwrap_or_else(|| value.as_ref().map(display).unwrap_or_default());
+                let hint = if integer { "whole number" } else { "number" };
+                let edit = egui::TextEdit::singleline(&mut text).desired_width(140.0).hint_text(hint);
+                let r = ui.add(edit).labelled_by(label);
+                if r.changed() {
+                    set = Some(typed_number(&text));
+                    self.raw_text.insert(ptr.clone(), text);
                 }
+                if let Some(b) = bounds_hint(field) {
+                    ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
+                }
+                Some(r)
             }
             FieldKind::Boolean => {
                 let mut b = value.as_ref().and_then(Value::as_bool).unwrap_or(false);
@@ -480,7 +504,7 @@ impl FormSession {
             }
             FieldKind::Array(kind) => {
                 let items = value.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
-                let (new_items, r) = array_rows(ui, field, *kind, items);
+                let (new_items, r) = array_rows(ui, field, *kind, items, &mut self.raw_text);
                 if let Some(items) = new_items {
                     set = Some(Some(Value::Array(items)));
                 }
@@ -538,6 +562,7 @@ fn array_rows(
     field: &Field,
     kind: ScalarKind,
     mut items: Vec<Value>,
+    raw_text: &mut HashMap<String, String>,
 ) -> (Option<Vec<Value>>, Option<egui::Response>) {
     let mut changed = false;
     let mut response: Option<egui::Response> = None;
@@ -556,11 +581,12 @@ fn array_rows(
                         r
                     }
                     ScalarKind::Number | ScalarKind::Integer => {
-                        let integer = kind == ScalarKind::Integer;
-                        let mut x = item.as_f64().unwrap_or(0.0);
-                        let r = ui.add(egui::DragValue::new(&mut x).speed(if integer { 1.0 } else { 0.01 }));
+                        let key = format!("{}/{i}", field.pointer);
+                        let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
+                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(120.0));
                         if r.changed() {
-                            *item = number(x, integer);
+                            *item = typed_number(&text).unwrap_or(Value::Null);
+                            raw_text.insert(key, text);
                         }
                         r
                     }
@@ -589,6 +615,11 @@ fn array_rows(
                     action = Some((i, 0));
                 }
             });
+        }
+        if action.is_some() {
+            // Rows move: typed texts would stick to the wrong row.
+            let prefix = format!("{}/", field.pointer);
+            raw_text.retain(|k, _| !k.starts_with(&prefix));
         }
         match action {
             Some((i, 0)) => {
@@ -626,6 +657,19 @@ fn array_rows(
     (changed.then_some(items), response)
 }
 
+/// A field's label, with the property name small beside it when the label is not the name
+/// itself (a schema `title`, or the name humanised), so `{{params.NAME}}` can be matched up.
+fn field_label(ui: &mut Ui, field: &Field, text: &str) -> egui::Response {
+    ui.horizontal_wrapped(|ui| {
+        let label = ui.label(RichText::new(text).strong());
+        if field.title != field.name {
+            ui.label(RichText::new(&field.name).monospace().small().color(theme::TEXT_DIM));
+        }
+        label
+    })
+    .inner
+}
+
 fn error_lines(ui: &mut Ui, errors: &[String]) {
     for e in errors {
         ui.label(RichText::new(format!("⚠ {e}")).small().color(theme::ERROR));
@@ -649,11 +693,16 @@ fn display(v: &Value) -> String {
     }
 }
 
-fn number(n: f64, integer: bool) -> Value {
-    if integer && n.is_finite() {
-        Value::from(n.round() as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+/// The value of a number typed as text: a JSON number when it reads as one, else the text
+/// itself, which the schema then refuses with its own message. Empty text unsets the value.
+fn typed_number(text: &str) -> Option<Value> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(v @ Value::Number(_)) => Some(v),
+        _ => Some(Value::String(text.to_owned())),
     }
 }
 
@@ -704,6 +753,24 @@ fn map_errors(fields: &[Field], errors: &[ParamError], values: &Map<String, Valu
         }
     }
     out
+}
+
+/// The field an error entry should lead to: the first missing field for `required`, else the
+/// deepest field whose pointer holds the error's path.
+fn owner_field(fields: &[Field], e: &ParamError, values: &Map<String, Value>) -> Option<String> {
+    let mut all = Vec::new();
+    flatten(fields, "", &mut all);
+    if e.keyword == "required" {
+        return all
+            .iter()
+            .find(|(parent, f)| *parent == e.path && f.required && get(values, &f.pointer).is_none())
+            .map(|(_, f)| f.pointer.clone());
+    }
+    all.iter()
+        .map(|(_, f)| f)
+        .filter(|f| e.path == f.pointer || e.path.starts_with(&format!("{}/", f.pointer)))
+        .max_by_key(|f| f.pointer.len())
+        .map(|f| f.pointer.clone())
 }
 
 fn flatten<'a>(fields: &'a [Field], parent: &str, out: &mut Vec<(String, &'a Field)>) {
@@ -782,15 +849,17 @@ mod tests {
         ];
         let values = json!({"tags": ["a", 3], "owner": {}}).as_object().unwrap().clone();
         let map = map_errors(&form.fields, &errors, &values);
-        assert_eq!(map["/name"], ["name is required"]);
+        assert_eq!(map["/name"], ["Name is required"]);
         assert_eq!(map["/tags"], ["3 is not a string"]);
-        assert_eq!(map["/owner/email"], ["email is required"]);
+        assert_eq!(map["/owner/email"], ["Email is required"]);
     }
 
     #[test]
-    fn integers_stay_integers() {
-        assert_eq!(number(3.0, true), json!(3));
-        assert_eq!(number(0.5, false), json!(0.5));
-        assert_eq!(number(f64::NAN, false), Value::Null);
+    fn typed_numbers_are_kept_as_typed() {
+        assert_eq!(typed_number("3"), Some(json!(3)));
+        assert_eq!(typed_number(" 2.5 "), Some(json!(2.5)));
+        assert_eq!(typed_number("abc"), Some(json!("abc")));
+        assert_eq!(typed_number("1."), Some(json!("1.")));
+        assert_eq!(typed_number("  "), None);
     }
 }

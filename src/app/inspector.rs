@@ -11,6 +11,10 @@ use egui::{Id, RichText, Ui};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// The key column of the inspector's grids: wide enough for its longest key ("chainVersion"),
+/// so that truncating long values never cuts a key.
+const KEY_WIDTH: f32 = 96.0;
+
 const TRIGGER_RULES: [&str; 5] = ["all_success", "any_success", "all_complete", "none_failed", "any_failed"];
 
 #[derive(Default)]
@@ -32,6 +36,9 @@ struct JsonEdit {
 impl Inspector {
     pub fn show(&mut self, ui: &mut Ui, wf: &Workflow, selection: &Selection, actions: &mut Vec<Action>) {
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            // Long names and ids are cut with an ellipsis (the full text on hover): the panel
+            // keeps the width the user gave it.
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
             ui.add_space(4.0);
             let nodes = selection.nodes.len();
             let edges = selection.edges.len();
@@ -62,7 +69,7 @@ impl Inspector {
 
     fn workflow(&mut self, ui: &mut Ui, wf: &Workflow, actions: &mut Vec<Action>) {
         ui.heading("Workflow");
-        egui::Grid::new("cs-wf-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+        egui::Grid::new("cs-wf-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
             let label = ui.label("name").id;
             if let Some(v) = self.text_field(ui, "wf:name", wf.name(), label) {
                 actions.push(Action::Doc(Command::SetMember {
@@ -99,7 +106,7 @@ impl Inspector {
         let Some(ix) = wf.node(id) else { return };
         let node = &wf.graph[ix];
         ui.heading("Node");
-        egui::Grid::new("cs-node-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+        egui::Grid::new("cs-node-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
             ui.label("id");
             ui.add(egui::Label::new(RichText::new(id).monospace()).selectable(true));
             ui.end_row();
@@ -152,7 +159,7 @@ impl Inspector {
         let set = |key: &str, value: Option<Value>| {
             Action::Doc(Command::SetMember { target: Target::Edge(seq), key: key.to_owned(), value })
         };
-        egui::Grid::new("cs-edge-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+        egui::Grid::new("cs-edge-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
             ui.label("id");
             ui.label(RichText::new(edge.id()).monospace());
             ui.end_row();
@@ -202,7 +209,7 @@ impl Inspector {
     fn instance(&mut self, ui: &mut Ui, wf: &Workflow, key: &str, actions: &mut Vec<Action>) {
         let Some(inst) = wf.instance(key) else { return };
         ui.heading("Chain instance");
-        egui::Grid::new("cs-inst-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+        egui::Grid::new("cs-inst-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
             for (k, v) in [
                 ("label", inst.label.as_str()),
                 ("chainId", inst.chain_id.as_str()),

@@ -7,6 +7,7 @@
 //! every model change goes through the document's undoable commands.
 
 mod canvas;
+mod dialogs;
 mod document;
 mod files;
 mod form;
@@ -27,6 +28,7 @@ use crate::error::{Error, code};
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::{ExportMode, Workflow};
 use canvas::{Canvas, CanvasCtx};
+use dialogs::Purpose;
 use document::{Command, Document, clipboard_json, edge_by_seq, parse_clipboard};
 use egui::{Key, KeyboardShortcut, Modifiers, Pos2, Rect, RichText, Ui};
 use form::{FormEvent, FormMode, FormSession};
@@ -44,7 +46,12 @@ pub(crate) enum Action {
     Doc(Command),
     Undo,
     Redo,
-    OpenInsertForm { pack: usize, chain_id: String, at: (f64, f64), on_edge: Option<u64>, screen: Pos2 },
+    OpenInsertForm {
+        pack: usize,
+        chain_id: String,
+        at: (f64, f64),
+        on_edge: Option<u64>,
+    },
     EditInstance(String),
     SelectGhost(usize),
     DeleteSelection,
@@ -61,6 +68,9 @@ pub(crate) enum Action {
     Export(ExportMode),
     CopyJson,
     Publish(publish::Subject),
+    /// Add these typeIds or `prefix*` patterns to the host profile's node types.
+    DeclareHostTypes(Vec<String>),
+    OpenSettings,
     Quit,
 }
 
@@ -101,6 +111,8 @@ const APP_ID: &str = "chainsmith";
 
 pub struct App {
     packs: Vec<Pack>,
+    /// Manifests of the packs the editor started with (the palette groups them apart).
+    samples: std::collections::HashSet<PathBuf>,
     failures: Vec<Error>,
     /// The node-pack catalog of the loaded node packs, with the host profile and trust policy
     /// from the Settings window: what `chainsmith inline` uses with `--catalog` pointing at the
@@ -116,7 +128,9 @@ pub struct App {
     problems: Problems,
     form: Option<FormSession>,
     publish: Option<publish::Publish>,
-    dialogs: Box<dyn FileDialogs>,
+    dialogs: dialogs::Dialogs,
+    /// What waits for a save to finish (the unsaved-changes question was answered "Save").
+    after_save: Option<Pending>,
     recovery: Recovery,
     offer: Option<Recovered>,
     settings: Settings,
@@ -146,7 +160,9 @@ impl App {
         };
         let mut palette = Palette::default();
         palette.show_internal = settings.show_internal;
+        let samples = opts.packs.packs.iter().map(|p| p.source.clone()).collect();
         let mut app = Self {
+            samples,
             packs: opts.packs.packs,
             failures: opts.packs.failures,
             trust: Trust::default(),
@@ -159,7 +175,8 @@ impl App {
             problems,
             form: None,
             publish: None,
-            dialogs: opts.dialogs,
+            dialogs: dialogs::Dialogs::new(opts.dialogs),
+            after_save: None,
             recovery,
             offer,
             settings,
@@ -224,6 +241,16 @@ impl App {
         }
     }
 
+    /// Whether the editor has been told it may close (a quit that nothing holds up any more).
+    pub fn quit_requested(&self) -> bool {
+        self.allow_close
+    }
+
+    /// The chain whose "why is it blocked" explanation is open: its chainId.
+    pub fn explained_chain(&self) -> Option<&str> {
+        self.palette.explained().map(|(_, c)| c)
+    }
+
     pub fn form_is_open(&self) -> bool {
         self.form.is_some()
     }
@@ -269,27 +296,52 @@ impl App {
     pub fn show(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
         if !self.themed {
+            // Fonts apply from the next frame on: draw nothing with the old ones.
             theme::apply(&ctx);
             self.themed = true;
+            ctx.request_repaint();
+            return;
         }
         self.first_frame.get_or_insert_with(Instant::now);
         self.shortcuts(&ctx);
         self.dropped_files(&ctx);
 
         egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui));
+        self.dialogs.prefer_in_app = self.settings.in_app_dialogs;
+        self.problems.dialogs_note = self.dialogs.describe();
         egui::Panel::bottom("cs-problems").show(ui, |ui| {
             if let Some(ProblemPick::Node(id)) = self.problems.show(ui, self.doc.workflow()) {
                 self.doc.selection.only_node(&id);
             }
         });
         egui::Panel::left("cs-palette").default_size(290.0).size_range(220.0..=520.0).show(ui, |ui| {
-            let catalog = self.trust.catalog.as_ref();
-            self.palette.show(ui, &self.packs, &self.reports, catalog, &self.failures, &mut self.actions);
+            let cx = palette::PaletteCtx {
+                packs: &self.packs,
+                reports: &self.reports,
+                catalog: self.trust.catalog.as_ref(),
+                failures: &self.failures,
+                samples: &self.samples,
+            };
+            self.palette.show(ui, cx, &mut self.actions);
         });
         egui::Panel::right("cs-inspector").default_size(330.0).size_range(240.0..=640.0).show(ui, |ui| {
             let (wf, selection) = self.doc.parts();
             self.inspector.show(ui, wf, selection, &mut self.actions);
         });
+        let mut form_event = None;
+        if let Some(form) = &mut self.form {
+            let revision = self.doc.revision();
+            let (packs, trust, wf, actions) = (&self.packs, &self.trust, self.doc.workflow(), &mut self.actions);
+            egui::Panel::bottom("cs-form").resizable(true).default_size(form::HEIGHT).size_range(240.0..=720.0).show(
+                ui,
+                |ui| {
+                    form_event = match packs.get(form.pack) {
+                        Some(pack) => form.show(ui, trust, pack, wf, revision, actions),
+                        None => Some(FormEvent::Cancel),
+                    };
+                },
+            );
+        }
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let revision = (self.doc.revision(), self.catalog_gen);
             let ghost = self.form.as_ref().and_then(FormSession::ghost);
@@ -298,17 +350,10 @@ impl App {
             self.canvas.show(ui, CanvasCtx { wf, revision, catalog, selection, ghost, actions: &mut self.actions });
         });
 
-        if let Some(form) = &mut self.form {
-            let revision = self.doc.revision();
-            let event = match self.packs.get(form.pack) {
-                Some(pack) => form.show(&ctx, &self.trust, pack, self.doc.workflow(), revision, &mut self.actions),
-                None => Some(FormEvent::Cancel),
-            };
-            match event {
-                Some(FormEvent::Submit) => self.submit_form(),
-                Some(FormEvent::Cancel) => self.form = None,
-                None => {}
-            }
+        match form_event {
+            Some(FormEvent::Submit) => self.submit_form(),
+            Some(FormEvent::Cancel) => self.form = None,
+            None => {}
         }
         if let Some(publish) = &mut self.publish {
             let src = publish::Sources {
@@ -318,22 +363,30 @@ impl App {
                 catalog: self.trust.catalog.as_ref(),
                 catalog_gen: self.catalog_gen,
             };
-            if !publish.show(&ctx, &src, self.dialogs.as_mut()) {
+            if !publish.show(&ctx, &src, self.dialogs.system()) {
                 self.publish = None;
             }
         }
         self.trust_settings_window(&ctx);
+        if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
+            self.answered(purpose, chosen);
+        }
         self.place_form(&ctx);
         self.modals(&ctx);
         self.process(&ctx);
         self.housekeeping(&ctx);
     }
 
-    /// Open a new form at the bottom of the canvas, left edge at the drop point where it
-    /// fits, and frame what it changes (the ghosts, or the instance) in the space above.
+    /// Once the canvas has made room for the docked form, frame what the form changes (the
+    /// ghosts and the parent nodes they wire to, or the instance) in the canvas.
     fn place_form(&mut self, ctx: &egui::Context) {
         let Some(form) = &mut self.form else { return };
         if form.positioned {
+            return;
+        }
+        // Until it is framed, keep drawing: no input may come to ask for the next frame.
+        ctx.request_repaint();
+        if !form.docked() {
             return;
         }
         let region = match (&form.mode, form.ghost()) {
@@ -360,22 +413,15 @@ impl App {
                     })
                     .reduce(Rect::union)
             }),
-            // The preview is not computed yet, or was refused: wait a frame, or place anyway.
+            // The preview is not computed yet, or was refused: wait a frame, or leave the view.
             (FormMode::Insert { .. }, None) if form.refusal.is_none() => return,
             (FormMode::Insert { .. }, None) => None,
         };
-        let canvas = self.canvas.screen_rect();
-        let screen = ctx.content_rect();
-        let size = egui::vec2(form::SIZE[0], form::SIZE[1]);
-        let left = match &form.mode {
-            FormMode::Insert { screen: drop, .. } => drop.x - 40.0,
-            FormMode::Reparameterise { .. } => canvas.min.x + 12.0,
-        };
-        let x = left.clamp(screen.min.x + 8.0, (screen.max.x - size.x - 8.0).max(screen.min.x));
-        let y = (canvas.max.y - size.y - 8.0).max(canvas.min.y);
-        form.place_at(egui::pos2(x, y));
+        form.positioned = true;
         if let Some(region) = region {
-            let band = Rect::from_min_max(canvas.min + egui::vec2(8.0, 8.0), egui::pos2(canvas.max.x - 8.0, y - 8.0));
+            let canvas = self.canvas.screen_rect();
+            // Below the canvas toolbar's row, clear of the minimap in the bottom-right corner.
+            let band = Rect::from_min_max(canvas.min + egui::vec2(8.0, 8.0), canvas.max - egui::vec2(8.0, 8.0));
             self.canvas.frame_region(region, band);
         }
     }
@@ -550,8 +596,8 @@ impl App {
                         self.problems.status(format!("Redid {label}"));
                     }
                 }
-                Action::OpenInsertForm { pack, chain_id, at, on_edge, screen } => {
-                    self.open_insert_form(pack, &chain_id, at, on_edge, screen);
+                Action::OpenInsertForm { pack, chain_id, at, on_edge } => {
+                    self.open_insert_form(pack, &chain_id, at, on_edge);
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::SelectGhost(i) => {
@@ -587,26 +633,17 @@ impl App {
                 }
                 Action::FitView => self.canvas.request_fit(),
                 Action::New => self.guard(Pending::New),
-                Action::Open => {
-                    let paths = self.dialogs.open_files();
-                    self.open_paths(&paths);
-                }
-                Action::OpenFolder => {
-                    if let Some(p) = self.dialogs.open_folder() {
-                        self.open_paths(&[p]);
-                    }
-                }
+                Action::Open => self.ask(Purpose::Open),
+                Action::OpenFolder => self.ask(Purpose::OpenFolder),
                 Action::OpenPaths(paths) => self.open_paths(&paths),
-                Action::Save => {
-                    match self.doc.path.clone() {
-                        Some(p) => self.save_to(&p),
-                        None => self.save_as(),
-                    };
-                }
-                Action::SaveAs => {
-                    self.save_as();
-                }
-                Action::Export(mode) => self.export(mode),
+                Action::Save => match self.doc.path.clone() {
+                    Some(p) => {
+                        self.save_to(&p);
+                    }
+                    None => self.ask(Purpose::Save),
+                },
+                Action::SaveAs => self.ask(Purpose::Save),
+                Action::Export(mode) => self.ask(Purpose::Export(mode)),
                 Action::CopyJson => {
                     let json = self.doc.workflow().to_json(ExportMode::Faithful);
                     ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
@@ -614,6 +651,17 @@ impl App {
                 }
                 Action::Quit => self.guard(Pending::Quit),
                 Action::Publish(subject) => publish::Publish::open(&mut self.publish, subject),
+                Action::DeclareHostTypes(patterns) => {
+                    let host = &mut self.settings.trust.host.node_types;
+                    for p in &patterns {
+                        if !host.contains(p) {
+                            host.push(p.clone());
+                        }
+                    }
+                    self.apply_trust_settings(false);
+                    self.problems.status(format!("The host profile now provides {}", patterns.join(", ")));
+                }
+                Action::OpenSettings => self.trust_window.open = true,
             }
         }
     }
@@ -637,7 +685,7 @@ impl App {
         }
     }
 
-    fn open_insert_form(&mut self, pack: usize, chain_id: &str, at: (f64, f64), on_edge: Option<u64>, screen: Pos2) {
+    fn open_insert_form(&mut self, pack: usize, chain_id: &str, at: (f64, f64), on_edge: Option<u64>) {
         let Some(chain) = self.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
         let wf = self.doc.workflow();
         let on_edge = on_edge.and_then(|seq| {
@@ -645,12 +693,14 @@ impl App {
             Some(DropEdge { id: e.id().to_owned(), source: e.source().to_owned(), target: e.target().to_owned() })
         });
         let id = preview::fresh_expansion_id(chain, wf);
-        let mode = FormMode::Insert { at, on_edge, screen };
-        let mut form = FormSession::new(pack, chain, mode, id, None);
         if let Some(e) = self.trust.check_chain(&self.packs[pack], chain_id).refusal() {
-            form.block(e);
+            // Nothing to fill in: say why instead of opening a form that cannot insert.
+            self.palette.explain(pack, chain_id);
+            self.problems.error(e);
+            return;
         }
-        self.form = Some(form);
+        let mode = FormMode::Insert { at, on_edge };
+        self.form = Some(FormSession::new(pack, chain, mode, id, None));
     }
 
     fn open_instance_form(&mut self, key: &str) {
@@ -792,11 +842,48 @@ impl App {
         }
     }
 
-    fn save_as(&mut self) -> bool {
-        let name = files::suggested_name(self.doc.workflow());
-        match self.dialogs.save_file("Save workflow", &name) {
-            Some(p) => self.save_to(&p),
-            None => false,
+    /// Ask for a file or folder; the answer is handled in [`App::answered`], at once for the
+    /// system dialog, frames later for the in-app one.
+    fn ask(&mut self, purpose: Purpose) {
+        let suggested = match &purpose {
+            Purpose::Save => files::suggested_name(self.doc.workflow()),
+            Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
+            _ => String::new(),
+        };
+        // The in-app dialog starts beside the workflow's file, else the last file opened.
+        let start = self.doc.path.as_deref().or_else(|| self.settings.recent.first().map(PathBuf::as_path));
+        let start = start.and_then(|p| if p.is_dir() { Some(p) } else { p.parent() }).map(Path::to_path_buf);
+        if let Some(chosen) = self.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
+            self.answered(purpose, chosen);
+        } else if !self.dialogs.uses_system() {
+            self.problems.status(self.dialogs.describe());
+        }
+    }
+
+    /// What was chosen in a file dialog (nothing: cancelled).
+    fn answered(&mut self, purpose: Purpose, chosen: Vec<PathBuf>) {
+        let Some(first) = chosen.first().cloned() else {
+            if purpose == Purpose::Save {
+                self.after_save = None;
+            }
+            return;
+        };
+        match purpose {
+            Purpose::Open => self.open_paths(&chosen),
+            Purpose::OpenFolder => self.open_paths(&[first]),
+            Purpose::Save => {
+                if self.save_to(&first)
+                    && let Some(next) = self.after_save.take()
+                {
+                    self.run_pending(next);
+                }
+            }
+            Purpose::Export(mode) => self.export_to(&first, mode),
+            Purpose::TrustedKeys => {
+                // Choosing the same folder again re-reads it (a key file may have been added).
+                self.settings.trust.trusted_keys = Some(first);
+                self.apply_trust_settings(true);
+            }
         }
     }
 
@@ -818,15 +905,8 @@ impl App {
         }
     }
 
-    fn export(&mut self, mode: ExportMode) {
-        let base = files::suggested_name(self.doc.workflow());
-        let name = base.replace(".json", ".expanded.json");
-        let title = match mode {
-            ExportMode::Faithful => "Export expanded workflow (spec-faithful)",
-            ExportMode::StrictSchema => "Export expanded workflow (strict schema)",
-        };
-        let Some(path) = self.dialogs.save_file(title, &name) else { return };
-        match self.doc.workflow().save(&path, mode) {
+    fn export_to(&mut self, path: &Path, mode: ExportMode) {
+        match self.doc.workflow().save(path, mode) {
             Ok(()) => {
                 let lints = self.doc.workflow().lint(mode);
                 self.problems.status(format!("Exported {} ({} finding(s))", path.display(), lints.len()));
@@ -889,15 +969,21 @@ impl App {
                 });
             });
             match answer {
-                Some(0) => {
-                    let saved = match self.doc.path.clone() {
-                        Some(p) => self.save_to(&p),
-                        None => self.save_as(),
-                    };
-                    if saved && let Some(next) = self.pending.take() {
-                        self.run_pending(next);
+                Some(0) => match self.doc.path.clone() {
+                    Some(p) => {
+                        if self.save_to(&p)
+                            && let Some(next) = self.pending.take()
+                        {
+                            self.run_pending(next);
+                        }
                     }
-                }
+                    None => {
+                        // The question closes so the file dialog can be used; what waited
+                        // runs once the save is done.
+                        self.after_save = self.pending.take();
+                        self.ask(Purpose::Save);
+                    }
+                },
                 Some(1) => {
                     if let Some(next) = self.pending.take() {
                         self.run_pending(next);
@@ -953,6 +1039,8 @@ impl eframe::App for App {
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let first = self.first_frame.is_none();
         self.show(ui);
+        // The theming frame draws nothing; the first frame is the first one drawn.
+        let first = first && self.first_frame.is_some();
         // Measuring cold start needs a hook the script can read; it prints nothing otherwise.
         if first
             && let Some(t) = STARTED.get()

@@ -12,7 +12,8 @@ use crate::workflow::layout::{NODE_H, NODE_W, layered};
 use egui::{Id, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
 use petgraph::stable_graph::StableDiGraph;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 /// The drag-and-drop payload of a tile: which chain, and the outline of its nodes for the
 /// drop preview.
@@ -28,20 +29,39 @@ pub struct TileDrag {
 pub struct Palette {
     pub search: String,
     pub show_internal: bool,
+    /// Show only tiles that can be inserted.
+    pub hide_blocked: bool,
+    /// Show only this pack's tiles (by pack name).
+    pub pack_filter: Option<String>,
     /// The pack whose findings are open in the detail window.
     detail: Option<usize>,
+    /// The blocked tile whose reasons are open in the explanation window: pack, chainId.
+    explain: Option<(usize, String)>,
+}
+
+/// What one pack is, for the palette.
+pub struct PaletteCtx<'a> {
+    pub packs: &'a [Pack],
+    pub reports: &'a [TrustReport],
+    pub catalog: Option<&'a Catalog>,
+    pub failures: &'a [Error],
+    /// Manifests of the packs the editor started with (the bundled samples).
+    pub samples: &'a HashSet<PathBuf>,
 }
 
 impl Palette {
-    pub fn show(
-        &mut self,
-        ui: &mut Ui,
-        packs: &[Pack],
-        reports: &[TrustReport],
-        catalog: Option<&Catalog>,
-        failures: &[Error],
-        actions: &mut Vec<Action>,
-    ) {
+    /// Open the explanation of why a chain cannot be inserted.
+    pub fn explain(&mut self, pack: usize, chain_id: &str) {
+        self.explain = Some((pack, chain_id.to_owned()));
+    }
+
+    /// The chain whose explanation is open, if any.
+    pub fn explained(&self) -> Option<(usize, &str)> {
+        self.explain.as_ref().map(|(p, c)| (*p, c.as_str()))
+    }
+
+    pub fn show(&mut self, ui: &mut Ui, cx: PaletteCtx<'_>, actions: &mut Vec<Action>) {
+        let PaletteCtx { packs, reports, catalog, failures, samples } = cx;
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.heading("Tiles");
@@ -51,29 +71,52 @@ impl Palette {
                 }
             });
         });
-        let search = ui.add(
-            egui::TextEdit::singleline(&mut self.search)
-                .hint_text("Search label, chainId, typeId")
-                .desired_width(f32::INFINITY),
-        );
-        search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, "Search tiles"));
-        ui.checkbox(&mut self.show_internal, "Show internal chains");
+        ui.horizontal(|ui| {
+            let enabled = !self.search.is_empty();
+            let clear = ui.add_enabled(enabled, egui::Button::new("🗙").small());
+            clear.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, "Clear the search"));
+            if clear.on_hover_text("Clear the search").clicked() {
+                self.search.clear();
+            }
+            let search = ui.add(
+                egui::TextEdit::singleline(&mut self.search)
+                    .hint_text("Search label, chainId, typeId")
+                    .desired_width(f32::INFINITY),
+            );
+            search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, "Search tiles"));
+        });
+        self.filters(ui, packs);
         ui.separator();
         let query = self.search.trim().to_lowercase();
-        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-            let mut order: Vec<usize> = (0..packs.len()).filter(|&i| packs[i].kind != PackKind::Node).collect();
-            order.sort_by_key(|&i| packs[i].name().to_owned());
-            for i in order {
-                self.pack(ui, i, &packs[i], reports.get(i), &query, actions);
+        let mut order: Vec<usize> = (0..packs.len())
+            .filter(|&i| packs[i].kind != PackKind::Node)
+            .filter(|&i| self.pack_filter.as_deref().is_none_or(|n| packs[i].name() == n))
+            .collect();
+        order.sort_by_key(|&i| packs[i].name().to_owned());
+        let (bundled, opened): (Vec<usize>, Vec<usize>) =
+            order.into_iter().partition(|&i| samples.contains(&packs[i].source));
+        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+            // Long names are cut with an ellipsis (full text on hover) rather than widening the panel.
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+            for (title, group) in [("Opened packs", &opened), ("Bundled samples", &bundled)] {
+                if group.is_empty() {
+                    continue;
+                }
+                if !opened.is_empty() {
+                    ui.label(RichText::new(title).small().strong().color(theme::TEXT_DIM));
+                }
+                for &i in group {
+                    self.pack(ui, i, &packs[i], reports.get(i), &query, actions);
+                }
+                ui.add_space(6.0);
             }
-            ui.add_space(6.0);
             catalog_section(ui, catalog, &query);
             if !failures.is_empty() {
                 ui.add_space(8.0);
                 ui.label(RichText::new(format!("Failed to load ({})", failures.len())).strong().color(theme::ERROR));
                 for e in failures {
                     ui.label(RichText::new(e.code).monospace().small().color(theme::ERROR));
-                    ui.label(RichText::new(&e.message).small());
+                    ui.add(egui::Label::new(RichText::new(&e.message).small()).wrap());
                 }
             }
             if packs.is_empty() {
@@ -83,6 +126,53 @@ impl Palette {
             }
         });
         self.detail_window(ui.ctx(), packs);
+        self.explain_window(ui.ctx(), packs, reports, actions);
+    }
+
+    /// Show internal / hide blocked, the pack filter, and collapse or expand every pack.
+    fn filters(&mut self, ui: &mut Ui, packs: &[Pack]) {
+        ui.horizontal_wrapped(|ui| {
+            ui.checkbox(&mut self.show_internal, "Show internal chains");
+            ui.checkbox(&mut self.hide_blocked, "Hide blocked");
+        });
+        ui.horizontal(|ui| {
+            let mut names: Vec<&str> = packs.iter().filter(|p| p.kind != PackKind::Node).map(Pack::name).collect();
+            names.sort_unstable();
+            names.dedup();
+            if self.pack_filter.as_deref().is_some_and(|f| !names.contains(&f)) {
+                self.pack_filter = None;
+            }
+            let shown = self.pack_filter.clone().unwrap_or_else(|| "All packs".to_owned());
+            egui::ComboBox::from_id_salt("cs-pack-filter")
+                .selected_text(shown)
+                .width((ui.available_width() - 120.0).max(80.0))
+                .truncate()
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.pack_filter, None, "All packs");
+                    for n in names {
+                        ui.selectable_value(&mut self.pack_filter, Some(n.to_owned()), n);
+                    }
+                })
+                .response
+                .on_hover_text("Show one pack's tiles");
+            let mut set_all = None;
+            for (glyph, what, open) in [("⏶", "Collapse all packs", false), ("⏷", "Expand all packs", true)] {
+                let button = ui.small_button(glyph);
+                button.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, what));
+                if button.on_hover_text(what).clicked() {
+                    set_all = Some(open);
+                }
+            }
+            if let Some(open) = set_all {
+                for i in 0..packs.len() {
+                    let id = Id::unique(("cs-pack", i));
+                    let mut state =
+                        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
+                    state.set_open(open);
+                    state.store(ui.ctx());
+                }
+            }
+        });
     }
 
     fn pack(
@@ -94,22 +184,28 @@ impl Palette {
         query: &str,
         actions: &mut Vec<Action>,
     ) {
-        let tiles: Vec<&Chain> = pack
+        // A finding about no chain in particular (signature, dependencies) blocks them all.
+        let blocked_by = |chain: &Chain| -> Vec<&Finding> {
+            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
+        };
+        let tiles: Vec<(&Chain, Vec<&Finding>)> = pack
             .chains
             .iter()
             .filter(|c| self.show_internal || !c.internal())
             .filter(|c| query.is_empty() || matches(c, query))
+            .map(|c| (c, blocked_by(c)))
+            .filter(|(c, blocked)| !self.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
             .collect();
-        if !query.is_empty() && tiles.is_empty() {
+        let filtered = !query.is_empty() || self.hide_blocked;
+        if filtered && tiles.is_empty() {
             return;
         }
         let id = Id::unique(("cs-pack", index));
+        let name = if pack.name().is_empty() { pack.source.display().to_string() } else { pack.name().to_owned() };
         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
             .show_header(ui, |ui| {
-                let name =
-                    if pack.name().is_empty() { pack.source.display().to_string() } else { pack.name().to_owned() };
-                ui.label(RichText::new(name).strong());
-                ui.label(RichText::new(pack.version()).color(theme::TEXT_DIM));
+                // The validity badge first, so the name can take what is left and be cut to it.
                 let errors = pack.errors().count();
                 if errors == 0 {
                     badge(ui, "valid", theme::OK).on_hover_text("Schema and semantic checks pass");
@@ -119,15 +215,29 @@ impl Palette {
                 {
                     self.detail = Some(index);
                 }
-                let warnings = pack.warnings().count();
-                if warnings > 0 && badge(ui, &format!("{warnings} lint{}", plural(warnings)), theme::WARN).clicked() {
-                    self.detail = Some(index);
-                }
-                if let Some(r) = report {
-                    trust_badge(ui, r);
-                }
+                let hover = format!("{name} {}\n{}", pack.version(), pack.source.display());
+                ui.add(egui::Label::new(RichText::new(&name).strong()).truncate()).on_hover_text(hover);
             })
             .body(|ui| {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(pack.version()).small().color(theme::TEXT_DIM));
+                    let warnings = pack.warnings().count();
+                    if warnings > 0
+                        && badge(ui, &format!("{warnings} lint{}", plural(warnings)), theme::WARN)
+                            .on_hover_text("Click for details")
+                            .clicked()
+                    {
+                        self.detail = Some(index);
+                    }
+                    if let Some(r) = report {
+                        trust_badge(ui, r);
+                    }
+                    let blocked = tiles.iter().filter(|(_, b)| !b.is_empty()).count();
+                    if blocked > 0 {
+                        badge(ui, &format!("{blocked} of {} blocked", tiles.len()), theme::ERROR)
+                            .on_hover_text("Hover a blocked tile, or click its refusal code, to see why");
+                    }
+                });
                 if pack.kind != PackKind::WorkflowChain {
                     let kind = pack.kind.as_str();
                     ui.label(RichText::new(format!("A {kind} pack: nothing to insert")).small().color(theme::TEXT_DIM));
@@ -136,12 +246,10 @@ impl Palette {
                 if tiles.is_empty() {
                     ui.label(RichText::new("No tiles match.").small().color(theme::TEXT_DIM));
                 }
-                for chain in tiles {
-                    // A finding about no chain in particular (signature, dependencies) blocks them all.
-                    let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-                    let blocked: Vec<&Finding> =
-                        report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default();
-                    tile(ui, index, pack, chain, &blocked, actions);
+                for (chain, blocked) in &tiles {
+                    if tile(ui, index, pack, chain, blocked, actions) {
+                        self.explain(index, chain.chain_id());
+                    }
                 }
             });
     }
@@ -179,6 +287,98 @@ impl Palette {
     }
 }
 
+impl Palette {
+    /// Why a chain cannot be inserted: every blocking finding; for missing node types, each
+    /// typeId with the nodes and pointers that use it, and a way forward (declare it as
+    /// provided by the host, or open the node pack that provides it).
+    fn explain_window(
+        &mut self,
+        ctx: &egui::Context,
+        packs: &[Pack],
+        reports: &[TrustReport],
+        actions: &mut Vec<Action>,
+    ) {
+        let Some((i, chain_id)) = &self.explain else { return };
+        let Some((pack, chain)) = packs.get(*i).and_then(|p| Some((p, p.chain(chain_id)?))) else {
+            self.explain = None;
+            return;
+        };
+        let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+        let blocked: Vec<&Finding> =
+            reports.get(*i).map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default();
+        let mut open = true;
+        egui::Window::new(format!("Why “{}” cannot be inserted", chain.label()))
+            .id(Id::unique("cs-blocked"))
+            .open(&mut open)
+            .default_size([620.0, 380.0])
+            .collapsible(false)
+            .show(ctx, |ui| {
+                ui.label(RichText::new(format!("{} · {} {}", chain.chain_id(), pack.name(), pack.version())).monospace().small());
+                if blocked.is_empty() {
+                    ui.label(RichText::new("✔ Nothing blocks this chain any more: drag it onto the canvas.").color(theme::OK));
+                    return;
+                }
+                egui::ScrollArea::vertical().max_height(300.0).show(ui, |ui| {
+                    let missing = missing_type_ids(&blocked);
+                    if !missing.is_empty() {
+                        ui.label(RichText::new(format!("{} — node types no loaded node pack provides", code::CHAIN_UNRESOLVABLE_TYPEID)).color(theme::ERROR));
+                        egui::Grid::new("cs-missing-types").num_columns(2).striped(true).spacing([12.0, 4.0]).show(ui, |ui| {
+                            ui.label(RichText::new("typeId").strong());
+                            ui.label(RichText::new("used by").strong());
+                            ui.end_row();
+                            for t in &missing {
+                                ui.label(RichText::new(*t).monospace());
+                                ui.vertical(|ui| {
+                                    for (node, pointer) in uses_of(chain, t) {
+                                        ui.horizontal(|ui| {
+                                            ui.label(RichText::new(node).monospace());
+                                            ui.label(RichText::new(pointer).monospace().small().color(theme::TEXT_DIM));
+                                        });
+                                    }
+                                });
+                                ui.end_row();
+                            }
+                        });
+                        ui.add_space(6.0);
+                        ui.label(RichText::new("A way forward").strong());
+                        ui.add(egui::Label::new(RichText::new("If the host that will run the workflow implements these node types itself, declare them in the host profile; they then resolve like catalogued types. Otherwise open the node pack that publishes them.").small()).wrap());
+                        let mut patterns: Vec<String> = Vec::new();
+                        for t in &missing {
+                            if let Some((first, _)) = t.split_once('.') {
+                                let p = format!("{first}.*");
+                                if !patterns.contains(&p) {
+                                    patterns.push(p);
+                                }
+                            }
+                        }
+                        ui.horizontal_wrapped(|ui| {
+                            for p in patterns {
+                                if ui.button(format!("Declare {p} as host-provided")).clicked() {
+                                    actions.push(Action::DeclareHostTypes(vec![p]));
+                                }
+                            }
+                            if ui.button("Declare these exact types").clicked() {
+                                actions.push(Action::DeclareHostTypes(missing.iter().map(|t| (*t).to_owned()).collect()));
+                            }
+                            if ui.button("Open Settings…").clicked() {
+                                actions.push(Action::OpenSettings);
+                            }
+                        });
+                        ui.separator();
+                    }
+                    for f in blocked.iter().filter(|f| f.code != code::CHAIN_UNRESOLVABLE_TYPEID) {
+                        ui.label(RichText::new(f.code).monospace().color(theme::ERROR));
+                        ui.add(egui::Label::new(&f.message).wrap());
+                        ui.separator();
+                    }
+                });
+            });
+        if !open {
+            self.explain = None;
+        }
+    }
+}
+
 fn matches(chain: &Chain, query: &str) -> bool {
     chain.label().to_lowercase().contains(query)
         || chain.chain_id().to_lowercase().contains(query)
@@ -191,12 +391,19 @@ fn plural(n: usize) -> &'static str {
 
 pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
     let text = egui::WidgetText::from(RichText::new(text).small().color(color));
-    let galley = text.into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Small);
+    let galley = text.clone().into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Small);
     // A badge never breaks inside; in a wrapping row that has no room left it starts the next row.
     let row_started = ui.cursor().min.x > ui.max_rect().min.x + 0.5;
     if ui.layout().main_wrap && row_started && galley.size().x + 12.0 > ui.available_width() {
         ui.end_row();
     }
+    // Wider than a whole row: cut with an ellipsis rather than widen the panel.
+    let room = ui.available_width() - 12.0;
+    let galley = if galley.size().x > room {
+        text.into_galley(ui, Some(egui::TextWrapMode::Truncate), room.max(24.0), egui::TextStyle::Small)
+    } else {
+        galley
+    };
     let label = egui::Label::new(galley).sense(Sense::click());
     let frame = egui::Frame::new()
         .stroke(Stroke::new(1.0, color.gamma_multiply(0.6)))
@@ -261,24 +468,39 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     );
 }
 
+fn has_errors(pack: &Pack, chain: &Chain) -> bool {
+    pack.findings_for(chain.chain_id()).any(|f| f.is_error())
+}
+
 /// One chain tile, draggable onto the canvas, with a context menu. `blocked` is what the trust
-/// policy refuses.
-fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: &[&Finding], actions: &mut Vec<Action>) {
+/// policy refuses. Returns whether the user asked why it is blocked.
+fn tile(
+    ui: &mut Ui,
+    pack_index: usize,
+    pack: &Pack,
+    chain: &Chain,
+    blocked: &[&Finding],
+    actions: &mut Vec<Action>,
+) -> bool {
     let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
-    let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error()) || !blocked.is_empty();
+    let invalid = has_errors(pack, chain) || !blocked.is_empty();
+    let mut explain = false;
     let dragging = ui.ctx().is_being_dragged(id);
     let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
     let stroke = if dragging { Stroke::new(1.5, theme::GHOST) } else { Stroke::new(1.0, theme::CARD_BORDER) };
     let frame = egui::Frame::new().fill(fill).stroke(stroke).corner_radius(6.0).inner_margin(8.0).show(ui, |ui| {
         ui.set_width(ui.available_width());
+        // The node count first, at the right; the label gets what is left and is cut to it.
         ui.horizontal(|ui| {
-            ui.label(RichText::new(chain.label()).strong().color(theme::TEXT));
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let n = chain.nodes().len();
                 ui.label(RichText::new(format!("{n} node{}", plural(n))).small().color(theme::TEXT_DIM));
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    ui.add(egui::Label::new(RichText::new(chain.label()).strong().color(theme::TEXT)).truncate());
+                });
             });
         });
-        ui.label(RichText::new(chain.chain_id()).monospace().small().color(theme::TEXT_DIM));
+        ui.add(egui::Label::new(RichText::new(chain.chain_id()).monospace().small().color(theme::TEXT_DIM)).truncate());
         ui.horizontal_wrapped(|ui| {
             for cap in chain.capabilities() {
                 let color = match cap {
@@ -294,7 +516,8 @@ fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: &[&
             if chain.internal() {
                 badge(ui, "internal", theme::TEXT_DIM);
             }
-            // One badge per refusal code, so each setting that blocks the chain is visible.
+            // One badge per refusal code, so each setting that blocks the chain is visible;
+            // a click opens the full explanation.
             let mut shown: Vec<&str> = Vec::new();
             for f in blocked {
                 if shown.contains(&f.code) {
@@ -302,7 +525,8 @@ fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: &[&
                 }
                 shown.push(f.code);
                 let same: Vec<&str> = blocked.iter().filter(|g| g.code == f.code).map(|g| g.message.as_str()).collect();
-                badge(ui, f.code, theme::ERROR).on_hover_text(same.join("\n"));
+                let hover = format!("{}\nClick for details and a way forward", same.join("\n"));
+                explain |= badge(ui, f.code, theme::ERROR).on_hover_text(hover).clicked();
             }
             if blocked.is_empty() && invalid {
                 badge(ui, "invalid", theme::ERROR);
@@ -334,15 +558,80 @@ fn tile(ui: &mut Ui, pack_index: usize, pack: &Pack, chain: &Chain, blocked: &[&
     }
     // A container menu: the tile senses drags only, so it never sees a secondary click itself.
     response.container_context_menu(|ui| {
+        if !blocked.is_empty() && ui.button("Why is this blocked?").clicked() {
+            explain = true;
+        }
         if ui.button("Publish as tool…").clicked() {
             actions.push(Action::Publish(Subject::Chain { pack: pack_index, chain_id: chain.chain_id().to_owned() }));
         }
     });
-    let description = chain.description();
-    if !description.is_empty() {
-        response.on_hover_text(description);
+    let mut hover = String::new();
+    if !blocked.is_empty() {
+        hover.push_str(&blocked_summary(chain, blocked));
+    }
+    if !chain.description().is_empty() {
+        if !hover.is_empty() {
+            hover.push_str("\n\n");
+        }
+        hover.push_str(chain.description());
+    }
+    if !hover.is_empty() {
+        response.on_hover_text(hover);
     }
     ui.add_space(2.0);
+    explain
+}
+
+/// Where a typeId is used in a chain: (node id, JSON pointer), for `typeId` and
+/// `compensation.nodeTypeId` alike.
+fn uses_of(chain: &Chain, type_id: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (j, node) in chain.nodes().iter().enumerate() {
+        let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+        for (at, value) in
+            [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))]
+        {
+            if value.and_then(Value::as_str) == Some(type_id) {
+                out.push((node_id.to_owned(), format!("{}/dag/nodes/{j}/{at}", chain.pointer())));
+            }
+        }
+    }
+    out
+}
+
+/// The typeIds a set of findings names as missing, in order, once each.
+fn missing_type_ids<'a>(blocked: &[&'a Finding]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for f in blocked.iter().filter(|f| f.code == code::CHAIN_UNRESOLVABLE_TYPEID) {
+        if let Some(t) = f.details.get("typeId").and_then(Value::as_str)
+            && !out.contains(&t)
+        {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The tile's tooltip: each missing typeId with the nodes that use it, then other refusals.
+fn blocked_summary(chain: &Chain, blocked: &[&Finding]) -> String {
+    let missing = missing_type_ids(blocked);
+    let mut lines = Vec::new();
+    if !missing.is_empty() {
+        lines.push(format!(
+            "Blocked: {} node type{} no loaded node pack provides:",
+            missing.len(),
+            plural(missing.len())
+        ));
+        for t in &missing {
+            let nodes: Vec<String> = uses_of(chain, t).into_iter().map(|(n, _)| n).collect();
+            lines.push(format!("  • {t} — used by {}", nodes.join(", ")));
+        }
+    }
+    for f in blocked.iter().filter(|f| f.code != code::CHAIN_UNRESOLVABLE_TYPEID) {
+        lines.push(format!("Blocked: {} — {}", f.code, f.message));
+    }
+    lines.push("Click the red code for details and a way forward.".to_owned());
+    lines.join("\n")
 }
 
 /// The chain's cards laid out as the splice will lay them out when fragment positions are

@@ -21,6 +21,8 @@ pub struct Problems {
     changed_at: Option<(u64, Instant)>,
     pub expanded: bool,
     show_error: bool,
+    /// Which file dialog answers (system or in-app), shown at the right.
+    pub dialogs_note: &'static str,
 }
 
 /// What the user picked in the list: a node to select.
@@ -64,6 +66,11 @@ impl Problems {
             return Some(LINT_DELAY - since);
         }
         self.findings = wf.lint(ExportMode::Faithful);
+        if wf.node_count() == 0 {
+            // The schema wants at least one node; an empty canvas is where every workflow
+            // starts, not a problem.
+            self.findings.retain(|f| f.pointer != "/nodes");
+        }
         if let Some(catalog) = catalog {
             self.findings.extend(catalog.check_workflow(wf));
         }
@@ -101,10 +108,15 @@ impl Problems {
                 let text = if self.findings.is_empty() {
                     "✔ no problems".to_owned()
                 } else {
-                    format!("{errors} errors · {warnings} warnings {}", if self.expanded { "⏷" } else { "⏶" })
+                    let arrow = if self.expanded { "⏷" } else { "⏶" };
+                    format!("{} · {} {arrow}", counted(errors, "error"), counted(warnings, "warning"))
                 };
                 if ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false)).clicked() {
                     self.expanded = !self.expanded;
+                }
+                if !self.dialogs_note.is_empty() {
+                    ui.separator();
+                    ui.label(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
                 }
             });
         });
@@ -142,6 +154,11 @@ impl Problems {
         });
         self.show_error = open;
     }
+}
+
+/// "1 warning", "2 warnings".
+pub(super) fn counted(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// The node a finding's pointer is about (`/nodes/3/...` → the fourth node in file order).

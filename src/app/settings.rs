@@ -19,6 +19,8 @@ pub struct Settings {
     /// The canvas rect in view: min x, min y, max x, max y.
     pub view: Option<[f32; 4]>,
     pub trust: TrustSettings,
+    /// Use the in-app file dialog even where the system one works.
+    pub in_app_dialogs: bool,
 }
 
 impl Default for Settings {
@@ -30,6 +32,7 @@ impl Default for Settings {
             minimap: true,
             view: None,
             trust: TrustSettings::default(),
+            in_app_dialogs: false,
         }
     }
 }

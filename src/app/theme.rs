@@ -59,6 +59,13 @@ pub fn apply(ctx: &egui::Context) {
     }
     style.visuals = v;
     ctx.set_global_style(style);
+    // Real packs write arrows and other symbols (`Webhook → Notification`) that the
+    // proportional font lacks; the monospace font has them.
+    let mut fonts = egui::FontDefinitions::default();
+    if let Some(family) = fonts.families.get_mut(&FontFamily::Proportional) {
+        family.push("Hack".to_owned());
+    }
+    ctx.set_fonts(fonts);
 }
 
 /// A stable header colour for a typeId: `core.*` nodes are slate, others get a hue from

@@ -40,6 +40,8 @@ pub struct TrustSettings {
 #[derive(Default)]
 pub struct TrustWindow {
     pub open: bool,
+    /// The node-type pattern being typed, before "Add".
+    new_node_type: String,
     /// Why the trusted-keys folder could not be read, when it could not.
     keys_error: Option<Error>,
 }
@@ -127,6 +129,9 @@ impl App {
         let mut choose = false;
         let keys = &self.trust.trusted_keys;
         let keys_error = self.trust_window.keys_error.as_ref();
+        let new_node_type = &mut self.trust_window.new_node_type;
+        let in_app_dialogs = &mut self.settings.in_app_dialogs;
+        let dialogs_note = self.dialogs.describe();
         let s = &mut self.settings.trust;
         egui::Window::new("Settings")
             .id(Id::unique("cs-settings"))
@@ -140,9 +145,12 @@ impl App {
                 // Columns are justified, which would stretch wrapped explanations word by word.
                 let left = egui::Layout::top_down(Align::LEFT);
                 ui.columns(2, |cols| {
-                    cols[0].with_layout(left, |ui| host_section(ui, &mut s.host));
+                    cols[0].with_layout(left, |ui| host_section(ui, &mut s.host, new_node_type));
                     choose = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
                 });
+                ui.separator();
+                ui.checkbox(in_app_dialogs, "Always use the in-app file dialog");
+                dim(ui, &format!("{dialogs_note}. The system dialog needs a desktop portal or zenity."));
                 ui.separator();
                 ui.horizontal(|ui| {
                     if ui.button("Reset to defaults").clicked() {
@@ -152,11 +160,9 @@ impl App {
                 });
             });
         self.trust_window.open = open;
-        let mut reload = self.settings.trust.trusted_keys != before.trusted_keys;
-        // Choosing the same folder again re-reads it (a key file may have been added).
-        if choose && let Some(dir) = self.dialogs.open_folder() {
-            self.settings.trust.trusted_keys = Some(dir);
-            reload = true;
+        let reload = self.settings.trust.trusted_keys != before.trusted_keys;
+        if choose {
+            self.ask(super::dialogs::Purpose::TrustedKeys);
         }
         if reload || self.settings.trust != before {
             self.apply_trust_settings(reload);
@@ -164,7 +170,7 @@ impl App {
     }
 }
 
-fn host_section(ui: &mut Ui, host: &mut HostProfile) {
+fn host_section(ui: &mut Ui, host: &mut HostProfile, new_entry: &mut String) {
     ui.label(RichText::new("Target host profile").heading());
     dim(
         ui,
@@ -193,6 +199,53 @@ fn host_section(ui: &mut Ui, host: &mut HostProfile) {
         code::SENSITIVE_PARAM_NOT_DEFERRABLE,
         " whatever these say: only a deferred prompt variable may carry it, and chainsmith writes every value into the workflow.",
     );
+    ui.add_space(4.0);
+    node_types_section(ui, host, new_entry);
+}
+
+/// The node types the host provides itself: a removable list and a field to add one.
+fn node_types_section(ui: &mut Ui, host: &mut HostProfile, new_entry: &mut String) {
+    ui.label(RichText::new("Node types the host provides").strong());
+    explain(
+        ui,
+        "typeIds no node pack declares because the host application implements them. Exact ids, or prefixes ending in * (feature.*). Otherwise a chain using them is refused with ",
+        code::CHAIN_UNRESOLVABLE_TYPEID,
+        ".",
+    );
+    let mut remove = None;
+    egui::ScrollArea::vertical().id_salt("cs-host-types").max_height(FINDINGS_HEIGHT).show(ui, |ui| {
+        for (i, p) in host.node_types.iter().enumerate() {
+            ui.horizontal(|ui| {
+                let what = format!("Remove {p}");
+                let button = ui.small_button("🗙");
+                button.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &what));
+                if button.on_hover_text(&what).clicked() {
+                    remove = Some(i);
+                }
+                ui.label(RichText::new(p).monospace());
+            });
+        }
+    });
+    if let Some(i) = remove {
+        host.node_types.remove(i);
+    }
+    let problem = (!new_entry.is_empty()).then(|| HostProfile::node_type_problem(new_entry.trim())).flatten();
+    let duplicate = host.node_types.iter().any(|p| p == new_entry.trim());
+    ui.horizontal(|ui| {
+        let label = ui.label("Add");
+        let edit = egui::TextEdit::singleline(new_entry).hint_text("feature.*").desired_width(220.0);
+        let field = ui.add(edit.id_salt("cs-host-type-new")).labelled_by(label.id);
+        let ok = !new_entry.trim().is_empty() && problem.is_none() && !duplicate;
+        let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let add = ui.add_enabled(ok, egui::Button::new("Add type")).clicked();
+        if ok && (add || enter) {
+            host.node_types.push(new_entry.trim().to_owned());
+            new_entry.clear();
+        }
+    });
+    if let Some(p) = problem {
+        ui.label(RichText::new(p).small().color(theme::ERROR));
+    }
 }
 
 /// Returns whether "Choose…" was clicked; the dialog is asked for after the window is drawn.

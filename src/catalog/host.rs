@@ -1,5 +1,6 @@
 //! The target host profile (chain-packs §11.8): which capability-gated features the host
-//! that will run the exported workflow supports.
+//! that will run the exported workflow supports, and which node types it provides itself
+//! (typeIds no published node pack declares, such as an application's `feature.*` nodes).
 //!
 //! A profile is read from chainsmith's own small form or from what the host itself
 //! publishes, an `openwop capabilities --json` document (interop §4): v1 families at the
@@ -24,6 +25,10 @@ pub struct HostProfile {
     /// workflow is warned about, as the OpenWOP app does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_node_executions: Option<u64>,
+    /// typeIds the host provides: exact ids, or prefixes ending in `*` (`feature.*`). They
+    /// resolve as if a catalogued node pack declared them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_types: Vec<String>,
 }
 
 impl Default for HostProfile {
@@ -37,6 +42,7 @@ impl Default for HostProfile {
             deferred_parameters: false,
             protocol_major: 1,
             max_node_executions: None,
+            node_types: Vec::new(),
         }
     }
 }
@@ -59,7 +65,40 @@ impl HostProfile {
         if is_capabilities_document(&value) {
             return Self::from_capabilities(&value);
         }
-        serde_json::from_value(value).map_err(|e| Error::new(code::INVALID_REQUEST, format!("host profile: {e}")))
+        let host: Self =
+            serde_json::from_value(value).map_err(|e| Error::new(code::INVALID_REQUEST, format!("host profile: {e}")))?;
+        for (i, p) in host.node_types.iter().enumerate() {
+            if let Some(problem) = Self::node_type_problem(p) {
+                // `path` is left to the caller, who knows the file.
+                let pointer = format!("/nodeTypes/{i}");
+                return Err(Error::new(code::INVALID_REQUEST, format!("host profile {pointer}: {problem}"))
+                    .with("pointer", pointer));
+            }
+        }
+        Ok(host)
+    }
+
+    /// Whether the host declares this typeId (exactly, or by a `prefix*` pattern).
+    pub fn provides(&self, type_id: &str) -> bool {
+        self.node_types.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => type_id.starts_with(prefix),
+            None => p == type_id,
+        })
+    }
+
+    /// Why a `nodeTypes` entry cannot be used, if it cannot: it must be non-empty and may
+    /// hold `*` only as its last character.
+    pub fn node_type_problem(pattern: &str) -> Option<String> {
+        let body = pattern.strip_suffix('*').unwrap_or(pattern);
+        if pattern.trim().is_empty() {
+            Some("an empty node type pattern".to_owned())
+        } else if body.contains('*') {
+            Some(format!("node type pattern \"{pattern}\" has `*` before its end; only a trailing `*` is allowed"))
+        } else if pattern.chars().any(char::is_whitespace) {
+            Some(format!("node type pattern \"{pattern}\" contains white space"))
+        } else {
+            None
+        }
     }
 
     /// The profile a capabilities document describes. A family the document does not list
@@ -102,6 +141,7 @@ impl HostProfile {
             deferred_parameters: deferred,
             protocol_major: protocol_major(doc),
             max_node_executions: limits.and_then(|l| l.get("maxNodeExecutions")).and_then(Value::as_u64),
+            node_types: Vec::new(),
         })
     }
 
@@ -218,5 +258,21 @@ mod tests {
         let e = HostProfile::from_json(doc).unwrap_err();
         assert_eq!(e.code, code::INVALID_REQUEST);
         assert_eq!(e.details["path"], "/workflowChainPacks/subChains/maxDepth");
+    }
+
+    #[test]
+    fn node_types_match_exactly_or_by_trailing_star() {
+        let h = HostProfile::from_json(r#"{"nodeTypes": ["feature.*", "acme.tools.send"]}"#).unwrap();
+        assert!(h.provides("feature.notifications.nodes.notify"));
+        assert!(h.provides("acme.tools.send"));
+        assert!(!h.provides("acme.tools.sender"), "an exact id is not a prefix");
+        assert!(!h.provides("features.x"), "the prefix is `feature.`, dot included");
+        assert!(!HostProfile::default().provides("feature.x"));
+        for bad in [r#"{"nodeTypes": ["fea*ture"]}"#, r#"{"nodeTypes": [""]}"#, r#"{"nodeTypes": ["a b"]}"#] {
+            let e = HostProfile::from_json(bad).unwrap_err();
+            assert_eq!((e.code, e.details["pointer"].as_str()), (code::INVALID_REQUEST, Some("/nodeTypes/0")), "{bad}");
+        }
+        // Saved without the key when empty, so existing profiles read and write as before.
+        assert!(serde_json::to_value(HostProfile::default()).unwrap().get("nodeTypes").is_none());
     }
 }

@@ -48,9 +48,17 @@ impl TrustReport {
     }
 }
 
+/// A typeId resolves when the catalog knows it or the host profile declares it.
+impl TypeResolver for Trust {
+    fn resolves(&self, type_id: &str) -> bool {
+        self.host.provides(type_id) || self.catalog.as_ref().is_some_and(|c| c.resolves(type_id))
+    }
+}
+
 impl Trust {
+    /// `None` without a catalog: typeIds are then unchecked rather than refused.
     pub fn resolver(&self) -> Option<&dyn TypeResolver> {
-        self.catalog.as_ref().map(|c| c as &dyn TypeResolver)
+        self.catalog.as_ref().map(|_| self as &dyn TypeResolver)
     }
 
     /// Expansion options carrying this policy's resolver and host profile.
@@ -117,7 +125,7 @@ impl Trust {
     /// Unresolved typeIds are errors with a catalog; without one, every non-core typeId
     /// is an "unchecked" warning, as the expander reports it.
     fn type_id_findings(&self, chain: &Chain) -> Vec<Finding> {
-        match &self.catalog {
+        let mut findings = match &self.catalog {
             Some(catalog) => catalog.unresolved_findings(chain),
             None => Catalog::new()
                 .unresolved_findings(chain)
@@ -130,7 +138,10 @@ impl Trust {
                     f
                 })
                 .collect(),
-        }
+        };
+        // What the host provides needs no node pack.
+        findings.retain(|f| !f.details.get("typeId").and_then(Value::as_str).is_some_and(|t| self.host.provides(t)));
+        findings
     }
 
     /// v2 manifests (interop §3.2): `engines.openwop` must admit the host's protocol major;
@@ -209,6 +220,35 @@ mod tests {
         );
         assert_eq!(r.refusal().unwrap().code, code::PACK_UNSIGNED);
         assert_eq!(trust.check_pack(&p).findings.len(), 3);
+    }
+
+    #[test]
+    fn host_declared_node_types_resolve_like_catalogued_ones() {
+        let p = pack(
+            chain(json!([{"id": "a", "typeId": "feature.notify.send"}, {"id": "b", "typeId": "vendor.x.step"}])),
+            json!({}),
+        );
+        let mut trust = Trust { catalog: Some(Catalog::new()), ..Default::default() };
+        let unresolved = |t: &Trust| {
+            t.check_chain(&p, "acme.c")
+                .findings
+                .iter()
+                .filter(|f| f.code == code::CHAIN_UNRESOLVABLE_TYPEID)
+                .map(|f| f.details["typeId"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(unresolved(&trust), ["feature.notify.send", "vendor.x.step"]);
+        trust.host.node_types = vec!["feature.*".into()];
+        assert_eq!(unresolved(&trust), ["vendor.x.step"]);
+        let e = expand(&p, "acme.c", Map::new(), &trust.expand_options()).unwrap_err();
+        assert_eq!((e.code, e.details["typeId"].as_str()), (code::CHAIN_UNRESOLVABLE_TYPEID, Some("vendor.x.step")));
+        trust.host.node_types.push("vendor.x.step".into());
+        assert!(unresolved(&trust).is_empty());
+        assert!(!trust.check_chain(&p, "acme.c").is_blocked());
+        assert_eq!(expand(&p, "acme.c", Map::new(), &trust.expand_options()).unwrap().nodes.len(), 2);
+        // Without a catalog, host types are not "unchecked" either.
+        let loose = Trust { host: trust.host.clone(), ..Default::default() };
+        assert!(!loose.check_chain(&p, "acme.c").findings.iter().any(|f| f.code == code::TYPEID_UNCHECKED));
     }
 
     #[test]

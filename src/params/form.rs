@@ -128,6 +128,51 @@ fn fields_of(schema: &Value, base: &str) -> Vec<Field> {
         .collect()
 }
 
+/// A label for a property without a `title`: `senderEmail` → "Sender email",
+/// `max_retries` → "Max retries", `apiURL` → "Api URL" (all-capital words stay as they are).
+pub fn humanise(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '_' || c == '-' || c == ' ' || c == '.' {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        // A word starts at a capital after a small letter or digit (`senderEmail`), and at
+        // the last capital of a run that a small letter follows (`URLPath` → URL, Path).
+        let boundary = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+            });
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        let acronym = w.chars().count() > 1 && w.chars().all(|c| !c.is_lowercase());
+        let w = if acronym { w.clone() } else { w.to_lowercase() };
+        if i == 0 {
+            let mut cs = w.chars();
+            out.extend(cs.next().map(|c| c.to_uppercase().collect::<String>()));
+            out.push_str(cs.as_str());
+        } else {
+            out.push(' ');
+            out.push_str(&w);
+        }
+    }
+    if out.is_empty() { name.to_owned() } else { out }
+}
+
 const KNOWN_HINTS: [&str; 7] =
     ["text", "textarea", "string-list", "prompt-picker", "provider-picker", "model-picker", "credential-picker"];
 
@@ -179,7 +224,7 @@ fn field(name: &str, s: &Value, pointer: String, required: bool) -> Field {
         name: name.to_owned(),
         pointer,
         kind,
-        title: text("title").unwrap_or_else(|| name.to_owned()),
+        title: text("title").unwrap_or_else(|| humanise(name)),
         description: text("description").unwrap_or_default(),
         default: s.get("default").cloned(),
         required,
@@ -301,5 +346,23 @@ mod tests {
         assert_eq!(f.field("count").unwrap().parse_text("7").unwrap(), json!(7));
         assert!(f.field("count").unwrap().parse_text("seven").is_err());
         assert_eq!(f.field("tags").unwrap().parse_text("[\"a\"]").unwrap(), json!(["a"]));
+    }
+
+    #[test]
+    fn names_without_a_title_are_humanised() {
+        for (name, want) in [
+            ("senderEmail", "Sender email"),
+            ("max_retries", "Max retries"),
+            ("queueName", "Queue name"),
+            ("URLPath", "URL path"),
+            ("apiURL", "Api URL"),
+            ("retry2Count", "Retry2 count"),
+            ("x", "X"),
+            ("__", "__"),
+        ] {
+            assert_eq!(humanise(name), want, "{name}");
+        }
+        let f = Form::from_schema(&json!({"type": "object", "properties": {"senderEmail": {"type": "string"}}}));
+        assert_eq!(f.field("senderEmail").unwrap().title, "Sender email");
     }
 }

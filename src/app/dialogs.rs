@@ -1,0 +1,341 @@
+//! Which file dialog the editor uses, and the in-app one it falls back to.
+//!
+//! The system dialog (rfd) needs a desktop portal or zenity on Linux; without either it
+//! returns "nothing chosen" at once, which looks exactly like a cancel. So the editor asks
+//! first whether the system dialog can be shown at all, and when it cannot, opens a small
+//! file dialog of its own inside the window. That one answers frames later, so every
+//! question carries its [`Purpose`] and the answer is handled when it arrives, by the same
+//! code for both dialogs. (The egui file-dialog crates for egui 0.37 leave their text
+//! fields without accessible names, which screen readers and the UI tests rely on.)
+
+use super::{FileDialogs, theme};
+use crate::workflow::ExportMode;
+use egui::{Id, RichText, Ui};
+use std::path::{Path, PathBuf};
+
+/// What the chosen file or folder is for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Purpose {
+    /// Packs, pack folders or a workflow to open.
+    Open,
+    OpenFolder,
+    /// Save the workflow there (and then run what waited for the save, if anything).
+    Save,
+    Export(ExportMode),
+    /// The trusted-keys folder of the Settings window.
+    TrustedKeys,
+}
+
+impl Purpose {
+    fn title(&self) -> &'static str {
+        match self {
+            Purpose::Open => "Open packs or a workflow",
+            Purpose::OpenFolder => "Open a folder of packs",
+            Purpose::Save => "Save workflow",
+            Purpose::Export(ExportMode::Faithful) => "Export expanded workflow (spec-faithful)",
+            Purpose::Export(ExportMode::StrictSchema) => "Export expanded workflow (strict schema)",
+            Purpose::TrustedKeys => "Choose the trusted-keys folder",
+        }
+    }
+
+    fn is_save(&self) -> bool {
+        matches!(self, Purpose::Save | Purpose::Export(_))
+    }
+
+    fn is_folder(&self) -> bool {
+        matches!(self, Purpose::OpenFolder | Purpose::TrustedKeys)
+    }
+}
+
+/// The system dialogs, and the in-app dialog while one is open.
+pub struct Dialogs {
+    system: Box<dyn FileDialogs>,
+    /// Set in Settings: always use the in-app dialog.
+    pub prefer_in_app: bool,
+    open: Option<InApp>,
+}
+
+impl Dialogs {
+    pub fn new(system: Box<dyn FileDialogs>) -> Self {
+        Self { system, prefer_in_app: false, open: None }
+    }
+
+    /// Whether questions go to the system dialog.
+    pub fn uses_system(&self) -> bool {
+        !self.prefer_in_app && self.system.available()
+    }
+
+    /// For the status bar: which dialog answers, and why.
+    pub fn describe(&self) -> &'static str {
+        if self.prefer_in_app {
+            "File dialogs: in-app (chosen in Settings)"
+        } else if self.system.available() {
+            "File dialogs: system"
+        } else {
+            "File dialogs: in-app (no desktop portal or zenity found)"
+        }
+    }
+
+    /// Ask for a file or folder. The system dialog answers here (an empty list is a cancel);
+    /// the in-app one opens and answers later through [`Dialogs::show`].
+    pub fn ask(&mut self, purpose: Purpose, suggested: &str, start: Option<&Path>) -> Option<Vec<PathBuf>> {
+        if self.open.is_some() {
+            // One question at a time: the open dialog stays, the new question is dropped.
+            return None;
+        }
+        if self.uses_system() {
+            let title = purpose.title();
+            let chosen = match &purpose {
+                Purpose::Open => self.system.open_files(),
+                p if p.is_folder() => self.system.open_folder().into_iter().collect(),
+                _ => self.system.save_file(title, suggested).into_iter().collect(),
+            };
+            return Some(chosen);
+        }
+        let dir =
+            start.map(Path::to_path_buf).or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("/"));
+        if std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some() {
+            // A driver under Xvfb waits for this line (tests/file_dialog_fallback.rs).
+            eprintln!("chainsmith: in-app file dialog: {}", purpose.title());
+        }
+        self.open = Some(InApp::new(purpose, dir, suggested));
+        None
+    }
+
+    /// Draw the in-app dialog; what it was asked for and the answer once the user is done
+    /// (an empty list when cancelled).
+    pub fn show(&mut self, ctx: &egui::Context) -> Option<(Purpose, Vec<PathBuf>)> {
+        let dialog = self.open.as_mut()?;
+        let answer = dialog.show(ctx)?;
+        let purpose = self.open.take().expect("checked above").purpose;
+        Some((purpose, answer))
+    }
+
+    /// The system dialogs, for the windows that ask directly (Publish).
+    pub fn system(&mut self) -> &mut dyn FileDialogs {
+        self.system.as_mut()
+    }
+}
+
+/// One entry of the folder being shown.
+struct Entry {
+    name: String,
+    is_dir: bool,
+}
+
+/// The in-app dialog: a folder's entries, a way up, a file name for saving.
+struct InApp {
+    purpose: Purpose,
+    dir: PathBuf,
+    /// The folder field's text, applied on Enter.
+    dir_text: String,
+    entries: Result<Vec<Entry>, String>,
+    name: String,
+    show_all: bool,
+    /// The name field takes focus when the dialog opens.
+    focus_name: bool,
+}
+
+/// Folders list at most this many entries (a folder is read whenever it is entered).
+const MAX_ENTRIES: usize = 5_000;
+
+impl InApp {
+    fn new(purpose: Purpose, dir: PathBuf, suggested: &str) -> Self {
+        let mut d = Self {
+            purpose,
+            dir_text: String::new(),
+            dir: PathBuf::new(),
+            entries: Ok(Vec::new()),
+            name: suggested.to_owned(),
+            show_all: false,
+            focus_name: true,
+        };
+        d.enter(dir);
+        d
+    }
+
+    fn enter(&mut self, dir: PathBuf) {
+        self.dir_text = dir.display().to_string();
+        self.entries = read_folder(&dir, self.show_all, self.purpose.is_folder());
+        self.dir = dir;
+    }
+
+    /// The file or folder the confirm button would answer with.
+    fn target(&self) -> Option<PathBuf> {
+        if self.purpose.is_folder() {
+            return Some(self.dir.clone());
+        }
+        let name = self.name.trim();
+        if name.is_empty() {
+            return None;
+        }
+        let path = self.dir.join(name);
+        let ok = if self.purpose.is_save() { !path.is_dir() } else { path.is_file() };
+        ok.then_some(path)
+    }
+
+    /// `Some(answer)` once the user confirms (one path) or cancels (none).
+    fn show(&mut self, ctx: &egui::Context) -> Option<Vec<PathBuf>> {
+        let mut answer = None;
+        let mut open = true;
+        egui::Window::new(self.purpose.title())
+            .id(Id::unique("cs-file-dialog"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(true)
+            .default_size([640.0, 440.0])
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ctx, |ui| answer = self.contents(ui));
+        if !open || (answer.is_none() && ctx.input(|i| i.key_pressed(egui::Key::Escape))) {
+            return Some(Vec::new());
+        }
+        answer
+    }
+
+    fn contents(&mut self, ui: &mut Ui) -> Option<Vec<PathBuf>> {
+        let mut answer = None;
+        let mut go: Option<PathBuf> = None;
+        ui.horizontal(|ui| {
+            let up = ui.add_enabled(self.dir.parent().is_some(), egui::Button::new("⬆ Up"));
+            if up.on_hover_text("The folder above").clicked() {
+                go = self.dir.parent().map(Path::to_path_buf);
+            }
+            let label = ui.label("Folder");
+            let field = ui.add(egui::TextEdit::singleline(&mut self.dir_text).desired_width(f32::INFINITY));
+            let field = field.labelled_by(label.id);
+            if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                go = Some(PathBuf::from(self.dir_text.trim()));
+            }
+        });
+        let footer = if self.purpose.is_folder() { 64.0 } else { 92.0 };
+        let list_height = (ui.available_height() - footer).max(120.0);
+        egui::ScrollArea::vertical().id_salt("cs-file-list").max_height(list_height).auto_shrink([false, false]).show(
+            ui,
+            |ui| match &self.entries {
+                Err(e) => {
+                    ui.label(RichText::new(e).color(theme::ERROR));
+                }
+                Ok(entries) if entries.is_empty() => {
+                    ui.label(RichText::new("Nothing here.").color(theme::TEXT_DIM));
+                }
+                Ok(entries) => {
+                    for e in entries {
+                        let text = if e.is_dir { format!("🗀 {}", e.name) } else { format!("🗋 {}", e.name) };
+                        let selected = !e.is_dir && e.name == self.name;
+                        let r = ui.selectable_label(selected, text);
+                        if e.is_dir && (r.double_clicked() || (self.purpose.is_folder() && r.clicked())) {
+                            go = Some(self.dir.join(&e.name));
+                        } else if !e.is_dir && r.clicked() {
+                            self.name = e.name.clone();
+                        }
+                        if !e.is_dir && r.double_clicked() {
+                            answer = Some(vec![self.dir.join(&e.name)]);
+                        }
+                    }
+                }
+            },
+        );
+        if !self.purpose.is_folder() {
+            ui.horizontal(|ui| {
+                let label = ui.label("File name");
+                let edit = egui::TextEdit::singleline(&mut self.name).desired_width(f32::INFINITY);
+                let field = ui.add(edit).labelled_by(label.id);
+                if std::mem::take(&mut self.focus_name) {
+                    field.request_focus();
+                }
+                if field.lost_focus()
+                    && ui.input(|i| i.key_pressed(egui::Key::Enter))
+                    && let Some(t) = self.target()
+                {
+                    answer = Some(vec![t]);
+                }
+            });
+        }
+        let target = self.target();
+        let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
+        ui.horizontal(|ui| {
+            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
+                go = Some(self.dir.clone());
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("Cancel").clicked() {
+                    answer = Some(Vec::new());
+                }
+                let verb = match &self.purpose {
+                    _ if replaces => "Replace",
+                    p if p.is_save() => "Save",
+                    p if p.is_folder() => "Choose this folder",
+                    _ => "Open",
+                };
+                if ui.add_enabled(target.is_some(), egui::Button::new(RichText::new(verb).strong())).clicked() {
+                    answer = target.clone().map(|t| vec![t]);
+                }
+                if replaces {
+                    ui.label(RichText::new("A file of this name exists and will be replaced.").color(theme::WARN));
+                }
+            });
+        });
+        if let Some(dir) = go {
+            self.enter(dir);
+        }
+        answer
+    }
+}
+
+/// A folder's entries: folders first, then files, each by name; hidden ones and (unless
+/// `all`) files other than JSON left out; no files at all when choosing a folder.
+fn read_folder(dir: &Path, all: bool, folders_only: bool) -> Result<Vec<Entry>, String> {
+    let read = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
+    let mut out: Vec<Entry> = read
+        .flatten()
+        .take(MAX_ENTRIES)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Follows symbolic links, so a link to a folder can be entered.
+            let is_dir = entry.path().is_dir();
+            let hidden = name.starts_with('.');
+            let shown = !hidden && (is_dir || (!folders_only && (all || name.ends_with(".json"))));
+            shown.then_some(Entry { name, is_dir })
+        })
+        .collect();
+    out.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase())));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_list_folders_first_and_json_files_unless_all() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("packs")).unwrap();
+        std::fs::create_dir(dir.path().join(".hidden")).unwrap();
+        for f in ["b.json", "A.json", "notes.txt", ".secret.json"] {
+            std::fs::write(dir.path().join(f), "{}").unwrap();
+        }
+        let names = |all, folders| {
+            read_folder(dir.path(), all, folders).unwrap().into_iter().map(|e| e.name).collect::<Vec<_>>()
+        };
+        assert_eq!(names(false, false), ["packs", "A.json", "b.json"]);
+        assert_eq!(names(true, false), ["packs", "A.json", "b.json", "notes.txt"]);
+        assert_eq!(names(false, true), ["packs"]);
+        assert!(read_folder(&dir.path().join("missing"), false, false).is_err());
+    }
+
+    #[test]
+    fn the_answer_is_a_file_in_the_folder_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("flow.json"), "{}").unwrap();
+        let save = InApp::new(Purpose::Save, dir.path().to_path_buf(), "new.json");
+        assert_eq!(save.target(), Some(dir.path().join("new.json")));
+        let mut open = InApp::new(Purpose::Open, dir.path().to_path_buf(), "");
+        assert_eq!(open.target(), None, "nothing chosen yet");
+        open.name = "missing.json".into();
+        assert_eq!(open.target(), None, "only an existing file opens");
+        open.name = "flow.json".into();
+        assert_eq!(open.target(), Some(dir.path().join("flow.json")));
+        let folder = InApp::new(Purpose::OpenFolder, dir.path().to_path_buf(), "");
+        assert_eq!(folder.target(), Some(dir.path().to_path_buf()));
+    }
+}
