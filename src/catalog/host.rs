@@ -65,8 +65,8 @@ impl HostProfile {
         if is_capabilities_document(&value) {
             return Self::from_capabilities(&value);
         }
-        let host: Self =
-            serde_json::from_value(value).map_err(|e| Error::new(code::INVALID_REQUEST, format!("host profile: {e}")))?;
+        let host: Self = serde_json::from_value(value)
+            .map_err(|e| Error::new(code::INVALID_REQUEST, format!("host profile: {e}")))?;
         for (i, p) in host.node_types.iter().enumerate() {
             if let Some(problem) = Self::node_type_problem(p) {
                 // `path` is left to the caller, who knows the file.
