@@ -24,6 +24,7 @@ pub mod catalog;
 pub mod error;
 pub mod expand;
 pub mod fsio;
+pub mod graph;
 pub mod json_walk;
 pub mod pack;
 pub mod params;

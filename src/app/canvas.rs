@@ -22,7 +22,6 @@ use egui::{
     Align2, Color32, FontFamily, FontId, Id, Modifiers, PointerButton, Pos2, Rect, Role, Sense, Stroke, StrokeKind, Ui,
     Vec2, WidgetInfo, pos2, vec2,
 };
-use petgraph::visit::{DfsEvent, depth_first_search};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -807,27 +806,25 @@ impl ViewCache {
             by_id.insert(node.id().to_owned(), cards.len());
             index_of.insert(*ix, cards.len());
             // Declared ports come first; ports only edges mention are added after them.
-            let ports = catalog.and_then(|c| c.ports(node.type_id())).unwrap_or_default();
+            let (inputs, outputs) = catalog
+                .and_then(|c| c.ports(node.type_id()))
+                .map(|p| (p.inputs.clone(), p.outputs.clone()))
+                .unwrap_or_default();
             cards.push(Card {
                 id: node.id().to_owned(),
                 label: format!("{name} ({})", node.id()),
                 name,
                 type_id: node.type_id().to_owned(),
                 pos: pos2(x as f32, y as f32),
-                inputs: ports.inputs,
-                outputs: ports.outputs,
+                inputs,
+                outputs,
                 marks: marks(node),
                 color: theme::type_color(node.type_id()),
                 instance: None,
                 h: H,
             });
         }
-        let mut back = HashSet::new();
-        depth_first_search(&wf.graph, order.iter().copied(), |event| {
-            if let DfsEvent::BackEdge(a, b) = event {
-                back.insert((a, b));
-            }
-        });
+        let back: HashSet<_> = crate::graph::dfs(&wf.graph, order.iter().copied()).back_edges.into_iter().collect();
         let mut links = Vec::with_capacity(wf.graph.edge_count());
         for e in wf.edges_in_order() {
             let Some((a, b)) = wf.graph.edge_endpoints(e) else { continue };
@@ -843,7 +840,7 @@ impl ViewCache {
                 to_port,
                 label: edge_label(edge),
                 conditional: edge.condition().is_some(),
-                loopback: a == b || back.contains(&(a, b)),
+                loopback: back.contains(&e),
             });
         }
         for card in &mut cards {

@@ -10,7 +10,7 @@ use super::preview::{DropEdge, splice_options};
 use crate::error::{Error, Finding, code};
 use crate::expand::Expansion;
 use crate::workflow::{Edge, Node, Workflow, reparameterise, splice};
-use petgraph::stable_graph::EdgeIndex;
+use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -483,12 +483,13 @@ impl Document {
             }
         }
         let mut new_edges = Vec::new();
+        let mut ids = self.wf.edge_ids();
         for mut json in edges {
             let ends = ["sourceNodeId", "targetNodeId"]
                 .map(|k| json.get(k).and_then(Value::as_str).and_then(|id| renamed.get(id)).cloned());
             let [Some(s), Some(t)] = ends else { continue };
             let base = json.get("id").and_then(Value::as_str).unwrap_or("e").to_owned();
-            json.insert("id".into(), Value::String(self.wf.fresh_edge_id(&base)));
+            json.insert("id".into(), Value::String(ids.fresh(&base)));
             json.insert("sourceNodeId".into(), Value::String(s));
             json.insert("targetNodeId".into(), Value::String(t));
             if let Some(ix) = self.wf.add_edge(json) {
@@ -507,7 +508,7 @@ fn outcome(label: String) -> Outcome {
 
 /// The edge with this `seq`, if it is in the graph.
 pub fn edge_by_seq(wf: &Workflow, seq: u64) -> Option<EdgeIndex> {
-    wf.graph.edge_indices().find(|e| wf.graph[*e].seq == seq)
+    wf.edge_by_seq(seq)
 }
 
 /// The wiring edges of a drop on an edge keep that edge's ports: data that left the source
@@ -524,22 +525,10 @@ fn apply_change(wf: &mut Workflow, change: Change) -> Change {
             Change::Members(inverse)
         }
         Change::Remove { nodes, edges } => {
-            let mut removed_edges = Vec::new();
-            for seq in &edges {
-                if let Some(e) = edge_by_seq(wf, *seq) {
-                    removed_edges.extend(wf.remove_edge(e));
-                }
-            }
-            let mut removed_nodes = Vec::new();
-            for id in &nodes {
-                if let Some(ix) = wf.node(id)
-                    && let Some((node, touching)) = wf.remove_node(ix)
-                {
-                    removed_nodes.push(node);
-                    removed_edges.extend(touching);
-                }
-            }
-            Change::Restore { nodes: removed_nodes, edges: removed_edges }
+            let edges: Vec<EdgeIndex> = edges.iter().filter_map(|seq| wf.edge_by_seq(*seq)).collect();
+            let nodes: Vec<NodeIndex> = nodes.iter().filter_map(|id| wf.node(id)).collect();
+            let (nodes, edges) = wf.remove_all(&nodes, &edges);
+            Change::Restore { nodes, edges }
         }
         Change::Restore { nodes, edges } => {
             let node_ids: Vec<String> = nodes.iter().map(|n| n.id().to_owned()).collect();

@@ -450,7 +450,7 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
         ui,
         |ui| {
             for t in types {
-                let ports = catalog.ports(t.type_id()).unwrap_or_default();
+                let ports = catalog.ports(t.type_id());
                 let r = ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(t.type_id()).monospace().small());
                     ui.label(RichText::new(t.label()).small().color(theme::TEXT_DIM));
@@ -459,8 +459,8 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
                     "{}\nrole: {}\ninputs: {}\noutputs: {}",
                     t.description(),
                     t.role(),
-                    ports.inputs.join(", "),
-                    ports.outputs.join(", ")
+                    ports.map(|p| p.inputs.join(", ")).unwrap_or_default(),
+                    ports.map(|p| p.outputs.join(", ")).unwrap_or_default()
                 );
                 r.response.on_hover_text(hover);
             }

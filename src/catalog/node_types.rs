@@ -13,7 +13,7 @@ use crate::schemas::{UserSchema, Violation, compile};
 use crate::workflow::Workflow;
 use semver::Version;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -32,6 +32,8 @@ pub struct NodeType {
     config: SchemaSlot,
     input: SchemaSlot,
     output: SchemaSlot,
+    /// Derived from the schemas on first use: edge checks ask once per edge.
+    ports: OnceLock<Ports>,
 }
 
 /// A schema file read from a pack, compiled on first use. Node types that reference the
@@ -137,15 +139,24 @@ pub struct Ports {
     pub outputs: Vec<String>,
     pub inputs_open: bool,
     pub outputs_open: bool,
+    /// The names again, for constant-time lookups (a type may declare thousands).
+    input_set: HashSet<String>,
+    output_set: HashSet<String>,
 }
 
 impl Ports {
+    fn new(inputs: Vec<String>, outputs: Vec<String>, inputs_open: bool, outputs_open: bool) -> Self {
+        let input_set = inputs.iter().cloned().collect();
+        let output_set = outputs.iter().cloned().collect();
+        Self { inputs, outputs, inputs_open, outputs_open, input_set, output_set }
+    }
+
     pub fn accepts_input(&self, port: &str) -> bool {
-        self.inputs_open || self.inputs.iter().any(|p| p == port)
+        self.inputs_open || self.input_set.contains(port)
     }
 
     pub fn accepts_output(&self, port: &str) -> bool {
-        self.outputs_open || self.outputs.iter().any(|p| p == port)
+        self.outputs_open || self.output_set.contains(port)
     }
 }
 
@@ -267,6 +278,7 @@ impl Catalog {
                 output: slot("outputSchemaRef"),
                 pointer,
                 entry: entry.clone(),
+                ports: OnceLock::new(),
             };
             type_ids.push(type_id.to_owned());
             self.insert(node);
@@ -380,19 +392,19 @@ impl Catalog {
         self.types.values()
     }
 
-    /// Named ports, when the type is catalogued.
-    pub fn ports(&self, type_id: &str) -> Option<Ports> {
+    /// Named ports, when the type is catalogued (worked out once per type).
+    pub fn ports(&self, type_id: &str) -> Option<&Ports> {
         let node = self.node_type(type_id)?;
-        let (inputs, inputs_open) = schema_ports(node.input.document());
-        let (mut outputs, outputs_open) = schema_ports(node.output.document());
-        if let Some(declared) = node.entry.get("outputs").and_then(Value::as_object) {
-            for name in declared.keys() {
-                if !outputs.contains(name) {
-                    outputs.push(name.clone());
-                }
+        Some(node.ports.get_or_init(|| {
+            let (inputs, inputs_open) = schema_ports(node.input.document());
+            let (mut outputs, outputs_open) = schema_ports(node.output.document());
+            if let Some(declared) = node.entry.get("outputs").and_then(Value::as_object) {
+                let mut seen: HashSet<&str> = outputs.iter().map(String::as_str).collect();
+                let extra: Vec<String> = declared.keys().filter(|name| seen.insert(name.as_str())).cloned().collect();
+                outputs.extend(extra);
             }
-        }
-        Some(Ports { inputs, outputs, inputs_open, outputs_open })
+            Ports::new(inputs, outputs, inputs_open, outputs_open)
+        }))
     }
 
     /// Whether the type declares the `side-effectful` capability or the `side-effect` role.
@@ -559,14 +571,13 @@ impl Catalog {
     /// pointing at its first use in the manifest.
     pub fn unresolved_findings(&self, chain: &Chain) -> Vec<Finding> {
         let mut out: Vec<Finding> = Vec::new();
+        let mut reported: HashSet<&str> = HashSet::new();
         for (j, node) in chain.nodes().iter().enumerate() {
             let uses =
                 [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))];
             for (at, value) in uses {
                 let Some(type_id) = value.and_then(Value::as_str) else { continue };
-                if self.resolves(type_id)
-                    || out.iter().any(|f| f.details.get("typeId").and_then(Value::as_str) == Some(type_id))
-                {
+                if self.resolves(type_id) || !reported.insert(type_id) {
                     continue;
                 }
                 let message = match (crate::pack::v2::split_pin(type_id), self.node_type(type_id)) {

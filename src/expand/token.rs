@@ -156,24 +156,40 @@ pub struct NearToken {
 
 /// Find near-tokens: `{{`/`<<`, optional whitespace, `params` (any case), then anything
 /// that does not complete a real token — `{{ params.x }}`, `{{params.a-b}}`, `<<params.>>`.
+///
+/// One forward pass: real tokens are skipped with a cursor over their (sorted) spans, and
+/// the closing `}}`/`>>` is found by [`NextClose`], which never reads a byte twice.
 pub fn near_tokens(s: &str) -> Vec<NearToken> {
     if !s.to_ascii_lowercase().contains("params") {
         return Vec::new();
     }
-    let real: Vec<(usize, usize)> = tokens(s).iter().map(|t| (t.start, t.end)).collect();
+    let real = tokens(s);
+    let mut real_at = 0;
+    let mut closes = [NextClose::new("}}"), NextClose::new(">>")];
     let bytes = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < bytes.len() {
+        match bytes[i..].iter().position(|b| *b == b'{' || *b == b'<') {
+            None => break,
+            Some(off) => i += off,
+        }
+        if i + 1 >= bytes.len() {
+            break;
+        }
+        while real.get(real_at).is_some_and(|t| t.end <= i) {
+            real_at += 1;
+        }
+        let in_real = real.get(real_at).is_some_and(|t| t.start <= i);
         let pair = &bytes[i..i + 2];
-        if (pair == b"{{" || pair == b"<<") && !real.iter().any(|(a, b)| *a <= i && i < *b) {
+        if (pair == b"{{" || pair == b"<<") && !in_real {
             let mut j = i + 2;
             while j < bytes.len() && bytes[j].is_ascii_whitespace() {
                 j += 1;
             }
             if bytes.len() >= j + 6 && bytes[j..j + 6].eq_ignore_ascii_case(b"params") {
-                let close = if pair == b"{{" { "}}" } else { ">>" };
-                let end = s[j..].find(close).map(|p| j + p + 2).unwrap_or_else(|| (j + 6).min(s.len()));
+                let close = &mut closes[usize::from(pair == b"<<")];
+                let end = close.at_or_after(s, j).map(|p| p + 2).unwrap_or_else(|| (j + 6).min(s.len()));
                 let end = (end..=s.len()).find(|e| s.is_char_boundary(*e)).unwrap_or(s.len());
                 out.push(NearToken { start: i, text: s[i..end].to_owned() });
                 i = end.max(i + 1);
@@ -183,6 +199,32 @@ pub fn near_tokens(s: &str) -> Vec<NearToken> {
         i += 1;
     }
     out
+}
+
+/// The next occurrence of a closing delimiter at or after a position, for positions that
+/// only grow: a search starts past the previous hit, so all searches together read the
+/// string at most once (an unclosed `<<params` no longer searches to the end each time).
+struct NextClose {
+    pattern: &'static str,
+    /// The last search: where it started and what it found (`None`: nothing after it).
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl NextClose {
+    fn new(pattern: &'static str) -> Self {
+        Self { pattern, last: None }
+    }
+
+    fn at_or_after(&mut self, s: &str, from: usize) -> Option<usize> {
+        match self.last {
+            Some((_, Some(hit))) if hit >= from => return Some(hit),
+            Some((start, None)) if start <= from => return None,
+            _ => {}
+        }
+        let hit = s[from..].find(self.pattern).map(|p| from + p);
+        self.last = Some((from, hit));
+        hit
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 use super::Chain;
 use crate::error::{Finding, code, pointer_join};
 use petgraph::graph::DiGraph;
-use petgraph::visit::{DfsEvent, depth_first_search};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -253,18 +252,11 @@ fn sub_chain_ref_id(entry: &Value) -> Option<&str> {
     }
 }
 
-/// Edges that close a cycle, found as DFS back edges.
+/// Edges that close a cycle, found as DFS back edges, by position in `dag.edges`.
 fn loopback_edges(graph: &DiGraph<&str, usize>) -> Vec<usize> {
-    let mut back = Vec::new();
-    depth_first_search(graph, graph.node_indices(), |event| {
-        if let DfsEvent::BackEdge(a, b) = event {
-            back.push((a, b));
-        }
-    });
     let mut out: Vec<usize> =
-        back.into_iter().filter_map(|(a, b)| graph.edges_connecting(a, b).next().map(|e| *e.weight())).collect();
+        crate::graph::dfs(graph, graph.node_indices()).back_edges.into_iter().map(|e| graph[e]).collect();
     out.sort_unstable();
-    out.dedup();
     out
 }
 
@@ -280,22 +272,25 @@ fn check_sub_chain_cycles(chains: &[Chain], findings: &mut Vec<Finding>) {
             }
         }
     }
-    for scc in petgraph::algo::tarjan_scc(&graph) {
-        let cyclic = scc.len() > 1 || graph.contains_edge(scc[0], scc[0]);
-        if cyclic {
-            for ix in scc {
-                let chain = &chains[graph[ix]];
-                findings.push(
-                    Finding::error(
-                        code::SUB_CHAIN_CYCLE,
-                        format!("{}/subChains", chain.pointer()),
-                        format!("chain \"{}\" composes itself through subChains", chain.chain_id()),
-                    )
-                    .in_chain(chain.chain_id())
-                    .with("chainId", chain.chain_id()),
-                );
-            }
-        }
+    // kosaraju_scc walks with petgraph's iterative Dfs; tarjan_scc recurses per chain.
+    let mut cyclic: Vec<usize> = petgraph::algo::kosaraju_scc(&graph)
+        .into_iter()
+        .filter(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+        .flatten()
+        .map(|ix| graph[ix])
+        .collect();
+    cyclic.sort_unstable();
+    for i in cyclic {
+        let chain = &chains[i];
+        findings.push(
+            Finding::error(
+                code::SUB_CHAIN_CYCLE,
+                format!("{}/subChains", chain.pointer()),
+                format!("chain \"{}\" composes itself through subChains", chain.chain_id()),
+            )
+            .in_chain(chain.chain_id())
+            .with("chainId", chain.chain_id()),
+        );
     }
 }
 

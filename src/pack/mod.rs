@@ -21,7 +21,7 @@ pub use load::{
 use crate::error::{Finding, Severity};
 use crate::schemas::UserSchema;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -190,13 +190,14 @@ impl Chain {
     /// Distinct typeIds used by nodes and node compensations, in first-use order.
     pub fn type_ids(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         for node in self.nodes() {
             let ids = [
                 node.get("typeId").and_then(Value::as_str),
                 node.pointer("/compensation/nodeTypeId").and_then(Value::as_str),
             ];
             for id in ids.into_iter().flatten() {
-                if !out.contains(&id) {
+                if seen.insert(id) {
                     out.push(id);
                 }
             }

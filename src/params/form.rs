@@ -4,6 +4,7 @@
 
 use crate::error::pointer_join;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScalarKind {
@@ -117,7 +118,7 @@ fn fields_of(schema: &Value, base: &str) -> Vec<Field> {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
-    let required: Vec<&str> = schema
+    let required: HashSet<&str> = schema
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())

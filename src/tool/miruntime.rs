@@ -8,6 +8,7 @@ use super::{Projection, text, walk};
 use crate::error::{Finding, code};
 use crate::schemas::Schema;
 use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
 
 const DESCRIPTION_MAX: usize = 2000;
 /// Five minutes, when no node declares a timeout.
@@ -198,12 +199,15 @@ fn side_effects(subject: &Subject, permission: Permission) -> Value {
     let changes = permission != Permission::ReadOnly;
     // Group the writers by why they write, so a chain-wide capability reads as one clause.
     let mut clauses: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut clause_of: HashMap<&str, usize> = HashMap::new();
     for node in subject.writers() {
         let who = format!("{} ({})", node.id, node.type_id);
-        match clauses.iter_mut().find(|(reason, _)| *reason == node.effect.reason) {
-            Some((_, nodes)) => nodes.push(who),
-            None => clauses.push((&node.effect.reason, vec![who])),
-        }
+        let reason = node.effect.reason.as_str();
+        let i = *clause_of.entry(reason).or_insert_with(|| {
+            clauses.push((reason, Vec::new()));
+            clauses.len() - 1
+        });
+        clauses[i].1.push(who);
     }
     let description = if clauses.is_empty() {
         "No node is known to change external state.".to_owned()
@@ -367,6 +371,7 @@ fn evidence(subject: &Subject) -> Value {
 /// preceded it. Values still holding a parameter token name no concrete type.
 fn artifact_types<'a>(subject: &'a Subject) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for node in &subject.nodes {
         let declared = [
             node.raw.get("artifactType"),
@@ -374,7 +379,7 @@ fn artifact_types<'a>(subject: &'a Subject) -> Vec<&'a str> {
             node.config().and_then(|c| c.get("outputArtifactType")),
         ];
         for t in declared.into_iter().flatten().filter_map(Value::as_str) {
-            if !t.is_empty() && !t.contains("{{") && !out.contains(&t) {
+            if !t.is_empty() && !t.contains("{{") && seen.insert(t) {
                 out.push(t);
             }
         }

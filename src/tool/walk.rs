@@ -278,13 +278,14 @@ pub fn is_marked_sensitive(schema: &Value) -> bool {
 /// The instance fields (dotted paths) that the schema marks sensitive, in document order.
 pub fn sensitive_fields(schema: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let all = subschemas(schema);
     for (i, node) in all.iter() {
         if !is_marked_sensitive(node.schema) {
             continue;
         }
         if let Some(field) = all.field(i).filter(|f| !f.is_empty())
-            && !out.contains(&field)
+            && seen.insert(field.clone())
         {
             out.push(field);
         }

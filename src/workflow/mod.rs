@@ -19,7 +19,7 @@ use petgraph::Direction;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Largest workflow file read.
@@ -124,6 +124,8 @@ pub struct Workflow {
     index: HashMap<String, NodeIndex>,
     /// Edges naming a node that does not exist, kept verbatim.
     dangling: Vec<Edge>,
+    /// Graph edges by `seq` (the editor addresses edges by it).
+    by_seq: HashMap<u64, EdgeIndex>,
     next_seq: u64,
 }
 
@@ -138,7 +140,14 @@ impl Workflow {
             "metadata": {}, "settings": {}
         });
         let Value::Object(doc) = doc else { unreachable!("built as an object") };
-        Self { doc, graph: StableDiGraph::new(), index: HashMap::new(), dangling: Vec::new(), next_seq: 0 }
+        Self {
+            doc,
+            graph: StableDiGraph::new(),
+            index: HashMap::new(),
+            dangling: Vec::new(),
+            by_seq: HashMap::new(),
+            next_seq: 0,
+        }
     }
 
     /// Build from WorkflowDefinition JSON. Structural problems that would make the graph
@@ -149,8 +158,14 @@ impl Workflow {
         };
         let nodes = take_array(&mut doc, "nodes")?;
         let edges = take_array(&mut doc, "edges")?;
-        let mut wf =
-            Self { doc, graph: StableDiGraph::new(), index: HashMap::new(), dangling: Vec::new(), next_seq: 0 };
+        let mut wf = Self {
+            doc,
+            graph: StableDiGraph::new(),
+            index: HashMap::new(),
+            dangling: Vec::new(),
+            by_seq: HashMap::new(),
+            next_seq: 0,
+        };
         for (i, node) in nodes.into_iter().enumerate() {
             let Value::Object(json) = node else {
                 return Err(Error::new(code::VALIDATION_ERROR, format!("nodes[{i}] is not an object"))
@@ -257,7 +272,11 @@ impl Workflow {
         let seq = self.bump();
         let edge = Edge { json, seq };
         match (self.node(edge.source()), self.node(edge.target())) {
-            (Some(a), Some(b)) => Some(self.graph.add_edge(a, b, edge)),
+            (Some(a), Some(b)) => {
+                let ix = self.graph.add_edge(a, b, edge);
+                self.by_seq.insert(seq, ix);
+                Some(ix)
+            }
             _ => {
                 self.dangling.push(edge);
                 None
@@ -267,25 +286,59 @@ impl Workflow {
 
     /// Remove a node and every edge touching it; returns them for undo.
     pub fn remove_node(&mut self, ix: NodeIndex) -> Option<(Node, Vec<Edge>)> {
-        let touching: Vec<EdgeIndex> = self
-            .graph
-            .edges_directed(ix, Direction::Outgoing)
-            .chain(self.graph.edges_directed(ix, Direction::Incoming))
-            .map(|e| e.id())
-            .collect();
-        let mut edges = Vec::new();
-        for e in touching {
-            if let Some(edge) = self.graph.remove_edge(e) {
-                edges.push(edge);
-            }
-        }
-        let node = self.graph.remove_node(ix)?;
-        self.index.remove(node.id());
-        Some((node, edges))
+        let (mut nodes, edges) = self.remove_all(&[ix], &[]);
+        Some((nodes.pop()?, edges))
     }
 
     pub fn remove_edge(&mut self, ix: EdgeIndex) -> Option<Edge> {
-        self.graph.remove_edge(ix)
+        let edge = self.graph.remove_edge(ix)?;
+        self.by_seq.remove(&edge.seq);
+        Some(edge)
+    }
+
+    /// Remove nodes (with every edge touching them) and edges; returns what was removed, for
+    /// undo. petgraph unlinks an edge by walking its endpoints' edge lists, so removing the
+    /// edges of a busy node one by one is quadratic in its degree; past a few dozen edges the
+    /// graph is rebuilt once instead, every remaining node and edge keeping its index.
+    pub fn remove_all(&mut self, nodes: &[NodeIndex], edges: &[EdgeIndex]) -> (Vec<Node>, Vec<Edge>) {
+        const ONE_BY_ONE: usize = 32;
+        let touching = nodes.iter().filter(|n| self.graph.contains_node(**n)).flat_map(|n| {
+            self.graph.edges_directed(*n, Direction::Outgoing).chain(self.graph.edges_directed(*n, Direction::Incoming))
+        });
+        let mut doomed: HashSet<EdgeIndex> = HashSet::new();
+        let mut order = Vec::new();
+        for e in edges.iter().copied().filter(|e| self.graph.edge_weight(*e).is_some()).chain(touching.map(|e| e.id()))
+        {
+            if doomed.insert(e) {
+                order.push(e);
+            }
+        }
+        let removed_edges: Vec<Edge> = if order.len() <= ONE_BY_ONE {
+            order.into_iter().filter_map(|e| self.graph.remove_edge(e)).collect()
+        } else {
+            let mut removed = Vec::with_capacity(order.len());
+            self.graph = std::mem::take(&mut self.graph).filter_map_owned(
+                |_, node| Some(node),
+                |e, edge| {
+                    if doomed.contains(&e) {
+                        removed.push(edge);
+                        None
+                    } else {
+                        Some(edge)
+                    }
+                },
+            );
+            removed
+        };
+        for edge in &removed_edges {
+            self.by_seq.remove(&edge.seq);
+        }
+        // Their edges are gone, so each node leaves in constant time.
+        let removed_nodes: Vec<Node> = nodes.iter().filter_map(|n| self.graph.remove_node(*n)).collect();
+        for node in &removed_nodes {
+            self.index.remove(node.id());
+        }
+        (removed_nodes, removed_edges)
     }
 
     /// Re-insert a removed node keeping its file-order position (undo).
@@ -300,18 +353,27 @@ impl Workflow {
     pub fn restore_edge(&mut self, edge: Edge) -> Option<EdgeIndex> {
         let seq = edge.seq;
         let ix = self.add_edge(edge.json)?;
-        self.graph[ix].seq = seq;
+        let drawn = std::mem::replace(&mut self.graph[ix].seq, seq);
+        self.by_seq.remove(&drawn);
+        self.by_seq.insert(seq, ix);
         Some(ix)
     }
 
-    /// An edge id not used yet, built from `base`.
+    /// The graph edge with this `seq`.
+    pub fn edge_by_seq(&self, seq: u64) -> Option<EdgeIndex> {
+        self.by_seq.get(&seq).copied()
+    }
+
+    /// An edge id not used yet, built from `base`. Reads every edge: to draw many ids,
+    /// take [`Workflow::edge_ids`] once and draw from it.
     pub fn fresh_edge_id(&self, base: &str) -> String {
-        let taken =
-            |id: &str| self.graph.edge_weights().any(|e| e.id() == id) || self.dangling.iter().any(|e| e.id() == id);
-        if !taken(base) {
-            return base.to_owned();
-        }
-        (2..).map(|n| format!("{base}-{n}")).find(|c| !taken(c)).expect("an unbounded range yields a free id")
+        self.edge_ids().fresh(base)
+    }
+
+    /// The edge ids in use (graph and dangling edges), to draw fresh ids from.
+    pub fn edge_ids(&self) -> EdgeIds {
+        let taken = self.graph.edge_weights().chain(&self.dangling).map(|e| e.id().to_owned()).collect();
+        EdgeIds { taken, next_suffix: HashMap::new() }
     }
 
     /// A node id not used yet, built from `base`.
@@ -335,6 +397,36 @@ impl Workflow {
                 Some((a, b, c, d)) => (a.min(x), b.min(y), c.max(x), d.max(y)),
             })
         })
+    }
+}
+
+/// Edge ids taken, and a source of fresh ones: `base`, else `base-2`, `base-3`, … Every id
+/// handed out counts as taken, and the next suffix to try is remembered per base, so drawing
+/// n ids costs O(n) however often a base repeats.
+#[derive(Debug, Clone)]
+pub struct EdgeIds {
+    taken: HashSet<String>,
+    next_suffix: HashMap<String, u64>,
+}
+
+impl EdgeIds {
+    pub fn fresh(&mut self, base: &str) -> String {
+        let id = if self.taken.contains(base) {
+            let mut n = self.next_suffix.get(base).copied().unwrap_or(2);
+            let id = loop {
+                let candidate = format!("{base}-{n}");
+                n += 1;
+                if !self.taken.contains(&candidate) {
+                    break candidate;
+                }
+            };
+            self.next_suffix.insert(base.to_owned(), n);
+            id
+        } else {
+            base.to_owned()
+        };
+        self.taken.insert(id.clone());
+        id
     }
 }
 

@@ -103,11 +103,8 @@ impl Workflow {
     /// Remove an instance: its nodes, every edge touching them, its own edges, its record.
     pub fn remove_instance(&mut self, key: &str) -> Option<Instance> {
         let instance = self.forget_instance(key)?;
-        for id in &instance.node_ids {
-            if let Some(ix) = self.node(id) {
-                self.remove_node(ix);
-            }
-        }
+        let nodes: Vec<_> = instance.node_ids.iter().filter_map(|id| self.node(id)).collect();
+        self.remove_all(&nodes, &[]);
         let own: std::collections::HashSet<&str> = instance.edge_ids.iter().map(String::as_str).collect();
         self.dangling.retain(|e| !own.contains(e.id()));
         Some(instance)

@@ -139,9 +139,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
 
     let mut removed_edges = Vec::new();
     if let Some((a, b)) = &opts.between {
-        for e in replaced {
-            removed_edges.extend(wf.remove_edge(e));
-        }
+        removed_edges = wf.remove_all(&[], &replaced).1;
         // One replaced edge hands its routing to the wiring: where it left the source (port,
         // condition) goes on the way in, where it entered the target (port, trigger rule) on
         // the way out.
@@ -158,15 +156,16 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
                 }
             }
         };
+        let mut ids = wf.edge_ids();
         for (k, entry) in exp.entry_nodes().into_iter().enumerate() {
-            let id = wf.fresh_edge_id(&format!("{}in{}", exp.prefix, k + 1));
+            let id = ids.fresh(&format!("{}in{}", exp.prefix, k + 1));
             edge_ids.push(id.clone());
             let mut json = json_edge(&id, a, &exp.id_map[entry].1);
             carry(&mut json, &["sourceOutput", "condition"]);
             wf.add_edge(canonical_edge(json));
         }
         for (k, exit) in exp.exit_nodes().into_iter().enumerate() {
-            let id = wf.fresh_edge_id(&format!("{}out{}", exp.prefix, k + 1));
+            let id = ids.fresh(&format!("{}out{}", exp.prefix, k + 1));
             edge_ids.push(id.clone());
             let mut json = json_edge(&id, &exp.id_map[exit].1, b);
             carry(&mut json, &["targetInput", "triggerRule"]);

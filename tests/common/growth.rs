@@ -1,0 +1,57 @@
+//! Growth-ratio checks: the same work timed at three sizes, each twice the last, must grow
+//! near-linearly. Nothing is compared with a wall-clock limit, only sizes with each other
+//! on the same machine in the same moment.
+//!
+//! Timings are noisy on a shared machine, and noise only ever adds time. So the sizes are
+//! timed in turn (n, 2n, 4n, n, 2n, 4n, …) and each keeps its fastest run, and a whole
+//! measurement that looks superlinear is taken again before the test fails. Quadratic work
+//! fails every attempt: it costs about 4× per doubling, and the bound is 3×.
+
+use std::time::{Duration, Instant};
+
+/// Largest accepted cost of doubling the input (linear: 2; quadratic: 4).
+pub const MAX_DOUBLING_RATIO: f64 = 3.0;
+const RUNS: usize = 3;
+const ATTEMPTS: usize = 3;
+
+/// Build inputs of sizes `base`, `2·base` and `4·base` with `make` (not timed), time
+/// `work` on each, and assert that each doubling costs less than [`MAX_DOUBLING_RATIO`]
+/// times the size before. Returns the fastest times, for the report.
+pub fn assert_near_linear<T>(
+    label: &str,
+    base: usize,
+    make: impl Fn(usize) -> T,
+    work: impl Fn(&T),
+) -> [Duration; 3] {
+    let sizes = [base, 2 * base, 4 * base];
+    let inputs: Vec<T> = sizes.iter().map(|n| make(*n)).collect();
+    work(&inputs[0]); // warm caches and lazy statics outside the measurement
+    let mut last = [Duration::ZERO; 3];
+    for attempt in 1..=ATTEMPTS {
+        let mut best = [Duration::MAX; 3];
+        for _ in 0..RUNS {
+            for (slot, input) in inputs.iter().enumerate() {
+                let started = Instant::now();
+                work(input);
+                best[slot] = best[slot].min(started.elapsed());
+            }
+        }
+        let ratios = [ratio(best[1], best[0]), ratio(best[2], best[1])];
+        eprintln!(
+            "growth {label} (attempt {attempt}): sizes {sizes:?} took {:?}; doubling ratios {:.2} and {:.2}",
+            best, ratios[0], ratios[1]
+        );
+        if ratios.iter().all(|r| *r < MAX_DOUBLING_RATIO) {
+            return best;
+        }
+        last = best;
+    }
+    panic!(
+        "{label}: work grows faster than linearly: sizes {sizes:?} took {last:?} \
+         (each doubling must cost less than {MAX_DOUBLING_RATIO}×)"
+    );
+}
+
+fn ratio(bigger: Duration, smaller: Duration) -> f64 {
+    bigger.as_secs_f64() / smaller.as_secs_f64().max(1e-9)
+}
