@@ -15,6 +15,9 @@
 //! - [`author`] goes the other way: workflow nodes become a chain, values become
 //!   parameters, and packs are created, edited and saved.
 //!
+//! Every graph walk goes through [`graph`], which keeps its state on the heap, so input size
+//! never translates into stack depth.
+//!
 //! Only [`app`], the egui editor, depends on a GUI toolkit; the CLI (`src/cli.rs`, in the
 //! binary) and the editor are thin layers over the modules above.
 

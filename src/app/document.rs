@@ -805,4 +805,46 @@ mod tests {
         }
         assert_eq!(doc.undo.len(), MAX_UNDO);
     }
+
+    /// `n` nodes as a line closed back to its start, or as a fan-out from `n0`.
+    fn big(n: usize, fan_out: bool) -> Workflow {
+        let nodes: Vec<Value> = (0..n).map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop"})).collect();
+        let edges: Vec<Value> = (1..=n)
+            .filter(|i| !(fan_out && *i == n))
+            .map(|i| {
+                let (from, to) = if fan_out { (0, i) } else { (i - 1, i % n) };
+                json!({"id": format!("e{i}"), "sourceNodeId": format!("n{from}"), "targetNodeId": format!("n{to}")})
+            })
+            .collect();
+        Workflow::from_json(json!({"id": "big", "name": "Big", "version": "1", "nodes": nodes, "edges": edges}))
+            .unwrap()
+    }
+
+    #[test]
+    fn node_limit_workflows_delete_undo_redo_and_connect() {
+        let n = crate::pack::MAX_FRAGMENT_NODES;
+        for fan_out in [false, true] {
+            let mut doc = Document::new(big(n, fan_out), None);
+            let edges = doc.workflow().graph.edge_count();
+            let all: Vec<String> = (0..n).map(|i| format!("n{i}")).collect::<BTreeSet<_>>().into_iter().collect();
+            doc.apply(Command::Delete { nodes: all, edges: vec![] }).unwrap();
+            assert_eq!((doc.workflow().node_count(), doc.workflow().graph.edge_count()), (0, 0));
+            doc.undo();
+            assert_eq!((doc.workflow().node_count(), doc.workflow().graph.edge_count()), (n, edges));
+            doc.redo();
+            assert_eq!(doc.workflow().node_count(), 0);
+            doc.undo();
+            // The last node already leads back to the first in both shapes' reverse: n0
+            // reaches n(N-1), so this edge closes a loop through the whole graph.
+            let back = Command::Connect {
+                source: format!("n{}", n - 1),
+                source_port: "output".into(),
+                target: "n0".into(),
+                target_port: "retry".into(),
+            };
+            let out = doc.apply(back).unwrap();
+            assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+            assert_eq!(doc.workflow().graph.edge_count(), edges + 1);
+        }
+    }
 }

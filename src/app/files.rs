@@ -104,7 +104,9 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
             .with("column", e.column())
     })?;
     if is_workflow(&value) {
-        return Workflow::from_json(value).map(|wf| Opened::Workflow(Box::new(wf)));
+        let wf = Workflow::from_json(value)?;
+        check_editable(&wf, path)?;
+        return Ok(Opened::Workflow(Box::new(wf)));
     }
     let mut out = LoadOutcome::default();
     match load_bytes(path, &bytes, LoadOptions::default()) {
@@ -112,6 +114,35 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
         Err(e) => out.failures.push(e),
     }
     Ok(Opened::Packs(out))
+}
+
+/// Most nodes the editor opens. Past it a frame (culling, hit-testing, the accessibility
+/// tree) takes too long for editing to be usable; the CLI has no such limit.
+pub const MAX_EDITOR_NODES: usize = 250_000;
+/// Most edges the editor opens.
+pub const MAX_EDITOR_EDGES: usize = 1_000_000;
+
+/// Refuse, with `validation_error` naming the limit, a workflow the editor will not handle,
+/// rather than risk the editor on it: a crash with it open would be offered again from the
+/// recovery file on the next start, and again after that.
+pub fn check_editable(wf: &Workflow, source: &Path) -> Result<(), Error> {
+    let edges = wf.graph.edge_count() + wf.dangling_edges().len();
+    let (what, count, limit) = if wf.node_count() > MAX_EDITOR_NODES {
+        ("nodes", wf.node_count(), MAX_EDITOR_NODES)
+    } else if edges > MAX_EDITOR_EDGES {
+        ("edges", edges, MAX_EDITOR_EDGES)
+    } else {
+        return Ok(());
+    };
+    Err(Error::new(
+        code::VALIDATION_ERROR,
+        format!(
+            "{}: the workflow has {count} {what}; the editor opens at most {limit} (the chainsmith CLI has no such limit)",
+            source.display()
+        ),
+    )
+    .with("path", source.display().to_string())
+    .with("limit", limit))
 }
 
 fn is_workflow(v: &serde_json::Value) -> bool {
@@ -141,6 +172,14 @@ mod tests {
         assert_eq!(out.packs.len(), 1);
         let Opened::Packs(all) = open_path(&crate::pack::bundled_dir()).unwrap() else { panic!("a folder") };
         assert_eq!(all.packs.len(), 4);
+        let too_big = dir.path().join("big.json");
+        let nodes: Vec<serde_json::Value> =
+            (0..=MAX_EDITOR_NODES).map(|i| serde_json::json!({"id": format!("n{i}"), "typeId": "core.noop"})).collect();
+        let doc = serde_json::json!({"id": "big", "name": "Big", "version": "1", "nodes": nodes, "edges": []});
+        std::fs::write(&too_big, doc.to_string()).unwrap();
+        let err = open_path(&too_big).err().unwrap();
+        assert_eq!((err.code, &err.details["limit"]), (code::VALIDATION_ERROR, &serde_json::json!(MAX_EDITOR_NODES)));
+        assert!(err.message.contains(&format!("{} nodes", MAX_EDITOR_NODES + 1)), "{}", err.message);
         let junk = dir.path().join("junk.json");
         std::fs::write(&junk, "{nope").unwrap();
         assert_eq!(open_path(&junk).err().unwrap().code, code::VALIDATION_ERROR);

@@ -110,6 +110,7 @@ fn read(file: &Path) -> Result<Recovered, Error> {
         return Err(bad("not a chainsmith recovery file"));
     }
     let workflow = Workflow::from_json(doc.get_mut("workflow").map(Value::take).unwrap_or(Value::Null))?;
+    super::files::check_editable(&workflow, file)?;
     Ok(Recovered {
         workflow,
         path: doc.get("path").and_then(Value::as_str).map(PathBuf::from),
@@ -149,5 +150,19 @@ mod tests {
         let err = Recovery::new(Some(file)).pending().unwrap().err().unwrap();
         assert_eq!(err.code, code::VALIDATION_ERROR);
         assert!(Recovery::new(None).pending().is_none());
+    }
+
+    #[test]
+    fn a_workflow_too_big_to_edit_is_refused_not_offered() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("recovery.json");
+        let nodes: Vec<Value> = (0..=super::super::files::MAX_EDITOR_NODES)
+            .map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop"}))
+            .collect();
+        let wf = json!({"id": "big", "name": "Big", "version": "1", "nodes": nodes, "edges": []});
+        std::fs::write(&file, json!({"chainsmithRecovery": 1, "savedAt": 0, "workflow": wf}).to_string()).unwrap();
+        let err = Recovery::new(Some(file)).pending().unwrap().err().unwrap();
+        assert_eq!(err.code, code::VALIDATION_ERROR);
+        assert!(err.message.contains("the editor opens at most"), "{}", err.message);
     }
 }

@@ -147,6 +147,19 @@ mod tests {
     }
 
     #[test]
+    fn a_line_of_the_fragment_node_limit_is_ranked_on_a_test_thread_stack() {
+        let n = crate::pack::MAX_FRAGMENT_NODES;
+        let mut g = StableDiGraph::<usize, ()>::with_capacity(n, n);
+        let ix: Vec<_> = (0..n).map(|i| g.add_node(i)).collect();
+        for w in ix.windows(2) {
+            g.add_edge(w[0], w[1], ());
+        }
+        g.add_edge(ix[n - 1], ix[0], ());
+        let pos = layered(&g, |w| *w);
+        assert!((1..n).all(|i| pos[i].0 > pos[i - 1].0), "one column per step along the line");
+    }
+
+    #[test]
     fn groups_move_below_what_they_would_cover() {
         let existing = [(0.0, 0.0), (0.0, 150.0)];
         let mut group = [(10.0, 20.0), (320.0, 20.0)];
