@@ -427,16 +427,13 @@ impl UniqueItems {
     }
 }
 
-/// A JSON value as JSON Schema equality sees it: numbers by exact value (`1` = `1.0`,
-/// `0` = `-0.0`), object members in any order.
+/// A JSON value as JSON Schema equality sees it: numbers by exact value (`1` = `1.0` =
+/// `10e-1`, `0` = `-0.0`, however many digits), object members in any order.
 #[derive(PartialEq, Eq, Hash)]
 enum Canonical<'a> {
     Null,
     Bool(bool),
-    /// Every integral number: `u64`, `i64` and integral doubles below 2^127 convert exactly.
-    Integer(i128),
-    /// Other doubles, by their bits.
-    Double(u64),
+    Number(Decimal),
     String(&'a str),
     Array(Vec<Canonical<'a>>),
     /// Members sorted by name.
@@ -449,20 +446,7 @@ impl<'a> Canonical<'a> {
         match v {
             Value::Null => Self::Null,
             Value::Bool(b) => Self::Bool(*b),
-            Value::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    Self::Integer(i.into())
-                } else if let Some(u) = n.as_u64() {
-                    Self::Integer(u.into())
-                } else {
-                    let f = n.as_f64().unwrap_or(f64::NAN);
-                    if f.fract() == 0.0 && f.abs() < 1.0e38 {
-                        Self::Integer(f as i128)
-                    } else {
-                        Self::Double(f.to_bits())
-                    }
-                }
-            }
+            Value::Number(n) => Self::Number(Decimal::of(&n.to_string())),
             Value::String(s) => Self::String(s),
             Value::Array(items) => Self::Array(items.iter().map(Self::of).collect()),
             Value::Object(m) => {
@@ -471,6 +455,40 @@ impl<'a> Canonical<'a> {
                 Self::Object(members)
             }
         }
+    }
+}
+
+/// A JSON number's exact value: its significant digits (no leading or trailing zeros) and
+/// the power of ten of the last one. Numbers are kept as their text (exact numbers), so this
+/// reads the text rather than a lossy `f64`.
+#[derive(PartialEq, Eq, Hash)]
+enum Decimal {
+    Zero,
+    Value { negative: bool, digits: String, exponent: i128 },
+    /// Text that is not a plain JSON number (not produced by a parser), compared as is.
+    Text(String),
+}
+
+impl Decimal {
+    fn of(text: &str) -> Self {
+        let (negative, rest) = text.strip_prefix('-').map_or((false, text), |r| (true, r));
+        let (mantissa, exp) = match rest.find(['e', 'E']) {
+            Some(i) => (&rest[..i], rest[i + 1..].trim_start_matches('+')),
+            None => (rest, "0"),
+        };
+        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let Ok(exp) = exp.parse::<i128>() else { return Self::Text(text.to_owned()) };
+        if !(whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())) {
+            return Self::Text(text.to_owned());
+        }
+        let digits = format!("{whole}{fraction}");
+        let digits = digits.trim_start_matches('0');
+        let significant = digits.trim_end_matches('0');
+        if significant.is_empty() {
+            return Self::Zero;
+        }
+        let exponent = exp - fraction.len() as i128 + (digits.len() - significant.len()) as i128;
+        Self::Value { negative, digits: significant.to_owned(), exponent }
     }
 }
 
@@ -537,7 +555,16 @@ mod tests {
         ] {
             assert!(v.is_valid(&unique), "{unique}");
         }
-        let errors = collect_violations(&v, &json!([1, 2, 3, 2]));
+        // Parsed text, numbers exact: equal values however written, distinct ones however long.
+        let parsed = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+        for dup in ["[1e2, 100]", "[10.0e1, 100]", "[1.5, 15e-1]", "[0.1, 0.10]", "[-0, 0e5]", "[2E+3, 2000.000]"] {
+            assert!(!v.is_valid(&parsed(dup)), "{dup}");
+        }
+        for unique in ["[123456789012345678901234567890, 123456789012345678901234567891]", "[1e400, 1e401]", "[-1, 1]"]
+        {
+            assert!(v.is_valid(&parsed(unique)), "{unique}");
+        }
+        let errors = v.violations(&json!([1, 2, 3, 2]));
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].keyword, "uniqueItems");
         assert!(errors[0].message.contains("items 1 and 3"), "{}", errors[0].message);
