@@ -301,6 +301,12 @@ fn every_bad_input_is_refused_with_its_code() {
         "vendor.acme.tiles",
     ]);
     assert_eq!(envelope(&out)["error"], "invalid_request");
+    // A pack folder that cannot be created is an io_error, and nothing is left behind.
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "x").unwrap();
+    let e = refused(dir.path(), &["--nodes", "fetch", "--pack-name", "vendor.acme.tiles"], &blocker);
+    assert_eq!(e["error"], "io_error");
+    assert_eq!(std::fs::read(&blocker).unwrap(), b"x");
     let usage = run(&["chain", "extract", "wf.json", "--pack", "x", "--chain-id", "a.b"]);
     assert_eq!(usage.status.code(), Some(2), "a missing --label is a usage error");
 }

@@ -168,3 +168,29 @@ fn parameter_names_follow_the_token_grammar() {
         assert!(!is_param_name(bad), "{bad}");
     }
 }
+
+#[test]
+fn a_selection_beyond_one_instance_keeps_workflow_ids_and_its_producers() {
+    let wf = inlined();
+    let mut draft = target_pack();
+    let nodes = Some(vec!["start".into(), "t_orig_k9_gen".into(), "t_orig_k9_use".into()]);
+    let out = extract_into(
+        &mut draft,
+        &wf,
+        &ExtractRequest { chain: ChainInfo::new("t.wider", "Wider"), nodes, params: vec![] },
+    )
+    .unwrap();
+    assert!(out.extraction.instance.is_none());
+    let frag: Vec<&str> = out.extraction.ids.iter().map(|(_, f)| f.as_str()).collect();
+    assert_eq!(frag, ["start", "t_orig_k9_gen", "t_orig_k9_use"]);
+    assert!(out.extraction.boundary.is_empty(), "the wiring edge is inside now");
+    let chain = &draft.chains()[0];
+    assert_eq!(chain["dag"]["edges"][1], json!({"from": "start", "to": "t_orig_k9_gen"}));
+    assert_eq!(chain["producedVariables"][0]["producedBy"], "t_orig_k9_gen");
+    assert_eq!(
+        chain["dag"]["nodes"][1]["compensation"]["inputMapping"]["id"], "${nodes.t_orig_k9_gen.output.id}",
+        "references follow the ids the chain uses"
+    );
+    assert_eq!(chain["capabilities"], json!(["side-effectful"]));
+    assert!(out.extraction.warnings.iter().any(|w| w.code == code::CAPABILITIES_WIDENED), "start has none");
+}
