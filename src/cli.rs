@@ -73,6 +73,10 @@ pub struct TrustArgs {
     /// catalog, every typeId must resolve and dependencies must be met.
     #[arg(long = "catalog", value_name = "DIR")]
     pub catalog: Vec<PathBuf>,
+    /// A saved OpenWOP app `node-catalog` response: the host's own node types, with their
+    /// schemas, join the catalog; repeatable.
+    #[arg(long = "node-catalog", value_name = "FILE")]
+    pub node_catalog: Vec<PathBuf>,
     /// Folder of trusted Ed25519 public keys (PEM SPKI files).
     #[arg(long, value_name = "DIR")]
     pub trusted_keys: Option<PathBuf>,
@@ -319,7 +323,12 @@ fn trust_policy(args: &TrustArgs, host: HostProfile, strict: bool) -> Result<Tru
         )
         .with("path", missing.display().to_string()));
     }
-    let catalog = (!args.catalog.is_empty()).then(|| Catalog::load(&args.catalog));
+    let mut catalog = (!args.catalog.is_empty() || !args.node_catalog.is_empty()).then(|| Catalog::load(&args.catalog));
+    for file in &args.node_catalog {
+        if let Some(c) = catalog.as_mut() {
+            c.add_node_catalog(file)?;
+        }
+    }
     let trusted_keys = match &args.trusted_keys {
         Some(dir) => TrustedKeys::load(dir)?,
         None => TrustedKeys::default(),

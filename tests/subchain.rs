@@ -282,3 +282,40 @@ fn expansion_id_hash_reproduces_the_app_vectors() {
         assert_eq!(got["idMap"]["fetch"], format!("vendor_example_ticket-triage_{want}_fetch"));
     }
 }
+
+/// A saved `node-catalog` response makes the app's own node types resolve, with their
+/// config and port schemas checked like catalogued ones.
+#[test]
+fn node_catalog_types_resolve_like_catalogued_ones() {
+    let pack = repo().join("tests/fixtures/app/feature-chain.json");
+    let node_catalog = repo().join("tests/fixtures/app/node-catalog.json");
+    let base = ["expand", pack.to_str().unwrap(), "--chain", "community.demo.summarise-page"];
+    let codes = |out: &Output| -> Vec<String> {
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        got["warnings"].as_array().unwrap().iter().map(|w| w["code"].as_str().unwrap().to_owned()).collect()
+    };
+    // Without it the app's typeId is only unchecked.
+    let out = run(&base);
+    assert!(codes(&out).contains(&"typeid_unchecked".to_owned()));
+
+    let mut with = base.to_vec();
+    with.extend_from_slice(&["--node-catalog", node_catalog.to_str().unwrap()]);
+    let out = run(&with);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(codes(&out).iter().all(|c| c != "typeid_unchecked" && c != "node_config_invalid"), "{:?}", codes(&out));
+
+    // Its config schema applies: maxWords 0 breaks `minimum: 1`, an error under --strict.
+    let mut strict = with.clone();
+    strict.extend_from_slice(&["--set", "maxWords=0", "--strict"]);
+    let env = envelope(&run(&strict));
+    assert_eq!(env["error"], "node_config_invalid", "{env}");
+
+    // A catalog that lacks the type refuses it.
+    let dir = tempfile::tempdir().unwrap();
+    let other = write_json(dir.path(), "nc.json", &json!({"nodes": [{"typeId": "feature.demo.translate"}]}));
+    let mut lacking = base.to_vec();
+    lacking.extend_from_slice(&["--node-catalog", &other]);
+    let env = envelope(&run(&lacking));
+    assert_eq!(env["error"], "chain_unresolvable_typeid", "{env}");
+    assert_eq!(env["details"]["typeId"], "feature.demo.summarise");
+}

@@ -6,7 +6,7 @@
 //! typeIds are looked up by exact id, never by pack name prefix (§1.3).
 
 use super::{TypeResolver, builtin, finding_from, is_core, path_inside, read_bounded};
-use crate::error::{Finding, Severity, code, pointer_join};
+use crate::error::{Error, Finding, Severity, code, pointer_join};
 use crate::expand::Expansion;
 use crate::pack::{Chain, LoadOptions, Pack, PackKind, load_path};
 use crate::schemas::{UserSchema, Violation, compile};
@@ -290,6 +290,59 @@ impl Catalog {
             type_ids,
             errors,
         });
+    }
+
+    /// Add the node types of a saved OpenWOP app `node-catalog` response (interop §4.3:
+    /// `{nodes: [{typeId, version, label, description, category, source, packName?,
+    /// configSchema?, inputSchema?, outputSchema?, …}]}`): the host's own types, with their
+    /// inline schemas, resolve and are checked like catalogued ones.
+    pub fn add_node_catalog(&mut self, path: &Path) -> Result<usize, Error> {
+        let bytes = crate::fsio::read_limited(path, crate::pack::MAX_MANIFEST_BYTES, code::INVALID_REQUEST)
+            .map_err(Error::not_a_pack)?;
+        let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            Error::new(code::INVALID_REQUEST, format!("{}: not valid JSON: {e}", path.display()))
+                .with("path", path.display().to_string())
+                .with("line", e.line())
+                .with("column", e.column())
+        })?;
+        let Some(nodes) = doc.get("nodes").and_then(Value::as_array) else {
+            return Err(Error::new(
+                code::INVALID_REQUEST,
+                format!("{} is not a node-catalog response: it has no `nodes` array", path.display()),
+            )
+            .with("path", path.display().to_string())
+            .with("pointer", "/nodes"));
+        };
+        let mut added = 0;
+        for (i, entry) in nodes.iter().enumerate() {
+            let Some(type_id) = entry.get("typeId").and_then(Value::as_str).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let pointer = format!("/nodes/{i}");
+            let slot = |key: &str| match entry.get(key) {
+                Some(schema) if schema.is_object() || schema.is_boolean() => {
+                    SchemaSlot(Some(Arc::new(SchemaFile { document: schema.clone(), compiled: OnceLock::new() })))
+                }
+                _ => SchemaSlot::default(),
+            };
+            let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            // The app's own types have no pack; they are named after the host.
+            let pack_name =
+                Some(text("packName")).filter(|n| !n.is_empty()).unwrap_or_else(|| "host:node-catalog".into());
+            self.insert(NodeType {
+                type_id: type_id.to_owned(),
+                pack_name,
+                pack_version: text("version"),
+                manifest: path.to_path_buf(),
+                config: slot("configSchema"),
+                input: slot("inputSchema"),
+                output: slot("outputSchema"),
+                pointer,
+                entry: entry.clone(),
+            });
+            added += 1;
+        }
+        Ok(added)
     }
 
     /// Keep one provider per typeId: the newest version of the same pack wins; a second
@@ -826,5 +879,39 @@ mod tests {
         assert!(cat.is_empty() && cat.packs().is_empty());
         let cat = Catalog::load(&[Path::new("/definitely/not/here")]);
         assert_eq!(cat.findings()[0].code, code::PACK_NOT_FOUND);
+    }
+
+    #[test]
+    fn node_catalog_response_types_resolve_with_their_schemas() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("node-catalog.json");
+        std::fs::write(
+            &path,
+            json!({"nodes": [
+                {"typeId": "feature.demo.summarise", "version": "2.0.0", "label": "Summarise", "category": "ai",
+                 "source": "local", "configSchema": {"type": "object", "properties": {"maxWords": {"type": "integer"}},
+                                                     "required": ["maxWords"]},
+                 "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": false}},
+                {"typeId": "vendor.acme.send", "version": "1.0.0", "source": "pack", "packName": "vendor.acme.mail"},
+                {"label": "no typeId: skipped"}
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+        let mut cat = Catalog::new();
+        assert_eq!(cat.add_node_catalog(&path).unwrap(), 2);
+        assert!(cat.resolves("feature.demo.summarise") && cat.resolves("vendor.acme.send"));
+        assert!(cat.resolves("feature.demo.summarise@2.0.0") && !cat.resolves("feature.demo.summarise@1.0.0"));
+        assert!(!cat.resolves("feature.demo.other"));
+        let t = cat.node_type("feature.demo.summarise").unwrap();
+        assert_eq!((t.label(), t.pack_name(), t.category()), ("Summarise", "host:node-catalog", "ai"));
+        assert_eq!(cat.node_type("vendor.acme.send").unwrap().pack_name(), "vendor.acme.mail");
+        assert!(cat.check_config("feature.demo.summarise", &json!({"maxWords": 5})).is_empty());
+        assert_eq!(cat.check_config("feature.demo.summarise", &json!({"maxWords": "many"})).len(), 1);
+        let ports = cat.ports("feature.demo.summarise").unwrap();
+        assert!(ports.accepts_input("text") && !ports.accepts_input("other"));
+
+        std::fs::write(&path, b"{\"types\": []}").unwrap();
+        assert_eq!(Catalog::new().add_node_catalog(&path).unwrap_err().code, code::INVALID_REQUEST);
     }
 }
