@@ -337,6 +337,7 @@ impl Catalog {
                 config: slot("configSchema"),
                 input: slot("inputSchema"),
                 output: slot("outputSchema"),
+                ports: OnceLock::new(),
                 pointer,
                 entry: entry.clone(),
             });
