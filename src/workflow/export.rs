@@ -3,7 +3,7 @@
 use super::{Edge, Workflow};
 use crate::error::{Error, Finding, Result, code, pointer_join};
 use crate::expand::token;
-use crate::schemas::Schema;
+use crate::schemas::{MAX_LISTED_VIOLATIONS, Schema};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -49,16 +49,76 @@ impl Workflow {
         Value::Object(out)
     }
 
+    /// Edges in file order, dangling ones included, as they are exported.
+    fn export_edges(&self) -> Vec<&Edge> {
+        let mut edges: Vec<&Edge> = self.graph.edge_weights().chain(&self.dangling).collect();
+        edges.sort_by_key(|e| e.seq);
+        edges
+    }
+
     /// Validate against the embedded WorkflowDefinition schema; violations are warnings
     /// because the seed schema predates fields the spec requires (capabilities, compensation).
+    ///
+    /// Checked in pieces (the members around `nodes` and `edges`, then each node and each
+    /// edge against its definition) so the exported document is never built as a whole:
+    /// that was a second copy of every node. At most [`MAX_LISTED_VIOLATIONS`] are listed.
     pub fn schema_findings(&self, mode: ExportMode) -> Vec<Finding> {
-        schema_findings_of(&self.to_json(mode))
+        let validators = piece_validators();
+        let mut out = Vec::new();
+        let mut omitted = 0usize;
+        let mut add = |prefix: &str, violations: Vec<crate::schemas::Violation>| {
+            for v in violations {
+                if out.len() >= MAX_LISTED_VIOLATIONS || v.keyword == crate::schemas::OMITTED_KEYWORD {
+                    omitted += 1;
+                    continue;
+                }
+                out.push(
+                    Finding::warning(code::WORKFLOW_SCHEMA_VIOLATION, format!("{prefix}{}", v.pointer), v.message)
+                        .with("keyword", v.keyword),
+                );
+            }
+        };
+        let nodes = self.nodes_in_order();
+        let edges = self.export_edges();
+        // The document with placeholder items: their number is what `minItems` sees.
+        let frame: Map<String, Value> = self
+            .doc
+            .iter()
+            .map(|(k, v)| match k.as_str() {
+                "nodes" => (k.clone(), Value::Array(vec![Value::Null; nodes.len()])),
+                "edges" => (k.clone(), Value::Array(vec![Value::Null; edges.len()])),
+                _ => (k.clone(), v.clone()),
+            })
+            .collect();
+        add("", crate::schemas::collect_violations(&validators.frame, &Value::Object(frame)));
+        for (i, ix) in nodes.into_iter().enumerate() {
+            // One node at a time: the copy lives only while it is checked.
+            let mut json = self.graph[ix].json.clone();
+            if mode == ExportMode::StrictSchema {
+                json.shift_remove("capabilities");
+            }
+            add(&format!("/nodes/{i}"), crate::schemas::collect_violations(&validators.node, &Value::Object(json)));
+        }
+        for (i, e) in edges.into_iter().enumerate() {
+            let json = Value::Object(e.json.clone());
+            add(&format!("/edges/{i}"), crate::schemas::collect_violations(&validators.edge, &json));
+        }
+        if omitted > 0 {
+            out.push(
+                Finding::warning(
+                    code::WORKFLOW_SCHEMA_VIOLATION,
+                    "",
+                    format!("{omitted} more violations are not listed (at most {MAX_LISTED_VIOLATIONS} are)"),
+                )
+                .with("keyword", crate::schemas::OMITTED_KEYWORD),
+            );
+        }
+        out
     }
 
     /// The pre-export lints (workflow-definition §8.4) plus schema violations.
     pub fn lint(&self, mode: ExportMode) -> Vec<Finding> {
         let mut out = Vec::new();
-        let doc = self.to_json(mode);
         let id = self.id();
         let id_ok = id.starts_with(|c: char| c.is_ascii_lowercase())
             && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
@@ -70,13 +130,15 @@ impl Workflow {
                 format!("workflow id \"{id}\" breaks ^[a-z][a-z0-9_-]*$ (≤128)"),
             ));
         }
-        let nodes = doc["nodes"].as_array().map(Vec::as_slice).unwrap_or_default();
-        let edges = doc["edges"].as_array().map(Vec::as_slice).unwrap_or_default();
-        let node_ids: HashSet<&str> = nodes.iter().filter_map(|n| n["id"].as_str()).collect();
+        // Read in place: the lints never need the exported document itself.
+        let nodes: Vec<&Map<String, Value>> =
+            self.nodes_in_order().into_iter().map(|ix| &self.graph[ix].json).collect();
+        let edges: Vec<&Map<String, Value>> = self.export_edges().into_iter().map(|e| &e.json).collect();
+        let node_ids: HashSet<&str> = nodes.iter().filter_map(|n| text(n, "id")).collect();
         let mut edge_ids: HashMap<&str, usize> = HashMap::new();
         for (i, e) in edges.iter().enumerate() {
             let at = format!("/edges/{i}");
-            if let Some(eid) = e["id"].as_str()
+            if let Some(eid) = text(e, "id")
                 && let Some(first) = edge_ids.insert(eid, i)
             {
                 out.push(Finding::warning(
@@ -86,7 +148,7 @@ impl Workflow {
                 ));
             }
             for key in ["sourceNodeId", "targetNodeId"] {
-                let end = e[key].as_str().unwrap_or_default();
+                let end = text(e, key).unwrap_or_default();
                 if !node_ids.contains(end) {
                     out.push(Finding::warning(
                         code::EDGE_ENDPOINT_UNKNOWN,
@@ -145,28 +207,43 @@ impl Workflow {
                 }
             }
         }
-        out.extend(schema_findings_of(&doc));
+        out.extend(self.schema_findings(mode));
         out
     }
 
-    /// The file bytes: pretty JSON. A document nested deeper than chainsmith (and
-    /// serde_json) reads is refused, so nothing is written that could not be opened again.
+    /// The file bytes: pretty JSON, written straight from the graph (the document is not
+    /// built first: that was a second copy of every node). A document nested deeper than
+    /// chainsmith (and serde_json) reads is refused, so nothing is written that could not
+    /// be opened again.
     pub fn to_file_bytes(&self, mode: ExportMode) -> Result<Vec<u8>> {
-        let doc = self.to_json(mode);
-        let depth = crate::fsio::nesting(&doc);
-        if depth > crate::fsio::MAX_JSON_NESTING {
+        use crate::fsio::{MAX_JSON_NESTING, nesting};
+        let object = |m: &Map<String, Value>| 1 + m.values().map(nesting).max().unwrap_or(0);
+        let deepest_node = self.graph.node_weights().map(|n| object(&n.json)).max().unwrap_or(0);
+        let deepest_edge = self.export_edges().iter().map(|e| object(&e.json)).max().unwrap_or(0);
+        let depth = 1 + self
+            .doc
+            .iter()
+            .map(|(k, v)| match k.as_str() {
+                "nodes" => 1 + deepest_node,
+                "edges" => 1 + deepest_edge,
+                _ => nesting(v),
+            })
+            .max()
+            .unwrap_or(0);
+        if depth > MAX_JSON_NESTING {
             return Err(Error::new(
                 code::VALIDATION_ERROR,
                 format!(
-                    "workflow {} would nest {depth} levels deep, and workflows are read only up to {} levels; \
-                     it is not written, so it stays openable",
-                    self.id(),
-                    crate::fsio::MAX_JSON_NESTING
+                    "workflow {} would nest {depth} levels deep, and workflows are read only up to \
+                     {MAX_JSON_NESTING} levels; it is not written, so it stays openable",
+                    self.id()
                 ),
             )
-            .with("limit", crate::fsio::MAX_JSON_NESTING));
+            .with("limit", MAX_JSON_NESTING));
         }
-        Ok(crate::fsio::to_pretty_json(&doc))
+        let mut out = serde_json::to_vec_pretty(&Exported { wf: self, mode }).expect("a workflow always serialises");
+        out.push(b'\n');
+        Ok(out)
     }
 
     /// Save atomically ([`Self::to_file_bytes`]).
@@ -178,10 +255,71 @@ impl Workflow {
     }
 }
 
-fn schema_findings_of(doc: &Value) -> Vec<Finding> {
-    Schema::WorkflowDefinition
-        .violations(doc)
-        .into_iter()
-        .map(|v| Finding::warning(code::WORKFLOW_SCHEMA_VIOLATION, v.pointer, v.message).with("keyword", v.keyword))
-        .collect()
+/// The exported document as [`Workflow::to_json`] builds it, serialised from the graph.
+struct Exported<'a> {
+    wf: &'a Workflow,
+    mode: ExportMode,
+}
+
+impl serde::Serialize for Exported<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Node<'a>(&'a Map<String, Value>, bool);
+        impl serde::Serialize for Node<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().filter(|(k, _)| !(self.1 && k.as_str() == "capabilities")))
+            }
+        }
+        let strip = self.mode == ExportMode::StrictSchema;
+        let mut map = s.serialize_map(Some(self.wf.doc.len()))?;
+        for (k, v) in &self.wf.doc {
+            match k.as_str() {
+                "nodes" => {
+                    let nodes: Vec<Node> =
+                        self.wf.nodes_in_order().into_iter().map(|ix| Node(&self.wf.graph[ix].json, strip)).collect();
+                    map.serialize_entry(k, &nodes)?;
+                }
+                "edges" => {
+                    let edges: Vec<&Map<String, Value>> = self.wf.export_edges().into_iter().map(|e| &e.json).collect();
+                    map.serialize_entry(k, &edges)?;
+                }
+                _ => map.serialize_entry(k, v)?,
+            }
+        }
+        map.end()
+    }
+}
+
+fn text<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    m.get(key).and_then(Value::as_str)
+}
+
+/// Validators for the pieces [`Workflow::schema_findings`] checks: the document with its
+/// `nodes` and `edges` items unconstrained, one WorkflowNode, one WorkflowEdge.
+struct PieceValidators {
+    frame: jsonschema::Validator,
+    node: jsonschema::Validator,
+    edge: jsonschema::Validator,
+}
+
+fn piece_validators() -> &'static PieceValidators {
+    static PIECES: std::sync::OnceLock<PieceValidators> = std::sync::OnceLock::new();
+    PIECES.get_or_init(|| {
+        let document = Schema::WorkflowDefinition.document();
+        let mut frame = document.clone();
+        for key in ["nodes", "edges"] {
+            if let Some(items) = frame.pointer_mut(&format!("/properties/{key}")).and_then(Value::as_object_mut) {
+                items.shift_remove("items");
+            }
+        }
+        let id = document.get("$id").and_then(Value::as_str).unwrap_or("workflow-definition.schema.json");
+        let build = |schema: &Value| {
+            crate::schemas::options().build(schema).expect("the embedded WorkflowDefinition schema compiles")
+        };
+        PieceValidators {
+            frame: build(&frame),
+            node: build(&serde_json::json!({"$ref": format!("{id}#/$defs/WorkflowNode")})),
+            edge: build(&serde_json::json!({"$ref": format!("{id}#/$defs/WorkflowEdge")})),
+        }
+    })
 }

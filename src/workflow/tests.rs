@@ -257,3 +257,32 @@ fn atomic_save_and_load() {
     wf.save(&p, ExportMode::Faithful).unwrap();
     assert_eq!(Workflow::load(&p).unwrap().to_json(ExportMode::Faithful), wf.to_json(ExportMode::Faithful));
 }
+
+#[test]
+fn file_bytes_are_the_exported_document_and_schema_checks_cover_every_piece() {
+    let wf = Workflow::from_json(json!({"id": "w", "name": "W", "version": "1.0.0", "extra": {"k": [1, 2]},
+        "nodes": [{"id": "a", "typeId": "core.x", "name": "a", "position": {"x": 0, "y": 0}, "capabilities": ["c"],
+                   "config": {"big": 123456789012345678901234567890_u128}, "inputs": {}, "later": 1},
+                  {"id": "b", "typeId": "core.x"}],
+        "edges": [{"id": "e1", "sourceNodeId": "a", "targetNodeId": "b"},
+                  {"id": "e2", "sourceNodeId": "a", "targetNodeId": "ghost"},
+                  {"id": "e3", "sourceNodeId": "b", "targetNodeId": "a", "bogus": true}],
+        "triggers": [], "variables": [], "metadata": {}, "settings": {}}))
+    .unwrap();
+    for mode in [ExportMode::Faithful, ExportMode::StrictSchema] {
+        assert_eq!(wf.to_file_bytes(mode).unwrap(), crate::fsio::to_pretty_json(&wf.to_json(mode)), "{mode:?}");
+    }
+    // Piecewise checks find what checking the whole document finds.
+    let whole: Vec<(String, String)> = crate::schemas::Schema::WorkflowDefinition
+        .violations(&wf.to_json(ExportMode::Faithful))
+        .into_iter()
+        .map(|v| (v.pointer, v.message))
+        .collect();
+    let pieces: Vec<(String, String)> =
+        wf.schema_findings(ExportMode::Faithful).into_iter().map(|f| (f.pointer, f.message)).collect();
+    assert!(!whole.is_empty());
+    let (mut whole, mut pieces) = (whole, pieces);
+    whole.sort();
+    pieces.sort();
+    assert_eq!(pieces, whole);
+}
