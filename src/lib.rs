@@ -18,9 +18,12 @@
 //! Every graph walk goes through [`graph`], which keeps its state on the heap, so input size
 //! never translates into stack depth.
 //!
-//! Only [`app`], the egui editor, depends on a GUI toolkit; the CLI (`src/cli.rs`, in the
-//! binary) and the editor are thin layers over the modules above.
+//! Only `app`, the egui editor, depends on a GUI toolkit, and only when the default `gui`
+//! feature is on (`cargo build --no-default-features` builds the library and the CLI without
+//! any GUI crate); the CLI (`src/cli.rs`, in the binary) and the editor are thin layers over
+//! the modules above.
 
+#[cfg(feature = "gui")]
 pub mod app;
 pub mod author;
 pub mod catalog;

@@ -1,4 +1,5 @@
-//! `chainsmith` with a subcommand runs the CLI; without one it opens the editor.
+//! `chainsmith` with a subcommand runs the CLI; without one it opens the editor (when built
+//! with the default `gui` feature).
 
 mod cli;
 
@@ -9,12 +10,29 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match args.command {
         Some(command) => cli::run(command),
-        None => match chainsmith::app::run(args.files) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("chainsmith: the editor could not start: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        None => editor(args.files),
     }
+}
+
+#[cfg(feature = "gui")]
+fn editor(files: Vec<std::path::PathBuf>) -> ExitCode {
+    match chainsmith::app::run(files) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("chainsmith: the editor could not start: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A CLI-only build: say how to get the editor instead of failing silently.
+#[cfg(not(feature = "gui"))]
+fn editor(_files: Vec<std::path::PathBuf>) -> ExitCode {
+    eprintln!(
+        "chainsmith: this build has no editor (it was built without the `gui` feature).\n\
+         Build it with the default features to get the editor: `cargo build --release` or\n\
+         `cargo install --path .` in a checkout (without --no-default-features).\n\
+         The command line works in this build: run `chainsmith --help` for its commands."
+    );
+    ExitCode::from(2)
 }

@@ -326,3 +326,20 @@ fn host_profile_node_types_resolve_host_provided_type_ids() {
     let out = run(&[&base[..], &["--host", bad.to_str().unwrap()]].concat());
     assert_eq!(envelope(&out)["details"]["pointer"], "/nodeTypes/0");
 }
+
+/// A build without the `gui` feature has no editor: run without a subcommand it says how to
+/// get one (and that the CLI works), exits 2, and opens nothing. CI runs this test in the
+/// `--no-default-features` build.
+#[test]
+#[cfg_attr(feature = "gui", ignore = "needs the binary built with --no-default-features")]
+fn without_the_gui_feature_no_subcommand_says_how_to_get_the_editor() {
+    for args in [&[][..], &[SUPPORT][..]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("without the `gui` feature"), "{stderr}");
+        assert!(stderr.contains("cargo build --release"), "{stderr}");
+        assert!(stderr.contains("chainsmith --help"), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
