@@ -464,7 +464,11 @@ impl<'a> Canonical<'a> {
 #[derive(PartialEq, Eq, Hash)]
 enum Decimal {
     Zero,
-    Value { negative: bool, digits: String, exponent: i128 },
+    Value {
+        negative: bool,
+        digits: String,
+        exponent: i128,
+    },
     /// Text that is not a plain JSON number (not produced by a parser), compared as is.
     Text(String),
 }

@@ -109,6 +109,9 @@ struct Frame<'p> {
     depth: u32,
     /// Distinct string `config.subChainRef`s in node order.
     refs: Vec<&'p str>,
+    /// `subChains[]` by the chainId each entry names: `None` for a sibling (string) ref,
+    /// the entry for an external one.
+    declared: HashMap<&'p str, Option<&'p Map<String, Value>>>,
     next: usize,
     /// Ref → the resolved child's version, for the rewrite to `workflowId`.
     versions: HashMap<&'p str, &'p str>,
@@ -165,15 +168,26 @@ pub fn expand_tree<'p>(
             )
             .with("chainId", id));
         }
-        let mut refs: Vec<&'p str> = Vec::new();
-        for node in chain.nodes() {
-            if let Some(r) = node.pointer("/config/subChainRef").and_then(Value::as_str)
-                && !refs.contains(&r)
-            {
-                refs.push(r);
-            }
+        let mut seen = HashSet::new();
+        let refs: Vec<&'p str> = chain
+            .nodes()
+            .iter()
+            .filter_map(|node| node.pointer("/config/subChainRef").and_then(Value::as_str))
+            .filter(|r| seen.insert(*r))
+            .collect();
+        // First declaration of each ref: string (sibling) or object (external).
+        let mut declared = HashMap::new();
+        for entry in chain.sub_chains() {
+            match entry.get("ref") {
+                Some(Value::String(r)) => declared.entry(r.as_str()).or_insert(None),
+                Some(Value::Object(o)) => match o.get("chainId").and_then(Value::as_str) {
+                    Some(r) => declared.entry(r).or_insert(Some(o)),
+                    None => continue,
+                },
+                _ => continue,
+            };
         }
-        stack.push(Frame { pack, chain, depth, refs, next: 0, versions: HashMap::new(), registers_as });
+        stack.push(Frame { pack, chain, depth, refs, declared, next: 0, versions: HashMap::new(), registers_as });
         Ok(())
     };
 
@@ -182,7 +196,7 @@ pub fn expand_tree<'p>(
     while let Some(frame) = stack.last_mut() {
         if let Some(&r) = frame.refs.get(frame.next) {
             frame.next += 1;
-            let (child_pack, child) = resolve_ref(frame.pack, frame.chain, r, opts.external)?;
+            let (child_pack, child) = resolve_ref(frame, r, opts.external)?;
             frame.versions.insert(r, child.version());
             let workflow_id = mint_child_workflow_id(opts.tenant, r, child.version());
             if !registered.contains(&workflow_id) {
@@ -240,17 +254,14 @@ pub fn expand_tree<'p>(
 
 /// The chain a node's `subChainRef` names: declared in `subChains[]`, then a sibling in the
 /// same pack (string ref) or a chain of a known pack (external ref).
-fn resolve_ref<'p>(pack: &'p Pack, chain: &Chain, r: &str, external: &'p [Pack]) -> Result<(&'p Pack, &'p Chain)> {
+fn resolve_ref<'p>(frame: &Frame<'p>, r: &str, external: &'p [Pack]) -> Result<(&'p Pack, &'p Chain)> {
+    let (pack, chain) = (frame.pack, frame.chain);
     let unresolved = |why: String| {
         Error::new(code::SUB_CHAIN_UNRESOLVED, format!("sub-chain \"{r}\" used by chain {}: {why}", chain.chain_id()))
             .with("ref", r)
             .with("chainId", chain.chain_id())
     };
-    let declared = chain.sub_chains().iter().find_map(|entry| match entry.get("ref") {
-        Some(Value::String(s)) if s == r => Some(None),
-        Some(Value::Object(o)) if o.get("chainId").and_then(Value::as_str) == Some(r) => Some(Some(o)),
-        _ => None,
-    });
+    let declared = frame.declared.get(r).copied();
     match declared {
         None => Err(unresolved("it is not declared in subChains[]".into())),
         Some(None) => pack
@@ -314,6 +325,58 @@ fn warn_unsupplied(chain: &Chain, params: &Map<String, Value>, warnings: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::HostProfile;
+    use crate::pack::{LoadOptions, load_bytes};
+    use serde_json::json;
+    use std::path::Path;
+
+    /// `n` chains in a line, each composing the next.
+    fn line(n: usize) -> Pack {
+        let chains: Vec<Value> = (0..n)
+            .map(|i| {
+                let mut c = json!({"chainId": format!("t.c{i}"), "version": "1.0.0", "label": "c", "description": "d",
+                    "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "n", "typeId": "core.noop"}]}});
+                if i + 1 < n {
+                    c["dag"]["nodes"][0] = json!({"id": "n", "typeId": "core.subWorkflow",
+                        "config": {"subChainRef": format!("t.c{}", i + 1)}});
+                    c["subChains"] = json!([{"ref": format!("t.c{}", i + 1)}]);
+                }
+                c
+            })
+            .collect();
+        let m = json!({"name": "vendor.t.line", "version": "1.0.0", "kind": "workflow-chain", "description": "d",
+            "engines": {"openwop": ">=1.0.0"}, "chains": chains});
+        load_bytes(Path::new("line"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn deep_nesting_is_walked_without_recursion() {
+        // 2,000 levels on a 256 KiB stack: a walk recursing once per level (with an
+        // expansion inside each frame) would need several times that.
+        let n = 2_000;
+        let pack = line(n);
+        let tree = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn_scoped(scope, || {
+                    let host = HostProfile { sub_chains: true, max_depth: n as u32, ..HostProfile::default() };
+                    let opts = TreeOptions {
+                        expand: ExpandOptions { expansion_id: Some("x".into()), host, ..Default::default() },
+                        tenant: DEFAULT_TENANT,
+                        external: &[],
+                    };
+                    expand_tree(&pack, "t.c0", Map::new(), &opts)
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        })
+        .unwrap();
+        assert_eq!(tree.children.len(), n - 1);
+        // Post-order: the deepest chain registers first.
+        assert_eq!(tree.children[0].workflow_id, format!("wfc_local__t_c{}__1_0_0", n - 1));
+        assert_eq!(tree.children[n - 2].workflow_id, "wfc_local__t_c1__1_0_0");
+    }
 
     #[test]
     fn minted_ids_follow_the_reference_slug() {
