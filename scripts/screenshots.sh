@@ -5,7 +5,8 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #
 # Needs: xvfb, xdotool, imagemagick (apt-get install xvfb xdotool imagemagick).
-# Coordinates assume the default layout of a first start at 1440x900 (fresh settings).
+# Coordinates assume the default layout of a first start at 1440x900 (fresh settings); the
+# registry shots need the shared corpus (../shared/corpus or $CHAINSMITH_SHARED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-target/screenshots}
@@ -14,9 +15,16 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-cargo build --release --quiet
-cargo build --release --quiet --example frame_time
-BIN=$PWD/target/release/chainsmith
+# CHAINSMITH_BIN runs another build (a debug one, to find coordinates) and skips the
+# large-workflow shots, which need the release example.
+if [ -n "${CHAINSMITH_BIN:-}" ]; then
+    BIN=$CHAINSMITH_BIN
+else
+    cargo build --release --quiet
+    cargo build --release --quiet --example frame_time
+    BIN=$PWD/target/release/chainsmith
+fi
+CORPUS=${CHAINSMITH_SHARED:-$PWD/../shared}/corpus
 
 SCRATCH=$(mktemp -d)
 export HOME=$SCRATCH XDG_DATA_HOME=$SCRATCH/data XDG_CONFIG_HOME=$SCRATCH/config XDG_RUNTIME_DIR=$SCRATCH/run
@@ -60,7 +68,8 @@ drag() {
     done
     [ "${5:-}" = hold ] || xdotool mouseup 1
 }
-click() { xdotool mousemove "$1" "$2" click 1; sleep 0.3; }
+# Hover first: a press in the frame that also moves the pointer there can miss the button.
+click() { xdotool mousemove "$1" "$2"; sleep 0.3; xdotool click 1; sleep 0.3; }
 type_text() { xdotool key ctrl+a; xdotool type --delay 30 "$1"; }
 focus() { xdotool windowfocus --sync "$(xdotool search --pid "$APP" | head -1)"; }
 
@@ -70,44 +79,114 @@ focus
 shot 01-start
 
 # 2. Dragging a tile: the drop preview follows the pointer.
-drag 74 306 620 300 hold
+drag 74 390 620 300 hold
 shot 02-drag-tile
 xdotool mouseup 1
 
-# 3-4. The form: an invalid value is outlined and explained, Insert stays off; then fixed.
-sleep 0.8
-click 767 529
+# 3-4. The docked form: an invalid value is outlined and explained, Insert stays off; then fixed.
+sleep 1.5
+click 492 616
 xdotool type --delay 25 "Bad Queue"
 shot 03-form-invalid
 type_text billing
 shot 04-form-valid
 
-# 5. Inserted: the chain instance, its frame, and the inspector.
-click 611 813
-shot 05-inserted
+# 5. A number typed wrong stays as typed and is flagged with the schema's message.
+xdotool mousemove 480 700
+for _ in $(seq 1 7); do xdotool click 5; sleep 0.3; done
+sleep 1
+click 368 598
+type_text 2.5
+shot 05-form-invalid-number
+type_text 25
+sleep 0.5
 
-# 6-7. A second chain dropped onto an edge splices between its ends.
-drag 74 180 651 233 hold
-shot 06-drop-on-edge
+# 6. Inserted: the chain instance, its frame, and the inspector.
+click 331 849
+xdotool key f
+shot 06-inserted
+
+# 7-9. A second chain dropped onto an edge splices between its ends.
+drag 74 232 568 474 hold
+shot 07-drop-on-edge
 xdotool mouseup 1
-sleep 0.8
-shot 07-splice-form
-click 798 651
+sleep 1.5
+shot 08-splice-form
+click 492 763
 xdotool type --delay 25 "weekly"
 sleep 0.3
-click 643 813
+click 331 849
 xdotool key f
-shot 08-spliced
+shot 09-spliced
 stop_app
 
-# 9-10. A large workflow: everything in view, then zoomed in around the pointer.
-target/release/examples/frame_time --write "$SCRATCH/large.json" 5000
-start_app "$SCRATCH/large.json"
+# 10. No desktop portal: Ctrl+S opens the in-app file dialog (the status bar says so).
+CHAINSMITH_FILE_DIALOG=in-app start_app
 focus
-shot 09-large-5000 1.5
-xdotool mousemove 760 460
-for _ in $(seq 1 9); do xdotool keydown ctrl click 4 keyup ctrl; sleep 0.05; done
-shot 10-large-zoomed
+xdotool key ctrl+s
+shot 10-fallback-file-dialog 1.0
 stop_app
+
+if [ -d "$CORPUS/registry/packs" ]; then
+    # 11. The real registry opened: 140 packs, blocked tiles marked, samples grouped apart.
+    start_app "$CORPUS/registry/packs"
+    focus
+    shot 11-registry 1.5
+    # 12. A blocked tile dropped on the canvas explains itself: each missing typeId, where
+    # it is used, and a way forward.
+    click 150 72
+    xdotool type --delay 20 "starters.webhook-notify"
+    sleep 0.8
+    drag 74 252 620 300
+    shot 12-blocked-details 1.0
+    stop_app
+
+    # 13. A real node type with many ports: the card grows to fit them.
+    MANY=$(python3 - "$CORPUS/registry/packs" <<'PY'
+import json, os, sys
+best = ("", 0)
+root = sys.argv[1]
+for d in sorted(os.listdir(root)):
+    m = json.load(open(os.path.join(root, d, "pack.json")))
+    for n in m.get("nodes") or []:
+        ref = n.get("inputSchemaRef")
+        try:
+            props = json.load(open(os.path.join(root, d, ref))).get("properties", {}) if ref else {}
+        except (OSError, ValueError):
+            props = {}
+        if len(props) > best[1]:
+            best = (n["typeId"], len(props))
+print(best[0])
+PY
+)
+    cat >"$SCRATCH/many.json" <<JSON
+{"id": "many-ports", "name": "Many ports", "version": "1.0.0",
+ "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "many", "typeId": "$MANY", "name": "$MANY", "position": {"x": 360, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "end", "typeId": "core.end", "name": "End", "position": {"x": 720, "y": 60}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "e1", "sourceNodeId": "start", "targetNodeId": "many"},
+           {"id": "e2", "sourceNodeId": "many", "targetNodeId": "end", "condition": {"type": "truthy", "left": "\$.ok"}}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    start_app "$CORPUS/registry/packs" "$SCRATCH/many.json"
+    focus
+    xdotool key f
+    shot 13-many-ports 1.5
+    stop_app
+else
+    echo "no corpus at $CORPUS: registry shots skipped" >&2
+fi
+
+if [ -z "${CHAINSMITH_BIN:-}" ]; then
+    # 14-15. A large workflow: everything in view, then zoomed in around the pointer.
+    target/release/examples/frame_time --write "$SCRATCH/large.json" 5000
+    start_app "$SCRATCH/large.json"
+    focus
+    shot 14-large-5000 1.5
+    xdotool mousemove 760 460
+    for _ in $(seq 1 9); do xdotool keydown ctrl click 4 keyup ctrl; sleep 0.05; done
+    shot 15-large-zoomed
+    stop_app
+fi
 
 echo "cold start (window, release): $(grep -h 'first frame' "$SCRATCH/app.log" | head -1)"

@@ -180,7 +180,8 @@ impl Canvas {
             .response;
         self.scene_rect = scene_rect;
         self.background(&ctx, &response, modifiers, selection, actions);
-        if self.minimap {
+        // While a form previews an insert, the minimap would cover the ghosts in the corner.
+        if self.minimap && ghost.is_none() {
             self.show_minimap(&ctx, outer);
         }
         self.last_pass = started.elapsed();
@@ -374,9 +375,13 @@ impl Canvas {
                 Rect::from_min_max(r.min, pos2(r.max.x, r.min.y + HEADER))
             })
             .collect();
+        // Labels placed so far are obstacles too, so two labels do not stack.
+        let mut obstacles = titles;
         for (from, to, text, color) in labels {
             let galley = painter.layout_no_wrap(text, FontId::proportional(11.0), theme::TEXT);
-            let at = label_spot(from, to, galley.size() + vec2(10.0, 4.0), &titles);
+            let size = galley.size() + vec2(10.0, 4.0);
+            let at = label_spot(from, to, size, &obstacles);
+            obstacles.push(Rect::from_center_size(at, size));
             paint_pill(&painter, at, galley, color);
         }
         if zoom >= LOD_PORTS {
@@ -1019,7 +1024,8 @@ fn paint_edge(painter: &egui::Painter, from: Pos2, to: Pos2, stroke: Stroke, zoo
 }
 
 /// Where along the curve from `from` to `to` a label of `size` goes: the middle, or the
-/// point nearest to it whose label covers none of `titles`; the middle when there is none.
+/// point nearest to it whose label covers none of `titles` (card titles and labels already
+/// placed); the middle when there is none.
 fn label_spot(from: Pos2, to: Pos2, size: Vec2, titles: &[Rect]) -> Pos2 {
     let span = edge_bounds(from, to).expand2(size);
     let near: Vec<&Rect> = titles.iter().filter(|t| t.intersects(span)).collect();

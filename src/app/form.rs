@@ -54,6 +54,8 @@ pub struct FormSession {
     frames_shown: u32,
     /// Whether the app has framed the preview on the canvas yet.
     pub positioned: bool,
+    /// The canvas region framed last (ghosts and the parents they wire to).
+    pub framed: Option<egui::Rect>,
     /// A field to focus and scroll to on the next frame (an error summary entry was clicked).
     focus: Option<String>,
 }
@@ -102,6 +104,7 @@ impl FormSession {
             stale: true,
             frames_shown: 0,
             positioned: false,
+            framed: None,
             focus: None,
         }
     }
@@ -251,10 +254,13 @@ impl FormSession {
             ui.add_space(2.0);
         });
         let height = ui.available_height();
+        // Scroll state is keyed by the expansion, so each new form starts at its top.
         ui.columns(2, |cols| {
-            egui::ScrollArea::vertical().id_salt("cs-form-fields").max_height(height).auto_shrink([false, false]).show(
-                &mut cols[0],
-                |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt(("cs-form-fields", &self.expansion_id))
+                .max_height(height)
+                .auto_shrink([false, false])
+                .show(&mut cols[0], |ui| {
                     if self.form.fields.is_empty() {
                         ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
                     }
@@ -262,10 +268,9 @@ impl FormSession {
                     for field in &fields {
                         self.field(ui, field);
                     }
-                },
-            );
+                });
             egui::ScrollArea::vertical()
-                .id_salt("cs-form-preview")
+                .id_salt(("cs-form-preview", &self.expansion_id))
                 .max_height(height)
                 .auto_shrink([false, false])
                 .show(&mut cols[1], |ui| {

@@ -381,12 +381,9 @@ impl App {
     /// ghosts and the parent nodes they wire to, or the instance) in the canvas.
     fn place_form(&mut self, ctx: &egui::Context) {
         let Some(form) = &mut self.form else { return };
-        if form.positioned {
-            return;
-        }
-        // Until it is framed, keep drawing: no input may come to ask for the next frame.
-        ctx.request_repaint();
         if !form.docked() {
+            // Until it is framed, keep drawing: no input may come to ask for the next frame.
+            ctx.request_repaint();
             return;
         }
         let region = match (&form.mode, form.ghost()) {
@@ -414,10 +411,19 @@ impl App {
                     .reduce(Rect::union)
             }),
             // The preview is not computed yet, or was refused: wait a frame, or leave the view.
-            (FormMode::Insert { .. }, None) if form.refusal.is_none() => return,
+            (FormMode::Insert { .. }, None) if form.refusal.is_none() && !form.positioned => {
+                ctx.request_repaint();
+                return;
+            }
             (FormMode::Insert { .. }, None) => None,
         };
         form.positioned = true;
+        // Framed again only when the preview moved (a placement that settles a frame later);
+        // otherwise the view is the user's to pan and zoom.
+        if region == form.framed {
+            return;
+        }
+        form.framed = region;
         if let Some(region) = region {
             let canvas = self.canvas.screen_rect();
             // Below the canvas toolbar's row, clear of the minimap in the bottom-right corner.

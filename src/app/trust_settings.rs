@@ -111,8 +111,9 @@ impl App {
         let Some(chain) = pack.chain(&old.chain_id) else { return };
         let values = Some(old.values().clone());
         let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
-        // egui keeps the window where it is under the same id; placing it again would jump.
+        // The view stays as it was framed; framing it again would jump.
         form.positioned = old.positioned;
+        form.framed = old.framed;
         if let Some(e) = self.trust.check_chain(pack, &old.chain_id).refusal() {
             form.block(e);
         }
