@@ -316,7 +316,7 @@ fn check_segment(what: &str, value: &str) -> Result<()> {
     let bad = value.is_empty()
         || value == "."
         || value == ".."
-        || value.contains(['/', '\\', '\0'])
+        || value.contains(['/', '\\', '\0', '{', '}'])
         || value.chars().any(char::is_control);
     if bad {
         return Err(Error::new(
@@ -390,6 +390,8 @@ mod tests {
         assert!(r.public_key_path(&r.keys[2]).is_err());
         assert!(r.tarball_path("..", "1.0.0").is_err());
         assert!(r.tarball_path("a/b", "1.0.0").is_err());
+        // A name cannot smuggle another template slot in.
+        assert!(r.tarball_path("a{version}", "1.0.0").is_err());
         assert!(r.local("/v1/../../etc/passwd").is_err());
         assert!(r.keys[0].covers("a.b") && !r.keys[0].covers("b.a"));
     }
