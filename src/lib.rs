@@ -13,12 +13,14 @@
 //!   (canonical JSON, signing, tarballs), offline;
 //! - [`tool`] projects a chain or a workflow into the OpenWOP tool documents;
 //! - [`author`] goes the other way: workflow nodes become a chain, values become
-//!   parameters, and packs are created, edited and saved.
+//!   parameters, and packs are created, edited and saved;
+//! - [`editor`] is the editor's model without a GUI: document, commands and exact undo,
+//!   selection, clipboard, recovery, files and the insert preview.
 //!
 //! Every graph walk goes through [`graph`], which keeps its state on the heap, so input size
 //! never translates into stack depth.
 //!
-//! Only `app`, the egui editor, depends on a GUI toolkit, and only when the default `gui`
+//! Only `app`, the egui editor drawing [`editor`], depends on a GUI toolkit, and only when the default `gui`
 //! feature is on (`cargo build --no-default-features` builds the library and the CLI without
 //! any GUI crate); the CLI (`src/cli.rs`, in the binary) and the editor are thin layers over
 //! the modules above.
@@ -27,6 +29,7 @@
 pub mod app;
 pub mod author;
 pub mod catalog;
+pub mod editor;
 pub mod error;
 pub mod expand;
 pub mod fsio;

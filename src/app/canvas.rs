@@ -8,11 +8,12 @@
 //! first, then port dots, then curves become straight lines.
 
 use super::Action;
-use super::document::{Command, Selection};
 use super::palette::TileDrag;
-use super::preview::{Ghost, GhostEnd};
 use super::theme;
 use crate::catalog::Catalog;
+use crate::editor::document::Command;
+use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
+use crate::editor::selection::Selection;
 use crate::workflow::Workflow;
 use crate::workflow::layout::{NODE_H, NODE_W};
 use egui::emath::TSTransform;
@@ -239,7 +240,7 @@ impl Canvas {
         let mut bounds = self.cache.bounds;
         if let Some(g) = ghost {
             for n in &g.nodes {
-                let r = card_rect(n.pos);
+                let r = ghost_rect(n);
                 bounds = Some(bounds.map_or(r, |b| b.union(r)));
             }
         }
@@ -393,7 +394,7 @@ impl Canvas {
         if let Some(g) = ghost {
             paint_ghost(&painter, g, &self.cache, &positions, zoom);
             for (gi, n) in g.nodes.iter().enumerate() {
-                let resp = ui.interact(card_rect(n.pos), Id::unique(("cs-ghost", gi)), Sense::click());
+                let resp = ui.interact(ghost_rect(n), Id::unique(("cs-ghost", gi)), Sense::click());
                 resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, format!("Preview {}", n.id)));
                 if resp.clicked() {
                     actions.push(Action::SelectGhost(gi));
@@ -954,6 +955,11 @@ pub fn edge_label(edge: &crate::workflow::Edge) -> Option<String> {
 }
 
 /// A card of the layout's size (ghosts, drop footprints, framing).
+/// Where a ghost node's card is drawn.
+pub fn ghost_rect(n: &GhostNode) -> Rect {
+    card_rect(pos2(n.pos.0 as f32, n.pos.1 as f32))
+}
+
 pub fn card_rect(pos: Pos2) -> Rect {
     Rect::from_min_size(pos, vec2(W, H))
 }
@@ -1127,7 +1133,7 @@ fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, zoom: f32, high
 
 fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Pos2], zoom: f32) {
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
-    let ghost_port = |i: usize, output: bool| port_pos(card_rect(g.nodes[i].pos), 0, 1, output);
+    let ghost_port = |i: usize, output: bool| port_pos(ghost_rect(&g.nodes[i]), 0, 1, output);
     let parent_port = |id: &str, output: bool| {
         let i = *cache.by_id.get(id)?;
         let card = &cache.cards[i];
@@ -1153,7 +1159,7 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
         }
     }
     for (i, n) in g.nodes.iter().enumerate() {
-        let rect = card_rect(n.pos);
+        let rect = ghost_rect(n);
         let selected = g.selected == Some(i);
         painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(if selected { 0.22 } else { 0.12 }));
         let border = if selected { Stroke::new(px(zoom, 2.5), theme::GHOST) } else { stroke };
@@ -1171,7 +1177,7 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
     if zoom >= LOD_TEXT
         && let Some(first) = g.nodes.first()
     {
-        let at = first.pos - vec2(0.0, 18.0);
+        let at = ghost_rect(first).min - vec2(0.0, 18.0);
         painter.text(at, Align2::LEFT_BOTTOM, &g.title, FontId::proportional(12.5), theme::GHOST);
     }
 }

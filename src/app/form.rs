@@ -4,9 +4,10 @@
 //! stays disabled while anything is invalid.
 
 use super::Action;
-use super::preview::{self, DropEdge, Ghost, Placement};
+use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
+use crate::editor::preview::{self, DropEdge, Ghost, Placement};
 use crate::error::Error;
 use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
@@ -278,7 +279,7 @@ impl FormSession {
                     match &self.expansion {
                         Some(Ok(exp)) => {
                             let before = self.selected_node;
-                            preview::show_pane(ui, chain, exp, &mut self.selected_node);
+                            show_pane(ui, chain, exp, &mut self.selected_node);
                             if before != self.selected_node {
                                 actions.push(Action::SelectGhost(self.selected_node));
                             }

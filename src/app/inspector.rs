@@ -4,8 +4,9 @@
 //! Every edit is a `SetMember` command, so it undoes like any other change.
 
 use super::Action;
-use super::document::{Command, Selection, Target, edge_by_seq};
 use super::theme;
+use crate::editor::document::{Command, Target, edge_by_seq};
+use crate::editor::selection::Selection;
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
 use serde_json::Value;

@@ -8,35 +8,35 @@
 
 mod canvas;
 mod dialogs;
-mod document;
-mod files;
 mod form;
 mod inspector;
+mod native_files;
 mod palette;
-mod preview;
+mod preview_pane;
 mod problems;
 mod publish;
-mod recovery;
 mod settings;
 mod theme;
 mod trust_settings;
 
-pub use files::{FileDialogs, NativeDialogs};
+pub use native_files::{FileDialogs, NativeDialogs};
 
 use crate::catalog::{Catalog, Trust, TrustReport};
+use crate::editor::clipboard::{clipboard_json, parse_clipboard};
+use crate::editor::document::{Command, Document, edge_by_seq};
+use crate::editor::files;
+use crate::editor::preview::{self, DropEdge};
+use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::error::{Error, code};
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::{ExportMode, Workflow};
 use canvas::{Canvas, CanvasCtx};
 use dialogs::Purpose;
-use document::{Command, Document, clipboard_json, edge_by_seq, parse_clipboard};
 use egui::{Key, KeyboardShortcut, Modifiers, Pos2, Rect, RichText, Ui};
 use form::{FormEvent, FormMode, FormSession};
 use inspector::Inspector;
 use palette::Palette;
-use preview::DropEdge;
 use problems::{ProblemPick, Problems};
-use recovery::{Recovered, Recovery};
 use settings::Settings;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -397,7 +397,7 @@ impl App {
                     }),
                     preview::GhostEnd::Ghost(_) => None,
                 });
-                g.nodes.iter().map(|n| canvas::card_rect(n.pos)).chain(parents).reduce(Rect::union)
+                g.nodes.iter().map(canvas::ghost_rect).chain(parents).reduce(Rect::union)
             }
             (FormMode::Reparameterise { key }, _) => self.doc.workflow().instance(key).and_then(|inst| {
                 let wf = self.doc.workflow();

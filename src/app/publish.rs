@@ -7,10 +7,10 @@
 //! packs, the toolId text or the tier), never per frame. Copy and save are offered only for
 //! publishable documents, as the CLI prints only documents that validate.
 
-use super::files::FileDialogs;
 use super::palette::badge;
 use super::theme;
 use crate::catalog::Catalog;
+use crate::editor::files::FileDialogs;
 use crate::error::Finding;
 use crate::fsio::{to_pretty_json, write_atomic};
 use crate::pack::{Chain, Pack};

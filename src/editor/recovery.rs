@@ -156,7 +156,7 @@ mod tests {
     fn a_workflow_too_big_to_edit_is_refused_not_offered() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("recovery.json");
-        let nodes: Vec<Value> = (0..=super::super::files::MAX_EDITOR_NODES)
+        let nodes: Vec<Value> = (0..=crate::editor::files::MAX_EDITOR_NODES)
             .map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop"}))
             .collect();
         let wf = json!({"id": "big", "name": "Big", "version": "1", "nodes": nodes, "edges": []});

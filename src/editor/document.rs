@@ -7,12 +7,13 @@
 //! well, so they record a snapshot of the whole workflow instead.
 
 use super::preview::{DropEdge, splice_options};
+use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::expand::Expansion;
 use crate::workflow::{Edge, Node, Workflow, reparameterise, splice};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
-use serde_json::{Map, Value, json};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// Oldest steps are dropped beyond this; snapshots of large workflows are not small.
@@ -87,50 +88,6 @@ struct Step {
     /// The state ids before and after the step, to know when the saved state is reached again.
     before: u64,
     after: u64,
-}
-
-/// What is selected: nodes by id, edges by `seq`, and at most one chain instance by key.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection {
-    pub nodes: BTreeSet<String>,
-    pub edges: BTreeSet<u64>,
-    pub instance: Option<String>,
-}
-
-impl Selection {
-    pub fn clear(&mut self) {
-        *self = Self::default();
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty() && self.edges.is_empty() && self.instance.is_none()
-    }
-
-    pub fn only_node(&mut self, id: &str) {
-        self.clear();
-        self.nodes.insert(id.to_owned());
-    }
-
-    pub fn toggle_node(&mut self, id: &str) {
-        self.instance = None;
-        if !self.nodes.remove(id) {
-            self.nodes.insert(id.to_owned());
-        }
-    }
-
-    pub fn only_edge(&mut self, seq: u64) {
-        self.clear();
-        self.edges.insert(seq);
-    }
-
-    /// Drop whatever an undo, redo or delete made disappear.
-    pub fn retain_existing(&mut self, wf: &Workflow) {
-        self.nodes.retain(|id| wf.contains_node(id));
-        self.edges.retain(|seq| edge_by_seq(wf, *seq).is_some());
-        if self.instance.as_ref().is_some_and(|k| wf.instance(k).is_none()) {
-            self.instance = None;
-        }
-    }
 }
 
 /// What a successful command did, for the status bar and the selection.
@@ -573,52 +530,15 @@ fn set_member(wf: &mut Workflow, target: &Target, key: &str, value: Option<Value
     }
 }
 
-/// Nodes and the edges among them, as the clipboard text that [`Command::Paste`] reads back.
-pub fn clipboard_json(wf: &Workflow, ids: &HashSet<String>) -> Option<String> {
-    let mut nodes = Vec::new();
-    for ix in wf.nodes_in_order() {
-        if ids.contains(wf.graph[ix].id()) {
-            nodes.push(Value::Object(wf.graph[ix].json.clone()));
-        }
-    }
-    if nodes.is_empty() {
-        return None;
-    }
-    let mut edges = Vec::new();
-    for e in wf.edges_in_order() {
-        let edge = &wf.graph[e];
-        if ids.contains(edge.source()) && ids.contains(edge.target()) {
-            edges.push(Value::Object(edge.json.clone()));
-        }
-    }
-    let doc = json!({ CLIPBOARD_TAG: 1, "nodes": nodes, "edges": edges });
-    Some(serde_json::to_string_pretty(&doc).expect("JSON values serialise"))
-}
-
-const CLIPBOARD_TAG: &str = "chainsmithClipboard";
-
-/// JSON objects (nodes or edges) as the clipboard carries them.
-pub type Objects = Vec<Map<String, Value>>;
-
-/// Read clipboard text written by [`clipboard_json`]; anything else is not ours.
-pub fn parse_clipboard(text: &str) -> Option<(Objects, Objects)> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    v.get(CLIPBOARD_TAG)?;
-    let objects = |k: &str| -> Vec<Map<String, Value>> {
-        v.get(k)
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|x| x.as_object().cloned()).collect())
-            .unwrap_or_default()
-    };
-    Some((objects("nodes"), objects("edges")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::editor::clipboard::{clipboard_json, parse_clipboard};
     use crate::expand::{ExpandOptions, expand};
     use crate::pack::bundled;
     use crate::workflow::ExportMode;
+    use serde_json::json;
+    use std::collections::BTreeSet;
 
     fn sample() -> Workflow {
         Workflow::from_json(json!({

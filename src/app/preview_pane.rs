@@ -1,0 +1,189 @@
+//! The insert preview's pane: one node's substituted config and inputs with every
+//! substituted span highlighted, plus the token lints. What the preview holds (the
+//! expansion and its ghost nodes) is computed GUI-free in `editor::preview`.
+
+use super::theme;
+use crate::error::{Finding, code};
+use crate::expand::Expansion;
+use crate::expand::jsstring::js_string;
+use crate::expand::token::tokens;
+use crate::pack::Chain;
+use egui::text::{LayoutJob, TextFormat};
+use egui::{Color32, FontId, RichText};
+use serde_json::{Map, Value};
+
+/// The preview pane: the selected node's substituted config and inputs, and the lints.
+pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &mut usize) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("Node").color(theme::TEXT_DIM));
+        for (i, (_, new_id)) in exp.id_map.iter().enumerate() {
+            let short = new_id.strip_prefix(&exp.prefix).unwrap_or(new_id);
+            ui.selectable_value(selected, i, short).on_hover_text(new_id.as_str());
+        }
+    });
+    let Some(node) = exp.nodes.get(*selected) else { return };
+    let original = chain.nodes().get(*selected);
+    ui.label(RichText::new(exp.id_map[*selected].1.as_str()).monospace().color(theme::GHOST));
+    let font = FontId::monospace(12.0);
+    for key in ["config", "inputs"] {
+        let Some(value) = node.get(key) else { continue };
+        ui.label(RichText::new(key).strong());
+        let mut job = LayoutJob::default();
+        let orig = original.and_then(|o| o.get(key));
+        render(&mut job, orig, value, &exp.params, 0, &font);
+        // Long values scroll sideways: wrapping would break the JSON layout.
+        let frame = egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).corner_radius(4.0);
+        frame.show(ui, |ui| {
+            egui::ScrollArea::horizontal().id_salt(("cs-preview-json", key)).show(ui, |ui| {
+                ui.add(egui::Label::new(job).extend());
+            });
+        });
+    }
+    ui.add_space(4.0);
+    ui.horizontal(|ui| {
+        let swatch = egui::Frame::new().fill(theme::SUBSTITUTED_BG).inner_margin(egui::vec2(4.0, 0.0));
+        swatch.show(ui, |ui| ui.label(RichText::new("value").monospace().color(Color32::WHITE)));
+        ui.label(RichText::new("= substituted from a parameter").small().color(theme::TEXT_DIM));
+    });
+    token_lints(ui, &exp.warnings);
+}
+
+/// Token lints and other expansion warnings, each with its code.
+fn token_lints(ui: &mut egui::Ui, warnings: &[Finding]) {
+    let lint_codes =
+        [code::TOKEN_UNDECLARED, code::PARAM_UNUSED, code::NEAR_TOKEN, code::EMBEDDED_STRUCTURED, code::LEFTOVER_TOKEN];
+    let (lints, other): (Vec<&Finding>, Vec<&Finding>) = warnings.iter().partition(|w| lint_codes.contains(&w.code));
+    ui.add_space(4.0);
+    ui.label(RichText::new(format!("Token lints ({})", lints.len())).strong());
+    if lints.is_empty() {
+        ui.label(RichText::new("No token problems.").color(theme::TEXT_DIM));
+    }
+    for w in lints.into_iter().chain(other) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(w.code).monospace().color(theme::WARN));
+            ui.label(&w.message);
+            if !w.pointer.is_empty() {
+                ui.label(RichText::new(&w.pointer).monospace().small().color(theme::TEXT_DIM));
+            }
+        });
+    }
+}
+
+/// Pretty JSON of `new`, with the spans that came from parameters highlighted. `orig` is
+/// the same place in the fragment before substitution.
+fn render(
+    job: &mut LayoutJob,
+    orig: Option<&Value>,
+    new: &Value,
+    params: &Map<String, Value>,
+    depth: usize,
+    font: &FontId,
+) {
+    let plain = TextFormat::simple(font.clone(), theme::TEXT);
+    let key_fmt = TextFormat::simple(font.clone(), Color32::from_rgb(150, 190, 255));
+    let hot = TextFormat { background: theme::SUBSTITUTED_BG, color: Color32::WHITE, ..plain.clone() };
+    let pad = "  ".repeat(depth + 1);
+    let close_pad = "  ".repeat(depth);
+    if let Some(Value::String(s)) = orig {
+        let found = tokens(s);
+        if !found.is_empty() {
+            if found.len() == 1 && found[0].start == 0 && found[0].end == s.len() {
+                job.append(&compact(new), 0.0, hot);
+                return;
+            }
+            job.append("\"", 0.0, plain.clone());
+            let mut last = 0;
+            for t in &found {
+                job.append(&escape(&s[last..t.start]), 0.0, plain.clone());
+                let inserted = params.get(t.name).map(js_string).unwrap_or_default();
+                job.append(&escape(&inserted), 0.0, hot.clone());
+                last = t.end;
+            }
+            job.append(&escape(&s[last..]), 0.0, plain.clone());
+            job.append("\"", 0.0, plain);
+            return;
+        }
+    }
+    match new {
+        Value::Object(m) if !m.is_empty() => {
+            job.append("{\n", 0.0, plain.clone());
+            for (i, (k, v)) in m.iter().enumerate() {
+                job.append(&pad, 0.0, plain.clone());
+                job.append(&compact(&Value::String(k.clone())), 0.0, key_fmt.clone());
+                job.append(": ", 0.0, plain.clone());
+                render(job, orig.and_then(|o| o.get(k)), v, params, depth + 1, font);
+                job.append(if i + 1 < m.len() { ",\n" } else { "\n" }, 0.0, plain.clone());
+            }
+            job.append(&format!("{close_pad}}}"), 0.0, plain);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            job.append("[\n", 0.0, plain.clone());
+            for (i, v) in items.iter().enumerate() {
+                job.append(&pad, 0.0, plain.clone());
+                render(job, orig.and_then(|o| o.get(i)), v, params, depth + 1, font);
+                job.append(if i + 1 < items.len() { ",\n" } else { "\n" }, 0.0, plain.clone());
+            }
+            job.append(&format!("{close_pad}]"), 0.0, plain);
+        }
+        other => job.append(&compact(other), 0.0, plain),
+    }
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).expect("JSON values serialise")
+}
+
+/// A piece of a JSON string literal, escaped, without the quotes.
+fn escape(s: &str) -> String {
+    let quoted = compact(&Value::String(s.to_owned()));
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Trust;
+    use crate::editor::preview::expand_preview;
+    use crate::pack::Pack;
+    use crate::pack::bundled;
+    use crate::workflow::Workflow;
+    use serde_json::json;
+
+    fn triage() -> (Pack, Map<String, Value>) {
+        let pack = bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
+        (pack, json!({"queueName": "billing", "owner": {"email": "a@b.c"}}).as_object().unwrap().clone())
+    }
+
+    fn text_of(job: &LayoutJob, highlighted: bool) -> String {
+        job.sections
+            .iter()
+            .filter(|s| (s.format.background == theme::SUBSTITUTED_BG) == highlighted)
+            .map(|s| &job.text[s.byte_range.start.0..s.byte_range.end.0])
+            .collect()
+    }
+
+    #[test]
+    fn rendering_reproduces_the_expanded_json_and_marks_substituted_spans() {
+        let (pack, values) = triage();
+        let wf = Workflow::new("t");
+        let chain = pack.chain("support.triage").unwrap();
+        let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
+        for (i, node) in exp.nodes.iter().enumerate() {
+            let mut job = LayoutJob::default();
+            let font = FontId::monospace(12.0);
+            render(&mut job, chain.nodes()[i].get("config"), &node["config"], &exp.params, 0, &font);
+            let reparsed: Value = serde_json::from_str(&job.text).unwrap();
+            assert_eq!(reparsed, node["config"], "node {i}");
+        }
+        let mut job = LayoutJob::default();
+        render(
+            &mut job,
+            chain.nodes()[0].get("config"),
+            &exp.nodes[0]["config"],
+            &exp.params,
+            0,
+            &FontId::monospace(12.0),
+        );
+        assert_eq!(text_of(&job, true), "billing25", "queue name and batch size are substituted");
+    }
+}
