@@ -42,9 +42,16 @@ trap cleanup EXIT
 sleep 1
 
 start_app() {
+    local before
+    before=$(grep -c "first frame" "$SCRATCH/app.log" 2>/dev/null || true)
     CHAINSMITH_TRACE_STARTUP=1 "$BIN" "$@" 2>>"$SCRATCH/app.log" &
     APP=$!
     xdotool search --sync --name chainsmith >/dev/null
+    # Wait for this start's first frame (loading 140 packs takes a while on a busy machine).
+    for _ in $(seq 1 120); do
+        [ "$(grep -c "first frame" "$SCRATCH/app.log" || true)" -gt "${before:-0}" ] && break
+        sleep 0.5
+    done
     sleep 2
     grep -h "first frame" "$SCRATCH/app.log" | tail -1 || true
 }
