@@ -67,7 +67,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
             if !wf.contains_node(end) {
                 return Err(Error::new(
                     code::INVALID_REQUEST,
-                    format!("--between names node \"{end}\", which the workflow does not have"),
+                    format!("the chain is to be wired between nodes, but node \"{end}\" is not in the workflow"),
                 )
                 .with("nodeId", end.as_str()));
             }

@@ -160,6 +160,8 @@ fn refusals_leave_the_workflow_untouched() {
     )
     .unwrap_err();
     assert_eq!(err.details["nodeId"], "nope");
+    // The core serves the CLI and the editor alike: its words name no command-line flag.
+    assert!(!err.message.contains("--"), "{}", err.message);
     wf.member_mut("settings")["compensation"] = json!({"triggers": ["run-cancel"]});
     let changed = wf.to_json(ExportMode::Faithful);
     let err = splice(&mut wf, &expansion("k3", "b"), &SpliceOptions::default()).unwrap_err();
