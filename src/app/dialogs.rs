@@ -294,7 +294,8 @@ fn read_folder(dir: &Path, all: bool, folders_only: bool) -> Result<Vec<Entry>, 
             // Follows symbolic links, so a link to a folder can be entered.
             let is_dir = entry.path().is_dir();
             let hidden = name.starts_with('.');
-            let shown = !hidden && (is_dir || (!folders_only && (all || name.ends_with(".json"))));
+            let shown =
+                !hidden && (is_dir || (!folders_only && (all || name.ends_with(".json") || name.ends_with(".tgz"))));
             shown.then_some(Entry { name, is_dir })
         })
         .collect();

@@ -57,7 +57,7 @@ impl FileDialogs for NativeDialogs {
     fn open_files(&mut self) -> Vec<PathBuf> {
         rfd::FileDialog::new()
             .set_title("Open packs or workflows")
-            .add_filter("JSON", &["json"])
+            .add_filter("Packs and workflows", &["json", "tgz"])
             .add_filter("All files", &["*"])
             .pick_files()
             .unwrap_or_default()

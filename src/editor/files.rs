@@ -24,10 +24,11 @@ pub enum Opened {
     Workflow(Box<Workflow>),
 }
 
-/// Open a folder (every pack in it), a pack manifest or a workflow file. Which one a file
-/// is follows from its content: a workflow has `nodes` and `edges` and no pack markers.
+/// Open a folder (every pack in it), a pack tarball (`.tgz`, read in memory), a pack manifest
+/// or a workflow file. Which one a JSON file is follows from its content: a workflow has
+/// `nodes` and `edges` and no pack markers.
 pub fn open_path(path: &Path) -> Result<Opened, Error> {
-    if path.is_dir() {
+    if path.is_dir() || crate::registry::is_tarball_path(path) {
         return Ok(Opened::Packs(load_path(path, LoadOptions::default())));
     }
     let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
@@ -94,6 +95,25 @@ pub fn suggested_name(wf: &Workflow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pack_tarballs_open_as_packs() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest =
+            std::fs::read(crate::pack::bundled_dir().join("vendor.chainsmith.support-desk/pack.json")).unwrap();
+        let files = [("pack.json".to_owned(), manifest)].into_iter().collect();
+        let tgz = dir.path().join("support-desk-1.0.0.tgz");
+        std::fs::write(&tgz, crate::registry::tarball::build(&files).unwrap()).unwrap();
+        let Opened::Packs(out) = open_path(&tgz).unwrap() else { panic!("a pack") };
+        assert_eq!((out.packs.len(), out.failures.len()), (1, 0));
+        assert_eq!(
+            (out.packs[0].name(), out.packs[0].source.as_path()),
+            ("vendor.chainsmith.support-desk", tgz.as_path())
+        );
+        std::fs::write(&tgz, b"not gzip").unwrap();
+        let Opened::Packs(bad) = open_path(&tgz).unwrap() else { panic!("a pack attempt") };
+        assert_eq!(bad.failures[0].code, code::PACK_MANIFEST_INVALID);
+    }
 
     #[test]
     fn files_are_told_apart_by_content() {
