@@ -2,7 +2,7 @@
 //! JSON error envelope as the last line of stderr and exit code 1; usage errors exit 2.
 
 use chainsmith::catalog::{Catalog, HostProfile, Lockfile, Requirement, ResolveOptions, Trust, TrustedKeys, resolve};
-use chainsmith::error::{Error, Finding, Result, code};
+use chainsmith::error::{Error, Finding, Result, Severity, code};
 use chainsmith::expand::subchain::{Child, TreeExpansion, TreeOptions, expand_tree};
 use chainsmith::expand::{ExpandOptions, Expansion, expand};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
@@ -212,6 +212,26 @@ fn parse_point(s: &str) -> std::result::Result<(f64, f64), String> {
     Ok((num(x)?, num(y)?))
 }
 
+/// Parse the command line. A usage error prints clap's explanation, then (as every other
+/// failure) one `invalid_request` envelope as the last line of stderr, and exits 2; help and
+/// version requests print and exit 0.
+pub fn parse() -> std::result::Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    Cli::try_parse().map_err(|e| {
+        if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        let rendered = e.render().to_string();
+        eprint!("{rendered}");
+        let first = rendered.lines().next().unwrap_or_default();
+        let message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+        let usage = Error::new(code::INVALID_REQUEST, message).with("usage", true);
+        eprintln!("{}", usage.envelope());
+        ExitCode::from(2)
+    })
+}
+
 /// Run a subcommand, printing its output; failures become the envelope and exit 1.
 pub fn run(command: Command) -> ExitCode {
     let result = match command {
@@ -237,20 +257,39 @@ pub fn run(command: Command) -> ExitCode {
 }
 
 fn validate(args: &ValidateArgs) -> Result<ExitCode> {
-    let mut any_error = false;
+    let mut first_error: Option<(&'static str, String)> = None;
+    let mut invalid: Vec<String> = Vec::new();
+    let mut errors = 0usize;
+    let mut note_error = |code: &'static str, file: String| {
+        errors += 1;
+        if !invalid.contains(&file) {
+            invalid.push(file.clone());
+        }
+        first_error.get_or_insert((code, file));
+    };
     let mut all = Vec::new();
     let trust = trust_policy(&args.trust, HostProfile::default(), false)?;
-    for f in setup_findings(&trust) {
-        if args.json {
-            all.push(f.to_json());
-        } else {
-            println!("{f}");
-        }
+    let setup = setup_findings(&trust);
+    if args.json {
+        all.extend(setup.iter().map(|f| {
+            let mut v = f.to_json();
+            if let Some(file) = f.details.get("path") {
+                v["file"] = file.clone();
+            }
+            v
+        }));
+    } else {
+        grouped_lines(&setup).iter().for_each(|line| println!("{line}"));
     }
     for path in &args.paths {
         let out = load_path(path, LoadOptions::default());
         for failure in out.failures {
-            any_error = true;
+            let file = failure
+                .details
+                .get("path")
+                .and_then(Value::as_str)
+                .map_or_else(|| path.display().to_string(), str::to_owned);
+            note_error(failure.code, file);
             let mut v = json!({"file": failure.details.get("path").cloned().unwrap_or(json!(path.display().to_string())),
                 "severity": "error", "code": failure.code, "message": failure.message});
             if let Some(line) = failure.details.get("line") {
@@ -268,7 +307,9 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
                 println!("{}: ok (node pack {} {})", pack.source.display(), pack.name(), pack.version());
                 continue;
             }
-            any_error |= findings.iter().any(Finding::is_error);
+            for f in findings.iter().filter(|f| f.is_error()) {
+                note_error(f.code, pack.source.display().to_string());
+            }
             if findings.is_empty() && !args.json {
                 println!(
                     "{}: ok ({} {}, {} chains)",
@@ -278,13 +319,15 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
                     pack.chains.len()
                 );
             }
-            for f in &findings {
-                if args.json {
+            if args.json {
+                for f in &findings {
                     let mut v = f.to_json();
                     v["file"] = json!(pack.source.display().to_string());
                     all.push(v);
-                } else {
-                    println!("{}: {f}", pack.source.display());
+                }
+            } else {
+                for line in grouped_lines(&findings) {
+                    println!("{}: {line}", pack.source.display());
                 }
             }
         }
@@ -292,7 +335,20 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", Value::Array(all));
     }
-    Ok(if any_error { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    match first_error {
+        None => Ok(ExitCode::SUCCESS),
+        // The findings are on stdout; the envelope names the first and counts the rest.
+        Some((code, file)) => Err(Error::new(
+            code,
+            format!(
+                "{} of the packs checked {} invalid ({errors} error finding(s)); the first is {code} in {file}",
+                invalid.len(),
+                if invalid.len() == 1 { "is" } else { "are" }
+            ),
+        )
+        .with("errors", errors)
+        .with("invalid", invalid)),
+    }
 }
 
 /// The pack's own findings plus the trust checks asked for: signatures when keys are given
@@ -336,10 +392,22 @@ fn trust_policy(args: &TrustArgs, host: HostProfile, strict: bool) -> Result<Tru
     Ok(Trust { catalog, trusted_keys, require_signed: args.require_signed, strict, host })
 }
 
-/// Warnings about the catalog and the trusted keys themselves.
+/// Warnings about the catalog and the trusted keys themselves. Their pointers point into
+/// the file they came from, so the message names it.
 fn setup_findings(trust: &Trust) -> Vec<Finding> {
     let catalog = trust.catalog.as_ref().map(Catalog::findings).unwrap_or_default();
-    catalog.iter().chain(&trust.trusted_keys.findings).cloned().collect()
+    catalog
+        .iter()
+        .chain(&trust.trusted_keys.findings)
+        .map(|f| match f.details.get("path").and_then(Value::as_str) {
+            Some(file) if !f.message.contains(file) => {
+                let mut f = f.clone();
+                f.message = format!("{file}: {}", f.message);
+                f
+            }
+            _ => f.clone(),
+        })
+        .collect()
 }
 
 /// Refuse what the policy blocks before anything is expanded; return its warnings.
@@ -379,6 +447,19 @@ fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
         return Err(e);
     }
     match out.packs.len() {
+        1 if out.packs[0].kind != PackKind::WorkflowChain => {
+            let pack = &out.packs[0];
+            Err(Error::new(
+                code::PACK_KIND_INVALID,
+                format!(
+                    "{} is a {} pack; only workflow-chain packs hold chains",
+                    pack.source.display(),
+                    pack.kind.as_str()
+                ),
+            )
+            .with("kind", pack.kind.as_str())
+            .with("path", pack.source.display().to_string()))
+        }
         1 => Ok(out.packs.remove(0)),
         0 => Err(Error::new(code::PACK_NOT_FOUND, format!("no pack at {}", path.display()))
             .with("path", path.display().to_string())),
@@ -398,8 +479,9 @@ fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
     }
 }
 
-/// The parameter object from --params and --set.
-fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
+/// The parameter object from --params and --set, and warnings about --set names the chain
+/// does not declare (used as given: the schema may allow them, but no token can be meant).
+fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<(Map<String, Value>, Vec<Finding>)> {
     let mut values = match &args.params {
         None => Map::new(),
         Some(src) => {
@@ -450,6 +532,7 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
             }
         }
     };
+    let mut warnings = Vec::new();
     if !args.set.is_empty() {
         let form = pack.chain(&args.chain).map(|c| Form::from_schema(c.parameters())).unwrap_or_default();
         for item in &args.set {
@@ -462,12 +545,28 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<Map<String, Value>> {
                     Error::new(code::CHAIN_PARAMETER_INVALID, format!("--set {name}: {msg}"))
                         .with("path", format!("/{name}"))
                 })?,
-                None => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
+                None => {
+                    let declared: Vec<&str> = form.fields.iter().map(|f| f.name.as_str()).collect();
+                    warnings.push(
+                        Finding::warning(
+                            code::SET_UNDECLARED,
+                            format!("/{name}"),
+                            format!(
+                                "--set {name}: chain {} declares no parameter \"{name}\" (it declares: {}); \
+                                 the value is passed on, but no token can use it",
+                                args.chain,
+                                if declared.is_empty() { "none".to_owned() } else { declared.join(", ") }
+                            ),
+                        )
+                        .with("param", name),
+                    );
+                    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+                }
             };
             values.insert(name.to_owned(), value);
         }
     }
-    Ok(values)
+    Ok((values, warnings))
 }
 
 /// `--expansion-id`: `hash` asks for the OpenWOP app's deterministic expansionId of the
@@ -492,16 +591,52 @@ fn host_profile(path: &Option<PathBuf>) -> Result<HostProfile> {
 }
 
 fn print_warnings(warnings: &[Finding]) {
-    for w in warnings {
-        eprintln!("{w}");
+    for line in grouped_lines(warnings) {
+        eprintln!("{line}");
     }
+}
+
+/// One line per finding, except that findings sharing a severity and code (a warning for
+/// every node, every run or every pack) become one line with their count, the first
+/// message, and where the others are.
+fn grouped_lines(findings: &[Finding]) -> Vec<String> {
+    let mut groups: Vec<(&Finding, Vec<&Finding>)> = Vec::new();
+    let mut at: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
+    for f in findings {
+        match at.entry((f.severity.as_str(), f.code)) {
+            std::collections::hash_map::Entry::Occupied(slot) => groups[*slot.get()].1.push(f),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(groups.len());
+                groups.push((f, Vec::new()));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(first, rest)| {
+            if rest.is_empty() {
+                return first.to_string();
+            }
+            const SHOWN: usize = 3;
+            let mut others: Vec<String> = rest
+                .iter()
+                .take(SHOWN)
+                .map(|f| if f.pointer.is_empty() { f.message.clone() } else { f.pointer.clone() })
+                .collect();
+            if rest.len() > SHOWN {
+                others.push(format!("{} more", rest.len() - SHOWN));
+            }
+            format!("{first} [×{}; also: {}]", rest.len() + 1, others.join("; "))
+        })
+        .collect()
 }
 
 fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let pack = load_one_pack(&args.pack, args.chain.skip_validation)?;
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
-    let trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
-    let params = collect_params(&pack, &args.chain)?;
+    let mut trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
+    let (params, set_warnings) = collect_params(&pack, &args.chain)?;
+    trust_warnings.extend(set_warnings);
     let opts = ExpandOptions {
         expansion_id: expansion_id_arg(&pack, &args.chain, &params),
         resolver: trust.resolver(),
@@ -604,8 +739,9 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     };
     let pack = load_one_pack(pack_path, args.chain.skip_validation)?;
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
-    let trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
-    let params = collect_params(&pack, &args.chain)?;
+    let mut trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
+    let (params, set_warnings) = collect_params(&pack, &args.chain)?;
+    trust_warnings.extend(set_warnings);
     let (exp, children) = expand_into(&workflow, &pack, &args.chain, params, &trust, trust_warnings)?;
     let opts = SpliceOptions {
         at: args.at,
@@ -652,7 +788,7 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
         "nodeIds": report.instance.node_ids,
         "edgeIds": report.instance.edge_ids,
         "removedEdges": report.removed_edges.iter().map(|e| e.id().to_owned()).collect::<Vec<_>>(),
-        "warnings": warnings.len(),
+        "warnings": warnings.iter().filter(|f| f.severity != Severity::Info).count(),
     });
     if trust.host.sub_chains {
         summary["children"] = Value::Array(written_children);

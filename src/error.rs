@@ -46,6 +46,7 @@ pub mod code {
     pub const PARAMETERS_SCHEMA_INVALID: &str = "parameters_schema_invalid";
     pub const TOKEN_UNDECLARED: &str = "token_undeclared_parameter";
     pub const PARAM_UNUSED: &str = "parameter_unused";
+    pub const SET_UNDECLARED: &str = "set_parameter_undeclared";
     pub const NEAR_TOKEN: &str = "near_token_not_substituted";
     pub const EMBEDDED_STRUCTURED: &str = "embedded_structured_parameter";
     pub const LEFTOVER_TOKEN: &str = "leftover_params_token";
@@ -63,6 +64,11 @@ pub mod code {
     pub const VERSION_BUMP_SUGGESTED: &str = "version_bump_suggested";
     pub const PARAMETER_DEFAULT_INVALID: &str = "parameter_default_invalid";
     pub const SIGNATURE_STALE: &str = "signature_stale";
+    // What a strict-schema export changed (info), and the faithful export's known departures
+    // from the closed WorkflowNode schema (chain-packs §15 A1, A5).
+    pub const STRICT_INPUT_WRAPPED: &str = "strict_input_wrapped";
+    pub const STRICT_CAPABILITIES_REMOVED: &str = "strict_capabilities_removed";
+    pub const FAITHFUL_SCHEMA_DEPARTURE: &str = "faithful_schema_departure";
 
     // Tool projection (chains and workflows as CompactToolDescriptor / MiRuntime contract).
     pub const TOOL_INPUT_SCHEMA_NOT_COMPACT: &str = "tool_input_schema_not_compact";
@@ -73,6 +79,7 @@ pub mod code {
     pub const TOOL_FIELD_INVALID: &str = "tool_field_invalid";
     pub const TOOL_CREDENTIAL_OMITTED: &str = "tool_credential_omitted";
     pub const TOOL_PROJECTION_INVALID: &str = "tool_projection_invalid";
+    pub const TOOL_OPTION_IGNORED: &str = "tool_option_ignored";
 
     // Trust and resolution: node-pack catalog, dependencies, lockfile, signatures.
     pub const NODE_SCHEMA_UNAVAILABLE: &str = "node_schema_unavailable";
@@ -156,8 +163,20 @@ impl std::error::Error for Error {}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// What chainsmith did on the user's behalf; nothing to fix.
+    Info,
     Warning,
     Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
 }
 
 /// A validation or lint result that does not by itself stop the pipeline.
@@ -189,6 +208,10 @@ impl Finding {
         Self { severity: Severity::Warning, ..Self::error(code, pointer, message) }
     }
 
+    pub fn info(code: &'static str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { severity: Severity::Info, ..Self::error(code, pointer, message) }
+    }
+
     pub fn in_chain(mut self, chain_id: &str) -> Self {
         self.chain_id = Some(chain_id.to_owned());
         self
@@ -205,7 +228,7 @@ impl Finding {
 
     pub fn to_json(&self) -> Value {
         let mut v = json!({
-            "severity": match self.severity { Severity::Error => "error", Severity::Warning => "warning" },
+            "severity": self.severity.as_str(),
             "code": self.code,
             "message": self.message,
             "path": self.pointer,
@@ -235,11 +258,7 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(f, "{sev} {}", self.code)?;
+        write!(f, "{} {}", self.severity.as_str(), self.code)?;
         if !self.pointer.is_empty() {
             write!(f, " at {}", self.pointer)?;
         }

@@ -3,11 +3,13 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::parse() {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     match args.command {
         Some(command) => cli::run(command),
         None => editor(args.files),

@@ -345,7 +345,15 @@ const MAX_MESSAGE_BYTES: usize = 500;
 /// A violation's message, shortened: jsonschema quotes the offending value, which may be
 /// megabytes long and would otherwise be repeated in every report of it.
 pub fn violation_message(e: &jsonschema::ValidationError) -> String {
-    let mut text = e.to_string();
+    let mut text = match e.kind() {
+        // jsonschema names at most three options ("… or 4 other candidates"); a pack author
+        // needs all of them to pick one.
+        ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<String> = options.as_array().into_iter().flatten().map(Value::to_string).collect();
+            format!("{} is not one of the allowed values: {}", e.instance(), allowed.join(", "))
+        }
+        _ => e.to_string(),
+    };
     if text.len() > MAX_MESSAGE_BYTES {
         let cut = (0..=MAX_MESSAGE_BYTES).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
         let total = text.len();
@@ -573,6 +581,15 @@ mod tests {
         assert_eq!(errors[0].keyword, "uniqueItems");
         assert!(errors[0].message.contains("items 1 and 3"), "{}", errors[0].message);
         assert!(compile(&json!({"uniqueItems": false})).unwrap().is_valid(&json!([1, 1])));
+    }
+
+    #[test]
+    fn enum_messages_list_every_allowed_value() {
+        let v = compile(&json!({"enum": ["low", "normal", "high", "urgent", "critical"]})).unwrap();
+        assert_eq!(
+            v.violations(&json!("medium"))[0].message,
+            r#""medium" is not one of the allowed values: "low", "normal", "high", "urgent", "critical""#
+        );
     }
 
     #[test]

@@ -9,8 +9,9 @@ use chainsmith::pack::{LoadOptions, load_file};
 use serde_json::Value;
 
 #[test]
+#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_vector_matches_the_reference() {
-    let Some(corpus) = common::corpus_dir() else { return };
+    let corpus = common::corpus_dir();
     let vectors = common::files_under(&corpus.join("vectors"), "json");
     let mut failures = Vec::new();
     for path in &vectors {
@@ -72,8 +73,9 @@ fn every_vector_matches_the_reference() {
 }
 
 #[test]
+#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_pack_validates_against_the_embedded_schema() {
-    let Some(corpus) = common::corpus_dir() else { return };
+    let corpus = common::corpus_dir();
     let mut chain_packs = 0;
     let mut problems = Vec::new();
     for path in common::files_under(&corpus, "json").iter().filter(|p| p.ends_with("pack.json")) {
@@ -88,4 +90,54 @@ fn every_corpus_chain_pack_validates_against_the_embedded_schema() {
     }
     assert_eq!(chain_packs, 56, "55 registry chain packs + the examples sample");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// chain-packs §15 A5: every real chain, inlined into a new workflow with its vector's
+/// parameters (defaults plus a plausible value for every other declared parameter), exports
+/// in strict mode as a WorkflowDefinition the embedded schema accepts, every input a
+/// PortValue. (scripts/strict-export-check.py checks the CLI's files with Python jsonschema.)
+#[test]
+#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
+fn every_corpus_chain_exports_schema_valid_in_strict_mode() {
+    use chainsmith::schemas::Schema;
+    use chainsmith::workflow::{SpliceOptions, Workflow, splice};
+    let corpus = common::corpus_dir();
+    let vectors = common::files_under(&corpus.join("vectors"), "json");
+    let (mut valid, mut wrapped, mut failures) = (0, 0, Vec::new());
+    for path in &vectors {
+        let vector: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let pack = load_file(&corpus.join(vector["pack"].as_str().unwrap()), LoadOptions::default()).unwrap();
+        let opts = ExpandOptions { host: HostProfile::permissive(), ..Default::default() };
+        let params = vector["params"].as_object().cloned().unwrap_or_default();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut wf = Workflow::new("Strict check");
+        let exported = expand(&pack, vector["chainId"].as_str().unwrap(), params, &opts)
+            .and_then(|exp| splice(&mut wf, &exp, &SpliceOptions::default()))
+            .and_then(|_| wf.strict_export());
+        let (doc, changes) = match exported {
+            Ok(done) => done,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let violations = Schema::WorkflowDefinition.violations(&doc);
+        let plain: Vec<String> = doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|n| n["inputs"].as_object().unwrap().iter())
+            .filter(|(_, v)| !matches!(v["type"].as_str(), Some("static" | "expression" | "connection" | "variable")))
+            .map(|(port, _)| port.clone())
+            .collect();
+        if violations.is_empty() && plain.is_empty() {
+            valid += 1;
+        } else {
+            failures.push(format!("{name}: {violations:?} plain inputs {plain:?}"));
+        }
+        wrapped += changes.iter().filter(|f| f.code == chainsmith::error::code::STRICT_INPUT_WRAPPED).count();
+    }
+    println!("strict export: {valid}/{} schema-valid, {wrapped} plain inputs wrapped", vectors.len());
+    assert!(failures.is_empty(), "{} of {}:\n{}", failures.len(), vectors.len(), failures.join("\n"));
+    assert_eq!(valid, common::corpus_count("vectors"));
 }

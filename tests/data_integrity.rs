@@ -155,9 +155,11 @@ fn strict_schema_export_keeps_node_members_in_order() {
     std::fs::write(&pack, serde_json::to_vec(&manifest).unwrap()).unwrap();
     // Hand-written members after `capabilities` that a swap-remove would move.
     let wf = dir.path().join("wf.json");
+    // (Schema-valid apart from `capabilities`: a strict export that stays invalid is refused.)
     let text = r#"{"id": "w", "name": "W", "version": "1.0.0", "nodes": [
         {"id": "n", "typeId": "core.x", "name": "n", "position": {"x": 0, "y": 0}, "capabilities": ["x"],
-         "config": {}, "inputs": {}, "retry": {"max": 1}, "timeoutMs": 5}], "edges": []}"#;
+         "config": {}, "inputs": {}, "credentialsRef": "c", "settings": {"max": 1}}], "edges": [],
+        "triggers": [], "variables": [], "settings": {}}"#;
     std::fs::write(&wf, text).unwrap();
     let out_file = dir.path().join("out.json");
     ok(&run(&[
@@ -174,7 +176,7 @@ fn strict_schema_export_keeps_node_members_in_order() {
     ]));
     let saved: Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
     let keys: Vec<&str> = saved["nodes"][0].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["id", "typeId", "name", "position", "config", "inputs", "retry", "timeoutMs"]);
+    assert_eq!(keys, ["id", "typeId", "name", "position", "config", "inputs", "credentialsRef", "settings"]);
 }
 
 /// `levels` nested arrays around a number: the parser's nesting count of the value.

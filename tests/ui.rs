@@ -377,7 +377,7 @@ fn recovery_file_restores_unsaved_edits() {
 }
 
 #[test]
-fn connecting_ports_adds_an_edge_and_self_loops_are_refused() {
+fn connecting_ports_adds_an_edge_and_a_loopback_is_kept_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let mut doc = two_nodes();
     doc["edges"] = json!([]);
@@ -394,7 +394,10 @@ fn connecting_ports_adds_an_edge_and_self_loops_are_refused() {
     let own_input = h.state().canvas_to_screen(pos2(0.0, 65.0));
     let out_port = on_screen(&h, "Output output of start");
     drag(&mut h, out_port, own_input, Modifiers::NONE);
-    assert_eq!(json_of(&h)["edges"].as_array().unwrap().len(), 2, "a loopback with a warning");
+    let edges = json_of(&h)["edges"].clone();
+    assert_eq!(edges.as_array().unwrap().len(), 2, "{edges}");
+    assert_eq!((edges[1]["sourceNodeId"].as_str(), edges[1]["targetNodeId"].as_str()), (Some("start"), Some("start")));
+    assert!(h.query_by_label_contains("closes a loop").is_some(), "the loopback is reported in the status bar");
 }
 
 #[test]

@@ -561,10 +561,9 @@ impl Canvas {
             if let Some(w) = &mut self.wire
                 && w.from == i
                 && w.port == p
+                && let Some(hover) = ui.ctx().pointer_latest_pos()
             {
-                if let Some(hover) = ui.ctx().pointer_latest_pos() {
-                    w.end = self.to_global.inverse() * hover;
-                }
+                w.end = self.to_global.inverse() * hover;
             }
         }
     }

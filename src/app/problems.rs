@@ -96,8 +96,9 @@ impl Problems {
                 ui.label(RichText::new("Ready").color(theme::TEXT_DIM));
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let errors = self.findings.iter().filter(|f| f.severity == Severity::Error).count();
-                let warnings = self.findings.len() - errors;
+                let count = |s: Severity| self.findings.iter().filter(|f| f.severity == s).count();
+                let (errors, warnings, notes) =
+                    (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
                 let color = if errors > 0 {
                     theme::ERROR
                 } else if warnings > 0 {
@@ -105,11 +106,15 @@ impl Problems {
                 } else {
                     theme::OK
                 };
-                let text = if self.findings.is_empty() {
-                    "✔ no problems".to_owned()
-                } else {
-                    let arrow = if self.expanded { "⏷" } else { "⏶" };
-                    format!("{} · {} {arrow}", counted(errors, "error"), counted(warnings, "warning"))
+                let arrow = if self.expanded { "⏷" } else { "⏶" };
+                // Notes (what chainsmith did or deliberately keeps, e.g. the spec-faithful
+                // export's capabilities) are not problems.
+                let problems = format!("{} · {}", counted(errors, "error"), counted(warnings, "warning"));
+                let text = match (errors + warnings, notes) {
+                    (0, 0) => "✔ no problems".to_owned(),
+                    (0, n) => format!("✔ no problems · {} {arrow}", counted(n, "note")),
+                    (_, 0) => format!("{problems} {arrow}"),
+                    (_, n) => format!("{problems} · {} {arrow}", counted(n, "note")),
                 };
                 if ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false)).clicked() {
                     self.expanded = !self.expanded;
@@ -125,7 +130,11 @@ impl Problems {
             egui::ScrollArea::vertical().max_height(160.0).auto_shrink([false, true]).show(ui, |ui| {
                 for f in &self.findings {
                     ui.horizontal(|ui| {
-                        let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                        let color = match f.severity {
+                            Severity::Error => theme::ERROR,
+                            Severity::Warning => theme::WARN,
+                            Severity::Info => theme::TEXT_DIM,
+                        };
                         ui.label(RichText::new(f.code).monospace().color(color));
                         let link = ui.add(
                             egui::Label::new(RichText::new(&f.pointer).monospace().color(theme::ACCENT))

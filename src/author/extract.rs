@@ -280,24 +280,15 @@ fn rename_refs(v: &mut Value, rename: &HashMap<&str, &str>) {
     }
 }
 
-/// The same reference grammar expansion rewrites (`expand::rewrite_node_refs`): `nodes.`
-/// not continuing a longer word, then an id up to the next `.`.
+/// The reference grammar expansion rewrites ([`crate::expand::node_ref_ids`]), renamed back.
 fn rename_node_refs(s: &str, rename: &HashMap<&str, &str>) -> Option<String> {
-    const KEY: &str = "nodes.";
     let mut out = String::new();
     let mut last = 0;
-    let mut search = 0;
-    while let Some(off) = s[search..].find(KEY) {
-        let at = search + off;
-        let id_start = at + KEY.len();
-        search = id_start;
-        let boundary =
-            s[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
-        let Some(dot) = s[id_start..].find('.') else { continue };
-        if let (true, Some(new)) = (boundary, rename.get(&s[id_start..id_start + dot])) {
-            out.push_str(&s[last..id_start]);
+    for id in crate::expand::node_ref_ids(s) {
+        if let Some(new) = rename.get(&s[id.clone()]) {
+            out.push_str(&s[last..id.start]);
             out.push_str(new);
-            last = id_start + dot;
+            last = id.end;
         }
     }
     if last == 0 {

@@ -5,6 +5,8 @@
 //! is also held as a petgraph `StableDiGraph` for layout and splicing.
 
 pub mod app;
+mod compensation;
+pub use compensation::{node_ref_ids, rewrite_node_refs};
 pub mod jsstring;
 pub mod subchain;
 pub mod token;
@@ -53,7 +55,8 @@ pub struct Expansion {
     pub edges: Vec<Value>,
     /// Fragment node id → expanded node id, in node order.
     pub id_map: Vec<(String, String)>,
-    /// The chain policy to carry into the parent's `settings.compensation`.
+    /// The parent's `settings.compensation` after this expansion (step 9b): the chain policy,
+    /// or the parent's own when the chain has none.
     pub settings_compensation: Option<Value>,
     /// The chain's `producedVariables`, to append to the parent's `variables`.
     pub produced_variables: Vec<Value>,
@@ -241,7 +244,8 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         edges.push(Value::Object(out));
     }
 
-    let settings_compensation = carry_policy(chain, opts.parent_compensation)?;
+    let settings_compensation =
+        compensation::carry_policy(chain.chain_id(), chain.compensation(), opts.parent_compensation)?;
     warn_leftover_tokens(&nodes, chain.chain_id(), &mut warnings);
 
     Ok(Expansion {
@@ -294,65 +298,8 @@ fn expand_node(
     if let Some(caps) = capabilities {
         out.insert("capabilities".into(), caps.clone());
     }
-    if let Some(comp) = src.get("compensation") {
-        let mut comp = comp.clone();
-        if let Some(mapping) = comp.get_mut("inputMapping") {
-            let substituted = substitute_value(mapping, params);
-            *mapping = rewrite_refs_in(substituted, prefix, frag_ids);
-        }
-        out.insert("compensation".into(), comp);
-    }
-    if let Some(irr) = src.get("irreversibleEffect") {
-        out.insert("irreversibleEffect".into(), irr.clone());
-    }
+    compensation::carry_node(src, &mut out, params, prefix, &|id| frag_ids.contains_key(id));
     Value::Object(out)
-}
-
-fn rewrite_refs_in(v: Value, prefix: &str, frag_ids: &HashMap<&str, usize>) -> Value {
-    match v {
-        Value::String(s) => Value::String(rewrite_node_refs(&s, prefix, frag_ids).unwrap_or(s)),
-        Value::Array(items) => Value::Array(items.into_iter().map(|x| rewrite_refs_in(x, prefix, frag_ids)).collect()),
-        Value::Object(m) => {
-            Value::Object(m.into_iter().map(|(k, x)| (k, rewrite_refs_in(x, prefix, frag_ids))).collect())
-        }
-        other => other,
-    }
-}
-
-/// Rewrite `${nodes.<id>.` and `nodes.<id>.` references to fragment nodes (§4.4).
-/// `nodes.` must not continue a longer word (`mynodes.x.` is left alone).
-pub fn rewrite_node_refs(s: &str, prefix: &str, frag_ids: &HashMap<&str, usize>) -> Option<String> {
-    const KEY: &str = "nodes.";
-    if !s.contains(KEY) {
-        return None;
-    }
-    let mut out = String::with_capacity(s.len() + prefix.len());
-    let mut last = 0;
-    let mut changed = false;
-    let mut search = 0;
-    while let Some(off) = s[search..].find(KEY) {
-        let at = search + off;
-        let id_start = at + KEY.len();
-        search = id_start;
-        let boundary =
-            s[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
-        if !boundary {
-            continue;
-        }
-        let Some(dot) = s[id_start..].find('.') else { continue };
-        let id = &s[id_start..id_start + dot];
-        if frag_ids.contains_key(id) {
-            out.push_str(&s[last..id_start]);
-            out.push_str(prefix);
-            last = id_start;
-            changed = true;
-        }
-    }
-    if !changed {
-        return None;
-    }
-    out.push_str(&s[last..]);
-    Some(out)
 }
 
 /// Steps 2b and 3e: refusals that depend on what the target host supports.
@@ -361,11 +308,14 @@ fn gate_on_host(chain: &Chain, host: &HostProfile) -> Result<()> {
         return Err(Error::new(
             code::SUB_CHAIN_UNSUPPORTED,
             format!(
-                "chain {} composes sub-chains, and the target host profile does not support subChains",
+                "chain {} composes sub-chains, and the target host profile does not support subChains; \
+                 to target a host that does, pass `--host FILE` with {{\"subChains\": true}} \
+                 (in the editor: Edit → Settings → target host)",
                 chain.chain_id()
             ),
         )
-        .with("chainId", chain.chain_id()));
+        .with("chainId", chain.chain_id())
+        .with("requiredCapability", "subChains"));
     }
     if chain.compensation().is_some() && !host.compensation {
         return Err(Error::new(
@@ -540,26 +490,6 @@ fn random_hex(width: usize) -> String {
     use rand::Rng;
     let mut rng = rand::rng();
     (0..width).map(|_| char::from_digit(rng.random_range(0..16), 16).expect("hex digit")).collect()
-}
-
-/// Step 9b: carry the chain policy, or refuse a conflicting parent policy. Never merge.
-fn carry_policy(chain: &Chain, parent: Option<&Value>) -> Result<Option<Value>> {
-    let Some(policy) = chain.compensation() else { return Ok(None) };
-    match parent {
-        None => Ok(Some(policy.clone())),
-        // serde_json's map equality ignores member order, as the rule requires.
-        Some(p) if p == policy => Ok(Some(policy.clone())),
-        Some(p) => Err(Error::new(
-            code::CHAIN_COMPENSATION_POLICY_CONFLICT,
-            format!(
-                "chain {} carries a compensation policy that differs from the parent's settings.compensation",
-                chain.chain_id()
-            ),
-        )
-        .with("chainId", chain.chain_id())
-        .with("chainPolicy", policy.clone())
-        .with("parentPolicy", p.clone())),
-    }
 }
 
 /// [EDITOR] After substitution, any `{{params.` left is literal text the runtime will see.

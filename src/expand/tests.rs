@@ -210,8 +210,13 @@ fn load_time_errors_refuse_the_chain() {
     c["dag"]["nodes"][0]["irreversibleEffect"] = json!(true);
     c["dag"]["nodes"][0]["compensation"] = json!({"nodeTypeId":"core.undo"});
     let err = expand(&pack(json!([c])), "c.p", Map::new(), &opts("a")).unwrap_err();
-    // The schema's if/then reports it first as invalid_manifest; both refuse.
-    assert!(matches!(err.code, code::INVALID_MANIFEST | code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION));
+    // The schema's if/then rejects the same node; the specific code is what the author reads.
+    assert_eq!(err.code, code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION, "{err:?}");
+    let mut c = policy_chain();
+    c["dag"]["nodes"][0]["config"] = json!({"workflowId": "wf-pinned"});
+    let err = expand(&pack(json!([c])), "c.p", Map::new(), &opts("a")).unwrap_err();
+    assert_eq!(err.code, code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID, "{err:?}");
+    assert_eq!(err.details["path"], "/chains/0/dag/nodes/0/config/workflowId");
 }
 
 #[test]
@@ -232,15 +237,25 @@ fn generated_expansion_ids_are_hex_and_avoid_taken_ids() {
     let taken = |id: &str| !id.contains("_0");
     let o = ExpandOptions { taken_ids: Some(&taken), ..Default::default() };
     // Only ids containing "_0" are free, so the generator must retry until the id starts with 0.
-    for _ in 0..20 {
+    // One call draws 7 times, each free with odds 1/16, so it succeeds with odds ≈ 0.36; a
+    // generator that never finds a free id fails 200 calls in a row (odds of a working one
+    // doing so: 0.64^200 < 1e-38).
+    let mut found = 0;
+    for _ in 0..200 {
         match expand(&p, "vendor.example.support-triage", params(json!({"queueName":"q"})), &o) {
             Ok(e) => {
                 assert!(e.expansion_id.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
                 assert!(e.expansion_id.starts_with('0'));
+                found += 1;
             }
             Err(e) => assert_eq!(e.code, code::INVALID_REQUEST),
         }
     }
+    assert!(found > 0, "200 calls never found a free expansionId");
+    let all_taken = |_: &str| true;
+    let o = ExpandOptions { taken_ids: Some(&all_taken), ..Default::default() };
+    let err = expand(&p, "vendor.example.support-triage", params(json!({"queueName":"q"})), &o).unwrap_err();
+    assert_eq!(err.code, code::INVALID_REQUEST);
     let e = expand(&p, "vendor.example.support-triage", params(json!({"queueName":"q"})), &ExpandOptions::default())
         .unwrap();
     assert_eq!(e.expansion_id.len(), 4);

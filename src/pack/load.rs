@@ -116,12 +116,49 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
     }
     if kind == PackKind::WorkflowChain {
         checks::check_pack(&chains, &mut findings);
+        prefer_specific_codes(&mut findings);
         for chain in &chains {
             lint::lint_chain(chain, &mut findings);
         }
     }
 
     Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings })
+}
+
+/// A semantic check with its own spec code says more than the schema keyword that rejects the
+/// same spot: `config.workflowId` is `chain_fragment_pins_workflow_id`, not the schema's
+/// `{"required":["workflowId"]} is not allowed` at `config`. A schema error is dropped when a
+/// specific error points at the same place, or (for a `not`, which forbids a member) at one
+/// of its members.
+fn prefer_specific_codes(findings: &mut Vec<Finding>) {
+    // The spec's load-time codes (chain-packs §2.7 and the error table); chainsmith's own
+    // codes do not displace the schema's `invalid_manifest`.
+    const SPECIFIC: [&str; 7] = [
+        code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID,
+        code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION,
+        code::CHAIN_EDGE_CONDITION_INVALID,
+        code::SUB_CHAIN_UNRESOLVED,
+        code::SUB_CHAIN_CYCLE,
+        code::VARIABLE_UNDECLARED,
+        code::PRODUCED_VAR_PRODUCER_UNKNOWN,
+    ];
+    let mut same = std::collections::HashSet::new();
+    let mut parents = std::collections::HashSet::new();
+    for f in findings.iter().filter(|f| f.is_error() && SPECIFIC.contains(&f.code)) {
+        same.insert(f.pointer.clone());
+        if let Some((parent, _)) = f.pointer.rsplit_once('/') {
+            parents.insert(parent.to_owned());
+        }
+    }
+    if same.is_empty() {
+        return;
+    }
+    findings.retain(|f| {
+        let keyword = f.details.get("keyword").and_then(Value::as_str);
+        let covered = keyword.is_some()
+            && (same.contains(&f.pointer) || (keyword == Some("not") && parents.contains(&f.pointer)));
+        !(f.code == code::INVALID_MANIFEST && covered)
+    });
 }
 
 /// The kind discriminator rules (chain-packs §2.1).

@@ -88,7 +88,18 @@ impl Field {
             Ok(v) if !textual || v.is_string() => Ok(v),
             _ if textual => Ok(Value::String(text.to_owned())),
             Ok(v) => Ok(v),
-            Err(e) => Err(format!("\"{text}\" is not valid JSON: {e}")),
+            Err(e) => Err(match &self.kind {
+                FieldKind::Number => format!("expected a number, got \"{text}\""),
+                FieldKind::Integer => format!("expected an integer, got \"{text}\""),
+                FieldKind::Boolean => format!("expected true or false, got \"{text}\""),
+                FieldKind::Enum(options) => format!(
+                    "expected one of {}, got \"{text}\"",
+                    options.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")
+                ),
+                FieldKind::Array(_) => format!("expected a JSON array such as [\"a\", \"b\"], got \"{text}\""),
+                FieldKind::Object(_) => format!("expected a JSON object such as {{\"k\": \"v\"}}, got \"{text}\""),
+                _ => format!("\"{text}\" is not valid JSON ({})", crate::fsio::json_error_text(&e)),
+            }),
         }
     }
 }
@@ -345,7 +356,7 @@ mod tests {
         assert_eq!(f.field("title").unwrap().parse_text("\"q\"").unwrap(), json!("q"));
         assert_eq!(f.field("title").unwrap().parse_text("hello world").unwrap(), json!("hello world"));
         assert_eq!(f.field("count").unwrap().parse_text("7").unwrap(), json!(7));
-        assert!(f.field("count").unwrap().parse_text("seven").is_err());
+        assert_eq!(f.field("count").unwrap().parse_text("seven").unwrap_err(), "expected an integer, got \"seven\"");
         assert_eq!(f.field("tags").unwrap().parse_text("[\"a\"]").unwrap(), json!(["a"]));
     }
 

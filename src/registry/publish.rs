@@ -448,10 +448,10 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
     let mut reg_index = if registry_index_path.is_file() { read_json(&registry_index_path)? } else { json!({}) };
     let mut packs: Vec<Value> = reg_index.get("packs").and_then(Value::as_array).cloned().unwrap_or_default();
     let mut reg_row = summary(&pack);
-    if !newest_is_this {
-        if let Some(existing) = packs.iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str())) {
-            reg_row = existing.as_object().cloned().unwrap_or(reg_row);
-        }
+    if !newest_is_this
+        && let Some(existing) = packs.iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str()))
+    {
+        reg_row = existing.as_object().cloned().unwrap_or(reg_row);
     }
     reg_row.insert("latestVersion".into(), json!(latest_version));
     reg_row.entry("deprecated").or_insert(json!(false));

@@ -48,14 +48,14 @@ impl ToolFormat {
     pub fn project_chain(self, pack: &Pack, chain: &Chain, opts: &ToolOptions) -> Projection {
         match self {
             ToolFormat::Compact => project_compact(pack, chain, opts),
-            ToolFormat::MiRuntime => project_miruntime(pack, chain, opts),
+            ToolFormat::MiRuntime => note_ignored(project_miruntime(pack, chain, opts), opts),
         }
     }
 
     pub fn project_workflow(self, workflow: &Value, opts: &ToolOptions) -> Projection {
         match self {
             ToolFormat::Compact => project_workflow_compact(workflow, opts),
-            ToolFormat::MiRuntime => project_workflow_miruntime(workflow, opts),
+            ToolFormat::MiRuntime => note_ignored(project_workflow_miruntime(workflow, opts), opts),
         }
     }
 }
@@ -104,6 +104,26 @@ impl Projection {
             .with("violations", violations)
             .with("findings", findings))
     }
+}
+
+/// The MiRuntime contract has no `toolId` or `safetyTier`: say so when the user set them,
+/// rather than dropping the choice silently.
+fn note_ignored(mut projection: Projection, opts: &ToolOptions) -> Projection {
+    let ignored = [("toolId", opts.tool_id.is_some()), ("safetyTier", opts.safety_tier.is_some())];
+    for (field, _) in ignored.into_iter().filter(|(_, set)| *set) {
+        projection.findings.push(
+            Finding::warning(
+                code::TOOL_OPTION_IGNORED,
+                "",
+                format!(
+                    "the MiRuntime tool contract has no `{field}`, so the {field} you chose was ignored; \
+                     it applies to the compact descriptor (--format compact)"
+                ),
+            )
+            .with("field", field),
+        );
+    }
+    projection
 }
 
 /// A chain as a CompactToolDescriptor.

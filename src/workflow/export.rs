@@ -4,17 +4,61 @@ use super::{Edge, Workflow};
 use crate::error::{Error, Finding, Result, code, pointer_join};
 use crate::expand::token;
 use crate::schemas::{MAX_LISTED_VIOLATIONS, Schema};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExportMode {
-    /// What the spec says: expanded nodes keep the chain's `capabilities`.
+    /// What the spec says: expanded nodes keep the chain's `capabilities`, and `inputs` keep
+    /// the chain's values verbatim, PortValue or not.
     #[default]
     Faithful,
-    /// Strip node `capabilities`, which the closed WorkflowNode schema rejects (A1).
+    /// Valid against the closed WorkflowDefinition schema: node `capabilities` removed (A1),
+    /// every input that is not a PortValue wrapped as `{"type": "static", "value": V}` (A5).
+    /// Saving refuses a document that still does not validate.
     StrictSchema,
+}
+
+/// The PortValue kinds. An input whose `type` names one of them is the author's PortValue and
+/// is kept as written (and checked by the schema); anything else is a plain value.
+const PORT_VALUE_KINDS: [&str; 4] = ["static", "expression", "connection", "variable"];
+
+fn is_port_value(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str).is_some_and(|t| PORT_VALUE_KINDS.contains(&t))
+}
+
+/// One node as strict mode exports it: `capabilities` removed, plain inputs wrapped.
+fn strict_node(node: &Map<String, Value>) -> Map<String, Value> {
+    let mut json = node.clone();
+    // `shift_remove` keeps the other members in order (`remove` swaps the last in).
+    json.shift_remove("capabilities");
+    if let Some(Value::Object(inputs)) = json.get_mut("inputs") {
+        for (_, v) in inputs.iter_mut().filter(|(_, v)| !is_port_value(v)) {
+            *v = json!({"type": "static", "value": v.take()});
+        }
+    }
+    json
+}
+
+/// What strict mode changes in the node at `/nodes/{i}`, one info finding per change.
+fn strict_changes(i: usize, node: &Map<String, Value>, out: &mut Vec<Finding>) {
+    if node.contains_key("capabilities") {
+        out.push(Finding::info(
+            code::STRICT_CAPABILITIES_REMOVED,
+            format!("/nodes/{i}/capabilities"),
+            "removed the chain's `capabilities`, which the closed WorkflowNode schema rejects",
+        ));
+    }
+    if let Some(Value::Object(inputs)) = node.get("inputs") {
+        for (port, _) in inputs.iter().filter(|(_, v)| !is_port_value(v)) {
+            out.push(Finding::info(
+                code::STRICT_INPUT_WRAPPED,
+                pointer_join(&format!("/nodes/{i}/inputs"), port),
+                "wrapped a plain input value as a static PortValue",
+            ));
+        }
+    }
 }
 
 impl Workflow {
@@ -24,12 +68,8 @@ impl Workflow {
             .nodes_in_order()
             .into_iter()
             .map(|ix| {
-                let mut json = self.graph[ix].json.clone();
-                if mode == ExportMode::StrictSchema {
-                    // `shift_remove` keeps the other members in order (`remove` swaps the last in).
-                    json.shift_remove("capabilities");
-                }
-                Value::Object(json)
+                let node = &self.graph[ix].json;
+                Value::Object(if mode == ExportMode::StrictSchema { strict_node(node) } else { node.clone() })
             })
             .collect();
         let mut edges: Vec<&Edge> = self.graph.edge_weights().chain(&self.dangling).collect();
@@ -54,6 +94,46 @@ impl Workflow {
         let mut edges: Vec<&Edge> = self.graph.edge_weights().chain(&self.dangling).collect();
         edges.sort_by_key(|e| e.seq);
         edges
+    }
+
+    /// The strict-schema export with one info finding per change it made, refused
+    /// (`validation_error`, every failing pointer in `details.errors`) when it still does not
+    /// validate against the WorkflowDefinition schema.
+    pub fn strict_export(&self) -> Result<(Value, Vec<Finding>)> {
+        self.refuse_invalid_strict()?;
+        let mut changes = Vec::new();
+        for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
+            strict_changes(i, &self.graph[ix].json, &mut changes);
+        }
+        Ok((self.to_json(ExportMode::StrictSchema), changes))
+    }
+
+    /// The strict export's schema violations as one refusal (checked piece by piece).
+    fn refuse_invalid_strict(&self) -> Result<()> {
+        let violations = self.schema_findings(ExportMode::StrictSchema);
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let mut pointers: Vec<&str> = violations.iter().map(|v| v.pointer.as_str()).collect();
+        pointers.dedup();
+        let shown = pointers.iter().take(10).map(|p| if p.is_empty() { "(root)" } else { p }).collect::<Vec<_>>();
+        let more = if pointers.len() > shown.len() {
+            format!(" and {} more", pointers.len() - shown.len())
+        } else {
+            String::new()
+        };
+        let errors: Vec<Value> = violations
+            .iter()
+            .map(|v| json!({"path": v.pointer, "keyword": v.details.get("keyword"), "message": v.message}))
+            .collect();
+        Err(Error::new(
+            code::VALIDATION_ERROR,
+            format!(
+                "the strict-schema export would still break the WorkflowDefinition schema at {}{more}; nothing was written",
+                shown.join(", ")
+            ),
+        )
+        .with("errors", errors))
     }
 
     /// Validate against the embedded WorkflowDefinition schema; violations are warnings
@@ -93,10 +173,8 @@ impl Workflow {
         add("", crate::schemas::collect_violations(&validators.frame, &Value::Object(frame)));
         for (i, ix) in nodes.into_iter().enumerate() {
             // One node at a time: the copy lives only while it is checked.
-            let mut json = self.graph[ix].json.clone();
-            if mode == ExportMode::StrictSchema {
-                json.shift_remove("capabilities");
-            }
+            let node = &self.graph[ix].json;
+            let json = if mode == ExportMode::StrictSchema { strict_node(node) } else { node.clone() };
             add(&format!("/nodes/{i}"), crate::schemas::collect_violations(&validators.node, &Value::Object(json)));
         }
         for (i, e) in edges.into_iter().enumerate() {
@@ -116,9 +194,38 @@ impl Workflow {
         out
     }
 
-    /// The pre-export lints (workflow-definition §8.4) plus schema violations.
+    /// The pre-export lints (workflow-definition §8.4) plus schema violations. Schema
+    /// violations are those of the strict form, so the faithful export's two known departures
+    /// (A1 `capabilities`, A5 plain inputs) are one info finding, not a warning per node;
+    /// strict mode lists what it changed as info findings.
     pub fn lint(&self, mode: ExportMode) -> Vec<Finding> {
         let mut out = Vec::new();
+        let mut changes = Vec::new();
+        for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
+            strict_changes(i, &self.graph[ix].json, &mut changes);
+        }
+        match mode {
+            ExportMode::StrictSchema => out.append(&mut changes),
+            ExportMode::Faithful => {
+                let count = |c: &str| changes.iter().filter(|f| f.code == c).count();
+                let (caps, inputs) = (count(code::STRICT_CAPABILITIES_REMOVED), count(code::STRICT_INPUT_WRAPPED));
+                if caps + inputs > 0 {
+                    out.push(
+                        Finding::info(
+                            code::FAITHFUL_SCHEMA_DEPARTURE,
+                            "",
+                            format!(
+                                "as the spec asks, {caps} node(s) carry the chain's `capabilities` and {inputs} input(s) \
+                                 hold plain values, which the closed WorkflowNode schema rejects; \
+                                 the strict-schema export removes and wraps them"
+                            ),
+                        )
+                        .with("capabilities", caps)
+                        .with("plainInputs", inputs),
+                    );
+                }
+            }
+        }
         let id = self.id();
         let id_ok = id.starts_with(|c: char| c.is_ascii_lowercase())
             && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
@@ -173,23 +280,16 @@ impl Workflow {
             if let Some(inputs) = n.get("inputs").and_then(Value::as_object) {
                 for (port, v) in inputs {
                     let pp = pointer_join(&format!("{at}/inputs"), port);
-                    match v.get("type").and_then(Value::as_str) {
-                        Some("static" | "expression" | "variable") => {}
-                        Some("connection") => {
-                            let target = v.get("nodeId").and_then(Value::as_str).unwrap_or_default();
-                            if !node_ids.contains(target) {
-                                out.push(Finding::warning(
-                                    code::EDGE_ENDPOINT_UNKNOWN,
-                                    pp,
-                                    format!("connection input names node \"{target}\", which does not exist"),
-                                ));
-                            }
+                    // Plain values are counted above; PortValues are checked by the schema.
+                    if v.get("type").and_then(Value::as_str) == Some("connection") {
+                        let target = v.get("nodeId").and_then(Value::as_str).unwrap_or_default();
+                        if !node_ids.contains(target) {
+                            out.push(Finding::warning(
+                                code::EDGE_ENDPOINT_UNKNOWN,
+                                pp,
+                                format!("connection input names node \"{target}\", which does not exist"),
+                            ));
                         }
-                        _ => out.push(Finding::warning(
-                            code::VALIDATION_ERROR,
-                            pp,
-                            "input is not a PortValue ({type: static|expression|connection|variable, …})",
-                        )),
                     }
                 }
             }
@@ -207,16 +307,20 @@ impl Workflow {
                 }
             }
         }
-        out.extend(self.schema_findings(mode));
+        out.extend(self.schema_findings(ExportMode::StrictSchema));
         out
     }
 
     /// The file bytes: pretty JSON, written straight from the graph (the document is not
-    /// built first: that was a second copy of every node). A document nested deeper than
+    /// built first: that was a second copy of every node). A strict export that would not
+    /// validate is refused with every failing pointer. A document nested deeper than
     /// chainsmith (and serde_json) reads is refused, so nothing is written that could not
     /// be opened again.
     pub fn to_file_bytes(&self, mode: ExportMode) -> Result<Vec<u8>> {
         use crate::fsio::{MAX_JSON_NESTING, nesting};
+        if mode == ExportMode::StrictSchema {
+            self.refuse_invalid_strict()?;
+        }
         let object = |m: &Map<String, Value>| 1 + m.values().map(nesting).max().unwrap_or(0);
         let deepest_node = self.graph.node_weights().map(|n| object(&n.json)).max().unwrap_or(0);
         let deepest_edge = self.export_edges().iter().map(|e| object(&e.json)).max().unwrap_or(0);
@@ -267,7 +371,12 @@ impl serde::Serialize for Exported<'_> {
         struct Node<'a>(&'a Map<String, Value>, bool);
         impl serde::Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                s.collect_map(self.0.iter().filter(|(k, _)| !(self.1 && k.as_str() == "capabilities")))
+                // Strict: one node's copy at a time, dropped once written.
+                if self.1 {
+                    serde::Serialize::serialize(&strict_node(self.0), s)
+                } else {
+                    serde::Serialize::serialize(self.0, s)
+                }
             }
         }
         let strip = self.mode == ExportMode::StrictSchema;

@@ -196,6 +196,13 @@ impl Workflow {
             .with("line", e.line())
             .with("column", e.column())
         })?;
+        if let Some(why) = not_a_definition(&value) {
+            return Err(Error::new(
+                code::VALIDATION_ERROR,
+                format!("{} is not a WorkflowDefinition: {why}", path.display()),
+            )
+            .with("path", path.display().to_string()));
+        }
         Self::from_json(value)
     }
 
@@ -457,6 +464,31 @@ pub fn slug_id(name: &str) -> String {
     let out = out.trim_end_matches('-').to_owned();
     let out = if out.starts_with(|c: char| c.is_ascii_lowercase()) { out } else { format!("wf-{out}") };
     out.chars().take(128).collect::<String>().trim_end_matches('-').to_owned()
+}
+
+/// Why a document read as a workflow is not a WorkflowDefinition, if it is not: a pack
+/// manifest, or a document without the members every definition has (a string `id`, arrays
+/// `nodes` and `edges`). Other schema problems are lints, not refusals.
+fn not_a_definition(v: &Value) -> Option<String> {
+    let Some(obj) = v.as_object() else { return Some(format!("it is {}, not an object", crate::pack::json_kind(v))) };
+    if let Some(kind) = obj.get("kind").and_then(Value::as_str) {
+        return Some(format!("it is a {kind} pack manifest (`kind`: \"{kind}\")"));
+    }
+    if let Some(marker) = ["chains", "engines", "runtime"].into_iter().find(|k| obj.contains_key(*k)) {
+        return Some(format!("it is a pack manifest (it has `{marker}`)"));
+    }
+    let missing: Vec<&str> =
+        [("id", Value::is_string as fn(&Value) -> bool), ("nodes", Value::is_array), ("edges", Value::is_array)]
+            .into_iter()
+            .filter(|(key, ok)| !obj.get(*key).is_some_and(ok))
+            .map(|(key, _)| key)
+            .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "it has no {} (a string `id` and arrays `nodes` and `edges` are required)",
+            missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 #[cfg(test)]

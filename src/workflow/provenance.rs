@@ -92,6 +92,23 @@ impl Workflow {
         list.push(serde_json::to_value(instance).expect("an Instance always serialises"));
     }
 
+    /// Drop removed edges from the instances that added them, so no record lists an edge the
+    /// workflow no longer has.
+    pub(super) fn forget_edges<'a>(&mut self, removed: impl IntoIterator<Item = &'a str>) {
+        let removed: std::collections::HashSet<&str> = removed.into_iter().collect();
+        if removed.is_empty() {
+            return;
+        }
+        for entry in self.instances_array() {
+            let Ok(mut instance) = serde_json::from_value::<Instance>(entry.clone()) else { continue };
+            let before = instance.edge_ids.len();
+            instance.edge_ids.retain(|id| !removed.contains(id.as_str()));
+            if instance.edge_ids.len() != before {
+                *entry = serde_json::to_value(instance).expect("an Instance always serialises");
+            }
+        }
+    }
+
     /// Forget an instance's provenance (its nodes are removed separately).
     pub fn forget_instance(&mut self, key: &str) -> Option<Instance> {
         let found = self.instance(key)?;

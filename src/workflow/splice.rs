@@ -89,6 +89,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
             .with("expansionId", exp.expansion_id.as_str()));
         }
     }
+    refuse_cycle(wf, exp, opts)?;
     let replaced = replaced_edges(wf, opts)?;
     let new_policy = match (&exp.settings_compensation, wf.settings_compensation()) {
         (None, _) => None,
@@ -140,6 +141,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
     let mut removed_edges = Vec::new();
     if let Some((a, b)) = &opts.between {
         removed_edges = wf.remove_all(&[], &replaced).1;
+        wf.forget_edges(removed_edges.iter().map(Edge::id));
         // One replaced edge hands its routing to the wiring: where it left the source (port,
         // condition) goes on the way in, where it entered the target (port, trigger rule) on
         // the way out.
@@ -207,6 +209,48 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
 /// The id of the `n`th (from 1) fragment edge once inlined.
 fn fragment_edge_id(exp: &Expansion, n: usize) -> String {
     format!("{}e{n}", exp.prefix)
+}
+
+/// Wiring the fragment from `a` to `b` adds paths a → fragment → b, so it closes a cycle when
+/// `b` is `a` or already reaches `a` (the user swapped the endpoints, or `b` is upstream).
+fn refuse_cycle(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Result<()> {
+    let Some((a, b)) = &opts.between else { return Ok(()) };
+    if exp.nodes.is_empty() {
+        return Ok(());
+    }
+    let (ia, ib) = (wf.node(a).expect("checked"), wf.node(b).expect("checked"));
+    // Breadth-first from b with back-links, so the message can show the path that closes.
+    let mut came_from = std::collections::HashMap::from([(ib, ib)]);
+    let mut queue = std::collections::VecDeque::from([ib]);
+    while let Some(ix) = queue.pop_front() {
+        if ix == ia {
+            let mut path = vec![wf.graph[ia].id().to_owned()];
+            let mut at = ia;
+            while at != ib {
+                at = came_from[&at];
+                path.push(wf.graph[at].id().to_owned());
+            }
+            path.reverse();
+            let reason = if a == b {
+                format!("splicing between {a} and {a} would wire the chain from a node back into itself")
+            } else {
+                format!(
+                    "splicing between {a} and {b} would close a loop: {b} already leads to {a} ({}); \
+                     are the endpoints swapped?",
+                    path.join(" → ")
+                )
+            };
+            // A splice replaces a forward connection; a loopback is only ever drawn on purpose.
+            return Err(Error::new(code::VALIDATION_ERROR, reason).with("between", json!([a, b])).with("cycle", path));
+        }
+        for next in wf.graph.neighbors_directed(ix, petgraph::Direction::Outgoing) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = came_from.entry(next) {
+                slot.insert(ix);
+                queue.push_back(next);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The parent edges a `between` splice replaces; checked before anything changes.

@@ -1,6 +1,8 @@
 use super::*;
+use crate::error::Finding;
 use crate::expand::{ExpandOptions, Expansion, expand};
 use crate::pack::{LoadOptions, Pack, load_bytes};
+use crate::schemas::Schema;
 use serde_json::json;
 
 fn parent() -> Workflow {
@@ -170,6 +172,45 @@ fn refusals_leave_the_workflow_untouched() {
     assert_ne!(before, changed);
 }
 
+fn between(a: &str, b: &str) -> SpliceOptions {
+    SpliceOptions { between: Some((a.into(), b.into())), ..Default::default() }
+}
+
+#[test]
+fn splicing_between_refuses_to_close_a_loop() {
+    let mut wf = parent();
+    splice(&mut wf, &expansion("k1", "a"), &between("start", "done")).unwrap();
+    let before = wf.to_json(ExportMode::Faithful);
+    // The same node twice, swapped endpoints, and B upstream of A through the first chain.
+    for (a, b, cycle) in [
+        ("start", "start", json!(["start"])),
+        ("done", "start", json!(["start", "t_two_k1_a", "t_two_k1_b", "done"])),
+        ("t_two_k1_b", "start", json!(["start", "t_two_k1_a", "t_two_k1_b"])),
+    ] {
+        let err = splice(&mut wf, &expansion("k2", "a"), &between(a, b)).unwrap_err();
+        assert_eq!(err.code, code::VALIDATION_ERROR, "{a} {b}");
+        assert_eq!((&err.details["between"], &err.details["cycle"]), (&json!([a, b]), &cycle), "{err:?}");
+        assert_eq!(wf.to_json(ExportMode::Faithful), before, "a refusal changes nothing");
+    }
+    splice(&mut wf, &expansion("k2", "a"), &between("start", "t_two_k1_a")).unwrap();
+}
+
+#[test]
+fn splicing_between_updates_the_provenance_of_the_edge_it_replaces() {
+    let mut wf = parent();
+    splice(&mut wf, &expansion("k1", "a"), &between("start", "done")).unwrap();
+    assert!(wf.instance("t_two_k1_").unwrap().edge_ids.contains(&"t_two_k1_out1".to_owned()));
+    let report = splice(&mut wf, &expansion("k2", "a"), &between("t_two_k1_b", "done")).unwrap();
+    assert_eq!(report.removed_edges.iter().map(Edge::id).collect::<Vec<_>>(), ["t_two_k1_out1"]);
+    let first = wf.instance("t_two_k1_").unwrap();
+    assert_eq!(first.edge_ids, ["t_two_k1_e1", "t_two_k1_in1"], "the removed wiring is no longer listed");
+    let saved = wf.to_json(ExportMode::Faithful);
+    let edges: Vec<&str> = saved["edges"].as_array().unwrap().iter().filter_map(|e| e["id"].as_str()).collect();
+    for instance in wf.instances() {
+        assert!(instance.edge_ids.iter().all(|id| edges.contains(&id.as_str())), "{instance:?}");
+    }
+}
+
 #[test]
 fn produced_variable_name_clash_is_refused() {
     let mut wf = parent();
@@ -217,17 +258,101 @@ fn remove_instance_takes_its_nodes_and_edges() {
 }
 
 #[test]
-fn strict_export_strips_capabilities_and_lint_reports_problems() {
+fn lint_reports_leftovers_and_dangling_ends() {
     let mut wf = parent();
     splice(&mut wf, &expansion("k1", "{{params.x}}"), &SpliceOptions::default()).unwrap();
-    let strict = wf.to_json(ExportMode::StrictSchema);
-    assert!(strict["nodes"].as_array().unwrap().iter().all(|n| n.get("capabilities").is_none()));
     let faithful = wf.lint(ExportMode::Faithful);
     let has = |code: &str, at: &str| faithful.iter().any(|f| f.code == code && f.pointer.starts_with(at));
     assert!(has(code::LEFTOVER_TOKEN, "/nodes/2/config/t"), "{faithful:?}");
     assert!(has(code::EDGE_ENDPOINT_UNKNOWN, "/edges/1/targetNodeId"));
-    assert!(has(code::WORKFLOW_SCHEMA_VIOLATION, "/nodes/2"), "capabilities break the closed WorkflowNode");
+    assert!(has(code::WORKFLOW_SCHEMA_VIOLATION, "/nodes/0"), "the parent's own x-future member: {faithful:?}");
     assert!(!has(code::VALIDATION_ERROR, "/nodes/3/inputs/v"), "variable PortValues are fine");
+}
+
+/// The faithful export keeps what the spec asks for (capabilities on every expanded node,
+/// plain input values); the lint says so once, instead of a schema violation per node.
+#[test]
+fn faithful_lint_reports_the_known_departures_once() {
+    let mut wf = Workflow::new("Flow");
+    for id in ["k1", "k2", "k3"] {
+        splice(&mut wf, &expansion(id, "a"), &SpliceOptions::default()).unwrap();
+    }
+    {
+        let ix = wf.node("t_two_k1_a").unwrap();
+        wf.graph[ix].json.insert("inputs".into(), json!({"title": "Sign-off", "n": 2}));
+    }
+    let lints = wf.lint(ExportMode::Faithful);
+    assert!(lints.iter().all(|f| f.code != code::WORKFLOW_SCHEMA_VIOLATION && !f.is_error()), "{lints:?}");
+    let departures: Vec<&Finding> = lints.iter().filter(|f| f.code == code::FAITHFUL_SCHEMA_DEPARTURE).collect();
+    assert_eq!(departures.len(), 1, "{lints:?}");
+    assert_eq!(
+        (departures[0].details["capabilities"].as_u64(), departures[0].details["plainInputs"].as_u64()),
+        (Some(6), Some(2))
+    );
+    assert_eq!(departures[0].severity, crate::error::Severity::Info);
+}
+
+#[test]
+fn strict_export_removes_capabilities_and_wraps_plain_inputs() {
+    let mut wf = Workflow::new("Flow");
+    splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
+    let inputs = json!({"title": "Request Sign-off", "n": 3, "list": [1, 2], "none": null,
+        "kept": {"type": "variable", "variableName": "summary"}, "expr": {"type": "expression", "expression": "1"},
+        "wrapped": {"type": "static", "value": {"type": "email"}}, "object": {"type": "email", "to": "x"}});
+    {
+        let ix = wf.node("t_two_k1_a").unwrap();
+        wf.graph[ix].json.insert("inputs".into(), inputs);
+    }
+    let (doc, changes) = wf.strict_export().unwrap();
+    assert!(doc["nodes"].as_array().unwrap().iter().all(|n| n.get("capabilities").is_none()));
+    let got = &doc["nodes"][0]["inputs"];
+    assert_eq!(got["title"], json!({"type": "static", "value": "Request Sign-off"}));
+    assert_eq!(got["n"], json!({"type": "static", "value": 3}));
+    assert_eq!(got["list"], json!({"type": "static", "value": [1, 2]}));
+    assert_eq!(got["none"], json!({"type": "static", "value": null}));
+    assert_eq!(got["object"], json!({"type": "static", "value": {"type": "email", "to": "x"}}));
+    for kept in ["kept", "expr", "wrapped"] {
+        assert_eq!(got[kept], wf.graph[wf.node("t_two_k1_a").unwrap()].json["inputs"][kept], "{kept}");
+    }
+    let wrapped: Vec<&str> =
+        changes.iter().filter(|f| f.code == code::STRICT_INPUT_WRAPPED).map(|f| f.pointer.as_str()).collect();
+    assert_eq!(
+        wrapped,
+        [
+            "/nodes/0/inputs/title",
+            "/nodes/0/inputs/n",
+            "/nodes/0/inputs/list",
+            "/nodes/0/inputs/none",
+            "/nodes/0/inputs/object"
+        ]
+    );
+    assert_eq!(changes.iter().filter(|f| f.code == code::STRICT_CAPABILITIES_REMOVED).count(), 2);
+    assert!(changes.iter().all(|f| f.severity == crate::error::Severity::Info));
+    assert!(Schema::WorkflowDefinition.violations(&doc).is_empty());
+}
+
+#[test]
+fn strict_export_refuses_what_stays_invalid_and_writes_nothing() {
+    let mut wf = parent();
+    splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
+    {
+        let ix = wf.node("done").unwrap();
+        wf.graph[ix].json.insert("inputs".into(), json!({"bad": {"type": "static"}}));
+    }
+    let err = wf.strict_export().unwrap_err();
+    assert_eq!(err.code, code::VALIDATION_ERROR);
+    let paths: Vec<&str> =
+        err.details["errors"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    for at in ["", "/nodes/0", "/nodes/1/inputs/bad"] {
+        assert!(paths.contains(&at), "{at} missing from {paths:?}");
+    }
+    assert!(err.message.contains("/nodes/0") && err.message.contains("/nodes/1/inputs/bad"), "{}", err.message);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("strict.json");
+    let refused = wf.save(&out, ExportMode::StrictSchema).unwrap_err();
+    assert_eq!((refused.code, &refused.details["errors"]), (err.code, &err.details["errors"]));
+    assert!(!out.exists(), "an invalid strict export is never written");
+    wf.save(&out, ExportMode::Faithful).unwrap();
 }
 
 #[test]

@@ -6,27 +6,27 @@ use std::path::PathBuf;
 #[cfg(unix)]
 pub mod capped;
 
-/// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). `None`, with a notice, when it
-/// is absent; under `CHAINSMITH_REQUIRE_CORPUS=1` absence fails the test instead.
-pub fn shared_dir() -> Option<PathBuf> {
+/// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). Tests that read it carry
+/// `#[cfg_attr(not(chainsmith_corpus), ignore = ...)]` (build.rs sets the cfg), so they only
+/// run when it is there, or when asked to with `--ignored`, which then fails here.
+pub fn shared_dir() -> PathBuf {
     let dir = std::env::var_os("CHAINSMITH_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    if dir.join("corpus/vectors").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CHAINSMITH_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!("the shared corpus is required (CHAINSMITH_REQUIRE_CORPUS=1) but {} is absent", dir.display());
-    }
-    eprintln!(
-        "NOTICE: shared corpus not found at {}; corpus-based checks are skipped (set CHAINSMITH_SHARED)",
-        dir.display()
-    );
-    None
+    assert!(dir.join("corpus/vectors").is_dir(), "the shared corpus is not at {}", dir.display());
+    dir
 }
 
-pub fn corpus_dir() -> Option<PathBuf> {
-    shared_dir().map(|d| d.join("corpus"))
+pub fn corpus_dir() -> PathBuf {
+    shared_dir().join("corpus")
+}
+
+/// A count over the corpus made by `scripts/corpus-counts.py` (not by chainsmith), from the
+/// committed `tests/fixtures/corpus-counts.json`; `.ci/run` checks it is current.
+pub fn corpus_count(name: &str) -> usize {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus-counts.json");
+    let counts: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    counts[name].as_u64().unwrap_or_else(|| panic!("corpus-counts.json has no {name}")) as usize
 }
 
 /// Every file with the given extension under `dir`, sorted.

@@ -1,0 +1,56 @@
+//! Tells the tests what this machine can run, so a test that cannot run is listed as ignored
+//! (with its reason) instead of passing without checking anything:
+//! - `chainsmith_corpus`: the shared corpus is at `../shared/corpus` beside the checkout (or
+//!   under `$CHAINSMITH_SHARED`);
+//! - `chainsmith_display`: Xvfb and xdotool are on `PATH` (the real-window crash test);
+//! - `chainsmith_registry_tools`: python3 and openssl are on `PATH` (registry interop tests).
+//!
+//! CI sets `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1` and
+//! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`; then an absence fails the build instead of
+//! ignoring the tests.
+
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(chainsmith_corpus, chainsmith_display, chainsmith_registry_tools)");
+    println!("cargo::rerun-if-changed=build.rs");
+    for var in [
+        "CHAINSMITH_SHARED",
+        "CHAINSMITH_REQUIRE_CORPUS",
+        "CHAINSMITH_REQUIRE_DISPLAY_TESTS",
+        "CHAINSMITH_REQUIRE_REGISTRY_TOOLS",
+        "PATH",
+    ] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    let required = |var: &str| std::env::var(var).as_deref() == Ok("1");
+
+    let shared = std::env::var_os("CHAINSMITH_SHARED").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../shared")
+    });
+    let vectors = shared.join("corpus/vectors");
+    if vectors.is_dir() {
+        println!("cargo::rustc-cfg=chainsmith_corpus");
+        // Seen again if the corpus goes away or changes.
+        println!("cargo::rerun-if-changed={}", vectors.display());
+    } else if required("CHAINSMITH_REQUIRE_CORPUS") {
+        panic!("CHAINSMITH_REQUIRE_CORPUS=1, but the shared corpus is not at {}", vectors.display());
+    }
+
+    let on_path = |tool: &str| {
+        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+    };
+    let missing: Vec<&str> = ["Xvfb", "xdotool"].into_iter().filter(|t| !on_path(t)).collect();
+    if missing.is_empty() {
+        println!("cargo::rustc-cfg=chainsmith_display");
+    } else if required("CHAINSMITH_REQUIRE_DISPLAY_TESTS") {
+        panic!("CHAINSMITH_REQUIRE_DISPLAY_TESTS=1, but {} not on PATH", missing.join(" and "));
+    }
+
+    let missing: Vec<&str> = ["python3", "openssl"].into_iter().filter(|t| !on_path(t)).collect();
+    if missing.is_empty() {
+        println!("cargo::rustc-cfg=chainsmith_registry_tools");
+    } else if required("CHAINSMITH_REQUIRE_REGISTRY_TOOLS") {
+        panic!("CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1, but {} not on PATH", missing.join(" and "));
+    }
+}

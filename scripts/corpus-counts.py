@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Counts over the shared corpus that tests compare chainsmith against, computed here from
+the raw JSON (standard library only) so no expected number is copied from chainsmith's output.
+
+usage: scripts/corpus-counts.py [--shared ../shared]   (prints JSON; the committed copy is
+tests/fixtures/corpus-counts.json, and .ci/run checks the two agree)
+
+- nodePacks: registry manifests whose `kind` is not "workflow-chain" (a missing kind means a
+  node pack, node-packs-and-lockfiles §1);
+- nodeTypeIds: distinct `nodes[].typeId` over those packs;
+- chains: `chains[]` entries of the registry's and the examples' workflow-chain packs;
+- chainsResolving: chains whose every `dag.nodes[].typeId` and `compensation.nodeTypeId` is
+  either `core.*` (reserved, always resolvable) or one of nodeTypeIds;
+- unresolvedTypeIds: distinct typeIds of chains that are neither;
+- declaredWriters: chains that declare a write effect: `side-effectful` in `capabilities`, or
+  a node with `compensation` or `irreversibleEffect: true`;
+- vectors / vectorsWithSettingsCompensation: conformance vectors, and those whose expected
+  output carries settingsCompensation.
+"""
+import argparse
+import json
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    corpus = pathlib.Path(ap.parse_args().shared) / "corpus"
+    registry = sorted((corpus / "registry/packs").glob("*/pack.json"))
+    manifests = [json.loads(p.read_text()) for p in registry]
+    node_packs = [m for m in manifests if m.get("kind") != "workflow-chain"]
+    type_ids = {n["typeId"] for m in node_packs for n in m.get("nodes", []) if isinstance(n.get("typeId"), str)}
+    chain_packs = [m for m in manifests if m.get("kind") == "workflow-chain"]
+    chain_packs += [json.loads(p.read_text()) for p in sorted((corpus / "examples").glob("*/pack.json"))]
+    chains = [c for m in chain_packs for c in m.get("chains", [])]
+    resolving, unresolved, writers = 0, set(), 0
+    for c in chains:
+        nodes = c.get("dag", {}).get("nodes", [])
+        used = {n.get("typeId") for n in nodes} | {n["compensation"].get("nodeTypeId") for n in nodes if isinstance(n.get("compensation"), dict)}
+        missing = {t for t in used if isinstance(t, str) and not t.startswith("core.") and t not in type_ids}
+        resolving += not missing
+        unresolved |= missing
+        declared = "side-effectful" in (c.get("capabilities") or []) or any(
+            "compensation" in n or n.get("irreversibleEffect") is True for n in nodes)
+        writers += declared
+    vectors = sorted((corpus / "vectors").rglob("*.json"))
+    with_policy = sum("settingsCompensation" in json.loads(v.read_text()).get("expected", {}) for v in vectors)
+    print(json.dumps({
+        "nodePacks": len(node_packs),
+        "nodeTypeIds": len(type_ids),
+        "chains": len(chains),
+        "chainsResolving": resolving,
+        "unresolvedTypeIds": len(unresolved),
+        "declaredWriters": writers,
+        "vectors": len(vectors),
+        "vectorsWithSettingsCompensation": with_policy,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
