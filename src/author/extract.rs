@@ -385,8 +385,7 @@ fn produced_variables(
     for (node, file_index) in frag_nodes.iter().zip(file_indexes) {
         for key in ["config", "inputs"] {
             let Some(v) = node.get(key) else { continue };
-            let mut reads = Vec::new();
-            variable_reads(v, &format!("/nodes/{file_index}/{key}"), &mut reads);
+            let reads = crate::pack::checks::variable_reads(v, &format!("/nodes/{file_index}/{key}"));
             if let Some((ptr, name)) = reads.into_iter().find(|(_, name)| !names.contains(*name)) {
                 let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
                 return Err(Error::new(
@@ -402,20 +401,6 @@ fn produced_variables(
         }
     }
     Ok(out)
-}
-
-/// Every `{type:"variable", variableName}` object inside `v`, with its pointer (built only
-/// for those objects).
-fn variable_reads<'a>(v: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) {
-    crate::json_walk::walk(v, at, |loc, value| {
-        if let Value::Object(m) = value
-            && m.get("type").and_then(Value::as_str) == Some("variable")
-            && let Some(name) = m.get("variableName").and_then(Value::as_str)
-        {
-            out.push((loc.pointer(), name));
-        }
-        true
-    });
 }
 
 /// `subChains` for the nodes' `config.subChainRef`s, as sibling refs in first-use order.

@@ -229,7 +229,7 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
 
 /// Every `{type:"variable", variableName}` object inside `v`, with its pointer (built only
 /// for those objects).
-fn variable_reads<'a>(v: &'a Value, at: &str) -> Vec<(String, &'a str)> {
+pub(crate) fn variable_reads<'a>(v: &'a Value, at: &str) -> Vec<(String, &'a str)> {
     let mut out = Vec::new();
     crate::json_walk::walk(v, at, |loc, value| {
         if let Value::Object(m) = value

@@ -6,7 +6,7 @@
 //! its findings, so the editor can list it with its errors.
 
 mod bundled;
-mod checks;
+pub(crate) mod checks;
 mod lint;
 mod load;
 pub mod v2;

@@ -140,6 +140,11 @@ impl Workflow {
             "metadata": {}, "settings": {}
         });
         let Value::Object(doc) = doc else { unreachable!("built as an object") };
+        Self::without_nodes(doc)
+    }
+
+    /// A workflow over `doc` whose graph is still empty.
+    fn without_nodes(doc: Map<String, Value>) -> Self {
         Self {
             doc,
             graph: StableDiGraph::new(),
@@ -158,14 +163,7 @@ impl Workflow {
         };
         let nodes = take_array(&mut doc, "nodes")?;
         let edges = take_array(&mut doc, "edges")?;
-        let mut wf = Self {
-            doc,
-            graph: StableDiGraph::new(),
-            index: HashMap::new(),
-            dangling: Vec::new(),
-            by_seq: HashMap::new(),
-            next_seq: 0,
-        };
+        let mut wf = Self::without_nodes(doc);
         for (i, node) in nodes.into_iter().enumerate() {
             let Value::Object(json) = node else {
                 return Err(Error::new(code::VALIDATION_ERROR, format!("nodes[{i}] is not an object"))
