@@ -11,11 +11,11 @@ use super::Action;
 use super::palette::TileDrag;
 use super::theme;
 use crate::catalog::Catalog;
+use crate::editor::cards::{self, card_ports};
 use crate::editor::document::Command;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
 use crate::editor::selection::Selection;
 use crate::workflow::Workflow;
-use crate::workflow::layout::{NODE_H, NODE_W};
 use egui::emath::TSTransform;
 use egui::epaint::{CornerRadius, PathShape, Shape, TextShape};
 use egui::text::{LayoutJob, TextFormat, TextWrapping};
@@ -27,16 +27,17 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const W: f32 = NODE_W as f32;
-const H: f32 = NODE_H as f32;
+const W: f32 = cards::CARD_W as f32;
+const H: f32 = cards::CARD_H as f32;
 /// Grid pitch in canvas units; positions snap to it.
 pub const GRID: f32 = 20.0;
 const HEADER: f32 = 24.0;
-/// Ports sit between this offset from the top of a card and its bottom edge.
-const PORT_TOP: f32 = 40.0;
+const PORT_TOP: f32 = cards::PORT_TOP as f32;
 const PORT_R: f32 = 4.5;
-const FRAME_PAD: f32 = 16.0;
-const FRAME_HEADER: f32 = 22.0;
+const FRAME_PAD: f32 = cards::FRAME_PAD as f32;
+const FRAME_HEADER: f32 = cards::FRAME_HEADER as f32;
+/// Largest zoom change one wheel notch (one line of scrolling) makes.
+pub const WHEEL_STEP: f32 = 1.15;
 const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.04..=2.5;
 
 /// Below these zoom levels a detail is not drawn (screen points per canvas unit).
@@ -195,11 +196,11 @@ impl Canvas {
             }
             let zoom = self.zoom();
             if ui.small_button("−").on_hover_text("Zoom out").clicked() {
-                self.zoom_by(1.0 / 1.25);
+                self.zoom_by(1.0 / WHEEL_STEP);
             }
             ui.label(egui::RichText::new(format!("{:>3.0}%", zoom * 100.0)).monospace());
             if ui.small_button("+").on_hover_text("Zoom in").clicked() {
-                self.zoom_by(1.25);
+                self.zoom_by(WHEEL_STEP);
             }
             ui.separator();
             ui.checkbox(&mut self.snap, "Snap to grid");
@@ -230,6 +231,19 @@ impl Canvas {
         self.fit_requested = false;
     }
 
+    /// Frame the cards of these nodes (and nothing when none is on the canvas).
+    pub fn zoom_to_nodes<'a>(&mut self, ids: impl IntoIterator<Item = &'a String>) {
+        let region = ids
+            .into_iter()
+            .filter_map(|id| self.cache.by_id.get(id))
+            .map(|&i| self.cache.rect(i, self.cache.cards[i].pos))
+            .reduce(|a, b| a.union(b));
+        if let Some(region) = region {
+            let band = self.outer.shrink(8.0);
+            self.frame_region(region, band);
+        }
+    }
+
     fn zoom_by(&mut self, factor: f32) {
         let c = self.scene_rect.center();
         let size = self.scene_rect.size() / factor;
@@ -237,7 +251,7 @@ impl Canvas {
     }
 
     fn fit_rect(&self, ghost: Option<&Ghost>, outer: Rect) -> Rect {
-        let mut bounds = self.cache.bounds;
+        let mut bounds = self.cache.fit_bounds;
         if let Some(g) = ghost {
             for n in &g.nodes {
                 let r = ghost_rect(n);
@@ -745,6 +759,15 @@ impl Canvas {
     }
 }
 
+/// Wheel zoom in steps of at most [`WHEEL_STEP`]: egui turns a scrolled line into this many
+/// points, and a zoom of `exp(points × speed)`.
+pub fn configure_input(ctx: &egui::Context) {
+    ctx.options_mut(|o| {
+        let line = o.input_options.line_scroll_speed.max(1.0);
+        o.input_options.scroll_zoom_speed = WHEEL_STEP.ln() / line;
+    });
+}
+
 /// Minimap cells: small graphs draw each card; large ones a density grid.
 const MINIMAP_CARDS: usize = 2_000;
 
@@ -757,6 +780,8 @@ struct ViewCache {
     links: Vec<Link>,
     frames: Vec<FrameView>,
     bounds: Option<Rect>,
+    /// The cards and every edge's curve.
+    fit_bounds: Option<Rect>,
     minimap: Vec<(Rect, u32)>,
 }
 
@@ -804,29 +829,28 @@ impl ViewCache {
         let mut cards = Vec::with_capacity(order.len());
         let mut by_id = HashMap::with_capacity(order.len());
         let mut index_of = HashMap::with_capacity(order.len());
+        // Declared ports first, then ports only edges mention: the model's card geometry.
+        let mut ports = card_ports(wf, &catalog);
         for ix in &order {
             let node = &wf.graph[*ix];
             let (x, y) = node.position();
             let name = if node.name().is_empty() { node.id().to_owned() } else { node.name().to_owned() };
             by_id.insert(node.id().to_owned(), cards.len());
             index_of.insert(*ix, cards.len());
-            // Declared ports come first; ports only edges mention are added after them.
-            let (inputs, outputs) = catalog
-                .and_then(|c| c.ports(node.type_id()))
-                .map(|p| (p.inputs.clone(), p.outputs.clone()))
-                .unwrap_or_default();
+            let p = std::mem::take(&mut ports[ix.index()]);
+            let h = p.size().1 as f32;
             cards.push(Card {
                 id: node.id().to_owned(),
                 label: format!("{name} ({})", node.id()),
                 name,
                 type_id: node.type_id().to_owned(),
                 pos: pos2(x as f32, y as f32),
-                inputs,
-                outputs,
+                inputs: p.inputs,
+                outputs: p.outputs,
                 marks: marks(node),
                 color: theme::type_color(node.type_id()),
                 instance: None,
-                h: H,
+                h,
             });
         }
         let back: HashSet<_> = crate::graph::dfs(&wf.graph, order.iter().copied()).back_edges.into_iter().collect();
@@ -835,8 +859,8 @@ impl ViewCache {
             let Some((a, b)) = wf.graph.edge_endpoints(e) else { continue };
             let edge = &wf.graph[e];
             let (from, to) = (index_of[&a], index_of[&b]);
-            let from_port = port_index(&mut cards[from].outputs, edge.source_port());
-            let to_port = port_index(&mut cards[to].inputs, edge.target_port());
+            let from_port = port_index(&cards[from].outputs, edge.source_port());
+            let to_port = port_index(&cards[to].inputs, edge.target_port());
             links.push(Link {
                 seq: edge.seq,
                 from,
@@ -847,15 +871,6 @@ impl ViewCache {
                 conditional: edge.condition().is_some(),
                 loopback: back.contains(&e),
             });
-        }
-        for card in &mut cards {
-            if card.inputs.is_empty() {
-                card.inputs.push("input".to_owned());
-            }
-            if card.outputs.is_empty() {
-                card.outputs.push("output".to_owned());
-            }
-            card.h = card_height(card.inputs.len().max(card.outputs.len()));
         }
         let mut frames = Vec::new();
         for inst in wf.instances() {
@@ -870,19 +885,24 @@ impl ViewCache {
                 .push(FrameView { key: inst.key(), title: format!("{} · {}", inst.label, inst.expansion_id), nodes });
         }
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
+        // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
+        let fit_bounds = links
+            .iter()
+            .map(|l| {
+                let (a, b) = (&cards[l.from], &cards[l.to]);
+                let from = port_pos(Rect::from_min_size(a.pos, vec2(W, a.h)), l.from_port, a.outputs.len(), true);
+                let to = port_pos(Rect::from_min_size(b.pos, vec2(W, b.h)), l.to_port, b.inputs.len(), false);
+                edge_bounds(from, to)
+            })
+            .fold(bounds, |acc, r| Some(acc.map_or(r, |b| b.union(r))));
         let minimap = minimap_cells(&cards, bounds);
-        Self { revision: Some(revision), cards, by_id, links, frames, bounds, minimap }
+        Self { revision: Some(revision), cards, by_id, links, frames, bounds, fit_bounds, minimap }
     }
 }
 
-fn port_index(ports: &mut Vec<String>, name: &str) -> usize {
-    match ports.iter().position(|p| p == name) {
-        Some(i) => i,
-        None => {
-            ports.push(name.to_owned());
-            ports.len() - 1
-        }
-    }
+/// Where a port an edge names is on its card (the card lists every such port).
+fn port_index(ports: &[String], name: &str) -> usize {
+    ports.iter().position(|p| p == name).unwrap_or(0)
 }
 
 fn minimap_cells(cards: &[Card], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
@@ -961,14 +981,6 @@ pub fn ghost_rect(n: &GhostNode) -> Rect {
 
 pub fn card_rect(pos: Pos2) -> Rect {
     Rect::from_min_size(pos, vec2(W, H))
-}
-
-/// Vertical room per port: a label line and a gap, so neither labels nor dots touch.
-const PORT_PITCH: f32 = 18.0;
-
-/// A card is the layout's height, or taller when its ports need more room.
-fn card_height(ports: usize) -> f32 {
-    H.max(PORT_TOP + ports as f32 * PORT_PITCH + 6.0)
 }
 
 fn port_pos(card: Rect, i: usize, n: usize, output: bool) -> Pos2 {
@@ -1229,13 +1241,11 @@ mod tests {
     }
 
     #[test]
-    fn cards_grow_with_their_ports() {
-        assert_eq!(card_height(1), H);
-        let h = card_height(12);
-        assert!(h >= PORT_TOP + 12.0 * PORT_PITCH, "{h}");
-        // Neighbouring ports are at least a label line apart.
+    fn ports_on_a_card_of_the_model_height_keep_a_label_line_apart() {
+        let pitch = cards::PORT_PITCH as f32;
+        let h = cards::card_height(12) as f32;
         let card = Rect::from_min_size(Pos2::ZERO, vec2(W, h));
         let gap = port_pos(card, 1, 12, false).y - port_pos(card, 0, 12, false).y;
-        assert!(gap >= PORT_PITCH - 0.01, "{gap}");
+        assert!(gap >= pitch - 0.01, "{gap}");
     }
 }

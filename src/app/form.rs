@@ -174,7 +174,7 @@ impl FormSession {
         if let Ok(e) = &exp
             && self.placed_revision != Some(revision)
         {
-            match preview::place(wf, e, &self.placement()) {
+            match preview::place(wf, e, &self.placement(), &trust.catalog.as_ref()) {
                 Ok(ghost) => {
                     self.ghost = ghost.map(|mut g| {
                         g.selected = Some(self.selected_node);

@@ -6,6 +6,7 @@
 //! pushes [`Action`]s, which are drained once per frame after everything is drawn, and
 //! every model change goes through the document's undoable commands.
 
+mod arrange;
 mod canvas;
 mod dialogs;
 mod form;
@@ -22,6 +23,8 @@ mod trust_settings;
 pub use native_files::{FileDialogs, NativeDialogs};
 
 use crate::catalog::{Catalog, Trust, TrustReport};
+use crate::editor::arrange::Arrangement;
+use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::document::{Command, Document, edge_by_seq};
 use crate::editor::files;
@@ -59,6 +62,10 @@ pub(crate) enum Action {
     Paste(String),
     SelectAll,
     FitView,
+    /// Tidy, align or distribute (tidy: the selection if it has two nodes or more, else all).
+    Arrange(Arrangement),
+    Duplicate,
+    ZoomToSelection,
     New,
     Open,
     OpenFolder,
@@ -298,6 +305,7 @@ impl App {
         if !self.themed {
             // Fonts apply from the next frame on: draw nothing with the old ones.
             theme::apply(&ctx);
+            canvas::configure_input(&ctx);
             self.themed = true;
             ctx.request_repaint();
             return;
@@ -508,6 +516,7 @@ impl App {
                     self.trust_window.open = true;
                 }
             });
+            ui.menu_button("Arrange", |ui| arrange::menu(ui, self.doc.selection.nodes.len(), &mut self.actions));
             ui.menu_button("View", |ui| {
                 if ui.add(egui::Button::new("Fit to view").shortcut_text("F")).clicked() {
                     self.actions.push(Action::FitView);
@@ -564,6 +573,8 @@ impl App {
             if take(Modifiers::NONE, Key::Delete) || take(Modifiers::NONE, Key::Backspace) {
                 push.push(Action::DeleteSelection);
             }
+            // Before F: Shift+F would match it too.
+            arrange::shortcuts(&mut |s| take(s.modifiers, s.logical_key), &mut push);
             if take(Modifiers::NONE, Key::F) {
                 push.push(Action::FitView);
             }
@@ -638,6 +649,22 @@ impl App {
                     self.doc.selection.nodes = all;
                 }
                 Action::FitView => self.canvas.request_fit(),
+                Action::Arrange(how) => {
+                    let sel = &self.doc.selection.nodes;
+                    let whole = how == Arrangement::Tidy && sel.len() < 2;
+                    let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
+                    let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
+                    self.apply(Command::Arrange { how, nodes, ports });
+                    if whole {
+                        self.canvas.request_fit();
+                    }
+                }
+                Action::Duplicate => {
+                    let nodes = self.doc.selection.nodes.iter().cloned().collect();
+                    let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
+                    self.apply(Command::Duplicate { nodes, ports });
+                }
+                Action::ZoomToSelection => self.canvas.zoom_to_nodes(&self.doc.selection.nodes),
                 Action::New => self.guard(Pending::New),
                 Action::Open => self.ask(Purpose::Open),
                 Action::OpenFolder => self.ask(Purpose::OpenFolder),
@@ -759,7 +786,13 @@ impl App {
         let result = preview::expand_checked(&self.trust, pack, &form.chain_id, wf, values, &form.expansion_id, false)
             .map(Box::new);
         let cmd = result.map(|expansion| match &form.mode {
-            FormMode::Insert { at, on_edge, .. } => Command::Insert { expansion, at: *at, on_edge: on_edge.clone() },
+            FormMode::Insert { at, on_edge, .. } => {
+                let types = wf.graph.node_weights().map(crate::workflow::Node::type_id);
+                let new_types =
+                    expansion.nodes.iter().filter_map(|n| n.get("typeId").and_then(serde_json::Value::as_str));
+                let ports = PortTable::of(self.trust.catalog.as_ref(), types.chain(new_types));
+                Command::Insert { expansion, at: *at, on_edge: on_edge.clone(), ports }
+            }
             FormMode::Reparameterise { key } => Command::Reparameterise { key: key.clone(), expansion },
         });
         let applied = cmd.and_then(|c| self.doc.apply(c));

@@ -7,24 +7,32 @@ use std::collections::HashSet;
 
 /// Nodes and the edges among them, as the clipboard text that [`Command::Paste`] reads back.
 pub fn clipboard_json(wf: &Workflow, ids: &HashSet<String>) -> Option<String> {
-    let mut nodes = Vec::new();
-    for ix in wf.nodes_in_order() {
-        if ids.contains(wf.graph[ix].id()) {
-            nodes.push(Value::Object(wf.graph[ix].json.clone()));
-        }
-    }
+    let (nodes, edges) = selected_objects(wf, ids);
     if nodes.is_empty() {
         return None;
     }
-    let mut edges = Vec::new();
-    for e in wf.edges_in_order() {
-        let edge = &wf.graph[e];
-        if ids.contains(edge.source()) && ids.contains(edge.target()) {
-            edges.push(Value::Object(edge.json.clone()));
-        }
-    }
-    let doc = json!({ CLIPBOARD_TAG: 1, "nodes": nodes, "edges": edges });
+    let wrap = |v: Objects| v.into_iter().map(Value::Object).collect::<Vec<_>>();
+    let doc = json!({ CLIPBOARD_TAG: 1, "nodes": wrap(nodes), "edges": wrap(edges) });
     Some(serde_json::to_string_pretty(&doc).expect("JSON values serialise"))
+}
+
+/// The nodes named by `ids` and the edges among them, in file order (what a copy or a
+/// duplicate takes).
+pub fn selected_objects(wf: &Workflow, ids: &HashSet<String>) -> (Objects, Objects) {
+    let nodes = wf
+        .nodes_in_order()
+        .into_iter()
+        .filter(|ix| ids.contains(wf.graph[*ix].id()))
+        .map(|ix| wf.graph[ix].json.clone())
+        .collect();
+    let edges = wf
+        .edges_in_order()
+        .into_iter()
+        .map(|e| &wf.graph[e])
+        .filter(|e| ids.contains(e.source()) && ids.contains(e.target()))
+        .map(|e| e.json.clone())
+        .collect();
+    (nodes, edges)
 }
 
 const CLIPBOARD_TAG: &str = "chainsmithClipboard";

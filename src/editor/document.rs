@@ -6,11 +6,13 @@
 //! (insert, re-parameterise, remove instance) touch provenance, variables and settings as
 //! well, so they record a snapshot of the whole workflow instead.
 
-use super::preview::{DropEdge, splice_options};
+use super::arrange::{self, Arrangement};
+use super::cards::{PortTable, card_sizes};
+use super::preview::{DropEdge, insert_into};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::expand::Expansion;
-use crate::workflow::{Edge, Node, Workflow, reparameterise, splice};
+use crate::workflow::{Edge, Node, Workflow, reparameterise};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -22,11 +24,13 @@ const MAX_UNDO: usize = 200;
 /// A user intent. Applying it may be refused, and then nothing changes.
 #[derive(Debug, Clone)]
 pub enum Command {
-    /// Splice an expansion at a drop point, optionally onto one existing edge.
+    /// Splice an expansion at a drop point, optionally onto one existing edge (then the
+    /// nodes downstream move right to make room). `ports` sizes the cards.
     Insert {
         expansion: Box<Expansion>,
         at: (f64, f64),
         on_edge: Option<DropEdge>,
+        ports: PortTable,
     },
     /// Re-expand an instance in place with new parameter values.
     Reparameterise {
@@ -38,6 +42,19 @@ pub enum Command {
     },
     /// New positions for nodes (a finished drag is one command).
     MoveNodes(Vec<(String, (f64, f64))>),
+    /// Tidy, align or distribute the nodes named (tidy: all of them when none are), with
+    /// cards sized by `ports`.
+    Arrange {
+        how: Arrangement,
+        nodes: Vec<String>,
+        ports: PortTable,
+    },
+    /// Copies of the nodes and the edges among them, with fresh ids, clear below the
+    /// originals (cards sized by `ports`).
+    Duplicate {
+        nodes: Vec<String>,
+        ports: PortTable,
+    },
     Connect {
         source: String,
         source_port: String,
@@ -217,7 +234,7 @@ impl Document {
 
     fn execute(&mut self, command: Command) -> Result<(Change, Outcome), Error> {
         match command {
-            Command::Insert { expansion, at, on_edge } => self.insert(&expansion, at, on_edge.as_ref()),
+            Command::Insert { expansion, at, on_edge, ports } => self.insert(&expansion, at, on_edge.as_ref(), &ports),
             Command::Reparameterise { key, expansion } => {
                 let before = self.wf.clone();
                 let instance = reparameterise(&mut self.wf, &key, &expansion)?;
@@ -237,19 +254,41 @@ impl Document {
                 Ok((Change::Replace(Box::new(before)), outcome(format!("Remove instance {}", instance.label))))
             }
             Command::MoveNodes(moves) => {
-                let mut changes = Vec::with_capacity(moves.len());
-                for (id, (x, y)) in moves {
-                    let Some(ix) = self.wf.node(&id) else { continue };
-                    let mut scratch = Node { json: Map::new(), seq: 0 };
-                    if let Some(p) = self.wf.graph[ix].json.get("position") {
-                        scratch.json.insert("position".into(), p.clone());
-                    }
-                    scratch.set_position(x, y);
-                    changes.push((Target::Node(id), "position".to_owned(), scratch.json.remove("position")));
-                }
                 let label =
-                    if changes.len() == 1 { "Move node".to_owned() } else { format!("Move {} nodes", changes.len()) };
-                Ok((apply_change(&mut self.wf, Change::Members(changes)), outcome(label)))
+                    if moves.len() == 1 { "Move node".to_owned() } else { format!("Move {} nodes", moves.len()) };
+                Ok((self.move_nodes(moves), outcome(label)))
+            }
+            Command::Arrange { how, nodes, ports } => {
+                let count =
+                    if nodes.is_empty() && how == Arrangement::Tidy { self.wf.node_count() } else { nodes.len() };
+                if count < how.minimum() {
+                    let what = if how.minimum() == 1 {
+                        "a node".to_owned()
+                    } else {
+                        format!("{} or more nodes", how.minimum())
+                    };
+                    return Err(Error::new(code::INVALID_REQUEST, format!("{}: select {what} first", how.label())));
+                }
+                let sizes = card_sizes(&self.wf, &ports);
+                let moves = how.moves(&self.wf, &nodes, &sizes);
+                let label = match how {
+                    Arrangement::Tidy if !nodes.is_empty() => format!("Tidy {} nodes", moves.len()),
+                    _ => how.label().to_owned(),
+                };
+                Ok((self.move_nodes(moves), outcome(label)))
+            }
+            Command::Duplicate { nodes, ports } => {
+                let ids: HashSet<String> = nodes.iter().filter(|id| self.wf.contains_node(id)).cloned().collect();
+                let (objects, edges) = super::clipboard::selected_objects(&self.wf, &ids);
+                if objects.is_empty() {
+                    return Err(Error::new(code::INVALID_REQUEST, "Duplicate: select a node first"));
+                }
+                let sizes = card_sizes(&self.wf, &ports);
+                let offset = arrange::duplicate_offset(&self.wf, &nodes, &sizes);
+                let (change, mut out) = self.paste(objects, edges, offset)?;
+                let n = out.new_nodes.len();
+                out.label = format!("Duplicate {n} node{}", if n == 1 { "" } else { "s" });
+                Ok((change, out))
             }
             Command::Connect { source, source_port, target, target_port } => {
                 self.connect(&source, &source_port, &target, &target_port)
@@ -283,6 +322,21 @@ impl Document {
         }
     }
 
+    /// Set positions, recording the old ones.
+    fn move_nodes(&mut self, moves: arrange::Moves) -> Change {
+        let mut changes = Vec::with_capacity(moves.len());
+        for (id, (x, y)) in moves {
+            let Some(ix) = self.wf.node(&id) else { continue };
+            let mut scratch = Node { json: Map::new(), seq: 0 };
+            if let Some(p) = self.wf.graph[ix].json.get("position") {
+                scratch.json.insert("position".into(), p.clone());
+            }
+            scratch.set_position(x, y);
+            changes.push((Target::Node(id), "position".to_owned(), scratch.json.remove("position")));
+        }
+        apply_change(&mut self.wf, Change::Members(changes))
+    }
+
     /// Ids and endpoints are what the graph is indexed by; they are not edited in place.
     fn check_member_edit(&self, target: &Target, key: &str) -> Result<(), Error> {
         let (exists, locked): (bool, &[&str]) = match target {
@@ -304,9 +358,10 @@ impl Document {
         exp: &Expansion,
         at: (f64, f64),
         on_edge: Option<&DropEdge>,
+        ports: &PortTable,
     ) -> Result<(Change, Outcome), Error> {
         let before = self.wf.clone();
-        let report = splice(&mut self.wf, exp, &splice_options(at, on_edge))?;
+        let report = insert_into(&mut self.wf, exp, at, on_edge, ports)?;
         let mut warnings = exp.warnings.clone();
         warnings.extend(report.warnings);
         let verb = if on_edge.is_some() { "Splice" } else { "Insert" };
@@ -581,7 +636,12 @@ mod tests {
                 target: "b".into(),
                 target_port: "input".into(),
             },
-            Command::Insert { expansion: Box::new(triage(&wf)), at: (0.0, 300.0), on_edge: None },
+            Command::Insert {
+                expansion: Box::new(triage(&wf)),
+                at: (0.0, 300.0),
+                on_edge: None,
+                ports: PortTable::default(),
+            },
             Command::Delete { nodes: vec!["b".into()], edges: vec![] },
             Command::Paste {
                 nodes: vec![wf.graph[wf.node("a").unwrap()].json.clone()],
@@ -666,7 +726,13 @@ mod tests {
         let exp = triage(&wf);
         let mut doc = Document::new(wf, None);
         let on_edge = DropEdge { id: "e2".into(), source: "a".into(), target: "b".into() };
-        doc.apply(Command::Insert { expansion: Box::new(exp), at: (200.0, 200.0), on_edge: Some(on_edge) }).unwrap();
+        doc.apply(Command::Insert {
+            expansion: Box::new(exp),
+            at: (200.0, 200.0),
+            on_edge: Some(on_edge),
+            ports: PortTable::default(),
+        })
+        .unwrap();
         let out = snapshot(&doc);
         let edges = out["edges"].as_array().unwrap();
         assert!(edges.iter().any(|e| e["id"] == "e1"), "the other edge stays");
@@ -687,7 +753,13 @@ mod tests {
         let exp = triage(&wf);
         let ids: Vec<String> = exp.id_map.iter().map(|(_, n)| n.clone()).collect();
         let mut doc = Document::new(wf, None);
-        doc.apply(Command::Insert { expansion: Box::new(exp), at: (0.0, 300.0), on_edge: None }).unwrap();
+        doc.apply(Command::Insert {
+            expansion: Box::new(exp),
+            at: (0.0, 300.0),
+            on_edge: None,
+            ports: PortTable::default(),
+        })
+        .unwrap();
         let with_instance = snapshot(&doc);
         doc.apply(Command::Delete { nodes: ids, edges: vec![] }).unwrap();
         assert!(doc.workflow().instances().is_empty());

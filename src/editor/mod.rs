@@ -1,12 +1,15 @@
 //! The editor's model, without any GUI toolkit: the open document with its commands and
 //! exact undo, the selection, the clipboard, crash recovery, the files it opens and saves,
-//! and the pure half of the insert preview (expand, then place). Positions are plain
+//! the pure half of the insert preview (expand, then place), the size of cards and frames,
+//! and arrangements (tidy, room for a splice, align, distribute). Positions are plain
 //! numbers in canvas units.
 //!
 //! `app` draws this model with egui and turns pointer and keyboard input into
 //! [`document::Command`]s; nothing here knows about pixels, widgets or frames, so the model
 //! is tested directly and builds without the `gui` feature.
 
+pub mod arrange;
+pub mod cards;
 pub mod clipboard;
 pub mod document;
 pub mod files;

@@ -7,12 +7,13 @@
 //! exactly where the nodes will land; it only depends on the workflow, so it is redone
 //! when the workflow changes, not on every keystroke.
 
+use super::cards::{DeclaredPorts, card_sizes};
 use crate::catalog::Trust;
 use crate::error::Error;
 use crate::expand::{ExpandOptions, Expansion, chain_id_slug, expand};
 use crate::pack::{Chain, Pack};
 use crate::params::apply_defaults;
-use crate::workflow::{SpliceOptions, Workflow, reparameterise, splice};
+use crate::workflow::{SpliceOptions, SpliceReport, Workflow, reparameterise, splice};
 use serde_json::{Map, Value};
 
 /// The preview drawn on the canvas.
@@ -61,6 +62,30 @@ pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>) -> SpliceOptio
         between: on_edge.map(|e| (e.source.clone(), e.target.clone())),
         replace_edge: on_edge.map(|e| e.id.clone()),
     }
+}
+
+/// Splice as an insert does: at the drop point, or into the edge it was dropped on, and
+/// then the nodes from the edge's target on move right to make room for the chain
+/// ([`super::arrange::make_room`]), with cards sized by `ports`. The preview and the real
+/// insert both come here.
+pub fn insert_into(
+    wf: &mut Workflow,
+    exp: &Expansion,
+    at: (f64, f64),
+    on_edge: Option<&DropEdge>,
+    ports: &dyn DeclaredPorts,
+) -> Result<SpliceReport, Error> {
+    let report = splice(wf, exp, &splice_options(at, on_edge))?;
+    if let Some(edge) = on_edge {
+        let sizes = card_sizes(wf, ports);
+        let moves = super::arrange::make_room(wf, &report.instance.node_ids, &edge.source, &edge.target, &sizes);
+        for (id, (x, y)) in moves {
+            if let Some(ix) = wf.node(&id) {
+                wf.graph[ix].set_position(x, y);
+            }
+        }
+    }
+    Ok(report)
 }
 
 /// Where an expansion goes.
@@ -126,8 +151,14 @@ pub fn fresh_expansion_id(chain: &Chain, wf: &Workflow) -> String {
     "0000000000000000".to_owned()
 }
 
-/// Ghost nodes and edges from a dry run, or the refusal the real splice would give.
-pub fn place(wf: &Workflow, exp: &Expansion, placement: &Placement) -> Result<Option<Ghost>, Error> {
+/// Ghost nodes and edges from a dry run, or the refusal the real splice would give; cards
+/// sized by `ports`, as the insert will.
+pub fn place(
+    wf: &Workflow,
+    exp: &Expansion,
+    placement: &Placement,
+    ports: &dyn DeclaredPorts,
+) -> Result<Option<Ghost>, Error> {
     let mut scratch = wf.clone();
     match placement {
         Placement::Existing { key } => {
@@ -135,7 +166,7 @@ pub fn place(wf: &Workflow, exp: &Expansion, placement: &Placement) -> Result<Op
             Ok(None)
         }
         Placement::Insert { at, on_edge } => {
-            let report = splice(&mut scratch, exp, &splice_options(*at, on_edge.as_ref()))?;
+            let report = insert_into(&mut scratch, exp, *at, on_edge.as_ref(), ports)?;
             let ids = &report.instance.node_ids;
             let nodes: Vec<GhostNode> = ids
                 .iter()
@@ -201,12 +232,13 @@ mod tests {
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
         let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
-        let ghost = place(&wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None }).unwrap().unwrap();
+        let none = crate::editor::cards::PortTable::default();
+        let ghost = place(&wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None }, &none).unwrap().unwrap();
         assert_eq!(ghost.nodes.len(), 4);
         assert_eq!(ghost.nodes[0].id, "support_triage_ab12_fetch");
         assert_eq!(ghost.nodes[0].pos, (100.0, 280.0));
         assert_eq!(ghost.edges.len(), 3);
-        let err = place(&wf, &exp, &Placement::Existing { key: "nope_".into() }).unwrap_err();
+        let err = place(&wf, &exp, &Placement::Existing { key: "nope_".into() }, &none).unwrap_err();
         assert_eq!(err.code, code::INVALID_REQUEST);
     }
 

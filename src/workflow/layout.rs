@@ -1,7 +1,7 @@
 //! Automatic placement: layered by topological rank, and shifted clear of existing nodes.
 
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use petgraph::visit::{EdgeIndexable, EdgeRef, NodeIndexable};
+use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
 use std::collections::HashMap;
 
 /// Nominal size of a node card on the canvas, in canvas units. The editor draws cards this
@@ -14,40 +14,24 @@ const GAP_X: f64 = 90.0;
 pub const MAX_COORDINATE: f64 = 1.0e12;
 const GAP_Y: f64 = 40.0;
 
-/// Positions for every node of `graph` (weights index the result), relative to (0, 0):
-/// columns by longest path from the entries, rows within a column, columns centred.
-/// Back edges of cycles are ignored for ranking.
+/// Positions for every node of `graph` (weights index the result), relative to (0, 0), as
+/// nominal cards: the layered layout of [`super::layered`] (columns along the longest
+/// paths, cycles broken, crossings reduced).
 pub fn layered<N, E>(graph: &StableDiGraph<N, E>, weight_index: impl Fn(&N) -> usize) -> Vec<(f64, f64)> {
-    let count = graph.node_count();
-    let walk = crate::graph::dfs(graph, graph.node_indices());
-    let mut back = vec![false; graph.edge_bound()];
-    for e in walk.back_edges {
-        back[e.index()] = true;
+    let mut slot = vec![usize::MAX; graph.node_bound()];
+    let mut order: Vec<NodeIndex> = graph.node_indices().collect();
+    order.sort_by_key(|n| weight_index(&graph[*n]));
+    for (i, n) in order.iter().enumerate() {
+        slot[n.index()] = i;
     }
-    let mut rank = vec![0usize; graph.node_bound()];
-    // Reverse finish order is a topological order once back edges are ignored.
-    for &n in walk.finish.iter().rev() {
-        for e in graph.edges(n) {
-            if !back[e.id().index()] {
-                let m = e.target();
-                rank[m.index()] = rank[m.index()].max(rank[n.index()] + 1);
-            }
-        }
-    }
-    let columns = graph.node_indices().map(|n| rank[n.index()]).max().map_or(0, |r| r + 1);
-    let mut column_members: Vec<Vec<NodeIndex>> = vec![Vec::new(); columns];
-    let mut ordered: Vec<NodeIndex> = graph.node_indices().collect();
-    ordered.sort_by_key(|n| weight_index(&graph[*n]));
-    for n in ordered {
-        column_members[rank[n.index()]].push(n);
-    }
-    let tallest = column_members.iter().map(Vec::len).max().unwrap_or(0);
-    let mut out = vec![(0.0, 0.0); count.max(graph.node_weights().map(&weight_index).max().map_or(0, |m| m + 1))];
-    for (c, members) in column_members.iter().enumerate() {
-        let offset = (tallest - members.len()) as f64 * (NODE_H + GAP_Y) / 2.0;
-        for (r, n) in members.iter().enumerate() {
-            out[weight_index(&graph[*n])] = (c as f64 * (NODE_W + GAP_X), offset + r as f64 * (NODE_H + GAP_Y));
-        }
+    let edges: Vec<(usize, usize)> =
+        graph.edge_references().map(|e| (slot[e.source().index()], slot[e.target().index()])).collect();
+    let spacing = super::layered::Spacing { layer_gap: GAP_X, node_gap: GAP_Y };
+    let pos = super::layered::layout(&vec![(NODE_W, NODE_H); order.len()], &edges, spacing);
+    let len = order.iter().map(|n| weight_index(&graph[*n]) + 1).max().unwrap_or(0).max(order.len());
+    let mut out = vec![(0.0, 0.0); len];
+    for (n, p) in order.iter().zip(pos) {
+        out[weight_index(&graph[*n])] = p;
     }
     out
 }

@@ -6,6 +6,7 @@
 
 pub mod app_instance;
 mod export;
+pub mod layered;
 pub mod layout;
 pub mod provenance;
 mod splice;

@@ -1,0 +1,676 @@
+//! Arranging nodes, as positions to apply: tidy (a layered layout of the whole workflow or
+//! of a selection), room for a chain spliced into an edge, align, distribute, and where a
+//! duplicate goes. Every function here only computes; [`super::document`] applies the
+//! result as one undoable command. Sizes are card sizes by node index
+//! ([`super::cards::card_sizes`]).
+
+use super::cards::{FRAME_HEADER, FRAME_PAD, Rect};
+use crate::workflow::Workflow;
+use crate::workflow::layered::{self, Spacing};
+use petgraph::stable_graph::NodeIndex;
+use petgraph::visit::{EdgeRef, IntoEdgeReferences, NodeIndexable};
+use std::collections::HashMap;
+
+/// Room between columns and between stacked cards.
+pub const SPACING: Spacing = Spacing { layer_gap: 90.0, node_gap: 40.0 };
+
+/// New positions, by node id.
+pub type Moves = Vec<(String, (f64, f64))>;
+
+/// A rearrangement of nodes, applied as one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrangement {
+    /// A layered layout of the nodes (all of them when none are named).
+    Tidy,
+    Align(Align),
+    Distribute(Axis),
+}
+
+impl Arrangement {
+    /// The fewest nodes it applies to.
+    pub fn minimum(self) -> usize {
+        match self {
+            Arrangement::Tidy => 1,
+            Arrangement::Align(_) => 2,
+            Arrangement::Distribute(_) => 3,
+        }
+    }
+
+    /// Its name in menus and in the undo history.
+    pub fn label(self) -> &'static str {
+        match self {
+            Arrangement::Tidy => "Tidy",
+            Arrangement::Align(Align::Left) => "Align left edges",
+            Arrangement::Align(Align::Right) => "Align right edges",
+            Arrangement::Align(Align::Top) => "Align top edges",
+            Arrangement::Align(Align::Bottom) => "Align bottom edges",
+            Arrangement::Align(Align::CentreX) => "Align centres vertically",
+            Arrangement::Align(Align::CentreY) => "Align centres horizontally",
+            Arrangement::Distribute(Axis::Horizontal) => "Distribute horizontally",
+            Arrangement::Distribute(Axis::Vertical) => "Distribute vertically",
+        }
+    }
+
+    /// New positions for `ids` (for tidy, every node when `ids` is empty).
+    pub fn moves(self, wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
+        match self {
+            Arrangement::Tidy => tidy(wf, ids, sizes),
+            Arrangement::Align(how) => align(wf, ids, how, sizes),
+            Arrangement::Distribute(axis) => distribute(wf, ids, axis, sizes),
+        }
+    }
+}
+
+/// Which edges or centres to line up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+    Top,
+    Bottom,
+    /// Centres on one vertical line.
+    CentreX,
+    /// Centres on one horizontal line.
+    CentreY,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    Horizontal,
+    Vertical,
+}
+
+/// The nodes named by `ids` that exist, in graph order; all nodes when `ids` is empty.
+fn scope(wf: &Workflow, ids: &[String]) -> Vec<NodeIndex> {
+    if ids.is_empty() {
+        return wf.graph.node_indices().collect();
+    }
+    let mut out: Vec<NodeIndex> = ids.iter().filter_map(|id| wf.node(id)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn bounds(rects: impl IntoIterator<Item = Rect>) -> Option<Rect> {
+    rects.into_iter().reduce(|a, b| a.union(&b))
+}
+
+/// A layered left-to-right layout of the nodes `ids` (all when empty), keeping each chain
+/// instance together as one block inside its frame. The result starts where the nodes'
+/// bounding box started; a tidied selection moves down, as one, until it covers no other
+/// card or frame.
+pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
+    let nodes = scope(wf, ids);
+    if nodes.is_empty() {
+        return Vec::new();
+    }
+    let bound = wf.graph.node_bound();
+    let mut in_scope = vec![false; bound];
+    for &n in &nodes {
+        in_scope[n.index()] = true;
+    }
+    // Items to lay out: a block per chain instance (its nodes in scope), then each other node.
+    let mut item_of = vec![usize::MAX; bound];
+    let mut blocks: Vec<Vec<NodeIndex>> = Vec::new();
+    for inst in wf.instances() {
+        let members: Vec<NodeIndex> = inst
+            .node_ids
+            .iter()
+            .filter_map(|id| wf.node(id))
+            .filter(|n| in_scope[n.index()] && item_of[n.index()] == usize::MAX)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        for n in &members {
+            item_of[n.index()] = blocks.len();
+        }
+        blocks.push(members);
+    }
+    let instance_blocks = blocks.len();
+    for &n in &nodes {
+        if item_of[n.index()] == usize::MAX {
+            item_of[n.index()] = blocks.len();
+            blocks.push(vec![n]);
+        }
+    }
+    // Inside each instance block: its own layout, offset into its frame.
+    let mut local = vec![(0.0, 0.0); bound];
+    let mut item_sizes = Vec::with_capacity(blocks.len());
+    let mut slot = vec![usize::MAX; bound];
+    let mut block_edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); blocks.len()];
+    let mut item_edges = Vec::new();
+    for members in &blocks {
+        for (i, n) in members.iter().enumerate() {
+            slot[n.index()] = i;
+        }
+    }
+    for e in wf.graph.edge_references() {
+        let (a, z) = (e.source(), e.target());
+        if !(in_scope[a.index()] && in_scope[z.index()]) {
+            continue;
+        }
+        let (ia, iz) = (item_of[a.index()], item_of[z.index()]);
+        if ia == iz {
+            block_edges[ia].push((slot[a.index()], slot[z.index()]));
+        } else {
+            item_edges.push((ia, iz));
+        }
+    }
+    for (b, members) in blocks.iter().enumerate() {
+        if b >= instance_blocks {
+            local[members[0].index()] = (0.0, 0.0);
+            item_sizes.push(sizes[members[0].index()]);
+            continue;
+        }
+        let member_sizes: Vec<(f64, f64)> = members.iter().map(|n| sizes[n.index()]).collect();
+        let pos = layered::layout(&member_sizes, &block_edges[b], SPACING);
+        let mut extent: (f64, f64) = (0.0, 0.0);
+        for ((n, p), s) in members.iter().zip(&pos).zip(&member_sizes) {
+            local[n.index()] = (p.0 + FRAME_PAD, p.1 + FRAME_PAD + FRAME_HEADER);
+            extent = (extent.0.max(p.0 + s.0), extent.1.max(p.1 + s.1));
+        }
+        item_sizes.push((extent.0 + 2.0 * FRAME_PAD, extent.1 + 2.0 * FRAME_PAD + FRAME_HEADER));
+    }
+    let item_pos = layered::layout(&item_sizes, &item_edges, SPACING);
+    let mut placed: Vec<(NodeIndex, (f64, f64))> = nodes
+        .iter()
+        .map(|&n| {
+            let (ip, l) = (item_pos[item_of[n.index()]], local[n.index()]);
+            (n, (ip.0 + l.0, ip.1 + l.1))
+        })
+        .collect();
+    // Keep the arrangement where the nodes were.
+    let before = bounds(nodes.iter().map(|&n| Rect::at(wf.graph[n].position(), sizes[n.index()])));
+    let after = bounds(placed.iter().map(|&(n, p)| Rect::at(p, sizes[n.index()])));
+    if let (Some(before), Some(after)) = (before, after) {
+        let d = (before.min.0 - after.min.0, before.min.1 - after.min.1);
+        for (_, p) in &mut placed {
+            *p = (p.0 + d.0, p.1 + d.1);
+        }
+    }
+    if nodes.len() < wf.node_count() {
+        // Frames of the tidied blocks count as the group's extent.
+        let group = bounds(blocks.iter().enumerate().map(|(b, members)| {
+            let r = bounds(members.iter().map(|&n| {
+                let p = placed.binary_search_by_key(&n, |(m, _)| *m).map(|k| placed[k].1).unwrap_or_default();
+                Rect::at(p, sizes[n.index()])
+            }))
+            .expect("blocks are not empty");
+            if b < instance_blocks { r.framed() } else { r }
+        }));
+        let others = obstacles(wf, sizes, &|n| in_scope[n.index()]);
+        if let Some(group) = group {
+            let dy = clear_below(group, &others, SPACING.node_gap);
+            for (_, p) in &mut placed {
+                p.1 += dy;
+            }
+        }
+    }
+    placed.into_iter().map(|(n, p)| (wf.graph[n].id().to_owned(), p)).collect()
+}
+
+/// Cards and instance frames of the nodes `skip` does not name, as rectangles.
+fn obstacles(wf: &Workflow, sizes: &[(f64, f64)], skip: &dyn Fn(NodeIndex) -> bool) -> Vec<Rect> {
+    let mut out: Vec<Rect> = wf
+        .graph
+        .node_indices()
+        .filter(|&n| !skip(n))
+        .map(|n| Rect::at(wf.graph[n].position(), sizes[n.index()]))
+        .collect();
+    for inst in wf.instances() {
+        let members: Vec<NodeIndex> = inst.node_ids.iter().filter_map(|id| wf.node(id)).filter(|&n| !skip(n)).collect();
+        if let Some(r) = bounds(members.iter().map(|&n| Rect::at(wf.graph[n].position(), sizes[n.index()]))) {
+            out.push(r.framed());
+        }
+    }
+    out
+}
+
+/// How far down `group` must move so that it overlaps none of `obstacles`, keeping `gap`
+/// below each one it passes. Obstacles are taken by their top edge: once one lies wholly
+/// below the group, so do all later ones, so one pass decides.
+fn clear_below(group: Rect, obstacles: &[Rect], gap: f64) -> f64 {
+    let mut hits: Vec<&Rect> =
+        obstacles.iter().filter(|o| o.min.0 < group.max.0 && group.min.0 < o.max.0 && o.max.1 > group.min.1).collect();
+    hits.sort_by(|a, b| a.min.1.total_cmp(&b.min.1));
+    let (mut top, h) = (group.min.1, group.height());
+    for o in hits {
+        if o.min.1 >= top + h {
+            break;
+        }
+        if o.max.1 > top {
+            top = o.max.1 + gap;
+        }
+    }
+    top - group.min.1
+}
+
+/// Line up the nodes' edges or centres on the extreme (or middle) of their bounding box.
+pub fn align(wf: &Workflow, ids: &[String], how: Align, sizes: &[(f64, f64)]) -> Moves {
+    let nodes = scope(wf, ids);
+    let rects: Vec<Rect> = nodes.iter().map(|&n| Rect::at(wf.graph[n].position(), sizes[n.index()])).collect();
+    let Some(b) = bounds(rects.iter().copied()) else { return Vec::new() };
+    nodes
+        .iter()
+        .zip(&rects)
+        .map(|(&n, r)| {
+            let (w, h) = (r.width(), r.height());
+            let p = match how {
+                Align::Left => (b.min.0, r.min.1),
+                Align::Right => (b.max.0 - w, r.min.1),
+                Align::Top => (r.min.0, b.min.1),
+                Align::Bottom => (r.min.0, b.max.1 - h),
+                Align::CentreX => ((b.min.0 + b.max.0 - w) / 2.0, r.min.1),
+                Align::CentreY => (r.min.0, (b.min.1 + b.max.1 - h) / 2.0),
+            };
+            (wf.graph[n].id().to_owned(), p)
+        })
+        .collect()
+}
+
+/// Equal gaps between the nodes along `axis`, the first and last staying put (in order of
+/// their centres). When the cards are wider than the span, their centres are spaced evenly.
+pub fn distribute(wf: &Workflow, ids: &[String], axis: Axis, sizes: &[(f64, f64)]) -> Moves {
+    let nodes = scope(wf, ids);
+    if nodes.len() < 3 {
+        return Vec::new();
+    }
+    let along = |r: &Rect| match axis {
+        Axis::Horizontal => (r.min.0, r.width()),
+        Axis::Vertical => (r.min.1, r.height()),
+    };
+    let mut items: Vec<(NodeIndex, Rect)> =
+        nodes.iter().map(|&n| (n, Rect::at(wf.graph[n].position(), sizes[n.index()]))).collect();
+    items.sort_by(|a, b| {
+        let (sa, la) = along(&a.1);
+        let (sb, lb) = along(&b.1);
+        (sa + la / 2.0).total_cmp(&(sb + lb / 2.0)).then(a.0.cmp(&b.0))
+    });
+    let (first, last) = (along(&items[0].1), along(&items[items.len() - 1].1));
+    let count = items.len() as f64;
+    let total: f64 = items.iter().map(|(_, r)| along(r).1).sum();
+    let gap = (last.0 + last.1 - first.0 - total) / (count - 1.0);
+    let step = ((last.0 + last.1 / 2.0) - (first.0 + first.1 / 2.0)) / (count - 1.0);
+    let mut cursor = first.0;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, (n, r))| {
+            let (_, len) = along(r);
+            let start = if gap >= 0.0 { cursor } else { first.0 + first.1 / 2.0 + step * i as f64 - len / 2.0 };
+            cursor += len + gap;
+            let p = match axis {
+                Axis::Horizontal => (start, r.min.1),
+                Axis::Vertical => (r.min.0, start),
+            };
+            (wf.graph[*n].id().to_owned(), p)
+        })
+        .collect()
+}
+
+/// Where copies of `ids` go: right below the originals, then further down until they
+/// cover no card or frame.
+pub fn duplicate_offset(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> (f64, f64) {
+    let nodes = scope(wf, ids);
+    let Some(b) = bounds(nodes.iter().map(|&n| Rect::at(wf.graph[n].position(), sizes[n.index()]))) else {
+        return (0.0, 0.0);
+    };
+    let dy = b.height() + SPACING.node_gap;
+    let moved = Rect { min: (b.min.0, b.min.1 + dy), max: (b.max.0, b.max.1 + dy) };
+    (0.0, dy + clear_below(moved, &obstacles(wf, sizes, &|_| false), SPACING.node_gap))
+}
+
+/// Make room for the chain just spliced between `source` and `target` (its nodes `chain`).
+///
+/// The chain goes right of the source, its entry level with it. Everything whose left edge
+/// is at or right of the chain's left edge (the target and what follows it) moves right
+/// until it clears the chain; a chain instance that straddles that line moves whole with it,
+/// unless it holds the source. Moving one half-plane right as one cannot make two cards
+/// overlap that did not before, and the target ends right of the chain, so the edge back
+/// into the workflow runs forward. Last, the chain moves down past any card or frame left
+/// in its way (one reaching in from the left).
+pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: &str, sizes: &[(f64, f64)]) -> Moves {
+    let members: Vec<NodeIndex> = chain.iter().filter_map(|id| wf.node(id)).collect();
+    let (Some(a), Some(_)) = (wf.node(source), wf.node(target)) else { return Vec::new() };
+    let card = |n: NodeIndex| Rect::at(wf.graph[n].position(), sizes[n.index()]);
+    let Some(block) = bounds(members.iter().map(|&n| card(n))) else { return Vec::new() };
+    let mut in_chain = vec![false; wf.graph.node_bound()];
+    for &n in &members {
+        in_chain[n.index()] = true;
+    }
+    let ra = card(a);
+    // The entry: the chain node the source now feeds; level its centre with the source's.
+    let entry = wf.graph.edges(a).map(|e| e.target()).find(|t| in_chain[t.index()]);
+    let entry_cy = entry.map_or(block.min.1 + sizes[members[0].index()].1 / 2.0, |e| {
+        let r = card(e);
+        (r.min.1 + r.max.1) / 2.0
+    });
+    let left = ra.max.0 + SPACING.layer_gap;
+    let shift_chain = (left - block.min.0, (ra.min.1 + ra.max.1) / 2.0 - entry_cy);
+    let chain_right = block.max.0 + shift_chain.0;
+
+    // The cut: left edges at or right of it move. Straddling instances pull it left.
+    let mut cut = left;
+    let mut spans: Vec<(f64, f64)> = wf
+        .instances()
+        .iter()
+        .filter_map(|inst| {
+            let xs: Vec<f64> = inst
+                .node_ids
+                .iter()
+                .filter_map(|id| wf.node(id))
+                .filter(|n| !in_chain[n.index()])
+                .map(|n| wf.graph[n].position().0)
+                .collect();
+            let lo = xs.iter().copied().reduce(f64::min)?;
+            let hi = xs.iter().copied().reduce(f64::max)?;
+            (lo > ra.min.0).then_some((lo, hi))
+        })
+        .collect();
+    spans.sort_by(|x, y| x.0.total_cmp(&y.0));
+    // Merge touching spans; a merged run containing the cut pulls it to the run's start.
+    let mut run: Option<(f64, f64)> = None;
+    for (lo, hi) in spans {
+        run = match run {
+            Some((rlo, rhi)) if lo <= rhi => Some((rlo, rhi.max(hi))),
+            Some((rlo, rhi)) => {
+                if rlo < cut && cut <= rhi {
+                    cut = rlo;
+                }
+                Some((lo, hi))
+            }
+            None => Some((lo, hi)),
+        };
+    }
+    if let Some((rlo, rhi)) = run
+        && rlo < cut
+        && cut <= rhi
+    {
+        cut = rlo;
+    }
+    let movers: Vec<NodeIndex> = wf
+        .graph
+        .node_indices()
+        .filter(|&n| !in_chain[n.index()] && n != a && wf.graph[n].position().0 >= cut)
+        .collect();
+    let first = movers.iter().map(|&n| wf.graph[n].position().0).fold(f64::INFINITY, f64::min);
+    let dx = if movers.is_empty() { 0.0 } else { (chain_right + SPACING.layer_gap - first).max(0.0) };
+
+    let mut moved: HashMap<NodeIndex, (f64, f64)> = HashMap::with_capacity(movers.len() + members.len());
+    for &n in &movers {
+        let (x, y) = wf.graph[n].position();
+        moved.insert(n, (x + dx, y));
+    }
+    // What the chain must not cover: every other card and frame, where it now stands.
+    let at = |n: NodeIndex| moved.get(&n).copied().unwrap_or_else(|| wf.graph[n].position());
+    let mut others: Vec<Rect> =
+        wf.graph.node_indices().filter(|n| !in_chain[n.index()]).map(|n| Rect::at(at(n), sizes[n.index()])).collect();
+    for inst in wf.instances() {
+        let r = bounds(
+            inst.node_ids
+                .iter()
+                .filter_map(|id| wf.node(id))
+                .filter(|n| !in_chain[n.index()])
+                .map(|n| Rect::at(at(n), sizes[n.index()])),
+        );
+        if let Some(r) = r {
+            others.push(r.framed());
+        }
+    }
+    let shifted = Rect {
+        min: (block.min.0 + shift_chain.0, block.min.1 + shift_chain.1),
+        max: (block.max.0 + shift_chain.0, block.max.1 + shift_chain.1),
+    };
+    let dy = clear_below(shifted.framed(), &others, SPACING.node_gap);
+    for &n in &members {
+        let (x, y) = wf.graph[n].position();
+        moved.insert(n, (x + shift_chain.0, y + shift_chain.1 + dy));
+    }
+    let mut out: Moves = moved.into_iter().map(|(n, p)| (wf.graph[n].id().to_owned(), p)).collect();
+    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::editor::cards::{PortTable, card_sizes, conflicts};
+    use crate::editor::document::{Command, Document};
+    use crate::editor::preview::DropEdge;
+    use crate::expand::{ExpandOptions, Expansion, expand};
+    use crate::pack::bundled;
+    use crate::workflow::ExportMode;
+    use serde_json::{Value, json};
+
+    fn workflow(nodes: &[(&str, f64, f64)], edges: &[(&str, &str)]) -> Workflow {
+        let nodes: Vec<Value> = nodes
+            .iter()
+            .map(|(id, x, y)| json!({"id": id, "typeId": "core.noop", "name": id, "position": {"x": x, "y": y}}))
+            .collect();
+        let edges: Vec<Value> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, (a, b))| json!({"id": format!("e{}", i + 1), "sourceNodeId": a, "targetNodeId": b}))
+            .collect();
+        Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": edges})).unwrap()
+    }
+
+    fn triage(wf: &Workflow, expansion_id: &str) -> Expansion {
+        let packs = bundled().packs;
+        let pack = packs.iter().find(|p| p.chain("support.triage").is_some()).unwrap();
+        let params = json!({"queueName": "billing"}).as_object().unwrap().clone();
+        let taken = |id: &str| wf.contains_node(id);
+        let opts =
+            ExpandOptions { expansion_id: Some(expansion_id.into()), taken_ids: Some(&taken), ..Default::default() };
+        expand(pack, "support.triage", params, &opts).unwrap()
+    }
+
+    fn snapshot(doc: &Document) -> Value {
+        doc.workflow().to_json(ExportMode::Faithful)
+    }
+
+    fn position(doc: &Document, id: &str) -> (f64, f64) {
+        let wf = doc.workflow();
+        wf.graph[wf.node(id).unwrap()].position()
+    }
+
+    fn no_conflicts(doc: &Document) {
+        let sizes = card_sizes(doc.workflow(), &PortTable::default());
+        let found = conflicts(doc.workflow(), &sizes);
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    fn tidy(nodes: Vec<String>) -> Command {
+        Command::Arrange { how: Arrangement::Tidy, nodes, ports: PortTable::default() }
+    }
+
+    /// Everything piled on one spot, with two chain instances among plain nodes.
+    fn pile() -> Document {
+        let wf = workflow(
+            &[("a", 0.0, 0.0), ("b", 0.0, 0.0), ("c", 0.0, 0.0), ("d", 10.0, 10.0), ("lone", 5.0, 5.0)],
+            &[("a", "b"), ("b", "c"), ("a", "d"), ("d", "c")],
+        );
+        let mut doc = Document::new(wf, None);
+        let one = triage(doc.workflow(), "t001");
+        let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
+        let cmd = Command::Insert {
+            expansion: Box::new(one),
+            at: (0.0, 0.0),
+            on_edge: Some(on_edge),
+            ports: PortTable::default(),
+        };
+        doc.apply(cmd).unwrap();
+        let two = triage(doc.workflow(), "t002");
+        doc.apply(Command::Insert {
+            expansion: Box::new(two),
+            at: (0.0, 0.0),
+            on_edge: None,
+            ports: PortTable::default(),
+        })
+        .unwrap();
+        // Pile every node on (0, 0).
+        let all: Vec<(String, (f64, f64))> =
+            doc.workflow().graph.node_weights().map(|n| (n.id().to_owned(), (0.0, 0.0))).collect();
+        doc.apply(Command::MoveNodes(all)).unwrap();
+        doc
+    }
+
+    #[test]
+    fn tidy_untangles_a_pile_into_one_undo_step_keeping_instances_in_frames() {
+        let mut doc = pile();
+        let before = snapshot(&doc);
+        let out = doc.apply(tidy(Vec::new())).unwrap();
+        assert_eq!(out.label, "Tidy");
+        no_conflicts(&doc);
+        // Left to right along the flow, outside the instances.
+        assert!(position(&doc, "b").0 < position(&doc, "c").0);
+        // The whole arrangement starts where the pile was.
+        let wf = doc.workflow();
+        let min_x = wf.graph.node_weights().map(|n| n.position().0).fold(f64::INFINITY, f64::min);
+        let min_y = wf.graph.node_weights().map(|n| n.position().1).fold(f64::INFINITY, f64::min);
+        assert_eq!((min_x, min_y), (0.0, 0.0));
+        doc.undo();
+        assert_eq!(snapshot(&doc), before, "one step, undone exactly");
+    }
+
+    #[test]
+    fn tidying_a_selection_moves_only_it_and_clear_of_the_rest() {
+        let mut doc = pile();
+        // Spread the plain nodes out first, then tidy just two of them back onto the others.
+        doc.apply(tidy(Vec::new())).unwrap();
+        let wf = doc.workflow().clone();
+        let chosen = vec!["a".to_owned(), "lone".to_owned()];
+        doc.apply(tidy(chosen.clone())).unwrap();
+        for n in wf.graph.node_weights() {
+            if !chosen.iter().any(|c| c == n.id()) {
+                assert_eq!(position(&doc, n.id()), n.position(), "{} stays", n.id());
+            }
+        }
+        no_conflicts(&doc);
+    }
+
+    #[test]
+    fn a_splice_makes_room_downstream_and_undo_puts_everything_back() {
+        // a → b → c in a row, x below b, and an instance after c that its frame must keep.
+        let wf = workflow(
+            &[("a", 0.0, 0.0), ("b", 310.0, 0.0), ("c", 620.0, 0.0), ("x", 310.0, 136.0), ("up", 0.0, 136.0)],
+            &[("a", "b"), ("b", "c"), ("up", "x")],
+        );
+        let mut doc = Document::new(wf, None);
+        let later = triage(doc.workflow(), "t002");
+        doc.apply(Command::Insert {
+            expansion: Box::new(later),
+            at: (930.0, 0.0),
+            on_edge: None,
+            ports: PortTable::default(),
+        })
+        .unwrap();
+        no_conflicts(&doc);
+        let before = snapshot(&doc);
+        let exp = triage(doc.workflow(), "t001");
+        let chain: Vec<String> = exp.id_map.iter().map(|(_, n)| n.clone()).collect();
+        let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
+        let cmd = Command::Insert {
+            expansion: Box::new(exp),
+            at: (150.0, 20.0),
+            on_edge: Some(on_edge),
+            ports: PortTable::default(),
+        };
+        doc.apply(cmd).unwrap();
+        no_conflicts(&doc);
+        let sizes = card_sizes(doc.workflow(), &PortTable::default());
+        let wf = doc.workflow();
+        let right = chain
+            .iter()
+            .map(|id| wf.graph[wf.node(id).unwrap()].position().0 + sizes[wf.node(id).unwrap().index()].0)
+            .fold(0.0, f64::max);
+        let left = chain.iter().map(|id| position(&doc, id).0).fold(f64::INFINITY, f64::min);
+        assert!(left > position(&doc, "a").0 + 220.0, "the chain starts right of the source");
+        assert!(position(&doc, "b").0 >= right + SPACING.layer_gap, "the target clears the chain");
+        // The edges back into the workflow run forward.
+        for e in wf.graph.edge_weights().filter(|e| e.target() == "b") {
+            assert!(position(&doc, e.source()).0 < position(&doc, "b").0, "{} loops back", e.id());
+        }
+        assert_eq!(position(&doc, "a"), (0.0, 0.0), "upstream stays");
+        assert_eq!(position(&doc, "up"), (0.0, 136.0), "upstream stays");
+        assert_eq!(position(&doc, "c").0 - position(&doc, "b").0, 310.0, "downstream moves as one");
+        doc.undo();
+        assert_eq!(snapshot(&doc), before);
+    }
+
+    #[test]
+    fn align_and_distribute_line_up_real_card_edges() {
+        let wf = workflow(&[("a", 0.0, 0.0), ("b", 500.0, 70.0), ("c", 260.0, 300.0)], &[]);
+        // b is tall: twelve ports named by edges from a.
+        let mut doc = Document::new(wf, None);
+        for k in 0..12 {
+            doc.apply(Command::Connect {
+                source: "a".into(),
+                source_port: "output".into(),
+                target: "b".into(),
+                target_port: format!("in{k}"),
+            })
+            .unwrap();
+        }
+        let sizes = card_sizes(doc.workflow(), &PortTable::default());
+        let h = |doc: &Document, id: &str| sizes[doc.workflow().node(id).unwrap().index()].1;
+        assert!(h(&doc, "b") > h(&doc, "a"));
+        let all = || vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let arrange = |how| Command::Arrange { how, nodes: all(), ports: PortTable::default() };
+        let bottom = (300.0f64 + h(&doc, "c")).max(70.0 + h(&doc, "b"));
+        doc.apply(arrange(Arrangement::Align(Align::Bottom))).unwrap();
+        for id in ["a", "b", "c"] {
+            assert_eq!(position(&doc, id).1 + h(&doc, id), bottom, "{id}");
+        }
+        doc.apply(arrange(Arrangement::Align(Align::Left))).unwrap();
+        assert!(["a", "b", "c"].iter().all(|id| position(&doc, id).0 == 0.0));
+        doc.undo();
+        doc.apply(arrange(Arrangement::Distribute(Axis::Horizontal))).unwrap();
+        // a [0, 220], c, b [500, 720]: gaps of (720 - 3 × 220) / 2 = 30.
+        assert_eq!((position(&doc, "a").0, position(&doc, "c").0, position(&doc, "b").0), (0.0, 250.0, 500.0));
+        let refused = doc.apply(Command::Arrange {
+            how: Arrangement::Distribute(Axis::Vertical),
+            nodes: vec!["a".into(), "b".into()],
+            ports: PortTable::default(),
+        });
+        assert!(refused.unwrap_err().message.contains("3 or more"));
+    }
+
+    #[test]
+    fn duplicate_copies_nodes_and_their_edges_clear_of_everything() {
+        let wf = workflow(&[("a", 0.0, 0.0), ("b", 310.0, 0.0), ("c", 0.0, 136.0)], &[("a", "b"), ("b", "c")]);
+        let mut doc = Document::new(wf, None);
+        let before = snapshot(&doc);
+        let out =
+            doc.apply(Command::Duplicate { nodes: vec!["a".into(), "b".into()], ports: PortTable::default() }).unwrap();
+        assert_eq!(out.new_nodes, ["a-2", "b-2"]);
+        assert_eq!(out.label, "Duplicate 2 nodes");
+        let wf = doc.workflow();
+        let copied: Vec<(&str, &str)> = wf.graph.edge_weights().map(|e| (e.source(), e.target())).collect();
+        assert!(copied.contains(&("a-2", "b-2")), "the edge between the copies is copied");
+        assert!(!copied.iter().any(|(s, t)| *s == "b-2" && *t == "c"), "edges leaving the copied set are not");
+        assert_eq!(position(&doc, "a-2").0 - position(&doc, "b-2").0, -310.0, "copies keep their arrangement");
+        no_conflicts(&doc);
+        doc.undo();
+        assert_eq!(snapshot(&doc), before);
+    }
+
+    #[test]
+    fn tidy_lays_out_the_fragment_node_limit_without_overlap() {
+        let n = crate::pack::MAX_FRAGMENT_NODES;
+        let nodes: Vec<Value> = (0..n).map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop"})).collect();
+        let edges: Vec<Value> = (1..n)
+            .map(|i| {
+                let from = if i % 5 == 0 { i / 2 } else { i - 1 };
+                json!({"id": format!("e{i}"), "sourceNodeId": format!("n{from}"), "targetNodeId": format!("n{i}")})
+            })
+            .collect();
+        let wf =
+            Workflow::from_json(json!({"id": "big", "name": "Big", "version": "1", "nodes": nodes, "edges": edges}))
+                .unwrap();
+        let mut doc = Document::new(wf, None);
+        doc.apply(tidy(Vec::new())).unwrap();
+        no_conflicts(&doc);
+    }
+}

@@ -1,0 +1,282 @@
+//! Layout and arrangement driven through the editor's real widgets: Tidy from the Arrange
+//! menu, a splice that makes room, align / distribute / duplicate, wheel zoom steps and
+//! zoom to selection. Overlap is judged on the cards as the canvas draws them (their widget
+//! rectangles, in canvas units), not on the model's idea of their size.
+
+mod ui_common;
+
+use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::editor::cards::Rect;
+use chainsmith::pack::bundled;
+use chainsmith::workflow::{ExportMode, Workflow};
+use egui::accesskit::Role;
+use egui::{Key, Modifiers, pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{By, Queryable};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use ui_common::{drag, harness};
+
+struct NoDialogs;
+
+impl FileDialogs for NoDialogs {
+    fn open_files(&mut self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn open_folder(&mut self) -> Option<PathBuf> {
+        None
+    }
+
+    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
+        None
+    }
+}
+
+fn open(value: Value) -> (tempfile::TempDir, Harness<'static, App>) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("parent.json");
+    Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
+    let app = App::new(
+        StartOptions { files: vec![p], dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() },
+        None,
+    );
+    (dir, harness(app))
+}
+
+fn node(id: &str, x: f64, y: f64) -> Value {
+    json!({"id": id, "typeId": "core.noop", "name": id, "position": {"x": x, "y": y}, "config": {}, "inputs": {}})
+}
+
+fn edge(id: &str, from: &str, to: &str) -> Value {
+    json!({"id": id, "sourceNodeId": from, "targetNodeId": to})
+}
+
+fn workflow(nodes: Vec<Value>, edges: Vec<Value>) -> Value {
+    json!({"id": "w", "name": "Layout", "version": "1.0.0", "nodes": nodes, "edges": edges,
+           "triggers": [], "variables": [], "metadata": {}, "settings": {}})
+}
+
+fn json_of(h: &Harness<'_, App>) -> Value {
+    h.state().workflow().to_json(ExportMode::Faithful)
+}
+
+fn ids(h: &Harness<'_, App>) -> Vec<String> {
+    h.state().workflow().graph.node_weights().map(|n| n.id().to_owned()).collect()
+}
+
+/// The card of node `id` as drawn: its widget's rectangle (canvas units).
+fn card(h: &Harness<'_, App>, id: &str) -> Rect {
+    let r = h.get(By::new().label_contains(&format!("({id})")).role(Role::Button)).rect();
+    Rect { min: (f64::from(r.min.x), f64::from(r.min.y)), max: (f64::from(r.max.x), f64::from(r.max.y)) }
+}
+
+/// Every drawn card; fails if two overlap.
+fn assert_no_overlap(h: &Harness<'_, App>) -> Vec<(String, Rect)> {
+    let cards: Vec<(String, Rect)> = ids(h).into_iter().map(|id| (id.clone(), card(h, &id))).collect();
+    for (i, (a, ra)) in cards.iter().enumerate() {
+        for (b, rb) in &cards[i + 1..] {
+            assert!(!ra.overlaps(rb), "cards {a} {ra:?} and {b} {rb:?} overlap");
+        }
+    }
+    cards
+}
+
+fn position(h: &Harness<'_, App>, id: &str) -> (f64, f64) {
+    let wf = h.state().workflow();
+    wf.graph[wf.node(id).unwrap()].position()
+}
+
+fn menu(h: &mut Harness<'_, App>, item: &str) {
+    h.get_by_label("Arrange").click();
+    h.run();
+    // Items with a shortcut are named with it ("Tidy Shift+Alt+T").
+    h.get(By::new().label_contains(item).role(Role::Button)).click();
+    h.run();
+}
+
+fn select_all(h: &mut Harness<'_, App>) {
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+}
+
+/// Screen points per canvas unit, as of the last frame.
+fn zoom(h: &Harness<'_, App>) -> f32 {
+    let (a, b) = (h.state().canvas_to_screen(pos2(0.0, 0.0)), h.state().canvas_to_screen(pos2(1000.0, 0.0)));
+    (b.x - a.x) / 1000.0
+}
+
+#[test]
+fn tidy_from_the_arrange_menu_leaves_no_overlapping_cards_and_is_one_undo_step() {
+    // A branching flow with a loopback, every card on top of another.
+    let nodes = ["start", "fetch", "check", "left", "right", "merge", "end", "note"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| node(id, (i % 2) as f64 * 30.0, (i % 3) as f64 * 20.0))
+        .collect();
+    let edges = vec![
+        edge("e1", "start", "fetch"),
+        edge("e2", "fetch", "check"),
+        edge("e3", "check", "left"),
+        edge("e4", "check", "right"),
+        edge("e5", "left", "merge"),
+        edge("e6", "right", "merge"),
+        edge("e7", "merge", "end"),
+        edge("e8", "merge", "fetch"),
+    ];
+    let (_dir, mut h) = open(workflow(nodes, edges));
+    let before = json_of(&h);
+    let piled = ids(&h).into_iter().map(|id| card(&h, &id)).collect::<Vec<_>>();
+    assert!(piled[0].overlaps(&piled[1]), "the cards start piled up");
+
+    menu(&mut h, "Tidy");
+    let cards = assert_no_overlap(&h);
+    let x = |id: &str| cards.iter().find(|(i, _)| i == id).unwrap().1.min.0;
+    assert!(x("start") < x("fetch") && x("fetch") < x("check") && x("check") < x("left") && x("merge") < x("end"));
+    assert_eq!(x("left"), x("right"), "the branches share a column");
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(json_of(&h), before, "one undo restores every position");
+}
+
+#[test]
+fn a_splice_into_an_edge_makes_room_and_undo_restores_the_exact_positions() {
+    let nodes = vec![
+        node("start", 0.0, 0.0),
+        node("finish", 320.0, 0.0),
+        node("after", 640.0, 0.0),
+        node("below", 320.0, 140.0),
+    ];
+    let edges = vec![edge("go", "start", "finish"), edge("on", "finish", "after"), edge("down", "start", "below")];
+    let (_dir, mut h) = open(workflow(nodes, edges));
+    let before = json_of(&h);
+    // The edge runs from start's output port (220, 65) to finish's input port (320, 65).
+    let on_edge = h.state().canvas_to_screen(pos2(270.0, 65.0));
+    let tile = h.get_by_label("Triage queue").rect().center();
+    drag(&mut h, tile, on_edge, Modifiers::NONE);
+    assert!(h.query(By::new().label_contains("spliced between start ➡ finish")).is_some());
+    let field = h.get(By::new().label("Queue *").role(Role::TextInput));
+    field.click();
+    h.run();
+    h.get(By::new().label("Queue *").role(Role::TextInput)).type_text("billing");
+    h.run();
+    h.get(By::new().label("Insert").role(Role::Button)).click();
+    h.run();
+    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    h.key_press(Key::F);
+    h.run();
+
+    let cards = assert_no_overlap(&h);
+    let inst = h.state().workflow().instances()[0].clone();
+    let chain_right =
+        inst.node_ids.iter().map(|id| cards.iter().find(|(i, _)| i == id).unwrap().1.max.0).fold(0.0, f64::max);
+    let rect = |id: &str| cards.iter().find(|(i, _)| i == id).unwrap().1;
+    assert!(rect("finish").min.0 > chain_right, "the target moved right of the chain");
+    assert!(rect("after").min.0 > rect("finish").max.0, "and what follows it too");
+    assert_eq!(position(&h, "start"), (0.0, 0.0), "upstream stays");
+    // The instance's frame covers no card outside it.
+    let frame = h.get(By::new().label_contains("Chain instance").role(Role::Group)).rect();
+    for (id, r) in &cards {
+        if !inst.node_ids.contains(id) {
+            let f = Rect {
+                min: (f64::from(frame.min.x), f64::from(frame.min.y)),
+                max: (f64::from(frame.max.x), f64::from(frame.max.y)),
+            };
+            assert!(!f.overlaps(r), "the frame covers {id}");
+        }
+    }
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(json_of(&h), before, "one undo: the chain gone, every node back where it was");
+}
+
+#[test]
+fn align_distribute_and_duplicate_through_the_menu_and_keys() {
+    let nodes = vec![node("a", 0.0, 0.0), node("b", 700.0, 90.0), node("c", 260.0, 260.0)];
+    let (_dir, mut h) = open(workflow(nodes, vec![edge("ab", "a", "b")]));
+    select_all(&mut h);
+    menu(&mut h, "Align top edges");
+    let tops: Vec<f64> = ["a", "b", "c"].iter().map(|id| card(&h, id).min.1).collect();
+    assert_eq!(tops, [0.0, 0.0, 0.0]);
+
+    menu(&mut h, "Distribute horizontally");
+    let (a, c, b) = (card(&h, "a"), card(&h, "c"), card(&h, "b"));
+    assert_eq!((a.min.0, b.min.0), (0.0, 700.0), "the outermost stay");
+    assert!((c.min.0 - a.max.0 - (b.min.0 - c.max.0)).abs() < 0.01, "equal gaps: {a:?} {c:?} {b:?}");
+    assert_no_overlap(&h);
+
+    // Duplicate a and b: copies with new ids and their edge, selected, clear of everything.
+    let p = h.state().canvas_to_screen(pos2(100.0, 40.0));
+    h.hover_at(p);
+    h.run_steps(30);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    h.run();
+    assert_eq!(h.state().selected_nodes(), ["a"]);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::D);
+    h.run();
+    assert_eq!(h.state().selected_nodes(), ["a-2"], "the copy is selected");
+    select_all(&mut h);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::D);
+    h.run();
+    let wf = h.state().workflow();
+    assert_eq!(wf.node_count(), 8);
+    assert!(
+        wf.graph.edge_weights().any(|e| e.source() == "a-3" && e.target() == "b-2"),
+        "the edge between copies is copied"
+    );
+    h.key_press(Key::F);
+    h.run();
+    assert_no_overlap(&h);
+}
+
+#[test]
+fn a_wheel_notch_zooms_at_most_fifteen_percent_and_zoom_to_selection_frames_it() {
+    let nodes = vec![node("a", 0.0, 0.0), node("far", 3000.0, 1600.0)];
+    let (_dir, mut h) = open(workflow(nodes, Vec::new()));
+    let p = h.state().canvas_to_screen(pos2(3100.0, 1640.0));
+    h.hover_at(p);
+    h.run_steps(30);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    h.run();
+    assert_eq!(h.state().selected_nodes(), ["far"]);
+
+    let before = zoom(&h);
+    let centre = h.state().canvas_rect().center();
+    h.hover_at(centre);
+    h.run();
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, 1.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: Modifiers::COMMAND,
+    });
+    // The wheel is smoothed over a few frames; let it finish.
+    h.run_steps(60);
+    let step = zoom(&h) / before;
+    assert!(step > 1.01 && step <= 1.15 + 1e-3, "one notch zoomed by {step}");
+
+    h.key_press_modifiers(Modifiers::SHIFT, Key::F);
+    h.run();
+    let centre_of_far = h.state().canvas_to_screen(pos2(3110.0, 1648.0));
+    let view = h.state().canvas_rect();
+    assert!(view.shrink(100.0).contains(centre_of_far), "{centre_of_far:?} in {view:?}");
+    assert!(!view.contains(h.state().canvas_to_screen(pos2(110.0, 48.0))), "the other node is out of view");
+    assert!((zoom(&h) - 1.0).abs() < 1e-3, "one card is shown at 1:1, not magnified");
+}
