@@ -49,6 +49,8 @@ pub enum Command {
     Verify(interop::VerifyArgs),
     /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
     Install(interop::InstallArgs),
+    /// Re-parameterise a workflow the OpenWOP app expanded from one chain, as the app would.
+    Reparam(interop::ReparamArgs),
     /// Author chains from workflows.
     #[command(subcommand)]
     Chain(author::ChainCommand),
@@ -244,6 +246,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Pack(c) => interop::pack(&c),
         Command::Verify(a) => interop::verify(&a),
         Command::Install(a) => interop::install(&a),
+        Command::Reparam(a) => interop::reparam(&a),
         Command::Chain(author::ChainCommand::Extract(a)) => author::extract(&a),
     };
     match result {
@@ -482,7 +485,18 @@ fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
 /// The parameter object from --params and --set, and warnings about --set names the chain
 /// does not declare (used as given: the schema may allow them, but no token can be meant).
 fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<(Map<String, Value>, Vec<Finding>)> {
-    let mut values = match &args.params {
+    collect_values(pack, &args.chain, args.params.as_deref(), &args.set)
+}
+
+/// Values from `--params` (a file, or `-` for stdin) with each `--set NAME=VALUE` over them,
+/// read against chain `chain_id`'s parameter form.
+fn collect_values(
+    pack: &Pack,
+    chain_id: &str,
+    params: Option<&str>,
+    set: &[String],
+) -> Result<(Map<String, Value>, Vec<Finding>)> {
+    let mut values = match params {
         None => Map::new(),
         Some(src) => {
             let text = if src == "-" {
@@ -510,8 +524,7 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<(Map<String, Value>, 
                 )
                 .map_err(Error::not_a_pack)?;
                 String::from_utf8(bytes).map_err(|_| {
-                    Error::new(code::INVALID_REQUEST, format!("{src}: parameters are not UTF-8 text"))
-                        .with("path", src.as_str())
+                    Error::new(code::INVALID_REQUEST, format!("{src}: parameters are not UTF-8 text")).with("path", src)
                 })?
             };
             match serde_json::from_str::<Value>(&text) {
@@ -533,9 +546,9 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<(Map<String, Value>, 
         }
     };
     let mut warnings = Vec::new();
-    if !args.set.is_empty() {
-        let form = pack.chain(&args.chain).map(|c| Form::from_schema(c.parameters())).unwrap_or_default();
-        for item in &args.set {
+    if !set.is_empty() {
+        let form = pack.chain(chain_id).map(|c| Form::from_schema(c.parameters())).unwrap_or_default();
+        for item in set {
             let (name, text) = item.split_once('=').ok_or_else(|| {
                 Error::new(code::INVALID_REQUEST, format!("--set {item}: expected NAME=VALUE"))
                     .with("set", item.as_str())
@@ -554,7 +567,7 @@ fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<(Map<String, Value>, 
                             format!(
                                 "--set {name}: chain {} declares no parameter \"{name}\" (it declares: {}); \
                                  the value is passed on, but no token can use it",
-                                args.chain,
+                                chain_id,
                                 if declared.is_empty() { "none".to_owned() } else { declared.join(", ") }
                             ),
                         )

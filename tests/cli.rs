@@ -607,3 +607,63 @@ fn without_the_gui_feature_no_subcommand_says_how_to_get_the_editor() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// The app's expansionId (interop §5), written out from its formula: the first 12 hex
+/// digits of sha256("<chainId>@<version>:" + the sorted-key JSON of the resolved values).
+fn app_expansion_id(canonical: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("vendor.example.ticket-triage@1.2.0:{canonical}").as_bytes());
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/app");
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(fixture.join("ticket-triage.app-workflow.json")).unwrap()).unwrap();
+    doc["nodes"][1]["config"]["note"] = json!("typed by hand");
+    let wf = dir.path().join("triage.json");
+    std::fs::write(&wf, doc.to_string()).unwrap();
+    let pack = fixture.join("ticket-triage.json");
+    let out_path = dir.path().join("out.json");
+    let (wf_arg, pack_arg) = (wf.to_str().unwrap(), pack.to_str().unwrap());
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        ["reparam", wf_arg, "--pack", pack_arg].iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let run_args = |a: Vec<String>| run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let out = run(&["reparam", wf_arg, "--pack", pack_arg, "--set", "queue=sales", "-o", out_path.to_str().unwrap()]);
+    let summary = stdout_json(&out);
+    let id = app_expansion_id(r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#);
+    assert_eq!(summary["previousExpansionId"], "fd9b00f727d5");
+    assert_eq!(summary["expansionId"], json!(id));
+    assert_eq!(
+        summary["handEdits"],
+        json!([{"nodeId": "vendor_example_ticket-triage_fd9b00f727d5_classify", "members": ["config"]}])
+    );
+    assert!(stderr(&out).contains("vendor_example_ticket-triage_fd9b00f727d5_classify: config edited by hand"));
+    let written: Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
+    let p = format!("vendor_example_ticket-triage_{id}_");
+    assert_eq!(written["nodes"][0]["nodeId"], json!(format!("{p}fetch")), "the app's form is kept");
+    assert_eq!(written["nodes"][0]["config"]["url"], "https://tickets.example/sales?limit=40");
+    assert_eq!(written["nodes"][1]["config"]["note"], "for sales", "the hand edit is replaced");
+    assert_eq!(written["edges"][0]["targetNodeId"], json!(format!("{p}classify")));
+    assert_eq!(written["metadata"]["expansionId"], json!(id));
+
+    // interop §5's first vector: the recorded values re-expand to the recorded id.
+    let same = dir.path().join("same.json");
+    let out = run(&["reparam", wf_arg, "--pack", pack_arg, "-o", same.to_str().unwrap()]);
+    assert_eq!(stdout_json(&out)["expansionId"], "fd9b00f727d5");
+
+    // Not the app's workflow, and a pack without the recorded version: coded refusals.
+    let plain = dir.path().join("plain.json");
+    std::fs::write(&plain, r#"{"id": "w", "name": "W", "nodes": [], "edges": []}"#).unwrap();
+    let out = run(&["reparam", plain.to_str().unwrap(), "--pack", pack.to_str().unwrap(), "-o", "x.json"]);
+    assert_eq!((out.status.code(), envelope(&out)["error"].as_str()), (Some(1), Some("invalid_request")));
+    doc["metadata"]["expandedFrom"]["version"] = json!("1.1.0");
+    std::fs::write(&wf, doc.to_string()).unwrap();
+    let out = run_args(args(&["-o", "out.json"]));
+    assert_eq!((out.status.code(), envelope(&out)["error"].as_str()), (Some(1), Some("chain_not_found")));
+    let bad = run_args(args(&["--set", "maxTickets=many", "-o", "out.json"]));
+    assert_eq!(envelope(&bad)["error"], "chain_parameter_invalid");
+}

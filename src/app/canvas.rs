@@ -314,14 +314,21 @@ impl Canvas {
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
             paint_frame(&painter, rect, &frame.title, zoom, selected || resp.hovered());
             if resp.double_clicked() {
-                actions.push(Action::EditInstance(frame.key.clone()));
+                actions.push(if frame.app { Action::ReparamApp } else { Action::EditInstance(frame.key.clone()) });
             } else if resp.clicked() {
                 selection.clear();
                 selection.instance = Some(frame.key.clone());
                 selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
             }
             let key = frame.key.clone();
+            let app = frame.app;
             resp.context_menu(|ui| {
+                if app {
+                    if ui.button("Re-parameterise…").clicked() {
+                        actions.push(Action::ReparamApp);
+                    }
+                    return;
+                }
                 if ui.button("Edit parameters…").clicked() {
                     actions.push(Action::EditInstance(key.clone()));
                 }
@@ -816,6 +823,8 @@ struct FrameView {
     key: String,
     title: String,
     nodes: Vec<usize>,
+    /// The one chain instance of a workflow the OpenWOP app expanded (interop §5).
+    app: bool,
 }
 
 impl ViewCache {
@@ -881,8 +890,20 @@ impl ViewCache {
             for &n in &nodes {
                 cards[n].instance = Some(frames.len());
             }
-            frames
-                .push(FrameView { key: inst.key(), title: format!("{} · {}", inst.label, inst.expansion_id), nodes });
+            let title = format!("{} · {}", inst.label, inst.expansion_id);
+            frames.push(FrameView { key: inst.key(), title, nodes, app: false });
+        }
+        if let Some(app) = crate::editor::app_reparam::app_instance(wf) {
+            let prefix = app.prefix();
+            let nodes: Vec<usize> =
+                (0..cards.len()).filter(|&i| cards[i].instance.is_none() && cards[i].id.starts_with(&prefix)).collect();
+            for &n in &nodes {
+                cards[n].instance = Some(frames.len());
+            }
+            if !nodes.is_empty() {
+                let title = format!("{} · {} (OpenWOP app)", wf.name(), app.expansion_id);
+                frames.push(FrameView { key: prefix, title, nodes, app: true });
+            }
         }
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
         // Curves bulge past the cards they join (a loopback most of all): fitting shows them.

@@ -24,6 +24,14 @@ pub enum Purpose {
     Export(ExportMode),
     /// The trusted-keys folder of the Settings window.
     TrustedKeys,
+    /// A registry folder to browse in the Registry window.
+    Registry,
+    /// The install cache the Registry window installs into.
+    InstallFolder,
+    /// An `openwop capabilities --json` document to take the host profile from.
+    Capabilities,
+    /// A saved OpenWOP app `node-catalog` response.
+    NodeCatalog,
 }
 
 impl Purpose {
@@ -35,6 +43,10 @@ impl Purpose {
             Purpose::Export(ExportMode::Faithful) => "Export expanded workflow (spec-faithful)",
             Purpose::Export(ExportMode::StrictSchema) => "Export expanded workflow (strict schema)",
             Purpose::TrustedKeys => "Choose the trusted-keys folder",
+            Purpose::Registry => "Choose a registry folder",
+            Purpose::InstallFolder => "Choose the install cache folder",
+            Purpose::Capabilities => "Import a host capabilities document",
+            Purpose::NodeCatalog => "Import a host node catalog",
         }
     }
 
@@ -43,7 +55,7 @@ impl Purpose {
     }
 
     fn is_folder(&self) -> bool {
-        matches!(self, Purpose::OpenFolder | Purpose::TrustedKeys)
+        matches!(self, Purpose::OpenFolder | Purpose::TrustedKeys | Purpose::Registry | Purpose::InstallFolder)
     }
 }
 
@@ -86,7 +98,7 @@ impl Dialogs {
         if self.uses_system() {
             let title = purpose.title();
             let chosen = match &purpose {
-                Purpose::Open => self.system.open_files(),
+                Purpose::Open | Purpose::Capabilities | Purpose::NodeCatalog => self.system.open_files(),
                 p if p.is_folder() => self.system.open_folder().into_iter().collect(),
                 _ => self.system.save_file(title, suggested).into_iter().collect(),
             };

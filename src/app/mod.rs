@@ -6,6 +6,7 @@
 //! pushes [`Action`]s, which are drained once per frame after everything is drawn, and
 //! every model change goes through the document's undoable commands.
 
+mod app_reparam;
 mod arrange;
 mod canvas;
 mod dialogs;
@@ -16,6 +17,7 @@ mod palette;
 mod preview_pane;
 mod problems;
 mod publish;
+mod registry;
 mod settings;
 mod theme;
 mod trust_settings;
@@ -78,6 +80,9 @@ pub(crate) enum Action {
     /// Add these typeIds or `prefix*` patterns to the host profile's node types.
     DeclareHostTypes(Vec<String>),
     OpenSettings,
+    OpenRegistry,
+    /// Re-parameterise the workflow's OpenWOP app instance.
+    ReparamApp,
     Quit,
 }
 
@@ -142,6 +147,8 @@ pub struct App {
     offer: Option<Recovered>,
     settings: Settings,
     trust_window: trust_settings::TrustWindow,
+    registry: registry::RegistryWindow,
+    app_reparam: app_reparam::AppReparamWindow,
     actions: Vec<Action>,
     pending: Option<Pending>,
     allow_close: bool,
@@ -188,6 +195,8 @@ impl App {
             offer,
             settings,
             trust_window: Default::default(),
+            registry: Default::default(),
+            app_reparam: Default::default(),
             actions: Vec::new(),
             pending: None,
             allow_close: false,
@@ -208,6 +217,10 @@ impl App {
         let mut catalog = Catalog::new();
         for p in &self.packs {
             catalog.add_pack(p);
+        }
+        // The host's own node types (Settings); a file that went away is reported there.
+        if let Some(file) = &self.settings.trust.node_catalog {
+            let _ = catalog.add_node_catalog(file);
         }
         self.trust.catalog = (!catalog.is_empty()).then_some(catalog);
         self.reports = trust_settings::pack_reports(&self.trust, &self.packs);
@@ -376,6 +389,8 @@ impl App {
             }
         }
         self.trust_settings_window(&ctx);
+        self.registry_window(&ctx);
+        self.app_reparam.show(&ctx, &mut self.actions);
         if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
             self.answered(purpose, chosen);
         }
@@ -454,6 +469,9 @@ impl App {
                 if item(ui, "Open pack folder…", "").clicked() {
                     self.actions.push(Action::OpenFolder);
                 }
+                if item(ui, "Registry…", "").clicked() {
+                    self.actions.push(Action::OpenRegistry);
+                }
                 ui.menu_button("Open recent", |ui| {
                     if self.settings.recent.is_empty() {
                         ui.label(RichText::new("Nothing yet").color(theme::TEXT_DIM));
@@ -510,6 +528,12 @@ impl App {
                 }
                 if ui.add(egui::Button::new("Select all").shortcut_text("Ctrl+A")).clicked() {
                     self.actions.push(Action::SelectAll);
+                }
+                let app = crate::editor::app_reparam::app_instance(self.doc.workflow()).is_some();
+                let tip = "Re-expand the chain the OpenWOP app expanded this workflow from, with new values";
+                if ui.add_enabled(app, egui::Button::new("Re-parameterise app workflow…")).on_hover_text(tip).clicked()
+                {
+                    self.actions.push(Action::ReparamApp);
                 }
                 ui.separator();
                 if ui.button("Settings…").on_hover_text("Target host profile and trust policy").clicked() {
@@ -695,6 +719,8 @@ impl App {
                     self.problems.status(format!("The host profile now provides {}", patterns.join(", ")));
                 }
                 Action::OpenSettings => self.trust_window.open = true,
+                Action::OpenRegistry => self.registry.open = true,
+                Action::ReparamApp => self.open_app_reparam(),
             }
         }
     }
@@ -827,6 +853,13 @@ impl App {
 
     fn open_paths(&mut self, paths: &[PathBuf]) {
         for path in paths {
+            if crate::registry::Registry::is_registry_folder(path) {
+                // A registry is browsed, not loaded whole: its packs are chosen one by one.
+                self.registry.open = true;
+                self.registry.view.open(path);
+                self.settings.remember(path);
+                continue;
+            }
             match files::open_path(path) {
                 Ok(files::Opened::Packs(out)) => {
                     let n = out.packs.len();
@@ -834,12 +867,7 @@ impl App {
                         self.problems.error(e.clone());
                     }
                     self.failures.extend(out.failures);
-                    for pack in out.packs {
-                        // Re-opening a pack replaces the loaded copy; instances find it by name.
-                        self.packs.retain(|p| p.source != pack.source);
-                        self.packs.push(pack);
-                    }
-                    self.refresh_trust();
+                    self.add_packs(out.packs);
                     self.problems.status(format!("Loaded {n} pack(s) from {}", path.display()));
                     self.settings.remember(path);
                 }
@@ -850,6 +878,16 @@ impl App {
                 Err(e) => self.problems.error(e),
             }
         }
+    }
+
+    /// Put packs in the palette and re-check everything against the new catalog.
+    fn add_packs(&mut self, packs: Vec<Pack>) {
+        for pack in packs {
+            // Re-opening a pack replaces the loaded copy; instances find it by name.
+            self.packs.retain(|p| p.source != pack.source);
+            self.packs.push(pack);
+        }
+        self.refresh_trust();
     }
 
     /// Run `next` now, or ask first when there are unsaved changes.
@@ -918,6 +956,10 @@ impl App {
                 }
             }
             Purpose::Export(mode) => self.export_to(&first, mode),
+            Purpose::Registry => self.registry.view.open(&first),
+            Purpose::InstallFolder => self.registry.view.install_dir = Some(first),
+            Purpose::Capabilities => self.import_capabilities(&first),
+            Purpose::NodeCatalog => self.import_node_catalog(&first),
             Purpose::TrustedKeys => {
                 // Choosing the same folder again re-reads it (a key file may have been added).
                 self.settings.trust.trusted_keys = Some(first);

@@ -6,6 +6,7 @@
 use super::form::FormSession;
 use super::{App, theme};
 use crate::catalog::{HostProfile, Trust, TrustReport, TrustedKeys};
+use crate::editor::host_import;
 use crate::error::{Error, code};
 use crate::pack::Pack;
 use egui::text::LayoutJob;
@@ -34,6 +35,20 @@ pub struct TrustSettings {
     pub require_signed: bool,
     /// Node config and port findings block an insert instead of warning.
     pub strict: bool,
+    /// The capabilities document the host profile was last imported from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<ImportedFrom>,
+    /// A saved OpenWOP app `node-catalog` response: its node types resolve like catalogued
+    /// ones (the CLI's `--node-catalog`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_catalog: Option<PathBuf>,
+}
+
+/// Where an imported host profile came from, and the form its document had.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportedFrom {
+    pub path: PathBuf,
+    pub form: String,
 }
 
 /// The window's own state; the settings themselves live in [`super::settings::Settings`].
@@ -44,6 +59,16 @@ pub struct TrustWindow {
     new_node_type: String,
     /// Why the trusted-keys folder could not be read, when it could not.
     keys_error: Option<Error>,
+    /// The typeIds of the imported node catalog, or why it could not be read.
+    node_catalog: Option<Result<Vec<String>, Error>>,
+    /// Why the last capabilities import was refused.
+    import_error: Option<Error>,
+}
+
+/// Which import the window asked for.
+enum Import {
+    Capabilities,
+    NodeCatalog,
 }
 
 /// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
@@ -95,12 +120,47 @@ impl App {
             }
             self.trust.trusted_keys = keys;
             self.trust_window.keys_error = error;
+            self.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
         }
         self.trust.host = s.host.clone();
         self.trust.require_signed = s.require_signed;
         self.trust.strict = s.strict;
         self.refresh_trust();
         self.recheck_form();
+    }
+
+    /// Make the capabilities document at `path` the host profile (the node types the user
+    /// declared stay), and re-check everything against it.
+    pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
+        match host_import::read_capabilities(path) {
+            Ok(got) => {
+                let s = &mut self.settings.trust;
+                let node_types = std::mem::take(&mut s.host.node_types);
+                s.host = HostProfile { node_types, ..got.profile };
+                s.capabilities = Some(ImportedFrom { path: path.to_path_buf(), form: got.form.to_owned() });
+                self.trust_window.import_error = None;
+                self.apply_trust_settings(false);
+                self.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
+            }
+            Err(e) => {
+                self.trust_window.import_error = Some(e.clone());
+                self.problems.error(e);
+            }
+        }
+    }
+
+    /// Take the host's node types from a saved `node-catalog` response.
+    pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
+        match host_import::read_node_catalog(path) {
+            Ok(ids) => {
+                let n = ids.len();
+                self.settings.trust.node_catalog = Some(path.to_path_buf());
+                self.trust_window.node_catalog = Some(Ok(ids));
+                self.apply_trust_settings(false);
+                self.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
+            }
+            Err(e) => self.problems.error(e),
+        }
     }
 
     /// An open form is opened afresh with the values typed so far, so that what blocks it and
@@ -128,6 +188,9 @@ impl App {
         let before = self.settings.trust.clone();
         let mut open = true;
         let mut choose = false;
+        let mut import = None;
+        let imported = (self.trust_window.node_catalog.as_ref(), self.trust_window.import_error.as_ref());
+        let nodes = self.doc.workflow().node_count();
         let keys = &self.trust.trusted_keys;
         let keys_error = self.trust_window.keys_error.as_ref();
         let new_node_type = &mut self.trust_window.new_node_type;
@@ -146,7 +209,10 @@ impl App {
                 // Columns are justified, which would stretch wrapped explanations word by word.
                 let left = egui::Layout::top_down(Align::LEFT);
                 ui.columns(2, |cols| {
-                    cols[0].with_layout(left, |ui| host_section(ui, &mut s.host, new_node_type));
+                    cols[0].with_layout(left, |ui| {
+                        import = import_section(ui, s, imported, nodes);
+                        host_section(ui, &mut s.host, new_node_type);
+                    });
                     choose = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
                 });
                 ui.separator();
@@ -165,10 +231,64 @@ impl App {
         if choose {
             self.ask(super::dialogs::Purpose::TrustedKeys);
         }
+        match import {
+            Some(Import::Capabilities) => self.ask(super::dialogs::Purpose::Capabilities),
+            Some(Import::NodeCatalog) => self.ask(super::dialogs::Purpose::NodeCatalog),
+            None => {}
+        }
+        if self.settings.trust.node_catalog.is_none() {
+            self.trust_window.node_catalog = None;
+        }
         if reload || self.settings.trust != before {
             self.apply_trust_settings(reload);
         }
     }
+}
+
+/// Importing what a host publishes: its capabilities document and its node catalog, with
+/// what was imported and whether the open workflow fits the host's node limit.
+fn import_section(
+    ui: &mut Ui,
+    s: &mut TrustSettings,
+    (node_catalog, import_error): (Option<&Result<Vec<String>, Error>>, Option<&Error>),
+    nodes: usize,
+) -> Option<Import> {
+    let mut import = None;
+    ui.horizontal(|ui| {
+        if ui.button("Import capabilities…").on_hover_text("An `openwop capabilities --json` document").clicked() {
+            import = Some(Import::Capabilities);
+        }
+        if ui.button("Import node catalog…").on_hover_text("A saved OpenWOP app node-catalog response").clicked() {
+            import = Some(Import::NodeCatalog);
+        }
+    });
+    if let Some(e) = import_error {
+        ui.label(RichText::new(format!("{}: {}", e.code, e.message)).small().color(theme::ERROR));
+    }
+    if let Some(from) = &s.capabilities {
+        let text = format!("Profile imported from {} ({})", from.path.display(), from.form);
+        ui.label(RichText::new(text).small().color(theme::OK));
+        dim(ui, &host_import::describe(&s.host).join(" · "));
+    }
+    if let Some(finding) = s.host.node_count_finding(nodes, "The open workflow") {
+        ui.label(RichText::new(format!("{}: {}", finding.code, finding.message)).small().color(theme::WARN));
+    }
+    if let Some(path) = s.node_catalog.clone() {
+        ui.horizontal(|ui| {
+            let text = match node_catalog {
+                Some(Ok(ids)) => format!("Host node types from {}: {}", path.display(), ids.join(", ")),
+                Some(Err(e)) => format!("{} cannot be read: {} {}", path.display(), e.code, e.message),
+                None => format!("Host node types from {}", path.display()),
+            };
+            let color = if matches!(node_catalog, Some(Err(_))) { theme::ERROR } else { theme::OK };
+            ui.add(egui::Label::new(RichText::new(text).small().color(color)).wrap());
+            if ui.small_button("Clear").on_hover_text("Stop using this node catalog").clicked() {
+                s.node_catalog = None;
+            }
+        });
+    }
+    ui.add_space(4.0);
+    import
 }
 
 fn host_section(ui: &mut Ui, host: &mut HostProfile, new_entry: &mut String) {
@@ -340,6 +460,7 @@ mod tests {
             trusted_keys: Some(PathBuf::from("/keys")),
             require_signed: true,
             strict: true,
+            ..TrustSettings::default()
         };
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["host"]["subChains"], true);

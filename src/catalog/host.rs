@@ -104,7 +104,7 @@ impl HostProfile {
     /// The profile a capabilities document describes. A family the document does not list
     /// is not supported.
     pub fn from_capabilities(doc: &Value) -> Result<Self, Error> {
-        let v2 = doc.get("preferredVersion").is_some() && doc.get("capabilities").is_none() && is_v2_record(doc);
+        let v2 = is_v2_document(doc);
         // Root first, then the deprecated wrapper (interop §4.1).
         let family = |name: &str| doc.get(name).or_else(|| doc.pointer(&format!("/capabilities/{name}")));
         let supported = |f: Option<&Value>| match f {
@@ -181,6 +181,26 @@ fn is_capabilities_document(v: &Value) -> bool {
     m.iter().any(|(k, v)| DOCUMENT_KEYS.contains(&k.as_str()) || v.is_object())
 }
 
+/// Which form of capabilities document `doc` is (interop §4), to say what was read; `None`
+/// when it is chainsmith's own profile form.
+pub fn capabilities_form(doc: &Value) -> Option<&'static str> {
+    if !is_capabilities_document(doc) {
+        return None;
+    }
+    let root_family = doc.as_object().is_some_and(|m| m.iter().any(|(k, v)| k != "capabilities" && v.is_object()));
+    Some(if is_v2_document(doc) {
+        "v2 family records"
+    } else if root_family || doc.get("capabilities").is_none() {
+        "v1 families at the root"
+    } else {
+        "v1 deprecated `capabilities` wrapper"
+    })
+}
+
+fn is_v2_document(doc: &Value) -> bool {
+    doc.get("preferredVersion").is_some() && doc.get("capabilities").is_none() && is_v2_record(doc)
+}
+
 /// v2 families are records with a `status` instead of v1's `supported`.
 fn is_v2_record(doc: &Value) -> bool {
     doc.as_object().is_some_and(|m| m.values().any(|f| f.get("status").is_some() && f.get("supported").is_none()))
@@ -249,6 +269,24 @@ mod tests {
         let no_facet = r#"{ "protocolVersions": ["2.0"], "preferredVersion": "2.0",
           "workflowChainPacks": {"status":"stable","since":"2.0","witness":"w"} }"#;
         assert!(!HostProfile::from_json(no_facet).unwrap().sub_chains);
+    }
+
+    #[test]
+    fn the_form_of_a_document_is_named() {
+        let form = |text: &str| capabilities_form(&serde_json::from_str(text).unwrap());
+        assert_eq!(
+            form(r#"{"compensation": {"supported": true}, "capabilities": {}}"#),
+            Some("v1 families at the root")
+        );
+        assert_eq!(
+            form(r#"{"protocolVersion": "1.0", "capabilities": {"secrets": {"supported": true}}}"#),
+            Some("v1 deprecated `capabilities` wrapper")
+        );
+        assert_eq!(
+            form(r#"{"preferredVersion": "1.1", "compensation": {"status": "stable", "since": "2.0"}}"#),
+            Some("v2 family records")
+        );
+        assert_eq!(form(r#"{"subChains": true, "maxDepth": 3}"#), None);
     }
 
     #[test]

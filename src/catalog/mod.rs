@@ -14,7 +14,7 @@ mod signature;
 mod trust;
 
 pub use deps::check_dependencies;
-pub use host::HostProfile;
+pub use host::{HostProfile, capabilities_form};
 pub use lockfile::{LockedPack, Lockfile, Requirement, Resolution, ResolveOptions, ResolvedPack, resolve};
 pub use node_types::{Catalog, CatalogPack, ChainResolution, NodeType, Ports};
 pub use range::Range;

@@ -40,6 +40,12 @@ pub enum Command {
     RemoveInstance {
         key: String,
     },
+    /// Re-expand the workflow's OpenWOP app instance (interop §5) with `values` merged over
+    /// the recorded ones, by the app's token rules and expansionId.
+    ReparameteriseApp {
+        chain: Box<crate::pack::Chain>,
+        values: Map<String, Value>,
+    },
     /// New positions for nodes (a finished drag is one command).
     MoveNodes(Vec<(String, (f64, f64))>),
     /// Tidy, align or distribute the nodes named (tidy: all of them when none are), with
@@ -252,6 +258,18 @@ impl Document {
                         .with("instance", key.as_str())
                 })?;
                 Ok((Change::Replace(Box::new(before)), outcome(format!("Remove instance {}", instance.label))))
+            }
+            Command::ReparameteriseApp { chain, values } => {
+                let inst = super::app_reparam::app_instance(&self.wf).ok_or_else(|| {
+                    Error::new(code::INVALID_REQUEST, "this workflow was not expanded by the OpenWOP app")
+                        .with("path", "/metadata/source")
+                })?;
+                let doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
+                let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values)?)?;
+                let to = super::app_reparam::app_instance(&wf).map(|i| i.expansion_id).unwrap_or_default();
+                let before = std::mem::replace(&mut self.wf, wf);
+                let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
+                Ok((Change::Replace(Box::new(before)), outcome(label)))
             }
             Command::MoveNodes(moves) => {
                 let label =

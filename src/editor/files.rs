@@ -4,7 +4,7 @@
 
 use crate::error::{Error, code};
 use crate::pack::{LoadOptions, LoadOutcome, load_bytes, load_path};
-use crate::workflow::Workflow;
+use crate::workflow::{Workflow, app_instance};
 use std::path::{Path, PathBuf};
 
 /// The dialogs the editor asks for. `None` or an empty list means the user cancelled.
@@ -39,8 +39,14 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
             .with("column", e.column())
     })?;
     if is_workflow(&value) {
-        let wf = Workflow::from_json(value)?;
+        // The OpenWOP app writes `nodeId`/`edgeId` and no positions (interop §5).
+        let app_form = app_instance::is_app_form(&value);
+        let value = if app_form { app_instance::definition_form(value) } else { value };
+        let mut wf = Workflow::from_json(value)?;
         check_editable(&wf, path)?;
+        if app_form {
+            lay_out_unplaced(&mut wf);
+        }
         return Ok(Opened::Workflow(Box::new(wf)));
     }
     let mut out = LoadOutcome::default();
@@ -78,6 +84,18 @@ pub fn check_editable(wf: &Workflow, source: &Path) -> Result<(), Error> {
     )
     .with("path", source.display().to_string())
     .with("limit", limit))
+}
+
+/// Give every node a layered position when none has one.
+fn lay_out_unplaced(wf: &mut Workflow) {
+    if wf.graph.node_weights().any(|n| n.json.contains_key("position")) {
+        return;
+    }
+    let at = crate::workflow::layout::layered(&wf.graph, |n| n.seq as usize);
+    for node in wf.graph.node_weights_mut() {
+        let (x, y) = at[node.seq as usize];
+        node.set_position(x, y);
+    }
 }
 
 fn is_workflow(v: &serde_json::Value) -> bool {

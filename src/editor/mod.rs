@@ -1,18 +1,22 @@
 //! The editor's model, without any GUI toolkit: the open document with its commands and
 //! exact undo, the selection, the clipboard, crash recovery, the files it opens and saves,
 //! the pure half of the insert preview (expand, then place), the size of cards and frames,
-//! and arrangements (tidy, room for a splice, align, distribute). Positions are plain
-//! numbers in canvas units.
+//! arrangements (tidy, room for a splice, align, distribute), the Registry window's model,
+//! the host imports of Settings and the re-parameterisation of OpenWOP app workflows.
+//! Positions are plain numbers in canvas units.
 //!
 //! `app` draws this model with egui and turns pointer and keyboard input into
 //! [`document::Command`]s; nothing here knows about pixels, widgets or frames, so the model
 //! is tested directly and builds without the `gui` feature.
 
+pub mod app_reparam;
 pub mod arrange;
 pub mod cards;
 pub mod clipboard;
 pub mod document;
 pub mod files;
+pub mod host_import;
 pub mod preview;
 pub mod recovery;
+pub mod registry_view;
 pub mod selection;

@@ -127,6 +127,11 @@ impl Registry {
         Self::from_document(root, doc)
     }
 
+    /// Whether `dir` is a registry folder: it has the discovery document.
+    pub fn is_registry_folder(dir: &Path) -> bool {
+        dir.join(DISCOVERY_PATH).is_file()
+    }
+
     /// A registry described by `doc`, rooted at `root`.
     pub fn from_document(root: &Path, doc: Value) -> Result<Self> {
         let doc_path = root.join(DISCOVERY_PATH);

@@ -174,6 +174,36 @@ impl AppInstance {
     }
 }
 
+/// Whether `doc` is written the app's way: a node keyed `nodeId` rather than `id`.
+pub fn is_app_form(doc: &Value) -> bool {
+    nodes(doc).iter().any(|n| n.get("nodeId").is_some() && n.get("id").is_none())
+}
+
+/// The app's workflow as a WorkflowDefinition, for tools that address nodes by `id`:
+/// `workflowId` becomes `id`, each node's `nodeId` and each edge's `edgeId` become `id`, and
+/// every other member stays as it was. A member already named `id` is left alone.
+pub fn definition_form(doc: Value) -> Value {
+    let Value::Object(mut doc) = doc else { return doc };
+    rename(&mut doc, "workflowId");
+    for (list, key) in [("nodes", "nodeId"), ("edges", "edgeId")] {
+        if let Some(Value::Array(items)) = doc.get_mut(list) {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                rename(item, key);
+            }
+        }
+    }
+    Value::Object(doc)
+}
+
+/// `from` becomes `id` in place (member order kept), unless `id` is already there.
+fn rename(obj: &mut Map<String, Value>, from: &str) {
+    if obj.contains_key("id") || !obj.contains_key(from) {
+        return;
+    }
+    let old = std::mem::take(obj);
+    *obj = old.into_iter().map(|(k, v)| if k == from { ("id".to_owned(), v) } else { (k, v) }).collect();
+}
+
 fn nodes(doc: &Value) -> &[Value] {
     doc.get("nodes").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
 }
@@ -282,6 +312,20 @@ mod tests {
         // Re-parameterised output is itself an untouched instance.
         let again = AppInstance::recognise(&out).unwrap();
         assert_eq!(again.hand_edits(&out, &triage()).unwrap(), []);
+    }
+
+    #[test]
+    fn the_app_form_becomes_a_definition_and_stays_one_instance() {
+        assert!(is_app_form(&app_workflow()));
+        let def = definition_form(app_workflow());
+        assert!(!is_app_form(&def));
+        assert_eq!(def["id"], "wf.ticket-triage.1a2b3c4d");
+        assert_eq!(def["nodes"][0]["id"], "vendor_example_ticket-triage_fd9b00f727d5_fetch");
+        assert_eq!(def["edges"][0]["id"], "e1");
+        assert_eq!(def["nodes"][1]["outputRole"], "primary");
+        assert_eq!(def.as_object().unwrap().keys().next().map(String::as_str), Some("id"), "member order kept");
+        let inst = AppInstance::recognise(&def).unwrap();
+        assert_eq!(inst.hand_edits(&def, &triage()).unwrap(), []);
     }
 
     #[test]

@@ -6,6 +6,11 @@ OpenSSL makes the Ed25519 keys and signatures. tests/registry.rs runs this and c
 what chainsmith makes of the result.
 
 usage: make_registry.py OUT
+       make_registry.py --corpus PACKS OUT
+
+--corpus: OUT is one v2 registry holding every PACKS/<name>/pack.json (with its schemas/
+and LICENSE) unsigned, as it is, each under its own `kind` (none: `node`); the editor's
+Registry window lists it (tests/ui_interop.rs).
 
 OUT/v2reg   discovery document with v2 endpoints, keys good-1 (vendor.acme.*) and
             rogue-1 (vendor.rogue.*):
@@ -155,14 +160,15 @@ class Registry:
         self.packs.setdefault(name, []).append(row)
         return integrity
 
-    def finish(self, latest):
+    def finish(self, latest, kinds=None):
         index_rows = []
         for name, rows in sorted(self.packs.items()):
+            kind = (kinds or {}).get(name, "workflow-chain")
             write_json(self.path(self.url("index", name)), {
-                "name": name, "kind": "workflow-chain", "latest": latest.get(name, rows[-1]["version"]),
+                "name": name, "kind": kind, "latest": latest.get(name, rows[-1]["version"]),
                 "versions": rows, "deprecated": False,
             })
-            index_rows.append({"name": name, "kind": "workflow-chain", "latestVersion": latest.get(name, rows[-1]["version"])})
+            index_rows.append({"name": name, "kind": kind, "latestVersion": latest.get(name, rows[-1]["version"])})
         write_json(os.path.join(self.root, self.tree, "index.json"),
                    {"registryVersion": "1.0.0", "packCount": len(index_rows), "packs": index_rows})
 
@@ -250,5 +256,34 @@ def main(out):
     write_json(os.path.join(out, "expected.json"), expected)
 
 
+def main_corpus(packs, out):
+    write_json(os.path.join(out, ".well-known", "openwop-registry.json"), discovery("v2", []))
+    reg = Registry(out, "v2")
+    kinds = {}
+    for entry in sorted(os.listdir(packs)):
+        folder = os.path.join(packs, entry)
+        manifest_path = os.path.join(folder, "pack.json")
+        if not os.path.isfile(manifest_path):
+            continue
+        with open(manifest_path, "rb") as f:
+            body = f.read()
+        manifest = json.loads(body)
+        files = {"pack.json": body}
+        if os.path.isfile(os.path.join(folder, "LICENSE")):
+            with open(os.path.join(folder, "LICENSE"), "rb") as f:
+                files["LICENSE"] = f.read()
+        schemas = os.path.join(folder, "schemas")
+        if os.path.isdir(schemas):
+            for name in sorted(os.listdir(schemas)):
+                with open(os.path.join(schemas, name), "rb") as f:
+                    files["schemas/" + name] = f.read()
+        reg.publish(manifest, files, None)
+        kinds[manifest["name"]] = manifest.get("kind", "node")
+    reg.finish({}, kinds)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--corpus":
+        main_corpus(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1])

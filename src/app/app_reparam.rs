@@ -1,0 +1,125 @@
+//! The window that re-parameterises a workflow the OpenWOP app expanded from one chain: it
+//! says which nodes were edited by hand since the expansion (the re-expansion replaces those
+//! edits), takes new values, and applies them as one undoable command. The model is
+//! [`crate::editor::app_reparam`].
+
+use super::{Action, theme};
+use crate::editor::app_reparam::AppReparam;
+use crate::editor::document::Command;
+use crate::error::Error;
+use egui::{Id, RichText, Ui};
+
+const WINDOW_WIDTH: f32 = 560.0;
+
+/// The open re-parameterisation, if any.
+#[derive(Default)]
+pub struct AppReparamWindow {
+    pub open: Option<AppReparam>,
+    /// Why the values typed cannot be used.
+    refusal: Option<Error>,
+}
+
+impl AppReparamWindow {
+    pub fn start(&mut self, r: AppReparam) {
+        self.open = Some(r);
+        self.refusal = None;
+    }
+
+    pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        let Some(r) = &mut self.open else { return };
+        let mut keep = true;
+        let mut submit = false;
+        egui::Window::new("Re-parameterise app workflow")
+            .id(Id::unique("cs-app-reparam"))
+            .open(&mut keep)
+            .collapsible(false)
+            .resizable(false)
+            .default_width(WINDOW_WIDTH)
+            .default_pos(ctx.content_rect().center() - egui::vec2(WINDOW_WIDTH / 2.0, 220.0))
+            .constrain(true)
+            .show(ctx, |ui| submit = contents(ui, r, self.refusal.as_ref()));
+        if submit {
+            match r.values() {
+                Ok(values) => {
+                    let chain = Box::new(r.chain.clone());
+                    actions.push(Action::Doc(Command::ReparameteriseApp { chain, values }));
+                    keep = false;
+                }
+                Err(e) => self.refusal = Some(e),
+            }
+        }
+        if !keep {
+            self.open = None;
+            self.refusal = None;
+        }
+    }
+}
+
+/// Returns whether "Re-parameterise" was clicked.
+fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> bool {
+    let inst = &r.instance;
+    ui.label(RichText::new(format!("{}@{}", inst.chain_id, inst.chain_version)).strong());
+    dim(
+        ui,
+        &format!(
+            "Expanded by the OpenWOP app with expansionId {}. Re-expanding uses the app's token rules; the new expansionId is the app's hash of the values.",
+            inst.expansion_id
+        ),
+    );
+    ui.add_space(4.0);
+    if r.hand_edits.is_empty() {
+        ui.label(RichText::new("No node was edited by hand since the expansion.").color(theme::OK));
+    } else {
+        ui.label(
+            RichText::new(format!(
+                "Edited by hand since the expansion ({}); re-parameterising replaces these edits:",
+                r.hand_edits.len()
+            ))
+            .color(theme::WARN),
+        );
+        for line in r.describe_edits() {
+            ui.label(RichText::new(line).monospace().small().color(theme::WARN));
+        }
+    }
+    ui.separator();
+    egui::Grid::new("cs-app-reparam-fields").num_columns(2).spacing([12.0, 6.0]).show(ui, |ui| {
+        for (name, text) in &mut r.texts {
+            let label = ui.label(name.as_str());
+            let edit = egui::TextEdit::singleline(text).hint_text("recorded value or default").desired_width(320.0);
+            ui.add(edit.id_salt(("cs-app-param", name.as_str()))).labelled_by(label.id);
+            ui.end_row();
+        }
+    });
+    if let Some(e) = refusal {
+        ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
+    }
+    ui.add_space(4.0);
+    ui.button(RichText::new("Re-parameterise").strong()).clicked()
+}
+
+fn dim(ui: &mut Ui, text: &str) {
+    ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
+}
+
+impl super::App {
+    /// Open the window for the workflow's app instance, selecting the nodes edited by hand.
+    pub(super) fn open_app_reparam(&mut self) {
+        match AppReparam::open(self.doc.workflow(), &self.packs) {
+            Ok(r) => {
+                self.doc.selection.clear();
+                for e in &r.hand_edits {
+                    if let crate::workflow::app_instance::HandEdit::Changed { node_id, .. } = e {
+                        self.doc.selection.nodes.insert(node_id.clone());
+                    }
+                }
+                self.app_reparam.start(r);
+            }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    /// Whether the re-parameterisation window is open.
+    pub fn app_reparam_open(&self) -> bool {
+        self.app_reparam.open.is_some()
+    }
+}

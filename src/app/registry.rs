@@ -1,0 +1,268 @@
+//! The Registry window: a registry folder's packs (name, kind, versions, yanked and
+//! deprecated, how the version an install takes verified), a filter, and per version Install
+//! (into the OpenWOP install cache) and Open (its tarball as a pack in the palette). The
+//! model is [`crate::editor::registry_view`]; this file only draws it.
+
+use super::theme;
+use crate::editor::registry_view::{Listing, Outcome, RegistryView};
+use crate::registry::{Check, PackListing};
+use egui::{Color32, Id, RichText, Ui};
+use std::time::Duration;
+
+const WINDOW_SIZE: egui::Vec2 = egui::vec2(900.0, 560.0);
+/// Every row of the list is this tall, so only the rows in view are laid out.
+const ROW_HEIGHT: f32 = 26.0;
+
+/// What the user asked the window for; handled by the app after drawing.
+pub enum Request {
+    ChooseFolder,
+    ChooseInstallFolder,
+    Install { name: String, version: String },
+    Open { name: String, version: String },
+}
+
+/// The window and its model.
+#[derive(Default)]
+pub struct RegistryWindow {
+    pub open: bool,
+    pub view: RegistryView,
+}
+
+/// One line of the list: a version of a pack (the pack's own columns on its first line).
+struct Line<'a> {
+    pack: &'a PackListing,
+    first: bool,
+    version: usize,
+}
+
+impl RegistryWindow {
+    /// Draw the window while it is open; what was clicked.
+    pub fn show(&mut self, ctx: &egui::Context) -> Option<Request> {
+        if !self.open {
+            return None;
+        }
+        if self.view.poll() {
+            // Nothing else will wake the UI when the listing thread answers.
+            ctx.request_repaint_after(Duration::from_millis(30));
+        }
+        let mut request = None;
+        let mut open = true;
+        egui::Window::new("Registry")
+            .id(Id::unique("cs-registry"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(true)
+            .default_size(WINDOW_SIZE)
+            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
+            .constrain(true)
+            .show(ctx, |ui| request = self.contents(ui));
+        self.open = open;
+        request
+    }
+
+    fn contents(&mut self, ui: &mut Ui) -> Option<Request> {
+        let mut request = None;
+        ui.horizontal(|ui| {
+            ui.label("Registry folder");
+            let shown = self.view.root().map_or("none chosen".to_owned(), |p| p.display().to_string());
+            ui.label(RichText::new(shown).monospace().small());
+            if ui.button("Choose folder…").on_hover_text("A folder with .well-known/openwop-registry.json").clicked()
+            {
+                request = Some(Request::ChooseFolder);
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("Install into");
+            let base = self.view.install_base().map_or("no folder (set HOME)".to_owned(), |p| p.display().to_string());
+            ui.label(RichText::new(base).monospace().small());
+            if ui.button("Change…").clicked() {
+                request = Some(Request::ChooseInstallFolder);
+            }
+        });
+        ui.horizontal(|ui| {
+            let label = ui.label("Filter");
+            let edit = egui::TextEdit::singleline(&mut self.view.filter).hint_text("name, kind or description");
+            ui.add(edit.id_salt("cs-registry-filter").desired_width(280.0)).labelled_by(label.id);
+            ui.label(RichText::new(self.summary()).small().color(theme::TEXT_DIM));
+        });
+        self.outcome(ui);
+        ui.separator();
+        if let Listing::Failed(e) = &self.view.listing {
+            ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
+            return request;
+        }
+        let packs = self.view.visible();
+        let lines: Vec<Line> = packs
+            .iter()
+            .flat_map(|p| (0..p.versions.len().max(1)).map(move |i| Line { pack: p, first: i == 0, version: i }))
+            .collect();
+        egui::ScrollArea::vertical().id_salt("cs-registry-list").auto_shrink([false, false]).show_rows(
+            ui,
+            ROW_HEIGHT,
+            lines.len(),
+            |ui, range| {
+                for line in &lines[range] {
+                    if let Some(r) = draw_line(ui, line) {
+                        request = Some(r);
+                    }
+                }
+            },
+        );
+        request
+    }
+
+    fn summary(&self) -> String {
+        match &self.view.listing {
+            Listing::None => "Choose a registry folder to list its packs".to_owned(),
+            Listing::Loading { .. } => "Listing and verifying…".to_owned(),
+            Listing::Ready { packs, took } => {
+                let shown = self.view.visible().len();
+                let ms = took.as_secs_f64() * 1000.0;
+                format!("{shown} of {} packs (listed and verified in {ms:.0} ms)", packs.len())
+            }
+            Listing::Failed(_) => "The folder could not be listed".to_owned(),
+        }
+    }
+
+    fn outcome(&self, ui: &mut Ui) {
+        let Some(outcome) = &self.view.outcome else { return };
+        match outcome {
+            Outcome::Installed(done) => {
+                let sig = match &done.signature {
+                    crate::registry::SignatureCheck::Verified { key_id, .. } => format!("verified ({key_id})"),
+                    crate::registry::SignatureCheck::Unsigned => "unsigned".to_owned(),
+                };
+                let text = format!(
+                    "Installed {}@{} ({sig}, {}) to {}",
+                    done.name,
+                    done.version,
+                    done.integrity,
+                    done.tarball.display()
+                );
+                ui.label(RichText::new(text).color(theme::OK));
+                for w in &done.warnings {
+                    ui.label(RichText::new(format!("{}: {}", w.code, w.message)).small().color(theme::WARN));
+                }
+            }
+            Outcome::Opened { name, version, chains } => {
+                let text = format!("Opened {name}@{version} into the palette ({chains} chain(s))");
+                ui.label(RichText::new(text).color(theme::OK));
+            }
+            Outcome::Refused { what, error } => {
+                let text = format!("{what} refused: {} — {}", error.code, error.message);
+                ui.label(RichText::new(text).color(theme::ERROR));
+            }
+        }
+    }
+}
+
+fn check_color(check: &Check) -> Color32 {
+    match check {
+        Check::Verified { .. } => theme::OK,
+        Check::Unsigned { .. } => theme::WARN,
+        Check::Refused { .. } => theme::ERROR,
+    }
+}
+
+fn draw_line(ui: &mut Ui, line: &Line) -> Option<Request> {
+    let mut request = None;
+    let pack = line.pack;
+    ui.horizontal(|ui| {
+        ui.set_height(ROW_HEIGHT - ui.spacing().item_spacing.y);
+        let (name, kind) = if line.first {
+            (RichText::new(&pack.name).strong(), RichText::new(&pack.kind).small().color(theme::TEXT_DIM))
+        } else {
+            (RichText::new(""), RichText::new(""))
+        };
+        ui.add_sized([300.0, ROW_HEIGHT - 6.0], egui::Label::new(name).truncate()).on_hover_text(&pack.description);
+        ui.add_sized([110.0, ROW_HEIGHT - 6.0], egui::Label::new(kind).truncate());
+        let Some(row) = pack.versions.get(line.version) else {
+            ui.label(RichText::new("no versions listed").small().color(theme::TEXT_DIM));
+            return;
+        };
+        ui.add_sized([70.0, ROW_HEIGHT - 6.0], egui::Label::new(RichText::new(&row.version).monospace()));
+        let mut flags = Vec::new();
+        if row.yanked {
+            flags.push(("yanked".to_owned(), theme::ERROR));
+        }
+        if let Some(reason) = &row.deprecated {
+            flags.push((format!("deprecated: {reason}"), theme::WARN));
+        }
+        // Listing verifies the version an install without a spec takes; other versions show
+        // what their index row claims until they are installed or opened.
+        let checked = match &pack.check {
+            Check::Verified { version, .. } | Check::Unsigned { version } => Some(version.as_str()),
+            Check::Refused { version, .. } => version.as_deref(),
+        };
+        if checked == Some(row.version.as_str()) || (checked.is_none() && line.first) {
+            flags.push((pack.check.label(), check_color(&pack.check)));
+        } else {
+            let claim = row.signing.as_deref().unwrap_or("unsigned");
+            flags.push((format!("{claim} (not checked)"), theme::TEXT_DIM));
+        }
+        for (text, color) in flags {
+            let tip = match &pack.check {
+                Check::Refused { error, .. } if text == error.code => error.message.clone(),
+                _ => text.clone(),
+            };
+            ui.label(RichText::new(text).small().color(color)).on_hover_text(tip);
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let what = format!("{}@{}", pack.name, row.version);
+            let open = ui.button("Open");
+            open.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {what}")));
+            if open.on_hover_text(format!("Verify {what} and open its tarball as a pack")).clicked() {
+                request = Some(Request::Open { name: pack.name.clone(), version: row.version.clone() });
+            }
+            let install = ui.button("Install");
+            install.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Install {what}")));
+            if install.on_hover_text(format!("Verify {what} and write it to the install cache")).clicked() {
+                request = Some(Request::Install { name: pack.name.clone(), version: row.version.clone() });
+            }
+        });
+    });
+    request
+}
+
+impl super::App {
+    /// The Registry window while it is open, and what was asked of it.
+    pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
+        let Some(request) = self.registry.show(ctx) else { return };
+        match request {
+            Request::ChooseFolder => self.ask(super::dialogs::Purpose::Registry),
+            Request::ChooseInstallFolder => self.ask(super::dialogs::Purpose::InstallFolder),
+            Request::Install { name, version } => {
+                let opts = crate::registry::InstallOptions {
+                    require_signed: self.settings.trust.require_signed,
+                    protocol_major: self.trust.host.protocol_major,
+                };
+                match self.registry.view.install(&name, &version, opts) {
+                    Some(done) => {
+                        let status = format!("Installed {name}@{version} to {}", done.tarball.display());
+                        self.problems.status(status);
+                    }
+                    None => self.registry_refusal(),
+                }
+            }
+            Request::Open { name, version } => match self.registry.view.open_version(&name, &version) {
+                Some(pack) => {
+                    let chains = pack.chains.len();
+                    self.add_packs(vec![pack]);
+                    self.problems.status(format!("Opened {name}@{version} from the registry ({chains} chain(s))"));
+                }
+                None => self.registry_refusal(),
+            },
+        }
+    }
+
+    fn registry_refusal(&mut self) {
+        if let Some(Outcome::Refused { error, .. }) = &self.registry.view.outcome {
+            self.problems.error(error.clone());
+        }
+    }
+
+    /// The registry view, for tests and tools that drive the window.
+    pub fn registry_view(&self) -> &RegistryView {
+        &self.registry.view
+    }
+}

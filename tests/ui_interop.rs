@@ -1,0 +1,321 @@
+//! The editor's interop windows driven without a display (egui_kittest): the Registry window
+//! lists a registry folder built from the shared corpus, installs a version into the install
+//! cache and opens one into the palette; a capabilities document and a node catalog
+//! imported in Settings change what the palette blocks; a workflow written the way the
+//! OpenWOP app writes it shows as one chain instance and is re-parameterised with the nodes
+//! edited by hand listed first. Every file dialog is answered by a script, never rfd.
+
+mod common;
+#[allow(dead_code)] // the drag helper is not needed here
+mod ui_common;
+
+use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::editor::registry_view::Outcome;
+use chainsmith::pack::bundled;
+use egui::accesskit::Role;
+use egui::{Key, Modifiers, Pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{By, Queryable};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+use ui_common::harness;
+
+/// Dialogs that answer from queues: files for open questions, folders for folder questions.
+#[derive(Clone, Default)]
+struct Script(Rc<RefCell<(VecDeque<PathBuf>, VecDeque<PathBuf>)>>);
+
+impl Script {
+    fn will_open(&self, file: &Path) {
+        self.0.borrow_mut().0.push_back(file.to_path_buf());
+    }
+
+    fn will_pick_folder(&self, dir: &Path) {
+        self.0.borrow_mut().1.push_back(dir.to_path_buf());
+    }
+}
+
+impl FileDialogs for Script {
+    fn open_files(&mut self) -> Vec<PathBuf> {
+        self.0.borrow_mut().0.pop_front().into_iter().collect()
+    }
+
+    fn open_folder(&mut self) -> Option<PathBuf> {
+        self.0.borrow_mut().1.pop_front()
+    }
+
+    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
+        None
+    }
+}
+
+fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
+    let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
+    harness(App::new(opts, None))
+}
+
+fn click(h: &mut Harness<'_, App>, button: &str) {
+    h.get(By::new().label(button).role(Role::Button)).click();
+    h.run();
+}
+
+fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
+    h.get_by_label(menu).click();
+    h.run();
+    // Menu items with a shortcut column carry it in their accessible name.
+    h.get(By::new().label_contains(item).role(Role::Button)).click();
+    h.run();
+}
+
+fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
+    h.get(By::new().label(label).role(Role::TextInput))
+}
+
+/// Replace the text of a field by typing, as a person would.
+fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
+    text_field(h, label).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+    text_field(h, label).type_text(text);
+    h.run();
+}
+
+/// Labels whose text starts with `prefix`.
+fn label_starting(h: &Harness<'_, App>, prefix: &str) -> Option<String> {
+    let prefix = prefix.to_owned();
+    h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().is_some_and(|v| v.starts_with(&prefix))))
+        .next()
+        .and_then(|n| n.value())
+}
+
+/// A registry folder holding every pack of the corpus, unsigned, built by
+/// `tests/tools/make_registry.py` (Python, not chainsmith), plus one bundled sample pack
+/// published and signed by chainsmith. Returns the folder and how many corpus packs there
+/// are and how many of them carry no `signing` (both counted from the corpus's own files).
+fn corpus_registry(root: &Path) -> (PathBuf, usize, usize) {
+    let packs_dir = common::corpus_dir().join("registry/packs");
+    let reg = root.join("registry");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
+    let out =
+        std::process::Command::new("python3").arg(script).arg("--corpus").arg(&packs_dir).arg(&reg).output().unwrap();
+    assert!(out.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&out.stderr));
+    let manifests: Vec<Value> = std::fs::read_dir(&packs_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("pack.json"))
+        .filter(|p| p.is_file())
+        .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
+        .collect();
+    let unsigned = manifests.iter().filter(|m| m.get("signing").is_none()).count();
+    // A copy, so the bundled pack is never written to (signing rewrites pack.json).
+    let sample = root.join("sample");
+    std::fs::create_dir_all(&sample).unwrap();
+    std::fs::copy(chainsmith::pack::bundled_dir().join(SAMPLE).join("pack.json"), sample.join("pack.json")).unwrap();
+    let key = ed25519_dalek::SigningKey::from_bytes(&[9u8; 32]);
+    chainsmith::registry::publish::publish(&sample, &reg, Some((&key, "sample-key"))).unwrap();
+    (reg, manifests.len(), unsigned)
+}
+
+/// The bundled pack the registry above also holds, signed.
+const SAMPLE: &str = "vendor.chainsmith.support-desk";
+
+fn wait_for_listing(h: &mut Harness<'_, App>) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while h.state().registry_view().is_loading() {
+        assert!(Instant::now() < deadline, "the registry listing never answered");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run();
+}
+
+#[test]
+#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
+    let root = tempfile::tempdir().unwrap();
+    let (reg, corpus, unsigned) = corpus_registry(root.path());
+    let count = corpus + 1;
+    let cache = root.path().join("cache");
+    let dialogs = Script::default();
+    dialogs.will_pick_folder(&reg);
+    dialogs.will_pick_folder(&cache);
+    let mut h = start(Vec::new(), dialogs);
+    menu(&mut h, "File", "Registry…");
+    assert!(h.query_by_label("Registry").is_some(), "the window is open");
+    click(&mut h, "Choose folder…");
+    wait_for_listing(&mut h);
+    let listed = h.state().registry_view().packs().len();
+    assert_eq!(listed, count, "every pack of the corpus is listed");
+    let summary = label_starting(&h, &format!("{count} of {count} packs")).expect("the count is shown");
+    assert!(summary.contains("listed and verified in"), "{summary}");
+    // The listing ran the real verification: the sample verified with its registry key,
+    // every corpus pack without a `signing` block unsigned.
+    let view = h.state().registry_view();
+    let label_of = |name: &str| view.packs().iter().find(|p| p.name == name).map(|p| p.check.label());
+    assert_eq!(label_of(SAMPLE).as_deref(), Some("verified (sample-key)"));
+    assert_eq!(view.packs().iter().filter(|p| p.check.label() == "unsigned").count(), unsigned);
+
+    let name = "core.openwop.workflows.kicktodo-challenge-factory";
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(common::corpus_dir().join("registry/packs").join(name).join("pack.json")).unwrap(),
+    )
+    .unwrap();
+    let version = manifest["version"].as_str().unwrap().to_owned();
+    type_into(&mut h, "Filter", "challenge-factory");
+    assert!(label_starting(&h, &format!("1 of {count} packs")).is_some(), "the filter leaves one pack");
+    assert!(h.query_by_label(name).is_some(), "its name is shown");
+
+    click(&mut h, "Change…");
+    click(&mut h, &format!("Install {name}@{version}"));
+    let Some(Outcome::Installed(done)) = &h.state().registry_view().outcome else {
+        panic!("installed: {:?}", h.state().registry_view().outcome)
+    };
+    let tgz = cache.join(name).join(&version).join(format!("{version}.tgz"));
+    assert_eq!(done.tarball, tgz);
+    assert!(tgz.is_file() && cache.join(name).join(&version).join(format!("{version}.json")).is_file());
+    assert!(label_starting(&h, &format!("Installed {name}@{version}")).is_some(), "the result is shown");
+
+    let before = h.state().packs().len();
+    click(&mut h, &format!("Open {name}@{version}"));
+    let packs = h.state().packs();
+    assert_eq!(packs.len(), before + 1, "{:?}", h.state().last_error());
+    let opened = packs.last().unwrap();
+    assert_eq!((opened.name(), opened.version()), (name, version.as_str()));
+    assert!(opened.source.ends_with(format!("{version}.tgz")), "{}", opened.source.display());
+    assert!(h.query_by_label("Challenge Factory").is_some(), "its chain is a palette tile");
+
+    // A tampered tarball: Open refuses with the integrity code, shown in the window.
+    let reg_tgz = chainsmith::registry::Registry::open(&reg).unwrap().tarball_path(name, &version).unwrap();
+    std::fs::write(&reg_tgz, b"tampered").unwrap();
+    click(&mut h, &format!("Open {name}@{version}"));
+    assert_eq!(h.state().last_error().map(|e| e.code), Some("pack_integrity_failure"));
+    assert!(label_starting(&h, &format!("Open {name}@{version} refused: pack_integrity_failure")).is_some());
+}
+
+/// Whether the palette tile labelled `tile` carries the badge `code` (a label right below it).
+fn tile_badge(h: &Harness<'_, App>, tile: &str, code: &str) -> bool {
+    let title = h.get_by_label(tile).rect();
+    let code = code.to_owned();
+    h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().as_deref() == Some(code.as_str()))).any(|b| {
+        let b = b.rect();
+        b.min.y > title.max.y && b.min.y < title.max.y + 60.0 && b.max.x < title.min.x + 400.0
+    })
+}
+
+#[test]
+fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked() {
+    let dir = tempfile::tempdir().unwrap();
+    // interop §4.4's document, families at the root, from a host without compensation and
+    // with a limit of one node execution.
+    let caps = dir.path().join("capabilities.json");
+    let doc = json!({"protocolVersion": "1.1", "protocolVersions": ["1.1"], "preferredVersion": "1.1",
+        "limits": {"clarificationRounds": 3, "schemaRounds": 2, "envelopesPerTurn": 5, "maxNodeExecutions": 1},
+        "compensation": {"supported": false},
+        "workflowChainPacks": {"supported": true, "subChains": {"supported": true, "maxDepth": 3}},
+        "capabilities": {"compensation": {"supported": false}}});
+    std::fs::write(&caps, doc.to_string()).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let catalog = repo.join("tests/fixtures/app/node-catalog.json");
+    let feature = repo.join("tests/fixtures/app/feature-chain.json");
+    // A workflow of two nodes: over the host's limit once the document is imported.
+    let wf = dir.path().join("two.json");
+    let two = json!({"id": "two", "name": "Two", "version": "1.0.0",
+        "nodes": [{"id": "a", "typeId": "core.noop"}, {"id": "b", "typeId": "core.noop"}], "edges": []});
+    std::fs::write(&wf, two.to_string()).unwrap();
+    let dialogs = Script::default();
+    dialogs.will_open(&caps);
+    dialogs.will_open(&catalog);
+    let mut h = start(vec![feature, wf], dialogs);
+    assert!(!tile_badge(&h, "Book trip", "capability_required"), "compensation is on by default");
+    menu(&mut h, "Edit", "Settings…");
+    click(&mut h, "Import capabilities…");
+    assert!(tile_badge(&h, "Book trip", "capability_required"), "the imported host has no compensation");
+    let shown = label_starting(&h, "Profile imported from").expect("what was imported is shown");
+    assert!(shown.ends_with("capabilities.json (v1 families at the root)"), "{shown}");
+    assert!(
+        label_starting(&h, "protocol major 1 · compensation not supported · sub-chains supported, max depth 3")
+            .is_some()
+    );
+    let limit = label_starting(&h, "host_node_limit_exceeded: The open workflow has 2 nodes").expect("the limit warns");
+    assert!(limit.contains("at most 1 node execution"), "{limit}");
+
+    let feature_tile = "Summarise a page";
+    let blocked = |h: &Harness<'_, App>| tile_badge(h, feature_tile, "chain_unresolvable_typeid");
+    let before = blocked(&h);
+    click(&mut h, "Import node catalog…");
+    let types = label_starting(&h, "Host node types from").expect("the imported types are shown");
+    assert!(types.ends_with("feature.demo.summarise, feature.demo.translate"), "{types}");
+    assert!(before && !blocked(&h), "the host's node type resolves once its catalog is imported");
+}
+
+#[test]
+fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut doc: Value = serde_json::from_slice(
+        &std::fs::read(repo.join("tests/fixtures/app/ticket-triage.app-workflow.json")).unwrap(),
+    )
+    .unwrap();
+    let classify = "vendor_example_ticket-triage_fd9b00f727d5_classify";
+    doc["nodes"][1]["config"]["note"] = json!("typed by hand");
+    let wf = dir.path().join("triage.json");
+    std::fs::write(&wf, doc.to_string()).unwrap();
+    let mut h = start(vec![repo.join("tests/fixtures/app/ticket-triage.json"), wf], Script::default());
+    assert_eq!(h.state().workflow().node_count(), 2, "{:?}", h.state().last_error());
+
+    // One frame around both nodes; a double-click on it opens the re-parameterisation.
+    let frame = h.get(By::new().label("Chain instance Ticket triage · fd9b00f727d5 (OpenWOP app)").role(Role::Group));
+    let corner = frame.rect().min + egui::vec2(12.0, 10.0);
+    let at = h.state().canvas_to_screen(corner);
+    double_click(&mut h, at);
+    assert!(h.state().app_reparam_open(), "{:?}", h.state().last_error());
+    assert!(label_starting(&h, "Edited by hand since the expansion (1)").is_some());
+    assert!(h.query_by_label(&format!("{classify}: config edited by hand")).is_some(), "the edited node is named");
+    assert_eq!(h.state().selected_nodes(), [classify], "and selected on the canvas");
+    assert_eq!(text_field(&h, "queue").value().as_deref(), Some("billing"), "the recorded values");
+
+    type_into(&mut h, "queue", "sales");
+    click(&mut h, "Re-parameterise");
+    assert!(!h.state().app_reparam_open(), "{:?}", h.state().last_error());
+    let canonical = r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
+    let id = app_expansion_id(canonical);
+    let out = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    let p = format!("vendor_example_ticket-triage_{id}_");
+    assert_eq!(out["metadata"]["expansionId"], json!(id));
+    assert_eq!(out["nodes"][0]["id"], json!(format!("{p}fetch")));
+    assert_eq!(out["nodes"][0]["config"]["url"], "https://tickets.example/sales?limit=40");
+    assert_eq!(out["nodes"][1]["config"]["note"], "for sales", "the hand edit was replaced");
+    assert_eq!(out["edges"][0]["sourceNodeId"], json!(format!("{p}fetch")));
+    let title = format!("Chain instance Ticket triage · {id} (OpenWOP app)");
+    assert!(h.query_by_label(&title).is_some(), "still one frame, under the new id");
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    let undone = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    assert_eq!(undone["metadata"]["expansionId"], "fd9b00f727d5");
+    assert_eq!(undone["nodes"][1]["config"]["note"], "typed by hand");
+}
+
+/// The app's expansionId (interop §5) from its formula: 12 hex digits of
+/// sha256("<chainId>@<version>:" + sorted-key JSON of the resolved values).
+fn app_expansion_id(canonical: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("vendor.example.ticket-triage@1.2.0:{canonical}").as_bytes());
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+fn double_click(h: &mut Harness<'_, App>, p: Pos2) {
+    h.hover_at(p);
+    h.run_steps(30);
+    for _ in 0..2 {
+        for pressed in [true, false] {
+            let modifiers = Modifiers::NONE;
+            h.event(egui::Event::PointerButton { pos: p, button: egui::PointerButton::Primary, pressed, modifiers });
+        }
+    }
+    h.run();
+}
