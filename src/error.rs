@@ -62,7 +62,6 @@ pub mod code {
     pub const TOKEN_LIKE_TEXT: &str = "token_like_text";
     pub const CAPABILITIES_WIDENED: &str = "capabilities_widened";
     pub const VERSION_BUMP_SUGGESTED: &str = "version_bump_suggested";
-    pub const PARAMETER_DEFAULT_INVALID: &str = "parameter_default_invalid";
     pub const SIGNATURE_STALE: &str = "signature_stale";
     // What a strict-schema export changed (info), and the faithful export's known departures
     // from the closed WorkflowNode schema (chain-packs §15 A1, A5).

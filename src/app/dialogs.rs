@@ -32,6 +32,10 @@ pub enum Purpose {
     Capabilities,
     /// A saved OpenWOP app `node-catalog` response.
     NodeCatalog,
+    /// Where the pack view saves the pack being authored (a `pack.json`).
+    SavePack,
+    /// The Ed25519 private key (PKCS#8 PEM) the pack view signs with.
+    SigningKey,
 }
 
 impl Purpose {
@@ -47,11 +51,13 @@ impl Purpose {
             Purpose::InstallFolder => "Choose the install cache folder",
             Purpose::Capabilities => "Import a host capabilities document",
             Purpose::NodeCatalog => "Import a host node catalog",
+            Purpose::SavePack => "Save pack",
+            Purpose::SigningKey => "Choose the private key to sign with",
         }
     }
 
     fn is_save(&self) -> bool {
-        matches!(self, Purpose::Save | Purpose::Export(_))
+        matches!(self, Purpose::Save | Purpose::Export(_) | Purpose::SavePack)
     }
 
     fn is_folder(&self) -> bool {
@@ -98,7 +104,10 @@ impl Dialogs {
         if self.uses_system() {
             let title = purpose.title();
             let chosen = match &purpose {
-                Purpose::Open | Purpose::Capabilities | Purpose::NodeCatalog => self.system.open_files(),
+                // One key file: the open dialog is the one that picks an existing file.
+                Purpose::Open | Purpose::Capabilities | Purpose::NodeCatalog | Purpose::SigningKey => {
+                    self.system.open_files()
+                }
                 p if p.is_folder() => self.system.open_folder().into_iter().collect(),
                 _ => self.system.save_file(title, suggested).into_iter().collect(),
             };

@@ -157,18 +157,7 @@ impl FormSession {
         if !self.stale && self.placed_revision == Some(revision) {
             return;
         }
-        let mut with_defaults = self.values.clone();
-        apply_defaults(chain.parameters(), &mut with_defaults);
-        let checked = check(chain, &Value::Object(with_defaults));
-        self.refusal = None;
-        self.errors = match checked {
-            Ok(errors) => errors,
-            Err(e) => {
-                self.refusal = Some(e);
-                Vec::new()
-            }
-        };
-        self.field_errors = map_errors(&self.form.fields, &self.errors, &self.values);
+        self.validate(chain);
         let valid = self.errors.is_empty() && self.parse_errors.is_empty();
         let exp = preview::expand_preview(trust, pack, chain, wf, &self.values, &self.expansion_id, valid);
         if let Ok(e) = &exp
@@ -195,6 +184,52 @@ impl FormSession {
         }
         self.expansion = Some(exp);
         self.stale = false;
+    }
+
+    /// Validate the values (defaults filled in) with the chain's compiled validator.
+    fn validate(&mut self, chain: &Chain) {
+        let mut with_defaults = self.values.clone();
+        apply_defaults(chain.parameters(), &mut with_defaults);
+        let checked = check(chain, &Value::Object(with_defaults));
+        self.refusal = None;
+        self.errors = match checked {
+            Ok(errors) => errors,
+            Err(e) => {
+                self.refusal = Some(e);
+                Vec::new()
+            }
+        };
+        self.field_errors = map_errors(&self.form.fields, &self.errors, &self.values);
+    }
+
+    /// The form of a chain being authored, as users will see it when they drop its tile:
+    /// the same fields and checks, every error shown from the start (a default its own
+    /// schema refuses shows at once). It inserts nothing; build a new one when the schema
+    /// changes.
+    pub fn preview_of(chain: &Chain) -> Self {
+        let mode = FormMode::Insert { at: (0.0, 0.0), on_edge: None };
+        let mut session = Self::new(usize::MAX, chain, mode, format!("preview-{}", chain.chain_id()), None);
+        session.show_all = true;
+        session
+    }
+
+    /// Draw only the fields and the problem summary, validated against `chain` after each edit.
+    pub fn show_fields(&mut self, ui: &mut Ui, chain: &Chain) {
+        if self.stale {
+            self.validate(chain);
+            self.stale = false;
+        }
+        if self.form.fields.is_empty() {
+            ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
+        }
+        let fields = self.form.fields.clone();
+        for field in &fields {
+            self.field(ui, field);
+        }
+        self.summary(ui);
+        if self.stale {
+            ui.ctx().request_repaint();
+        }
     }
 
     /// The form, docked below the canvas (the caller gives it a panel of its own, so it never

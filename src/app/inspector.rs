@@ -23,6 +23,8 @@ pub struct Inspector {
     /// Text being typed into single-line fields, by field key, until it is committed.
     texts: HashMap<String, String>,
     json: Option<JsonEdit>,
+    /// "Make parameter…" was chosen on this node's value: node id, pointer inside the node.
+    make_param: Option<(String, String)>,
 }
 
 /// A subtree of a member being edited as JSON text.
@@ -61,11 +63,17 @@ impl Inspector {
                     if ui.button("Copy").clicked() {
                         actions.push(Action::Copy);
                     }
+                    if nodes > 0 && ui.button("Extract as chain…").clicked() {
+                        actions.push(Action::ExtractChain);
+                    }
                 });
             } else {
                 self.workflow(ui, wf, actions);
             }
         });
+        if let Some((node, pointer)) = self.make_param.take() {
+            actions.push(Action::MakeParameter { node, pointer });
+        }
     }
 
     fn workflow(&mut self, ui: &mut Ui, wf: &Workflow, actions: &mut Vec<Action>) {
@@ -343,7 +351,28 @@ impl Inspector {
             };
             let label = egui::Label::new(RichText::new(text).monospace().color(color)).sense(egui::Sense::click());
             let r = ui.add(label);
-            if editable && r.on_hover_text("Click to edit as JSON").clicked() {
+            if !editable {
+                return;
+            }
+            // A node's config or input value can become a parameter of a chain being authored.
+            let promotable = matches!(owner, Target::Node(_)) && (member == "config" || member == "inputs");
+            let hover = if promotable {
+                "Click to edit as JSON · right-click: Make parameter…"
+            } else {
+                "Click to edit as JSON"
+            };
+            let r = r.on_hover_text(hover);
+            if let Target::Node(id) = owner
+                && promotable
+            {
+                r.context_menu(|ui| {
+                    if ui.button("Make parameter…").clicked() {
+                        self.make_param = Some((id.clone(), format!("/{member}{pointer}")));
+                        ui.close();
+                    }
+                });
+            }
+            if r.clicked() {
                 self.start(owner.clone(), member, pointer, value);
             }
         });

@@ -8,11 +8,13 @@
 
 mod app_reparam;
 mod arrange;
+mod authoring;
 mod canvas;
 mod dialogs;
 mod form;
 mod inspector;
 mod native_files;
+mod pack_view;
 mod palette;
 mod preview_pane;
 mod problems;
@@ -83,6 +85,16 @@ pub(crate) enum Action {
     OpenRegistry,
     /// Re-parameterise the workflow's OpenWOP app instance.
     ReparamApp,
+    /// Open the "Extract as chain" dialog for the selected nodes.
+    ExtractChain,
+    OpenPackView,
+    /// Promote a node's value (pointer inside the node) to a parameter.
+    MakeParameter {
+        node: String,
+        pointer: String,
+    },
+    /// Ask a file dialog question for a window that cannot ask itself.
+    AskFile(Purpose),
     Quit,
 }
 
@@ -149,6 +161,8 @@ pub struct App {
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
+    /// Packs open for authoring, the extract dialog and the pack view.
+    authoring: authoring::Authoring,
     actions: Vec<Action>,
     pending: Option<Pending>,
     allow_close: bool,
@@ -197,6 +211,7 @@ impl App {
             trust_window: Default::default(),
             registry: Default::default(),
             app_reparam: Default::default(),
+            authoring: Default::default(),
             actions: Vec::new(),
             pending: None,
             allow_close: false,
@@ -335,6 +350,7 @@ impl App {
                 self.doc.selection.only_node(&id);
             }
         });
+        self.palette.unsaved = self.authoring.unsaved();
         egui::Panel::left("cs-palette").default_size(290.0).size_range(220.0..=520.0).show(ui, |ui| {
             let cx = palette::PaletteCtx {
                 packs: &self.packs,
@@ -391,6 +407,7 @@ impl App {
         self.trust_settings_window(&ctx);
         self.registry_window(&ctx);
         self.app_reparam.show(&ctx, &mut self.actions);
+        self.authoring.show(&ctx, &self.packs, self.doc.workflow(), &mut self.actions);
         if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
             self.answered(purpose, chosen);
         }
@@ -536,6 +553,12 @@ impl App {
                     self.actions.push(Action::ReparamApp);
                 }
                 ui.separator();
+                let has = !self.doc.selection.nodes.is_empty();
+                let extract = egui::Button::new("Extract as chain…");
+                if ui.add_enabled(has, extract).on_hover_text("Make a chain tile from the selected nodes").clicked() {
+                    self.actions.push(Action::ExtractChain);
+                }
+                ui.separator();
                 if ui.button("Settings…").on_hover_text("Target host profile and trust policy").clicked() {
                     self.trust_window.open = true;
                 }
@@ -548,6 +571,10 @@ impl App {
                 ui.checkbox(&mut self.canvas.snap, "Snap to grid");
                 ui.checkbox(&mut self.canvas.minimap, "Minimap");
                 ui.checkbox(&mut self.palette.show_internal, "Show internal chains");
+                ui.separator();
+                if ui.button("Pack view").on_hover_text("Edit a chain pack: manifest, chains, parameters").clicked() {
+                    self.actions.push(Action::OpenPackView);
+                }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let name = self.doc.workflow().name().to_owned();
@@ -721,6 +748,29 @@ impl App {
                 Action::OpenSettings => self.trust_window.open = true,
                 Action::OpenRegistry => self.registry.open = true,
                 Action::ReparamApp => self.open_app_reparam(),
+                Action::ExtractChain => {
+                    let nodes = self.selected_nodes();
+                    self.authoring.open_extract(self.doc.workflow(), nodes);
+                }
+                Action::OpenPackView => self.authoring.view.open = true,
+                Action::MakeParameter { node, pointer } => {
+                    let selection = self.selected_nodes();
+                    self.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
+                }
+                Action::AskFile(purpose) => self.ask(purpose),
+            }
+        }
+        // Edited packs replace their loaded copies: the palette shows them from this frame on.
+        if self.authoring.sync(&mut self.packs) {
+            self.refresh_trust();
+        }
+        for note in std::mem::take(&mut self.authoring.notes) {
+            match note {
+                authoring::Note::Status(s) => {
+                    self.problems.clear_error();
+                    self.problems.status(s);
+                }
+                authoring::Note::Error(e) => self.problems.error(e),
             }
         }
     }
@@ -925,6 +975,7 @@ impl App {
         let suggested = match &purpose {
             Purpose::Save => files::suggested_name(self.doc.workflow()),
             Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
+            Purpose::SavePack => "pack.json".to_owned(),
             _ => String::new(),
         };
         // The in-app dialog starts beside the workflow's file, else the last file opened.
@@ -960,6 +1011,8 @@ impl App {
             Purpose::InstallFolder => self.registry.view.install_dir = Some(first),
             Purpose::Capabilities => self.import_capabilities(&first),
             Purpose::NodeCatalog => self.import_node_catalog(&first),
+            Purpose::SavePack => self.authoring.save_view_pack(&first),
+            Purpose::SigningKey => self.authoring.sign_view_pack(&first),
             Purpose::TrustedKeys => {
                 // Choosing the same folder again re-reads it (a key file may have been added).
                 self.settings.trust.trusted_keys = Some(first);

@@ -37,6 +37,8 @@ pub struct Palette {
     detail: Option<usize>,
     /// The blocked tile whose reasons are open in the explanation window: pack, chainId.
     explain: Option<(usize, String)>,
+    /// Sources of packs edited for authoring and not saved since.
+    pub unsaved: HashSet<PathBuf>,
 }
 
 /// What one pack is, for the palette.
@@ -221,6 +223,9 @@ impl Palette {
             .body(|ui| {
                 ui.horizontal_wrapped(|ui| {
                     ui.label(RichText::new(pack.version()).small().color(theme::TEXT_DIM));
+                    if self.unsaved.contains(&pack.source) {
+                        badge(ui, "unsaved", theme::WARN).on_hover_text("Edited in the pack view and not saved yet");
+                    }
                     let warnings = pack.warnings().count();
                     if warnings > 0
                         && badge(ui, &format!("{warnings} lint{}", plural(warnings)), theme::WARN)
@@ -484,8 +489,67 @@ fn tile(
 ) -> bool {
     let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
     let invalid = has_errors(pack, chain) || !blocked.is_empty();
-    let mut explain = false;
     let dragging = ui.ctx().is_being_dragged(id);
+    let (frame, mut explain) = tile_card(ui, chain, blocked, invalid, dragging);
+    // The whole tile is the drag handle; it stays in place while a small chip follows the
+    // pointer, so the drop preview on the canvas is not covered.
+    let response = ui.interact(frame.rect, id, Sense::drag()).on_hover_cursor(egui::CursorIcon::Grab);
+    if response.drag_started() {
+        let payload = TileDrag {
+            pack: pack_index,
+            chain_id: chain.chain_id().to_owned(),
+            label: chain.label().to_owned(),
+            footprint: footprint(chain),
+        };
+        egui::DragAndDrop::set_payload(ui.ctx(), payload);
+    }
+    if response.dragged()
+        && let Some(p) = ui.ctx().pointer_latest_pos()
+    {
+        let layer = egui::LayerId::new(egui::Order::Tooltip, id.with("chip"));
+        let painter = ui.ctx().layer_painter(layer);
+        let galley = painter.layout_no_wrap(chain.label().to_owned(), egui::FontId::proportional(13.0), theme::TEXT);
+        let rect = Rect::from_min_size(p + vec2(14.0, 14.0), galley.size() + vec2(14.0, 8.0));
+        painter.rect_filled(rect, 10.0, theme::CARD_BG);
+        painter.rect_stroke(rect, 10.0, Stroke::new(1.0, theme::GHOST), egui::StrokeKind::Inside);
+        painter.galley(rect.min + vec2(7.0, 4.0), galley, theme::TEXT);
+    }
+    // A container menu: the tile senses drags only, so it never sees a secondary click itself.
+    response.container_context_menu(|ui| {
+        if !blocked.is_empty() && ui.button("Why is this blocked?").clicked() {
+            explain = true;
+        }
+        if ui.button("Publish as tool…").clicked() {
+            actions.push(Action::Publish(Subject::Chain { pack: pack_index, chain_id: chain.chain_id().to_owned() }));
+        }
+    });
+    let mut hover = String::new();
+    if !blocked.is_empty() {
+        hover.push_str(&blocked_summary(chain, blocked));
+    }
+    if !chain.description().is_empty() {
+        if !hover.is_empty() {
+            hover.push_str("\n\n");
+        }
+        hover.push_str(chain.description());
+    }
+    if !hover.is_empty() {
+        response.on_hover_text(hover);
+    }
+    ui.add_space(2.0);
+    explain
+}
+
+/// A tile's card: label, node count, chainId and badges. Also the extract dialog's preview
+/// of a tile to be. Returns the card and whether a refusal badge was clicked.
+pub(super) fn tile_card(
+    ui: &mut Ui,
+    chain: &Chain,
+    blocked: &[&Finding],
+    invalid: bool,
+    dragging: bool,
+) -> (egui::Response, bool) {
+    let mut explain = false;
     let fill = if invalid { egui::Color32::from_rgb(58, 40, 44) } else { theme::CARD_BG };
     let stroke = if dragging { Stroke::new(1.5, theme::GHOST) } else { Stroke::new(1.0, theme::CARD_BORDER) };
     let frame = egui::Frame::new().fill(fill).stroke(stroke).corner_radius(6.0).inner_margin(8.0).show(ui, |ui| {
@@ -533,53 +597,7 @@ fn tile(
             }
         });
     });
-    // The whole tile is the drag handle; it stays in place while a small chip follows the
-    // pointer, so the drop preview on the canvas is not covered.
-    let response = ui.interact(frame.response.rect, id, Sense::drag()).on_hover_cursor(egui::CursorIcon::Grab);
-    if response.drag_started() {
-        let payload = TileDrag {
-            pack: pack_index,
-            chain_id: chain.chain_id().to_owned(),
-            label: chain.label().to_owned(),
-            footprint: footprint(chain),
-        };
-        egui::DragAndDrop::set_payload(ui.ctx(), payload);
-    }
-    if response.dragged()
-        && let Some(p) = ui.ctx().pointer_latest_pos()
-    {
-        let layer = egui::LayerId::new(egui::Order::Tooltip, id.with("chip"));
-        let painter = ui.ctx().layer_painter(layer);
-        let galley = painter.layout_no_wrap(chain.label().to_owned(), egui::FontId::proportional(13.0), theme::TEXT);
-        let rect = Rect::from_min_size(p + vec2(14.0, 14.0), galley.size() + vec2(14.0, 8.0));
-        painter.rect_filled(rect, 10.0, theme::CARD_BG);
-        painter.rect_stroke(rect, 10.0, Stroke::new(1.0, theme::GHOST), egui::StrokeKind::Inside);
-        painter.galley(rect.min + vec2(7.0, 4.0), galley, theme::TEXT);
-    }
-    // A container menu: the tile senses drags only, so it never sees a secondary click itself.
-    response.container_context_menu(|ui| {
-        if !blocked.is_empty() && ui.button("Why is this blocked?").clicked() {
-            explain = true;
-        }
-        if ui.button("Publish as tool…").clicked() {
-            actions.push(Action::Publish(Subject::Chain { pack: pack_index, chain_id: chain.chain_id().to_owned() }));
-        }
-    });
-    let mut hover = String::new();
-    if !blocked.is_empty() {
-        hover.push_str(&blocked_summary(chain, blocked));
-    }
-    if !chain.description().is_empty() {
-        if !hover.is_empty() {
-            hover.push_str("\n\n");
-        }
-        hover.push_str(chain.description());
-    }
-    if !hover.is_empty() {
-        response.on_hover_text(hover);
-    }
-    ui.add_space(2.0);
-    explain
+    (frame.response, explain)
 }
 
 /// Where a typeId is used in a chain: (node id, JSON pointer), for `typeId` and

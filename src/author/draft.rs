@@ -6,7 +6,7 @@
 use super::order::in_schema_order;
 use crate::catalog::{Catalog, is_core};
 use crate::error::{Error, Finding, Result, code};
-use crate::pack::{LoadOptions, PackKind, load_bytes, load_file};
+use crate::pack::{LoadOptions, Pack, PackKind, load_bytes, load_file};
 use semver::Version;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -76,6 +76,9 @@ pub struct PackDraft {
     /// The `pack.json` it was opened from or saved to.
     path: Option<PathBuf>,
     findings: Vec<Finding>,
+    /// The manifest as loading reads it (chains, findings), from the last validation; `None`
+    /// while the manifest cannot be loaded at all.
+    loaded: Option<Pack>,
 }
 
 impl PackDraft {
@@ -101,7 +104,7 @@ impl PackDraft {
         });
         m.insert("engines".into(), Value::Object(engines));
         m.insert("chains".into(), json!([]));
-        let mut draft = Self { manifest: m, baseline: None, path: None, findings: Vec::new() };
+        let mut draft = Self { manifest: m, baseline: None, path: None, findings: Vec::new(), loaded: None };
         draft.revalidate();
         draft
     }
@@ -110,17 +113,32 @@ impl PackDraft {
     pub fn open(path: &Path) -> Result<Self> {
         let file = if path.is_dir() { path.join("pack.json") } else { path.to_path_buf() };
         let pack = load_file(&file, LoadOptions { skip_schema: true })?;
+        Self::from_pack(&pack, Some(file))
+    }
+
+    /// Edit a pack already loaded (the editor's palette holds them); `file` is where it
+    /// saves to, `None` for a pack that has no file of its own (an embedded sample).
+    pub fn from_pack(pack: &Pack, file: Option<PathBuf>) -> Result<Self> {
         if pack.kind != PackKind::WorkflowChain {
             return Err(Error::new(
                 code::PACK_KIND_INVALID,
-                format!("{} is a {} pack; only workflow-chain packs hold chains", file.display(), pack.kind.as_str()),
+                format!(
+                    "{} is a {} pack; only workflow-chain packs hold chains",
+                    pack.source.display(),
+                    pack.kind.as_str()
+                ),
             )
-            .with("path", file.display().to_string())
+            .with("path", pack.source.display().to_string())
             .with("kind", pack.kind.as_str()));
         }
-        let Value::Object(manifest) = pack.manifest else { unreachable!("a loaded pack is an object") };
-        let mut draft =
-            Self { manifest: reordered(&manifest), baseline: Some(manifest), path: Some(file), findings: Vec::new() };
+        let Value::Object(manifest) = &pack.manifest else { unreachable!("a loaded pack is an object") };
+        let mut draft = Self {
+            manifest: reordered(manifest),
+            baseline: Some(manifest.clone()),
+            path: file,
+            findings: Vec::new(),
+            loaded: None,
+        };
         draft.revalidate();
         Ok(draft)
     }
@@ -149,6 +167,11 @@ impl PackDraft {
 
     pub fn errors(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| f.is_error())
+    }
+
+    /// The manifest as a loaded pack (what the palette shows), as of the last change.
+    pub fn pack(&self) -> Option<&Pack> {
+        self.loaded.as_ref()
     }
 
     pub fn chains(&self) -> &[Value] {
@@ -338,13 +361,10 @@ impl PackDraft {
     fn revalidate(&mut self) {
         let label = self.path.clone().unwrap_or_else(|| PathBuf::from("pack.json"));
         let bytes = serde_json::to_vec(&self.manifest).expect("a JSON map serialises");
-        self.findings = match load_bytes(&label, &bytes, LoadOptions::default()) {
-            Ok(pack) => {
-                let mut findings = pack.findings;
-                findings.extend(pack.chains.iter().flat_map(super::default_findings));
-                findings
-            }
-            Err(e) => vec![Finding::error(e.code, "", e.message)],
+        (self.findings, self.loaded) = match load_bytes(&label, &bytes, LoadOptions::default()) {
+            // Loading's checks include defaults that fail their own parameter schema.
+            Ok(pack) => (pack.findings.clone(), Some(pack)),
+            Err(e) => (vec![Finding::error(e.code, "", e.message)], None),
         };
         if let Some(base) = &self.baseline {
             self.findings.extend(version_help(base, &self.manifest));
@@ -711,7 +731,7 @@ mod tests {
         d.apply(PackEdit::InsertChain { index: 0, chain: c }).unwrap();
         let found = codes(&d);
         assert!(
-            found.contains(&(code::PARAMETER_DEFAULT_INVALID, "/chains/0/parameters/properties/q/default")),
+            found.contains(&(code::CHAIN_PARAMETER_INVALID, "/chains/0/parameters/properties/q/default")),
             "{found:?}"
         );
         d.apply(PackEdit::SetMember { key: "signing".into(), value: Some(json!({"method": "manual"})) }).unwrap();

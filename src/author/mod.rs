@@ -17,7 +17,7 @@ pub use draft::{DEFAULT_ENGINE_RANGE, PackDraft, PackEdit, PackInfo, Placement};
 pub use extract::{BoundaryEdge, Extraction, extract};
 pub use order::in_schema_order;
 pub use promote::{Candidate, Promotion, candidates, infer_type, promote};
-pub use schema_edit::{PARAM_TYPES, ParamSpec, default_findings, param_specs, remove_param, set_param};
+pub use schema_edit::{PARAM_TYPES, ParamSpec, param_specs, remove_param, set_param};
 
 use crate::error::{Error, Result, code};
 use crate::workflow::Workflow;

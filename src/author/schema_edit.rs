@@ -4,7 +4,7 @@
 //! back where its tokens were, so the chain keeps expanding to the same nodes.
 
 use super::is_param_name;
-use crate::error::{Error, Finding, Result, code, pointer_token};
+use crate::error::{Error, Result, code};
 use crate::expand::jsstring::js_string;
 use crate::expand::token::{Spelling, tokens};
 use serde_json::{Map, Value, json};
@@ -202,32 +202,6 @@ pub fn remove_param(chain: &Value, name: &str) -> Result<Value> {
     Ok(chain)
 }
 
-/// Parameters whose `default` the parameter schema itself refuses: expanding with defaults,
-/// and the form's first state, would be invalid.
-pub fn default_findings(chain: &crate::pack::Chain) -> Vec<Finding> {
-    let Ok(validator) = chain.params_validator() else { return Vec::new() };
-    let Some(props) = chain.parameter_properties() else { return Vec::new() };
-    let defaults: Map<String, Value> =
-        props.iter().filter_map(|(k, p)| Some((k.clone(), p.get("default")?.clone()))).collect();
-    let instance = Value::Object(defaults);
-    validator
-        .violations(&instance)
-        .into_iter()
-        .filter_map(|v| {
-            let name = v.pointer.strip_prefix('/')?.split('/').next()?.replace("~1", "/").replace("~0", "~");
-            Some(
-                Finding::warning(
-                    code::PARAMETER_DEFAULT_INVALID,
-                    format!("{}/parameters/properties/{}/default", chain.pointer(), pointer_token(&name)),
-                    format!("the default of parameter \"{name}\" fails its own schema: {}", v.message),
-                )
-                .in_chain(chain.chain_id())
-                .with("param", name),
-            )
-        })
-        .collect()
-}
-
 /// A bound as JSON: an integer when whole, as hand-written schemas have it.
 fn number(v: f64) -> Value {
     if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) }
@@ -364,15 +338,5 @@ mod tests {
         let mut no_default = chain();
         no_default["parameters"]["properties"]["n"].as_object_mut().unwrap().remove("default");
         assert_eq!(remove_param(&no_default, "n").unwrap_err().details["uses"], 1);
-    }
-
-    #[test]
-    fn defaults_that_fail_their_schema_are_reported() {
-        let mut c = chain();
-        c["parameters"]["properties"]["n"]["default"] = json!(0);
-        let chain = crate::pack::Chain::new(2, c);
-        let f = default_findings(&chain);
-        assert_eq!(f.len(), 1, "{f:?}");
-        assert_eq!(f[0].pointer, "/chains/2/parameters/properties/n/default");
     }
 }

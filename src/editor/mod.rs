@@ -2,7 +2,8 @@
 //! exact undo, the selection, the clipboard, crash recovery, the files it opens and saves,
 //! the pure half of the insert preview (expand, then place), the size of cards and frames,
 //! arrangements (tidy, room for a splice, align, distribute), the Registry window's model,
-//! the host imports of Settings and the re-parameterisation of OpenWOP app workflows.
+//! the host imports of Settings, the re-parameterisation of OpenWOP app workflows, and pack
+//! authoring: the extract-as-chain dialog's model and the pack document with its own undo.
 //! Positions are plain numbers in canvas units.
 //!
 //! `app` draws this model with egui and turns pointer and keyboard input into
@@ -14,8 +15,10 @@ pub mod arrange;
 pub mod cards;
 pub mod clipboard;
 pub mod document;
+pub mod extraction;
 pub mod files;
 pub mod host_import;
+pub mod pack_doc;
 pub mod preview;
 pub mod recovery;
 pub mod registry_view;

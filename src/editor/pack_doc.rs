@@ -1,0 +1,432 @@
+//! A chain pack open for authoring, and its history. Every change is a [`PackCommand`]
+//! that turns into the core's [`PackEdit`]s ([`crate::author::PackDraft`] returns the inverse
+//! of each), so undo and redo replay exact inverses, as [`super::document`] does for the
+//! workflow. The pack re-validates on every change, and [`PackDocument::pack`] is what the
+//! palette shows, so a tile follows its chain as it is edited.
+
+use crate::author::{ExtractRequest, Extracted, PackDraft, PackEdit, ParamSpec, Promotion, extract_into, promote};
+use crate::author::{remove_param, set_param};
+use crate::error::{Error, Result, code};
+use crate::pack::Pack;
+use crate::workflow::Workflow;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Oldest steps are dropped beyond this.
+const MAX_UNDO: usize = 200;
+
+/// One user change to a pack.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PackCommand {
+    /// Set (or with `None` remove) a top-level member: name, version, description, …
+    SetMember {
+        key: String,
+        value: Option<Value>,
+    },
+    /// Add a chain at the end of `chains`.
+    AddChain(Value),
+    RemoveChain(usize),
+    MoveChain {
+        from: usize,
+        to: usize,
+    },
+    /// Set (or remove) one member of a chain: chainId, version, label, description, internal, …
+    SetChainMember {
+        chain: usize,
+        key: String,
+        value: Option<Value>,
+    },
+    /// Set parameter `old` (a new one when `None`) of a chain to `spec`; a rename renames
+    /// its tokens.
+    SetParam {
+        chain: usize,
+        old: Option<String>,
+        spec: Box<ParamSpec>,
+    },
+    /// Remove a parameter; its tokens get its default back.
+    RemoveParam {
+        chain: usize,
+        name: String,
+    },
+    /// Promote values inside a chain's nodes (fragment node ids) to a parameter.
+    Promote {
+        chain: usize,
+        promotion: Promotion,
+    },
+}
+
+struct Step {
+    label: String,
+    /// Applied last to first.
+    inverse: Vec<PackEdit>,
+    before: u64,
+    after: u64,
+}
+
+/// A chain extracted from a workflow in this session: which workflow node became which
+/// fragment node, so a value of that workflow node can still be promoted into the chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Authored {
+    pub chain_id: String,
+    /// Workflow node id → fragment node id.
+    pub ids: HashMap<String, String>,
+}
+
+/// Revisions come from one process-wide counter, so a cache can tell two documents apart.
+fn next_revision() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+pub struct PackDocument {
+    draft: PackDraft,
+    undo: Vec<Step>,
+    redo: Vec<Step>,
+    revision: u64,
+    state: u64,
+    next_state: u64,
+    saved_state: u64,
+    /// The chain extracted last, while the workflow it came from is the one open.
+    pub authored: Option<Authored>,
+}
+
+impl PackDocument {
+    /// A pack opened for editing; it starts saved when it has a file.
+    pub fn new(draft: PackDraft) -> Self {
+        let saved_state = if draft.path().is_some() { 0 } else { u64::MAX };
+        Self {
+            draft,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            revision: next_revision(),
+            state: 0,
+            next_state: 1,
+            saved_state,
+            authored: None,
+        }
+    }
+
+    pub fn draft(&self) -> &PackDraft {
+        &self.draft
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        self.draft.path()
+    }
+
+    /// Changes on every change, undo and redo included.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn is_dirty(&self) -> bool {
+        self.state != self.saved_state
+    }
+
+    /// The pack as the palette and the insert form use it, known by `source`.
+    pub fn pack(&self, source: &Path) -> Option<Pack> {
+        let mut pack = self.draft.pack()?.clone();
+        pack.source = source.to_path_buf();
+        Some(pack)
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    pub fn undo_label(&self) -> Option<&str> {
+        self.undo.last().map(|s| s.label.as_str())
+    }
+
+    pub fn redo_label(&self) -> Option<&str> {
+        self.redo.last().map(|s| s.label.as_str())
+    }
+
+    /// Apply a command as one undo step; returns its label. A refused command changes nothing.
+    pub fn apply(&mut self, command: PackCommand) -> Result<String> {
+        let label = label_of(&command, &self.draft);
+        let edits = self.edits(command)?;
+        self.record(label.clone(), edits)?;
+        Ok(label)
+    }
+
+    /// Extract a chain from `wf` into the pack (added, or replacing the chain with the same
+    /// chainId) as one undo step.
+    pub fn extract(&mut self, wf: &Workflow, request: &ExtractRequest) -> Result<Extracted> {
+        let mut scratch = self.draft.clone();
+        let extracted = extract_into(&mut scratch, wf, request)?;
+        let chain = scratch.chains()[extracted.index].clone();
+        let edit = match extracted.placement {
+            crate::author::Placement::Added => PackEdit::InsertChain { index: extracted.index, chain },
+            crate::author::Placement::Replaced => PackEdit::ReplaceChain { index: extracted.index, chain },
+        };
+        self.record(format!("Extract chain {}", request.chain.chain_id), vec![edit])?;
+        self.authored = Some(Authored {
+            chain_id: request.chain.chain_id.clone(),
+            ids: extracted.extraction.ids.iter().cloned().collect(),
+        });
+        Ok(extracted)
+    }
+
+    /// Apply `edits` in order as one step; on a refusal the ones applied are undone.
+    fn record(&mut self, label: String, edits: Vec<PackEdit>) -> Result<()> {
+        let mut inverse = Vec::with_capacity(edits.len());
+        for edit in edits {
+            match self.draft.apply(edit) {
+                Ok(inv) => inverse.push(inv),
+                Err(e) => {
+                    for inv in inverse.into_iter().rev() {
+                        self.draft.apply(inv).expect("an inverse applies to the state it came from");
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let before = self.state;
+        self.state = self.next_state;
+        self.next_state += 1;
+        self.undo.push(Step { label, inverse, before, after: self.state });
+        if self.undo.len() > MAX_UNDO {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+        self.revision = next_revision();
+        Ok(())
+    }
+
+    pub fn undo(&mut self) -> Option<String> {
+        let step = self.undo.pop()?;
+        let forward = self.replay(step.inverse);
+        self.state = step.before;
+        self.revision = next_revision();
+        let label = step.label.clone();
+        self.redo.push(Step { label: step.label, inverse: forward, before: step.before, after: step.after });
+        Some(label)
+    }
+
+    pub fn redo(&mut self) -> Option<String> {
+        let step = self.redo.pop()?;
+        let backward = self.replay(step.inverse);
+        self.state = step.after;
+        self.revision = next_revision();
+        let label = step.label.clone();
+        self.undo.push(Step { label: step.label, inverse: backward, before: step.before, after: step.after });
+        Some(label)
+    }
+
+    /// Apply a step's edits last to first; returns the edits that reverse them, in order.
+    fn replay(&mut self, edits: Vec<PackEdit>) -> Vec<PackEdit> {
+        let mut out: Vec<PackEdit> = edits
+            .into_iter()
+            .rev()
+            .map(|e| self.draft.apply(e).expect("an inverse applies to the state it came from"))
+            .collect();
+        out.reverse();
+        out
+    }
+
+    /// Save atomically to `path` (a `pack.json` or its folder); returns the file written.
+    pub fn save(&mut self, path: &Path) -> Result<PathBuf> {
+        let file = self.draft.save(path)?;
+        self.saved_state = self.state;
+        self.revision = next_revision();
+        Ok(file)
+    }
+
+    /// After the saved file was signed in place: edit the signed bytes from now on.
+    pub fn reload_signed(&mut self) -> Result<()> {
+        let path = self
+            .path()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the pack has no file yet: save it before signing it"))?;
+        self.draft = PackDraft::open(&path)?;
+        // The signature covers the file's bytes: undoing past it would change the pack silently.
+        self.undo.clear();
+        self.redo.clear();
+        self.saved_state = self.state;
+        self.revision = next_revision();
+        Ok(())
+    }
+
+    /// The core edits a command stands for.
+    fn edits(&self, command: PackCommand) -> Result<Vec<PackEdit>> {
+        let chain_at = |i: usize| {
+            self.draft.chains().get(i).ok_or_else(|| {
+                Error::new(code::INVALID_REQUEST, format!("there is no chain position {i}")).with("index", i)
+            })
+        };
+        Ok(vec![match command {
+            PackCommand::SetMember { key, value } => PackEdit::SetMember { key, value },
+            PackCommand::AddChain(chain) => PackEdit::InsertChain { index: self.draft.chains().len(), chain },
+            PackCommand::RemoveChain(index) => PackEdit::RemoveChain { index },
+            PackCommand::MoveChain { from, to } => PackEdit::MoveChain { from, to },
+            PackCommand::SetChainMember { chain, key, value } => PackEdit::SetChainMember { index: chain, key, value },
+            PackCommand::SetParam { chain, old, spec } => {
+                PackEdit::ReplaceChain { index: chain, chain: set_param(chain_at(chain)?, old.as_deref(), &spec)? }
+            }
+            PackCommand::RemoveParam { chain, name } => {
+                PackEdit::ReplaceChain { index: chain, chain: remove_param(chain_at(chain)?, &name)? }
+            }
+            PackCommand::Promote { chain, promotion } => {
+                let Value::Object(mut c) = chain_at(chain)?.clone() else {
+                    return Err(Error::new(code::INVALID_REQUEST, format!("chains[{chain}] is not an object")));
+                };
+                promote(&mut c, &promotion)?;
+                PackEdit::ReplaceChain { index: chain, chain: Value::Object(c) }
+            }
+        }])
+    }
+}
+
+/// A new chain for "Add chain": valid once it has a node, with a chainId no chain uses.
+pub fn blank_chain(draft: &PackDraft) -> Value {
+    let stem = draft.name().rsplit('.').next().filter(|s| !s.is_empty()).unwrap_or("chain");
+    let mut n = draft.chains().len() + 1;
+    let mut id = format!("{stem}.chain-{n}");
+    while draft.chain_index(&id).is_some() {
+        n += 1;
+        id = format!("{stem}.chain-{n}");
+    }
+    let mut m = Map::new();
+    m.insert("chainId".into(), json!(id));
+    m.insert("version".into(), json!("1.0.0"));
+    m.insert("label".into(), json!(format!("New chain {n}")));
+    m.insert("description".into(), json!(""));
+    m.insert("parameters".into(), json!({"type": "object", "properties": {}}));
+    m.insert("dag".into(), json!({"nodes": [], "edges": []}));
+    Value::Object(m)
+}
+
+fn label_of(command: &PackCommand, draft: &PackDraft) -> String {
+    let chain_name = |i: &usize| {
+        draft.chains().get(*i).and_then(|c| c.get("chainId")).and_then(Value::as_str).unwrap_or("?").to_owned()
+    };
+    match command {
+        PackCommand::SetMember { key, .. } => format!("Edit pack {key}"),
+        PackCommand::AddChain(_) => "Add chain".to_owned(),
+        PackCommand::RemoveChain(i) => format!("Remove chain {}", chain_name(i)),
+        PackCommand::MoveChain { from, .. } => format!("Move chain {}", chain_name(from)),
+        PackCommand::SetChainMember { chain, key, .. } => format!("Edit {key} of {}", chain_name(chain)),
+        PackCommand::SetParam { spec, .. } => format!("Edit parameter {}", spec.name),
+        PackCommand::RemoveParam { name, .. } => format!("Remove parameter {name}"),
+        PackCommand::Promote { promotion, .. } => format!("Make parameter {}", promotion.name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::author::{ChainInfo, PackInfo, param_specs};
+
+    fn new_doc() -> PackDocument {
+        let info = PackInfo { name: "vendor.acme.tiles".into(), version: "1.0.0".into(), ..Default::default() };
+        PackDocument::new(PackDraft::new(&info))
+    }
+
+    fn workflow() -> Workflow {
+        Workflow::from_json(json!({"nodes": [
+            {"id": "fetch", "typeId": "core.http", "name": "Fetch", "position": {"x": 10, "y": 20},
+             "config": {"url": "https://a.test", "retries": 3}},
+            {"id": "log", "typeId": "core.log", "position": {"x": 300, "y": 20}, "config": {"level": "info"}}],
+          "edges": [{"id": "e", "sourceNodeId": "fetch", "targetNodeId": "log"}]}))
+        .unwrap()
+    }
+
+    fn request() -> ExtractRequest {
+        ExtractRequest {
+            chain: ChainInfo::new("acme.fetch", "Fetch and log"),
+            nodes: Some(vec!["fetch".into(), "log".into()]),
+            params: vec![Promotion::new("url", "fetch", "/config/url")],
+        }
+    }
+
+    #[test]
+    fn extraction_is_one_step_that_undoes_and_redoes_exactly() {
+        let mut doc = new_doc();
+        assert!(doc.is_dirty(), "a new pack has no file: it is unsaved");
+        let empty = doc.draft().manifest();
+        let r0 = doc.revision();
+        doc.extract(&workflow(), &request()).unwrap();
+        assert_ne!(doc.revision(), r0);
+        let pack = doc.pack(Path::new("<unsaved>/pack.json")).unwrap();
+        let chain = pack.chain("acme.fetch").expect("the palette sees the new chain");
+        assert_eq!(chain.nodes()[0]["config"]["url"], "{{params.url}}");
+        assert_eq!(doc.authored.as_ref().unwrap().ids["fetch"], "fetch");
+        let with_chain = doc.draft().manifest();
+        assert_eq!(doc.undo().as_deref(), Some("Extract chain acme.fetch"));
+        assert_eq!(doc.draft().manifest(), empty);
+        assert_eq!(doc.redo().as_deref(), Some("Extract chain acme.fetch"));
+        assert_eq!(doc.draft().manifest(), with_chain);
+    }
+
+    #[test]
+    fn schema_edits_undo_and_a_refusal_changes_nothing() {
+        let mut doc = new_doc();
+        doc.extract(&workflow(), &request()).unwrap();
+        let before = doc.draft().manifest();
+        let mut spec = param_specs(&doc.draft().chains()[0]).remove(0);
+        spec.name = "endpoint".into();
+        spec.pattern = Some("^https://".into());
+        doc.apply(PackCommand::SetParam { chain: 0, old: Some("url".into()), spec: Box::new(spec) }).unwrap();
+        let c = &doc.draft().chains()[0];
+        assert_eq!(c["dag"]["nodes"][0]["config"]["url"], "{{params.endpoint}}", "the token is renamed too");
+        assert_eq!(c["parameters"]["properties"]["endpoint"]["pattern"], "^https://");
+        let edited = doc.draft().manifest();
+        let bad = ParamSpec { name: "1x".into(), ..Default::default() };
+        let err = doc.apply(PackCommand::SetParam { chain: 0, old: None, spec: Box::new(bad) }).unwrap_err();
+        assert_eq!(err.code, code::INVALID_REQUEST);
+        assert_eq!(doc.draft().manifest(), edited);
+        assert_eq!(doc.undo_label(), Some("Edit parameter endpoint"));
+        doc.undo();
+        assert_eq!(doc.draft().manifest(), before);
+        doc.apply(PackCommand::Promote { chain: 0, promotion: Promotion::new("retries", "fetch", "/config/retries") })
+            .unwrap();
+        assert!(!doc.can_redo(), "a new step clears redo");
+        assert_eq!(doc.draft().chains()[0]["parameters"]["properties"]["retries"]["type"], "integer");
+        doc.apply(PackCommand::RemoveParam { chain: 0, name: "retries".into() }).unwrap();
+        assert_eq!(doc.draft().chains()[0]["dag"]["nodes"][0]["config"]["retries"], 3);
+    }
+
+    #[test]
+    fn saving_marks_clean_and_the_saved_file_reopens_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut doc = new_doc();
+        doc.extract(&workflow(), &request()).unwrap();
+        doc.apply(PackCommand::SetMember { key: "license".into(), value: Some(json!("MIT")) }).unwrap();
+        let file = doc.save(dir.path()).unwrap();
+        assert!(!doc.is_dirty());
+        let reopened = PackDocument::new(PackDraft::open(&file).unwrap());
+        assert!(!reopened.is_dirty());
+        assert_eq!(reopened.draft().manifest(), doc.draft().manifest());
+        doc.undo();
+        assert!(doc.is_dirty());
+        doc.redo();
+        assert!(!doc.is_dirty(), "back at the saved state");
+    }
+
+    #[test]
+    fn chain_list_edits_and_blank_chains() {
+        let mut doc = new_doc();
+        doc.extract(&workflow(), &request()).unwrap();
+        let blank = blank_chain(doc.draft());
+        assert_eq!(blank["chainId"], "tiles.chain-2");
+        doc.apply(PackCommand::AddChain(blank)).unwrap();
+        doc.apply(PackCommand::MoveChain { from: 1, to: 0 }).unwrap();
+        assert_eq!(doc.draft().chains()[0]["chainId"], "tiles.chain-2");
+        doc.apply(PackCommand::SetChainMember { chain: 0, key: "label".into(), value: Some(json!("Renamed")) })
+            .unwrap();
+        doc.apply(PackCommand::RemoveChain(1)).unwrap();
+        assert_eq!(doc.draft().chains().len(), 1);
+        for _ in 0..4 {
+            doc.undo();
+        }
+        assert_eq!(doc.draft().chains().len(), 1);
+        assert_eq!(doc.draft().chains()[0]["chainId"], "acme.fetch");
+        assert!(doc.apply(PackCommand::RemoveChain(7)).is_err());
+    }
+}
