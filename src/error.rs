@@ -84,6 +84,7 @@ pub mod code {
     pub const NODE_SCHEMA_UNAVAILABLE: &str = "node_schema_unavailable";
     pub const NODE_CONFIG_INVALID: &str = "node_config_invalid";
     pub const EDGE_PORT_UNKNOWN: &str = "edge_port_unknown";
+    pub const EDGE_PORT_INCOMPATIBLE: &str = "edge_port_incompatible";
     pub const TYPEID_DUPLICATE: &str = "typeid_duplicate";
     pub const DEPENDENCY_RANGE_INVALID: &str = "dependency_range_invalid";
     pub const PACK_DEPENDENCY_MISSING: &str = "pack_dependency_missing";

@@ -190,6 +190,9 @@ fn make_parameter_from_the_inspector_starts_a_draft_then_adds_to_it_and_undoes()
     }
     h.run();
     assert_eq!(h.state().selected_nodes(), ["fetch"]);
+    // The config's values are leaves of its JSON tab (the form tab shows schema fields only).
+    h.get(By::new().label("JSON").role(Role::Button)).click();
+    h.run();
 
     // No chain is being authored: the value starts a draft chain with it ticked.
     h.get_by_label("\"https://a.test/feed\"").click_secondary();

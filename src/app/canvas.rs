@@ -8,13 +8,15 @@
 //! first, then port dots, then curves become straight lines.
 
 use super::Action;
-use super::palette::TileDrag;
+use super::palette::{NodeTypeDrag, TileDrag};
 use super::theme;
 use crate::catalog::Catalog;
 use crate::editor::cards::{self, card_ports};
 use crate::editor::document::Command;
+use crate::editor::node_type;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
 use crate::editor::selection::Selection;
+use crate::error::Error;
 use crate::workflow::Workflow;
 use egui::emath::TSTransform;
 use egui::epaint::{CornerRadius, PathShape, Shape, TextShape};
@@ -71,6 +73,8 @@ pub struct Canvas {
     to_global: TSTransform,
     outer: Rect,
     tile_target: Option<TileTarget>,
+    /// The wire being dragged is over an input port whose type does not fit (drawn red).
+    wire_refused: bool,
     last_pass: Duration,
 }
 
@@ -87,11 +91,20 @@ struct Wire {
     end: Pos2,
 }
 
-/// Where a tile being dragged would land.
+/// Where a tile or node type being dragged would land.
 struct TileTarget {
-    tile: Arc<TileDrag>,
+    label: String,
+    /// Card rects relative to the drop point.
+    footprint: Vec<Rect>,
+    dropped: Dropped,
     at: Pos2,
     edge: Option<u64>,
+}
+
+/// What a drag from the palette carries.
+enum Dropped {
+    Chain { pack: usize, chain_id: String },
+    NodeType(String),
 }
 
 impl Canvas {
@@ -108,6 +121,7 @@ impl Canvas {
             to_global: TSTransform::IDENTITY,
             outer: Rect::NOTHING,
             tile_target: None,
+            wire_refused: false,
             last_pass: Duration::ZERO,
         }
     }
@@ -181,6 +195,11 @@ impl Canvas {
             })
             .response;
         self.scene_rect = scene_rect;
+        let refusal = self.wire_refusal(wf, catalog);
+        self.wire_refused = refusal.is_some();
+        if let Some(e) = &refusal {
+            show_refusal_at_pointer(&ctx, e);
+        }
         self.background(&ctx, &response, modifiers, selection, actions);
         // While a form previews an insert, the minimap would cover the ghosts in the corner.
         if self.minimap && ghost.is_none() {
@@ -267,26 +286,33 @@ impl Canvas {
         Rect::from_center_size(b.center(), outer.size() / scale)
     }
 
-    /// While a tile is dragged over the canvas: where it would land, and on which edge.
+    /// While a tile or a node type is dragged over the canvas: where it would land, and on
+    /// which edge.
     fn track_tile(&mut self, ui: &Ui, outer: Rect, actions: &mut Vec<Action>) {
         self.tile_target = None;
         let ctx = ui.ctx();
-        let Some(tile) = egui::DragAndDrop::payload::<TileDrag>(ctx) else { return };
+        let (label, footprint, dropped) = if let Some(tile) = egui::DragAndDrop::payload::<TileDrag>(ctx) {
+            let dropped = Dropped::Chain { pack: tile.pack, chain_id: tile.chain_id.clone() };
+            (tile.label.clone(), tile.footprint.clone(), dropped)
+        } else if let Some(t) = egui::DragAndDrop::payload::<NodeTypeDrag>(ctx) {
+            (t.label.clone(), vec![card_rect(Pos2::ZERO)], Dropped::NodeType(t.type_id.clone()))
+        } else {
+            return;
+        };
         let Some(pointer) = ctx.pointer_latest_pos().filter(|p| outer.contains(*p)) else { return };
         let p = self.screen_to_canvas(pointer);
         let edge = self.edge_at(p, 10.0 / self.zoom().max(0.05), None);
         let at = self.snap_point(p);
         if ctx.input(|i| i.pointer.any_released()) {
             egui::DragAndDrop::clear_payload(ctx);
-            actions.push(Action::OpenInsertForm {
-                pack: tile.pack,
-                chain_id: tile.chain_id.clone(),
-                at: (f64::from(at.x), f64::from(at.y)),
-                on_edge: edge,
+            let at = (f64::from(at.x), f64::from(at.y));
+            actions.push(match dropped {
+                Dropped::Chain { pack, chain_id } => Action::OpenInsertForm { pack, chain_id, at, on_edge: edge },
+                Dropped::NodeType(type_id) => Action::InsertNodeType { type_id, at, on_edge: edge },
             });
             return;
         }
-        self.tile_target = Some(TileTarget { tile, at, edge });
+        self.tile_target = Some(TileTarget { label, footprint, dropped, at, edge });
     }
 
     fn contents(&mut self, ui: &mut Ui, selection: &mut Selection, ghost: Option<&Ghost>, actions: &mut Vec<Action>) {
@@ -430,7 +456,11 @@ impl Canvas {
             let end = hit.map_or(wire.end, |(n, p)| {
                 port_pos(self.cache.rect(n, positions[n]), p, self.cache.cards[n].inputs.len(), false)
             });
-            let color = if hit.is_some() { theme::ACCENT } else { theme::TEXT_DIM };
+            let color = match hit {
+                Some(_) if self.wire_refused => theme::ERROR,
+                Some(_) => theme::ACCENT,
+                None => theme::TEXT_DIM,
+            };
             paint_edge(&painter, from, end, Stroke::new(px(zoom, 2.0), color), zoom);
         }
         if let Some(m) = self.marquee {
@@ -650,6 +680,15 @@ impl Canvas {
                 target_port: to.inputs[p].clone(),
             }));
         }
+    }
+
+    /// Why the wire being dragged cannot connect to the input port under it: the output's
+    /// type does not fit the input's (the app refuses the `Connect` for the same reason).
+    fn wire_refusal(&self, wf: &Workflow, catalog: Option<&Catalog>) -> Option<Error> {
+        let w = self.wire.as_ref()?;
+        let (n, p) = self.input_port_at(w.end, &self.positions())?;
+        let (from, to) = (&self.cache.cards[w.from], &self.cache.cards[n]);
+        node_type::check_connection(wf, catalog, (&from.id, &from.outputs[w.port]), (&to.id, &to.inputs[p])).err()
     }
 
     /// The nearest edge within `tol` canvas units of `p`, by seq.
@@ -1214,6 +1253,22 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
     }
 }
 
+/// A refused connection's reason, beside the pointer while the wire is still being dragged.
+fn show_refusal_at_pointer(ctx: &egui::Context, e: &Error) {
+    let Some(p) = ctx.pointer_latest_pos() else { return };
+    egui::Area::new(Id::unique("cs-wire-refusal"))
+        .order(egui::Order::Tooltip)
+        .fixed_pos(p + vec2(16.0, 16.0))
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_max_width(360.0);
+                ui.label(egui::RichText::new(format!("✖ Cannot connect: {}", e.message)).color(theme::ERROR));
+                ui.label(egui::RichText::new(e.code).monospace().small().color(theme::TEXT_DIM));
+            });
+        });
+}
+
 /// What to do on an empty canvas, at a constant size on screen.
 fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
     let c = visible.center();
@@ -1227,14 +1282,18 @@ fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
 fn paint_tile_ghost(painter: &egui::Painter, t: &TileTarget, zoom: f32) {
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
     let mut top_left: Option<Pos2> = None;
-    for r in &t.tile.footprint {
+    for r in &t.footprint {
         let rect = r.translate(t.at.to_vec2());
         painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(0.10));
         painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Outside);
         top_left = Some(top_left.map_or(rect.min, |p| p.min(rect.min)));
     }
     let hint = if t.edge.is_some() { "drop to splice into this edge" } else { "drop to insert here" };
-    let text = format!("{} — {hint}", t.tile.label);
+    let what = match &t.dropped {
+        Dropped::Chain { .. } => "",
+        Dropped::NodeType(_) => " (one node)",
+    };
+    let text = format!("{}{what} — {hint}", t.label);
     let at = top_left.unwrap_or(t.at) - vec2(0.0, 8.0 / zoom.min(1.0));
     painter.add(TextShape::new(
         at - vec2(0.0, 16.0 / zoom.min(1.0)),

@@ -8,7 +8,7 @@ use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
 use crate::editor::preview::{self, DropEdge, Ghost, Placement};
-use crate::error::Error;
+use crate::error::{Error, code};
 use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
 use crate::params::{Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check};
@@ -30,17 +30,7 @@ pub struct FormSession {
     pub chain_id: String,
     pub mode: FormMode,
     pub expansion_id: String,
-    form: Form,
-    values: Map<String, Value>,
-    /// Raw JSON text of open-ended fields, by pointer, while it does not parse.
-    raw_text: HashMap<String, String>,
-    parse_errors: HashMap<String, String>,
-    touched: HashSet<String>,
-    /// Set when Insert was reached for: every error shows.
-    show_all: bool,
-    errors: Vec<ParamError>,
-    /// Field pointer → its messages.
-    field_errors: HashMap<String, Vec<String>>,
+    fields: Fields,
     /// A refusal that is not about values (bad schema, splice conflict, insert failure).
     pub refusal: Option<Error>,
     /// What the trust policy refuses about this chain whatever the values (unresolvable
@@ -50,15 +40,34 @@ pub struct FormSession {
     ghost: Option<Ghost>,
     placed_revision: Option<u64>,
     selected_node: usize,
-    stale: bool,
     /// Frames drawn so far: the canvas has its docked size from the second one on.
     frames_shown: u32,
     /// Whether the app has framed the preview on the canvas yet.
     pub positioned: bool,
     /// The canvas region framed last (ghosts and the parents they wire to).
     pub framed: Option<egui::Rect>,
+}
+
+/// The fields of a form being filled in, shared by the chain parameter form and the
+/// inspector's node config form: values kept as typed, per-field errors shown once a field
+/// has been touched (or every one after a refused submit), and a summary of every problem.
+/// The owner validates the values and hands the errors over with [`Fields::set_errors`].
+pub struct Fields {
+    form: Form,
+    values: Map<String, Value>,
+    /// Raw JSON text of open-ended fields, by pointer, while it does not parse.
+    raw_text: HashMap<String, String>,
+    parse_errors: HashMap<String, String>,
+    touched: HashSet<String>,
+    /// Set when submitting was reached for: every error shows.
+    show_all: bool,
+    errors: Vec<ParamError>,
+    /// Field pointer → its messages.
+    field_errors: HashMap<String, Vec<String>>,
     /// A field to focus and scroll to on the next frame (an error summary entry was clicked).
     focus: Option<String>,
+    /// A value changed since the owner last validated.
+    stale: bool,
 }
 
 /// The docked form's height when it first opens (the user may drag its edge).
@@ -88,35 +97,26 @@ impl FormSession {
             chain_id: chain.chain_id().to_owned(),
             mode,
             expansion_id,
-            form,
-            values,
-            raw_text: HashMap::new(),
-            parse_errors: HashMap::new(),
-            touched: HashSet::new(),
-            show_all: false,
-            errors: Vec::new(),
-            field_errors: HashMap::new(),
+            fields: Fields::new(form, values),
             refusal: None,
             blocked: None,
             expansion: None,
             ghost: None,
             placed_revision: None,
             selected_node: 0,
-            stale: true,
             frames_shown: 0,
             positioned: false,
             framed: None,
-            focus: None,
         }
     }
 
     /// The values to expand with.
     pub fn values(&self) -> &Map<String, Value> {
-        &self.values
+        self.fields.values()
     }
 
     pub fn is_valid(&self) -> bool {
-        self.errors.is_empty() && self.parse_errors.is_empty() && self.refusal.is_none() && self.blocked.is_none()
+        !self.fields.has_problems() && self.refusal.is_none() && self.blocked.is_none()
     }
 
     /// Refuse this chain whatever the values (shown with its code; Insert stays off).
@@ -142,7 +142,7 @@ impl FormSession {
 
     /// Show the errors of every field (after a submit attempt that was refused).
     pub fn reveal_errors(&mut self) {
-        self.show_all = true;
+        self.fields.reveal();
     }
 
     pub fn placement(&self) -> Placement {
@@ -154,12 +154,12 @@ impl FormSession {
 
     /// Re-validate and re-preview after an edit, and re-place when the workflow changed.
     fn refresh(&mut self, trust: &Trust, pack: &Pack, chain: &Chain, wf: &Workflow, revision: u64) {
-        if !self.stale && self.placed_revision == Some(revision) {
+        if !self.fields.stale && self.placed_revision == Some(revision) {
             return;
         }
         self.validate(chain);
-        let valid = self.errors.is_empty() && self.parse_errors.is_empty();
-        let exp = preview::expand_preview(trust, pack, chain, wf, &self.values, &self.expansion_id, valid);
+        let valid = !self.fields.has_problems();
+        let exp = preview::expand_preview(trust, pack, chain, wf, self.fields.values(), &self.expansion_id, valid);
         if let Ok(e) = &exp
             && self.placed_revision != Some(revision)
         {
@@ -183,23 +183,21 @@ impl FormSession {
             self.refusal = Some(e.clone());
         }
         self.expansion = Some(exp);
-        self.stale = false;
     }
 
     /// Validate the values (defaults filled in) with the chain's compiled validator.
     fn validate(&mut self, chain: &Chain) {
-        let mut with_defaults = self.values.clone();
+        let mut with_defaults = self.fields.values().clone();
         apply_defaults(chain.parameters(), &mut with_defaults);
         let checked = check(chain, &Value::Object(with_defaults));
         self.refusal = None;
-        self.errors = match checked {
+        self.fields.set_errors(match checked {
             Ok(errors) => errors,
             Err(e) => {
                 self.refusal = Some(e);
                 Vec::new()
             }
-        };
-        self.field_errors = map_errors(&self.form.fields, &self.errors, &self.values);
+        });
     }
 
     /// The form of a chain being authored, as users will see it when they drop its tile:
@@ -209,25 +207,21 @@ impl FormSession {
     pub fn preview_of(chain: &Chain) -> Self {
         let mode = FormMode::Insert { at: (0.0, 0.0), on_edge: None };
         let mut session = Self::new(usize::MAX, chain, mode, format!("preview-{}", chain.chain_id()), None);
-        session.show_all = true;
+        session.fields.reveal();
         session
     }
 
     /// Draw only the fields and the problem summary, validated against `chain` after each edit.
     pub fn show_fields(&mut self, ui: &mut Ui, chain: &Chain) {
-        if self.stale {
+        if self.fields.stale {
             self.validate(chain);
-            self.stale = false;
         }
-        if self.form.fields.is_empty() {
+        if self.fields.form.fields.is_empty() {
             ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
         }
-        let fields = self.form.fields.clone();
-        for field in &fields {
-            self.field(ui, field);
-        }
+        self.fields.show(ui);
         self.summary(ui);
-        if self.stale {
+        if self.fields.stale {
             ui.ctx().request_repaint();
         }
     }
@@ -279,7 +273,7 @@ impl FormSession {
                     event = Some(FormEvent::Submit);
                 }
                 if !valid && insert.hovered() {
-                    self.show_all = true;
+                    self.fields.reveal();
                 }
                 insert.on_disabled_hover_text("Fix the problems listed above first.");
                 if ui.button("Cancel").clicked() {
@@ -297,13 +291,10 @@ impl FormSession {
                 .max_height(height)
                 .auto_shrink([false, false])
                 .show(&mut cols[0], |ui| {
-                    if self.form.fields.is_empty() {
+                    if self.fields.form.fields.is_empty() {
                         ui.label(RichText::new("This chain takes no parameters.").color(theme::TEXT_DIM));
                     }
-                    let fields = self.form.fields.clone();
-                    for field in &fields {
-                        self.field(ui, field);
-                    }
+                    self.fields.show(ui);
                 });
             egui::ScrollArea::vertical()
                 .id_salt(("cs-form-preview", &self.expansion_id))
@@ -329,14 +320,14 @@ impl FormSession {
             if self.is_valid() {
                 event = Some(FormEvent::Submit);
             } else {
-                self.show_all = true;
+                self.fields.reveal();
             }
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
             event = Some(FormEvent::Cancel);
         }
         // A value changed while drawing: validate and preview it now, not at the next mouse move.
-        if self.stale {
+        if self.fields.stale {
             ctx.request_repaint();
         }
         event
@@ -373,9 +364,66 @@ impl FormSession {
             refusal(ui, e);
             return;
         }
+        self.fields.summary(ui, code::CHAIN_PARAMETER_INVALID, "All parameters are valid.");
+    }
+}
+
+impl Fields {
+    pub fn new(form: Form, values: Map<String, Value>) -> Self {
+        Self {
+            form,
+            values,
+            raw_text: HashMap::new(),
+            parse_errors: HashMap::new(),
+            touched: HashSet::new(),
+            show_all: false,
+            errors: Vec::new(),
+            field_errors: HashMap::new(),
+            focus: None,
+            stale: true,
+        }
+    }
+
+    /// The values as typed (an invalid one included).
+    pub fn values(&self) -> &Map<String, Value> {
+        &self.values
+    }
+
+    /// Whether a value changed since the last [`Fields::set_errors`].
+    pub fn is_stale(&self) -> bool {
+        self.stale
+    }
+
+    /// The validation errors of the current values; each is shown under the field it concerns.
+    pub fn set_errors(&mut self, errors: Vec<ParamError>) {
+        self.field_errors = map_errors(&self.form.fields, &errors, &self.values);
+        self.errors = errors;
+        self.stale = false;
+    }
+
+    /// Schema errors, or text in a JSON field that does not parse.
+    pub fn has_problems(&self) -> bool {
+        !self.errors.is_empty() || !self.parse_errors.is_empty()
+    }
+
+    /// Show the errors of every field (a submit was reached for while invalid).
+    pub fn reveal(&mut self) {
+        self.show_all = true;
+    }
+
+    /// Every field, in schema order.
+    pub fn show(&mut self, ui: &mut Ui) {
+        let fields = self.form.fields.clone();
+        for field in &fields {
+            self.field(ui, field);
+        }
+    }
+
+    /// What is wrong, under `code`, each entry a link to its field; `valid` when nothing is.
+    pub fn summary(&mut self, ui: &mut Ui, code: &str, valid: &str) {
         let count = self.errors.len() + self.parse_errors.len();
         if count == 0 {
-            ui.label(RichText::new("✔ All parameters are valid.").color(theme::OK));
+            ui.label(RichText::new(format!("✔ {valid}")).color(theme::OK));
             return;
         }
         if !self.show_all && self.touched.is_empty() {
@@ -393,7 +441,7 @@ impl FormSession {
             return;
         }
         ui.label(
-            RichText::new(format!("chain_parameter_invalid — {count} problem{}:", if count == 1 { "" } else { "s" }))
+            RichText::new(format!("{code} — {count} problem{}:", if count == 1 { "" } else { "s" }))
                 .color(theme::ERROR),
         );
         // Each entry is a link to the field it is about.

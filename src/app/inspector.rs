@@ -1,12 +1,19 @@
-//! The inspector: what is selected, with its fields editable. Node `config` and `inputs`
-//! (and edge conditions) are a JSON tree whose leaves and subtrees edit in place as JSON
-//! text; text that does not parse stays in the editor with the parse error under it.
-//! Every edit is a `SetMember` command, so it undoes like any other change.
+//! The inspector: what is selected, with its fields editable. A node whose type has a config
+//! schema edits its `config` through a form generated from that schema (the chain parameter
+//! form's engine: values kept as typed, errors flagged under their fields, Apply refused
+//! while anything is invalid), with the raw JSON as a second tab. Other members (and edge
+//! conditions) are a JSON tree whose leaves and subtrees edit in place as JSON text; text
+//! that does not parse stays in the editor with the parse error under it. Every edit is a
+//! `SetMember` command, so it undoes like any other change.
 
 use super::Action;
+use super::form::Fields;
 use super::theme;
+use crate::catalog::Catalog;
 use crate::editor::document::{Command, Target, edge_by_seq};
+use crate::editor::node_type;
 use crate::editor::selection::Selection;
+use crate::error::code;
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
 use serde_json::Value;
@@ -25,6 +32,19 @@ pub struct Inspector {
     json: Option<JsonEdit>,
     /// "Make parameter…" was chosen on this node's value: node id, pointer inside the node.
     make_param: Option<(String, String)>,
+    config: Option<ConfigForm>,
+    /// The config is shown as its JSON tree rather than as the form.
+    config_as_json: bool,
+}
+
+/// A node's config being edited through its type's form.
+struct ConfigForm {
+    node: String,
+    type_id: String,
+    /// The stored config the fields were filled from; when it changes (Apply, undo, the JSON
+    /// tab) the fields are filled again from the new one.
+    base: Option<Value>,
+    fields: Fields,
 }
 
 /// A subtree of a member being edited as JSON text.
@@ -37,7 +57,14 @@ struct JsonEdit {
 }
 
 impl Inspector {
-    pub fn show(&mut self, ui: &mut Ui, wf: &Workflow, selection: &Selection, actions: &mut Vec<Action>) {
+    pub fn show(
+        &mut self,
+        ui: &mut Ui,
+        wf: &Workflow,
+        catalog: Option<&Catalog>,
+        selection: &Selection,
+        actions: &mut Vec<Action>,
+    ) {
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             // Long names and ids are cut with an ellipsis (the full text on hover): the panel
             // keeps the width the user gave it.
@@ -49,7 +76,7 @@ impl Inspector {
                 self.instance(ui, wf, key, actions);
             } else if nodes == 1 && edges == 0 {
                 let id = selection.nodes.iter().next().expect("one node");
-                self.node(ui, wf, id, actions);
+                self.node(ui, wf, catalog, id, actions);
             } else if nodes == 0 && edges == 1 {
                 let seq = *selection.edges.iter().next().expect("one edge");
                 self.edge(ui, wf, seq, actions);
@@ -111,7 +138,7 @@ impl Inspector {
         );
     }
 
-    fn node(&mut self, ui: &mut Ui, wf: &Workflow, id: &str, actions: &mut Vec<Action>) {
+    fn node(&mut self, ui: &mut Ui, wf: &Workflow, catalog: Option<&Catalog>, id: &str, actions: &mut Vec<Action>) {
         let Some(ix) = wf.node(id) else { return };
         let node = &wf.graph[ix];
         ui.heading("Node");
@@ -152,12 +179,81 @@ impl Inspector {
                 instance_buttons(ui, &inst.key(), actions);
             });
         }
-        for member in ["config", "inputs"] {
-            self.json_member(ui, Target::Node(id.to_owned()), member, node.json.get(member), true, actions);
+        let config = node.json.get("config");
+        if node_type::config_schema(catalog, node.type_id()).is_some() {
+            self.config_form(ui, catalog, id, node.type_id(), config, actions);
+        } else {
+            self.json_member(ui, Target::Node(id.to_owned()), "config", config, true, actions);
         }
+        self.json_member(ui, Target::Node(id.to_owned()), "inputs", node.json.get("inputs"), true, actions);
         let known = ["id", "typeId", "name", "position", "config", "inputs", "capabilities"];
         for (member, value) in node.json.iter().filter(|(k, _)| !known.contains(&k.as_str())) {
             self.json_member(ui, Target::Node(id.to_owned()), member, Some(value), true, actions);
+        }
+    }
+
+    /// A node's config as the form of its type's config schema, or (second tab) as JSON.
+    fn config_form(
+        &mut self,
+        ui: &mut Ui,
+        catalog: Option<&Catalog>,
+        id: &str,
+        type_id: &str,
+        current: Option<&Value>,
+        actions: &mut Vec<Action>,
+    ) {
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            ui.label(RichText::new("config").strong());
+            ui.selectable_value(&mut self.config_as_json, false, "Form");
+            ui.selectable_value(&mut self.config_as_json, true, "JSON");
+        });
+        if self.config_as_json {
+            self.json_member(ui, Target::Node(id.to_owned()), "config", current, true, actions);
+            return;
+        }
+        let same = |c: &ConfigForm| c.node == id && c.type_id == type_id && c.base.as_ref() == current;
+        if !self.config.as_ref().is_some_and(same) {
+            let Some(form) = node_type::config_form(catalog, type_id) else { return };
+            let values = current.and_then(Value::as_object).cloned().unwrap_or_default();
+            let mut fields = Fields::new(form, values);
+            // A stored config may already be invalid: say so at once, not after a first edit.
+            fields.reveal();
+            self.config =
+                Some(ConfigForm { node: id.to_owned(), type_id: type_id.to_owned(), base: current.cloned(), fields });
+        }
+        let Some(cf) = &mut self.config else { return };
+        if cf.fields.is_stale() {
+            let errors = node_type::config_errors(catalog, type_id, &Value::Object(cf.fields.values().clone()));
+            cf.fields.set_errors(errors);
+        }
+        let mut revert = false;
+        ui.push_id(("cs-config-form", id), |ui| {
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                // Form rows wrap rather than being cut: messages under fields must be readable.
+                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
+                cf.fields.show(ui);
+                cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                ui.horizontal(|ui| {
+                    let edited = Value::Object(cf.fields.values().clone());
+                    let changed = current != Some(&edited);
+                    let ok = changed && !cf.fields.has_problems();
+                    let apply = ui.add_enabled(ok, egui::Button::new("Apply config"));
+                    if apply.clicked() {
+                        actions.push(Action::Doc(Command::SetMember {
+                            target: Target::Node(id.to_owned()),
+                            key: "config".into(),
+                            value: Some(edited),
+                        }));
+                    }
+                    let why = if changed { "Fix the problems listed above first." } else { "Nothing changed yet." };
+                    apply.on_disabled_hover_text(why);
+                    revert = ui.add_enabled(changed, egui::Button::new("Revert")).clicked();
+                });
+            });
+        });
+        if revert {
+            self.config = None;
         }
     }
 

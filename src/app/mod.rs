@@ -30,8 +30,9 @@ use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::arrange::Arrangement;
 use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
-use crate::editor::document::{Command, Document, edge_by_seq};
+use crate::editor::document::{Command, Document, NodeLink, edge_by_seq};
 use crate::editor::files;
+use crate::editor::node_type;
 use crate::editor::preview::{self, DropEdge};
 use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::error::{Error, code};
@@ -60,6 +61,12 @@ pub(crate) enum Action {
         on_edge: Option<u64>,
     },
     EditInstance(String),
+    /// Insert one node of a catalogued type, on an edge (by `seq`) when dropped on one.
+    InsertNodeType {
+        type_id: String,
+        at: (f64, f64),
+        on_edge: Option<u64>,
+    },
     SelectGhost(usize),
     DeleteSelection,
     Copy,
@@ -363,7 +370,7 @@ impl App {
         });
         egui::Panel::right("cs-inspector").default_size(330.0).size_range(240.0..=640.0).show(ui, |ui| {
             let (wf, selection) = self.doc.parts();
-            self.inspector.show(ui, wf, selection, &mut self.actions);
+            self.inspector.show(ui, wf, self.trust.catalog.as_ref(), selection, &mut self.actions);
         });
         let mut form_event = None;
         if let Some(form) = &mut self.form {
@@ -668,6 +675,7 @@ impl App {
                     self.open_insert_form(pack, &chain_id, at, on_edge);
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
+                Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
                 Action::SelectGhost(i) => {
                     if let Some(f) = &mut self.form {
                         f.select_ghost(i);
@@ -776,6 +784,11 @@ impl App {
     }
 
     fn apply(&mut self, cmd: Command) {
+        // A connection between ports whose types do not fit is refused before the document sees it.
+        if let Err(e) = node_type::check_command(self.doc.workflow(), self.trust.catalog.as_ref(), &cmd) {
+            self.problems.error(e);
+            return;
+        }
         match self.doc.apply(cmd) {
             Ok(outcome) => {
                 self.problems.clear_error();
@@ -790,6 +803,22 @@ impl App {
                 }
                 self.problems.status(status);
             }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    /// One node of a catalogued type at `at`, spliced into the edge `on_edge` when given.
+    fn insert_node_type(&mut self, type_id: &str, at: (f64, f64), on_edge: Option<u64>) {
+        let catalog = self.trust.catalog.as_ref();
+        let link = match on_edge {
+            Some(seq) => {
+                let (input, output) = node_type::wiring_ports(catalog, type_id);
+                NodeLink::Splice { seq, input, output }
+            }
+            None => NodeLink::Unwired,
+        };
+        match node_type::insert_command(catalog, type_id, at, link) {
+            Ok(cmd) => self.apply(cmd),
             Err(e) => self.problems.error(e),
         }
     }

@@ -1,5 +1,5 @@
-//! The tile palette: every loaded pack with its validity and trust badges, and the chain
-//! tiles to drag onto the canvas. Search filters by label, chainId and typeId; internal
+//! The tile palette: every loaded pack with its validity and trust badges, the chain
+//! tiles to drag onto the canvas, and the Catalog section's node types (one node each). Search filters by label, chainId and typeId; internal
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
 use super::Action;
@@ -435,7 +435,15 @@ fn trust_badge(ui: &mut Ui, r: &TrustReport) {
     badge(ui, &format!("{glyph}{}", r.signature.as_str()), color).on_hover_text(hover);
 }
 
-/// The node types the catalog knows: what typeIds resolve to, with their ports.
+/// The drag-and-drop payload of a catalogued node type: dropped on the canvas, it inserts
+/// one node of that type.
+pub struct NodeTypeDrag {
+    pub type_id: String,
+    pub label: String,
+}
+
+/// The node types the catalog knows, each draggable onto the canvas to insert one node;
+/// the search filters them by typeId, label and category (and opens the section).
 fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     let Some(catalog) = catalog else {
         ui.label(RichText::new("No node packs loaded: typeIds are not checked.").small().color(theme::WARN));
@@ -444,33 +452,86 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     let types: Vec<_> = catalog
         .node_types()
         .filter(|t| {
-            query.is_empty() || t.type_id().to_lowercase().contains(query) || t.label().to_lowercase().contains(query)
+            query.is_empty() || [t.type_id(), t.label(), t.category()].iter().any(|s| s.to_lowercase().contains(query))
         })
         .collect();
     if !query.is_empty() && types.is_empty() {
         return;
     }
     let title = format!("Catalog — {} node types from {} pack(s)", catalog.len(), catalog.packs().len());
-    egui::CollapsingHeader::new(RichText::new(title).strong()).id_salt("cs-catalog").default_open(false).show(
-        ui,
-        |ui| {
+    egui::CollapsingHeader::new(RichText::new(title).strong())
+        .id_salt("cs-catalog")
+        .default_open(false)
+        .open((!query.is_empty()).then_some(true))
+        .show(ui, |ui| {
+            ui.label(
+                RichText::new("Drag a node type onto the canvas to insert one node.").small().color(theme::TEXT_DIM),
+            );
             for t in types {
-                let ports = catalog.ports(t.type_id());
-                let r = ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(t.type_id()).monospace().small());
-                    ui.label(RichText::new(t.label()).small().color(theme::TEXT_DIM));
-                });
-                let hover = format!(
-                    "{}\nrole: {}\ninputs: {}\noutputs: {}",
-                    t.description(),
-                    t.role(),
-                    ports.map(|p| p.inputs.join(", ")).unwrap_or_default(),
-                    ports.map(|p| p.outputs.join(", ")).unwrap_or_default()
-                );
-                r.response.on_hover_text(hover);
+                node_type_tile(ui, catalog, t);
             }
-        },
+        });
+}
+
+/// One node type: its label, typeId and port counts; the whole tile is the drag handle.
+fn node_type_tile(ui: &mut Ui, catalog: &Catalog, t: &crate::catalog::NodeType) {
+    let id = Id::unique(("cs-node-type", t.type_id()));
+    let ports = catalog.ports(t.type_id());
+    let dragging = ui.ctx().is_being_dragged(id);
+    let stroke = if dragging { Stroke::new(1.5, theme::GHOST) } else { Stroke::new(1.0, theme::CARD_BORDER) };
+    let frame =
+        egui::Frame::new().fill(theme::CARD_BG).stroke(stroke).corner_radius(6.0).inner_margin(6.0).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal(|ui| {
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if let Some(p) = ports {
+                        let text = format!("{} in · {} out", p.inputs.len(), p.outputs.len());
+                        ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
+                    }
+                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                        ui.add(egui::Label::new(RichText::new(t.label()).strong().color(theme::TEXT)).truncate());
+                    });
+                });
+            });
+            ui.add(egui::Label::new(RichText::new(t.type_id()).monospace().small().color(theme::TEXT_DIM)).truncate());
+        });
+    let response = ui.interact(frame.response.rect, id, Sense::drag()).on_hover_cursor(egui::CursorIcon::Grab);
+    let name = format!("Node type {}", t.label());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
+    if response.drag_started() {
+        let payload = NodeTypeDrag { type_id: t.type_id().to_owned(), label: t.label().to_owned() };
+        egui::DragAndDrop::set_payload(ui.ctx(), payload);
+    }
+    if response.dragged()
+        && let Some(p) = ui.ctx().pointer_latest_pos()
+    {
+        drag_chip(ui.ctx(), id, p, t.label());
+    }
+    let list = |names: Option<&Vec<String>>| names.map(|n| n.join(", ")).filter(|s| !s.is_empty());
+    let hover = format!(
+        "{}\n{} · {} {}\nrole: {}\ninputs: {}\noutputs: {}",
+        if t.description().is_empty() { t.type_id() } else { t.description() },
+        t.category(),
+        t.pack_name(),
+        t.pack_version(),
+        t.role(),
+        list(ports.map(|p| &p.inputs)).unwrap_or_else(|| "any".into()),
+        list(ports.map(|p| &p.outputs)).unwrap_or_else(|| "any".into()),
     );
+    response.on_hover_text(hover);
+    ui.add_space(2.0);
+}
+
+/// The small chip that follows the pointer while a tile is dragged, so the drop preview on
+/// the canvas is not covered.
+fn drag_chip(ctx: &egui::Context, id: Id, p: egui::Pos2, label: &str) {
+    let layer = egui::LayerId::new(egui::Order::Tooltip, id.with("chip"));
+    let painter = ctx.layer_painter(layer);
+    let galley = painter.layout_no_wrap(label.to_owned(), egui::FontId::proportional(13.0), theme::TEXT);
+    let rect = Rect::from_min_size(p + vec2(14.0, 14.0), galley.size() + vec2(14.0, 8.0));
+    painter.rect_filled(rect, 10.0, theme::CARD_BG);
+    painter.rect_stroke(rect, 10.0, Stroke::new(1.0, theme::GHOST), egui::StrokeKind::Inside);
+    painter.galley(rect.min + vec2(7.0, 4.0), galley, theme::TEXT);
 }
 
 fn has_errors(pack: &Pack, chain: &Chain) -> bool {
@@ -506,13 +567,7 @@ fn tile(
     if response.dragged()
         && let Some(p) = ui.ctx().pointer_latest_pos()
     {
-        let layer = egui::LayerId::new(egui::Order::Tooltip, id.with("chip"));
-        let painter = ui.ctx().layer_painter(layer);
-        let galley = painter.layout_no_wrap(chain.label().to_owned(), egui::FontId::proportional(13.0), theme::TEXT);
-        let rect = Rect::from_min_size(p + vec2(14.0, 14.0), galley.size() + vec2(14.0, 8.0));
-        painter.rect_filled(rect, 10.0, theme::CARD_BG);
-        painter.rect_stroke(rect, 10.0, Stroke::new(1.0, theme::GHOST), egui::StrokeKind::Inside);
-        painter.galley(rect.min + vec2(7.0, 4.0), galley, theme::TEXT);
+        drag_chip(ui.ctx(), id, p, chain.label());
     }
     // A container menu: the tile senses drags only, so it never sees a secondary click itself.
     response.container_context_menu(|ui| {

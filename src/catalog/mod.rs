@@ -9,6 +9,7 @@ mod deps;
 mod host;
 mod lockfile;
 mod node_types;
+mod port_types;
 mod range;
 mod signature;
 mod trust;
@@ -17,6 +18,7 @@ pub use deps::check_dependencies;
 pub use host::{HostProfile, capabilities_form};
 pub use lockfile::{LockedPack, Lockfile, Requirement, Resolution, ResolveOptions, ResolvedPack, resolve};
 pub use node_types::{Catalog, CatalogPack, ChainResolution, NodeType, Ports};
+pub use port_types::{JsonType, PortType, incompatibility, port_type};
 pub use range::Range;
 pub use signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_manifest, verify_pack};
 pub use trust::{Trust, TrustReport};
@@ -32,6 +34,11 @@ pub trait TypeResolver {
 /// `core.*` typeIds are reserved and always resolve (node-packs §1.4).
 pub fn is_core(type_id: &str) -> bool {
     type_id.starts_with("core.")
+}
+
+/// The config schema chainsmith bundles for a reserved Core typeId (pinned or bare), if any.
+pub fn builtin_config_schema(type_id: &str) -> Option<&'static serde_json::Value> {
+    builtin::config_schema(crate::pack::v2::split_pin(type_id).0).map(crate::schemas::Schema::document)
 }
 
 /// Resolve a manifest-relative reference inside the pack folder. Absolute paths, `..`

@@ -5,6 +5,7 @@
 //! at once) and compiled on first use, each file once however many types reference it.
 //! typeIds are looked up by exact id, never by pack name prefix (§1.3).
 
+use super::port_types::{PortType, incompatibility, port_type};
 use super::{TypeResolver, builtin, finding_from, is_core, path_inside, read_bounded};
 use crate::error::{Error, Finding, Severity, code, pointer_join};
 use crate::expand::Expansion;
@@ -461,6 +462,43 @@ impl Catalog {
         }))
     }
 
+    /// What one port of a type carries, from the property of that name in the type's input
+    /// (`output == false`) or output schema; `Any` when the type, its schema or the port is
+    /// not known.
+    pub fn port_type(&self, type_id: &str, port: &str, output: bool) -> PortType {
+        let Some(node) = self.node_type(type_id) else { return PortType::Any };
+        let slot = if output { &node.output } else { &node.input };
+        let Some(root) = slot.document() else { return PortType::Any };
+        port_type(root, root.get("properties").and_then(|p| p.get(port)))
+    }
+
+    /// Refuse connecting `source_port` of a `source_type` node to `target_port` of a
+    /// `target_type` node when the output's type does not fit the input's, by the rule of
+    /// [`super::port_types`]: every type the output may produce must be accepted (integer
+    /// into number is fine), and an untyped or unknown side fits anything.
+    pub fn check_connection(
+        &self,
+        (source_type, source_port): (&str, &str),
+        (target_type, target_port): (&str, &str),
+    ) -> Result<(), Error> {
+        let produced = self.port_type(source_type, source_port, true);
+        let accepted = self.port_type(target_type, target_port, false);
+        let Some(refused) = incompatibility(&produced, &accepted) else { return Ok(()) };
+        let mut message =
+            format!("output \"{source_port}\" gives {produced}, but input \"{target_port}\" takes {accepted}");
+        if matches!(&produced, PortType::Only(all) if all.len() > refused.len()) {
+            let names: Vec<&str> = refused.iter().map(|t| t.as_str()).collect();
+            message.push_str(&format!(" ({} does not fit)", names.join(" or ")));
+        }
+        Err(Error::new(code::EDGE_PORT_INCOMPATIBLE, message)
+            .with("sourceTypeId", source_type)
+            .with("sourceOutput", source_port)
+            .with("targetTypeId", target_type)
+            .with("targetInput", target_port)
+            .with("outputType", produced.to_string())
+            .with("inputType", accepted.to_string()))
+    }
+
     /// Whether the type declares the `side-effectful` capability or the `side-effect` role.
     pub fn is_side_effectful(&self, type_id: &str) -> bool {
         self.node_type(type_id)
@@ -713,6 +751,42 @@ mod tests {
         assert!(found.contains(&(code::EDGE_PORT_UNKNOWN, "/edges/1/sourceOutput")), "{found:?}");
         assert!(found.contains(&(code::EDGE_PORT_UNKNOWN, "/edges/1/targetInput")), "{found:?}");
         assert_eq!(found.len(), 4, "defaults, known ports and uncatalogued types pass: {found:?}");
+    }
+
+    #[test]
+    fn connections_are_checked_by_port_type() {
+        let catalog = Catalog::load(&[crate::pack::bundled_dir().join("vendor.chainsmith.nodes")]);
+        let classify = "vendor.chainsmith.classify";
+        let pager = "vendor.chainsmith.pager-send";
+        let e = catalog.check_connection((classify, "urgent"), (pager, "assignee")).unwrap_err();
+        assert_eq!(e.code, code::EDGE_PORT_INCOMPATIBLE);
+        assert_eq!(e.message, "output \"urgent\" gives boolean, but input \"assignee\" takes string");
+        assert_eq!(
+            (e.details["outputType"].as_str(), e.details["inputType"].as_str()),
+            (Some("boolean"), Some("string"))
+        );
+        assert!(catalog.check_connection((classify, "label"), (pager, "assignee")).is_ok());
+        // `payload` declares no type; undeclared ports and uncatalogued types are not judged here.
+        assert!(catalog.check_connection((classify, "urgent"), (pager, "payload")).is_ok());
+        assert!(catalog.check_connection((classify, "nope"), (pager, "assignee")).is_ok());
+        assert!(catalog.check_connection(("core.start", "output"), (pager, "assignee")).is_ok());
+        // integer into number fits; number into integer does not.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("node-catalog.json");
+        let typed = |t: &str| json!({"type": "object", "properties": {"v": {"type": t}}});
+        std::fs::write(
+            &path,
+            json!({"nodes": [
+                {"typeId": "x.int", "outputSchema": typed("integer"), "inputSchema": typed("integer")},
+                {"typeId": "x.num", "outputSchema": typed("number"), "inputSchema": typed("number")}]})
+            .to_string(),
+        )
+        .unwrap();
+        let mut cat = Catalog::new();
+        cat.add_node_catalog(&path).unwrap();
+        assert!(cat.check_connection(("x.int", "v"), ("x.num", "v")).is_ok());
+        let e = cat.check_connection(("x.num", "v"), ("x.int", "v")).unwrap_err();
+        assert_eq!(e.message, "output \"v\" gives number, but input \"v\" takes integer");
     }
 
     /// A node pack folder with one typed node and its schema files.

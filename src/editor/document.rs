@@ -78,11 +78,36 @@ pub enum Command {
         edges: Vec<Map<String, Value>>,
         offset: (f64, f64),
     },
+    /// Add one node (see [`super::node_type::node_from_type`]) under a fresh id made from
+    /// its `id`, wired as `link` says; one undo step.
+    InsertNode {
+        node: Box<Map<String, Value>>,
+        link: NodeLink,
+    },
     /// Set (or with `None` remove) one member of a node, an edge or the workflow.
     SetMember {
         target: Target,
         key: String,
         value: Option<Value>,
+    },
+}
+
+/// How an inserted node is wired into the workflow. Port names are the new node's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeLink {
+    Unwired,
+    /// Downstream of `source`: its `source_port` into the new node's `input`.
+    After {
+        source: String,
+        source_port: String,
+        input: String,
+    },
+    /// Into the edge with this `seq`: its source into `input`, `output` into its target; the
+    /// edge's own ports stay on the outer ends.
+    Splice {
+        seq: u64,
+        input: String,
+        output: String,
     },
 }
 
@@ -313,6 +338,7 @@ impl Document {
             }
             Command::Delete { nodes, edges } => self.delete(&nodes, &edges),
             Command::Paste { nodes, edges, offset } => self.paste(nodes, edges, offset),
+            Command::InsertNode { node, link } => self.insert_node(*node, link),
             Command::SetMember { target, key, value } => {
                 self.check_member_edit(&target, &key)?;
                 let label = match &target {
@@ -432,16 +458,7 @@ impl Document {
             );
         }
         let id = self.wf.fresh_edge_id(&format!("e-{source}-{target}"));
-        let mut json = Map::new();
-        json.insert("id".into(), Value::String(id));
-        json.insert("sourceNodeId".into(), Value::String(source.to_owned()));
-        if source_port != "output" {
-            json.insert("sourceOutput".into(), Value::String(source_port.to_owned()));
-        }
-        json.insert("targetNodeId".into(), Value::String(target.to_owned()));
-        if target_port != "input" {
-            json.insert("targetInput".into(), Value::String(target_port.to_owned()));
-        }
+        let json = edge_json(id, (source, source_port), (target, target_port));
         let ix = self.wf.add_edge(json).expect("both endpoints exist");
         let seq = self.wf.graph[ix].seq;
         let outcome = Outcome { label: format!("Connect {source} ➡ {target}"), warnings, new_nodes: Vec::new() };
@@ -480,6 +497,65 @@ impl Document {
             (n, _) => format!("Delete {n} nodes"),
         };
         Ok((Change::Batch(inverses), outcome(label)))
+    }
+
+    fn insert_node(&mut self, mut json: Map<String, Value>, link: NodeLink) -> Result<(Change, Outcome), Error> {
+        // The wiring is checked before anything changes, so a refusal leaves no trace.
+        let spliced = match &link {
+            NodeLink::Unwired => None,
+            NodeLink::After { source, .. } => {
+                if !self.wf.contains_node(source) {
+                    return Err(Error::new(code::INVALID_REQUEST, format!("no node \"{source}\" to insert after"))
+                        .with("nodeId", source.as_str()));
+                }
+                None
+            }
+            NodeLink::Splice { seq, .. } => {
+                let ix = edge_by_seq(&self.wf, *seq)
+                    .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the edge to splice into no longer exists"))?;
+                let e = &self.wf.graph[ix];
+                Some((
+                    e.source().to_owned(),
+                    e.source_port().to_owned(),
+                    e.target().to_owned(),
+                    e.target_port().to_owned(),
+                ))
+            }
+        };
+        let type_id = json.get("typeId").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let base = json.get("id").and_then(Value::as_str).filter(|b| !b.is_empty()).unwrap_or("node").to_owned();
+        let id = self.wf.fresh_node_id(&base);
+        json.insert("id".into(), Value::String(id.clone()));
+        self.wf.add_node(json)?;
+        let mut ids = self.wf.edge_ids();
+        let mut new_edges = Vec::new();
+        let mut restore = None;
+        let mut wires: Vec<Map<String, Value>> = Vec::new();
+        match (&link, spliced) {
+            (NodeLink::After { source, source_port, input }, _) => {
+                let edge_id = ids.fresh(&format!("e-{source}-{id}"));
+                wires.push(edge_json(edge_id, (source, source_port), (&id, input)));
+            }
+            (NodeLink::Splice { seq, input, output }, Some((source, source_port, target, target_port))) => {
+                restore = Some(apply_change(&mut self.wf, Change::Remove { nodes: Vec::new(), edges: vec![*seq] }));
+                let first = ids.fresh(&format!("e-{source}-{id}"));
+                wires.push(edge_json(first, (&source, &source_port), (&id, input)));
+                let second = ids.fresh(&format!("e-{id}-{target}"));
+                wires.push(edge_json(second, (&id, output), (&target, &target_port)));
+            }
+            _ => {}
+        }
+        for wire in wires {
+            let ix = self.wf.add_edge(wire).expect("both endpoints exist");
+            new_edges.push(self.wf.graph[ix].seq);
+        }
+        // Undo takes the node and its wires out, then brings back the edge it was spliced into.
+        let mut inverse = vec![Change::Remove { nodes: vec![id.clone()], edges: new_edges }];
+        inverse.extend(restore);
+        let verb = if matches!(link, NodeLink::Splice { .. }) { "Splice" } else { "Insert" };
+        let outcome =
+            Outcome { label: format!("{verb} {type_id} node {id}"), warnings: Vec::new(), new_nodes: vec![id] };
+        Ok((Change::Batch(inverse), outcome))
     }
 
     fn paste(
@@ -530,6 +606,25 @@ impl Document {
         let outcome = Outcome { label, warnings: Vec::new(), new_nodes: new_nodes.clone() };
         Ok((Change::Remove { nodes: new_nodes, edges: new_edges }, outcome))
     }
+}
+
+/// A new edge's object; default port names (`output`, `input`) are left implicit.
+fn edge_json(
+    id: String,
+    (source, source_port): (&str, &str),
+    (target, target_port): (&str, &str),
+) -> Map<String, Value> {
+    let mut json = Map::new();
+    json.insert("id".into(), Value::String(id));
+    json.insert("sourceNodeId".into(), Value::String(source.to_owned()));
+    if source_port != "output" {
+        json.insert("sourceOutput".into(), Value::String(source_port.to_owned()));
+    }
+    json.insert("targetNodeId".into(), Value::String(target.to_owned()));
+    if target_port != "input" {
+        json.insert("targetInput".into(), Value::String(target_port.to_owned()));
+    }
+    json
 }
 
 fn outcome(label: String) -> Outcome {

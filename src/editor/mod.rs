@@ -1,6 +1,7 @@
 //! The editor's model, without any GUI toolkit: the open document with its commands and
 //! exact undo, the selection, the clipboard, crash recovery, the files it opens and saves,
-//! the pure half of the insert preview (expand, then place), the size of cards and frames,
+//! single nodes of catalogued types (new nodes, config forms, typed port checks), the pure
+//! half of the insert preview (expand, then place), the size of cards and frames,
 //! arrangements (tidy, room for a splice, align, distribute), the Registry window's model,
 //! the host imports of Settings, the re-parameterisation of OpenWOP app workflows, and pack
 //! authoring: the extract-as-chain dialog's model and the pack document with its own undo.
@@ -18,6 +19,7 @@ pub mod document;
 pub mod extraction;
 pub mod files;
 pub mod host_import;
+pub mod node_type;
 pub mod pack_doc;
 pub mod preview;
 pub mod recovery;

@@ -1,0 +1,237 @@
+//! Single nodes of a catalogued type, without a GUI: the node a palette drop, the quick-add
+//! popup or a script inserts for a typeId, the config form of a node's type, and the typed
+//! port check a connection goes through before it becomes a `Connect` command.
+
+use super::document::{Command, NodeLink};
+use crate::catalog::{Catalog, builtin_config_schema};
+use crate::error::{Error, code};
+use crate::params::{Form, ParamError};
+use crate::workflow::{Node, Workflow};
+use serde_json::{Map, Value};
+
+/// The config schema that applies to a typeId: the catalogued type's, else the one
+/// chainsmith bundles for a reserved Core type.
+pub fn config_schema<'a>(catalog: Option<&'a Catalog>, type_id: &str) -> Option<&'a Value> {
+    catalog
+        .and_then(|c| c.node_type(type_id))
+        .and_then(|t| t.config_schema())
+        .or_else(|| builtin_config_schema(type_id))
+}
+
+/// The form for a node's `config`, when its type has a config schema (the same model the
+/// chain parameter form is drawn from).
+pub fn config_form(catalog: Option<&Catalog>, type_id: &str) -> Option<Form> {
+    config_schema(catalog, type_id).map(Form::from_schema)
+}
+
+/// What is wrong with `config` for its type, as the parameter form reports it (pointers into
+/// the config object). Empty when no schema is known.
+pub fn config_errors(catalog: Option<&Catalog>, type_id: &str, config: &Value) -> Vec<ParamError> {
+    let empty;
+    let catalog = match catalog {
+        Some(c) => c,
+        None => {
+            empty = Catalog::new();
+            &empty
+        }
+    };
+    catalog
+        .check_config(type_id, config)
+        .into_iter()
+        .map(|v| ParamError { path: v.pointer, keyword: v.keyword, message: v.message })
+        .collect()
+}
+
+/// A new node of `type_id` with its top-left at `at`: named after the type's label, its id
+/// the last segment of the typeId (the document makes it unique on insert), and its
+/// `config` the starting values of its config form (schema defaults, required empties).
+/// Refused with `chain_unresolvable_typeid` when no catalogued pack provides the type and it
+/// is not a reserved `core.*` one.
+pub fn node_from_type(catalog: Option<&Catalog>, type_id: &str, at: (f64, f64)) -> Result<Map<String, Value>, Error> {
+    let known = catalog.and_then(|c| c.node_type(type_id));
+    if known.is_none() && !crate::catalog::is_core(type_id) {
+        return Err(Error::new(
+            code::CHAIN_UNRESOLVABLE_TYPEID,
+            format!("typeId \"{type_id}\" is not provided by any catalogued node pack"),
+        )
+        .with("typeId", type_id));
+    }
+    let bare = crate::pack::v2::split_pin(type_id).0;
+    let base = bare.rsplit('.').next().filter(|s| !s.is_empty()).unwrap_or("node");
+    let config = config_form(catalog, type_id).map(|f| f.initial_values()).unwrap_or_default();
+    let mut json = Map::new();
+    json.insert("id".into(), Value::String(base.to_owned()));
+    json.insert("typeId".into(), Value::String(type_id.to_owned()));
+    json.insert("name".into(), Value::String(known.map_or(base, |t| t.label()).to_owned()));
+    json.insert("config".into(), Value::Object(config));
+    json.insert("inputs".into(), Value::Object(Map::new()));
+    let mut node = Node { json, seq: 0 };
+    node.set_position(at.0, at.1);
+    Ok(node.json)
+}
+
+/// The ports a new node of this type is wired through when it is inserted after a node or
+/// into an edge: its first declared input and output, else the implicit `input`/`output`.
+pub fn wiring_ports(catalog: Option<&Catalog>, type_id: &str) -> (String, String) {
+    let ports = catalog.and_then(|c| c.ports(type_id));
+    let first = |names: Option<&Vec<String>>, default: &str| {
+        names.and_then(|n| n.first()).cloned().unwrap_or_else(|| default.to_owned())
+    };
+    (first(ports.map(|p| &p.inputs), "input"), first(ports.map(|p| &p.outputs), "output"))
+}
+
+/// The command that inserts one node of `type_id` at `at`, wired as `link` says (for the
+/// palette's Catalog section and the quick-add popup).
+pub fn insert_command(
+    catalog: Option<&Catalog>,
+    type_id: &str,
+    at: (f64, f64),
+    link: NodeLink,
+) -> Result<Command, Error> {
+    Ok(Command::InsertNode { node: Box::new(node_from_type(catalog, type_id, at)?), link })
+}
+
+/// Refuse a connection whose output port's type does not fit the input port's (the rule is
+/// [`Catalog::check_connection`]'s). Nodes missing from the workflow, or no catalog, pass:
+/// the document reports the former, and without a catalog no port has a type.
+pub fn check_connection(
+    wf: &Workflow,
+    catalog: Option<&Catalog>,
+    (source, source_port): (&str, &str),
+    (target, target_port): (&str, &str),
+) -> Result<(), Error> {
+    let Some(catalog) = catalog else { return Ok(()) };
+    let (Some(a), Some(b)) = (wf.node(source), wf.node(target)) else { return Ok(()) };
+    let (source_type, target_type) = (wf.graph[a].type_id(), wf.graph[b].type_id());
+    catalog
+        .check_connection((source_type, source_port), (target_type, target_port))
+        .map_err(|e| e.with("sourceNodeId", source).with("targetNodeId", target))
+}
+
+/// [`check_connection`] for a command: only `Connect` is judged.
+pub fn check_command(wf: &Workflow, catalog: Option<&Catalog>, command: &Command) -> Result<(), Error> {
+    match command {
+        Command::Connect { source, source_port, target, target_port } => {
+            check_connection(wf, catalog, (source, source_port), (target, target_port))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::editor::document::Document;
+    use crate::workflow::ExportMode;
+    use serde_json::json;
+
+    fn catalog() -> Catalog {
+        Catalog::load(&[crate::pack::bundled_dir().join("vendor.chainsmith.nodes")])
+    }
+
+    fn two_nodes() -> Workflow {
+        Workflow::from_json(json!({
+            "id": "wf", "name": "wf", "version": "1.0.0",
+            "nodes": [
+                {"id": "c", "typeId": "vendor.chainsmith.classify", "name": "C", "position": {"x": 0, "y": 0}},
+                {"id": "p", "typeId": "vendor.chainsmith.pager-send", "name": "P", "position": {"x": 400, "y": 0}}
+            ],
+            "edges": [{"id": "e1", "sourceNodeId": "c", "sourceOutput": "label", "targetNodeId": "p", "targetInput": "assignee"}]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_node_from_a_type_starts_from_its_config_form() {
+        let cat = catalog();
+        let node = node_from_type(Some(&cat), "vendor.chainsmith.http-request", (40.0, 60.5)).unwrap();
+        assert_eq!(
+            Value::Object(node),
+            json!({"id": "http-request", "typeId": "vendor.chainsmith.http-request", "name": "HTTP request",
+                   "config": {"method": "GET"}, "inputs": {}, "position": {"x": 40, "y": 60.5}})
+        );
+        // Required arrays start empty; the schema then says what is missing.
+        let classify = node_from_type(Some(&cat), "vendor.chainsmith.classify", (0.0, 0.0)).unwrap();
+        assert_eq!(classify["config"], json!({"labels": []}));
+        let errors = config_errors(Some(&cat), "vendor.chainsmith.classify", &classify["config"]);
+        assert_eq!(
+            errors.iter().map(|e| (e.path.as_str(), e.keyword.as_str())).collect::<Vec<_>>(),
+            [("/labels", "minItems")]
+        );
+        assert!(node_from_type(Some(&cat), "core.noop", (0.0, 0.0)).is_ok(), "core types need no pack");
+        let e = node_from_type(Some(&cat), "vendor.gone.thing", (0.0, 0.0)).unwrap_err();
+        assert_eq!(e.code, code::CHAIN_UNRESOLVABLE_TYPEID);
+        assert!(config_form(None, "core.dispatch").is_some(), "bundled Core schemas give forms too");
+    }
+
+    #[test]
+    fn inserted_nodes_get_fresh_ids_and_undo_exactly() {
+        let cat = catalog();
+        let mut doc = Document::new(two_nodes(), None);
+        let before = doc.workflow().to_json(ExportMode::Faithful);
+        let cmd = || insert_command(Some(&cat), "vendor.chainsmith.classify", (0.0, 200.0), NodeLink::Unwired);
+        assert_eq!(doc.apply(cmd().unwrap()).unwrap().new_nodes, ["classify"]);
+        assert_eq!(doc.apply(cmd().unwrap()).unwrap().new_nodes, ["classify-2"]);
+        let two = doc.workflow().to_json(ExportMode::Faithful);
+        doc.undo();
+        doc.undo();
+        assert_eq!(doc.workflow().to_json(ExportMode::Faithful), before);
+        doc.redo();
+        doc.redo();
+        assert_eq!(doc.workflow().to_json(ExportMode::Faithful), two);
+    }
+
+    #[test]
+    fn inserting_after_a_node_or_into_an_edge_wires_it_in_one_step() {
+        let cat = catalog();
+        let mut doc = Document::new(two_nodes(), None);
+        let before = doc.workflow().to_json(ExportMode::Faithful);
+        let (input, output) = wiring_ports(Some(&cat), "vendor.chainsmith.http-request");
+        assert_eq!((input.as_str(), output.as_str()), ("body", "status"));
+        let seq = doc.workflow().graph.edge_weights().next().unwrap().seq;
+        let link = NodeLink::Splice { seq, input, output };
+        doc.apply(insert_command(Some(&cat), "vendor.chainsmith.http-request", (200.0, 0.0), link).unwrap()).unwrap();
+        let out = doc.workflow().to_json(ExportMode::Faithful);
+        assert_eq!(
+            out["edges"],
+            json!([
+                {"id": "e-c-http-request", "sourceNodeId": "c", "sourceOutput": "label", "targetNodeId": "http-request", "targetInput": "body"},
+                {"id": "e-http-request-p", "sourceNodeId": "http-request", "sourceOutput": "status", "targetNodeId": "p", "targetInput": "assignee"}
+            ])
+        );
+        doc.undo();
+        assert_eq!(doc.workflow().to_json(ExportMode::Faithful), before, "one undo restores the edge");
+        doc.redo();
+        assert_eq!(doc.workflow().to_json(ExportMode::Faithful), out);
+
+        let after = NodeLink::After { source: "p".into(), source_port: "pageId".into(), input: "input".into() };
+        doc.apply(insert_command(None, "core.noop", (600.0, 0.0), after).unwrap()).unwrap();
+        let edges = doc.workflow().to_json(ExportMode::Faithful)["edges"].clone();
+        assert_eq!(
+            edges[2],
+            json!({"id": "e-p-noop", "sourceNodeId": "p", "sourceOutput": "pageId", "targetNodeId": "noop"})
+        );
+        let gone = NodeLink::After { source: "zz".into(), source_port: "output".into(), input: "input".into() };
+        let n = doc.workflow().node_count();
+        assert!(doc.apply(insert_command(None, "core.noop", (0.0, 0.0), gone).unwrap()).is_err());
+        assert_eq!(doc.workflow().node_count(), n, "a refused insert leaves nothing behind");
+    }
+
+    #[test]
+    fn connections_are_judged_by_the_node_types() {
+        let cat = catalog();
+        let wf = two_nodes();
+        let e = check_connection(&wf, Some(&cat), ("c", "urgent"), ("p", "assignee")).unwrap_err();
+        assert_eq!(e.code, code::EDGE_PORT_INCOMPATIBLE);
+        assert_eq!(e.details["sourceNodeId"], "c");
+        assert!(check_connection(&wf, Some(&cat), ("c", "label"), ("p", "assignee")).is_ok());
+        assert!(check_connection(&wf, None, ("c", "urgent"), ("p", "assignee")).is_ok());
+        let connect = Command::Connect {
+            source: "c".into(),
+            source_port: "confidence".into(),
+            target: "p".into(),
+            target_port: "assignee".into(),
+        };
+        assert!(check_command(&wf, Some(&cat), &connect).is_err());
+    }
+}
