@@ -3,12 +3,12 @@
 
 use chainsmith::catalog::{Catalog, HostProfile, Lockfile, Requirement, ResolveOptions, Trust, TrustedKeys, resolve};
 use chainsmith::error::{Error, Finding, Result, Severity, code};
-use chainsmith::expand::subchain::{Child, TreeExpansion, TreeOptions, expand_tree};
-use chainsmith::expand::{ExpandOptions, Expansion, expand};
+use chainsmith::expand::subchain::TreeExpansion;
+use chainsmith::inline::{Destination, ExpansionIdChoice, InlineRequest};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
 use chainsmith::params::Form;
 use chainsmith::tool::{SafetyTier, ToolFormat, ToolOptions};
-use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow, splice};
+use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
 use std::io::Read;
@@ -413,36 +413,6 @@ fn setup_findings(trust: &Trust) -> Vec<Finding> {
         .collect()
 }
 
-/// Refuse what the policy blocks before anything is expanded; return its warnings.
-fn refuse_untrusted(trust: &Trust, pack: &Pack, chain_id: &str) -> Result<Vec<Finding>> {
-    print_warnings(&setup_findings(trust));
-    let mut report = trust.check_chain(pack, chain_id);
-    if trust.host.sub_chains {
-        report.findings.retain(|f| !(f.is_error() && is_composition_code(f.code)));
-    }
-    if let Some(err) = report.refusal() {
-        return Err(err);
-    }
-    // The expander reports unchecked typeIds itself.
-    Ok(report.warnings().filter(|f| f.code != code::TYPEID_UNCHECKED).cloned().collect())
-}
-
-/// Add the policy's warnings, the catalog's config and port findings and the host's node
-/// limit to the expansion;
-/// under --strict those findings refuse, all of them listed in `details.errors`.
-fn check_expansion(trust: &Trust, exp: &mut Expansion, mut warnings: Vec<Finding>) -> Result<()> {
-    let checks = trust.check_expansion(exp);
-    let errors: Vec<Value> = checks.iter().filter(|f| f.is_error()).map(Finding::to_json).collect();
-    if let Some(first) = checks.iter().find(|f| f.is_error()) {
-        return Err(first.clone().into_error().with("errors", errors));
-    }
-    warnings.extend(checks);
-    let what = format!("the expansion of chain {}", exp.chain_id);
-    warnings.extend(trust.host.node_count_finding(exp.nodes.len(), &what));
-    exp.warnings.extend(warnings);
-    Ok(())
-}
-
 /// Load exactly one workflow-chain pack from a file or folder.
 fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
     let mut out = load_path(path, LoadOptions { skip_schema });
@@ -584,10 +554,11 @@ fn collect_values(
 
 /// `--expansion-id`: `hash` asks for the OpenWOP app's deterministic expansionId of the
 /// chain and these values (interop §5); any other text is used as given.
-fn expansion_id_arg(pack: &Pack, args: &ChainArgs, params: &Map<String, Value>) -> Option<String> {
+fn expansion_id_arg(args: &ChainArgs) -> ExpansionIdChoice {
     match args.expansion_id.as_deref() {
-        Some("hash") => pack.chain(&args.chain).map(|c| chainsmith::expand::app::expansion_id_hash(c, params)),
-        other => other.map(str::to_owned),
+        None => ExpansionIdChoice::Fresh,
+        Some("hash") => ExpansionIdChoice::Hash,
+        Some(id) => ExpansionIdChoice::Given(id.to_owned()),
     }
 }
 
@@ -647,27 +618,41 @@ fn grouped_lines(findings: &[Finding]) -> Vec<String> {
 fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let pack = load_one_pack(&args.pack, args.chain.skip_validation)?;
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
-    let mut trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
-    let (params, set_warnings) = collect_params(&pack, &args.chain)?;
-    trust_warnings.extend(set_warnings);
-    let opts = ExpandOptions {
-        expansion_id: expansion_id_arg(&pack, &args.chain, &params),
-        resolver: trust.resolver(),
-        host: trust.host.clone(),
-        ..Default::default()
-    };
+    print_warnings(&setup_findings(&trust));
+    let external = load_registry(&args.chain.registry, &trust)?;
+    let req = inline_request(&pack, &args.chain, &trust, &external)?;
+    let expanded = chainsmith::inline::expand_for(None, &req).map_err(cli_hint)?;
     if trust.host.sub_chains {
-        let external = load_registry(&args.chain.registry)?;
-        let tree_opts = TreeOptions { expand: opts, tenant: &args.chain.tenant, external: &external };
-        let mut tree = expand_tree(&pack, &args.chain.chain, params, &tree_opts)?;
-        check_tree(&trust, &mut tree, &external, trust_warnings)?;
-        stream_json_to_stdout(&tree)?;
+        stream_json_to_stdout(&TreeExpansion { parent: expanded.expansion, children: expanded.children })?;
     } else {
-        let mut exp = expand(&pack, &args.chain.chain, params, &opts)?;
-        check_expansion(&trust, &mut exp, trust_warnings)?;
-        stream_json_to_stdout(&exp)?;
+        stream_json_to_stdout(&expanded.expansion)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The pipeline's request from the command line: the chain, `--params`/`--set`,
+/// `--expansion-id`, the tenant and the registry packs.
+fn inline_request<'a>(
+    pack: &'a Pack,
+    args: &'a ChainArgs,
+    trust: &'a Trust,
+    external: &'a [Pack],
+) -> Result<InlineRequest<'a>> {
+    let (values, value_findings) = collect_params(pack, args)?;
+    let mut req = InlineRequest::new(trust, pack, &args.chain, values);
+    req.value_findings = value_findings;
+    req.expansion_id = expansion_id_arg(args);
+    req.external = external;
+    req.tenant = &args.tenant;
+    Ok(req)
+}
+
+/// The core words a refusal for every front end; here it also says which flag changes it.
+fn cli_hint(mut e: Error) -> Error {
+    if e.code == code::SUB_CHAIN_UNSUPPORTED {
+        e.message.push_str("; to target a host that does, pass `--host FILE` with {\"subChains\": true}");
+    }
+    e
 }
 
 /// Pretty JSON and a newline, written to stdout as it is produced: an expansion's output
@@ -687,9 +672,13 @@ fn stream_json_to_stdout(value: &impl serde::Serialize) -> Result<()> {
     }
 }
 
-/// The packs `--registry` names (files or folders), for external sub-chain refs.
-fn load_registry(paths: &[PathBuf]) -> Result<Vec<Pack>> {
+/// The packs `--registry` names (files or folders), for external sub-chain refs; only a
+/// host that co-expands sub-chains reads them.
+fn load_registry(paths: &[PathBuf], trust: &Trust) -> Result<Vec<Pack>> {
     let mut packs = Vec::new();
+    if !trust.host.sub_chains {
+        return Ok(packs);
+    }
     for path in paths {
         let out = load_path(path, LoadOptions::default());
         if let Some(e) = out.failures.into_iter().next() {
@@ -698,36 +687,6 @@ fn load_registry(paths: &[PathBuf]) -> Result<Vec<Pack>> {
         packs.extend(out.packs);
     }
     Ok(packs)
-}
-
-/// The trust checks for a co-expansion: each external pack a child came from is checked
-/// like the root pack, and every child's nodes against the catalog; the children's
-/// findings join the parent's warnings.
-fn check_tree(trust: &Trust, tree: &mut TreeExpansion, external: &[Pack], warnings: Vec<Finding>) -> Result<()> {
-    let mut child_findings = Vec::new();
-    for child in &mut tree.children {
-        let exp = &child.expansion;
-        if let Some(pack) = external
-            .iter()
-            .find(|p| p.name() == exp.pack_name && p.version() == exp.pack_version && p.chain(&exp.chain_id).is_some())
-        {
-            let report = trust.check_chain(pack, &exp.chain_id);
-            if let Some(err) = report.blocking().find(|f| !is_composition_code(f.code)).cloned() {
-                return Err(err.into_error());
-            }
-        }
-        check_expansion(trust, &mut child.expansion, Vec::new())?;
-        child_findings.append(&mut child.expansion.warnings);
-    }
-    check_expansion(trust, &mut tree.parent, warnings)?;
-    tree.parent.warnings.append(&mut child_findings);
-    Ok(())
-}
-
-/// Sub-chain composition refusals: with a host that co-expands, the walk reports them in
-/// the reference's order (depth before cycle), so the preflight's copies step aside.
-fn is_composition_code(code: &str) -> bool {
-    code == code::SUB_CHAIN_CYCLE || code == code::SUB_CHAIN_UNRESOLVED
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<()> {
@@ -752,33 +711,24 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     };
     let pack = load_one_pack(pack_path, args.chain.skip_validation)?;
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
-    let mut trust_warnings = refuse_untrusted(&trust, &pack, &args.chain.chain)?;
-    let (params, set_warnings) = collect_params(&pack, &args.chain)?;
-    trust_warnings.extend(set_warnings);
-    let (exp, children) = expand_into(&workflow, &pack, &args.chain, params, &trust, trust_warnings)?;
-    let opts = SpliceOptions {
+    print_warnings(&setup_findings(&trust));
+    let external = load_registry(&args.chain.registry, &trust)?;
+    let mut req = inline_request(&pack, &args.chain, &trust, &external)?;
+    req.destination = Destination::Splice(SpliceOptions {
         at: args.at,
         between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())),
         replace_edge: None,
-    };
-    let report = splice(&mut workflow, &exp, &opts)?;
+    });
+    let outcome = chainsmith::inline::inline(&mut workflow, &req).map_err(cli_hint)?;
     let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };
-    let mut warnings = exp.warnings.clone();
-    warnings.extend(report.warnings);
-    if workflow.node_count() > exp.nodes.len() {
-        warnings.extend(trust.host.node_count_finding(workflow.node_count(), "the workflow"));
-    }
+    let mut warnings = outcome.findings;
     warnings.extend(workflow.lint(mode));
     // Each child becomes its own WorkflowDefinition beside OUT; all files or none are written.
     let out_dir = args.output.parent().unwrap_or(Path::new(""));
     let mut files = vec![(args.output.clone(), workflow.to_file_bytes(mode)?)];
     let mut written_children = Vec::new();
-    for child in &children {
-        let mut wf = Workflow::new(&child.expansion.label);
-        *wf.member_mut("id") = Value::String(child.workflow_id.clone());
-        let report = splice(&mut wf, &child.expansion, &SpliceOptions::default())?;
-        warnings.extend(report.warnings);
-        warnings.extend(wf.lint(mode));
+    for child in &outcome.children {
+        warnings.extend(child.workflow.lint(mode));
         let path = out_dir.join(format!("{}.json", child.workflow_id));
         if files.iter().any(|(p, _)| *p == path) {
             return Err(Error::new(
@@ -787,20 +737,20 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
             )
             .with("path", path.display().to_string()));
         }
-        written_children.push(json!({"workflowId": child.workflow_id, "chainId": child.expansion.chain_id,
+        written_children.push(json!({"workflowId": child.workflow_id, "chainId": child.chain_id,
             "output": path.display().to_string()}));
-        files.push((path, wf.to_file_bytes(mode)?));
+        files.push((path, child.workflow.to_file_bytes(mode)?));
     }
     print_warnings(&warnings);
     let refs: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
     chainsmith::fsio::write_all_atomic(&refs)?;
     let mut summary = json!({
         "output": args.output.display().to_string(),
-        "chainId": exp.chain_id,
-        "expansionId": exp.expansion_id,
-        "nodeIds": report.instance.node_ids,
-        "edgeIds": report.instance.edge_ids,
-        "removedEdges": report.removed_edges.iter().map(|e| e.id().to_owned()).collect::<Vec<_>>(),
+        "chainId": outcome.expansion.chain_id,
+        "expansionId": outcome.expansion.expansion_id,
+        "nodeIds": outcome.instance.node_ids,
+        "edgeIds": outcome.instance.edge_ids,
+        "removedEdges": outcome.removed_edges.iter().map(|e| e.id().to_owned()).collect::<Vec<_>>(),
         "warnings": warnings.iter().filter(|f| f.severity != Severity::Info).count(),
     });
     if trust.host.sub_chains {
@@ -808,37 +758,6 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     }
     write_stdout(format!("{summary}\n").as_bytes())?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Expand with everything the parent workflow constrains (free ids, its policy), with the
-/// policy's checks applied; with a host that supports sub-chains, also every child.
-fn expand_into(
-    workflow: &Workflow,
-    pack: &Pack,
-    args: &ChainArgs,
-    params: Map<String, Value>,
-    trust: &Trust,
-    trust_warnings: Vec<Finding>,
-) -> Result<(Expansion, Vec<Child>)> {
-    let taken = |id: &str| workflow.contains_node(id);
-    let opts = ExpandOptions {
-        expansion_id: expansion_id_arg(pack, args, &params),
-        taken_ids: Some(&taken),
-        parent_compensation: workflow.settings_compensation(),
-        resolver: trust.resolver(),
-        host: trust.host.clone(),
-        ..Default::default()
-    };
-    if trust.host.sub_chains {
-        let external = load_registry(&args.registry)?;
-        let tree_opts = TreeOptions { expand: opts, tenant: &args.tenant, external: &external };
-        let mut tree = expand_tree(pack, &args.chain, params, &tree_opts)?;
-        check_tree(trust, &mut tree, &external, trust_warnings)?;
-        return Ok((tree.parent, tree.children));
-    }
-    let mut exp = expand(pack, &args.chain, params, &opts)?;
-    check_expansion(trust, &mut exp, trust_warnings)?;
-    Ok((exp, Vec::new()))
 }
 
 /// Print the resolved set (deterministic JSON, findings included); any error finding

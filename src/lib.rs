@@ -7,6 +7,8 @@
 //! - [`expand`] substitutes tokens and rewrites ids, yielding a petgraph fragment;
 //! - [`workflow`] holds the parent WorkflowDefinition as a graph, splices fragments in,
 //!   and exports JSON atomically;
+//! - [`inline`] is the one pipeline the CLI and the editor both run: trust and host checks,
+//!   values, expansion, checks, splice;
 //! - [`catalog`] answers what the target host and known node packs provide, and whether a
 //!   pack is trusted (signatures, dependencies, lockfiles);
 //! - [`registry`] reads, verifies, installs from and publishes to OpenWOP registry folders
@@ -34,6 +36,7 @@ pub mod error;
 pub mod expand;
 pub mod fsio;
 pub mod graph;
+pub mod inline;
 pub mod json_walk;
 pub mod pack;
 pub mod params;

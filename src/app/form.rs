@@ -163,7 +163,7 @@ impl FormSession {
         if let Ok(e) = &exp
             && self.placed_revision != Some(revision)
         {
-            match preview::place(wf, e, &self.placement(), &trust.catalog.as_ref()) {
+            match preview::place(trust, wf, e, &self.placement()) {
                 Ok(ghost) => {
                     self.ghost = ghost.map(|mut g| {
                         g.selected = Some(self.selected_node);

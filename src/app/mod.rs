@@ -830,7 +830,10 @@ impl App {
             let e = &wf.graph[edge_by_seq(wf, seq)?];
             Some(DropEdge { id: e.id().to_owned(), source: e.source().to_owned(), target: e.target().to_owned() })
         });
-        let id = preview::fresh_expansion_id(chain, wf);
+        let id = match preview::fresh_expansion_id(chain, wf) {
+            Ok(id) => id,
+            Err(e) => return self.problems.error(e),
+        };
         if let Some(e) = self.trust.check_chain(&self.packs[pack], chain_id).refusal() {
             // Nothing to fill in: say why instead of opening a form that cannot insert.
             self.palette.explain(pack, chain_id);
@@ -886,21 +889,10 @@ impl App {
     fn submit_form(&mut self) {
         let Some(form) = &mut self.form else { return };
         let Some(pack) = self.packs.get(form.pack) else { return };
-        let wf = self.doc.workflow();
-        let values = form.values().clone();
-        let result = preview::expand_checked(&self.trust, pack, &form.chain_id, wf, values, &form.expansion_id, false)
-            .map(Box::new);
-        let cmd = result.map(|expansion| match &form.mode {
-            FormMode::Insert { at, on_edge, .. } => {
-                let types = wf.graph.node_weights().map(crate::workflow::Node::type_id);
-                let new_types =
-                    expansion.nodes.iter().filter_map(|n| n.get("typeId").and_then(serde_json::Value::as_str));
-                let ports = PortTable::of(self.trust.catalog.as_ref(), types.chain(new_types));
-                Command::Insert { expansion, at: *at, on_edge: on_edge.clone(), ports }
-            }
-            FormMode::Reparameterise { key } => Command::Reparameterise { key: key.clone(), expansion },
-        });
-        let applied = cmd.and_then(|c| self.doc.apply(c));
+        let (values, placement) = (form.values().clone(), form.placement());
+        let req =
+            preview::request(&self.trust, pack, &form.chain_id, values, &form.expansion_id, &self.packs, &placement);
+        let applied = self.doc.inline(&req);
         match applied {
             Ok(outcome) => {
                 self.form = None;

@@ -435,10 +435,10 @@ pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: &str, si
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Trust;
     use crate::editor::cards::{PortTable, card_sizes, conflicts};
     use crate::editor::document::{Command, Document};
-    use crate::editor::preview::DropEdge;
-    use crate::expand::{ExpandOptions, Expansion, expand};
+    use crate::editor::preview::{DropEdge, Placement, request};
     use crate::pack::bundled;
     use crate::workflow::ExportMode;
     use serde_json::{Value, json};
@@ -456,14 +456,14 @@ mod tests {
         Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": edges})).unwrap()
     }
 
-    fn triage(wf: &Workflow, expansion_id: &str) -> Expansion {
-        let packs = bundled().packs;
+    /// Insert support.triage under `expansion_id` as the editor does; the new node ids.
+    fn insert_triage(doc: &mut Document, expansion_id: &str, at: (f64, f64), on_edge: Option<DropEdge>) -> Vec<String> {
+        let (trust, packs) = (Trust::default(), bundled().packs);
         let pack = packs.iter().find(|p| p.chain("support.triage").is_some()).unwrap();
-        let params = json!({"queueName": "billing"}).as_object().unwrap().clone();
-        let taken = |id: &str| wf.contains_node(id);
-        let opts =
-            ExpandOptions { expansion_id: Some(expansion_id.into()), taken_ids: Some(&taken), ..Default::default() };
-        expand(pack, "support.triage", params, &opts).unwrap()
+        let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
+        let placement = Placement::Insert { at, on_edge };
+        let req = request(&trust, pack, "support.triage", values, expansion_id, &[], &placement);
+        doc.inline(&req).unwrap().new_nodes
     }
 
     fn snapshot(doc: &Document) -> Value {
@@ -492,23 +492,9 @@ mod tests {
             &[("a", "b"), ("b", "c"), ("a", "d"), ("d", "c")],
         );
         let mut doc = Document::new(wf, None);
-        let one = triage(doc.workflow(), "t001");
         let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
-        let cmd = Command::Insert {
-            expansion: Box::new(one),
-            at: (0.0, 0.0),
-            on_edge: Some(on_edge),
-            ports: PortTable::default(),
-        };
-        doc.apply(cmd).unwrap();
-        let two = triage(doc.workflow(), "t002");
-        doc.apply(Command::Insert {
-            expansion: Box::new(two),
-            at: (0.0, 0.0),
-            on_edge: None,
-            ports: PortTable::default(),
-        })
-        .unwrap();
+        insert_triage(&mut doc, "t001", (0.0, 0.0), Some(on_edge));
+        insert_triage(&mut doc, "t002", (0.0, 0.0), None);
         // Pile every node on (0, 0).
         let all: Vec<(String, (f64, f64))> =
             doc.workflow().graph.node_weights().map(|n| (n.id().to_owned(), (0.0, 0.0))).collect();
@@ -558,26 +544,11 @@ mod tests {
             &[("a", "b"), ("b", "c"), ("up", "x")],
         );
         let mut doc = Document::new(wf, None);
-        let later = triage(doc.workflow(), "t002");
-        doc.apply(Command::Insert {
-            expansion: Box::new(later),
-            at: (930.0, 0.0),
-            on_edge: None,
-            ports: PortTable::default(),
-        })
-        .unwrap();
+        insert_triage(&mut doc, "t002", (930.0, 0.0), None);
         no_conflicts(&doc);
         let before = snapshot(&doc);
-        let exp = triage(doc.workflow(), "t001");
-        let chain: Vec<String> = exp.id_map.iter().map(|(_, n)| n.clone()).collect();
         let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
-        let cmd = Command::Insert {
-            expansion: Box::new(exp),
-            at: (150.0, 20.0),
-            on_edge: Some(on_edge),
-            ports: PortTable::default(),
-        };
-        doc.apply(cmd).unwrap();
+        let chain = insert_triage(&mut doc, "t001", (150.0, 20.0), Some(on_edge));
         no_conflicts(&doc);
         let sizes = card_sizes(doc.workflow(), &PortTable::default());
         let wf = doc.workflow();

@@ -3,16 +3,16 @@
 //!
 //! Cheap edits (moving, renaming, connecting, deleting, pasting) record precise inverses
 //! keyed by node id and edge `seq`, which survive re-insertion. Chain operations
-//! (insert, re-parameterise, remove instance) touch provenance, variables and settings as
-//! well, so they record a snapshot of the whole workflow instead.
+//! (insert and re-parameterise, which run the inline pipeline through [`Document::inline`],
+//! and remove instance) touch provenance, variables and settings as well, so they record a
+//! snapshot of the whole workflow instead.
 
 use super::arrange::{self, Arrangement};
 use super::cards::{PortTable, card_sizes};
-use super::preview::{DropEdge, insert_into};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
-use crate::expand::Expansion;
-use crate::workflow::{Edge, Node, Workflow, reparameterise};
+use crate::inline::{Destination, InlineRequest};
+use crate::workflow::{Edge, Node, Workflow};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -24,19 +24,6 @@ const MAX_UNDO: usize = 200;
 /// A user intent. Applying it may be refused, and then nothing changes.
 #[derive(Debug, Clone)]
 pub enum Command {
-    /// Splice an expansion at a drop point, optionally onto one existing edge (then the
-    /// nodes downstream move right to make room). `ports` sizes the cards.
-    Insert {
-        expansion: Box<Expansion>,
-        at: (f64, f64),
-        on_edge: Option<DropEdge>,
-        ports: PortTable,
-    },
-    /// Re-expand an instance in place with new parameter values.
-    Reparameterise {
-        key: String,
-        expansion: Box<Expansion>,
-    },
     RemoveInstance {
         key: String,
     },
@@ -228,6 +215,27 @@ impl Document {
     /// Apply a command as one undo step.
     pub fn apply(&mut self, command: Command) -> Result<Outcome, Error> {
         let (inverse, outcome) = self.execute(command)?;
+        Ok(self.record(inverse, outcome))
+    }
+
+    /// Insert or re-parameterise a chain instance through the inline pipeline (the one
+    /// `chainsmith inline` runs), as one undo step. A refusal changes nothing.
+    pub fn inline(&mut self, req: &InlineRequest) -> Result<Outcome, Error> {
+        // Provenance, variables and settings change too: the inverse is a snapshot.
+        let before = self.wf.clone();
+        let done = crate::inline::inline(&mut self.wf, req)?;
+        super::preview::make_room(&mut self.wf, &done.instance.node_ids, &req.destination, req.trust);
+        let (verb, new_nodes) = match &req.destination {
+            Destination::Reparameterise { .. } => ("Re-parameterise", Vec::new()),
+            Destination::Splice(opts) if opts.between.is_some() => ("Splice", done.instance.node_ids),
+            Destination::Splice(_) => ("Insert", done.instance.node_ids),
+        };
+        let outcome = Outcome { label: format!("{verb} {}", done.instance.label), warnings: done.findings, new_nodes };
+        Ok(self.record(Change::Replace(Box::new(before)), outcome))
+    }
+
+    /// Push a step whose inverse is `inverse`.
+    fn record(&mut self, inverse: Change, outcome: Outcome) -> Outcome {
         let before = self.state;
         self.state = self.next_state;
         self.next_state += 1;
@@ -238,7 +246,7 @@ impl Document {
         self.redo.clear();
         self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
-        Ok(outcome)
+        outcome
     }
 
     pub fn undo(&mut self) -> Option<String> {
@@ -265,17 +273,6 @@ impl Document {
 
     fn execute(&mut self, command: Command) -> Result<(Change, Outcome), Error> {
         match command {
-            Command::Insert { expansion, at, on_edge, ports } => self.insert(&expansion, at, on_edge.as_ref(), &ports),
-            Command::Reparameterise { key, expansion } => {
-                let before = self.wf.clone();
-                let instance = reparameterise(&mut self.wf, &key, &expansion)?;
-                let outcome = Outcome {
-                    label: format!("Re-parameterise {}", instance.label),
-                    warnings: expansion.warnings.clone(),
-                    new_nodes: Vec::new(),
-                };
-                Ok((Change::Replace(Box::new(before)), outcome))
-            }
             Command::RemoveInstance { key } => {
                 let before = self.wf.clone();
                 let instance = self.wf.remove_instance(&key).ok_or_else(|| {
@@ -395,23 +392,6 @@ impl Document {
             return Err(Error::new(code::INVALID_REQUEST, format!("`{key}` cannot be edited here")).with("member", key));
         }
         Ok(())
-    }
-
-    fn insert(
-        &mut self,
-        exp: &Expansion,
-        at: (f64, f64),
-        on_edge: Option<&DropEdge>,
-        ports: &PortTable,
-    ) -> Result<(Change, Outcome), Error> {
-        let before = self.wf.clone();
-        let report = insert_into(&mut self.wf, exp, at, on_edge, ports)?;
-        let mut warnings = exp.warnings.clone();
-        warnings.extend(report.warnings);
-        let verb = if on_edge.is_some() { "Splice" } else { "Insert" };
-        let outcome =
-            Outcome { label: format!("{verb} {}", exp.label), warnings, new_nodes: report.instance.node_ids.clone() };
-        Ok((Change::Replace(Box::new(before)), outcome))
     }
 
     fn connect(
@@ -701,9 +681,10 @@ fn set_member(wf: &mut Workflow, target: &Target, key: &str, value: Option<Value
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Trust;
     use crate::editor::clipboard::{clipboard_json, parse_clipboard};
-    use crate::expand::{ExpandOptions, expand};
-    use crate::pack::bundled;
+    use crate::editor::preview::{DropEdge, Placement, request};
+    use crate::pack::{Pack, bundled};
     use crate::workflow::ExportMode;
     use serde_json::json;
     use std::collections::BTreeSet;
@@ -725,13 +706,16 @@ mod tests {
         doc.workflow().to_json(ExportMode::Faithful)
     }
 
-    fn triage(wf: &Workflow) -> Expansion {
-        let packs = bundled().packs;
-        let pack = packs.iter().find(|p| p.chain("support.triage").is_some()).unwrap();
-        let params = json!({"queueName": "billing"}).as_object().unwrap().clone();
-        let taken = |id: &str| wf.contains_node(id);
-        let opts = ExpandOptions { expansion_id: Some("t001".into()), taken_ids: Some(&taken), ..Default::default() };
-        expand(pack, "support.triage", params, &opts).unwrap()
+    fn triage_pack() -> Pack {
+        bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap()
+    }
+
+    /// Insert support.triage as `t001` at `at`, optionally onto an edge, as the editor does.
+    fn insert_triage(doc: &mut Document, at: (f64, f64), on_edge: Option<DropEdge>) -> Result<Outcome, Error> {
+        let (trust, pack) = (Trust::default(), triage_pack());
+        let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
+        let placement = Placement::Insert { at, on_edge };
+        doc.inline(&request(&trust, &pack, "support.triage", values, "t001", &[], &placement))
     }
 
     #[test]
@@ -749,12 +733,6 @@ mod tests {
                 target: "b".into(),
                 target_port: "input".into(),
             },
-            Command::Insert {
-                expansion: Box::new(triage(&wf)),
-                at: (0.0, 300.0),
-                on_edge: None,
-                ports: PortTable::default(),
-            },
             Command::Delete { nodes: vec!["b".into()], edges: vec![] },
             Command::Paste {
                 nodes: vec![wf.graph[wf.node("a").unwrap()].json.clone()],
@@ -765,7 +743,11 @@ mod tests {
             Command::SetMember { target: Target::Workflow, key: "name".into(), value: Some(json!("Renamed")) },
         ];
         let mut states = vec![snapshot(&doc)];
-        for c in commands {
+        for (i, c) in commands.into_iter().enumerate() {
+            if i == 4 {
+                insert_triage(&mut doc, (0.0, 300.0), None).unwrap();
+                states.push(snapshot(&doc));
+            }
             doc.apply(c).unwrap();
             states.push(snapshot(&doc));
         }
@@ -836,16 +818,9 @@ mod tests {
         parallel.insert("sourceOutput".into(), json!("err"));
         parallel.insert("targetNodeId".into(), json!("b"));
         wf.add_edge(parallel);
-        let exp = triage(&wf);
         let mut doc = Document::new(wf, None);
         let on_edge = DropEdge { id: "e2".into(), source: "a".into(), target: "b".into() };
-        doc.apply(Command::Insert {
-            expansion: Box::new(exp),
-            at: (200.0, 200.0),
-            on_edge: Some(on_edge),
-            ports: PortTable::default(),
-        })
-        .unwrap();
+        insert_triage(&mut doc, (200.0, 200.0), Some(on_edge)).unwrap();
         let out = snapshot(&doc);
         let edges = out["edges"].as_array().unwrap();
         assert!(edges.iter().any(|e| e["id"] == "e1"), "the other edge stays");
@@ -862,17 +837,9 @@ mod tests {
 
     #[test]
     fn deleting_all_of_an_instance_forgets_it_and_undo_brings_it_back() {
-        let wf = sample();
-        let exp = triage(&wf);
-        let ids: Vec<String> = exp.id_map.iter().map(|(_, n)| n.clone()).collect();
-        let mut doc = Document::new(wf, None);
-        doc.apply(Command::Insert {
-            expansion: Box::new(exp),
-            at: (0.0, 300.0),
-            on_edge: None,
-            ports: PortTable::default(),
-        })
-        .unwrap();
+        let mut doc = Document::new(sample(), None);
+        let ids = insert_triage(&mut doc, (0.0, 300.0), None).unwrap().new_nodes;
+        assert_eq!(ids.len(), 4);
         let with_instance = snapshot(&doc);
         doc.apply(Command::Delete { nodes: ids, edges: vec![] }).unwrap();
         assert!(doc.workflow().instances().is_empty());

@@ -7,14 +7,15 @@
 //! exactly where the nodes will land; it only depends on the workflow, so it is redone
 //! when the workflow changes, not on every keystroke.
 
-use super::cards::{DeclaredPorts, card_sizes};
+use super::cards::card_sizes;
 use crate::catalog::Trust;
 use crate::error::Error;
-use crate::expand::{ExpandOptions, Expansion, chain_id_slug, expand};
+use crate::expand::{Expansion, mint_expansion_id};
+use crate::inline::{Destination, Expanded, ExpansionIdChoice, InlineRequest, expand_for};
 use crate::pack::{Chain, Pack};
-use crate::params::apply_defaults;
-use crate::workflow::{SpliceOptions, SpliceReport, Workflow, reparameterise, splice};
+use crate::workflow::{SpliceOptions, Workflow};
 use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 
 /// The preview drawn on the canvas.
 #[derive(Debug, Clone)]
@@ -64,28 +65,21 @@ pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>) -> SpliceOptio
     }
 }
 
-/// Splice as an insert does: at the drop point, or into the edge it was dropped on, and
-/// then the nodes from the edge's target on move right to make room for the chain
-/// ([`super::arrange::make_room`]), with cards sized by `ports`. The preview and the real
-/// insert both come here.
-pub fn insert_into(
-    wf: &mut Workflow,
-    exp: &Expansion,
-    at: (f64, f64),
-    on_edge: Option<&DropEdge>,
-    ports: &dyn DeclaredPorts,
-) -> Result<SpliceReport, Error> {
-    let report = splice(wf, exp, &splice_options(at, on_edge))?;
-    if let Some(edge) = on_edge {
-        let sizes = card_sizes(wf, ports);
-        let moves = super::arrange::make_room(wf, &report.instance.node_ids, &edge.source, &edge.target, &sizes);
-        for (id, (x, y)) in moves {
-            if let Some(ix) = wf.node(&id) {
-                wf.graph[ix].set_position(x, y);
-            }
+/// After a chain is spliced into an edge it was dropped on, the nodes from the edge's
+/// target on move right to make room for it ([`super::arrange::make_room`]), with cards
+/// sized by the catalog's ports. Layout, not part of the inline pipeline: the CLI places
+/// nothing but the chain. The preview and the real insert both come here.
+pub fn make_room(wf: &mut Workflow, new_nodes: &[String], destination: &Destination, trust: &Trust) {
+    let Destination::Splice(SpliceOptions { between: Some((source, target)), replace_edge: Some(_), .. }) = destination
+    else {
+        return;
+    };
+    let sizes = card_sizes(wf, &trust.catalog.as_ref());
+    for (id, (x, y)) in super::arrange::make_room(wf, new_nodes, source, target, &sizes) {
+        if let Some(ix) = wf.node(&id) {
+            wf.graph[ix].set_position(x, y);
         }
     }
-    Ok(report)
 }
 
 /// Where an expansion goes.
@@ -97,76 +91,48 @@ pub enum Placement {
     Existing { key: String },
 }
 
-/// The expansion options the editor uses for every preview and every insert, so what is
-/// previewed is what is inserted, and both match `chainsmith inline` with the same inputs.
-pub fn options<'a>(trust: &'a Trust, wf: &'a Workflow, expansion_id: &str, as_given: bool) -> ExpandOptions<'a> {
-    ExpandOptions {
-        expansion_id: Some(expansion_id.to_owned()),
-        taken_ids: None,
-        resolver: trust.resolver(),
-        parent_compensation: wf.settings_compensation(),
-        host: trust.host.clone(),
-        params_as_given: as_given,
-    }
-}
-
-/// Expand with the trust policy, then add its config and port findings, as the CLI does.
-pub fn expand_checked(
-    trust: &Trust,
-    pack: &Pack,
-    chain_id: &str,
-    wf: &Workflow,
+/// The pipeline request for an insert or re-parameterisation, and for its preview: the
+/// form's values under the expansionId the form shows, the loaded packs for external
+/// sub-chain refs. The CLI builds the same request from its flags, so both run
+/// [`crate::inline`] with the same inputs.
+pub fn request<'a>(
+    trust: &'a Trust,
+    pack: &'a Pack,
+    chain_id: &'a str,
     values: Map<String, Value>,
     expansion_id: &str,
-    as_given: bool,
-) -> Result<Expansion, Error> {
-    let mut exp = expand(pack, chain_id, values, &options(trust, wf, expansion_id, as_given))?;
-    let checks = trust.check_expansion(&exp);
-    if let Some(first) = checks.iter().find(|f| f.is_error()) {
-        return Err(first.clone().into_error());
-    }
-    exp.warnings.extend(checks);
-    Ok(exp)
-}
-
-/// Four hex digits whose expanded ids collide with nothing in the workflow (chain-packs §4.2).
-pub fn fresh_expansion_id(chain: &Chain, wf: &Workflow) -> String {
-    let slug = chain_id_slug(chain.chain_id());
-    let free = |candidate: &str| {
-        !chain
-            .nodes()
-            .iter()
-            .filter_map(|n| n.get("id").and_then(Value::as_str))
-            .any(|nid| wf.contains_node(&format!("{slug}_{candidate}_{nid}")))
-    };
-    for width in [4usize, 4, 4, 4, 6, 8, 12, 16] {
-        let candidate: String =
-            (0..width).map(|_| char::from_digit(rand::random_range(0..16u32), 16).expect("a hex digit")).collect();
-        if free(&candidate) {
-            return candidate;
-        }
-    }
-    // Sixteen random hex digits colliding eight times in a row does not happen; if it does,
-    // splice refuses the duplicate id with a message instead of overwriting anything.
-    "0000000000000000".to_owned()
-}
-
-/// Ghost nodes and edges from a dry run, or the refusal the real splice would give; cards
-/// sized by `ports`, as the insert will.
-pub fn place(
-    wf: &Workflow,
-    exp: &Expansion,
+    external: &'a [Pack],
     placement: &Placement,
-    ports: &dyn DeclaredPorts,
-) -> Result<Option<Ghost>, Error> {
+) -> InlineRequest<'a> {
+    let mut req = InlineRequest::new(trust, pack, chain_id, values);
+    req.expansion_id = ExpansionIdChoice::Given(expansion_id.to_owned());
+    req.external = external;
+    req.destination = match placement {
+        Placement::Insert { at, on_edge } => Destination::Splice(splice_options(*at, on_edge.as_ref())),
+        Placement::Existing { key } => Destination::Reparameterise { key: key.clone() },
+    };
+    req
+}
+
+/// Four hex digits whose expanded ids collide with nothing in the workflow (chain-packs
+/// §4.2), minted when the form opens so the preview and the insert share them.
+pub fn fresh_expansion_id(chain: &Chain, wf: &Workflow) -> Result<String, Error> {
+    mint_expansion_id(chain, &|id| wf.contains_node(id))
+}
+
+/// Ghost nodes and edges from a dry run, or the refusal the real splice would give.
+pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placement) -> Result<Option<Ghost>, Error> {
     let mut scratch = wf.clone();
+    let destination = match placement {
+        Placement::Existing { key } => Destination::Reparameterise { key: key.clone() },
+        Placement::Insert { at, on_edge } => Destination::Splice(splice_options(*at, on_edge.as_ref())),
+    };
+    let expanded = Expanded { expansion: exp.clone(), children: Vec::new() };
+    let report = crate::inline::place(&mut scratch, expanded, &destination, trust)?;
+    make_room(&mut scratch, &report.instance.node_ids, &destination, trust);
     match placement {
-        Placement::Existing { key } => {
-            reparameterise(&mut scratch, key, exp)?;
-            Ok(None)
-        }
-        Placement::Insert { at, on_edge } => {
-            let report = insert_into(&mut scratch, exp, *at, on_edge.as_ref(), ports)?;
+        Placement::Existing { .. } => Ok(None),
+        Placement::Insert { .. } => {
             let ids = &report.instance.node_ids;
             let nodes: Vec<GhostNode> = ids
                 .iter()
@@ -181,14 +147,16 @@ pub fn place(
                     })
                 })
                 .collect();
-            let end = |id: &str| match ids.iter().position(|n| n == id) {
-                Some(i) => GhostEnd::Ghost(i),
+            let ghost_of: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+            let end = |id: &str| match ghost_of.get(id) {
+                Some(i) => GhostEnd::Ghost(*i),
                 None => GhostEnd::Parent(id.to_owned()),
             };
+            let new_edges: HashSet<&str> = report.instance.edge_ids.iter().map(String::as_str).collect();
             let edges = scratch
                 .graph
                 .edge_weights()
-                .filter(|e| report.instance.edge_ids.iter().any(|id| id == e.id()))
+                .filter(|e| new_edges.contains(e.id()))
                 .map(|e| GhostEdge { from: end(e.source()), to: end(e.target()) })
                 .collect();
             Ok(Some(Ghost { title: format!("{} · {}", exp.label, exp.expansion_id), nodes, edges, selected: Some(0) }))
@@ -196,8 +164,9 @@ pub fn place(
     }
 }
 
-/// Expand for the preview. Invalid values are still substituted (defaults applied, no
-/// validation) so the author sees what they typed land in the config.
+/// Expand for the preview: the pipeline up to the splice. Invalid values are still
+/// substituted (defaults applied, no validation) so the author sees what they typed land in
+/// the config.
 pub fn expand_preview(
     trust: &Trust,
     pack: &Pack,
@@ -207,11 +176,10 @@ pub fn expand_preview(
     expansion_id: &str,
     valid: bool,
 ) -> Result<Expansion, Error> {
-    let mut values = values.clone();
-    if !valid {
-        apply_defaults(chain.parameters(), &mut values);
-    }
-    expand_checked(trust, pack, chain.chain_id(), wf, values, expansion_id, !valid)
+    let at = Placement::Insert { at: (0.0, 0.0), on_edge: None };
+    let mut req = request(trust, pack, chain.chain_id(), values.clone(), expansion_id, &[], &at);
+    req.preview = !valid;
+    Ok(expand_for(Some(wf), &req)?.expansion)
 }
 
 #[cfg(test)]
@@ -232,13 +200,14 @@ mod tests {
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
         let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
-        let none = crate::editor::cards::PortTable::default();
-        let ghost = place(&wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None }, &none).unwrap().unwrap();
+        let ghost = place(&Trust::default(), &wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None })
+            .unwrap()
+            .unwrap();
         assert_eq!(ghost.nodes.len(), 4);
         assert_eq!(ghost.nodes[0].id, "support_triage_ab12_fetch");
         assert_eq!(ghost.nodes[0].pos, (100.0, 280.0));
         assert_eq!(ghost.edges.len(), 3);
-        let err = place(&wf, &exp, &Placement::Existing { key: "nope_".into() }, &none).unwrap_err();
+        let err = place(&Trust::default(), &wf, &exp, &Placement::Existing { key: "nope_".into() }).unwrap_err();
         assert_eq!(err.code, code::INVALID_REQUEST);
     }
 
@@ -246,7 +215,7 @@ mod tests {
     fn fresh_ids_avoid_existing_nodes() {
         let (pack, _) = triage();
         let chain = pack.chain("support.triage").unwrap();
-        let id = fresh_expansion_id(chain, &Workflow::new("t"));
+        let id = fresh_expansion_id(chain, &Workflow::new("t")).unwrap();
         assert_eq!(id.len(), 4);
         assert!(id.chars().all(|c| c.is_ascii_hexdigit()));
     }

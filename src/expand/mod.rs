@@ -308,9 +308,7 @@ fn gate_on_host(chain: &Chain, host: &HostProfile) -> Result<()> {
         return Err(Error::new(
             code::SUB_CHAIN_UNSUPPORTED,
             format!(
-                "chain {} composes sub-chains, and the target host profile does not support subChains; \
-                 to target a host that does, pass `--host FILE` with {{\"subChains\": true}} \
-                 (in the editor: Edit → Settings → target host)",
+                "chain {} composes sub-chains, and the target host profile does not support subChains",
                 chain.chain_id()
             ),
         )
@@ -467,17 +465,22 @@ fn choose_expansion_id(chain: &Chain, opts: &ExpandOptions) -> Result<String> {
         }
         return Ok(id.clone());
     }
+    let taken = opts.taken_ids.unwrap_or(&|_| false);
+    mint_expansion_id(chain, taken)
+}
+
+/// Random hex digits whose expanded ids collide with no id `taken` reports (chain-packs
+/// §4.2): four digits, widened after repeated collisions.
+pub fn mint_expansion_id(chain: &Chain, taken: &dyn Fn(&str) -> bool) -> Result<String> {
     let slug = chain_id_slug(chain.chain_id());
     let collides = |candidate: &str| {
-        opts.taken_ids.is_some_and(|taken| {
-            chain
-                .nodes()
-                .iter()
-                .filter_map(|n| n.get("id").and_then(Value::as_str))
-                .any(|nid| taken(&format!("{slug}_{candidate}_{nid}")))
-        })
+        chain
+            .nodes()
+            .iter()
+            .filter_map(|n| n.get("id").and_then(Value::as_str))
+            .any(|nid| taken(&format!("{slug}_{candidate}_{nid}")))
     };
-    for width in [4usize, 4, 4, 4, 6, 8, 12] {
+    for width in [4usize, 4, 4, 4, 6, 8, 12, 16] {
         let candidate = random_hex(width);
         if !collides(&candidate) {
             return Ok(candidate);

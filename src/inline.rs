@@ -1,0 +1,262 @@
+//! The one inline pipeline that `chainsmith expand`/`inline` and the editor's preview,
+//! Insert and Re-parameterise all run: trust and host checks → parameter values → expansion
+//! (every sub-chain too when the host co-expands) → config, port and size checks on what was
+//! expanded → splice into the parent workflow → checks on the result.
+//!
+//! Inputs ([`InlineRequest`]) and outputs ([`Expanded`], [`InlineOutcome`]) are plain data:
+//! nothing here reads files, prints or draws, so the same inputs give the same nodes, ids
+//! and findings whichever front end asked. Loading packs and workflows is the callers' part
+//! ([`crate::pack::load_path`], [`Workflow::load`]); so is exporting, whose lints depend on
+//! the export mode the user picks.
+//!
+//! A refusal is one [`crate::Error`]: the first blocking finding, with every blocking finding of
+//! that stage listed in `details.errors`, so a user fixes them all in one go.
+
+use crate::catalog::Trust;
+use crate::error::{Finding, Result, code};
+use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree};
+use crate::expand::{ExpandOptions, Expansion, expand};
+use crate::pack::Pack;
+use crate::params::apply_defaults;
+use crate::workflow::{Edge, Instance, SpliceOptions, Workflow, reparameterise, splice};
+use serde_json::{Map, Value};
+
+/// How the expansionId is chosen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ExpansionIdChoice {
+    /// Random hex digits whose expanded ids collide with no node of the target workflow.
+    #[default]
+    Fresh,
+    /// Exactly this id; ids it gives that the workflow already has are refused by the splice.
+    Given(String),
+    /// The OpenWOP app's deterministic id: 12 hex digits of the chain and the values (interop §5).
+    Hash,
+}
+
+/// Where the expansion goes.
+#[derive(Debug, Clone)]
+pub enum Destination {
+    /// A new instance, spliced as the options say.
+    Splice(SpliceOptions),
+    /// The instance with this key, re-expanded in place (same chain, same expansionId).
+    Reparameterise { key: String },
+}
+
+impl Default for Destination {
+    fn default() -> Self {
+        Destination::Splice(SpliceOptions::default())
+    }
+}
+
+/// Everything one inline needs besides the parent workflow.
+pub struct InlineRequest<'a> {
+    pub trust: &'a Trust,
+    pub pack: &'a Pack,
+    pub chain_id: &'a str,
+    /// Parameter values as supplied; defaults are applied and the chain's schema checks them.
+    pub values: Map<String, Value>,
+    /// Findings the caller made while collecting the values (the CLI's `--set` of a name the
+    /// chain does not declare); they join the outcome's findings after the trust warnings.
+    pub value_findings: Vec<Finding>,
+    pub expansion_id: ExpansionIdChoice,
+    /// A preview of values still being typed: defaults applied, not validated, so what an
+    /// author typed lands in the config even before it is valid.
+    pub preview: bool,
+    /// Packs that external sub-chain refs resolve from.
+    pub external: &'a [Pack],
+    /// The tenant child workflow ids are scoped to.
+    pub tenant: &'a str,
+    pub destination: Destination,
+}
+
+impl<'a> InlineRequest<'a> {
+    /// A request with a fresh expansionId, checked values, no external packs, the default
+    /// tenant, and a splice to the right of the existing nodes.
+    pub fn new(trust: &'a Trust, pack: &'a Pack, chain_id: &'a str, values: Map<String, Value>) -> Self {
+        Self {
+            trust,
+            pack,
+            chain_id,
+            values,
+            value_findings: Vec::new(),
+            expansion_id: ExpansionIdChoice::Fresh,
+            preview: false,
+            external: &[],
+            tenant: DEFAULT_TENANT,
+            destination: Destination::default(),
+        }
+    }
+}
+
+/// A checked expansion, not yet spliced anywhere.
+#[derive(Debug, Clone)]
+pub struct Expanded {
+    /// The chain's expansion; its `warnings` are every finding so far, in pipeline order:
+    /// the expander's, the trust policy's, the values', the catalog checks', the host's node
+    /// limit, then each child's.
+    pub expansion: Expansion,
+    /// With a host that co-expands sub-chains: every child, in the reference's order.
+    pub children: Vec<Child>,
+}
+
+/// A child chain as its own WorkflowDefinition, to be saved beside the parent.
+#[derive(Debug, Clone)]
+pub struct ChildWorkflow {
+    pub workflow_id: String,
+    pub chain_id: String,
+    pub workflow: Workflow,
+}
+
+/// What an inline did.
+#[derive(Debug, Clone)]
+pub struct InlineOutcome {
+    pub expansion: Expansion,
+    /// The instance recorded in the parent (new, or re-expanded in place).
+    pub instance: Instance,
+    /// Parent edges the wiring replaced.
+    pub removed_edges: Vec<Edge>,
+    /// With a host that co-expands sub-chains, and only for a new instance: each child
+    /// spliced into a workflow of its own.
+    pub children: Vec<ChildWorkflow>,
+    /// Every finding that did not refuse, in pipeline order (the expansion's, then the
+    /// splice's, then the parent's size against the host limit, then the children's).
+    pub findings: Vec<Finding>,
+}
+
+/// The whole pipeline into `wf`. On a refusal `wf` is unchanged.
+pub fn inline(wf: &mut Workflow, req: &InlineRequest) -> Result<InlineOutcome> {
+    let expanded = expand_for(Some(wf), req)?;
+    place(wf, expanded, &req.destination, req.trust)
+}
+
+/// Everything before the splice: trust and host checks, values, expansion and its checks.
+/// With a workflow, a fresh expansionId avoids its node ids and its compensation policy
+/// applies; nothing in it changes. The editor's preview shows this; `chainsmith expand`
+/// prints it.
+pub fn expand_for(wf: Option<&Workflow>, req: &InlineRequest) -> Result<Expanded> {
+    let trust = req.trust;
+    let mut warnings = trust_warnings(req)?;
+    warnings.extend(req.value_findings.iter().cloned());
+    let mut values = req.values.clone();
+    if req.preview
+        && let Some(chain) = req.pack.chain(req.chain_id)
+    {
+        apply_defaults(chain.parameters(), &mut values);
+    }
+    let expansion_id = match &req.expansion_id {
+        ExpansionIdChoice::Fresh => None,
+        ExpansionIdChoice::Given(id) => Some(id.clone()),
+        ExpansionIdChoice::Hash => {
+            req.pack.chain(req.chain_id).map(|c| crate::expand::app::expansion_id_hash(c, &values))
+        }
+    };
+    let taken = |id: &str| wf.is_some_and(|wf| wf.contains_node(id));
+    let opts = ExpandOptions {
+        expansion_id,
+        taken_ids: wf.map(|_| &taken as &dyn Fn(&str) -> bool),
+        resolver: trust.resolver(),
+        parent_compensation: wf.and_then(Workflow::settings_compensation),
+        host: trust.host.clone(),
+        params_as_given: req.preview,
+    };
+    if !trust.host.sub_chains {
+        let mut expansion = expand(req.pack, req.chain_id, values, &opts)?;
+        let errors = check(trust, &mut expansion, warnings);
+        refuse(errors)?;
+        return Ok(Expanded { expansion, children: Vec::new() });
+    }
+    let tree_opts = TreeOptions { expand: opts, tenant: req.tenant, external: req.external };
+    let mut tree = expand_tree(req.pack, req.chain_id, values, &tree_opts)?;
+    // Every child's problems and the parent's are reported together.
+    let mut errors = Vec::new();
+    let mut child_findings = Vec::new();
+    for child in &mut tree.children {
+        let exp = &child.expansion;
+        let from = req
+            .external
+            .iter()
+            .find(|p| p.name() == exp.pack_name && p.version() == exp.pack_version && p.chain(&exp.chain_id).is_some());
+        if let Some(pack) = from {
+            let report = trust.check_chain(pack, &exp.chain_id);
+            errors.extend(report.blocking().filter(|f| !is_composition_code(f.code)).cloned());
+        }
+        errors.extend(check(trust, &mut child.expansion, Vec::new()));
+        child_findings.append(&mut child.expansion.warnings);
+    }
+    errors.extend(check(trust, &mut tree.parent, warnings));
+    refuse(errors)?;
+    tree.parent.warnings.append(&mut child_findings);
+    Ok(Expanded { expansion: tree.parent, children: tree.children })
+}
+
+/// The splice of an [`Expanded`] into `wf`, and the checks on the result: the last step of
+/// [`inline`], alone for a dry run on a copy (the editor's ghosts stand where the splice
+/// puts the nodes). On a refusal `wf` is unchanged.
+pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, trust: &Trust) -> Result<InlineOutcome> {
+    let Expanded { expansion, children } = expanded;
+    let mut findings = expansion.warnings.clone();
+    let (instance, removed_edges, children) = match destination {
+        Destination::Reparameterise { key } => (reparameterise(wf, key, &expansion)?, Vec::new(), Vec::new()),
+        Destination::Splice(opts) => {
+            let report = splice(wf, &expansion, opts)?;
+            findings.extend(report.warnings);
+            if wf.node_count() > expansion.nodes.len() {
+                findings.extend(trust.host.node_count_finding(wf.node_count(), "the workflow"));
+            }
+            let mut workflows = Vec::with_capacity(children.len());
+            for child in children {
+                let mut workflow = Workflow::new(&child.expansion.label);
+                *workflow.member_mut("id") = Value::String(child.workflow_id.clone());
+                let report = splice(&mut workflow, &child.expansion, &SpliceOptions::default())?;
+                findings.extend(report.warnings);
+                workflows.push(ChildWorkflow {
+                    workflow_id: child.workflow_id,
+                    chain_id: child.expansion.chain_id,
+                    workflow,
+                });
+            }
+            (report.instance, report.removed_edges, workflows)
+        }
+    };
+    Ok(InlineOutcome { expansion, instance, removed_edges, children, findings })
+}
+
+/// Refuse what the trust policy blocks before anything is expanded; return its warnings.
+fn trust_warnings(req: &InlineRequest) -> Result<Vec<Finding>> {
+    let mut report = req.trust.check_chain(req.pack, req.chain_id);
+    if req.trust.host.sub_chains {
+        // The co-expansion walk reports these itself, in the reference's order.
+        report.findings.retain(|f| !(f.is_error() && is_composition_code(f.code)));
+    }
+    refuse(report.blocking().cloned().collect())?;
+    // The expander reports unchecked typeIds itself.
+    Ok(report.warnings().filter(|f| f.code != code::TYPEID_UNCHECKED).cloned().collect())
+}
+
+/// Add the catalog's config and port findings and the host's node limit to the expansion,
+/// after `warnings`; return the findings that are errors (under `strict`, all of them).
+fn check(trust: &Trust, exp: &mut Expansion, mut warnings: Vec<Finding>) -> Vec<Finding> {
+    let (errors, checks): (Vec<Finding>, Vec<Finding>) =
+        trust.check_expansion(exp).into_iter().partition(Finding::is_error);
+    warnings.extend(checks);
+    let what = format!("the expansion of chain {}", exp.chain_id);
+    warnings.extend(trust.host.node_count_finding(exp.nodes.len(), &what));
+    exp.warnings.extend(warnings);
+    errors
+}
+
+/// The first error as the refusal, with every error listed in `details.errors`.
+fn refuse(errors: Vec<Finding>) -> Result<()> {
+    let Some(first) = errors.first() else { return Ok(()) };
+    let all: Vec<Value> = errors.iter().map(Finding::to_json).collect();
+    Err(first.clone().into_error().with("errors", all))
+}
+
+/// Sub-chain composition refusals: with a host that co-expands, the walk reports them in
+/// the reference's order (depth before cycle), so the preflight's copies step aside.
+fn is_composition_code(code: &str) -> bool {
+    code == code::SUB_CHAIN_CYCLE || code == code::SUB_CHAIN_UNRESOLVED
+}
+
+#[cfg(test)]
+mod tests;

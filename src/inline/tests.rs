@@ -1,0 +1,131 @@
+use super::*;
+use crate::catalog::Catalog;
+use crate::pack::{LoadOptions, load_bytes};
+use crate::workflow::ExportMode;
+use serde_json::json;
+use std::path::Path;
+
+fn pack(nodes: Value, parameters: Value) -> Pack {
+    let chain = json!({"chainId": "acme.c", "version": "1.0.0", "label": "C", "description": "d",
+        "parameters": parameters, "dag": {"nodes": nodes}});
+    let m = json!({"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": [chain]});
+    load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+}
+
+fn greeting() -> Pack {
+    pack(
+        json!([{"id": "a", "typeId": "core.identity", "config": {"to": "{{params.to}}"}}]),
+        json!({"type": "object", "properties": {"to": {"type": "string", "minLength": 3, "default": "world"}}}),
+    )
+}
+
+fn values(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+#[test]
+fn the_pipeline_splices_what_expand_for_expands() {
+    let (trust, pack) = (Trust::default(), greeting());
+    let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
+    req.expansion_id = ExpansionIdChoice::Given("x1".into());
+    let mut wf = Workflow::new("w");
+    let expanded = expand_for(Some(&wf), &req).unwrap();
+    let out = inline(&mut wf, &req).unwrap();
+    assert_eq!(out.expansion.nodes, expanded.expansion.nodes);
+    assert_eq!(out.instance.node_ids, ["acme_c_x1_a"]);
+    let node = &wf.graph[wf.node("acme_c_x1_a").unwrap()];
+    assert_eq!(node.json["config"]["to"], "you");
+    // The unsigned pack is the trust policy's warning, carried to the end.
+    assert!(out.findings.iter().any(|f| f.code == code::PACK_UNSIGNED), "{:?}", out.findings);
+}
+
+#[test]
+fn a_hash_id_is_the_apps_and_a_fresh_one_avoids_the_workflow() {
+    let (trust, pack) = (Trust::default(), greeting());
+    let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
+    req.expansion_id = ExpansionIdChoice::Hash;
+    let want = crate::expand::app::expansion_id_hash(pack.chain("acme.c").unwrap(), &req.values);
+    assert_eq!(expand_for(None, &req).unwrap().expansion.expansion_id, want);
+    // Every four-digit id is taken: the fresh one is wider.
+    let nodes: Vec<Value> = (0..0x10000u32).map(|n| json!({"id": format!("acme_c_{n:04x}_a")})).collect();
+    let mut wf =
+        Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": []})).unwrap();
+    req.expansion_id = ExpansionIdChoice::Fresh;
+    let out = inline(&mut wf, &req).unwrap();
+    assert!(out.expansion.expansion_id.len() > 4, "{}", out.expansion.expansion_id);
+    assert_eq!(wf.node_count(), 0x10001);
+}
+
+#[test]
+fn a_preview_substitutes_values_that_are_not_valid_yet() {
+    let (trust, pack) = (Trust::default(), greeting());
+    let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "x"})));
+    let refused = expand_for(None, &req).unwrap_err();
+    assert_eq!(refused.code, code::CHAIN_PARAMETER_INVALID);
+    req.preview = true;
+    assert_eq!(expand_for(None, &req).unwrap().expansion.nodes[0]["config"]["to"], "x");
+    req.values = Map::new();
+    assert_eq!(expand_for(None, &req).unwrap().expansion.nodes[0]["config"]["to"], "world", "defaults apply");
+}
+
+#[test]
+fn every_blocking_trust_finding_is_listed() {
+    let pack = pack(json!([{"id": "a", "typeId": "vendor.x.step"}, {"id": "b", "typeId": "vendor.y.step"}]), json!({}));
+    let trust = Trust { catalog: Some(Catalog::new()), require_signed: true, ..Default::default() };
+    let mut wf = Workflow::new("w");
+    let err = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap_err();
+    assert_eq!(err.code, code::PACK_UNSIGNED);
+    let codes: Vec<&str> =
+        err.details["errors"].as_array().unwrap().iter().map(|e| e["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, [code::PACK_UNSIGNED, code::CHAIN_UNRESOLVABLE_TYPEID, code::CHAIN_UNRESOLVABLE_TYPEID]);
+    assert_eq!(wf.node_count(), 0);
+}
+
+#[test]
+fn strict_config_findings_all_refuse_together() {
+    let bad = |id: &str| json!({"id": id, "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}});
+    let pack = pack(json!([bad("p"), bad("q")]), json!({}));
+    let mut trust = Trust { catalog: Some(Catalog::new()), ..Default::default() };
+    let mut wf = Workflow::new("w");
+    let out = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap();
+    let warned = out.findings.iter().filter(|f| f.code == code::NODE_CONFIG_INVALID).count();
+    assert_eq!(warned, 2);
+    trust.strict = true;
+    let before = wf.to_json(ExportMode::Faithful);
+    let err = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap_err();
+    assert_eq!(err.code, code::NODE_CONFIG_INVALID);
+    assert_eq!(err.details["errors"].as_array().unwrap().len(), 2);
+    assert_eq!(wf.to_json(ExportMode::Faithful), before);
+}
+
+#[test]
+fn reparameterising_keeps_ids_and_changes_config() {
+    let (trust, pack) = (Trust::default(), greeting());
+    let mut wf = Workflow::new("w");
+    let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
+    req.expansion_id = ExpansionIdChoice::Given("r1".into());
+    let first = inline(&mut wf, &req).unwrap();
+    req.values = values(json!({"to": "everyone"}));
+    req.destination = Destination::Reparameterise { key: first.instance.key() };
+    let again = inline(&mut wf, &req).unwrap();
+    assert_eq!(again.instance.node_ids, first.instance.node_ids);
+    assert!(again.children.is_empty() && again.removed_edges.is_empty());
+    assert_eq!(wf.graph[wf.node("acme_c_r1_a").unwrap()].json["config"]["to"], "everyone");
+    assert_eq!(wf.node_count(), 1);
+}
+
+#[test]
+fn the_host_node_limit_is_checked_on_the_expansion_and_the_workflow() {
+    let pack = greeting();
+    let mut trust = Trust::default();
+    trust.host.max_node_executions = Some(1);
+    let mut wf = Workflow::from_json(json!({"id": "w", "name": "w", "version": "1",
+        "nodes": [{"id": "n", "typeId": "core.noop"}], "edges": []}))
+    .unwrap();
+    let out = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap();
+    let limits: Vec<&str> =
+        out.findings.iter().filter(|f| f.code == code::HOST_NODE_LIMIT_EXCEEDED).map(|f| f.message.as_str()).collect();
+    assert_eq!(limits.len(), 1, "the expansion has 1 node, the workflow 2: {limits:?}");
+    assert!(limits[0].starts_with("the workflow has 2 nodes"));
+}
