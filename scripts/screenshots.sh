@@ -184,6 +184,52 @@ else
     echo "no corpus at $CORPUS: registry shots skipped" >&2
 fi
 
+# 16-17. Authoring: a selection extracted as a chain (values ticked to become parameters,
+# the edges that cross the selection, the tile and its form previewed), then the pack view
+# with a minimum above the parameter's default flagged by the live form preview.
+cat >"$SCRATCH/feeds.json" <<'JSON'
+{"id": "feeds", "name": "Feeds", "version": "1.0.0",
+ "nodes": [
+  {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+  {"id": "fetch", "typeId": "vendor.chainsmith.http-request", "name": "Fetch feed", "position": {"x": 320, "y": 0},
+   "config": {"url": "https://news.example/feed", "retries": 3, "followRedirects": true}, "inputs": {}},
+  {"id": "classify", "typeId": "vendor.chainsmith.classify", "name": "Classify items", "position": {"x": 680, "y": 0},
+   "config": {"labels": ["urgent", "later"], "threshold": 0.7}, "inputs": {}},
+  {"id": "append", "typeId": "vendor.chainsmith.sheet-append", "name": "Append rows", "position": {"x": 1040, "y": 0},
+   "config": {"sheet": "Inbox log"}, "inputs": {}}],
+ "edges": [{"id": "e0", "sourceNodeId": "start", "targetNodeId": "fetch"},
+           {"id": "e1", "sourceNodeId": "fetch", "targetNodeId": "classify"},
+           {"id": "e2", "sourceNodeId": "classify", "targetNodeId": "append"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+# A press held a moment: a busy machine can drop a press and release that arrive together.
+press() { xdotool mousemove "$1" "$2"; sleep 0.8; xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 1.2; }
+start_app "$SCRATCH/feeds.json"
+focus
+press 760 300
+xdotool key ctrl+a
+sleep 0.5
+# Shift+click Start off the selection, then Extract as chain… from the inspector.
+xdotool mousemove 390 461; sleep 0.5; xdotool keydown shift; press 390 461; xdotool keyup shift
+press 1299 91
+press 29 300
+press 29 326
+xdotool mousemove 1300 600
+shot 16-extract-dialog 1.5
+press 59 607
+press 153 12
+press 174 166
+press 482 305
+press 677 399
+xdotool type --delay 40 "Attempts"
+sleep 0.5; xdotool key Return; sleep 1
+press 677 568
+xdotool type --delay 40 "5"
+sleep 0.5; xdotool key Return; sleep 1
+xdotool mousemove 1300 600
+shot 17-pack-view 1.5
+stop_app
+
 if [ -z "${CHAINSMITH_BIN:-}" ]; then
     # 14-15. A large workflow: everything in view, then zoomed in around the pointer.
     target/release/examples/frame_time --write "$SCRATCH/large.json" 5000

@@ -153,6 +153,18 @@ fn extracted_chain_becomes_a_tile_that_inserts_with_another_parameter_value() {
     assert_eq!(chain["parameters"]["properties"]["url"], json!({"type": "string", "default": "https://a.test/feed"}));
     assert!(h.query_by_label("unsaved").is_some(), "the palette marks the pack unsaved");
 
+    // Quitting with the pack unsaved asks first; Cancel keeps the editor open.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    h.run();
+    assert!(h.query_by_label("Edited packs are not saved").is_some());
+    assert!(h.query_by_label("vendor.my.chains 1.0.0").is_some(), "the question names the pack");
+    button(&h, "Cancel").click();
+    h.run();
+    assert!(!h.state().quit_requested() && h.query_by_label("Edited packs are not saved").is_none());
+    assert!(h.query_by_label("Pack view").is_some(), "Cancel opens the pack view to save it");
+    h.get(By::new().label("Close window").role(Role::Button)).click();
+    h.run();
+
     // Drag the new tile onto empty canvas and insert it with another url.
     let tile = h.get_by_label("Fetch and log").rect().center();
     let to = canvas_point(&h, 300.0, 500.0);
@@ -169,6 +181,16 @@ fn extracted_chain_becomes_a_tile_that_inserts_with_another_parameter_value() {
     let fetch = wf.graph[wf.node(&inst.node_ids[0]).unwrap()].json.clone();
     assert_eq!(fetch["typeId"], "vendor.chainsmith.http-request");
     assert_eq!(fetch["config"], json!({"url": "https://b.test/other", "retries": 3}));
+
+    // The answer "quit without saving them" lets the quit go on (to the workflow's own question).
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    h.run();
+    button(&h, "Quit without saving them").click();
+    h.run();
+    assert!(h.query_by_label("Save changes?").is_some(), "the inserted chain is unsaved workflow work");
+    button(&h, "Don't save").click();
+    h.run();
+    assert!(h.state().quit_requested());
 }
 
 #[test]

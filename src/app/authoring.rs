@@ -39,6 +39,10 @@ pub struct Authoring {
     make: Option<MakeParam>,
     pub view: PackView,
     pub notes: Vec<Note>,
+    /// Quitting waits for an answer about edited packs not saved.
+    asking_quit: bool,
+    /// The answer was "quit anyway".
+    quit_agreed: bool,
     /// New packs made so far, so each unsaved one has a source of its own.
     made: usize,
 }
@@ -68,6 +72,60 @@ impl Authoring {
     /// Sources of edited packs not saved since.
     pub fn unsaved(&self) -> HashSet<PathBuf> {
         self.docs.iter().filter(|d| d.doc.is_dirty()).map(|d| d.source.clone()).collect()
+    }
+
+    /// Whether a quit must wait: edited packs are not saved (the question opens).
+    pub fn holds_quit(&mut self) -> bool {
+        let holds = !self.quit_agreed && self.docs.iter().any(|d| d.doc.is_dirty());
+        self.asking_quit |= holds;
+        holds
+    }
+
+    /// The question before quitting with edited packs not saved.
+    fn quit_question(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        if !self.asking_quit {
+            return;
+        }
+        let unsaved: Vec<(usize, String)> = (self.docs.iter().enumerate())
+            .filter(|(_, d)| d.doc.is_dirty())
+            .map(|(i, d)| (i, format!("{} {}", d.doc.draft().name(), d.doc.draft().version())))
+            .collect();
+        let mut answer = None;
+        egui::Modal::new(Id::unique("cs-unsaved-packs")).show(ctx, |ui| {
+            ui.set_max_width(440.0);
+            ui.heading("Edited packs are not saved");
+            ui.label("Quitting now loses the changes to:");
+            for (_, name) in &unsaved {
+                ui.label(RichText::new(name).monospace());
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Quit without saving them").clicked() {
+                    answer = Some(true);
+                }
+                if ui
+                    .button(RichText::new("Cancel").strong())
+                    .on_hover_text("Open the pack view to save them")
+                    .clicked()
+                {
+                    answer = Some(false);
+                }
+            });
+        });
+        match answer {
+            Some(true) => {
+                self.asking_quit = false;
+                self.quit_agreed = true;
+                actions.push(Action::Quit);
+            }
+            Some(false) => {
+                self.asking_quit = false;
+                if let Some((i, _)) = unsaved.first() {
+                    self.view.select(*i, 0);
+                    self.view.open = true;
+                }
+            }
+            None => {}
+        }
     }
 
     /// Open the extract dialog for these workflow nodes.
@@ -166,6 +224,7 @@ impl Authoring {
     pub fn show(&mut self, ctx: &egui::Context, packs: &[Pack], wf: &Workflow, actions: &mut Vec<Action>) {
         self.extract_window(ctx, packs, wf);
         self.make_window(ctx, wf);
+        self.quit_question(ctx, actions);
         let mut ops = Vec::new();
         self.view.show(ctx, &self.docs, packs, &mut ops);
         for op in ops {
@@ -274,7 +333,7 @@ impl Authoring {
             PackTarget::New { .. } => None,
         };
         d.form.refresh(wf, target);
-        let mut confirm = false;
+        let (mut confirm, mut cancel) = (false, false);
         let mut open = true;
         egui::Window::new("Extract as chain")
             .id(Id::unique("cs-extract"))
@@ -282,9 +341,9 @@ impl Authoring {
             .default_size([940.0, 620.0])
             .collapsible(false)
             .show(ctx, |ui| {
-                confirm = extract_body(ui, d, packs);
+                (confirm, cancel) = extract_body(ui, d, packs);
             });
-        if !open {
+        if !open || cancel {
             self.extract = None;
             return;
         }
@@ -432,9 +491,9 @@ fn not_promotable(node: &str, pointer: &str) -> Error {
     .with("pointer", pointer)
 }
 
-/// The dialog's content; returns whether Extract was clicked.
-fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> bool {
-    let mut confirm = false;
+/// The dialog's content; returns whether Extract, and whether Cancel, was clicked.
+fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bool) {
+    let (mut confirm, mut cancel) = (false, false);
     let form = &mut d.form;
     let mut changed = false;
     ui.label(RichText::new(format!("{} node(s): {}", form.nodes.len(), form.nodes.join(", "))).color(theme::TEXT_DIM));
@@ -448,6 +507,9 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> bool {
                 confirm = true;
             }
             extract.on_disabled_hover_text("Fix the problems shown first");
+            if ui.button("Cancel").clicked() {
+                cancel = true;
+            }
             if !bad.is_empty() {
                 ui.label(
                     RichText::new(format!(
@@ -460,133 +522,140 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> bool {
         });
         ui.add_space(2.0);
     });
+    let height = ui.available_height();
     ui.columns(2, |cols| {
         let ui = &mut cols[0];
-        egui::ScrollArea::vertical().id_salt("cs-extract-left").auto_shrink([false, false]).show(ui, |ui| {
-            egui::Grid::new("cs-extract-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
-                let pack_label = ui.label("pack");
-                let chain_packs: Vec<usize> =
-                    (0..packs.len()).filter(|&i| packs[i].kind == PackKind::WorkflowChain).collect();
-                let shown_target = match &form.target {
-                    PackTarget::New { .. } => "New pack".to_owned(),
-                    PackTarget::Loaded(i) => packs.get(*i).map_or("?".to_owned(), |p| p.name().to_owned()),
-                };
-                let combo = egui::ComboBox::from_id_salt("cs-extract-pack")
-                    .selected_text(shown_target)
-                    .width(260.0)
-                    .show_ui(ui, |ui| {
-                        let is_new = matches!(form.target, PackTarget::New { .. });
-                        if ui.selectable_label(is_new, "New pack").clicked() && !is_new {
-                            form.target = PackTarget::New { name: "vendor.my.chains".into(), version: "1.0.0".into() };
-                            changed = true;
-                        }
-                        for i in chain_packs {
-                            let sel = form.target == PackTarget::Loaded(i);
-                            let text = format!("{} {}", packs[i].name(), packs[i].version());
-                            if ui.selectable_label(sel, text).clicked() && !sel {
-                                form.target = PackTarget::Loaded(i);
+        egui::ScrollArea::vertical().id_salt("cs-extract-left").max_height(height).auto_shrink([false, false]).show(
+            ui,
+            |ui| {
+                egui::Grid::new("cs-extract-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+                    let pack_label = ui.label("pack");
+                    let chain_packs: Vec<usize> =
+                        (0..packs.len()).filter(|&i| packs[i].kind == PackKind::WorkflowChain).collect();
+                    let shown_target = match &form.target {
+                        PackTarget::New { .. } => "New pack".to_owned(),
+                        PackTarget::Loaded(i) => packs.get(*i).map_or("?".to_owned(), |p| p.name().to_owned()),
+                    };
+                    let combo = egui::ComboBox::from_id_salt("cs-extract-pack")
+                        .selected_text(shown_target)
+                        .width(260.0)
+                        .show_ui(ui, |ui| {
+                            let is_new = matches!(form.target, PackTarget::New { .. });
+                            if ui.selectable_label(is_new, "New pack").clicked() && !is_new {
+                                form.target =
+                                    PackTarget::New { name: "vendor.my.chains".into(), version: "1.0.0".into() };
                                 changed = true;
                             }
-                        }
-                    });
-                combo.response.labelled_by(pack_label.id);
-                ui.end_row();
-                if let PackTarget::New { name, version } = &mut form.target {
-                    changed |= labelled_text(ui, "new pack name", name);
+                            for i in chain_packs {
+                                let sel = form.target == PackTarget::Loaded(i);
+                                let text = format!("{} {}", packs[i].name(), packs[i].version());
+                                if ui.selectable_label(sel, text).clicked() && !sel {
+                                    form.target = PackTarget::Loaded(i);
+                                    changed = true;
+                                }
+                            }
+                        });
+                    combo.response.labelled_by(pack_label.id);
                     ui.end_row();
-                    changed |= labelled_text(ui, "new pack version", version);
+                    if let PackTarget::New { name, version } = &mut form.target {
+                        changed |= labelled_text(ui, "new pack name", name);
+                        ui.end_row();
+                        changed |= labelled_text(ui, "new pack version", version);
+                        ui.end_row();
+                    }
+                    changed |= labelled_text(ui, "chainId", &mut form.chain_id);
                     ui.end_row();
+                    changed |= labelled_text(ui, "label", &mut form.label);
+                    ui.end_row();
+                    let l = ui.label("description");
+                    changed |= ui
+                        .add(egui::TextEdit::multiline(&mut form.description).desired_rows(2).desired_width(300.0))
+                        .labelled_by(l.id)
+                        .changed();
+                    ui.end_row();
+                });
+                ui.add_space(6.0);
+                ui.label(RichText::new("Values that can become parameters").strong());
+                if let Some(e) = &form.refusal {
+                    super::form::refusal(ui, e);
+                } else if form.rows.is_empty() {
+                    ui.label(
+                        RichText::new("The selected nodes hold no strings, numbers or booleans.")
+                            .color(theme::TEXT_DIM),
+                    );
                 }
-                changed |= labelled_text(ui, "chainId", &mut form.chain_id);
-                ui.end_row();
-                changed |= labelled_text(ui, "label", &mut form.label);
-                ui.end_row();
-                let l = ui.label("description");
-                changed |= ui
-                    .add(egui::TextEdit::multiline(&mut form.description).desired_rows(2).desired_width(300.0))
-                    .labelled_by(l.id)
-                    .changed();
-                ui.end_row();
-            });
-            ui.add_space(6.0);
-            ui.label(RichText::new("Values that can become parameters").strong());
-            if let Some(e) = &form.refusal {
-                super::form::refusal(ui, e);
-            } else if form.rows.is_empty() {
-                ui.label(
-                    RichText::new("The selected nodes hold no strings, numbers or booleans.").color(theme::TEXT_DIM),
-                );
-            }
-            for (i, row) in form.rows.iter_mut().enumerate() {
-                ui.horizontal(|ui| {
-                    let place = format!("{} {}", row.node, row.candidate.pointer);
-                    let check = ui.checkbox(&mut row.checked, &place);
-                    changed |= check.changed();
-                    let name = ui.add_enabled(
-                        row.checked,
-                        egui::TextEdit::singleline(&mut row.name).desired_width(120.0).hint_text("name"),
-                    );
-                    let name = name.labelled_by(check.id);
-                    changed |= name.changed();
-                    ui.add(
-                        egui::Label::new(RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM))
-                            .truncate(),
-                    );
-                    if d.focus == Some(i) {
-                        d.focus = None;
-                        name.request_focus();
-                        name.scroll_to_me(Some(egui::Align::Center));
+                egui::Grid::new("cs-extract-rows").num_columns(3).spacing([8.0, 4.0]).striped(true).show(ui, |ui| {
+                    for (i, row) in form.rows.iter_mut().enumerate() {
+                        let place = format!("{} {}", row.node, row.candidate.pointer);
+                        let check = ui.checkbox(&mut row.checked, &place);
+                        changed |= check.changed();
+                        let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
+                        // Sized explicitly: a grid cell would otherwise shrink the field to its hint.
+                        let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
+                        let name = name.labelled_by(check.id);
+                        changed |= name.changed();
+                        let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
+                        ui.add(egui::Label::new(value).truncate());
+                        if d.focus == Some(i) {
+                            d.focus = None;
+                            name.request_focus();
+                            name.scroll_to_me(Some(egui::Align::Center));
+                        }
+                        ui.end_row();
                     }
                 });
-            }
-            let boundary = form.boundary();
-            if !boundary.is_empty() {
-                ui.add_space(6.0);
-                ui.label(RichText::new("Edges crossing the selection (the splice wires them on insert)").strong());
-                for b in boundary {
-                    let text = if b.incoming {
-                        format!("{}: {} ➡ {}", b.edge_id, b.outside, b.inside)
-                    } else {
-                        format!("{}: {} ➡ {}", b.edge_id, b.inside, b.outside)
-                    };
-                    ui.label(RichText::new(text).monospace().small());
-                }
-            }
-        });
-        let ui = &mut cols[1];
-        egui::ScrollArea::vertical().id_salt("cs-extract-right").auto_shrink([false, false]).show(ui, |ui| {
-            ui.label(RichText::new("Tile").strong());
-            match form.preview() {
-                Some(Ok(p)) => {
-                    let invalid = p.findings.iter().any(|f| f.is_error());
-                    palette::tile_card(ui, &p.chain, &[], invalid, false);
-                    for f in p.findings.iter().chain(&p.extraction.warnings) {
-                        let color = if f.is_error() { theme::ERROR } else { theme::WARN };
-                        ui.horizontal_wrapped(|ui| {
-                            ui.label(RichText::new(f.code).monospace().small().color(color));
-                            ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
-                        });
-                        ui.add(egui::Label::new(RichText::new(&f.message).small()).wrap());
-                    }
+                let boundary = form.boundary();
+                if !boundary.is_empty() {
                     ui.add_space(6.0);
-                    ui.label(RichText::new("Its parameter form").strong());
-                    let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != p.chain.raw);
-                    if stale {
-                        d.form_preview = Some((p.chain.raw.clone(), FormSession::preview_of(&p.chain)));
-                    }
-                    if let Some((_, session)) = &mut d.form_preview {
-                        session.show_fields(ui, &p.chain);
+                    ui.label(RichText::new("Edges crossing the selection (the splice wires them on insert)").strong());
+                    for b in boundary {
+                        let text = if b.incoming {
+                            format!("{}: {} ➡ {}", b.edge_id, b.outside, b.inside)
+                        } else {
+                            format!("{}: {} ➡ {}", b.edge_id, b.inside, b.outside)
+                        };
+                        ui.label(RichText::new(text).monospace().small());
                     }
                 }
-                Some(Err(e)) => super::form::refusal(ui, e),
-                None => {}
-            }
-        });
+            },
+        );
+        let ui = &mut cols[1];
+        egui::ScrollArea::vertical().id_salt("cs-extract-right").max_height(height).auto_shrink([false, false]).show(
+            ui,
+            |ui| {
+                ui.label(RichText::new("Tile").strong());
+                match form.preview() {
+                    Some(Ok(p)) => {
+                        let invalid = p.findings.iter().any(|f| f.is_error());
+                        palette::tile_card(ui, &p.chain, &[], invalid, false);
+                        for f in p.findings.iter().chain(&p.extraction.warnings) {
+                            let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                            ui.horizontal_wrapped(|ui| {
+                                ui.label(RichText::new(f.code).monospace().small().color(color));
+                                ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
+                            });
+                            ui.add(egui::Label::new(RichText::new(&f.message).small()).wrap());
+                        }
+                        ui.add_space(6.0);
+                        ui.label(RichText::new("Its parameter form").strong());
+                        let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != p.chain.raw);
+                        if stale {
+                            d.form_preview = Some((p.chain.raw.clone(), FormSession::preview_of(&p.chain)));
+                        }
+                        if let Some((_, session)) = &mut d.form_preview {
+                            session.show_fields(ui, &p.chain);
+                        }
+                    }
+                    Some(Err(e)) => super::form::refusal(ui, e),
+                    None => {}
+                }
+            },
+        );
     });
     if changed {
         form.touch();
     }
-    confirm
+    (confirm, cancel)
 }
 
 /// A labelled single-line field in a grid row; returns whether it changed.

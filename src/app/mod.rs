@@ -741,7 +741,11 @@ impl App {
                     ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
                     self.problems.status("Copied the workflow JSON to the clipboard");
                 }
-                Action::Quit => self.guard(Pending::Quit),
+                Action::Quit => {
+                    if !self.authoring.holds_quit() {
+                        self.guard(Pending::Quit);
+                    }
+                }
                 Action::Publish(subject) => publish::Publish::open(&mut self.publish, subject),
                 Action::DeclareHostTypes(patterns) => {
                     let host = &mut self.settings.trust.host.node_types;
@@ -1176,7 +1180,10 @@ impl App {
             self.quitting = false;
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
-        if ctx.input(|i| i.viewport().close_requested()) && !self.allow_close && self.doc.is_dirty() {
+        let closing = ctx.input(|i| i.viewport().close_requested()) && !self.allow_close;
+        if closing && self.authoring.holds_quit() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+        } else if closing && self.doc.is_dirty() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.pending = Some(Pending::Quit);
         }

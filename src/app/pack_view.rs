@@ -66,7 +66,7 @@ impl PackView {
         egui::Window::new("Pack view")
             .id(Id::unique("cs-pack-view"))
             .open(&mut open)
-            .default_size([1180.0, 700.0])
+            .default_size([1180.0, 820.0])
             .show(ctx, |ui| {
                 self.toolbar(ui, docs, packs, ops);
                 let Some(d) = self.doc else {
@@ -81,31 +81,35 @@ impl PackView {
                 if self.chain >= chains.len() {
                     self.chain = chains.len().saturating_sub(1);
                 }
-                egui::Panel::bottom(Id::unique("cs-pack-problems")).resizable(true).default_size(150.0).show(
+                egui::Panel::bottom(Id::unique("cs-pack-problems")).resizable(true).default_size(110.0).show(
                     ui,
                     |ui| {
                         problems(ui, open);
                     },
                 );
+                // The columns scroll inside what the problems list leaves, never over it.
+                let height = ui.available_height();
                 ui.columns(3, |cols| {
-                    egui::ScrollArea::vertical().id_salt("cs-pv-left").auto_shrink([false, false]).show(
-                        &mut cols[0],
-                        |ui| {
+                    egui::ScrollArea::vertical()
+                        .id_salt("cs-pv-left")
+                        .max_height(height)
+                        .auto_shrink([false, false])
+                        .show(&mut cols[0], |ui| {
                             self.manifest(ui, d, open, ops);
                             ui.add_space(8.0);
                             self.chain_list(ui, d, open, ops);
-                        },
-                    );
-                    egui::ScrollArea::vertical().id_salt("cs-pv-mid").auto_shrink([false, false]).show(
-                        &mut cols[1],
-                        |ui| {
+                        });
+                    egui::ScrollArea::vertical()
+                        .id_salt("cs-pv-mid")
+                        .max_height(height)
+                        .auto_shrink([false, false])
+                        .show(&mut cols[1], |ui| {
                             if let Some(chain) = chains.get(self.chain) {
                                 self.chain_fields(ui, d, chain, ops);
                                 ui.add_space(8.0);
                                 self.parameters(ui, d, chain, ops);
                             }
-                        },
-                    );
+                        });
                     egui::ScrollArea::vertical()
                         .id_salt("cs-pv-right")
                         .auto_shrink([false, false])

@@ -620,37 +620,46 @@ pub(super) fn tile_card(
             });
         });
         ui.add(egui::Label::new(RichText::new(chain.chain_id()).monospace().small().color(theme::TEXT_DIM)).truncate());
-        ui.horizontal_wrapped(|ui| {
-            for cap in chain.capabilities() {
-                let color = match cap {
-                    "side-effectful" => theme::WARN,
-                    "cacheable" => theme::OK,
-                    _ => theme::ACCENT,
-                };
-                badge(ui, cap, color);
-            }
-            if chain.compensation().is_some() {
-                badge(ui, "compensation", theme::ACCENT);
-            }
-            if chain.internal() {
-                badge(ui, "internal", theme::TEXT_DIM);
-            }
-            // One badge per refusal code, so each setting that blocks the chain is visible;
-            // a click opens the full explanation.
-            let mut shown: Vec<&str> = Vec::new();
-            for f in blocked {
-                if shown.contains(&f.code) {
-                    continue;
+        let badges = !chain.capabilities().is_empty()
+            || chain.compensation().is_some()
+            || chain.internal()
+            || !blocked.is_empty()
+            || invalid;
+        // No empty badge row: a tile without badges ends under its chainId.
+        if badges {
+            ui.horizontal_wrapped(|ui| {
+                for cap in chain.capabilities() {
+                    let color = match cap {
+                        "side-effectful" => theme::WARN,
+                        "cacheable" => theme::OK,
+                        _ => theme::ACCENT,
+                    };
+                    badge(ui, cap, color);
                 }
-                shown.push(f.code);
-                let same: Vec<&str> = blocked.iter().filter(|g| g.code == f.code).map(|g| g.message.as_str()).collect();
-                let hover = format!("{}\nClick for details and a way forward", same.join("\n"));
-                explain |= badge(ui, f.code, theme::ERROR).on_hover_text(hover).clicked();
-            }
-            if blocked.is_empty() && invalid {
-                badge(ui, "invalid", theme::ERROR);
-            }
-        });
+                if chain.compensation().is_some() {
+                    badge(ui, "compensation", theme::ACCENT);
+                }
+                if chain.internal() {
+                    badge(ui, "internal", theme::TEXT_DIM);
+                }
+                // One badge per refusal code, so each setting that blocks the chain is visible;
+                // a click opens the full explanation.
+                let mut shown: Vec<&str> = Vec::new();
+                for f in blocked {
+                    if shown.contains(&f.code) {
+                        continue;
+                    }
+                    shown.push(f.code);
+                    let same: Vec<&str> =
+                        blocked.iter().filter(|g| g.code == f.code).map(|g| g.message.as_str()).collect();
+                    let hover = format!("{}\nClick for details and a way forward", same.join("\n"));
+                    explain |= badge(ui, f.code, theme::ERROR).on_hover_text(hover).clicked();
+                }
+                if blocked.is_empty() && invalid {
+                    badge(ui, "invalid", theme::ERROR);
+                }
+            });
+        }
     });
     (frame.response, explain)
 }

@@ -56,8 +56,10 @@ pub struct ExtractForm {
 }
 
 impl ExtractForm {
-    /// A dialog for the nodes `nodes` of `wf`, with a chainId and label made from their names.
-    pub fn new(wf: &Workflow, nodes: Vec<String>) -> Self {
+    /// A dialog for the nodes `nodes` of `wf`, with a chainId and label made from the name
+    /// of the first of them in file order (the order the chain lists them in).
+    pub fn new(wf: &Workflow, mut nodes: Vec<String>) -> Self {
+        nodes.sort_by_key(|id| wf.node(id).map_or(u64::MAX, |ix| wf.graph[ix].seq));
         let first = nodes.first().and_then(|id| wf.node(id)).map(|ix| &wf.graph[ix]);
         let label = first.map(|n| if n.name().is_empty() { n.id() } else { n.name() }).unwrap_or("Chain");
         let slug: String = label
@@ -225,6 +227,8 @@ mod tests {
     #[test]
     fn rows_list_the_selection_values_and_the_preview_promotes_the_checked_ones() {
         let w = wf();
+        let f = ExtractForm::new(&w, vec!["log".into(), "fetch".into()]);
+        assert_eq!(f.nodes, ["fetch", "log"], "file order");
         let mut f = ExtractForm::new(&w, vec!["fetch".into()]);
         assert_eq!((f.chain_id.as_str(), f.label.as_str()), ("vendor.my.fetch-feed", "Fetch feed"));
         let rows: Vec<(&str, &str)> = f.rows.iter().map(|r| (r.candidate.pointer.as_str(), r.name.as_str())).collect();
