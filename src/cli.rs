@@ -724,26 +724,14 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let mut warnings = outcome.findings;
     warnings.extend(workflow.lint(mode));
     // Each child becomes its own WorkflowDefinition beside OUT; all files or none are written.
-    let out_dir = args.output.parent().unwrap_or(Path::new(""));
-    let mut files = vec![(args.output.clone(), workflow.to_file_bytes(mode)?)];
-    let mut written_children = Vec::new();
-    for child in &outcome.children {
-        warnings.extend(child.workflow.lint(mode));
-        let path = out_dir.join(format!("{}.json", child.workflow_id));
-        if files.iter().any(|(p, _)| *p == path) {
-            return Err(Error::new(
-                code::INVALID_REQUEST,
-                format!("{} would be written twice; choose another OUT", path.display()),
-            )
-            .with("path", path.display().to_string()));
-        }
-        written_children.push(json!({"workflowId": child.workflow_id, "chainId": child.chain_id,
-            "output": path.display().to_string()}));
-        files.push((path, child.workflow.to_file_bytes(mode)?));
-    }
+    let bundle = chainsmith::workflow::bundle::write_bundle(&args.output, &workflow, &outcome.children, mode)?;
+    warnings.extend(bundle.warnings);
     print_warnings(&warnings);
-    let refs: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
-    chainsmith::fsio::write_all_atomic(&refs)?;
+    let written_children: Vec<Value> = bundle
+        .children
+        .iter()
+        .map(|c| json!({"workflowId": c.workflow_id, "chainId": c.chain_id, "output": c.path.display().to_string()}))
+        .collect();
     let mut summary = json!({
         "output": args.output.display().to_string(),
         "chainId": outcome.expansion.chain_id,

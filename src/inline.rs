@@ -99,13 +99,7 @@ pub struct Expanded {
     pub children: Vec<Child>,
 }
 
-/// A child chain as its own WorkflowDefinition, to be saved beside the parent.
-#[derive(Debug, Clone)]
-pub struct ChildWorkflow {
-    pub workflow_id: String,
-    pub chain_id: String,
-    pub workflow: Workflow,
-}
+pub use crate::workflow::bundle::ChildWorkflow;
 
 /// What an inline did.
 #[derive(Debug, Clone)]
@@ -205,15 +199,9 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
             }
             let mut workflows = Vec::with_capacity(children.len());
             for child in children {
-                let mut workflow = Workflow::new(&child.expansion.label);
-                *workflow.member_mut("id") = Value::String(child.workflow_id.clone());
-                let report = splice(&mut workflow, &child.expansion, &SpliceOptions::default())?;
-                findings.extend(report.warnings);
-                workflows.push(ChildWorkflow {
-                    workflow_id: child.workflow_id,
-                    chain_id: child.expansion.chain_id,
-                    workflow,
-                });
+                let (workflow, warnings) = ChildWorkflow::from_child(child)?;
+                findings.extend(warnings);
+                workflows.push(workflow);
             }
             (report.instance, report.removed_edges, workflows)
         }

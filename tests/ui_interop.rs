@@ -24,11 +24,19 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 use ui_common::harness;
 
-/// Dialogs that answer from queues: files for open questions, folders for folder questions.
+/// Dialogs that answer from queues: files for open questions, folders for folder questions,
+/// paths for save questions.
 #[derive(Clone, Default)]
-struct Script(Rc<RefCell<(VecDeque<PathBuf>, VecDeque<PathBuf>)>>);
+struct Script(Rc<RefCell<Answers>>);
+
+/// Files to open, folders to pick, paths to save to.
+type Answers = (VecDeque<PathBuf>, VecDeque<PathBuf>, VecDeque<PathBuf>);
 
 impl Script {
+    fn will_save(&self, file: &Path) {
+        self.0.borrow_mut().2.push_back(file.to_path_buf());
+    }
+
     fn will_open(&self, file: &Path) {
         self.0.borrow_mut().0.push_back(file.to_path_buf());
     }
@@ -48,7 +56,7 @@ impl FileDialogs for Script {
     }
 
     fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        None
+        self.0.borrow_mut().2.pop_front()
     }
 }
 
@@ -318,4 +326,63 @@ fn double_click(h: &mut Harness<'_, App>, p: Pos2) {
         }
     }
     h.run();
+}
+
+#[test]
+fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
+    use chainsmith::expand::{ExpandOptions, expand};
+    use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow, splice};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pack_path = repo.join("tests/fixtures/subchain/packs/two-level.json");
+    // The parent as the editor inserts it for a host with sub-chains: the node keeps its ref.
+    let pack = chainsmith::pack::load_path(&pack_path, Default::default()).packs.remove(0);
+    let host = chainsmith::catalog::HostProfile { sub_chains: true, ..Default::default() };
+    let opts = ExpandOptions { expansion_id: Some("ab12".into()), host, ..Default::default() };
+    let values = json!({"topic": "tides"}).as_object().unwrap().clone();
+    let exp = expand(&pack, "vendor.test.parent", values, &opts).unwrap();
+    let mut wf = Workflow::new("Parent");
+    splice(&mut wf, &exp, &SpliceOptions::default()).unwrap();
+    let wf_path = dir.path().join("parent.json");
+    wf.save(&wf_path, ExportMode::Faithful).unwrap();
+    // The child id the reference `expandChainTree` minted for this chain (its vector).
+    let vector: Value =
+        serde_json::from_slice(&std::fs::read(repo.join("tests/fixtures/subchain/vectors/two-level.json")).unwrap())
+            .unwrap();
+    let child_id = vector["expected"]["subChainWorkflowIds"][0].as_str().unwrap().to_owned();
+
+    let bundle = dir.path().join("bundle/parent.json");
+    std::fs::create_dir_all(bundle.parent().unwrap()).unwrap();
+    let dialogs = Script::default();
+    dialogs.will_save(&bundle);
+    let mut h = start(vec![pack_path, wf_path], dialogs);
+    let run = "vendor_test_parent_ab12_run";
+    let card = h.get(By::new().label_contains(&format!("({run})")).role(Role::Button)).rect();
+    let at = h.state().canvas_to_screen(card.center());
+    h.hover_at(at);
+    h.run();
+    for pressed in [true, false] {
+        let (button, modifiers) = (egui::PointerButton::Secondary, Modifiers::NONE);
+        h.event(egui::Event::PointerButton { pos: at, button, pressed, modifiers });
+    }
+    h.run();
+    click(&mut h, "Open child workflow");
+    let view = h.state().child_view().expect("the child is shown");
+    assert_eq!(view.workflow_id, child_id, "{:?}", h.state().last_error());
+    let child_nodes = view.workflow.node_count();
+    assert!(child_nodes > 0);
+    assert!(h.query_by_label(&child_id).is_some(), "the window names the child");
+    assert!(label_starting(&h, &format!("{child_nodes} nodes")).is_some());
+
+    click(&mut h, "Export bundle…");
+    let parent: Value = serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();
+    let node = parent["nodes"].as_array().unwrap().iter().find(|n| n["id"] == run).unwrap();
+    assert_eq!(node["config"]["workflowId"], json!(child_id), "the ref became the child's id");
+    assert!(node["config"].get("subChainRef").is_none());
+    let child: Value =
+        serde_json::from_slice(&std::fs::read(bundle.with_file_name(format!("{child_id}.json"))).unwrap()).unwrap();
+    assert_eq!(child["id"], json!(child_id));
+    assert_eq!(child["nodes"].as_array().unwrap().len(), child_nodes);
+    let status = label_starting(&h, "Exported bundle").expect("the status says what was written");
+    assert!(status.contains(": the workflow and 1 child workflow(s)"), "{status}");
 }

@@ -506,9 +506,9 @@ impl Canvas {
         selection: &mut Selection,
         actions: &mut Vec<Action>,
     ) {
-        let (id, anchor, instance) = {
+        let (id, anchor, instance, child) = {
             let card = &self.cache.cards[i];
-            (card.id.clone(), card.pos, card.instance.map(|f| self.cache.frames[f].key.clone()))
+            (card.id.clone(), card.pos, card.instance.map(|f| self.cache.frames[f].key.clone()), card.child)
         };
         let mods = resp.ctx.input(|inp| inp.modifiers);
         let additive = mods.shift || mods.command;
@@ -563,6 +563,15 @@ impl Canvas {
             }
             if ui.button("Delete").clicked() {
                 actions.push(Action::DeleteSelection);
+            }
+            if child {
+                ui.separator();
+                if ui.button("Open child workflow").clicked() {
+                    actions.push(Action::OpenChild(id.clone()));
+                }
+                if ui.button("Export bundle…").clicked() {
+                    actions.push(Action::ExportBundle);
+                }
             }
             if let Some(key) = instance {
                 ui.separator();
@@ -843,6 +852,8 @@ struct Card {
     marks: Vec<(&'static str, Color32, &'static str)>,
     color: Color32,
     instance: Option<usize>,
+    /// The node names a sub-chain child (`config.subChainRef` or `config.workflowId`).
+    child: bool,
     /// Taller than the layout's card when it has more ports than fit.
     h: f32,
 }
@@ -898,6 +909,7 @@ impl ViewCache {
                 marks: marks(node),
                 color: theme::type_color(node.type_id()),
                 instance: None,
+                child: crate::editor::subchains::child_ref(&node.json).is_some(),
                 h,
             });
         }

@@ -36,6 +36,8 @@ pub enum Purpose {
     SavePack,
     /// The Ed25519 private key (PKCS#8 PEM) the pack view signs with.
     SigningKey,
+    /// Where the workflow goes, its sub-chain children beside it.
+    ExportBundle,
 }
 
 impl Purpose {
@@ -53,11 +55,12 @@ impl Purpose {
             Purpose::NodeCatalog => "Import a host node catalog",
             Purpose::SavePack => "Save pack",
             Purpose::SigningKey => "Choose the private key to sign with",
+            Purpose::ExportBundle => "Export the workflow with its sub-chain children",
         }
     }
 
     fn is_save(&self) -> bool {
-        matches!(self, Purpose::Save | Purpose::Export(_) | Purpose::SavePack)
+        matches!(self, Purpose::Save | Purpose::Export(_) | Purpose::SavePack | Purpose::ExportBundle)
     }
 
     fn is_folder(&self) -> bool {

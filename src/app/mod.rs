@@ -10,6 +10,7 @@ mod app_reparam;
 mod arrange;
 mod authoring;
 mod canvas;
+mod child_view;
 mod dialogs;
 mod form;
 mod inspector;
@@ -102,6 +103,10 @@ pub(crate) enum Action {
     },
     /// Ask a file dialog question for a window that cannot ask itself.
     AskFile(Purpose),
+    /// Show a sub-chain node's child workflow.
+    OpenChild(String),
+    /// Ask where to write the workflow with its sub-chain children.
+    ExportBundle,
     Quit,
 }
 
@@ -170,6 +175,7 @@ pub struct App {
     app_reparam: app_reparam::AppReparamWindow,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
+    child_window: child_view::ChildWindow,
     actions: Vec<Action>,
     pending: Option<Pending>,
     allow_close: bool,
@@ -219,6 +225,7 @@ impl App {
             registry: Default::default(),
             app_reparam: Default::default(),
             authoring: Default::default(),
+            child_window: Default::default(),
             actions: Vec::new(),
             pending: None,
             allow_close: false,
@@ -415,6 +422,7 @@ impl App {
         self.registry_window(&ctx);
         self.app_reparam.show(&ctx, &mut self.actions);
         self.authoring.show(&ctx, &self.packs, self.doc.workflow(), &mut self.actions);
+        self.child_window.show(&ctx, &mut self.actions);
         if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
             self.answered(purpose, chosen);
         }
@@ -519,6 +527,9 @@ impl App {
                 }
                 if item(ui, "Export expanded JSON (strict schema)…", "").clicked() {
                     self.actions.push(Action::Export(ExportMode::StrictSchema));
+                }
+                if item(ui, "Export bundle (with sub-chain children)…", "").clicked() {
+                    self.actions.push(Action::ExportBundle);
                 }
                 if item(ui, "Copy workflow JSON", "").clicked() {
                     self.actions.push(Action::CopyJson);
@@ -770,6 +781,8 @@ impl App {
                     self.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
                 }
                 Action::AskFile(purpose) => self.ask(purpose),
+                Action::OpenChild(id) => self.open_child(&id),
+                Action::ExportBundle => self.ask(Purpose::ExportBundle),
             }
         }
         // Edited packs replace their loaded copies: the palette shows them from this frame on.
@@ -998,7 +1011,7 @@ impl App {
     /// system dialog, frames later for the in-app one.
     fn ask(&mut self, purpose: Purpose) {
         let suggested = match &purpose {
-            Purpose::Save => files::suggested_name(self.doc.workflow()),
+            Purpose::Save | Purpose::ExportBundle => files::suggested_name(self.doc.workflow()),
             Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
             Purpose::SavePack => "pack.json".to_owned(),
             _ => String::new(),
@@ -1034,6 +1047,7 @@ impl App {
             Purpose::Export(mode) => self.export_to(&first, mode),
             Purpose::Registry => self.registry.view.open(&first),
             Purpose::InstallFolder => self.registry.view.install_dir = Some(first),
+            Purpose::ExportBundle => self.export_bundle(&first),
             Purpose::Capabilities => self.import_capabilities(&first),
             Purpose::NodeCatalog => self.import_node_catalog(&first),
             Purpose::SavePack => self.authoring.save_view_pack(&first),

@@ -25,3 +25,4 @@ pub mod preview;
 pub mod recovery;
 pub mod registry_view;
 pub mod selection;
+pub mod subchains;

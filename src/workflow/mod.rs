@@ -5,6 +5,7 @@
 //! name no node are kept verbatim beside the graph instead of being dropped.
 
 pub mod app_instance;
+pub mod bundle;
 mod export;
 pub mod layered;
 pub mod layout;

@@ -1,0 +1,110 @@
+//! The read-only window that shows a sub-chain node's child workflow: its id, where it came
+//! from, its nodes and edges, and the way to export the workflow with all its children. The
+//! model is [`crate::editor::subchains`].
+
+use super::{Action, theme};
+use crate::editor::subchains::ChildView;
+use egui::{Id, RichText};
+
+const WINDOW_SIZE: egui::Vec2 = egui::vec2(620.0, 420.0);
+
+#[derive(Default)]
+pub struct ChildWindow {
+    pub open: Option<ChildView>,
+}
+
+impl ChildWindow {
+    pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
+        let Some(child) = &self.open else { return };
+        let mut keep = true;
+        egui::Window::new("Child workflow")
+            .id(Id::unique("cs-child"))
+            .open(&mut keep)
+            .collapsible(false)
+            .resizable(true)
+            .default_size(WINDOW_SIZE)
+            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
+            .constrain(true)
+            .show(ctx, |ui| {
+                ui.label(RichText::new(&child.workflow_id).monospace().strong());
+                let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
+                let text = format!("{chain}{}. Read-only.", child.origin);
+                ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
+                let wf = &child.workflow;
+                ui.label(format!("{} nodes · {} edges", wf.node_count(), wf.graph.edge_count()));
+                egui::ScrollArea::vertical().id_salt("cs-child-list").max_height(280.0).show(ui, |ui| {
+                    egui::Grid::new("cs-child-nodes").num_columns(3).striped(true).show(ui, |ui| {
+                        for ix in wf.nodes_in_order() {
+                            let n = &wf.graph[ix];
+                            ui.label(RichText::new(n.id()).monospace());
+                            ui.label(RichText::new(n.type_id()).small().color(theme::TEXT_DIM));
+                            ui.label(n.name());
+                            ui.end_row();
+                        }
+                    });
+                    ui.separator();
+                    for e in wf.edges_in_order() {
+                        let e = &wf.graph[e];
+                        ui.label(RichText::new(format!("{} → {}", e.source(), e.target())).monospace().small());
+                    }
+                });
+                ui.separator();
+                let tip =
+                    "The workflow and every sub-chain child, each as its own WorkflowDefinition, written together";
+                if ui.button("Export bundle…").on_hover_text(tip).clicked() {
+                    actions.push(Action::ExportBundle);
+                }
+            });
+        if !keep {
+            self.open = None;
+        }
+    }
+}
+
+impl super::App {
+    /// Show the child of a sub-chain node, or say why it cannot be shown.
+    pub(super) fn open_child(&mut self, node_id: &str) {
+        let wf = self.doc.workflow();
+        match crate::editor::subchains::open_child(wf, self.doc.path.as_deref(), &self.packs, &self.trust, node_id) {
+            Ok(view) => {
+                self.problems.status(format!(
+                    "Child workflow {} ({} nodes)",
+                    view.workflow_id,
+                    view.workflow.node_count()
+                ));
+                self.child_window.open = Some(view);
+            }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    /// Write the workflow and every sub-chain child beside it, all files or none.
+    pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
+        let wf = self.doc.workflow();
+        let written =
+            crate::editor::subchains::co_expand(wf, &self.packs, &self.trust).and_then(|(parent, children, built)| {
+                let mode = crate::workflow::ExportMode::Faithful;
+                let mut bundle = crate::workflow::bundle::write_bundle(path, &parent, &children, mode)?;
+                bundle.warnings.extend(built);
+                Ok(bundle)
+            });
+        match written {
+            Ok(bundle) => self.problems.status(format!(
+                "Exported bundle {}: the workflow and {} child workflow(s){}",
+                path.display(),
+                bundle.children.len(),
+                if bundle.warnings.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} finding(s)", bundle.warnings.len())
+                }
+            )),
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    /// The child workflow window's content, for tests.
+    pub fn child_view(&self) -> Option<&ChildView> {
+        self.child_window.open.as_ref()
+    }
+}
