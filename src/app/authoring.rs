@@ -280,6 +280,15 @@ impl Authoring {
         }
     }
 
+    /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
+    /// over the pack view.
+    pub fn undo_under_pointer(&mut self, ctx: &egui::Context, redo: bool, packs: &[Pack]) -> bool {
+        let Some(d) = self.view.undo_target(ctx) else { return false };
+        let op = if redo { ViewOp::Redo(d) } else { ViewOp::Undo(d) };
+        self.run(op, packs, &mut Vec::new());
+        true
+    }
+
     /// Save the pack view's pack to `path` (the answer to Save as…).
     pub fn save_view_pack(&mut self, path: &Path) {
         if let Some(d) = self.view.doc() {

@@ -68,6 +68,10 @@ pub struct Fields {
     focus: Option<String>,
     /// A value changed since the owner last validated.
     stale: bool,
+    /// Offer "Make parameter…" on each field's label (the inspector's node config form).
+    pub offer_promotion: bool,
+    /// The field whose "Make parameter…" was chosen, until the owner takes it.
+    promoted: Option<String>,
 }
 
 /// The docked form's height when it first opens (the user may drag its edge).
@@ -381,7 +385,14 @@ impl Fields {
             field_errors: HashMap::new(),
             focus: None,
             stale: true,
+            offer_promotion: false,
+            promoted: None,
         }
+    }
+
+    /// The pointer of the field whose "Make parameter…" was chosen, once.
+    pub fn take_promotion(&mut self) -> Option<String> {
+        self.promoted.take()
     }
 
     /// The values as typed (an invalid one included).
@@ -492,6 +503,14 @@ impl Fields {
         }
         let label = field_label(ui, field, &label_text);
         let label = if field.description.is_empty() { label } else { label.on_hover_text(&field.description) };
+        if self.offer_promotion {
+            label.context_menu(|ui| {
+                if ui.button("Make parameter…").clicked() {
+                    self.promoted = Some(field.pointer.clone());
+                    ui.close();
+                }
+            });
+        }
         let response = ui.horizontal(|ui| self.widget(ui, field, value, label.id)).inner;
         if self.focus.as_deref() == Some(field.pointer.as_str()) {
             self.focus = None;

@@ -217,6 +217,8 @@ impl Inspector {
             let Some(form) = node_type::config_form(catalog, type_id) else { return };
             let values = current.and_then(Value::as_object).cloned().unwrap_or_default();
             let mut fields = Fields::new(form, values);
+            // A field's label offers to make its value a parameter of a chain being authored.
+            fields.offer_promotion = true;
             // A stored config may already be invalid: say so at once, not after a first edit.
             fields.reveal();
             self.config =
@@ -252,6 +254,9 @@ impl Inspector {
                 });
             });
         });
+        if let Some(pointer) = cf.fields.take_promotion() {
+            self.make_param = Some((id.to_owned(), format!("/config{pointer}")));
+        }
         if revert {
             self.config = None;
         }

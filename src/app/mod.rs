@@ -673,11 +673,17 @@ impl App {
             match action {
                 Action::Doc(cmd) => self.apply(cmd),
                 Action::Undo => {
+                    if self.authoring.undo_under_pointer(ctx, false, &self.packs) {
+                        continue;
+                    }
                     if let Some(label) = self.doc.undo() {
                         self.problems.status(format!("Undid {label}"));
                     }
                 }
                 Action::Redo => {
+                    if self.authoring.undo_under_pointer(ctx, true, &self.packs) {
+                        continue;
+                    }
                     if let Some(label) = self.doc.redo() {
                         self.problems.status(format!("Redid {label}"));
                     }

@@ -39,6 +39,8 @@ pub struct PackView {
     invalid: HashMap<String, String>,
     /// The parameter form preview and the chain it was built for.
     preview: Option<(Value, FormSession)>,
+    /// The window's layer, as of the last frame.
+    layer: Option<egui::LayerId>,
 }
 
 impl PackView {
@@ -63,7 +65,7 @@ impl PackView {
             self.doc = None;
         }
         let mut open = true;
-        egui::Window::new("Pack view")
+        let shown = egui::Window::new("Pack view")
             .id(Id::unique("cs-pack-view"))
             .open(&mut open)
             .default_size([1180.0, 820.0])
@@ -116,9 +118,17 @@ impl PackView {
                         .show(&mut cols[2], |ui| self.preview(ui, open));
                 });
             });
+        self.layer = shown.map(|w| w.response.layer_id);
         if !open {
             self.open = false;
         }
+    }
+
+    /// The document whose history Ctrl+Z and Ctrl+Shift+Z step through while the pointer is
+    /// over the pack view (elsewhere they undo the workflow's edits).
+    pub fn undo_target(&self, ctx: &egui::Context) -> Option<usize> {
+        let over = ctx.pointer_latest_pos().and_then(|p| ctx.layer_id_at(p));
+        (self.open && over.is_some() && over == self.layer).then_some(self.doc?)
     }
 
     fn toolbar(&mut self, ui: &mut Ui, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
