@@ -10,7 +10,7 @@ use super::Action;
 use super::form::Fields;
 use super::theme;
 use crate::catalog::Catalog;
-use crate::editor::document::{Command, Target, edge_by_seq};
+use crate::editor::document::{Command, Member, Target, edge_by_seq};
 use crate::editor::node_type;
 use crate::editor::selection::Selection;
 use crate::error::code;
@@ -108,11 +108,7 @@ impl Inspector {
         egui::Grid::new("cs-wf-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
             let label = ui.label("name").id;
             if let Some(v) = self.text_field(ui, "wf:name", wf.name(), label) {
-                actions.push(Action::Doc(Command::SetMember {
-                    target: Target::Workflow,
-                    key: "name".into(),
-                    value: Some(Value::String(v)),
-                }));
+                actions.extend(set(Target::Workflow, "name", Some(Value::String(v))));
             }
             ui.end_row();
             ui.label("id");
@@ -151,11 +147,7 @@ impl Inspector {
             ui.end_row();
             let label = ui.label("name").id;
             if let Some(v) = self.text_field(ui, &format!("node:{id}:name"), node.name(), label) {
-                actions.push(Action::Doc(Command::SetMember {
-                    target: Target::Node(id.to_owned()),
-                    key: "name".into(),
-                    value: Some(Value::String(v)),
-                }));
+                actions.extend(set(Target::Node(id.to_owned()), "name", Some(Value::String(v))));
             }
             ui.end_row();
             let (x, y) = node.position();
@@ -242,11 +234,7 @@ impl Inspector {
                     let ok = changed && !cf.fields.has_problems();
                     let apply = ui.add_enabled(ok, egui::Button::new("Apply config"));
                     if apply.clicked() {
-                        actions.push(Action::Doc(Command::SetMember {
-                            target: Target::Node(id.to_owned()),
-                            key: "config".into(),
-                            value: Some(edited),
-                        }));
+                        actions.extend(set(Target::Node(id.to_owned()), "config", Some(edited)));
                     }
                     let why = if changed { "Fix the problems listed above first." } else { "Nothing changed yet." };
                     apply.on_disabled_hover_text(why);
@@ -266,9 +254,7 @@ impl Inspector {
         let Some(ix) = edge_by_seq(wf, seq) else { return };
         let edge = &wf.graph[ix];
         ui.heading("Edge");
-        let set = |key: &str, value: Option<Value>| {
-            Action::Doc(Command::SetMember { target: Target::Edge(seq), key: key.to_owned(), value })
-        };
+        let set = |key: &str, value: Option<Value>| set(Target::Edge(seq), key, value);
         egui::Grid::new("cs-edge-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
             ui.label("id");
             ui.label(RichText::new(edge.id()).monospace());
@@ -279,7 +265,7 @@ impl Inspector {
             let label = ui.label("sourceOutput").id;
             if let Some(v) = self.text_field(ui, &format!("edge:{seq}:out"), edge.source_port(), label) {
                 let value = (!v.is_empty() && v != "output").then_some(Value::String(v));
-                actions.push(set("sourceOutput", value));
+                actions.extend(set("sourceOutput", value));
             }
             ui.end_row();
             ui.label("to");
@@ -288,7 +274,7 @@ impl Inspector {
             let label = ui.label("targetInput").id;
             if let Some(v) = self.text_field(ui, &format!("edge:{seq}:in"), edge.target_port(), label) {
                 let value = (!v.is_empty() && v != "input").then_some(Value::String(v));
-                actions.push(set("targetInput", value));
+                actions.extend(set("targetInput", value));
             }
             ui.end_row();
             ui.label("triggerRule");
@@ -297,11 +283,11 @@ impl Inspector {
                 .selected_text(current.unwrap_or("all_success (default)"))
                 .show_ui(ui, |ui| {
                     if ui.selectable_label(current.is_none(), "all_success (default)").clicked() && current.is_some() {
-                        actions.push(set("triggerRule", None));
+                        actions.extend(set("triggerRule", None));
                     }
                     for rule in TRIGGER_RULES {
                         if ui.selectable_label(current == Some(rule), rule).clicked() && current != Some(rule) {
-                            actions.push(set("triggerRule", Some(Value::String(rule.to_owned()))));
+                            actions.extend(set("triggerRule", Some(Value::String(rule.to_owned()))));
                         }
                     }
                 });
@@ -309,7 +295,7 @@ impl Inspector {
             let label_id = ui.label("label").id;
             let label = edge.json.get("label").and_then(Value::as_str).unwrap_or_default();
             if let Some(v) = self.text_field(ui, &format!("edge:{seq}:label"), label, label_id) {
-                actions.push(set("label", (!v.is_empty()).then_some(Value::String(v))));
+                actions.extend(set("label", (!v.is_empty()).then_some(Value::String(v))));
             }
             ui.end_row();
         });
@@ -520,11 +506,7 @@ impl Inspector {
                 } else if let Some(slot) = whole.pointer_mut(&edit.pointer) {
                     *slot = new;
                 }
-                actions.push(Action::Doc(Command::SetMember {
-                    target: owner.clone(),
-                    key: member.to_owned(),
-                    value: Some(whole),
-                }));
+                actions.extend(set(owner.clone(), member, Some(whole)));
                 close = true;
             }
             if ui.button("Cancel").clicked() {
@@ -548,4 +530,10 @@ fn instance_buttons(ui: &mut Ui, key: &str, actions: &mut Vec<Action>) {
             actions.push(Action::Doc(Command::RemoveInstance { key: key.to_owned() }));
         }
     });
+}
+
+/// The edit of one member as an action. The inspector only offers members that may be
+/// edited, so a refusal from [`Member::new`] means there is nothing to do.
+fn set(target: Target, key: &str, value: Option<Value>) -> Option<Action> {
+    Member::new(target, key).ok().map(|member| Action::Doc(Command::SetMember { member, value }))
 }

@@ -73,10 +73,41 @@ pub enum Command {
     },
     /// Set (or with `None` remove) one member of a node, an edge or the workflow.
     SetMember {
-        target: Target,
-        key: String,
+        member: Member,
         value: Option<Value>,
     },
+}
+
+/// A member a [`Command::SetMember`] may set. The members the graph is indexed by (a node's
+/// `id`, an edge's `id` and endpoints, the workflow's `nodes` and `edges`) are not edited in
+/// place, and [`Member::new`], the only way to make one, refuses them: a command that would
+/// edit them cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    target: Target,
+    key: String,
+}
+
+impl Member {
+    pub fn new(target: Target, key: &str) -> Result<Self, Error> {
+        let locked: &[&str] = match target {
+            Target::Node(_) => &["id"],
+            Target::Edge(_) => &["id", "sourceNodeId", "targetNodeId"],
+            Target::Workflow => &["nodes", "edges"],
+        };
+        if locked.contains(&key) {
+            return Err(Error::new(code::INVALID_REQUEST, format!("`{key}` cannot be edited here")).with("member", key));
+        }
+        Ok(Self { target, key: key.to_owned() })
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    pub fn key(&self) -> &str {
+        &self.key
+    }
 }
 
 /// How an inserted node is wired into the workflow. Port names are the new node's own.
@@ -336,8 +367,15 @@ impl Document {
             Command::Delete { nodes, edges } => self.delete(&nodes, &edges),
             Command::Paste { nodes, edges, offset } => self.paste(nodes, edges, offset),
             Command::InsertNode { node, link } => self.insert_node(*node, link),
-            Command::SetMember { target, key, value } => {
-                self.check_member_edit(&target, &key)?;
+            Command::SetMember { member: Member { target, key }, value } => {
+                let exists = match &target {
+                    Target::Node(id) => self.wf.contains_node(id),
+                    Target::Edge(seq) => self.wf.edge_by_seq(*seq).is_some(),
+                    Target::Workflow => true,
+                };
+                if !exists {
+                    return Err(Error::new(code::INVALID_REQUEST, "the selected item no longer exists"));
+                }
                 let label = match &target {
                     Target::Node(id) => format!("Edit {key} of {id}"),
                     Target::Edge(_) => format!("Edit edge {key}"),
@@ -376,22 +414,6 @@ impl Document {
             changes.push((Target::Node(id), "position".to_owned(), scratch.json.remove("position")));
         }
         apply_change(&mut self.wf, Change::Members(changes))
-    }
-
-    /// Ids and endpoints are what the graph is indexed by; they are not edited in place.
-    fn check_member_edit(&self, target: &Target, key: &str) -> Result<(), Error> {
-        let (exists, locked): (bool, &[&str]) = match target {
-            Target::Node(id) => (self.wf.contains_node(id), &["id"]),
-            Target::Edge(seq) => (edge_by_seq(&self.wf, *seq).is_some(), &["sourceNodeId", "targetNodeId"]),
-            Target::Workflow => (true, &["nodes", "edges"]),
-        };
-        if !exists {
-            return Err(Error::new(code::INVALID_REQUEST, "the selected item no longer exists"));
-        }
-        if locked.contains(&key) {
-            return Err(Error::new(code::INVALID_REQUEST, format!("`{key}` cannot be edited here")).with("member", key));
-        }
-        Ok(())
     }
 
     fn connect(
@@ -513,14 +535,14 @@ impl Document {
         let mut wires: Vec<Map<String, Value>> = Vec::new();
         match (&link, spliced) {
             (NodeLink::After { source, source_port, input }, _) => {
-                let edge_id = ids.fresh(&format!("e-{source}-{id}"));
+                let edge_id = ids.fresh(&self.wf, &format!("e-{source}-{id}"));
                 wires.push(edge_json(edge_id, (source, source_port), (&id, input)));
             }
             (NodeLink::Splice { seq, input, output }, Some((source, source_port, target, target_port))) => {
                 restore = Some(apply_change(&mut self.wf, Change::Remove { nodes: Vec::new(), edges: vec![*seq] }));
-                let first = ids.fresh(&format!("e-{source}-{id}"));
+                let first = ids.fresh(&self.wf, &format!("e-{source}-{id}"));
                 wires.push(edge_json(first, (&source, &source_port), (&id, input)));
-                let second = ids.fresh(&format!("e-{id}-{target}"));
+                let second = ids.fresh(&self.wf, &format!("e-{id}-{target}"));
                 wires.push(edge_json(second, (&id, output), (&target, &target_port)));
             }
             _ => {}
@@ -575,7 +597,7 @@ impl Document {
                 .map(|k| json.get(k).and_then(Value::as_str).and_then(|id| renamed.get(id)).cloned());
             let [Some(s), Some(t)] = ends else { continue };
             let base = json.get("id").and_then(Value::as_str).unwrap_or("e").to_owned();
-            json.insert("id".into(), Value::String(ids.fresh(&base)));
+            json.insert("id".into(), Value::String(ids.fresh(&self.wf, &base)));
             json.insert("sourceNodeId".into(), Value::String(s));
             json.insert("targetNodeId".into(), Value::String(t));
             if let Some(ix) = self.wf.add_edge(json) {
@@ -702,6 +724,10 @@ mod tests {
         .unwrap()
     }
 
+    fn set(target: Target, key: &str, value: Value) -> Command {
+        Command::SetMember { member: Member::new(target, key).unwrap(), value: Some(value) }
+    }
+
     fn snapshot(doc: &Document) -> Value {
         doc.workflow().to_json(ExportMode::Faithful)
     }
@@ -725,8 +751,8 @@ mod tests {
         let seq = doc.workflow().graph.edge_weights().next().unwrap().seq;
         let commands = vec![
             Command::MoveNodes(vec![("a".into(), (10.5, 20.25))]),
-            Command::SetMember { target: Target::Node("a".into()), key: "name".into(), value: Some(json!("Start")) },
-            Command::SetMember { target: Target::Edge(seq), key: "label".into(), value: Some(json!("go")) },
+            set(Target::Node("a".into()), "name", json!("Start")),
+            set(Target::Edge(seq), "label", json!("go")),
             Command::Connect {
                 source: "a".into(),
                 source_port: "alt".into(),
@@ -740,7 +766,7 @@ mod tests {
                 offset: (40.0, 40.0),
             },
             Command::RemoveInstance { key: "support_triage_t001_".into() },
-            Command::SetMember { target: Target::Workflow, key: "name".into(), value: Some(json!("Renamed")) },
+            set(Target::Workflow, "name", json!("Renamed")),
         ];
         let mut states = vec![snapshot(&doc)];
         for (i, c) in commands.into_iter().enumerate() {
@@ -789,8 +815,12 @@ mod tests {
             target_port: "input".into(),
         };
         assert_eq!(doc.apply(dup).unwrap_err().code, code::VALIDATION_ERROR);
-        let rename_id = Command::SetMember { target: Target::Node("a".into()), key: "id".into(), value: None };
-        assert!(doc.apply(rename_id).is_err());
+        // Members the graph is indexed by cannot even be named in a command.
+        assert!(Member::new(Target::Node("a".into()), "id").is_err());
+        assert!(Member::new(Target::Edge(1), "sourceNodeId").is_err());
+        assert!(Member::new(Target::Workflow, "edges").is_err());
+        let gone = set(Target::Node("nope".into()), "name", json!("x"));
+        assert_eq!(doc.apply(gone).unwrap_err().code, code::INVALID_REQUEST);
         assert_eq!(snapshot(&doc), before);
         assert!(!doc.can_undo() && !doc.is_dirty());
     }

@@ -128,6 +128,10 @@ pub struct Workflow {
     dangling: Vec<Edge>,
     /// Graph edges by `seq` (the editor addresses edges by it).
     by_seq: HashMap<u64, EdgeIndex>,
+    /// Graph edges by `id` (ids may repeat in a file, so each id has a list).
+    by_id: HashMap<String, Vec<EdgeIndex>>,
+    /// How many dangling edges use each id.
+    dangling_ids: HashMap<String, usize>,
     next_seq: u64,
 }
 
@@ -153,6 +157,8 @@ impl Workflow {
             index: HashMap::new(),
             dangling: Vec::new(),
             by_seq: HashMap::new(),
+            by_id: HashMap::new(),
+            dangling_ids: HashMap::new(),
             next_seq: 0,
         }
     }
@@ -280,11 +286,14 @@ impl Workflow {
         let edge = Edge { json, seq };
         match (self.node(edge.source()), self.node(edge.target())) {
             (Some(a), Some(b)) => {
+                let id = edge.id().to_owned();
                 let ix = self.graph.add_edge(a, b, edge);
                 self.by_seq.insert(seq, ix);
+                self.by_id.entry(id).or_default().push(ix);
                 Some(ix)
             }
             _ => {
+                *self.dangling_ids.entry(edge.id().to_owned()).or_default() += 1;
                 self.dangling.push(edge);
                 None
             }
@@ -299,7 +308,7 @@ impl Workflow {
 
     pub fn remove_edge(&mut self, ix: EdgeIndex) -> Option<Edge> {
         let edge = self.graph.remove_edge(ix)?;
-        self.by_seq.remove(&edge.seq);
+        self.unindex_edge(&edge, ix);
         Some(edge)
     }
 
@@ -320,15 +329,15 @@ impl Workflow {
                 order.push(e);
             }
         }
-        let removed_edges: Vec<Edge> = if order.len() <= ONE_BY_ONE {
-            order.into_iter().filter_map(|e| self.graph.remove_edge(e)).collect()
+        let removed_edges: Vec<(EdgeIndex, Edge)> = if order.len() <= ONE_BY_ONE {
+            order.into_iter().filter_map(|e| Some((e, self.graph.remove_edge(e)?))).collect()
         } else {
             let mut removed = Vec::with_capacity(order.len());
             self.graph = std::mem::take(&mut self.graph).filter_map_owned(
                 |_, node| Some(node),
                 |e, edge| {
                     if doomed.contains(&e) {
-                        removed.push(edge);
+                        removed.push((e, edge));
                         None
                     } else {
                         Some(edge)
@@ -337,9 +346,10 @@ impl Workflow {
             );
             removed
         };
-        for edge in &removed_edges {
-            self.by_seq.remove(&edge.seq);
+        for (ix, edge) in &removed_edges {
+            self.unindex_edge(edge, *ix);
         }
+        let removed_edges: Vec<Edge> = removed_edges.into_iter().map(|(_, e)| e).collect();
         // Their edges are gone, so each node leaves in constant time.
         let removed_nodes: Vec<Node> = nodes.iter().filter_map(|n| self.graph.remove_node(*n)).collect();
         for node in &removed_nodes {
@@ -371,16 +381,49 @@ impl Workflow {
         self.by_seq.get(&seq).copied()
     }
 
-    /// An edge id not used yet, built from `base`. Reads every edge: to draw many ids,
-    /// take [`Workflow::edge_ids`] once and draw from it.
-    pub fn fresh_edge_id(&self, base: &str) -> String {
-        self.edge_ids().fresh(base)
+    /// The graph edges with this `id` (more than one when a file repeats it), in constant time.
+    pub fn edges_by_id(&self, id: &str) -> &[EdgeIndex] {
+        self.by_id.get(id).map_or(&[], Vec::as_slice)
     }
 
-    /// The edge ids in use (graph and dangling edges), to draw fresh ids from.
+    /// Whether any edge, in the graph or dangling, has this `id`; constant time.
+    pub fn has_edge_id(&self, id: &str) -> bool {
+        self.by_id.contains_key(id) || self.dangling_ids.contains_key(id)
+    }
+
+    /// Keep only the dangling edges `keep` says to.
+    pub(crate) fn retain_dangling(&mut self, mut keep: impl FnMut(&Edge) -> bool) {
+        let counts = &mut self.dangling_ids;
+        self.dangling.retain(|e| {
+            let kept = keep(e);
+            if !kept && let Some(n) = counts.get_mut(e.id()) {
+                *n -= 1;
+                if *n == 0 {
+                    counts.remove(e.id());
+                }
+            }
+            kept
+        });
+    }
+
+    fn unindex_edge(&mut self, edge: &Edge, ix: EdgeIndex) {
+        self.by_seq.remove(&edge.seq);
+        if let Some(list) = self.by_id.get_mut(edge.id()) {
+            list.retain(|e| *e != ix);
+            if list.is_empty() {
+                self.by_id.remove(edge.id());
+            }
+        }
+    }
+
+    /// An edge id not used yet, built from `base`.
+    pub fn fresh_edge_id(&self, base: &str) -> String {
+        self.edge_ids().fresh(self, base)
+    }
+
+    /// A source of fresh edge ids: to draw many, take one and draw from it.
     pub fn edge_ids(&self) -> EdgeIds {
-        let taken = self.graph.edge_weights().chain(&self.dangling).map(|e| e.id().to_owned()).collect();
-        EdgeIds { taken, next_suffix: HashMap::new() }
+        EdgeIds { handed: HashSet::new(), next_suffix: HashMap::new() }
     }
 
     /// A node id not used yet, built from `base`.
@@ -407,23 +450,24 @@ impl Workflow {
     }
 }
 
-/// Edge ids taken, and a source of fresh ones: `base`, else `base-2`, `base-3`, … Every id
-/// handed out counts as taken, and the next suffix to try is remembered per base, so drawing
-/// n ids costs O(n) however often a base repeats.
+/// A source of fresh edge ids: `base`, else `base-2`, `base-3`, … An id is taken when the
+/// workflow has it (asked in constant time) or it was handed out already; the next suffix to
+/// try is remembered per base, so drawing n ids costs O(n) however often a base repeats.
 #[derive(Debug, Clone)]
 pub struct EdgeIds {
-    taken: HashSet<String>,
+    handed: HashSet<String>,
     next_suffix: HashMap<String, u64>,
 }
 
 impl EdgeIds {
-    pub fn fresh(&mut self, base: &str) -> String {
-        let id = if self.taken.contains(base) {
+    pub fn fresh(&mut self, wf: &Workflow, base: &str) -> String {
+        let taken = |id: &str, handed: &HashSet<String>| wf.has_edge_id(id) || handed.contains(id);
+        let id = if taken(base, &self.handed) {
             let mut n = self.next_suffix.get(base).copied().unwrap_or(2);
             let id = loop {
                 let candidate = format!("{base}-{n}");
                 n += 1;
-                if !self.taken.contains(&candidate) {
+                if !taken(&candidate, &self.handed) {
                     break candidate;
                 }
             };
@@ -432,7 +476,7 @@ impl EdgeIds {
         } else {
             base.to_owned()
         };
-        self.taken.insert(id.clone());
+        self.handed.insert(id.clone());
         id
     }
 }

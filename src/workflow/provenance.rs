@@ -123,7 +123,7 @@ impl Workflow {
         let nodes: Vec<_> = instance.node_ids.iter().filter_map(|id| self.node(id)).collect();
         self.remove_all(&nodes, &[]);
         let own: std::collections::HashSet<&str> = instance.edge_ids.iter().map(String::as_str).collect();
-        self.dangling.retain(|e| !own.contains(e.id()));
+        self.retain_dangling(|e| !own.contains(e.id()));
         Some(instance)
     }
 

@@ -75,19 +75,13 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
     }
     // Fragment edge ids are fixed by the prefix (`prefix + "e" + n`); one the parent already
     // uses would be written twice.
-    if !exp.edges.is_empty() {
-        let existing: std::collections::HashSet<&str> =
-            wf.graph.edge_weights().chain(wf.dangling_edges()).map(Edge::id).collect();
-        if let Some(id) =
-            (1..=exp.edges.len()).map(|n| fragment_edge_id(exp, n)).find(|id| existing.contains(id.as_str()))
-        {
-            return Err(Error::new(
-                code::INVALID_REQUEST,
-                format!("edge id \"{id}\" already exists in the workflow; choose another expansionId"),
-            )
-            .with("edgeId", id.as_str())
-            .with("expansionId", exp.expansion_id.as_str()));
-        }
+    if let Some(id) = (1..=exp.edges.len()).map(|n| fragment_edge_id(exp, n)).find(|id| wf.has_edge_id(id)) {
+        return Err(Error::new(
+            code::INVALID_REQUEST,
+            format!("edge id \"{id}\" already exists in the workflow; choose another expansionId"),
+        )
+        .with("edgeId", id.as_str())
+        .with("expansionId", exp.expansion_id.as_str()));
     }
     refuse_cycle(wf, exp, opts)?;
     let replaced = replaced_edges(wf, opts)?;
@@ -160,14 +154,14 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         };
         let mut ids = wf.edge_ids();
         for (k, entry) in exp.entry_nodes().into_iter().enumerate() {
-            let id = ids.fresh(&format!("{}in{}", exp.prefix, k + 1));
+            let id = ids.fresh(wf, &format!("{}in{}", exp.prefix, k + 1));
             edge_ids.push(id.clone());
             let mut json = json_edge(&id, a, &exp.id_map[entry].1);
             carry(&mut json, &["sourceOutput", "condition"]);
             wf.add_edge(canonical_edge(json));
         }
         for (k, exit) in exp.exit_nodes().into_iter().enumerate() {
-            let id = ids.fresh(&format!("{}out{}", exp.prefix, k + 1));
+            let id = ids.fresh(wf, &format!("{}out{}", exp.prefix, k + 1));
             edge_ids.push(id.clone());
             let mut json = json_edge(&id, &exp.id_map[exit].1, b);
             carry(&mut json, &["targetInput", "triggerRule"]);

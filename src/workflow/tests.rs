@@ -424,3 +424,38 @@ fn file_bytes_are_the_exported_document_and_schema_checks_cover_every_piece() {
     pieces.sort();
     assert_eq!(pieces, whole);
 }
+
+#[test]
+fn edges_are_found_by_id_through_every_removal_and_restore() {
+    // A hub with 40 edges (past the one-by-one removal), one id repeated, one dangling edge.
+    let mut nodes = vec![json!({"id": "hub", "typeId": "core.noop"})];
+    let mut edges = vec![json!({"id": "twice", "sourceNodeId": "hub", "targetNodeId": "n0"})];
+    for i in 0..40 {
+        nodes.push(json!({"id": format!("n{i}"), "typeId": "core.noop"}));
+        edges.push(json!({"id": format!("e{i}"), "sourceNodeId": "hub", "targetNodeId": format!("n{i}")}));
+    }
+    edges.push(json!({"id": "twice", "sourceNodeId": "n1", "targetNodeId": "n2"}));
+    edges.push(json!({"id": "lost", "sourceNodeId": "hub", "targetNodeId": "gone"}));
+    let mut wf =
+        Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": edges})).unwrap();
+    assert_eq!(wf.edges_by_id("twice").len(), 2);
+    assert!(wf.has_edge_id("lost") && wf.edges_by_id("lost").is_empty(), "dangling: taken, not in the graph");
+    assert_eq!(wf.fresh_edge_id("e3"), "e3-2");
+    let e5 = wf.edges_by_id("e5")[0];
+    assert_eq!(wf.graph[e5].target(), "n5");
+    let hub = wf.node("hub").unwrap();
+    let (_, removed) = wf.remove_all(&[hub], &[]);
+    assert_eq!(removed.len(), 41);
+    assert!(!wf.has_edge_id("e5") && wf.edges_by_id("twice").len() == 1);
+    for edge in removed {
+        wf.restore_edge(edge);
+    }
+    // The hub is gone, so its edges come back dangling: taken, not in the graph.
+    assert!(wf.has_edge_id("e5") && wf.edges_by_id("e5").is_empty());
+    let only = wf.edges_by_id("twice")[0];
+    wf.remove_edge(only);
+    assert!(wf.has_edge_id("twice"), "the hub's copy is dangling now");
+    wf.retain_dangling(|e| e.id() != "twice");
+    assert!(!wf.has_edge_id("twice"));
+    assert_eq!(wf.fresh_edge_id("twice"), "twice");
+}
