@@ -29,7 +29,7 @@ CORPUS=${CHAINSMITH_SHARED:-$PWD/../shared}/corpus
 SCRATCH=$(mktemp -d)
 export HOME=$SCRATCH XDG_DATA_HOME=$SCRATCH/data XDG_CONFIG_HOME=$SCRATCH/config XDG_RUNTIME_DIR=$SCRATCH/run
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-export DISPLAY=:71
+export DISPLAY=${SCREENSHOT_DISPLAY:-:71}
 Xvfb "$DISPLAY" -screen 0 1440x900x24 -nolisten tcp >"$SCRATCH/xvfb.log" 2>&1 &
 XVFB=$!
 APP=
@@ -179,6 +179,29 @@ JSON
     focus
     xdotool key f
     shot 13-many-ports 1.5
+    stop_app
+
+    # 20-22. A real workflow from the corpus (three registry chains inlined by the CLI, one
+    # after another), before and after Arrange → Tidy (Shift+Alt+T).
+    echo '{"subChains": true}' >"$SCRATCH/host.json"
+    SRC=(--new "Corpus workflow")
+    for chain in openwop-app.kicktodo.challenge-factory app-builder.design it-support.incident-triage; do
+        python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); json.dump(v["params"], open(sys.argv[2], "w")); print(v["pack"])' \
+            "$CORPUS/vectors/$chain.json" "$SCRATCH/params.json" >"$SCRATCH/pack-path"
+        "$BIN" inline "${SRC[@]}" "$CORPUS/$(cat "$SCRATCH/pack-path")" --chain "$chain" --params "$SCRATCH/params.json" \
+            --host "$SCRATCH/host.json" --registry "$CORPUS/registry/packs" -o "$SCRATCH/corpus.json" >/dev/null 2>&1
+        SRC=("$SCRATCH/corpus.json")
+    done
+    start_app "$CORPUS/registry/packs" "$SCRATCH/corpus.json"
+    focus
+    xdotool key f
+    shot 20-corpus-before-tidy 1.5
+    xdotool key shift+alt+t
+    shot 21-corpus-after-tidy 1.0
+    # Zoomed in on the tidied workflow: ten wheel notches, at most 15% each.
+    xdotool mousemove 560 440
+    for _ in $(seq 1 10); do xdotool keydown ctrl click 4 keyup ctrl; sleep 0.05; done
+    shot 22-corpus-tidy-zoomed 1.0
     stop_app
 else
     echo "no corpus at $CORPUS: registry shots skipped" >&2

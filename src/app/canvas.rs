@@ -272,8 +272,8 @@ impl Canvas {
     fn fit_rect(&self, ghost: Option<&Ghost>, outer: Rect) -> Rect {
         let mut bounds = self.cache.fit_bounds;
         if let Some(g) = ghost {
-            for n in &g.nodes {
-                let r = ghost_rect(n);
+            let moved = g.moved.iter().map(|(_, p)| card_rect(pos2(p.0 as f32, p.1 as f32)));
+            for r in g.nodes.iter().map(ghost_rect).chain(moved) {
                 bounds = Some(bounds.map_or(r, |b| b.union(r)));
             }
         }
@@ -321,7 +321,13 @@ impl Canvas {
         let painter = ui.painter().clone();
         self.paint_grid(&painter, visible, zoom);
 
-        let positions = self.positions();
+        let mut positions = self.positions();
+        // While an insert previews, the nodes it will move to make room are drawn there.
+        for (id, (x, y)) in ghost.map(|g| g.moved.as_slice()).unwrap_or_default() {
+            if let Some(&i) = self.cache.by_id.get(id) {
+                positions[i] = pos2(*x as f32, *y as f32);
+            }
+        }
         let dragged: HashSet<&str> =
             self.drag.as_ref().map(|d| d.ids.iter().map(String::as_str).collect()).unwrap_or_default();
 
@@ -820,6 +826,23 @@ pub fn configure_input(ctx: &egui::Context) {
     ctx.options_mut(|o| {
         let line = o.input_options.line_scroll_speed.max(1.0);
         o.input_options.scroll_zoom_speed = WHEEL_STEP.ln() / line;
+    });
+}
+
+/// Ctrl+wheel lines arriving in one frame count as one notch: X11 reports every notch twice
+/// (with the same timestamp), which would zoom two steps at a time. A fast spin still zooms
+/// a step every frame.
+pub fn one_zoom_notch_per_frame(raw: &mut egui::RawInput) {
+    let zooming = |e: &egui::Event| matches!(e, egui::Event::MouseWheel { unit: egui::MouseWheelUnit::Line, modifiers, .. } if modifiers.command);
+    let mut seen = false;
+    raw.events.retain_mut(|e| {
+        if !zooming(e) {
+            return true;
+        }
+        if let egui::Event::MouseWheel { delta, .. } = e {
+            *delta = delta.clamp(Vec2::splat(-1.0), Vec2::splat(1.0));
+        }
+        !std::mem::replace(&mut seen, true)
     });
 }
 
@@ -1330,6 +1353,26 @@ mod tests {
         // Covered everywhere: the middle, where it would have been.
         let wall = Rect::from_min_max(pos2(-100.0, -50.0), pos2(500.0, 50.0));
         assert_eq!(label_spot(from, to, size, &[wall]), bezier(from, to, 0.5));
+    }
+
+    #[test]
+    fn a_frame_zooms_one_notch_however_many_are_reported() {
+        let wheel = |dy: f32, command: bool| egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Line,
+            delta: vec2(0.0, dy),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+            modifiers: if command { Modifiers::COMMAND } else { Modifiers::NONE },
+        };
+        let mut raw = egui::RawInput {
+            events: vec![wheel(1.0, true), wheel(1.0, true), wheel(3.0, false), wheel(2.0, true)],
+            ..Default::default()
+        };
+        one_zoom_notch_per_frame(&mut raw);
+        assert_eq!(raw.events, vec![wheel(1.0, true), wheel(3.0, false)], "plain scrolling is left alone");
+        let mut big = egui::RawInput { events: vec![wheel(-4.0, true)], ..Default::default() };
+        one_zoom_notch_per_frame(&mut big);
+        assert_eq!(big.events, vec![wheel(-1.0, true)]);
     }
 
     #[test]

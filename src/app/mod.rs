@@ -447,7 +447,9 @@ impl App {
                 let wf = self.doc.workflow();
                 let parents = g.edges.iter().flat_map(|e| [&e.from, &e.to]).filter_map(|end| match end {
                     preview::GhostEnd::Parent(id) => wf.node(id).map(|ix| {
-                        let (x, y) = wf.graph[ix].position();
+                        // Where the insert will move it, if it makes room.
+                        let moved = g.moved.iter().find(|(m, _)| m == id).map(|(_, p)| *p);
+                        let (x, y) = moved.unwrap_or_else(|| wf.graph[ix].position());
                         canvas::card_rect(egui::pos2(x as f32, y as f32))
                     }),
                     preview::GhostEnd::Ghost(_) => None,
@@ -1218,6 +1220,9 @@ impl App {
 }
 
 impl eframe::App for App {
+    fn raw_input_hook(&mut self, _ctx: &egui::Context, raw: &mut egui::RawInput) {
+        canvas::one_zoom_notch_per_frame(raw);
+    }
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let first = self.first_frame.is_none();
         self.show(ui);

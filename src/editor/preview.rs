@@ -24,6 +24,8 @@ pub struct Ghost {
     pub nodes: Vec<GhostNode>,
     pub edges: Vec<GhostEdge>,
     pub selected: Option<usize>,
+    /// Parent nodes the insert moves to make room (a splice into an edge), where they go.
+    pub moved: Vec<(String, (f64, f64))>,
 }
 
 #[derive(Debug, Clone)]
@@ -159,7 +161,19 @@ pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placemen
                 .filter(|e| new_edges.contains(e.id()))
                 .map(|e| GhostEdge { from: end(e.source()), to: end(e.target()) })
                 .collect();
-            Ok(Some(Ghost { title: format!("{} · {}", exp.label, exp.expansion_id), nodes, edges, selected: Some(0) }))
+            let moved = if let Placement::Insert { on_edge: Some(_), .. } = placement {
+                wf.graph
+                    .node_weights()
+                    .filter_map(|n| {
+                        let now = scratch.graph[scratch.node(n.id())?].position();
+                        (now != n.position()).then(|| (n.id().to_owned(), now))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let title = format!("{} · {}", exp.label, exp.expansion_id);
+            Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved }))
         }
     }
 }
@@ -209,6 +223,31 @@ mod tests {
         assert_eq!(ghost.edges.len(), 3);
         let err = place(&Trust::default(), &wf, &exp, &Placement::Existing { key: "nope_".into() }).unwrap_err();
         assert_eq!(err.code, code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn a_splice_preview_shows_the_room_the_insert_makes() {
+        let (pack, values) = triage();
+        let wf = Workflow::from_json(json!({"id": "w", "name": "w", "version": "1",
+            "nodes": [{"id": "a", "typeId": "core.noop", "position": {"x": 0, "y": 0}},
+                      {"id": "b", "typeId": "core.noop", "position": {"x": 310, "y": 0}}],
+            "edges": [{"id": "e1", "sourceNodeId": "a", "targetNodeId": "b"}]}))
+        .unwrap();
+        let chain = pack.chain("support.triage").unwrap();
+        let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
+        let trust = Trust::default();
+        let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
+        let placement = Placement::Insert { at: (150.0, 0.0), on_edge: Some(on_edge) };
+        let ghost = place(&trust, &wf, &exp, &placement).unwrap().unwrap();
+        let mut doc = crate::editor::document::Document::new(wf, None);
+        doc.inline(&request(&trust, &pack, "support.triage", values, "ab12", &[], &placement)).unwrap();
+        let real = doc.workflow();
+        let b_after = real.graph[real.node("b").unwrap()].position();
+        assert!(b_after.0 > 310.0, "the target moves right");
+        assert_eq!(ghost.moved, vec![("b".to_owned(), b_after)], "the preview shows exactly that move");
+        for g in &ghost.nodes {
+            assert_eq!(g.pos, real.graph[real.node(&g.id).unwrap()].position());
+        }
     }
 
     #[test]
