@@ -100,7 +100,7 @@ fn bounds(rects: impl IntoIterator<Item = Rect>) -> Option<Rect> {
 /// bounding box started; a tidied selection moves down, as one, until it covers no other
 /// card or frame.
 pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
-    let nodes = scope(wf, ids);
+    let mut nodes = scope(wf, ids);
     if nodes.is_empty() {
         return Vec::new();
     }
@@ -109,10 +109,23 @@ pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
     for &n in &nodes {
         in_scope[n.index()] = true;
     }
+    // A selection that takes part of a chain instance takes all of it: the block moves whole.
+    let instances = wf.instances();
+    for inst in &instances {
+        let members: Vec<NodeIndex> = inst.node_ids.iter().filter_map(|id| wf.node(id)).collect();
+        if members.iter().any(|n| in_scope[n.index()]) {
+            for n in members {
+                if !std::mem::replace(&mut in_scope[n.index()], true) {
+                    nodes.push(n);
+                }
+            }
+        }
+    }
+    nodes.sort_unstable();
     // Items to lay out: a block per chain instance (its nodes in scope), then each other node.
     let mut item_of = vec![usize::MAX; bound];
     let mut blocks: Vec<Vec<NodeIndex>> = Vec::new();
-    for inst in wf.instances() {
+    for inst in instances {
         let members: Vec<NodeIndex> = inst
             .node_ids
             .iter()
@@ -533,6 +546,16 @@ mod tests {
                 assert_eq!(position(&doc, n.id()), n.position(), "{} stays", n.id());
             }
         }
+        no_conflicts(&doc);
+    }
+
+    #[test]
+    fn tidying_part_of_an_instance_takes_the_whole_instance() {
+        let mut doc = pile();
+        doc.apply(tidy(Vec::new())).unwrap();
+        let inst = doc.workflow().instances()[0].clone();
+        let out = doc.apply(tidy(vec![inst.node_ids[0].clone(), "lone".into()])).unwrap();
+        assert_eq!(out.label, format!("Tidy {} nodes", inst.node_ids.len() + 1));
         no_conflicts(&doc);
     }
 
