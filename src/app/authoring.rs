@@ -8,6 +8,7 @@ use super::form::FormSession;
 use super::pack_view::{PackView, ViewOp};
 use super::{Action, palette, theme};
 use crate::author::{PackDraft, Promotion};
+use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::pack_doc::PackDocument;
 use crate::error::{Error, code};
@@ -115,7 +116,7 @@ impl Authoring {
             Some(true) => {
                 self.asking_quit = false;
                 self.quit_agreed = true;
-                actions.push(Action::Quit);
+                actions.push(Action::Run(CommandId::Quit));
             }
             Some(false) => {
                 self.asking_quit = false;

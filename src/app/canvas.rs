@@ -8,10 +8,12 @@
 //! first, then port dots, then curves become straight lines.
 
 use super::Action;
+use super::command_ui;
 use super::palette::{NodeTypeDrag, TileDrag};
 use super::theme;
 use crate::catalog::Catalog;
 use crate::editor::cards::{self, card_ports};
+use crate::editor::commands::{self, CommandId, Os, Place};
 use crate::editor::document::Command;
 use crate::editor::node_type;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
@@ -58,6 +60,9 @@ pub struct CanvasCtx<'a> {
     pub selection: &'a mut Selection,
     pub ghost: Option<&'a Ghost>,
     pub actions: &'a mut Vec<Action>,
+    /// For the toolbar and the context menus, which come from the command registry.
+    pub commands: &'a commands::Context,
+    pub os: Os,
 }
 
 pub struct Canvas {
@@ -160,11 +165,11 @@ impl Canvas {
 
     pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) {
         let started = Instant::now();
-        let CanvasCtx { wf, revision, catalog, selection, ghost, actions } = cx;
+        let CanvasCtx { wf, revision, catalog, selection, ghost, actions, commands, os } = cx;
         if self.cache.revision != Some(revision) {
             self.cache = ViewCache::build(wf, revision, catalog);
         }
-        self.toolbar(ui, wf);
+        self.toolbar(ui, wf, commands, os, actions);
         let outer = ui.available_rect_before_wrap();
         let settled = outer == self.outer;
         self.outer = outer;
@@ -191,10 +196,11 @@ impl Canvas {
         let response = scene
             .show(ui, &mut scene_rect, |ui| {
                 self.to_global = ctx.layer_transform_to_global(ui.layer_id()).unwrap_or_default();
-                self.contents(ui, selection, ghost, actions);
+                self.contents(ui, selection, ghost, actions, (commands, os));
             })
             .response;
         self.scene_rect = scene_rect;
+        response.context_menu(|ui| command_ui::context_items(ui, Place::CanvasMenu, commands, os, actions));
         let refusal = self.wire_refusal(wf, catalog);
         self.wire_refused = refusal.is_some();
         if let Some(e) = &refusal {
@@ -208,22 +214,16 @@ impl Canvas {
         self.last_pass = started.elapsed();
     }
 
-    fn toolbar(&mut self, ui: &mut Ui, wf: &Workflow) {
+    /// Fit, zoom and the view toggles, from the command registry.
+    fn toolbar(&mut self, ui: &mut Ui, wf: &Workflow, cx: &commands::Context, os: Os, actions: &mut Vec<Action>) {
         ui.horizontal(|ui| {
-            if ui.button("⛶ Fit").on_hover_text("Fit everything in view (F)").clicked() {
-                self.request_fit();
-            }
-            let zoom = self.zoom();
-            if ui.small_button("−").on_hover_text("Zoom out").clicked() {
-                self.zoom_by(1.0 / WHEEL_STEP);
-            }
-            ui.label(egui::RichText::new(format!("{:>3.0}%", zoom * 100.0)).monospace());
-            if ui.small_button("+").on_hover_text("Zoom in").clicked() {
-                self.zoom_by(WHEEL_STEP);
-            }
+            command_ui::tool_button(ui, "⛶ Fit", CommandId::Fit, cx, os, actions);
+            command_ui::tool_button(ui, "−", CommandId::ZoomOut, cx, os, actions);
+            ui.label(egui::RichText::new(format!("{:>3.0}%", self.zoom() * 100.0)).monospace());
+            command_ui::tool_button(ui, "+", CommandId::ZoomIn, cx, os, actions);
             ui.separator();
-            ui.checkbox(&mut self.snap, "Snap to grid");
-            ui.checkbox(&mut self.minimap, "Minimap");
+            command_ui::tool_button(ui, "", CommandId::ToggleSnap, cx, os, actions);
+            command_ui::tool_button(ui, "", CommandId::ToggleMinimap, cx, os, actions);
             ui.separator();
             let stats = egui::RichText::new(format!(
                 "{} nodes · {} edges · {} chain instances",
@@ -261,6 +261,15 @@ impl Canvas {
             let band = self.outer.shrink(8.0);
             self.frame_region(region, band);
         }
+    }
+
+    /// One zoom step in, about the centre of the view (as far as a wheel notch goes).
+    pub fn zoom_in(&mut self) {
+        self.zoom_by(WHEEL_STEP);
+    }
+
+    pub fn zoom_out(&mut self) {
+        self.zoom_by(1.0 / WHEEL_STEP);
     }
 
     fn zoom_by(&mut self, factor: f32) {
@@ -315,7 +324,14 @@ impl Canvas {
         self.tile_target = Some(TileTarget { label, footprint, dropped, at, edge });
     }
 
-    fn contents(&mut self, ui: &mut Ui, selection: &mut Selection, ghost: Option<&Ghost>, actions: &mut Vec<Action>) {
+    fn contents(
+        &mut self,
+        ui: &mut Ui,
+        selection: &mut Selection,
+        ghost: Option<&Ghost>,
+        actions: &mut Vec<Action>,
+        (commands, os): (&commands::Context, Os),
+    ) {
         let zoom = self.to_global.scaling;
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
@@ -346,27 +362,30 @@ impl Canvas {
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
             paint_frame(&painter, rect, &frame.title, zoom, selected || resp.hovered());
             if resp.double_clicked() {
-                actions.push(if frame.app { Action::ReparamApp } else { Action::EditInstance(frame.key.clone()) });
+                actions.push(if frame.app {
+                    Action::Run(CommandId::ReparamApp)
+                } else {
+                    Action::EditInstance(frame.key.clone())
+                });
             } else if resp.clicked() {
                 selection.clear();
                 selection.instance = Some(frame.key.clone());
                 selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
             }
-            let key = frame.key.clone();
-            let app = frame.app;
+            let (key, members, app) = (frame.key.clone(), frame.nodes.clone(), frame.app);
             resp.context_menu(|ui| {
                 if app {
-                    if ui.button("Re-parameterise…").clicked() {
-                        actions.push(Action::ReparamApp);
-                    }
+                    command_ui::item(ui, CommandId::ReparamApp, commands, os, actions);
                     return;
                 }
-                if ui.button("Edit parameters…").clicked() {
-                    actions.push(Action::EditInstance(key.clone()));
+                // The menu acts on the selection: right-clicking a frame selects its instance.
+                if selection.instance.as_deref() != Some(key.as_str()) {
+                    selection.clear();
+                    selection.instance = Some(key.clone());
+                    selection.nodes = members.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
                 }
-                if ui.button("Remove instance").clicked() {
-                    actions.push(Action::Doc(Command::RemoveInstance { key: key.clone() }));
-                }
+                let cx = commands::Context { instance_selected: true, nodes_selected: members.len(), ..*commands };
+                command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
             });
         }
 
@@ -418,7 +437,7 @@ impl Canvas {
             let selected = selection.nodes.contains(&card.id);
             resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
             paint_card(&painter, rect, card, zoom, selected, resp.hovered());
-            self.node_interaction(&resp, i, selection, actions);
+            self.node_interaction(&resp, i, selection, actions, (commands, os));
         }
 
         // A label slides along its edge off any card title it would cover.
@@ -511,11 +530,13 @@ impl Canvas {
         i: usize,
         selection: &mut Selection,
         actions: &mut Vec<Action>,
+        (commands, os): (&commands::Context, Os),
     ) {
         let (id, anchor, instance, child) = {
             let card = &self.cache.cards[i];
             (card.id.clone(), card.pos, card.instance.map(|f| self.cache.frames[f].key.clone()), card.child)
         };
+        let only = |selection: &Selection| selection.nodes.len() == 1;
         let mods = resp.ctx.input(|inp| inp.modifiers);
         let additive = mods.shift || mods.command;
         if resp.clicked() {
@@ -561,33 +582,19 @@ impl Canvas {
             }
         }
         resp.context_menu(|ui| {
+            // The menu acts on the selection: right-clicking a node outside it selects it.
             if !selection.nodes.contains(&id) {
                 selection.only_node(&id);
             }
-            if ui.button("Copy").clicked() {
-                actions.push(Action::Copy);
-            }
-            if ui.button("Delete").clicked() {
-                actions.push(Action::DeleteSelection);
-            }
-            if child {
-                ui.separator();
-                if ui.button("Open child workflow").clicked() {
-                    actions.push(Action::OpenChild(id.clone()));
-                }
-                if ui.button("Export bundle…").clicked() {
-                    actions.push(Action::ExportBundle);
-                }
-            }
-            if let Some(key) = instance {
-                ui.separator();
-                if ui.button("Edit chain parameters…").clicked() {
-                    actions.push(Action::EditInstance(key.clone()));
-                }
-                if ui.button("Remove chain instance").clicked() {
-                    actions.push(Action::Doc(Command::RemoveInstance { key }));
-                }
-            }
+            // The selection changed this frame: the app's context is a frame old.
+            let cx = commands::Context {
+                nodes_selected: selection.nodes.len(),
+                edges_selected: selection.edges.len(),
+                instance_selected: selection.instance.is_some() || (only(selection) && instance.is_some()),
+                child_selected: only(selection) && child,
+                ..*commands
+            };
+            command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
         });
     }
 

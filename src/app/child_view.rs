@@ -3,6 +3,7 @@
 //! model is [`crate::editor::subchains`].
 
 use super::{Action, theme};
+use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
 use egui::{Id, RichText};
 
@@ -52,7 +53,7 @@ impl ChildWindow {
                 let tip =
                     "The workflow and every sub-chain child, each as its own WorkflowDefinition, written together";
                 if ui.button("Export bundle…").on_hover_text(tip).clicked() {
-                    actions.push(Action::ExportBundle);
+                    actions.push(Action::Run(CommandId::ExportBundle));
                 }
             });
         if !keep {

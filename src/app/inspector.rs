@@ -10,6 +10,7 @@ use super::Action;
 use super::form::Fields;
 use super::theme;
 use crate::catalog::Catalog;
+use crate::editor::commands::CommandId;
 use crate::editor::document::{Command, Member, Target, edge_by_seq};
 use crate::editor::node_type;
 use crate::editor::selection::Selection;
@@ -85,13 +86,13 @@ impl Inspector {
                 ui.label(format!("{nodes} nodes and {edges} edges selected."));
                 ui.horizontal(|ui| {
                     if ui.button("Delete").clicked() {
-                        actions.push(Action::DeleteSelection);
+                        actions.push(Action::Run(CommandId::Delete));
                     }
                     if ui.button("Copy").clicked() {
-                        actions.push(Action::Copy);
+                        actions.push(Action::Run(CommandId::Copy));
                     }
                     if nodes > 0 && ui.button("Extract as chain…").clicked() {
-                        actions.push(Action::ExtractChain);
+                        actions.push(Action::Run(CommandId::ExtractChain));
                     }
                 });
             } else {

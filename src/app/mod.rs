@@ -7,10 +7,10 @@
 //! every model change goes through the document's undoable commands.
 
 mod app_reparam;
-mod arrange;
 mod authoring;
 mod canvas;
 mod child_view;
+mod command_ui;
 mod dialogs;
 mod form;
 mod inspector;
@@ -31,17 +31,19 @@ use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::arrange::Arrangement;
 use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
+use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::{Command, Document, NodeLink, edge_by_seq};
 use crate::editor::files;
 use crate::editor::node_type;
 use crate::editor::preview::{self, DropEdge};
 use crate::editor::recovery::{self, Recovered, Recovery};
+use crate::editor::subchains;
 use crate::error::{Error, code};
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::{ExportMode, Workflow};
 use canvas::{Canvas, CanvasCtx};
 use dialogs::Purpose;
-use egui::{Key, KeyboardShortcut, Modifiers, Pos2, Rect, RichText, Ui};
+use egui::{Pos2, Rect, RichText, Ui};
 use form::{FormEvent, FormMode, FormSession};
 use inspector::Inspector;
 use palette::Palette;
@@ -52,15 +54,17 @@ use std::time::{Duration, Instant};
 
 /// Something the UI asked for this frame; applied after drawing.
 pub(crate) enum Action {
+    /// A command of the registry ([`crate::editor::commands`]): menus, shortcuts, context
+    /// menus, toolbar buttons and the command palette all come here.
+    Run(CommandId),
     Doc(Command),
-    Undo,
-    Redo,
     OpenInsertForm {
         pack: usize,
         chain_id: String,
         at: (f64, f64),
         on_edge: Option<u64>,
     },
+    /// Re-parameterise this chain instance (a frame's double-click).
     EditInstance(String),
     /// Insert one node of a catalogued type, on an edge (by `seq`) when dropped on one.
     InsertNodeType {
@@ -69,33 +73,12 @@ pub(crate) enum Action {
         on_edge: Option<u64>,
     },
     SelectGhost(usize),
-    DeleteSelection,
-    Copy,
+    /// Paste this clipboard text (the desktop's paste event carries it).
     Paste(String),
-    SelectAll,
-    FitView,
-    /// Tidy, align or distribute (tidy: the selection if it has two nodes or more, else all).
-    Arrange(Arrangement),
-    Duplicate,
-    ZoomToSelection,
-    New,
-    Open,
-    OpenFolder,
     OpenPaths(Vec<PathBuf>),
-    Save,
-    SaveAs,
-    Export(ExportMode),
-    CopyJson,
     Publish(publish::Subject),
     /// Add these typeIds or `prefix*` patterns to the host profile's node types.
     DeclareHostTypes(Vec<String>),
-    OpenSettings,
-    OpenRegistry,
-    /// Re-parameterise the workflow's OpenWOP app instance.
-    ReparamApp,
-    /// Open the "Extract as chain" dialog for the selected nodes.
-    ExtractChain,
-    OpenPackView,
     /// Promote a node's value (pointer inside the node) to a parameter.
     MakeParameter {
         node: String,
@@ -103,11 +86,6 @@ pub(crate) enum Action {
     },
     /// Ask a file dialog question for a window that cannot ask itself.
     AskFile(Purpose),
-    /// Show a sub-chain node's child workflow.
-    OpenChild(String),
-    /// Ask where to write the workflow with its sub-chain children.
-    ExportBundle,
-    Quit,
 }
 
 /// Work waiting for an answer about unsaved changes.
@@ -177,6 +155,11 @@ pub struct App {
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
     actions: Vec<Action>,
+    /// Help → Keyboard shortcuts is open.
+    shortcut_help: bool,
+    /// The pointer is over the pack view, whose edits undo and redo on their own (as of the
+    /// start of this frame).
+    pack_view_here: bool,
     pending: Option<Pending>,
     allow_close: bool,
     quitting: bool,
@@ -227,6 +210,8 @@ impl App {
             authoring: Default::default(),
             child_window: Default::default(),
             actions: Vec::new(),
+            shortcut_help: false,
+            pack_view_here: false,
             pending: None,
             allow_close: false,
             quitting: false,
@@ -353,10 +338,12 @@ impl App {
             return;
         }
         self.first_frame.get_or_insert_with(Instant::now);
-        self.shortcuts(&ctx);
+        let os = command_ui::os(&ctx);
+        self.pack_view_here = self.authoring.view.undo_target(&ctx).is_some();
+        self.shortcuts(&ctx, os);
         self.dropped_files(&ctx);
 
-        egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui));
+        egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os));
         self.dialogs.prefer_in_app = self.settings.in_app_dialogs;
         self.problems.dialogs_note = self.dialogs.describe();
         egui::Panel::bottom("cs-problems").show(ui, |ui| {
@@ -397,8 +384,10 @@ impl App {
             let revision = (self.doc.revision(), self.catalog_gen);
             let ghost = self.form.as_ref().and_then(FormSession::ghost);
             let catalog = self.trust.catalog.as_ref();
+            let commands = &self.command_context();
             let (wf, selection) = self.doc.parts();
-            self.canvas.show(ui, CanvasCtx { wf, revision, catalog, selection, ghost, actions: &mut self.actions });
+            let actions = &mut self.actions;
+            self.canvas.show(ui, CanvasCtx { wf, revision, catalog, selection, ghost, actions, commands, os });
         });
 
         match form_event {
@@ -419,6 +408,7 @@ impl App {
             }
         }
         self.trust_settings_window(&ctx);
+        command_ui::shortcut_help(&ctx, &mut self.shortcut_help, os);
         self.registry_window(&ctx);
         self.app_reparam.show(&ctx, &mut self.actions);
         self.authoring.show(&ctx, &self.packs, self.doc.workflow(), &mut self.actions);
@@ -489,113 +479,66 @@ impl App {
         }
     }
 
-    fn menu_bar(&mut self, ui: &mut Ui) {
+    /// What the registry's enabled-when predicates look at, as of now.
+    fn command_context(&self) -> commands::Context {
+        let wf = self.doc.workflow();
+        let sel = &self.doc.selection;
+        let single_node_instance =
+            sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
+        commands::Context {
+            has_nodes: wf.node_count() > 0,
+            nodes_selected: sel.nodes.len(),
+            edges_selected: sel.edges.len(),
+            instance_selected: sel.instance.is_some() || single_node_instance,
+            can_undo: self.doc.can_undo() || self.pack_view_here,
+            can_redo: self.doc.can_redo() || self.pack_view_here,
+            form_open: self.form.is_some(),
+            app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
+            child_selected: sel.nodes.len() == 1
+                && sel
+                    .nodes
+                    .iter()
+                    .filter_map(|id| wf.node(id))
+                    .any(|ix| subchains::child_ref(&wf.graph[ix].json).is_some()),
+            snap: self.canvas.snap,
+            minimap: self.canvas.minimap,
+            show_internal: self.palette.show_internal,
+        }
+    }
+
+    /// The chain instance the selection stands for: the selected one, or the instance of
+    /// the one selected node.
+    fn selected_instance(&self) -> Option<String> {
+        let sel = &self.doc.selection;
+        if let Some(key) = &sel.instance {
+            return Some(key.clone());
+        }
+        let [id] = sel.nodes.iter().collect::<Vec<_>>()[..] else { return None };
+        self.doc.workflow().instance_of_node(id).map(|inst| inst.key())
+    }
+
+    /// The menu bar, generated from the command registry.
+    fn menu_bar(&mut self, ui: &mut Ui, os: Os) {
+        let cx = self.command_context();
+        let recent = self.settings.recent.clone();
         egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                let item =
-                    |ui: &mut Ui, text: &str, shortcut: &str| ui.add(egui::Button::new(text).shortcut_text(shortcut));
-                if item(ui, "New workflow", "Ctrl+N").clicked() {
-                    self.actions.push(Action::New);
-                }
-                if item(ui, "Open packs or workflow…", "Ctrl+O").clicked() {
-                    self.actions.push(Action::Open);
-                }
-                if item(ui, "Open pack folder…", "").clicked() {
-                    self.actions.push(Action::OpenFolder);
-                }
-                if item(ui, "Registry…", "").clicked() {
-                    self.actions.push(Action::OpenRegistry);
-                }
-                ui.menu_button("Open recent", |ui| {
-                    if self.settings.recent.is_empty() {
-                        ui.label(RichText::new("Nothing yet").color(theme::TEXT_DIM));
-                    }
-                    for p in self.settings.recent.clone() {
-                        if ui.button(p.display().to_string()).clicked() {
-                            self.actions.push(Action::OpenPaths(vec![p]));
-                        }
+            for m in Menu::ALL {
+                command_ui::menu(ui, m, &cx, os, &mut self.actions, |ui, section, actions| {
+                    // After New / Open / Open folder: the files opened lately (not commands).
+                    if m == Menu::File && section == 0 {
+                        ui.menu_button("Open recent", |ui| {
+                            if recent.is_empty() {
+                                ui.label(RichText::new("Nothing yet").color(theme::TEXT_DIM));
+                            }
+                            for p in &recent {
+                                if ui.button(p.display().to_string()).clicked() {
+                                    actions.push(Action::OpenPaths(vec![p.clone()]));
+                                }
+                            }
+                        });
                     }
                 });
-                ui.separator();
-                if item(ui, "Save", "Ctrl+S").clicked() {
-                    self.actions.push(Action::Save);
-                }
-                if item(ui, "Save as…", "Ctrl+Shift+S").clicked() {
-                    self.actions.push(Action::SaveAs);
-                }
-                ui.separator();
-                if item(ui, "Export expanded JSON (spec-faithful)…", "").clicked() {
-                    self.actions.push(Action::Export(ExportMode::Faithful));
-                }
-                if item(ui, "Export expanded JSON (strict schema)…", "").clicked() {
-                    self.actions.push(Action::Export(ExportMode::StrictSchema));
-                }
-                if item(ui, "Export bundle (with sub-chain children)…", "").clicked() {
-                    self.actions.push(Action::ExportBundle);
-                }
-                if item(ui, "Copy workflow JSON", "").clicked() {
-                    self.actions.push(Action::CopyJson);
-                }
-                if item(ui, "Publish workflow as tool…", "").clicked() {
-                    self.actions.push(Action::Publish(publish::Subject::Workflow));
-                }
-                ui.separator();
-                if item(ui, "Quit", "Ctrl+Q").clicked() {
-                    self.actions.push(Action::Quit);
-                }
-            });
-            ui.menu_button("Edit", |ui| {
-                let undo = self.doc.undo_label().map_or("Undo".to_owned(), |l| format!("Undo {l}"));
-                if ui.add_enabled(self.doc.can_undo(), egui::Button::new(undo).shortcut_text("Ctrl+Z")).clicked() {
-                    self.actions.push(Action::Undo);
-                }
-                let redo = self.doc.redo_label().map_or("Redo".to_owned(), |l| format!("Redo {l}"));
-                if ui.add_enabled(self.doc.can_redo(), egui::Button::new(redo).shortcut_text("Ctrl+Shift+Z")).clicked()
-                {
-                    self.actions.push(Action::Redo);
-                }
-                ui.separator();
-                let has = !self.doc.selection.nodes.is_empty();
-                if ui.add_enabled(has, egui::Button::new("Copy").shortcut_text("Ctrl+C")).clicked() {
-                    self.actions.push(Action::Copy);
-                }
-                let any = !self.doc.selection.is_empty();
-                if ui.add_enabled(any, egui::Button::new("Delete").shortcut_text("Del")).clicked() {
-                    self.actions.push(Action::DeleteSelection);
-                }
-                if ui.add(egui::Button::new("Select all").shortcut_text("Ctrl+A")).clicked() {
-                    self.actions.push(Action::SelectAll);
-                }
-                let app = crate::editor::app_reparam::app_instance(self.doc.workflow()).is_some();
-                let tip = "Re-expand the chain the OpenWOP app expanded this workflow from, with new values";
-                if ui.add_enabled(app, egui::Button::new("Re-parameterise app workflow…")).on_hover_text(tip).clicked()
-                {
-                    self.actions.push(Action::ReparamApp);
-                }
-                ui.separator();
-                let has = !self.doc.selection.nodes.is_empty();
-                let extract = egui::Button::new("Extract as chain…");
-                if ui.add_enabled(has, extract).on_hover_text("Make a chain tile from the selected nodes").clicked() {
-                    self.actions.push(Action::ExtractChain);
-                }
-                ui.separator();
-                if ui.button("Settings…").on_hover_text("Target host profile and trust policy").clicked() {
-                    self.trust_window.open = true;
-                }
-            });
-            ui.menu_button("Arrange", |ui| arrange::menu(ui, self.doc.selection.nodes.len(), &mut self.actions));
-            ui.menu_button("View", |ui| {
-                if ui.add(egui::Button::new("Fit to view").shortcut_text("F")).clicked() {
-                    self.actions.push(Action::FitView);
-                }
-                ui.checkbox(&mut self.canvas.snap, "Snap to grid");
-                ui.checkbox(&mut self.canvas.minimap, "Minimap");
-                ui.checkbox(&mut self.palette.show_internal, "Show internal chains");
-                ui.separator();
-                if ui.button("Pack view").on_hover_text("Edit a chain pack: manifest, chains, parameters").clicked() {
-                    self.actions.push(Action::OpenPackView);
-                }
-            });
+            }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let name = self.doc.workflow().name().to_owned();
                 let dirty = if self.doc.is_dirty() { " •" } else { "" };
@@ -606,61 +549,24 @@ impl App {
         });
     }
 
-    /// Keyboard shortcuts. Editing keys are left to text fields while one has focus.
-    fn shortcuts(&mut self, ctx: &egui::Context) {
-        let typing = ctx.egui_wants_keyboard_input();
-        let cmd = Modifiers::COMMAND;
-        let shift_cmd = Modifiers::COMMAND | Modifiers::SHIFT;
-        let mut push = Vec::new();
-        ctx.input_mut(|i| {
-            let mut take = |m: Modifiers, k: Key| i.consume_shortcut(&KeyboardShortcut::new(m, k));
-            if take(shift_cmd, Key::S) {
-                push.push(Action::SaveAs);
-            }
-            if take(cmd, Key::S) {
-                push.push(Action::Save);
-            }
-            if take(cmd, Key::O) {
-                push.push(Action::Open);
-            }
-            if take(cmd, Key::N) {
-                push.push(Action::New);
-            }
-            if take(cmd, Key::Q) {
-                push.push(Action::Quit);
-            }
-            if typing {
-                return;
-            }
-            if take(shift_cmd, Key::Z) || take(cmd, Key::Y) {
-                push.push(Action::Redo);
-            }
-            if take(cmd, Key::Z) {
-                push.push(Action::Undo);
-            }
-            if take(cmd, Key::A) {
-                push.push(Action::SelectAll);
-            }
-            if take(Modifiers::NONE, Key::Delete) || take(Modifiers::NONE, Key::Backspace) {
-                push.push(Action::DeleteSelection);
-            }
-            // Before F: Shift+F would match it too.
-            arrange::shortcuts(&mut |s| take(s.modifiers, s.logical_key), &mut push);
-            if take(Modifiers::NONE, Key::F) {
-                push.push(Action::FitView);
-            }
-            for event in &i.events {
-                match event {
-                    egui::Event::Copy => push.push(Action::Copy),
-                    egui::Event::Paste(text) => push.push(Action::Paste(text.clone())),
-                    _ => {}
-                }
-            }
-        });
-        if !typing && self.form.is_none() && ctx.input(|i| i.key_pressed(Key::Escape)) {
-            self.doc.selection.clear();
+    /// Keyboard shortcuts, from the command registry; a paste event carries its text.
+    fn shortcuts(&mut self, ctx: &egui::Context, os: Os) {
+        let cx = self.command_context();
+        for c in command_ui::pressed(ctx, os, &cx) {
+            self.actions.push(Action::Run(c));
         }
-        self.actions.extend(push);
+        if !ctx.egui_wants_keyboard_input() && !cx.form_open {
+            let pasted: Vec<String> = ctx.input(|i| {
+                i.events
+                    .iter()
+                    .filter_map(|e| match e {
+                        egui::Event::Paste(text) => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            self.actions.extend(pasted.into_iter().map(Action::Paste));
+        }
     }
 
     fn dropped_files(&mut self, ctx: &egui::Context) {
@@ -673,98 +579,23 @@ impl App {
     fn process(&mut self, ctx: &egui::Context) {
         for action in std::mem::take(&mut self.actions) {
             match action {
+                Action::Run(c) => self.run_command(ctx, c),
                 Action::Doc(cmd) => self.apply(cmd),
-                Action::Undo => {
-                    if self.authoring.undo_under_pointer(ctx, false, &self.packs) {
-                        continue;
-                    }
-                    if let Some(label) = self.doc.undo() {
-                        self.problems.status(format!("Undid {label}"));
-                    }
-                }
-                Action::Redo => {
-                    if self.authoring.undo_under_pointer(ctx, true, &self.packs) {
-                        continue;
-                    }
-                    if let Some(label) = self.doc.redo() {
-                        self.problems.status(format!("Redid {label}"));
-                    }
-                }
                 Action::OpenInsertForm { pack, chain_id, at, on_edge } => {
                     self.open_insert_form(pack, &chain_id, at, on_edge);
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
-                Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
                 Action::SelectGhost(i) => {
                     if let Some(f) = &mut self.form {
                         f.select_ghost(i);
                     }
                 }
-                Action::DeleteSelection => {
-                    let sel = &self.doc.selection;
-                    if !sel.nodes.is_empty() || !sel.edges.is_empty() {
-                        let nodes: Vec<String> = sel.nodes.iter().cloned().collect();
-                        let edges: Vec<u64> = sel.edges.iter().copied().collect();
-                        self.apply(Command::Delete { nodes, edges });
-                    }
-                }
-                Action::Copy => {
-                    let ids = self.doc.selection.nodes.iter().cloned().collect();
-                    if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
-                        ctx.copy_text(text);
-                        self.problems.status(format!("Copied {} node(s)", self.doc.selection.nodes.len()));
-                    }
-                }
-                Action::Paste(text) => {
-                    if let Some((nodes, edges)) = parse_clipboard(&text) {
-                        self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) });
-                    }
-                }
-                Action::SelectAll => {
-                    let wf = self.doc.workflow();
-                    let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
-                    self.doc.selection.clear();
-                    self.doc.selection.nodes = all;
-                }
-                Action::FitView => self.canvas.request_fit(),
-                Action::Arrange(how) => {
-                    let sel = &self.doc.selection.nodes;
-                    let whole = how == Arrangement::Tidy && sel.len() < 2;
-                    let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
-                    let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
-                    self.apply(Command::Arrange { how, nodes, ports });
-                    if whole {
-                        self.canvas.request_fit();
-                    }
-                }
-                Action::Duplicate => {
-                    let nodes = self.doc.selection.nodes.iter().cloned().collect();
-                    let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
-                    self.apply(Command::Duplicate { nodes, ports });
-                }
-                Action::ZoomToSelection => self.canvas.zoom_to_nodes(&self.doc.selection.nodes),
-                Action::New => self.guard(Pending::New),
-                Action::Open => self.ask(Purpose::Open),
-                Action::OpenFolder => self.ask(Purpose::OpenFolder),
-                Action::OpenPaths(paths) => self.open_paths(&paths),
-                Action::Save => match self.doc.path.clone() {
-                    Some(p) => {
-                        self.save_to(&p);
-                    }
-                    None => self.ask(Purpose::Save),
+                Action::Paste(text) => match parse_clipboard(&text) {
+                    Some((nodes, edges)) => self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }),
+                    None => self.problems.status("The clipboard holds no chainsmith nodes to paste"),
                 },
-                Action::SaveAs => self.ask(Purpose::Save),
-                Action::Export(mode) => self.ask(Purpose::Export(mode)),
-                Action::CopyJson => {
-                    let json = self.doc.workflow().to_json(ExportMode::Faithful);
-                    ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
-                    self.problems.status("Copied the workflow JSON to the clipboard");
-                }
-                Action::Quit => {
-                    if !self.authoring.holds_quit() {
-                        self.guard(Pending::Quit);
-                    }
-                }
+                Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
+                Action::OpenPaths(paths) => self.open_paths(&paths),
                 Action::Publish(subject) => publish::Publish::open(&mut self.publish, subject),
                 Action::DeclareHostTypes(patterns) => {
                     let host = &mut self.settings.trust.host.node_types;
@@ -776,21 +607,11 @@ impl App {
                     self.apply_trust_settings(false);
                     self.problems.status(format!("The host profile now provides {}", patterns.join(", ")));
                 }
-                Action::OpenSettings => self.trust_window.open = true,
-                Action::OpenRegistry => self.registry.open = true,
-                Action::ReparamApp => self.open_app_reparam(),
-                Action::ExtractChain => {
-                    let nodes = self.selected_nodes();
-                    self.authoring.open_extract(self.doc.workflow(), nodes);
-                }
-                Action::OpenPackView => self.authoring.view.open = true,
                 Action::MakeParameter { node, pointer } => {
                     let selection = self.selected_nodes();
                     self.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
                 }
                 Action::AskFile(purpose) => self.ask(purpose),
-                Action::OpenChild(id) => self.open_child(&id),
-                Action::ExportBundle => self.ask(Purpose::ExportBundle),
             }
         }
         // Edited packs replace their loaded copies: the palette shows them from this frame on.
@@ -805,6 +626,138 @@ impl App {
                 }
                 authoring::Note::Error(e) => self.problems.error(e),
             }
+        }
+    }
+
+    /// What each command of the registry does. A command that is not enabled (its shortcut
+    /// or a stale click) does nothing.
+    fn run_command(&mut self, ctx: &egui::Context, c: CommandId) {
+        if !c.is_enabled(&self.command_context()) {
+            return;
+        }
+        match c {
+            CommandId::New => self.guard(Pending::New),
+            CommandId::Open => self.ask(Purpose::Open),
+            CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
+            CommandId::OpenRegistry => self.registry.open = true,
+            CommandId::Save => match self.doc.path.clone() {
+                Some(p) => {
+                    self.save_to(&p);
+                }
+                None => self.ask(Purpose::Save),
+            },
+            CommandId::SaveAs => self.ask(Purpose::Save),
+            CommandId::ExportFaithful => self.ask(Purpose::Export(ExportMode::Faithful)),
+            CommandId::ExportStrict => self.ask(Purpose::Export(ExportMode::StrictSchema)),
+            CommandId::ExportBundle => self.ask(Purpose::ExportBundle),
+            CommandId::CopyJson => {
+                let json = self.doc.workflow().to_json(ExportMode::Faithful);
+                ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
+                self.problems.status("Copied the workflow JSON to the clipboard");
+            }
+            CommandId::PublishWorkflow => publish::Publish::open(&mut self.publish, publish::Subject::Workflow),
+            CommandId::Quit => {
+                // Packs edited and not saved ask first (their own question).
+                if !self.authoring.holds_quit() {
+                    self.guard(Pending::Quit);
+                }
+            }
+            CommandId::Undo => {
+                // Over the pack view, undo is the pack's.
+                if self.authoring.undo_under_pointer(ctx, false, &self.packs) {
+                    return;
+                }
+                if let Some(label) = self.doc.undo() {
+                    self.problems.status(format!("Undid {label}"));
+                }
+            }
+            CommandId::Redo => {
+                if self.authoring.undo_under_pointer(ctx, true, &self.packs) {
+                    return;
+                }
+                if let Some(label) = self.doc.redo() {
+                    self.problems.status(format!("Redid {label}"));
+                }
+            }
+            CommandId::Copy => {
+                let ids = self.doc.selection.nodes.iter().cloned().collect();
+                if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
+                    ctx.copy_text(text);
+                    self.problems.status(format!("Copied {} node(s)", self.doc.selection.nodes.len()));
+                }
+            }
+            // The desktop answers with a paste event holding the clipboard's text, which
+            // `shortcuts` turns into `Action::Paste` on the next frame.
+            CommandId::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+            CommandId::Delete => {
+                let sel = &self.doc.selection;
+                let nodes: Vec<String> = sel.nodes.iter().cloned().collect();
+                let edges: Vec<u64> = sel.edges.iter().copied().collect();
+                self.apply(Command::Delete { nodes, edges });
+            }
+            CommandId::SelectAll => {
+                let wf = self.doc.workflow();
+                let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
+                self.doc.selection.clear();
+                self.doc.selection.nodes = all;
+            }
+            CommandId::SelectNone => self.doc.selection.clear(),
+            CommandId::QuickAdd => {}
+            CommandId::OpenChild => {
+                if let [id] = &self.selected_nodes()[..] {
+                    self.open_child(id);
+                }
+            }
+            CommandId::EditInstance => {
+                if let Some(key) = self.selected_instance() {
+                    self.open_instance_form(&key);
+                }
+            }
+            CommandId::RemoveInstance => {
+                if let Some(key) = self.selected_instance() {
+                    self.apply(Command::RemoveInstance { key });
+                }
+            }
+            CommandId::ReparamApp => self.open_app_reparam(),
+            CommandId::ExtractChain => {
+                let nodes = self.selected_nodes();
+                self.authoring.open_extract(self.doc.workflow(), nodes);
+            }
+            CommandId::Settings => self.trust_window.open = true,
+            CommandId::Tidy
+            | CommandId::AlignLeft
+            | CommandId::AlignCentreX
+            | CommandId::AlignRight
+            | CommandId::AlignTop
+            | CommandId::AlignCentreY
+            | CommandId::AlignBottom
+            | CommandId::DistributeHorizontally
+            | CommandId::DistributeVertically => {
+                let how = c.arrangement().expect("an arrange command");
+                let sel = &self.doc.selection.nodes;
+                let whole = how == Arrangement::Tidy && sel.len() < 2;
+                let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
+                let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
+                self.apply(Command::Arrange { how, nodes, ports });
+                if whole {
+                    self.canvas.request_fit();
+                }
+            }
+            CommandId::Duplicate => {
+                let nodes = self.doc.selection.nodes.iter().cloned().collect();
+                let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
+                self.apply(Command::Duplicate { nodes, ports });
+            }
+            CommandId::ZoomToSelection => self.canvas.zoom_to_nodes(&self.doc.selection.nodes),
+            CommandId::CommandPalette => {}
+            CommandId::Fit => self.canvas.request_fit(),
+            CommandId::ZoomIn => self.canvas.zoom_in(),
+            CommandId::ZoomOut => self.canvas.zoom_out(),
+            CommandId::ToggleSnap => self.canvas.snap = !self.canvas.snap,
+            CommandId::ToggleMinimap => self.canvas.minimap = !self.canvas.minimap,
+            CommandId::ToggleInternal => self.palette.show_internal = !self.palette.show_internal,
+            CommandId::PackView => self.authoring.view.open = true,
+            CommandId::ShortcutHelp => self.shortcut_help = true,
         }
     }
 

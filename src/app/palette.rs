@@ -6,6 +6,7 @@ use super::Action;
 use super::publish::Subject;
 use super::theme;
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
+use crate::editor::commands::CommandId;
 use crate::error::{Error, Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use crate::workflow::layout::{NODE_H, NODE_W, layered};
@@ -68,8 +69,8 @@ impl Palette {
         ui.horizontal(|ui| {
             ui.heading("Tiles");
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.small_button("Open…").on_hover_text("Open packs or a pack folder (Ctrl+O)").clicked() {
-                    actions.push(Action::Open);
+                if ui.small_button("Open…").on_hover_text(CommandId::Open.spec().tooltip).clicked() {
+                    actions.push(Action::Run(CommandId::Open));
                 }
             });
         });
@@ -366,7 +367,7 @@ impl Palette {
                                 actions.push(Action::DeclareHostTypes(missing.iter().map(|t| (*t).to_owned()).collect()));
                             }
                             if ui.button("Open Settings…").clicked() {
-                                actions.push(Action::OpenSettings);
+                                actions.push(Action::Run(CommandId::Settings));
                             }
                         });
                         ui.separator();

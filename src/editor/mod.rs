@@ -4,7 +4,8 @@
 //! half of the insert preview (expand, then place), the size of cards and frames,
 //! arrangements (tidy, room for a splice, align, distribute), the Registry window's model,
 //! the host imports of Settings, the re-parameterisation of OpenWOP app workflows, and pack
-//! authoring: the extract-as-chain dialog's model and the pack document with its own undo.
+//! authoring: the extract-as-chain dialog's model and the pack document with its own undo,
+//! and the command registry that menus, shortcuts and the command palette are generated from.
 //! Positions are plain numbers in canvas units.
 //!
 //! `app` draws this model with egui and turns pointer and keyboard input into
@@ -15,6 +16,7 @@ pub mod app_reparam;
 pub mod arrange;
 pub mod cards;
 pub mod clipboard;
+pub mod commands;
 pub mod document;
 pub mod extraction;
 pub mod files;

@@ -1,0 +1,212 @@
+//! The command registry ([`crate::editor::commands`]) turned into egui: its plain-data
+//! shortcuts into egui's, key presses into commands, and its table into the menu bar, the
+//! context menus, toolbar buttons and the keyboard shortcut help. Nothing here decides what
+//! a command does; `App::run_command` does.
+
+use super::Action;
+use super::theme;
+use crate::editor::commands::{self, CommandId, Context, Key, Menu, Os, Place, Shortcut};
+use egui::{KeyboardShortcut, Modifiers, RichText, Ui};
+
+/// Which shortcuts and symbols apply: egui knows the OS it runs on.
+pub fn os(ctx: &egui::Context) -> Os {
+    if ctx.os() == egui::os::OperatingSystem::Mac { Os::Mac } else { Os::Other }
+}
+
+fn key(k: Key) -> egui::Key {
+    use egui::Key as E;
+    #[rustfmt::skip]
+    const LETTERS: [E; 26] = [
+        E::A, E::B, E::C, E::D, E::E, E::F, E::G, E::H, E::I, E::J, E::K, E::L, E::M, E::N, E::O, E::P, E::Q,
+        E::R, E::S, E::T, E::U, E::V, E::W, E::X, E::Y, E::Z,
+    ];
+    match k {
+        Key::Delete => E::Delete,
+        Key::Backspace => E::Backspace,
+        Key::Escape => E::Escape,
+        Key::Tab => E::Tab,
+        Key::Space => E::Space,
+        Key::Enter => E::Enter,
+        Key::F1 => E::F1,
+        Key::F2 => E::F2,
+        Key::Questionmark => E::Questionmark,
+        Key::Plus => E::Plus,
+        Key::Minus => E::Minus,
+        Key::Equals => E::Equals,
+        Key::ArrowUp => E::ArrowUp,
+        Key::ArrowDown => E::ArrowDown,
+        Key::ArrowLeft => E::ArrowLeft,
+        Key::ArrowRight => E::ArrowRight,
+        letter => LETTERS[letter as usize],
+    }
+}
+
+/// The registry's shortcut as egui matches it (`COMMAND` is ⌘ on macOS, Ctrl elsewhere).
+pub fn to_egui(s: Shortcut) -> KeyboardShortcut {
+    let mut m = Modifiers::NONE;
+    if s.mods.command {
+        m |= Modifiers::COMMAND;
+    }
+    if s.mods.shift {
+        m |= Modifiers::SHIFT;
+    }
+    if s.mods.alt {
+        m |= Modifiers::ALT;
+    }
+    KeyboardShortcut::new(m, key(s.key))
+}
+
+/// The enabled commands whose shortcuts were pressed this frame, each key press consumed by
+/// at most one command. While a widget has keyboard focus (a text field, a focused button)
+/// only commands marked `while_typing` listen, so typing a letter never runs a command. A
+/// disabled command leaves its key alone, for the widget that does want it (Esc for an
+/// open form).
+pub fn pressed(ctx: &egui::Context, os: Os, cx: &Context) -> Vec<CommandId> {
+    let typing = ctx.egui_wants_keyboard_input();
+    let mut out = Vec::new();
+    ctx.input_mut(|i| {
+        for (shortcut, c) in commands::bindings(os) {
+            if (typing && !c.spec().while_typing) || !c.is_enabled(cx) {
+                continue;
+            }
+            if i.consume_shortcut(&to_egui(shortcut)) && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+        // The desktop integration turns the copy and paste shortcuts into clipboard events
+        // instead of key presses (and pastes the clipboard's text with it): the same commands.
+        if !typing {
+            for event in &i.events {
+                if matches!(event, egui::Event::Copy)
+                    && CommandId::Copy.is_enabled(cx)
+                    && !out.contains(&CommandId::Copy)
+                {
+                    out.push(CommandId::Copy);
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The registry label with the shortcut shown on `os`, enabled and checked as the registry
+/// says; clicking pushes the command. A toggle is a checkbox.
+pub fn item(ui: &mut Ui, c: CommandId, cx: &Context, os: Os, actions: &mut Vec<Action>) -> egui::Response {
+    let spec = c.spec();
+    let enabled = c.is_enabled(cx);
+    let r = match spec.checked {
+        Some(on) => {
+            let mut checked = on(cx);
+            ui.add_enabled(enabled, egui::Checkbox::new(&mut checked, spec.label))
+        }
+        None => {
+            let shortcut = c.shortcut_text(os);
+            let button = egui::Button::new(spec.label);
+            // An empty shortcut text would still be appended to the button's name.
+            let button = if shortcut.is_empty() { button } else { button.shortcut_text(shortcut) };
+            ui.add_enabled(enabled, button)
+        }
+    };
+    let r = r.on_hover_text(spec.tooltip);
+    if r.clicked() {
+        actions.push(Action::Run(c));
+        ui.close();
+    }
+    r
+}
+
+/// A compact toolbar button (`glyph`) that runs `c`, named and explained by the registry;
+/// a toggle is a checkbox with the registry's label.
+pub fn tool_button(
+    ui: &mut Ui,
+    glyph: &str,
+    c: CommandId,
+    cx: &Context,
+    os: Os,
+    actions: &mut Vec<Action>,
+) -> egui::Response {
+    let spec = c.spec();
+    let enabled = c.is_enabled(cx);
+    let r = match spec.checked {
+        Some(on) => {
+            let mut checked = on(cx);
+            ui.add_enabled(enabled, egui::Checkbox::new(&mut checked, spec.label))
+        }
+        None => {
+            let r = ui.add_enabled(enabled, egui::Button::new(glyph));
+            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, spec.label));
+            r
+        }
+    };
+    let shortcut = c.shortcut_text(os);
+    let hover = if shortcut.is_empty() {
+        format!("{}\n{}", spec.label, spec.tooltip)
+    } else {
+        format!("{} ({shortcut})\n{}", spec.label, spec.tooltip)
+    };
+    let r = r.on_hover_text(hover);
+    if r.clicked() {
+        actions.push(Action::Run(c));
+    }
+    r
+}
+
+/// One menu of the menu bar, from the registry, sections apart. `extra` draws what is not a
+/// command (the recent files) after a section, given its index.
+pub fn menu(
+    ui: &mut Ui,
+    m: Menu,
+    cx: &Context,
+    os: Os,
+    actions: &mut Vec<Action>,
+    mut extra: impl FnMut(&mut Ui, usize, &mut Vec<Action>),
+) {
+    ui.menu_button(m.title(), |ui| {
+        for (k, section) in commands::menu(m).into_iter().enumerate() {
+            if k > 0 {
+                ui.separator();
+            }
+            for c in section {
+                item(ui, c, cx, os, actions);
+            }
+            extra(ui, k, actions);
+        }
+    });
+}
+
+/// The commands of a context menu (empty canvas, or a node or frame), from the registry.
+pub fn context_items(ui: &mut Ui, place: Place, cx: &Context, os: Os, actions: &mut Vec<Action>) {
+    for c in commands::in_place(place) {
+        item(ui, c, cx, os, actions);
+    }
+}
+
+/// Help → Keyboard shortcuts: every registry entry, its shortcuts on this OS and what it
+/// does, in registry order.
+pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os) {
+    egui::Window::new("Keyboard shortcuts")
+        .id(egui::Id::unique("cs-shortcut-help"))
+        .open(open)
+        .collapsible(false)
+        .default_size([560.0, 520.0])
+        .show(ctx, |ui| {
+            ui.label(
+                RichText::new("Every command, also found by name in the command palette.")
+                    .small()
+                    .color(theme::TEXT_DIM),
+            );
+            egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+                egui::Grid::new("cs-shortcut-grid").num_columns(3).striped(true).spacing([14.0, 4.0]).show(ui, |ui| {
+                    for &c in CommandId::ALL {
+                        let spec = c.spec();
+                        ui.label(spec.label);
+                        let keys: Vec<String> = c.shortcuts(os).map(|s| s.text(os)).collect();
+                        let keys = if keys.is_empty() { "—".to_owned() } else { keys.join("  or  ") };
+                        ui.label(RichText::new(keys).monospace().color(theme::ACCENT));
+                        ui.label(RichText::new(spec.tooltip).small().color(theme::TEXT_DIM));
+                        ui.end_row();
+                    }
+                });
+            });
+        });
+}
