@@ -253,6 +253,51 @@ xdotool mousemove 1300 600
 shot 17-pack-view 1.5
 stop_app
 
+if [ -d "$CORPUS/registry/packs" ]; then
+    # 30-31. The Registry window on a registry folder: every corpus pack (tarballs and indexes
+    # written by tests/tools/make_registry.py, unsigned) plus a bundled sample published and
+    # signed by chainsmith; opening the folder opens the window. Then filtered to the sample,
+    # which verified, and installed into the OpenWOP cache.
+    python3 tests/tools/make_registry.py --corpus "$CORPUS/registry/packs" "$SCRATCH/reg"
+    "$BIN" keygen "$SCRATCH/key" >/dev/null
+    mkdir -p "$SCRATCH/sample"
+    cp packs/vendor.chainsmith.support-desk/pack.json "$SCRATCH/sample/"
+    "$BIN" pack publish "$SCRATCH/sample" --registry "$SCRATCH/reg" --key "$SCRATCH/key.private.pem" \
+        --key-id sample-key >/dev/null 2>&1
+    start_app "$SCRATCH/reg"
+    focus
+    shot 30-registry-window 1.5
+    press 456 277
+    type_text chainsmith
+    press 1079 387
+    xdotool mousemove 1300 850
+    shot 31-registry-installed 1.0
+    stop_app
+fi
+
+# 32-34. A workflow written the way the OpenWOP app writes it, one node edited by hand: one
+# chain instance in a frame; Edit → "Re-parameterise app workflow…" (or a double-click on the
+# frame) shows the hand edit, and selects its node, before new values re-expand it under the
+# app's expansionId.
+python3 - "$SCRATCH/triage-app.json" <<'PY'
+import json, sys
+doc = json.load(open("tests/fixtures/app/ticket-triage.app-workflow.json"))
+doc["nodes"][1]["config"]["note"] = "escalate VIP tickets first"
+json.dump(doc, open(sys.argv[1], "w"), indent=2)
+PY
+start_app tests/fixtures/app/ticket-triage.json "$SCRATCH/triage-app.json"
+focus
+shot 32-app-instance
+press 54 12
+press 148 194
+xdotool mousemove 1300 300
+shot 33-app-reparam-hand-edits 1.5
+press 684 661
+type_text sales
+press 504 805
+shot 34-app-reparameterised 1.0
+stop_app
+
 if [ -z "${CHAINSMITH_BIN:-}" ]; then
     # 14-15. A large workflow: everything in view, then zoomed in around the pointer.
     target/release/examples/frame_time --write "$SCRATCH/large.json" 5000

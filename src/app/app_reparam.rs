@@ -10,6 +10,8 @@ use crate::error::Error;
 use egui::{Id, RichText, Ui};
 
 const WINDOW_WIDTH: f32 = 560.0;
+/// Roughly the window's height with a few parameters, for placing it.
+const WINDOW_HEIGHT: f32 = 360.0;
 
 /// The open re-parameterisation, if any.
 #[derive(Default)]
@@ -28,17 +30,24 @@ impl AppReparamWindow {
     pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(r) = &mut self.open else { return };
         let mut keep = true;
-        let mut submit = false;
+        let mut answer = None;
         egui::Window::new("Re-parameterise app workflow")
             .id(Id::unique("cs-app-reparam"))
             .open(&mut keep)
             .collapsible(false)
             .resizable(false)
             .default_width(WINDOW_WIDTH)
-            .default_pos(ctx.content_rect().center() - egui::vec2(WINDOW_WIDTH / 2.0, 220.0))
+            // Low in the window, so the instance's frame and its edited nodes stay in view.
+            .default_pos(egui::pos2(
+                ctx.content_rect().center().x - WINDOW_WIDTH / 2.0,
+                ctx.content_rect().bottom() - WINDOW_HEIGHT,
+            ))
             .constrain(true)
-            .show(ctx, |ui| submit = contents(ui, r, self.refusal.as_ref()));
-        if submit {
+            .show(ctx, |ui| answer = contents(ui, r, self.refusal.as_ref()));
+        if answer == Some(false) {
+            keep = false;
+        }
+        if answer == Some(true) {
             match r.values() {
                 Ok(values) => {
                     let chain = Box::new(r.chain.clone());
@@ -55,8 +64,8 @@ impl AppReparamWindow {
     }
 }
 
-/// Returns whether "Re-parameterise" was clicked.
-fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> bool {
+/// `Some(true)`: "Re-parameterise" was clicked; `Some(false)`: "Cancel".
+fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> Option<bool> {
     let inst = &r.instance;
     ui.label(RichText::new(format!("{}@{}", inst.chain_id, inst.chain_version)).strong());
     dim(
@@ -94,7 +103,16 @@ fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> bool {
         ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
     }
     ui.add_space(4.0);
-    ui.button(RichText::new("Re-parameterise").strong()).clicked()
+    let mut answer = None;
+    ui.horizontal(|ui| {
+        if ui.button(RichText::new("Re-parameterise").strong()).clicked() {
+            answer = Some(true);
+        }
+        if ui.button("Cancel").clicked() {
+            answer = Some(false);
+        }
+    });
+    answer
 }
 
 fn dim(ui: &mut Ui, text: &str) {
@@ -111,6 +129,24 @@ impl super::App {
                     if let crate::workflow::app_instance::HandEdit::Changed { node_id, .. } = e {
                         self.doc.selection.nodes.insert(node_id.clone());
                     }
+                }
+                // The instance above the window, so what the edits concern stays in view.
+                let wf = self.doc.workflow();
+                let nodes = crate::editor::app_reparam::instance_nodes(wf, &r.instance);
+                let region = nodes
+                    .iter()
+                    .filter_map(|id| wf.node(id))
+                    .map(|ix| {
+                        let (x, y) = wf.graph[ix].position();
+                        super::canvas::card_rect(egui::pos2(x as f32, y as f32))
+                    })
+                    .reduce(egui::Rect::union);
+                if let Some(region) = region {
+                    let canvas = self.canvas.screen_rect();
+                    let top = canvas.min + egui::vec2(16.0, 16.0);
+                    let bottom =
+                        egui::pos2(canvas.max.x - 16.0, (canvas.max.y - WINDOW_HEIGHT - 16.0).max(top.y + 80.0));
+                    self.canvas.frame_region(region, egui::Rect::from_min_max(top, bottom));
                 }
                 self.app_reparam.start(r);
             }

@@ -369,7 +369,10 @@ impl Canvas {
                 });
             } else if resp.clicked() {
                 selection.clear();
-                selection.instance = Some(frame.key.clone());
+                // The app's instance has no chainsmith record for the inspector to show.
+                if !frame.app {
+                    selection.instance = Some(frame.key.clone());
+                }
                 selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
             }
             let (key, members, app) = (frame.key.clone(), frame.nodes.clone(), frame.app);

@@ -120,7 +120,8 @@ impl Inspector {
                 "{} nodes, {} edges, {} chain instances",
                 wf.node_count(),
                 wf.graph.edge_count(),
-                wf.instances().len()
+                // The OpenWOP app's own instance is recorded apart from chainsmith's.
+                wf.instances().len() + usize::from(crate::editor::app_reparam::app_instance(wf).is_some())
             ));
             ui.end_row();
         });

@@ -12,6 +12,8 @@ use std::time::Duration;
 const WINDOW_SIZE: egui::Vec2 = egui::vec2(900.0, 560.0);
 /// Every row of the list is this tall, so only the rows in view are laid out.
 const ROW_HEIGHT: f32 = 26.0;
+/// The space kept for what the last Install or Open did.
+const OUTCOME_HEIGHT: f32 = 36.0;
 
 /// What the user asked the window for; handled by the app after drawing.
 pub enum Request {
@@ -85,7 +87,16 @@ impl RegistryWindow {
             ui.add(edit.id_salt("cs-registry-filter").desired_width(280.0)).labelled_by(label.id);
             ui.label(RichText::new(self.summary()).small().color(theme::TEXT_DIM));
         });
-        self.outcome(ui);
+        // Room for two lines whether or not there is an outcome, so the list does not move
+        // under the pointer when one appears.
+        ui.allocate_ui_with_layout(
+            egui::vec2(ui.available_width(), OUTCOME_HEIGHT),
+            egui::Layout::top_down(egui::Align::LEFT),
+            |ui| {
+                ui.set_min_height(OUTCOME_HEIGHT);
+                self.outcome(ui);
+            },
+        );
         ui.separator();
         if let Listing::Failed(e) = &self.view.listing {
             ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
@@ -96,6 +107,7 @@ impl RegistryWindow {
             .iter()
             .flat_map(|p| (0..p.versions.len().max(1)).map(move |i| Line { pack: p, first: i == 0, version: i }))
             .collect();
+        header(ui);
         egui::ScrollArea::vertical().id_salt("cs-registry-list").auto_shrink([false, false]).show_rows(
             ui,
             ROW_HEIGHT,
@@ -164,6 +176,31 @@ fn check_color(check: &Check) -> Color32 {
     }
 }
 
+/// Column widths of the list (the state column takes what is left before the buttons).
+const NAME_W: f32 = 320.0;
+const KIND_W: f32 = 110.0;
+const VERSION_W: f32 = 80.0;
+
+/// A left-aligned, truncated label in a column of this width.
+fn cell(ui: &mut Ui, width: f32, text: RichText) -> egui::Response {
+    let layout = egui::Layout::left_to_right(egui::Align::Center);
+    ui.allocate_ui_with_layout(egui::vec2(width, ROW_HEIGHT - 6.0), layout, |ui| {
+        ui.set_width(width);
+        ui.add(egui::Label::new(text).truncate())
+    })
+    .inner
+}
+
+fn header(ui: &mut Ui) {
+    ui.horizontal(|ui| {
+        let head = |t: &str| RichText::new(t).small().strong().color(theme::TEXT_DIM);
+        cell(ui, NAME_W, head("Pack"));
+        cell(ui, KIND_W, head("Kind"));
+        cell(ui, VERSION_W, head("Version"));
+        ui.label(head("State"));
+    });
+}
+
 fn draw_line(ui: &mut Ui, line: &Line) -> Option<Request> {
     let mut request = None;
     let pack = line.pack;
@@ -174,13 +211,13 @@ fn draw_line(ui: &mut Ui, line: &Line) -> Option<Request> {
         } else {
             (RichText::new(""), RichText::new(""))
         };
-        ui.add_sized([300.0, ROW_HEIGHT - 6.0], egui::Label::new(name).truncate()).on_hover_text(&pack.description);
-        ui.add_sized([110.0, ROW_HEIGHT - 6.0], egui::Label::new(kind).truncate());
+        cell(ui, NAME_W, name).on_hover_text(&pack.description);
+        cell(ui, KIND_W, kind);
         let Some(row) = pack.versions.get(line.version) else {
             ui.label(RichText::new("no versions listed").small().color(theme::TEXT_DIM));
             return;
         };
-        ui.add_sized([70.0, ROW_HEIGHT - 6.0], egui::Label::new(RichText::new(&row.version).monospace()));
+        cell(ui, VERSION_W, RichText::new(&row.version).monospace());
         let mut flags = Vec::new();
         if row.yanked {
             flags.push(("yanked".to_owned(), theme::ERROR));
