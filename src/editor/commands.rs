@@ -581,7 +581,7 @@ impl CommandId {
             CommandId::Duplicate => Spec {
                 id: "arrange.duplicate",
                 label: "Duplicate",
-                tooltip: "Copy the selected nodes and the edges among them beside the originals",
+                tooltip: "Copy the selected nodes and the edges among them below the originals, clear of every card",
                 bindings: const { &[all(Shortcut::command(D))] },
                 places: &[Place::Menu(Arrange, 0), Place::SelectionMenu],
                 enabled: |c| c.nodes_selected > 0,
