@@ -298,6 +298,86 @@ press 504 805
 shot 34-app-reparameterised 1.0
 stop_app
 
+# 18-21. Single node types: a type with many typed ports dragged from the palette's Catalog
+# section inserts one node; its config form flags invalid values with the schema's
+# messages; a wire between ports whose types do not fit is refused, the reason at the pointer.
+mkdir -p "$SCRATCH/router/schemas"
+cat >"$SCRATCH/router/pack.json" <<'JSON'
+{"name": "vendor.demo.routing", "version": "1.0.0", "description": "A node type with many typed ports.",
+ "engines": {"openwop": ">=1.0.0 <2.0.0"}, "runtime": {"language": "javascript", "entry": "dist/index.js"},
+ "nodes": [{"typeId": "vendor.demo.router", "version": "1.0.0", "label": "Router", "category": "logic", "role": "pure",
+            "configSchemaRef": "schemas/config.json", "inputSchemaRef": "schemas/input.json",
+            "outputSchemaRef": "schemas/output.json"}]}
+JSON
+cat >"$SCRATCH/router/schemas/config.json" <<'JSON'
+{"type": "object", "required": ["mode", "fallback"], "additionalProperties": false, "properties": {
+  "mode": {"type": "string", "enum": ["round-robin", "weighted", "first-match"], "description": "How a route is picked"},
+  "weights": {"type": "array", "items": {"type": "number", "minimum": 0}},
+  "maxHops": {"type": "integer", "minimum": 1, "maximum": 16},
+  "target": {"type": "string", "format": "uri"},
+  "fallback": {"type": "object", "required": ["queue"],
+               "properties": {"queue": {"type": "string", "minLength": 1}, "delayMs": {"type": "integer", "minimum": 0}}},
+  "strict": {"type": "boolean", "default": true}}}
+JSON
+cat >"$SCRATCH/router/schemas/input.json" <<'JSON'
+{"type": "object", "additionalProperties": false, "properties": {
+  "text": {"type": "string"}, "score": {"type": "number"}, "count": {"type": "integer"}, "flags": {"type": "array"},
+  "meta": {"type": "object"}, "enabled": {"type": "boolean"}, "when": {"type": "string", "format": "date-time"},
+  "anything": {}}}
+JSON
+cat >"$SCRATCH/router/schemas/output.json" <<'JSON'
+{"type": "object", "additionalProperties": false, "properties": {
+  "routed": {"type": "object"}, "label": {"type": "string"}, "confidence": {"type": "number"},
+  "attempts": {"type": "integer"}, "errors": {"type": "array"}, "ok": {"type": "boolean"}}}
+JSON
+cat >"$SCRATCH/typed.json" <<'JSON'
+{"id": "typed-ports", "name": "Typed ports", "version": "1.0.0",
+ "nodes": [{"id": "classify", "typeId": "vendor.chainsmith.classify", "name": "Classify ticket",
+            "position": {"x": 0, "y": 0}, "config": {"labels": ["billing", "outage"]}, "inputs": {}}],
+ "edges": [], "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+start_app "$SCRATCH/router" "$SCRATCH/typed.json"
+focus
+sleep 1
+click 150 72
+sleep 0.5
+xdotool type --delay 30 "router"
+sleep 0.8
+xdotool mousemove 60 230
+sleep 0.4
+drag 60 230 760 180 hold
+shot 18-drag-node-type
+xdotool mouseup 1
+sleep 1
+shot 19-node-type-many-ports
+click 1195 392
+xdotool type --delay 30 "40"
+sleep 0.8
+click 1270 466
+xdotool type --delay 30 "not a uri"
+xdotool mousemove 700 700
+shot 20-config-form-invalid
+# Onto the classifier's boolean "urgent" output, then a wire to the router's integer "count".
+xdotool mousemove 800 490
+sleep 0.3
+xdotool mousemove 810 480
+sleep 0.5
+xdotool mousedown 1
+sleep 0.3
+# A first small move stays on the port, so the drag starts there and not on the card.
+xdotool mousemove 813 480
+sleep 0.1
+xdotool mousemove 816 480
+sleep 0.1
+for i in $(seq 1 12); do
+    xdotool mousemove $(( 816 + (769 - 816) * i / 12 )) $(( 480 + (259 - 480) * i / 12 ))
+    sleep 0.05
+done
+shot 21-port-incompatible
+xdotool mouseup 1
+sleep 0.5
+stop_app
+
 if [ -z "${CHAINSMITH_BIN:-}" ]; then
     # 14-15. A large workflow: everything in view, then zoomed in around the pointer.
     target/release/examples/frame_time --write "$SCRATCH/large.json" 5000

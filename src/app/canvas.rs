@@ -191,6 +191,9 @@ impl Canvas {
         } else {
             egui::containers::DragPanButtons::PRIMARY | egui::containers::DragPanButtons::MIDDLE
         };
+        // Judged before drawing, so the wire's colour and the note at the pointer agree.
+        let refusal = self.wire_refusal(wf, catalog, ctx.pointer_latest_pos());
+        self.wire_refused = refusal.is_some();
         let mut scene_rect = self.scene_rect;
         let scene = egui::Scene::new().zoom_range(ZOOM_RANGE).drag_pan_buttons(pan_buttons);
         let response = scene
@@ -201,8 +204,6 @@ impl Canvas {
             .response;
         self.scene_rect = scene_rect;
         response.context_menu(|ui| command_ui::context_items(ui, Place::CanvasMenu, commands, os, actions));
-        let refusal = self.wire_refusal(wf, catalog);
-        self.wire_refused = refusal.is_some();
         if let Some(e) = &refusal {
             show_refusal_at_pointer(&ctx, e);
         }
@@ -692,6 +693,10 @@ impl Canvas {
                 }
             }
         }
+        if self.wire.is_some() && ctx.input(|i| i.pointer.any_released()) {
+            // The wire and any refusal beside the pointer were drawn this frame: draw again without them.
+            ctx.request_repaint();
+        }
         if ctx.input(|i| i.pointer.any_released())
             && let Some(w) = self.wire.take()
             && let Some((n, p)) = self.input_port_at(w.end, &positions)
@@ -709,9 +714,10 @@ impl Canvas {
 
     /// Why the wire being dragged cannot connect to the input port under it: the output's
     /// type does not fit the input's (the app refuses the `Connect` for the same reason).
-    fn wire_refusal(&self, wf: &Workflow, catalog: Option<&Catalog>) -> Option<Error> {
+    fn wire_refusal(&self, wf: &Workflow, catalog: Option<&Catalog>, pointer: Option<Pos2>) -> Option<Error> {
         let w = self.wire.as_ref()?;
-        let (n, p) = self.input_port_at(w.end, &self.positions())?;
+        let end = pointer.map_or(w.end, |p| self.screen_to_canvas(p));
+        let (n, p) = self.input_port_at(end, &self.positions())?;
         let (from, to) = (&self.cache.cards[w.from], &self.cache.cards[n]);
         node_type::check_connection(wf, catalog, (&from.id, &from.outputs[w.port]), (&to.id, &to.inputs[p])).err()
     }
@@ -1301,9 +1307,13 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
 /// A refused connection's reason, beside the pointer while the wire is still being dragged.
 fn show_refusal_at_pointer(ctx: &egui::Context, e: &Error) {
     let Some(p) = ctx.pointer_latest_pos() else { return };
+    // Above and to the left of the pointer: over the gap the wire crosses, not over the
+    // target card's port names.
     egui::Area::new(Id::unique("cs-wire-refusal"))
         .order(egui::Order::Tooltip)
-        .fixed_pos(p + vec2(16.0, 16.0))
+        .pivot(Align2::RIGHT_BOTTOM)
+        .fade_in(false)
+        .fixed_pos(p + vec2(-18.0, -18.0))
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
@@ -1319,7 +1329,13 @@ fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
     let c = visible.center();
     let big = FontId::proportional(20.0 / zoom);
     let small = FontId::proportional(13.0 / zoom);
-    painter.text(c, Align2::CENTER_BOTTOM, "Drag a chain tile from the palette here", big, theme::TEXT_DIM);
+    painter.text(
+        c,
+        Align2::CENTER_BOTTOM,
+        "Drag a chain tile or a node type from the palette here",
+        big,
+        theme::TEXT_DIM,
+    );
     let help = "Drag: pan  ·  Shift+drag: box select  ·  Ctrl+wheel or pinch: zoom  ·  F: fit";
     painter.text(c + vec2(0.0, 12.0 / zoom), Align2::CENTER_TOP, help, small, theme::TEXT_DIM);
 }

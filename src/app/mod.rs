@@ -577,6 +577,10 @@ impl App {
     }
 
     fn process(&mut self, ctx: &egui::Context) {
+        if !self.actions.is_empty() {
+            // What the actions change (model, status bar) is drawn by the next frame.
+            ctx.request_repaint();
+        }
         for action in std::mem::take(&mut self.actions) {
             match action {
                 Action::Run(c) => self.run_command(ctx, c),

@@ -483,6 +483,8 @@ fn node_type_tile(ui: &mut Ui, catalog: &Catalog, t: &crate::catalog::NodeType) 
     let frame =
         egui::Frame::new().fill(theme::CARD_BG).stroke(stroke).corner_radius(6.0).inner_margin(6.0).show(ui, |ui| {
             ui.set_width(ui.available_width());
+            // A press on the text starts dragging the tile, not selecting the text.
+            ui.style_mut().interaction.selectable_labels = false;
             ui.horizontal(|ui| {
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if let Some(p) = ports {

@@ -603,8 +603,10 @@ impl Catalog {
     }
 
     /// The same checks over a whole workflow, as the editor's problems bar shows them:
-    /// node configs against their type's schema, and edges naming a port (explicitly) that
-    /// their node's type does not have. Pointers address the exported workflow.
+    /// node configs against their type's schema, edges naming a port (explicitly) that
+    /// their node's type does not have, and edges whose output port's type does not fit
+    /// their input port's ([`Catalog::check_connection`]). Pointers address the exported
+    /// workflow.
     pub fn check_workflow(&self, wf: &Workflow) -> Vec<Finding> {
         let mut out = Vec::new();
         let empty = Value::Object(Map::new());
@@ -627,6 +629,17 @@ impl Catalog {
         for (j, ix) in wf.edges_in_order().into_iter().enumerate() {
             let edge = &wf.graph[ix];
             let (source, target) = wf.graph.edge_endpoints(ix).expect("a live edge has endpoints");
+            let ends =
+                ((wf.graph[source].type_id(), edge.source_port()), (wf.graph[target].type_id(), edge.target_port()));
+            if let Err(e) = self.check_connection(ends.0, ends.1) {
+                // Edges drawn elsewhere (another tool, a hand edit) are flagged; the editor refuses new ones.
+                let mut f = Finding::warning(code::EDGE_PORT_INCOMPATIBLE, format!("/edges/{j}"), e.message)
+                    .with("edgeId", edge.id())
+                    .with("sourceNodeId", edge.source())
+                    .with("targetNodeId", edge.target());
+                f.details.extend(e.details);
+                out.push(f);
+            }
             for (key, node, outgoing) in [("sourceOutput", source, true), ("targetInput", target, false)] {
                 let Some(port) = edge.json.get(key).and_then(Value::as_str) else { continue };
                 let type_id = wf.graph[node].type_id();
@@ -787,6 +800,15 @@ mod tests {
         assert!(cat.check_connection(("x.int", "v"), ("x.num", "v")).is_ok());
         let e = cat.check_connection(("x.num", "v"), ("x.int", "v")).unwrap_err();
         assert_eq!(e.message, "output \"v\" gives number, but input \"v\" takes integer");
+        // Edges already in a workflow are flagged in its problems.
+        let wf = Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": [
+            {"id": "i", "typeId": "x.int"}, {"id": "n", "typeId": "x.num"}],
+          "edges": [
+            {"id": "widen", "sourceNodeId": "i", "sourceOutput": "v", "targetNodeId": "n", "targetInput": "v"},
+            {"id": "narrow", "sourceNodeId": "n", "sourceOutput": "v", "targetNodeId": "i", "targetInput": "v"}]}))
+        .unwrap();
+        let found: Vec<(&str, String)> = cat.check_workflow(&wf).into_iter().map(|f| (f.code, f.pointer)).collect();
+        assert_eq!(found, [(code::EDGE_PORT_INCOMPATIBLE, "/edges/1".to_owned())]);
     }
 
     /// A node pack folder with one typed node and its schema files.
