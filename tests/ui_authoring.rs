@@ -283,6 +283,30 @@ fn make_parameter_from_a_config_form_field_label() {
 }
 
 #[test]
+fn make_parameter_is_in_the_node_context_menu_and_lists_the_node_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![workflow(dir.path())], Script::default());
+    let card = h.get(By::new().label_contains("(fetch)").role(Role::Button)).rect().center();
+    let card = h.state().canvas_to_screen(card);
+    h.hover_at(card);
+    h.run_steps(2);
+    for pressed in [true, false] {
+        let button = egui::PointerButton::Secondary;
+        h.event(egui::Event::PointerButton { pos: card, button, pressed, modifiers: Modifiers::NONE });
+    }
+    h.run();
+    assert_eq!(h.state().selected_nodes(), ["fetch"], "the right-click selects the node");
+    h.get_by_label_contains("Make parameter…").click();
+    h.run();
+    assert!(h.query_by_label("Extract as chain").is_some(), "a draft chain for the node");
+    for value in ["fetch /config/url", "fetch /config/retries"] {
+        let row = h.get(By::new().label(value).role(Role::CheckBox));
+        assert_eq!(row.accesskit_node().toggled(), Some(egui::accesskit::Toggled::False), "{value} to tick");
+    }
+    assert!(h.query(By::new().label("append /config/sheet").role(Role::CheckBox)).is_none());
+}
+
+#[test]
 fn pack_view_schema_edits_update_the_preview_undo_save_sign_and_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let script = Script::default();
@@ -325,6 +349,15 @@ fn pack_view_schema_edits_update_the_preview_undo_save_sign_and_reopen() {
     type_into(&mut h, "title", "Attempts");
     commit(&mut h);
     assert!(h.query_by_label("Attempts").is_some(), "the preview labels the field with its title");
+
+    // Dependencies from the loaded node packs that provide the chain's typeIds.
+    button(&h, "Compute from catalog").click();
+    h.run();
+    let nodes = h.state().packs().iter().find(|p| p.name() == "vendor.chainsmith.nodes").unwrap().version().to_owned();
+    let range = format!("^{nodes}");
+    let pack = h.state().packs().iter().find(|p| p.chain("vendor.test.fetch-log").is_some()).unwrap();
+    assert_eq!(pack.manifest["dependencies"], json!({"vendor.chainsmith.nodes": range}));
+    assert!(h.query_by_label(&format!("vendor.chainsmith.nodes {range}")).is_some(), "the view lists it");
 
     // Save (the file dialog answers), then sign with a key picked through the same dialogs.
     let pack_dir = dir.path().join("fetch-pack");

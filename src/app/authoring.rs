@@ -8,6 +8,7 @@ use super::form::FormSession;
 use super::pack_view::{PackView, ViewOp};
 use super::{Action, palette, theme};
 use crate::author::{PackDraft, Promotion};
+use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::pack_doc::PackDocument;
@@ -179,6 +180,15 @@ impl Authoring {
         }
     }
 
+    /// "Make parameter…" on a node without a value picked: its values are listed to tick in
+    /// the extract dialog (the open one, with the node added, or a new draft for the node).
+    pub fn make_parameter_of(&mut self, wf: &Workflow, node: &str) {
+        match &mut self.extract {
+            Some(d) => d.form.add_node(wf, node),
+            None => self.open_extract(wf, vec![node.to_owned()]),
+        }
+    }
+
     /// The document editing `packs[i]`, opened on first use.
     fn doc_for(&mut self, packs: &[Pack], i: usize) -> Result<usize, Error> {
         let pack = packs.get(i).ok_or_else(|| Error::new(code::INVALID_REQUEST, "that pack is no longer loaded"))?;
@@ -222,18 +232,25 @@ impl Authoring {
     }
 
     /// Draw the authoring windows and apply what they ask for.
-    pub fn show(&mut self, ctx: &egui::Context, packs: &[Pack], wf: &Workflow, actions: &mut Vec<Action>) {
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        packs: &[Pack],
+        catalog: Option<&Catalog>,
+        wf: &Workflow,
+        actions: &mut Vec<Action>,
+    ) {
         self.extract_window(ctx, packs, wf);
         self.make_window(ctx, wf);
         self.quit_question(ctx, actions);
         let mut ops = Vec::new();
         self.view.show(ctx, &self.docs, packs, &mut ops);
         for op in ops {
-            self.run(op, packs, actions);
+            self.run(op, packs, catalog, actions);
         }
     }
 
-    fn run(&mut self, op: ViewOp, packs: &[Pack], actions: &mut Vec<Action>) {
+    fn run(&mut self, op: ViewOp, packs: &[Pack], catalog: Option<&Catalog>, actions: &mut Vec<Action>) {
         match op {
             ViewOp::Command(d, cmd) => {
                 if let Some(open) = self.docs.get_mut(d)
@@ -250,6 +267,30 @@ impl Authoring {
             ViewOp::Redo(d) => {
                 if let Some(label) = self.docs.get_mut(d).and_then(|o| o.doc.redo()) {
                     self.notes.push(Note::Status(format!("Redid {label}")));
+                }
+            }
+            ViewOp::Dependencies(d) => {
+                let Some(open) = self.docs.get_mut(d) else { return };
+                let Some(catalog) = catalog else {
+                    self.notes.push(Note::Error(Error::new(
+                        code::INVALID_REQUEST,
+                        "no node packs are loaded: open the node packs that provide the chains' typeIds first",
+                    )));
+                    return;
+                };
+                match open.doc.set_dependencies(catalog) {
+                    Ok(unresolved) if unresolved.is_empty() => {
+                        self.notes.push(Note::Status("Dependencies computed from the catalog".into()))
+                    }
+                    Ok(unresolved) => {
+                        let types: Vec<&str> =
+                            unresolved.iter().filter_map(|f| f.details.get("typeId").and_then(Value::as_str)).collect();
+                        self.notes.push(Note::Status(format!(
+                            "Dependencies computed; no catalogued node pack provides {}",
+                            types.join(", ")
+                        )));
+                    }
+                    Err(e) => self.notes.push(Note::Error(e)),
                 }
             }
             ViewOp::Edit(i) => match self.doc_for(packs, i) {
@@ -281,12 +322,29 @@ impl Authoring {
         }
     }
 
+    /// Packs were loaded again from their files: documents without unsaved edits follow them;
+    /// those with unsaved edits keep them and their version stays in the palette.
+    pub fn reloaded(&mut self, packs: &[Pack]) {
+        for open in &mut self.docs {
+            let Some(pack) = packs.iter().find(|p| p.source == open.source) else { continue };
+            if open.doc.reloaded(pack) {
+                open.synced = Some(open.doc.revision());
+            } else {
+                open.synced = None;
+                self.notes.push(Note::Status(format!(
+                    "{} has unsaved edits in the pack view: they are kept (save or undo them there)",
+                    open.doc.draft().name()
+                )));
+            }
+        }
+    }
+
     /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
     /// over the pack view.
     pub fn undo_under_pointer(&mut self, ctx: &egui::Context, redo: bool, packs: &[Pack]) -> bool {
         let Some(d) = self.view.undo_target(ctx) else { return false };
         let op = if redo { ViewOp::Redo(d) } else { ViewOp::Undo(d) };
-        self.run(op, packs, &mut Vec::new());
+        self.run(op, packs, None, &mut Vec::new());
         true
     }
 

@@ -505,7 +505,8 @@ impl Fields {
         let label = if field.description.is_empty() { label } else { label.on_hover_text(&field.description) };
         if self.offer_promotion {
             label.context_menu(|ui| {
-                if ui.button("Make parameter…").clicked() {
+                let spec = crate::editor::commands::CommandId::MakeParameter.spec();
+                if ui.button(spec.label).on_hover_text(spec.tooltip).clicked() {
                     self.promoted = Some(field.pointer.clone());
                     ui.close();
                 }

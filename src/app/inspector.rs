@@ -455,7 +455,8 @@ impl Inspector {
                 && promotable
             {
                 r.context_menu(|ui| {
-                    if ui.button("Make parameter…").clicked() {
+                    let spec = CommandId::MakeParameter.spec();
+                    if ui.button(spec.label).on_hover_text(spec.tooltip).clicked() {
                         self.make_param = Some((id.clone(), format!("/{member}{pointer}")));
                         ui.close();
                     }

@@ -411,7 +411,8 @@ impl App {
         command_ui::shortcut_help(&ctx, &mut self.shortcut_help, os);
         self.registry_window(&ctx);
         self.app_reparam.show(&ctx, &mut self.actions);
-        self.authoring.show(&ctx, &self.packs, self.doc.workflow(), &mut self.actions);
+        let catalog = self.trust.catalog.as_ref();
+        self.authoring.show(&ctx, &self.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.child_window.show(&ctx, &mut self.actions);
         if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
             self.answered(purpose, chosen);
@@ -727,6 +728,11 @@ impl App {
                 let nodes = self.selected_nodes();
                 self.authoring.open_extract(self.doc.workflow(), nodes);
             }
+            CommandId::MakeParameter => {
+                if let [node] = self.selected_nodes().as_slice() {
+                    self.authoring.make_parameter_of(self.doc.workflow(), node);
+                }
+            }
             CommandId::Settings => self.trust_window.open = true,
             CommandId::Tidy
             | CommandId::AlignLeft
@@ -920,6 +926,8 @@ impl App {
                         self.problems.error(e.clone());
                     }
                     self.failures.extend(out.failures);
+                    // Packs open in the pack view follow their files unless edited since.
+                    self.authoring.reloaded(&out.packs);
                     self.add_packs(out.packs);
                     self.problems.status(format!("Loaded {n} pack(s) from {}", path.display()));
                     self.settings.remember(path);

@@ -24,6 +24,8 @@ pub enum ViewOp {
     Sign(usize),
     /// Open `packs[i]` for editing.
     Edit(usize),
+    /// Declare `dependencies` from the catalog's node packs.
+    Dependencies(usize),
     NewPack,
 }
 
@@ -240,6 +242,29 @@ impl PackView {
                 ops.push(ViewOp::Command(d, PackCommand::SetMember { key: "keywords".into(), value }));
             }
             ui.end_row();
+            ui.label("dependencies");
+            ui.horizontal_wrapped(|ui| {
+                match m.get("dependencies").and_then(Value::as_object) {
+                    Some(deps) if !deps.is_empty() => {
+                        for (name, range) in deps {
+                            ui.label(
+                                RichText::new(format!("{name} {}", range.as_str().unwrap_or("?"))).monospace().small(),
+                            );
+                        }
+                    }
+                    _ => {
+                        ui.label(RichText::new("none").small().color(theme::TEXT_DIM));
+                    }
+                }
+                let compute = ui.small_button("Compute from catalog");
+                if compute
+                    .on_hover_text("The node packs providing the chains' typeIds, at ^ their loaded version")
+                    .clicked()
+                {
+                    ops.push(ViewOp::Dependencies(d));
+                }
+            });
+            ui.end_row();
         });
     }
 
@@ -297,6 +322,21 @@ impl PackView {
                 }
                 ui.end_row();
             }
+            let caps: Vec<&str> = chain
+                .get("capabilities")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(v) = self.text(ui, &format!("{d}:{i}:c:capabilities"), "capabilities", &caps.join(", ")) {
+                let list: Vec<Value> =
+                    v.split(',').map(str::trim).filter(|c| !c.is_empty()).map(|c| json!(c)).collect();
+                let value = (!list.is_empty()).then_some(Value::Array(list));
+                ops.push(ViewOp::Command(
+                    d,
+                    PackCommand::SetChainMember { chain: i, key: "capabilities".into(), value },
+                ));
+            }
+            ui.end_row();
             ui.label("internal");
             let mut internal = chain.get("internal").and_then(Value::as_bool).unwrap_or(false);
             if ui.checkbox(&mut internal, "hidden from the palette unless asked for").changed() {

@@ -305,6 +305,7 @@ command_ids! {
     RemoveInstance,
     ReparamApp,
     ExtractChain,
+    MakeParameter,
     Settings,
     Tidy,
     Duplicate,
@@ -567,6 +568,15 @@ impl CommandId {
                 tooltip: "Make a chain tile from the selected nodes",
                 places: &[Place::Menu(Edit, 4), Place::SelectionMenu],
                 enabled: |c| c.nodes_selected > 0,
+                ..base
+            },
+            CommandId::MakeParameter => Spec {
+                id: "edit.make_parameter",
+                label: "Make parameter…",
+                tooltip: "Turn a value of the selected node into a parameter: of the chain being extracted, of the \
+                          chain it went into, or of a new draft chain (right-click a value in the inspector to pick it)",
+                places: &[Place::SelectionMenu],
+                enabled: |c| c.nodes_selected == 1 && !c.form_open,
                 ..base
             },
             CommandId::Tidy => Spec {

@@ -113,13 +113,19 @@ impl ExtractForm {
         self.stale = true;
     }
 
+    /// Add workflow node `node` to the nodes to extract (kept in file order).
+    pub fn add_node(&mut self, wf: &Workflow, node: &str) {
+        if !self.nodes.iter().any(|n| n == node) {
+            self.nodes.push(node.to_owned());
+            self.nodes.sort_by_key(|id| wf.node(id).map_or(u64::MAX, |ix| wf.graph[ix].seq));
+            self.find_rows(wf);
+        }
+    }
+
     /// Tick the value at `pointer` (inside the node) of workflow node `node`, adding the
     /// node to the selection first when it is not in it. Returns the row's index.
     pub fn check_value(&mut self, wf: &Workflow, node: &str, pointer: &str) -> Option<usize> {
-        if !self.nodes.iter().any(|n| n == node) {
-            self.nodes.push(node.to_owned());
-            self.find_rows(wf);
-        }
+        self.add_node(wf, node);
         let i = self.rows.iter().position(|r| r.node == node && r.candidate.pointer == pointer)?;
         self.rows[i].checked = true;
         self.stale = true;
@@ -253,6 +259,9 @@ mod tests {
         assert_eq!(f.nodes, ["fetch", "log"]);
         assert!(f.rows[i].checked && f.rows[1].checked);
         assert_eq!(f.request().params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["retries", "level"]);
+        f.add_node(&w, "in");
+        assert_eq!(f.nodes, ["in", "fetch", "log"], "file order");
+        assert_eq!(f.rows.iter().filter(|r| r.checked).count(), 2, "ticks survive a node added");
         assert_eq!(f.check_value(&w, "log", "/config/nope"), None);
     }
 
@@ -273,6 +282,27 @@ mod tests {
         f.refresh(&w, None);
         let err = f.preview().unwrap().as_ref().unwrap_err();
         assert!(err.message.contains("must be equal"), "{err:?}");
+    }
+
+    #[test]
+    fn the_preview_runs_against_the_target_pack() {
+        let w = wf();
+        let mut f = ExtractForm::new(&w, vec!["fetch".into()]);
+        f.chain_id = "acme.fetch".into();
+        f.touch();
+        f.refresh(&w, None);
+        let mut chain = f.preview().unwrap().as_ref().unwrap().chain.raw.clone();
+        chain["description"] = json!("written by hand");
+        let mut target = ExtractForm::new_pack("vendor.acme.tiles", "1.0.0");
+        target.apply(crate::author::PackEdit::InsertChain { index: 0, chain }).unwrap();
+        f.target = PackTarget::Loaded(3);
+        f.label = "Fetch again".into();
+        f.touch();
+        f.refresh(&w, Some(&target));
+        let p = f.preview().unwrap().as_ref().unwrap();
+        assert_eq!((p.chain.index, p.chain.label()), (0, "Fetch again"), "replaced in place");
+        assert_eq!(p.chain.description(), "written by hand", "what extraction cannot know is kept");
+        assert_eq!(target.chains()[0]["label"], "Fetch feed", "the target itself is not changed");
     }
 
     #[test]

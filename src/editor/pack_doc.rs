@@ -173,6 +173,34 @@ impl PackDocument {
         Ok(extracted)
     }
 
+    /// Declare `dependencies` from the catalog packs that provide the chains' typeIds, as
+    /// one undo step; returns the typeIds no catalogued pack provides (as findings).
+    pub fn set_dependencies(&mut self, catalog: &crate::catalog::Catalog) -> Result<Vec<crate::error::Finding>> {
+        let mut scratch = self.draft.clone();
+        let (_, unresolved) = scratch.set_dependencies(catalog)?;
+        let value = scratch.manifest().get("dependencies").cloned();
+        self.record(
+            "Compute dependencies".to_owned(),
+            vec![PackEdit::SetMember { key: "dependencies".into(), value }],
+        )?;
+        Ok(unresolved)
+    }
+
+    /// The pack was loaded again from its file: a document without unsaved edits follows
+    /// the file (a fresh history); one with unsaved edits keeps them. Returns whether it followed.
+    pub fn reloaded(&mut self, pack: &Pack) -> bool {
+        if self.is_dirty() {
+            return false;
+        }
+        match PackDraft::from_pack(pack, self.draft.path().map(Path::to_path_buf)) {
+            Ok(draft) => {
+                *self = PackDocument::new(draft);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Apply `edits` in order as one step; on a refusal the ones applied are undone.
     fn record(&mut self, label: String, edits: Vec<PackEdit>) -> Result<()> {
         let mut inverse = Vec::with_capacity(edits.len());
@@ -407,6 +435,51 @@ mod tests {
         assert!(doc.is_dirty());
         doc.redo();
         assert!(!doc.is_dirty(), "back at the saved state");
+    }
+
+    #[test]
+    fn dependencies_are_one_undoable_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let node_pack = json!({"name": "vendor.acme.nodes", "version": "2.3.0", "engines": {"openwop": ">=1.0.0"},
+            "runtime": {"language": "javascript", "entry": "x.js"},
+            "nodes": [{"typeId": "vendor.acme.fetch", "version": "1.0.0", "category": "data", "role": "pure"}]});
+        std::fs::write(dir.path().join("pack.json"), node_pack.to_string()).unwrap();
+        let catalog = crate::catalog::Catalog::load(&[dir.path()]);
+        let wf = Workflow::from_json(json!({"nodes": [
+            {"id": "a", "typeId": "vendor.acme.fetch"}, {"id": "b", "typeId": "vendor.other.thing"},
+            {"id": "c", "typeId": "core.log"}]}))
+        .unwrap();
+        let mut doc = new_doc();
+        let req = ExtractRequest { chain: ChainInfo::new("acme.deps", "Deps"), ..Default::default() };
+        doc.extract(&wf, &req).unwrap();
+        let unresolved = doc.set_dependencies(&catalog).unwrap();
+        let types: Vec<&str> = unresolved.iter().map(|f| f.details["typeId"].as_str().unwrap()).collect();
+        assert_eq!(types, ["vendor.other.thing"], "core types need no pack");
+        assert_eq!(doc.undo_label(), Some("Compute dependencies"));
+        let deps = doc.draft().manifest().get("dependencies").cloned();
+        assert_eq!(deps, Some(json!({"vendor.acme.nodes": "^2.3.0"})));
+        doc.undo();
+        assert!(doc.draft().manifest().get("dependencies").is_none());
+        doc.redo();
+        assert_eq!(doc.draft().manifest().get("dependencies").cloned(), deps);
+    }
+
+    #[test]
+    fn a_clean_document_follows_its_file_and_a_dirty_one_keeps_its_edits() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut doc = new_doc();
+        doc.extract(&workflow(), &request()).unwrap();
+        let file = doc.save(dir.path()).unwrap();
+        let mut on_disk = PackDraft::open(&file).unwrap();
+        on_disk.apply(PackEdit::SetMember { key: "license".into(), value: Some(json!("MIT")) }).unwrap();
+        on_disk.save(&file).unwrap();
+        let loaded = crate::pack::load_file(&file, Default::default()).unwrap();
+        assert!(doc.reloaded(&loaded));
+        assert_eq!(doc.draft().manifest()["license"], "MIT");
+        assert!(!doc.can_undo() && !doc.is_dirty());
+        doc.apply(PackCommand::SetMember { key: "license".into(), value: Some(json!("Apache-2.0")) }).unwrap();
+        assert!(!doc.reloaded(&loaded));
+        assert_eq!(doc.draft().manifest()["license"], "Apache-2.0");
     }
 
     #[test]
