@@ -240,13 +240,14 @@ press 29 326
 xdotool mousemove 1300 600
 shot 16-extract-dialog 1.5
 press 59 607
+# View → Pack view (the last entry of the View menu).
 press 153 12
-press 174 166
-press 482 305
-press 677 399
+press 174 302
+press 482 333
+press 677 427
 xdotool type --delay 40 "Attempts"
 sleep 0.5; xdotool key Return; sleep 1
-press 677 568
+press 677 596
 xdotool type --delay 40 "5"
 sleep 0.5; xdotool key Return; sleep 1
 xdotool mousemove 1300 600
