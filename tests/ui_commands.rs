@@ -203,3 +203,175 @@ fn alternative_shortcuts_run_their_commands() {
         assert_eq!(h.state().workflow().node_count(), 0, "Ctrl+Y redid the delete");
     }
 }
+
+/// Type text as the keyboard does, into whatever has the focus.
+fn type_text(h: &mut Harness<'_, App>, text: &str) {
+    h.event(egui::Event::Text(text.to_owned()));
+    h.run();
+}
+
+fn press(h: &mut Harness<'_, App>, key: Key) {
+    h.key_press(key);
+    h.run();
+}
+
+fn finder_open(h: &Harness<'_, App>) -> bool {
+    h.query(By::new().role(Role::SearchInput).label_contains("chains and node types")).is_some()
+}
+
+/// Fill the Triage queue form from the keyboard: the focus is in its first field (Queue).
+fn fill_triage_form_by_keyboard(h: &mut Harness<'_, App>) {
+    assert!(h.state().form_is_open(), "the chain's parameter form opened");
+    type_text(h, "billing");
+    press(h, Key::Enter);
+    assert!(!h.state().form_is_open(), "Enter in the field inserted: {:?}", h.state().last_error());
+}
+
+#[test]
+fn palette_search_then_enter_runs_commands_and_inserts_chains_and_node_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    // A command: fuzzy letters of "Select all".
+    h.key_press_modifiers(Modifiers::COMMAND, Key::K);
+    h.run();
+    assert!(finder_open(&h), "Ctrl+K opens the palette");
+    type_text(&mut h, "selal");
+    press(&mut h, Key::Enter);
+    assert!(!finder_open(&h));
+    assert_eq!(h.state().selected_nodes(), ["finish", "start"]);
+    press(&mut h, Key::Escape);
+    assert!(h.state().selected_nodes().is_empty());
+
+    // A chain: Ctrl+Shift+P, arrow down past nothing, Enter opens its form, the keyboard fills it.
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::P);
+    h.run();
+    assert!(finder_open(&h), "Ctrl+Shift+P opens the palette too");
+    type_text(&mut h, "triage queue");
+    press(&mut h, Key::Enter);
+    fill_triage_form_by_keyboard(&mut h);
+    let wf = h.state().workflow();
+    assert_eq!(wf.instances().len(), 1);
+    assert_eq!(wf.node_count(), 2 + 4, "the Triage queue chain's four nodes");
+
+    // A node type of the catalog.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::K);
+    h.run();
+    type_text(&mut h, "http request");
+    press(&mut h, Key::Enter);
+    let wf = h.state().workflow();
+    assert_eq!(wf.node_count(), 7);
+    assert!(wf.graph.node_weights().any(|n| n.type_id() == "vendor.chainsmith.http-request"));
+}
+
+#[test]
+fn palette_arrows_move_the_choice_and_esc_closes() {
+    let mut h = start(Vec::new());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::K);
+    h.run();
+    // With nothing typed every enabled command is listed in registry order: New first.
+    let selected = |h: &Harness<'_, App>| {
+        h.query_all(By::new().role(Role::Button))
+            .find(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+            .and_then(|n| n.accesskit_node().label())
+    };
+    assert_eq!(selected(&h).as_deref(), Some(CommandId::New.spec().label));
+    press(&mut h, Key::ArrowDown);
+    assert_eq!(selected(&h).as_deref(), Some(CommandId::Open.spec().label));
+    press(&mut h, Key::ArrowUp);
+    assert_eq!(selected(&h).as_deref(), Some(CommandId::New.spec().label));
+    press(&mut h, Key::Escape);
+    assert!(!finder_open(&h));
+}
+
+#[test]
+fn quick_add_on_canvas_with_the_keyboard_only_through_the_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    // Tab with the pointer over empty canvas: quick-add there; type, Enter, fill, Enter.
+    let spot = egui::pos2(300.0, 400.0);
+    h.hover_at(h.state().canvas_to_screen(spot));
+    h.run();
+    press(&mut h, Key::Tab);
+    assert!(finder_open(&h), "Tab opens quick-add");
+    type_text(&mut h, "triage");
+    press(&mut h, Key::Enter);
+    let at = h.state().pending_insert_point().expect("the form inserts at the quick-add point");
+    assert!((at.0 - 300.0).abs() <= 20.0 && (at.1 - 400.0).abs() <= 20.0, "{at:?}");
+    fill_triage_form_by_keyboard(&mut h);
+    let wf = h.state().workflow();
+    let inst = wf.instances().into_iter().next().expect("an inserted instance");
+    assert_eq!(inst.chain_id, "support.triage");
+    // Unwired: the parent edge is untouched.
+    assert!(wf.graph.edge_weights().any(|e| e.id() == "go"));
+}
+
+#[test]
+fn quick_add_with_an_edge_selected_splices_into_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    // Select the edge start → finish by clicking its middle.
+    let port = |h: &Harness<'_, App>, name: &str| {
+        let r = h.get(By::new().label_contains(name).role(Role::Button)).rect();
+        h.state().canvas_to_screen(r.center())
+    };
+    let mid = port(&h, "Output output of start").lerp(port(&h, "Input input of finish"), 0.5);
+    h.hover_at(mid);
+    h.run();
+    for pressed in [true, false] {
+        let button = egui::PointerButton::Primary;
+        h.event(egui::Event::PointerButton { pos: mid, button, pressed, modifiers: Modifiers::NONE });
+    }
+    h.run();
+    press(&mut h, Key::Space);
+    assert!(finder_open(&h), "Space opens quick-add");
+    type_text(&mut h, "triage");
+    press(&mut h, Key::Enter);
+    assert!(h.query_by_label_contains("spliced between start ➡ finish").is_some(), "the form splices");
+    fill_triage_form_by_keyboard(&mut h);
+    let wf = h.state().workflow();
+    assert!(!wf.graph.edge_weights().any(|e| e.id() == "go"), "the selected edge was replaced");
+    assert!(wf.graph.edge_weights().any(|e| e.source() == "start"));
+    assert!(wf.graph.edge_weights().any(|e| e.target() == "finish"));
+}
+
+#[test]
+fn quick_add_with_a_node_selected_adds_a_node_type_downstream_and_wires_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    let start_card = h.get(By::new().label_contains("(start)").role(Role::Button)).rect().center();
+    let p = h.state().canvas_to_screen(start_card);
+    h.hover_at(p);
+    h.run();
+    for pressed in [true, false] {
+        let button = egui::PointerButton::Primary;
+        h.event(egui::Event::PointerButton { pos: p, button, pressed, modifiers: Modifiers::NONE });
+    }
+    h.run();
+    assert_eq!(h.state().selected_nodes(), ["start"]);
+    press(&mut h, Key::Tab);
+    type_text(&mut h, "classify");
+    press(&mut h, Key::Enter);
+    let wf = h.state().workflow();
+    let new = wf.graph.node_weights().find(|n| n.type_id() == "vendor.chainsmith.classify").expect("inserted");
+    assert!(wf.graph.edge_weights().any(|e| e.source() == "start" && e.target() == new.id()), "wired from start");
+    assert!(new.position().0 > 220.0, "downstream: right of the start card");
+}
+
+#[test]
+fn double_click_on_empty_canvas_opens_quick_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    let p = h.state().canvas_to_screen(egui::pos2(300.0, 400.0));
+    h.hover_at(p);
+    h.run();
+    for _ in 0..2 {
+        for pressed in [true, false] {
+            let button = egui::PointerButton::Primary;
+            h.event(egui::Event::PointerButton { pos: p, button, pressed, modifiers: Modifiers::NONE });
+        }
+    }
+    h.run();
+    assert!(finder_open(&h));
+    press(&mut h, Key::Escape);
+    assert!(!finder_open(&h));
+}

@@ -68,6 +68,8 @@ pub struct CanvasCtx<'a> {
 pub struct Canvas {
     /// The part of the canvas in view (Scene's own state).
     pub scene_rect: Rect,
+    /// Where the open context menu of empty canvas was opened (screen points).
+    menu_origin: Option<Pos2>,
     pub snap: bool,
     pub minimap: bool,
     cache: ViewCache,
@@ -116,6 +118,7 @@ impl Canvas {
     pub fn new(scene_rect: Option<Rect>, snap: bool, minimap: bool) -> Self {
         Self {
             scene_rect: scene_rect.unwrap_or(Rect::NOTHING),
+            menu_origin: None,
             snap,
             minimap,
             cache: ViewCache::default(),
@@ -129,6 +132,12 @@ impl Canvas {
             wire_refused: false,
             last_pass: Duration::ZERO,
         }
+    }
+
+    /// Where quick-add should open: where the canvas context menu was opened while it is
+    /// open, else at the pointer when it is over the canvas, else in the middle of the canvas.
+    pub fn quick_add_origin(&self, pointer: Option<Pos2>) -> Pos2 {
+        self.menu_origin.or(pointer.filter(|p| self.outer.contains(*p))).unwrap_or(self.outer.center())
     }
 
     /// Frame every node (and the preview) on the next frame.
@@ -203,7 +212,14 @@ impl Canvas {
             })
             .response;
         self.scene_rect = scene_rect;
-        response.context_menu(|ui| command_ui::context_items(ui, Place::CanvasMenu, commands, os, actions));
+        // "Add here…" adds where the menu was opened, not where its item is clicked.
+        if response.secondary_clicked() {
+            self.menu_origin = ctx.pointer_latest_pos();
+        }
+        let menu = response.context_menu(|ui| command_ui::context_items(ui, Place::CanvasMenu, commands, os, actions));
+        if menu.is_none() && !response.secondary_clicked() {
+            self.menu_origin = None;
+        }
         if let Some(e) = &refusal {
             show_refusal_at_pointer(&ctx, e);
         }
@@ -670,6 +686,14 @@ impl Canvas {
                 None if !(mods.shift || mods.command) => selection.clear(),
                 None => {}
             }
+        }
+        // A double-click on empty canvas opens quick-add there (the first click cleared the
+        // selection, so it inserts unwired).
+        if resp.double_clicked()
+            && let Some(p) = pointer
+            && self.edge_at(self.screen_to_canvas(p), 6.0 / self.zoom().max(0.05), Some(&positions)).is_none()
+        {
+            actions.push(Action::Run(CommandId::QuickAdd));
         }
         if resp.drag_started_by(PointerButton::Primary) && mods.shift {
             let origin = ctx.input(|i| i.pointer.press_origin()).unwrap_or_default();

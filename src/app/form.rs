@@ -72,6 +72,8 @@ pub struct Fields {
     pub offer_promotion: bool,
     /// The field whose "Make parameter…" was chosen, until the owner takes it.
     promoted: Option<String>,
+    /// Enter was pressed in a one-line field this frame (the owner submits).
+    entered: bool,
 }
 
 /// The docked form's height when it first opens (the user may drag its edge).
@@ -96,12 +98,13 @@ impl FormSession {
     ) -> Self {
         let form = Form::from_schema(chain.parameters());
         let values = values.unwrap_or_else(|| form.initial_values());
+        let fields = Fields::new(form, values);
         Self {
             pack,
             chain_id: chain.chain_id().to_owned(),
             mode,
             expansion_id,
-            fields: Fields::new(form, values),
+            fields,
             refusal: None,
             blocked: None,
             expansion: None,
@@ -117,6 +120,11 @@ impl FormSession {
     /// The values to expand with.
     pub fn values(&self) -> &Map<String, Value> {
         self.fields.values()
+    }
+
+    /// Start with the keyboard in the first field (a form the user is about to fill in).
+    pub fn focus_first_field(&mut self) {
+        self.fields.focus_first();
     }
 
     pub fn is_valid(&self) -> bool {
@@ -283,7 +291,7 @@ impl FormSession {
                 if ui.button("Cancel").clicked() {
                     event = Some(FormEvent::Cancel);
                 }
-                ui.label(RichText::new("Ctrl+Enter inserts · Esc cancels").small().color(theme::TEXT_DIM));
+                ui.label(RichText::new("Enter confirms · Tab moves · Esc cancels").small().color(theme::TEXT_DIM));
             });
             ui.add_space(2.0);
         });
@@ -320,7 +328,11 @@ impl FormSession {
                 });
         });
         let ctx = ui.ctx();
-        if ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
+        // Enter in a one-line field, or with nothing focused, confirms; Ctrl+Enter anywhere.
+        let entered = self.fields.take_entered()
+            || (!ctx.egui_wants_keyboard_input()
+                && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter)));
+        if entered || ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
             if self.is_valid() {
                 event = Some(FormEvent::Submit);
             } else {
@@ -387,7 +399,28 @@ impl Fields {
             stale: true,
             offer_promotion: false,
             promoted: None,
+            entered: false,
         }
+    }
+
+    /// Put the keyboard focus in the first field (into objects, to their first member), so
+    /// the form is filled in from the keyboard alone.
+    pub fn focus_first(&mut self) {
+        let mut fields = &self.form.fields;
+        while let Some(first) = fields.first() {
+            match &first.kind {
+                FieldKind::Object(children) if !children.is_empty() => fields = children,
+                _ => {
+                    self.focus = Some(first.pointer.clone());
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Whether Enter was pressed in a one-line field since the last call.
+    pub fn take_entered(&mut self) -> bool {
+        std::mem::take(&mut self.entered)
     }
 
     /// The pointer of the field whose "Make parameter…" was chosen, once.
@@ -522,6 +555,10 @@ impl Fields {
         if let Some(r) = &response {
             if r.changed() || r.lost_focus() {
                 self.touched.insert(field.pointer.clone());
+            }
+            // A one-line field gives up the focus on Enter: that is the form's "confirm".
+            if r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                self.entered = true;
             }
             if !shown_errors.is_empty() {
                 ui.painter().rect_stroke(r.rect.expand(2.0), 4.0, Stroke::new(1.5, theme::ERROR), StrokeKind::Outside);

@@ -279,7 +279,7 @@ impl Inspector {
                 actions.extend(set("targetInput", value));
             }
             ui.end_row();
-            ui.label("triggerRule");
+            let trigger_label = ui.label("triggerRule").id;
             let current = edge.trigger_rule();
             egui::ComboBox::from_id_salt(("cs-trigger", seq))
                 .selected_text(current.unwrap_or("all_success (default)"))
@@ -292,7 +292,9 @@ impl Inspector {
                             actions.extend(set("triggerRule", Some(Value::String(rule.to_owned()))));
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(trigger_label);
             ui.end_row();
             let label_id = ui.label("label").id;
             let label = edge.json.get("label").and_then(Value::as_str).unwrap_or_default();

@@ -12,6 +12,7 @@ mod canvas;
 mod child_view;
 mod command_ui;
 mod dialogs;
+mod finder;
 mod form;
 mod inspector;
 mod native_files;
@@ -34,6 +35,7 @@ use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::{Command, Document, NodeLink, edge_by_seq};
 use crate::editor::files;
+use crate::editor::finder::{Entry, Target};
 use crate::editor::node_type;
 use crate::editor::preview::{self, DropEdge};
 use crate::editor::recovery::{self, Recovered, Recovery};
@@ -157,6 +159,8 @@ pub struct App {
     actions: Vec<Action>,
     /// Help → Keyboard shortcuts is open.
     shortcut_help: bool,
+    /// The command palette or quick-add, when open.
+    finder: Option<finder::Finder>,
     /// The pointer is over the pack view, whose edits undo and redo on their own (as of the
     /// start of this frame).
     pack_view_here: bool,
@@ -211,6 +215,7 @@ impl App {
             child_window: Default::default(),
             actions: Vec::new(),
             shortcut_help: false,
+            finder: None,
             pack_view_here: false,
             pending: None,
             allow_close: false,
@@ -417,6 +422,7 @@ impl App {
         if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
             self.answered(purpose, chosen);
         }
+        self.finder(&ctx, os);
         self.place_form(&ctx);
         self.modals(&ctx);
         self.process(&ctx);
@@ -495,6 +501,7 @@ impl App {
             can_redo: self.doc.can_redo() || self.pack_view_here,
             form_open: self.form.is_some(),
             app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
+            finder_open: self.finder.is_some(),
             child_selected: sel.nodes.len() == 1
                 && sel
                     .nodes
@@ -707,7 +714,12 @@ impl App {
                 self.doc.selection.nodes = all;
             }
             CommandId::SelectNone => self.doc.selection.clear(),
-            CommandId::QuickAdd => {}
+            CommandId::QuickAdd => {
+                let screen = self.canvas.quick_add_origin(ctx.pointer_latest_pos());
+                let p = self.canvas.snap_point(self.canvas.screen_to_canvas(screen));
+                let at = (f64::from(p.x), f64::from(p.y));
+                self.finder = Some(finder::Finder::new(finder::Mode::QuickAdd { screen, at }));
+            }
             CommandId::OpenChild => {
                 if let [id] = &self.selected_nodes()[..] {
                     self.open_child(id);
@@ -759,7 +771,7 @@ impl App {
                 self.apply(Command::Duplicate { nodes, ports });
             }
             CommandId::ZoomToSelection => self.canvas.zoom_to_nodes(&self.doc.selection.nodes),
-            CommandId::CommandPalette => {}
+            CommandId::CommandPalette => self.finder = Some(finder::Finder::new(finder::Mode::Palette)),
             CommandId::Fit => self.canvas.request_fit(),
             CommandId::ZoomIn => self.canvas.zoom_in(),
             CommandId::ZoomOut => self.canvas.zoom_out(),
@@ -791,6 +803,83 @@ impl App {
                 }
                 self.problems.status(status);
             }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    /// The command palette or quick-add, and what was picked in it.
+    fn finder(&mut self, ctx: &egui::Context, os: Os) {
+        let Some(f) = &mut self.finder else { return };
+        let entries = finder_entries(
+            f.mode,
+            &self.command_context(),
+            os,
+            &self.packs,
+            self.trust.catalog.as_ref(),
+            self.palette.show_internal,
+        );
+        let Some(f) = &mut self.finder else { return };
+        let mut close = false;
+        let picked = f.show(ctx, &entries, &mut close);
+        if close {
+            self.finder = None;
+        }
+        let Some(picked) = picked else { return };
+        let at = match picked.mode {
+            finder::Mode::QuickAdd { at, .. } => at,
+            finder::Mode::Palette => {
+                let c = self.canvas.snap_point(self.canvas.scene_rect.center());
+                (f64::from(c.x), f64::from(c.y))
+            }
+        };
+        match picked.target {
+            Target::Command(c) => self.actions.push(Action::Run(c)),
+            Target::Chain { pack, chain_id } => {
+                let (at, on_edge, _) = self.insert_place(at);
+                self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge });
+            }
+            Target::NodeType(type_id) => {
+                let (at, on_edge, after) = self.insert_place(at);
+                match after {
+                    Some(source) => self.insert_node_after(&type_id, at, &source),
+                    None => self.actions.push(Action::InsertNodeType { type_id, at, on_edge }),
+                }
+            }
+        }
+    }
+
+    /// Where an insert from the palette or quick-add goes, given the point it was asked at:
+    /// into the one selected edge (by `seq`), or downstream of the one selected node (to
+    /// its right, with that node's id), or at the point.
+    fn insert_place(&self, at: (f64, f64)) -> ((f64, f64), Option<u64>, Option<String>) {
+        let sel = &self.doc.selection;
+        let wf = self.doc.workflow();
+        if sel.nodes.is_empty()
+            && let [seq] = sel.edges.iter().copied().collect::<Vec<_>>()[..]
+        {
+            return (at, Some(seq), None);
+        }
+        if sel.edges.is_empty()
+            && let [id] = sel.nodes.iter().collect::<Vec<_>>()[..]
+            && let Some(ix) = wf.node(id)
+        {
+            let (x, y) = wf.graph[ix].position();
+            let gap = f64::from(canvas::GRID) * 4.0;
+            return ((x + crate::workflow::layout::NODE_W + gap, y), None, Some(id.clone()));
+        }
+        (at, None, None)
+    }
+
+    /// One node of a catalogued type downstream of `source`, wired from its first output.
+    fn insert_node_after(&mut self, type_id: &str, at: (f64, f64), source: &str) {
+        let catalog = self.trust.catalog.as_ref();
+        let wf = self.doc.workflow();
+        let Some(ix) = wf.node(source) else { return };
+        let (_, source_port) = node_type::wiring_ports(catalog, wf.graph[ix].type_id());
+        let (input, _) = node_type::wiring_ports(catalog, type_id);
+        let link = NodeLink::After { source: source.to_owned(), source_port, input };
+        match node_type::insert_command(catalog, type_id, at, link) {
+            Ok(cmd) => self.apply(cmd),
             Err(e) => self.problems.error(e),
         }
     }
@@ -829,7 +918,10 @@ impl App {
             return;
         }
         let mode = FormMode::Insert { at, on_edge };
-        self.form = Some(FormSession::new(pack, chain, mode, id, None));
+        let mut form = FormSession::new(pack, chain, mode, id, None);
+        // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
+        form.focus_first_field();
+        self.form = Some(form);
     }
 
     fn open_instance_form(&mut self, key: &str) {
@@ -1235,4 +1327,42 @@ pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
         options,
         Box::new(move |cc| Ok(Box::new(App::new(StartOptions::standard(files), cc.storage)))),
     )
+}
+
+/// What the palette or quick-add lists: enabled commands (palette only; not the palette
+/// itself), then chain tiles of the loaded chain packs (internal ones when shown), then the
+/// catalog's node types.
+fn finder_entries(
+    mode: finder::Mode,
+    cx: &commands::Context,
+    os: Os,
+    packs: &[Pack],
+    catalog: Option<&Catalog>,
+    show_internal: bool,
+) -> Vec<Entry> {
+    let mut out = Vec::new();
+    if mode == finder::Mode::Palette {
+        for &c in CommandId::ALL {
+            if c == CommandId::CommandPalette || !c.is_enabled(cx) {
+                continue;
+            }
+            let spec = c.spec();
+            let detail = format!("{}  {}", c.shortcut_text(os), spec.id);
+            out.push(Entry { target: Target::Command(c), title: spec.label.to_owned(), detail });
+        }
+    }
+    for (i, pack) in packs.iter().enumerate().filter(|(_, p)| p.kind == crate::pack::PackKind::WorkflowChain) {
+        for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
+            let detail = format!("{} · {}", chain.chain_id(), pack.name());
+            let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
+            out.push(Entry { target, title: chain.label().to_owned(), detail });
+        }
+    }
+    if let Some(catalog) = catalog {
+        for t in catalog.node_types() {
+            let target = Target::NodeType(t.type_id().to_owned());
+            out.push(Entry { target, title: t.label().to_owned(), detail: t.type_id().to_owned() });
+        }
+    }
+    out
 }

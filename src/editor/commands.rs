@@ -229,6 +229,8 @@ pub struct Context {
     pub app_instance: bool,
     /// The one selected node names a sub-chain child workflow.
     pub child_selected: bool,
+    /// The command palette or quick-add is open (it owns the keyboard: Esc closes it).
+    pub finder_open: bool,
     /// States of the View toggles.
     pub snap: bool,
     pub minimap: bool,
@@ -516,8 +518,8 @@ impl CommandId {
                 tooltip: "Clear the selection",
                 bindings: const { &[all(Shortcut::plain(Escape))] },
                 places: &[Place::Menu(Edit, 2)],
-                // While a form is open, Esc cancels the form instead.
-                enabled: |c| c.has_selection() && !c.form_open,
+                // While a form, the palette or quick-add is open, Esc closes that instead.
+                enabled: |c| c.has_selection() && !c.form_open && !c.finder_open,
                 ..base
             },
             CommandId::QuickAdd => Spec {
@@ -527,7 +529,7 @@ impl CommandId {
                           selected node, or into the selected edge",
                 bindings: const { &[all(Shortcut::plain(Tab)), all(Shortcut::plain(Space))] },
                 places: &[Place::Menu(Edit, 3), Place::CanvasMenu],
-                enabled: no_form,
+                enabled: |c| !c.form_open && !c.finder_open,
                 ..base
             },
             CommandId::OpenChild => Spec {
@@ -638,6 +640,7 @@ impl CommandId {
                 tooltip: "Search every command, chain and node type by name",
                 bindings: const { &[all(Shortcut::command(K)), all(Shortcut::command_shift(P))] },
                 places: &[Place::Menu(View, 0)],
+                enabled: |c| !c.finder_open,
                 while_typing: true,
                 ..base
             },

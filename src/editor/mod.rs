@@ -20,6 +20,7 @@ pub mod commands;
 pub mod document;
 pub mod extraction;
 pub mod files;
+pub mod finder;
 pub mod host_import;
 pub mod node_type;
 pub mod pack_doc;
