@@ -459,7 +459,9 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     if !query.is_empty() && types.is_empty() {
         return;
     }
-    let title = format!("Catalog — {} node types from {} pack(s)", catalog.len(), catalog.packs().len());
+    // Short enough for the narrowest palette: a wider header would widen every tile under it.
+    let title = format!("Catalog · {} node types", catalog.len());
+    let from = format!("Node types of {} loaded node pack(s)", catalog.packs().len());
     egui::CollapsingHeader::new(RichText::new(title).strong())
         .id_salt("cs-catalog")
         .default_open(false)
@@ -468,10 +470,24 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
             ui.label(
                 RichText::new("Drag a node type onto the canvas to insert one node.").small().color(theme::TEXT_DIM),
             );
+            // A registry's catalog holds hundreds of types: tiles out of view only take their
+            // room (every tile is as tall as the first one drawn).
+            let clip = ui.clip_rect();
+            let mut pitch: Option<f32> = None;
             for t in types {
+                let top = ui.cursor().top();
+                if let Some(h) = pitch
+                    && (top > clip.bottom() || top + h < clip.top())
+                {
+                    ui.add_space(h);
+                    continue;
+                }
                 node_type_tile(ui, catalog, t);
+                pitch.get_or_insert(ui.cursor().top() - top);
             }
-        });
+        })
+        .header_response
+        .on_hover_text(from);
 }
 
 /// One node type: its label, typeId and port counts; the whole tile is the drag handle.
