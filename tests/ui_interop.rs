@@ -204,6 +204,12 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     assert!(label_starting(&h, &format!("Open {name}@{version} refused: pack_integrity_failure")).is_some());
 }
 
+/// How many labels read exactly `text`.
+fn labels_of(h: &Harness<'_, App>, text: &str) -> usize {
+    let text = text.to_owned();
+    h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().as_deref() == Some(text.as_str()))).count()
+}
+
 /// Whether the palette tile labelled `tile` carries the badge `code` (a label right below it).
 fn tile_badge(h: &Harness<'_, App>, tile: &str, code: &str) -> bool {
     let title = h.get_by_label(tile).rect();
@@ -250,6 +256,10 @@ fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked()
     );
     let limit = label_starting(&h, "host_node_limit_exceeded: The open workflow has 2 nodes").expect("the limit warns");
     assert!(limit.contains("at most 1 node execution"), "{limit}");
+    // The problems bar lists it with the workflow's other findings.
+    h.get(By::new().label_contains(" warning").role(Role::Button)).click();
+    h.run();
+    assert!(labels_of(&h, "host_node_limit_exceeded") == 1, "the problems list names it once");
 
     let feature_tile = "Summarise a page";
     let blocked = |h: &Harness<'_, App>| tile_badge(h, feature_tile, "chain_unresolvable_typeid");

@@ -746,6 +746,8 @@ impl App {
                 }
             }
             CommandId::Settings => self.trust_window.open = true,
+            CommandId::ImportCapabilities => self.ask(Purpose::Capabilities),
+            CommandId::ImportNodeCatalog => self.ask(Purpose::NodeCatalog),
             CommandId::Tidy
             | CommandId::AlignLeft
             | CommandId::AlignCentreX
@@ -1244,9 +1246,13 @@ impl App {
         if self.doc.is_dirty() {
             ctx.request_repaint_after(recovery::INTERVAL);
         }
-        if let Some(wait) =
-            self.problems.update(self.doc.workflow(), self.trust.catalog.as_ref(), self.doc.revision(), now)
-        {
+        if let Some(wait) = self.problems.update(
+            self.doc.workflow(),
+            self.trust.catalog.as_ref(),
+            &self.trust.host,
+            self.doc.revision(),
+            now,
+        ) {
             ctx.request_repaint_after(wait);
         }
         let dirty = if self.doc.is_dirty() { "• " } else { "" };

@@ -3,7 +3,7 @@
 //! so typing and dragging never wait for a schema check).
 
 use super::theme;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, HostProfile};
 use crate::error::{Error, Finding, Severity};
 use crate::workflow::{ExportMode, Workflow};
 use egui::{RichText, Ui};
@@ -40,6 +40,11 @@ impl Problems {
         self.last_error = Some(e);
     }
 
+    /// Look at the workflow again at the next update (the catalog or host changed).
+    pub fn relint(&mut self) {
+        self.linted_revision = None;
+    }
+
     pub fn clear_error(&mut self) {
         self.last_error = None;
     }
@@ -49,6 +54,7 @@ impl Problems {
         &mut self,
         wf: &Workflow,
         catalog: Option<&Catalog>,
+        host: &HostProfile,
         revision: u64,
         now: Instant,
     ) -> Option<Duration> {
@@ -74,6 +80,8 @@ impl Problems {
         if let Some(catalog) = catalog {
             self.findings.extend(catalog.check_workflow(wf));
         }
+        // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
+        self.findings.extend(host.node_count_finding(wf.node_count(), "the workflow"));
         self.linted_revision = Some(revision);
         None
     }

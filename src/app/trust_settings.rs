@@ -6,6 +6,7 @@
 use super::form::FormSession;
 use super::{App, theme};
 use crate::catalog::{HostProfile, Trust, TrustReport, TrustedKeys};
+use crate::editor::commands::CommandId;
 use crate::editor::host_import;
 use crate::error::{Error, code};
 use crate::pack::Pack;
@@ -65,12 +66,6 @@ pub struct TrustWindow {
     import_error: Option<Error>,
 }
 
-/// Which import the window asked for.
-enum Import {
-    Capabilities,
-    NodeCatalog,
-}
-
 /// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
 /// for whatever the values (host gates, sensitive parameters), which is what the insert form
 /// checks, so that a tile shows it before it is dropped.
@@ -126,6 +121,7 @@ impl App {
         self.trust.require_signed = s.require_signed;
         self.trust.strict = s.strict;
         self.refresh_trust();
+        self.problems.relint();
         self.recheck_form();
     }
 
@@ -231,10 +227,8 @@ impl App {
         if choose {
             self.ask(super::dialogs::Purpose::TrustedKeys);
         }
-        match import {
-            Some(Import::Capabilities) => self.ask(super::dialogs::Purpose::Capabilities),
-            Some(Import::NodeCatalog) => self.ask(super::dialogs::Purpose::NodeCatalog),
-            None => {}
+        if let Some(command) = import {
+            self.actions.push(super::Action::Run(command));
         }
         if self.settings.trust.node_catalog.is_none() {
             self.trust_window.node_catalog = None;
@@ -252,14 +246,15 @@ fn import_section(
     s: &mut TrustSettings,
     (node_catalog, import_error): (Option<&Result<Vec<String>, Error>>, Option<&Error>),
     nodes: usize,
-) -> Option<Import> {
+) -> Option<CommandId> {
     let mut import = None;
     ui.horizontal(|ui| {
-        if ui.button("Import capabilities…").on_hover_text("An `openwop capabilities --json` document").clicked() {
-            import = Some(Import::Capabilities);
-        }
-        if ui.button("Import node catalog…").on_hover_text("A saved OpenWOP app node-catalog response").clicked() {
-            import = Some(Import::NodeCatalog);
+        // The buttons are the registry's commands: same label, same tooltip as the menu's.
+        for command in [CommandId::ImportCapabilities, CommandId::ImportNodeCatalog] {
+            let spec = command.spec();
+            if ui.button(spec.label).on_hover_text(spec.tooltip).clicked() {
+                import = Some(command);
+            }
         }
     });
     if let Some(e) = import_error {

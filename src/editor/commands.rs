@@ -309,6 +309,8 @@ command_ids! {
     ExtractChain,
     MakeParameter,
     Settings,
+    ImportCapabilities,
+    ImportNodeCatalog,
     Tidy,
     Duplicate,
     AlignLeft,
@@ -631,6 +633,20 @@ impl CommandId {
                 id: "edit.settings",
                 label: "Settings…",
                 tooltip: "Target host profile and trust policy",
+                places: &[Place::Menu(Edit, 5)],
+                ..base
+            },
+            CommandId::ImportCapabilities => Spec {
+                id: "settings.import_capabilities",
+                label: "Import capabilities…",
+                tooltip: "Take the target host profile from an `openwop capabilities --json` document",
+                places: &[Place::Menu(Edit, 5)],
+                ..base
+            },
+            CommandId::ImportNodeCatalog => Spec {
+                id: "settings.import_node_catalog",
+                label: "Import node catalog…",
+                tooltip: "Take the host's own node types, with their schemas, from a saved OpenWOP app node-catalog response",
                 places: &[Place::Menu(Edit, 5)],
                 ..base
             },
