@@ -181,7 +181,7 @@ JSON
     shot 13-many-ports 1.5
     stop_app
 
-    # 20-22. A real workflow from the corpus (three registry chains inlined by the CLI, one
+    # 40-42. A real workflow from the corpus (three registry chains inlined by the CLI, one
     # after another), before and after Arrange → Tidy (Shift+Alt+T).
     echo '{"subChains": true}' >"$SCRATCH/host.json"
     SRC=(--new "Corpus workflow")
@@ -195,13 +195,13 @@ JSON
     start_app "$CORPUS/registry/packs" "$SCRATCH/corpus.json"
     focus
     xdotool key f
-    shot 20-corpus-before-tidy 1.5
+    shot 40-corpus-before-tidy 1.5
     xdotool key shift+alt+t
-    shot 21-corpus-after-tidy 1.0
+    shot 41-corpus-after-tidy 1.0
     # Zoomed in on the tidied workflow: ten wheel notches, at most 15% each.
     xdotool mousemove 560 440
     for _ in $(seq 1 10); do xdotool keydown ctrl click 4 keyup ctrl; sleep 0.05; done
-    shot 22-corpus-tidy-zoomed 1.0
+    shot 42-corpus-tidy-zoomed 1.0
     stop_app
 else
     echo "no corpus at $CORPUS: registry shots skipped" >&2
