@@ -108,11 +108,31 @@ pub fn check_connection(
         .map_err(|e| e.with("sourceNodeId", source).with("targetNodeId", target))
 }
 
-/// [`check_connection`] for a command: only `Connect` is judged.
+/// [`check_connection`] for a command: a `Connect`, and the wires an `InsertNode` draws to
+/// and from its new node (judged by the new node's type, before it exists).
 pub fn check_command(wf: &Workflow, catalog: Option<&Catalog>, command: &Command) -> Result<(), Error> {
+    let Some(cat) = catalog else { return Ok(()) };
+    let type_of = |id: &str| wf.node(id).map(|ix| wf.graph[ix].type_id());
     match command {
         Command::Connect { source, source_port, target, target_port } => {
             check_connection(wf, catalog, (source, source_port), (target, target_port))
+        }
+        Command::InsertNode { node, link } => {
+            let new_type = node.get("typeId").and_then(Value::as_str).unwrap_or_default();
+            match link {
+                NodeLink::Unwired => Ok(()),
+                NodeLink::After { source, source_port, input } => match type_of(source) {
+                    Some(t) => cat.check_connection((t, source_port), (new_type, input)),
+                    None => Ok(()),
+                },
+                NodeLink::Splice { seq, input, output } => {
+                    let Some(ix) = super::document::edge_by_seq(wf, *seq) else { return Ok(()) };
+                    let edge = &wf.graph[ix];
+                    let (Some(s), Some(t)) = (type_of(edge.source()), type_of(edge.target())) else { return Ok(()) };
+                    cat.check_connection((s, edge.source_port()), (new_type, input))?;
+                    cat.check_connection((new_type, output), (t, edge.target_port()))
+                }
+            }
         }
         _ => Ok(()),
     }
@@ -233,5 +253,19 @@ mod tests {
             target_port: "assignee".into(),
         };
         assert!(check_command(&wf, Some(&cat), &connect).is_err());
+        // The wires of an inserted node are judged by its type, before the node exists.
+        let insert = |type_id: &str, link| insert_command(Some(&cat), type_id, (0.0, 0.0), link).unwrap();
+        let after = NodeLink::After { source: "c".into(), source_port: "urgent".into(), input: "assignee".into() };
+        let e = check_command(&wf, Some(&cat), &insert("vendor.chainsmith.pager-send", after)).unwrap_err();
+        assert_eq!(e.code, code::EDGE_PORT_INCOMPATIBLE);
+        let after = NodeLink::After { source: "c".into(), source_port: "label".into(), input: "assignee".into() };
+        assert!(check_command(&wf, Some(&cat), &insert("vendor.chainsmith.pager-send", after)).is_ok());
+        let seq = wf.graph.edge_weights().next().unwrap().seq;
+        // Into c.label → p.assignee: http-request's `status` (integer) would reach `assignee` (string).
+        let splice = NodeLink::Splice { seq, input: "body".into(), output: "status".into() };
+        let e = check_command(&wf, Some(&cat), &insert("vendor.chainsmith.http-request", splice)).unwrap_err();
+        assert_eq!(e.message, "output \"status\" gives integer, but input \"assignee\" takes string");
+        let splice = NodeLink::Splice { seq, input: "context".into(), output: "label".into() };
+        assert!(check_command(&wf, Some(&cat), &insert("vendor.chainsmith.classify", splice)).is_ok());
     }
 }
