@@ -290,7 +290,7 @@ start_app tests/fixtures/app/ticket-triage.json "$SCRATCH/triage-app.json"
 focus
 shot 32-app-instance
 press 54 12
-press 148 194
+press 148 370
 xdotool mousemove 1300 300
 shot 33-app-reparam-hand-edits 1.5
 press 684 661
