@@ -162,7 +162,9 @@ fn new_after_open_leaves_nothing_drawn_or_clickable() {
 
 #[test]
 fn an_empty_workflow_is_not_a_problem() {
-    let h = start(Vec::new(), Script::default());
+    let mut h = start(Vec::new(), Script::default());
+    h.state_mut().settle_lint(std::time::Duration::from_secs(60));
+    h.run();
     assert!(h.query_by_label_contains("no problems").is_some(), "an empty canvas reports no problems");
     assert!(h.query_by_label_contains("warnings").is_none());
 }

@@ -9,6 +9,7 @@
 
 use super::Action;
 use super::command_ui;
+use super::mesh_cache::{MeshCache, Raster};
 use super::palette::{NodeTypeDrag, TileDrag};
 use super::theme;
 use crate::catalog::Catalog;
@@ -21,7 +22,7 @@ use crate::editor::selection::Selection;
 use crate::error::Error;
 use crate::workflow::Workflow;
 use egui::emath::TSTransform;
-use egui::epaint::{CornerRadius, PathShape, Shape, TextShape};
+use egui::epaint::{CornerRadius, Mesh, PathShape, Shape, TextShape};
 use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use egui::{
     Align2, Color32, FontFamily, FontId, Id, Modifiers, PointerButton, Pos2, Rect, Role, Sense, Stroke, StrokeKind, Ui,
@@ -42,19 +43,24 @@ const FRAME_PAD: f32 = cards::FRAME_PAD as f32;
 const FRAME_HEADER: f32 = cards::FRAME_HEADER as f32;
 /// Largest zoom change one wheel notch (one line of scrolling) makes.
 pub const WHEEL_STEP: f32 = 1.15;
-const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.04..=2.5;
+/// Zoomed out far enough to show 20,000 nodes and more in one view.
+const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.01..=2.5;
 
 /// Below these zoom levels a detail is not drawn (screen points per canvas unit).
 const LOD_DETAIL: f32 = 0.7;
 const LOD_TEXT: f32 = 0.42;
 const LOD_PORTS: f32 = 0.28;
 const LOD_SOLID: f32 = 0.12;
+/// With more cards than this in view, only those the pointer can reach take input.
+const INTERACT_ALL: usize = 400;
 
 /// What the canvas needs from the app for one frame.
 pub struct CanvasCtx<'a> {
     pub wf: &'a Workflow,
     /// Changes whenever the workflow or the catalog does; the drawing cache keys on it.
     pub revision: (u64, u64),
+    /// When the last edit only moved nodes: the revision it was made from, and which.
+    pub moves: Option<(u64, &'a [String])>,
     /// Named ports of catalogued node types.
     pub catalog: Option<&'a Catalog>,
     pub selection: &'a mut Selection,
@@ -83,6 +89,38 @@ pub struct Canvas {
     /// The wire being dragged is over an input port whose type does not fit (drawn red).
     wire_refused: bool,
     last_pass: Duration,
+    /// The still part of the canvas, tessellated (see [`Canvas::paint_still`]).
+    scene: MeshCache<SceneKey>,
+    /// This frame's still mesh, put under the canvas layer once the scene is shown.
+    still: Option<Arc<Mesh>>,
+    minimap_mesh: MeshCache<MinimapKey>,
+    /// The card whose context menu is open (it keeps taking input while many are in view).
+    menu_card: Option<String>,
+}
+
+/// Everything the still drawing depends on.
+#[derive(PartialEq)]
+struct SceneKey {
+    revision: Option<(u64, u64)>,
+    /// The view transform: translation and zoom.
+    view: [f32; 3],
+    visible: Rect,
+    raster: Raster,
+    selection: Selection,
+    /// Cards being dragged, left out of the still drawing.
+    live: Vec<usize>,
+    target_edge: Option<u64>,
+    /// Cards an insert preview shows moved to make room, and where.
+    moved: Vec<(usize, Pos2)>,
+}
+
+/// Everything the minimap's drawing depends on.
+#[derive(PartialEq)]
+struct MinimapKey {
+    revision: Option<(u64, u64)>,
+    view: Rect,
+    at: Rect,
+    raster: Raster,
 }
 
 /// Nodes being moved: their ids and how far, in canvas units.
@@ -131,6 +169,10 @@ impl Canvas {
             tile_target: None,
             wire_refused: false,
             last_pass: Duration::ZERO,
+            scene: MeshCache::default(),
+            still: None,
+            minimap_mesh: MeshCache::default(),
+            menu_card: None,
         }
     }
 
@@ -174,8 +216,8 @@ impl Canvas {
 
     pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) {
         let started = Instant::now();
-        let CanvasCtx { wf, revision, catalog, selection, ghost, actions, commands, os } = cx;
-        if self.cache.revision != Some(revision) {
+        let CanvasCtx { wf, revision, moves, catalog, selection, ghost, actions, commands, os } = cx;
+        if self.cache.revision != Some(revision) && !self.cache.follow_moves(wf, revision, moves) {
             self.cache = ViewCache::build(wf, revision, catalog);
         }
         self.toolbar(ui, wf, commands, os, actions);
@@ -203,6 +245,8 @@ impl Canvas {
         // Judged before drawing, so the wire's colour and the note at the pointer agree.
         let refusal = self.wire_refusal(wf, catalog, ctx.pointer_latest_pos());
         self.wire_refused = refusal.is_some();
+        // The still drawing goes here, under the scene's layer, once the scene has drawn it.
+        let still_slot = ui.painter().add(Shape::Noop);
         let mut scene_rect = self.scene_rect;
         let scene = egui::Scene::new().zoom_range(ZOOM_RANGE).drag_pan_buttons(pan_buttons);
         let response = scene
@@ -212,6 +256,9 @@ impl Canvas {
             })
             .response;
         self.scene_rect = scene_rect;
+        if let Some(mesh) = self.still.take() {
+            ui.painter_at(outer).set(still_slot, Shape::Mesh(mesh));
+        }
         // "Add here…" adds where the menu was opened, not where its item is clicked.
         if response.secondary_clicked() {
             self.menu_origin = ctx.pointer_latest_pos();
@@ -352,17 +399,39 @@ impl Canvas {
         let zoom = self.to_global.scaling;
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
-        self.paint_grid(&painter, visible, zoom);
-
+        let ctx = ui.ctx().clone();
         let mut positions = self.positions();
         // While an insert previews, the nodes it will move to make room are drawn there.
+        let mut moved = Vec::new();
         for (id, (x, y)) in ghost.map(|g| g.moved.as_slice()).unwrap_or_default() {
             if let Some(&i) = self.cache.by_id.get(id) {
                 positions[i] = pos2(*x as f32, *y as f32);
+                moved.push((i, positions[i]));
             }
         }
-        let dragged: HashSet<&str> =
-            self.drag.as_ref().map(|d| d.ids.iter().map(String::as_str).collect()).unwrap_or_default();
+        let live = self.live_cards();
+        let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
+
+        // What stays still (grid, frames, edges, cards not being dragged) is drawn into a
+        // cached mesh, redrawn only when the document, the view or the selection changes;
+        // `show` puts it under this layer. What moves or reacts to the pointer is drawn
+        // below, every frame, on top of it.
+        let key = SceneKey {
+            revision: self.cache.revision,
+            view: [self.to_global.translation.x, self.to_global.translation.y, zoom],
+            visible,
+            raster: Raster::of(&ctx),
+            selection: selection.clone(),
+            live: live.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i).collect(),
+            target_edge,
+            moved,
+        };
+        let mut scene = std::mem::take(&mut self.scene);
+        let mesh = scene.get(&ctx, key, self.to_global, visible, |p| {
+            self.paint_still(p, visible, zoom, &positions, &live, selection, target_edge);
+        });
+        self.scene = scene;
+        self.still = Some(mesh);
 
         // Frames first: they sit under their nodes and only take clicks, so dragging on
         // them still pans.
@@ -377,7 +446,11 @@ impl Canvas {
             let title = frame.title.clone();
             resp.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("Chain instance {title}")));
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
-            paint_frame(&painter, rect, &frame.title, zoom, selected || resp.hovered());
+            if frame.nodes.iter().any(|&n| live[n]) {
+                paint_frame(&painter, rect, &frame.title, zoom, selected || resp.hovered());
+            } else if resp.hovered() && !selected {
+                painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
+            }
             if resp.double_clicked() {
                 actions.push(if frame.app {
                     Action::Run(CommandId::ReparamApp)
@@ -409,76 +482,31 @@ impl Canvas {
             });
         }
 
-        let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
-        // Edge labels go on top of the cards, so a card never hides a condition.
-        let mut labels = Vec::new();
-        for link in &self.cache.links {
-            let (a, b) = (positions[link.from], positions[link.to]);
-            let from = port_pos(
-                self.cache.rect(link.from, a),
-                link.from_port,
-                self.cache.cards[link.from].outputs.len(),
-                true,
-            );
-            let to = port_pos(self.cache.rect(link.to, b), link.to_port, self.cache.cards[link.to].inputs.len(), false);
-            if !edge_bounds(from, to).intersects(visible) {
-                continue;
-            }
+        // Edges to and from the cards being dragged follow them.
+        for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
+            let (from, to) = self.link_ends(link, &positions);
             let selected = selection.edges.contains(&link.seq);
-            let color = if selected || target_edge == Some(link.seq) {
-                theme::ACCENT
-            } else if link.loopback {
-                theme::EDGE_LOOP
-            } else if link.conditional {
-                theme::EDGE_CONDITIONAL
-            } else {
-                theme::EDGE
-            };
-            let width = px(zoom, if selected || target_edge == Some(link.seq) { 2.5 } else { 1.6 });
-            paint_edge(&painter, from, to, Stroke::new(width, color), zoom);
-            if zoom >= LOD_DETAIL
-                && let Some(label) = &link.label
-            {
-                labels.push((from, to, label.clone(), color));
-            }
+            paint_edge(&painter, from, to, link_stroke(link, selected, false, zoom), zoom);
         }
 
-        let mut visible_cards = Vec::new();
-        for (i, card) in self.cache.cards.iter().enumerate() {
-            let rect = self.cache.rect(i, positions[i]);
-            if rect.intersects(visible) || dragged.contains(card.id.as_str()) {
-                visible_cards.push(i);
-            }
-        }
-        for &i in &visible_cards {
+        let interactive = self.interactive_cards(&ctx, visible, &positions, &live);
+        for &i in &interactive {
             let rect = self.cache.rect(i, positions[i]);
             let card = &self.cache.cards[i];
             let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
             let selected = selection.nodes.contains(&card.id);
             resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
-            paint_card(&painter, rect, card, zoom, selected, resp.hovered());
+            // The still drawing has this card already, unless it moves or shows the hover.
+            if live[i] || resp.hovered() {
+                paint_card(&painter, rect, card, zoom, selected, resp.hovered());
+            }
+            if resp.secondary_clicked() {
+                self.menu_card = Some(card.id.clone());
+            }
             self.node_interaction(&resp, i, selection, actions, (commands, os));
         }
-
-        // A label slides along its edge off any card title it would cover.
-        let titles: Vec<Rect> = visible_cards
-            .iter()
-            .map(|&i| {
-                let r = self.cache.rect(i, positions[i]);
-                Rect::from_min_max(r.min, pos2(r.max.x, r.min.y + HEADER))
-            })
-            .collect();
-        // Labels placed so far are obstacles too, so two labels do not stack.
-        let mut obstacles = titles;
-        for (from, to, text, color) in labels {
-            let galley = painter.layout_no_wrap(text, FontId::proportional(11.0), theme::TEXT);
-            let size = galley.size() + vec2(10.0, 4.0);
-            let at = label_spot(from, to, size, &obstacles);
-            obstacles.push(Rect::from_center_size(at, size));
-            paint_pill(&painter, at, galley, color);
-        }
         if zoom >= LOD_PORTS {
-            for &i in &visible_cards {
+            for &i in &interactive {
                 self.port_handles(ui, i, positions[i]);
             }
         }
@@ -518,6 +546,170 @@ impl Canvas {
         if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
             paint_empty_hint(&painter, visible, zoom);
         }
+    }
+
+    /// The still part of the canvas: grid, frames, edges, cards and edge labels, leaving out
+    /// the cards being dragged (`live`) and everything attached to them.
+    #[allow(clippy::too_many_arguments)]
+    fn paint_still(
+        &self,
+        painter: &egui::Painter,
+        visible: Rect,
+        zoom: f32,
+        positions: &[Pos2],
+        live: &[bool],
+        selection: &Selection,
+        target_edge: Option<u64>,
+    ) {
+        self.paint_grid(painter, visible, zoom);
+        for (fi, frame) in self.cache.frames.iter().enumerate() {
+            if frame.nodes.iter().any(|&n| live[n]) {
+                continue;
+            }
+            let Some(rect) = self.frame_rect(fi, positions).filter(|r| r.intersects(visible)) else { continue };
+            let selected = selection.instance.as_deref() == Some(frame.key.as_str());
+            paint_frame(painter, rect, &frame.title, zoom, selected);
+        }
+        if zoom < LOD_SOLID {
+            self.paint_still_solid(painter, visible, zoom, positions, live, selection, target_edge);
+            return;
+        }
+        // Edge labels go on top of the cards, so a card never hides a condition.
+        let mut labels = Vec::new();
+        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to]) {
+            let (from, to) = self.link_ends(link, positions);
+            if !edge_bounds(from, to).intersects(visible) {
+                continue;
+            }
+            let selected = selection.edges.contains(&link.seq);
+            let stroke = link_stroke(link, selected, target_edge == Some(link.seq), zoom);
+            paint_edge(painter, from, to, stroke, zoom);
+            if zoom >= LOD_DETAIL
+                && let Some(label) = &link.label
+            {
+                labels.push((from, to, label.clone(), stroke.color));
+            }
+        }
+        let mut titles = Vec::new();
+        for (i, card) in self.cache.cards.iter().enumerate() {
+            let rect = self.cache.rect(i, positions[i]);
+            if live[i] || !rect.intersects(visible) {
+                continue;
+            }
+            paint_card(painter, rect, card, zoom, selection.nodes.contains(&card.id), false);
+            titles.push(Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER)));
+        }
+        // A label slides along its edge off any card title it would cover; labels placed
+        // so far are obstacles too, so two labels do not stack.
+        let mut obstacles = titles;
+        for (from, to, text, color) in labels {
+            let galley = painter.layout_no_wrap(text, FontId::proportional(11.0), theme::TEXT);
+            let size = galley.size() + vec2(10.0, 4.0);
+            let at = label_spot(from, to, size, &obstacles);
+            obstacles.push(Rect::from_center_size(at, size));
+            paint_pill(painter, at, galley, color);
+        }
+    }
+
+    /// [`Canvas::paint_still`] with everything in view: edges are straight lines and cards
+    /// solid rects (as [`paint_edge`] and [`paint_card`] draw them at this zoom), tens of
+    /// thousands of them, so they go straight into two meshes instead of one shape each.
+    #[allow(clippy::too_many_arguments)]
+    fn paint_still_solid(
+        &self,
+        painter: &egui::Painter,
+        visible: Rect,
+        zoom: f32,
+        positions: &[Pos2],
+        live: &[bool],
+        selection: &Selection,
+        target_edge: Option<u64>,
+    ) {
+        let mut edges = Mesh::default();
+        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to]) {
+            let (from, to) = self.link_ends(link, positions);
+            if Rect::from_two_pos(from, to).intersects(visible) {
+                let stroke =
+                    link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
+                add_line(&mut edges, from, to, stroke);
+            }
+        }
+        let mut cards = Mesh::default();
+        for (i, card) in self.cache.cards.iter().enumerate() {
+            let rect = self.cache.rect(i, positions[i]);
+            if !live[i] && rect.intersects(visible) {
+                let selected = selection.nodes.contains(&card.id);
+                cards.add_colored_rect(rect, if selected { theme::ACCENT } else { card.color });
+            }
+        }
+        painter.add(Shape::mesh(edges));
+        painter.add(Shape::mesh(cards));
+    }
+
+    /// Where an edge starts and ends, with cards at `positions`.
+    fn link_ends(&self, link: &Link, positions: &[Pos2]) -> (Pos2, Pos2) {
+        let from = port_pos(
+            self.cache.rect(link.from, positions[link.from]),
+            link.from_port,
+            self.cache.cards[link.from].outputs.len(),
+            true,
+        );
+        let to = port_pos(
+            self.cache.rect(link.to, positions[link.to]),
+            link.to_port,
+            self.cache.cards[link.to].inputs.len(),
+            false,
+        );
+        (from, to)
+    }
+
+    /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
+    fn live_cards(&self) -> Vec<bool> {
+        let mut live = vec![false; self.cache.cards.len()];
+        if let Some(d) = &self.drag {
+            for id in &d.ids {
+                if let Some(&i) = self.cache.by_id.get(id) {
+                    live[i] = true;
+                }
+            }
+        }
+        live
+    }
+
+    /// The cards that take the pointer this frame. With few cards in view, all of them
+    /// (each is a named widget for assistive technology). With many, only those the
+    /// pointer can reach: under it, under where a press began, being dragged, or whose
+    /// context menu is open; registering thousands of widgets a frame would cost more
+    /// than drawing them.
+    fn interactive_cards(
+        &mut self,
+        ctx: &egui::Context,
+        visible: Rect,
+        positions: &[Pos2],
+        live: &[bool],
+    ) -> Vec<usize> {
+        let in_view: Vec<usize> = (0..self.cache.cards.len())
+            .filter(|&i| live[i] || self.cache.rect(i, positions[i]).intersects(visible))
+            .collect();
+        if in_view.len() <= INTERACT_ALL {
+            return in_view;
+        }
+        if !egui::Popup::is_any_open(ctx) {
+            self.menu_card = None;
+        }
+        let from_global = self.to_global.inverse();
+        let (hover, press) = ctx.input(|i| (i.pointer.hover_pos(), i.pointer.press_origin()));
+        let points: Vec<Pos2> = hover.into_iter().chain(press).map(|p| from_global * p).collect();
+        // A port's handle reaches a little outside its card.
+        let reach = 8.0 / self.zoom().max(0.01);
+        let menu = self.menu_card.as_ref().and_then(|id| self.cache.by_id.get(id)).copied();
+        in_view
+            .into_iter()
+            .filter(|&i| {
+                let r = self.cache.rect(i, positions[i]).expand(reach);
+                live[i] || Some(i) == menu || points.iter().any(|p| r.contains(*p))
+            })
+            .collect()
     }
 
     /// Current top-left of every card, with a drag in progress applied.
@@ -578,9 +770,13 @@ impl Canvas {
                 }
                 selection.nodes.insert(id.clone());
             }
-            self.drag = Some(NodeDrag { ids: selection.nodes.iter().cloned().collect(), delta: Vec2::ZERO });
-        }
-        if resp.dragged_by(PointerButton::Primary)
+            // egui starts a drag once the pointer has moved a few points; the cards catch up
+            // with it at once, so they stay under the pointer (tiny cards in full view too).
+            let zoom = self.zoom().max(0.01);
+            let moved = resp.ctx.input(|i| Some((i.pointer.latest_pos()? - i.pointer.press_origin()?) / zoom));
+            self.drag =
+                Some(NodeDrag { ids: selection.nodes.iter().cloned().collect(), delta: moved.unwrap_or_default() });
+        } else if resp.dragged_by(PointerButton::Primary)
             && let Some(d) = &mut self.drag
         {
             d.delta += resp.drag_delta();
@@ -833,23 +1029,30 @@ impl Canvas {
         egui::Area::new(Id::unique("cs-minimap")).fixed_pos(pos).order(egui::Order::Middle).show(ctx, |ui| {
             let (rect, resp) = ui.allocate_exact_size(size, Sense::click_and_drag());
             resp.widget_info(|| WidgetInfo::labeled(Role::Image, true, "Minimap"));
-            let painter = ui.painter_at(rect);
-            painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(16, 18, 22, 225));
-            painter.rect_stroke(rect, 6.0, Stroke::new(1.0, theme::CARD_BORDER), StrokeKind::Inside);
             let inner = rect.shrink(6.0);
             let scale = (inner.width() / world.width()).min(inner.height() / world.height());
             let offset = inner.center() - world.center() * scale;
             let map = |p: Pos2| pos2(p.x * scale, p.y * scale) + offset;
-            let mut shapes = Vec::with_capacity(self.cache.minimap.len() + 2);
-            for (r, weight) in &self.cache.minimap {
-                let r = Rect::from_min_max(map(r.min), map(r.max));
-                let r = Rect::from_min_size(r.min, r.size().max(vec2(1.5, 1.5)));
-                let alpha = (90.0 + 40.0 * (*weight as f32).ln_1p()).min(230.0) as u8;
-                shapes.push(Shape::rect_filled(r, 0.0, Color32::from_rgba_unmultiplied(140, 160, 190, alpha)));
-            }
-            painter.extend(shapes);
-            let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max)).intersect(rect);
-            painter.rect_stroke(view, 2.0, Stroke::new(1.5, theme::ACCENT), StrokeKind::Inside);
+            // Thousands of cells: drawn once per document and view, not every frame.
+            let key =
+                MinimapKey { revision: self.cache.revision, view: self.scene_rect, at: rect, raster: Raster::of(ctx) };
+            let cells = &self.cache.minimap;
+            let scene_rect = self.scene_rect;
+            let mesh = self.minimap_mesh.get(ctx, key, TSTransform::IDENTITY, rect, |painter| {
+                painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(16, 18, 22, 225));
+                painter.rect_stroke(rect, 6.0, Stroke::new(1.0, theme::CARD_BORDER), StrokeKind::Inside);
+                let mut shapes = Vec::with_capacity(cells.len() + 2);
+                for (r, weight) in cells {
+                    let r = Rect::from_min_max(map(r.min), map(r.max));
+                    let r = Rect::from_min_size(r.min, r.size().max(vec2(1.5, 1.5)));
+                    let alpha = (90.0 + 40.0 * (*weight as f32).ln_1p()).min(230.0) as u8;
+                    shapes.push(Shape::rect_filled(r, 0.0, Color32::from_rgba_unmultiplied(140, 160, 190, alpha)));
+                }
+                painter.extend(shapes);
+                let view = Rect::from_min_max(map(scene_rect.min), map(scene_rect.max)).intersect(rect);
+                painter.rect_stroke(view, 2.0, Stroke::new(1.5, theme::ACCENT), StrokeKind::Inside);
+            });
+            ui.painter_at(rect).add(Shape::Mesh(mesh));
             if (resp.clicked() || resp.dragged())
                 && let Some(p) = resp.interact_pointer_pos()
             {
@@ -1019,9 +1222,36 @@ impl ViewCache {
                 frames.push(FrameView { key: prefix, title, nodes, app: true });
             }
         }
+        let mut cache = Self { revision: Some(revision), cards, by_id, links, frames, ..Self::default() };
+        cache.measure();
+        cache
+    }
+
+    /// After an edit that only moved nodes (a drag, its undo and redo) from the revision
+    /// this view shows: take their new positions and keep everything else. Returns `false`
+    /// when the view cannot follow; the caller then rebuilds it.
+    fn follow_moves(&mut self, wf: &Workflow, revision: (u64, u64), moves: Option<(u64, &[String])>) -> bool {
+        let (Some(old), Some((from, ids))) = (self.revision, moves) else { return false };
+        if old != (from, revision.1) {
+            return false;
+        }
+        for id in ids {
+            let (Some(&i), Some(ix)) = (self.by_id.get(id), wf.node(id)) else { return false };
+            let (x, y) = wf.graph[ix].position();
+            self.cards[i].pos = pos2(x as f32, y as f32);
+        }
+        self.revision = Some(revision);
+        self.measure();
+        true
+    }
+
+    /// The bounds, the fitting bounds and the minimap, from the cards and links.
+    fn measure(&mut self) {
+        let cards = &self.cards;
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
         // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
-        let fit_bounds = links
+        let fit_bounds = self
+            .links
             .iter()
             .map(|l| {
                 let (a, b) = (&cards[l.from], &cards[l.to]);
@@ -1030,8 +1260,9 @@ impl ViewCache {
                 edge_bounds(from, to)
             })
             .fold(bounds, |acc, r| Some(acc.map_or(r, |b| b.union(r))));
-        let minimap = minimap_cells(&cards, bounds);
-        Self { revision: Some(revision), cards, by_id, links, frames, bounds, fit_bounds, minimap }
+        self.minimap = minimap_cells(cards, bounds);
+        self.bounds = bounds;
+        self.fit_bounds = fit_bounds;
     }
 }
 
@@ -1128,6 +1359,35 @@ fn port_pos(card: Rect, i: usize, n: usize, output: bool) -> Pos2 {
 /// A stroke `n` screen points wide when zoomed out, growing with the zoom when zoomed in.
 fn px(zoom: f32, n: f32) -> f32 {
     n / zoom.min(1.0)
+}
+
+/// A straight line as one quad (no anti-aliasing: it is a pixel or two wide on screen).
+fn add_line(mesh: &mut Mesh, a: Pos2, b: Pos2, stroke: Stroke) {
+    let along = b - a;
+    if along.length_sq() == 0.0 {
+        return;
+    }
+    let side = along.normalized().rot90() * (stroke.width / 2.0);
+    let base = mesh.vertices.len() as u32;
+    for p in [a + side, a - side, b - side, b + side] {
+        mesh.colored_vertex(p, stroke.color);
+    }
+    mesh.add_triangle(base, base + 1, base + 2);
+    mesh.add_triangle(base, base + 2, base + 3);
+}
+
+/// How an edge is drawn: accent when selected or targeted by a dragged tile, else by kind.
+fn link_stroke(link: &Link, selected: bool, targeted: bool, zoom: f32) -> Stroke {
+    let color = if selected || targeted {
+        theme::ACCENT
+    } else if link.loopback {
+        theme::EDGE_LOOP
+    } else if link.conditional {
+        theme::EDGE_CONDITIONAL
+    } else {
+        theme::EDGE
+    };
+    Stroke::new(px(zoom, if selected || targeted { 2.5 } else { 1.6 }), color)
 }
 
 fn control_offset(from: Pos2, to: Pos2) -> f32 {

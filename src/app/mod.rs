@@ -15,6 +15,7 @@ mod dialogs;
 mod finder;
 mod form;
 mod inspector;
+mod mesh_cache;
 mod native_files;
 mod pack_view;
 mod palette;
@@ -137,6 +138,8 @@ pub struct App {
     /// Per pack: signature status and what blocks or warns (palette badges).
     reports: Vec<TrustReport>,
     catalog_gen: u64,
+    /// The catalog again, shared with the lint worker (copied when the catalog changes).
+    lint_catalog: Option<std::sync::Arc<Catalog>>,
     doc: Document,
     canvas: Canvas,
     palette: Palette,
@@ -196,6 +199,7 @@ impl App {
             trust: Trust::default(),
             reports: Vec::new(),
             catalog_gen: 0,
+            lint_catalog: None,
             doc: Document::new(Workflow::new("Untitled workflow"), None),
             canvas: Canvas::new(view, settings.snap, settings.minimap),
             palette,
@@ -243,6 +247,7 @@ impl App {
         }
         self.trust.catalog = (!catalog.is_empty()).then_some(catalog);
         self.reports = trust_settings::pack_reports(&self.trust, &self.packs);
+        self.lint_catalog = self.trust.catalog.clone().map(std::sync::Arc::new);
         self.catalog_gen += 1;
     }
 
@@ -314,9 +319,20 @@ impl App {
         self.canvas.scene_rect = view;
     }
 
+    /// The part of the canvas in view (canvas coordinates).
+    pub fn canvas_view(&self) -> Rect {
+        self.canvas.scene_rect
+    }
+
     /// Where the canvas is on screen (as of the last frame).
     pub fn canvas_rect(&self) -> Rect {
         self.canvas.screen_rect()
+    }
+
+    /// Wait (up to `timeout`) for the lint worker's findings about the workflow as it is now.
+    /// The editor never waits for them; tests and measurements that read them do.
+    pub fn settle_lint(&mut self, timeout: Duration) {
+        self.problems.settle(&self.doc, self.lint_catalog.as_ref(), self.catalog_gen, &self.trust.host, timeout);
     }
 
     /// CPU time of the last canvas pass.
@@ -390,9 +406,10 @@ impl App {
             let ghost = self.form.as_ref().and_then(FormSession::ghost);
             let catalog = self.trust.catalog.as_ref();
             let commands = &self.command_context();
-            let (wf, selection) = self.doc.parts();
+            let (wf, selection, moves) = self.doc.parts_with_moves();
             let actions = &mut self.actions;
-            self.canvas.show(ui, CanvasCtx { wf, revision, catalog, selection, ghost, actions, commands, os });
+            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, actions, commands, os };
+            self.canvas.show(ui, cx);
         });
 
         match form_event {
@@ -1246,13 +1263,8 @@ impl App {
         if self.doc.is_dirty() {
             ctx.request_repaint_after(recovery::INTERVAL);
         }
-        if let Some(wait) = self.problems.update(
-            self.doc.workflow(),
-            self.trust.catalog.as_ref(),
-            &self.trust.host,
-            self.doc.revision(),
-            now,
-        ) {
+        let host = &self.trust.host;
+        if let Some(wait) = self.problems.update(&self.doc, self.lint_catalog.as_ref(), self.catalog_gen, host, now) {
             ctx.request_repaint_after(wait);
         }
         let dirty = if self.doc.is_dirty() { "• " } else { "" };

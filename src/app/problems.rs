@@ -1,24 +1,32 @@
 //! The status and problems bar: the last refusal with its spec code, the latest message,
-//! and the workflow's validation findings and lints (recomputed shortly after edits stop,
-//! so typing and dragging never wait for a schema check).
+//! and the workflow's validation findings and lints. Those are recomputed on the lint
+//! worker shortly after edits stop ([`crate::editor::lint`]), so no frame waits for them.
 
 use super::theme;
 use crate::catalog::{Catalog, HostProfile};
+use crate::editor::document::Document;
+use crate::editor::lint::{Linter, Revision};
 use crate::error::{Error, Finding, Severity};
-use crate::workflow::{ExportMode, Workflow};
+use crate::workflow::Workflow;
 use egui::{RichText, Ui};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Findings are recomputed this long after the last change.
 const LINT_DELAY: Duration = Duration::from_millis(400);
+/// How often a frame looks for the worker's answer while it is due.
+const LINT_POLL: Duration = Duration::from_millis(25);
 
 #[derive(Default)]
 pub struct Problems {
     pub last_error: Option<Error>,
     status: Option<String>,
     findings: Vec<Finding>,
-    linted_revision: Option<u64>,
-    changed_at: Option<(u64, Instant)>,
+    linter: Linter,
+    linted_revision: Option<Revision>,
+    /// The revision sent to the worker last.
+    requested: Option<Revision>,
+    changed_at: Option<(Revision, Instant)>,
     pub expanded: bool,
     show_error: bool,
     /// Which file dialog answers (system or in-app), shown at the right.
@@ -49,17 +57,31 @@ impl Problems {
         self.last_error = None;
     }
 
-    /// Re-lint once the workflow has been still for a moment. Returns when to look again.
+    /// Take the worker's findings when they arrive, and ask it to re-lint once the workflow
+    /// has been still for a moment. Never blocks. Returns when to look again.
     pub fn update(
         &mut self,
-        wf: &Workflow,
-        catalog: Option<&Catalog>,
+        doc: &Document,
+        catalog: Option<&Arc<Catalog>>,
+        catalog_gen: u64,
         host: &HostProfile,
-        revision: u64,
         now: Instant,
     ) -> Option<Duration> {
+        let revision = (doc.revision(), catalog_gen);
+        if let Some(done) = self.linter.poll(revision) {
+            let old = std::mem::replace(&mut self.findings, done.findings);
+            self.linter.discard(old);
+            // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
+            self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
+            self.linted_revision = Some(done.revision);
+        }
         if self.linted_revision == Some(revision) {
             return None;
+        }
+        // One check at a time: a request queued behind a running check would hold its
+        // snapshot until the worker got to it, and an edit meanwhile would copy the workflow.
+        if self.requested == Some(revision) || self.linter.busy() {
+            return Some(LINT_POLL);
         }
         let since = match self.changed_at {
             Some((r, t)) if r == revision => now.duration_since(t),
@@ -68,22 +90,38 @@ impl Problems {
                 Duration::ZERO
             }
         };
+        // The first findings come at once; later ones wait for edits to pause.
         if since < LINT_DELAY && self.linted_revision.is_some() {
             return Some(LINT_DELAY - since);
         }
-        self.findings = wf.lint(ExportMode::Faithful);
-        if wf.node_count() == 0 {
-            // The schema wants at least one node; an empty canvas is where every workflow
-            // starts, not a problem.
-            self.findings.retain(|f| f.pointer != "/nodes");
+        self.linter.request(revision, doc.snapshot(), catalog.cloned());
+        self.requested = Some(revision);
+        Some(LINT_POLL)
+    }
+
+    /// Wait (up to `timeout`) for the findings of the document as it is now, as if the
+    /// edits had paused and the worker had answered (tests and measurements).
+    pub fn settle(
+        &mut self,
+        doc: &Document,
+        catalog: Option<&Arc<Catalog>>,
+        catalog_gen: u64,
+        host: &HostProfile,
+        timeout: Duration,
+    ) {
+        let revision = (doc.revision(), catalog_gen);
+        if self.linted_revision == Some(revision) {
+            return;
         }
-        if let Some(catalog) = catalog {
-            self.findings.extend(catalog.check_workflow(wf));
+        if self.requested != Some(revision) {
+            self.linter.request(revision, doc.snapshot(), catalog.cloned());
+            self.requested = Some(revision);
         }
-        // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
-        self.findings.extend(host.node_count_finding(wf.node_count(), "the workflow"));
-        self.linted_revision = Some(revision);
-        None
+        if let Some(done) = self.linter.wait(revision, timeout) {
+            self.findings = done.findings;
+            self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
+            self.linted_revision = Some(done.revision);
+        }
     }
 
     pub fn show(&mut self, ui: &mut Ui, wf: &Workflow) -> Option<ProblemPick> {
@@ -119,6 +157,8 @@ impl Problems {
                 // export's capabilities) are not problems.
                 let problems = format!("{} · {}", counted(errors, "error"), counted(warnings, "warning"));
                 let text = match (errors + warnings, notes) {
+                    // Nothing is known before the worker's first answer.
+                    _ if self.linted_revision.is_none() => "checking…".to_owned(),
                     (0, 0) => "✔ no problems".to_owned(),
                     (0, n) => format!("✔ no problems · {} {arrow}", counted(n, "note")),
                     (_, 0) => format!("{problems} {arrow}"),

@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 pub const MAX_SCHEMA_BYTES: u64 = 5 * 1024 * 1024;
 
 /// One node type a catalogued pack publishes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct NodeType {
     type_id: String,
     pack_name: String,
@@ -46,7 +46,7 @@ struct SchemaFile {
 }
 
 /// A node type's config, input or output schema, when it declares one that could be read.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct SchemaSlot(Option<Arc<SchemaFile>>);
 
 impl SchemaSlot {
@@ -197,8 +197,8 @@ fn read_schema_file(path: &Path) -> Result<Arc<SchemaFile>, String> {
     }
 }
 
-/// The typeId catalog.
-#[derive(Debug, Default)]
+/// The typeId catalog. Cloning shares the schema files (and what is compiled from them).
+#[derive(Debug, Default, Clone)]
 pub struct Catalog {
     types: BTreeMap<String, NodeType>,
     packs: Vec<CatalogPack>,

@@ -17,6 +17,7 @@ use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Oldest steps are dropped beyond this; snapshots of large workflows are not small.
 const MAX_UNDO: usize = 200;
@@ -173,7 +174,8 @@ fn next_revision() -> u64 {
 }
 
 pub struct Document {
-    wf: Workflow,
+    /// Shared with the lint worker while it copies a revision to check.
+    wf: Arc<Workflow>,
     pub path: Option<PathBuf>,
     pub selection: Selection,
     undo: Vec<Step>,
@@ -181,6 +183,9 @@ pub struct Document {
     /// Changes on every change, including undo and redo, and is never shared by two
     /// documents (a new or reopened one included); caches key on it.
     revision: u64,
+    /// When the last change only moved nodes: the revision it was made from and the nodes
+    /// it moved (a view of the previous revision can follow it instead of starting over).
+    last_moves: Option<(u64, Vec<String>)>,
     state: u64,
     next_state: u64,
     saved_state: u64,
@@ -189,12 +194,13 @@ pub struct Document {
 impl Document {
     pub fn new(wf: Workflow, path: Option<PathBuf>) -> Self {
         Self {
-            wf,
+            wf: Arc::new(wf),
             path,
             selection: Selection::default(),
             undo: Vec::new(),
             redo: Vec::new(),
             revision: next_revision(),
+            last_moves: None,
             state: 0,
             next_state: 1,
             saved_state: 0,
@@ -205,13 +211,47 @@ impl Document {
         &self.wf
     }
 
+    /// The workflow to change: copied first if the lint worker still holds it.
+    fn wf_mut(&mut self) -> &mut Workflow {
+        Arc::make_mut(&mut self.wf)
+    }
+
+    /// The workflow as it is now, shared (for work done off the UI thread).
+    pub fn snapshot(&self) -> Arc<Workflow> {
+        Arc::clone(&self.wf)
+    }
+
     /// The workflow to draw and the selection to change, borrowed together.
     pub fn parts(&mut self) -> (&Workflow, &mut Selection) {
         (&self.wf, &mut self.selection)
     }
 
+    /// The workflow, the selection, and what the last change did if it only moved nodes
+    /// (the revision it was made from and the nodes it moved), borrowed together: a view of
+    /// that revision can follow the move instead of starting over.
+    pub fn parts_with_moves(&mut self) -> (&Workflow, &mut Selection, Option<(u64, &[String])>) {
+        let moves = self.last_moves.as_ref().map(|(from, ids)| (*from, ids.as_slice()));
+        (&self.wf, &mut self.selection, moves)
+    }
+
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// A new revision after `change` (the inverse of what was just done).
+    fn changed(&mut self, change: &Change) {
+        let moves = match change {
+            Change::Members(members) => members
+                .iter()
+                .map(|(target, key, _)| match target {
+                    Target::Node(id) if key == "position" => Some(id.clone()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<String>>>(),
+            _ => None,
+        };
+        self.last_moves = moves.map(|ids| (self.revision, ids));
+        self.revision = next_revision();
     }
 
     pub fn is_dirty(&self) -> bool {
@@ -253,9 +293,9 @@ impl Document {
     /// `chainsmith inline` runs), as one undo step. A refusal changes nothing.
     pub fn inline(&mut self, req: &InlineRequest) -> Result<Outcome, Error> {
         // Provenance, variables and settings change too: the inverse is a snapshot.
-        let before = self.wf.clone();
-        let done = crate::inline::inline(&mut self.wf, req)?;
-        super::preview::make_room(&mut self.wf, &done.instance.node_ids, &req.destination, req.trust);
+        let before = Workflow::clone(&self.wf);
+        let done = crate::inline::inline(self.wf_mut(), req)?;
+        super::preview::make_room(self.wf_mut(), &done.instance.node_ids, &req.destination, req.trust);
         let (verb, new_nodes) = match &req.destination {
             Destination::Reparameterise { .. } => ("Re-parameterise", Vec::new()),
             Destination::Splice(opts) if opts.between.is_some() => ("Splice", done.instance.node_ids),
@@ -267,6 +307,7 @@ impl Document {
 
     /// Push a step whose inverse is `inverse`.
     fn record(&mut self, inverse: Change, outcome: Outcome) -> Outcome {
+        self.changed(&inverse);
         let before = self.state;
         self.state = self.next_state;
         self.next_state += 1;
@@ -275,16 +316,15 @@ impl Document {
             self.undo.remove(0);
         }
         self.redo.clear();
-        self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
         outcome
     }
 
     pub fn undo(&mut self) -> Option<String> {
         let step = self.undo.pop()?;
-        let inverse = apply_change(&mut self.wf, step.inverse);
+        let inverse = apply_change(self.wf_mut(), step.inverse);
+        self.changed(&inverse);
         self.state = step.before;
-        self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
         let label = step.label.clone();
         self.redo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
@@ -293,9 +333,9 @@ impl Document {
 
     pub fn redo(&mut self) -> Option<String> {
         let step = self.redo.pop()?;
-        let inverse = apply_change(&mut self.wf, step.inverse);
+        let inverse = apply_change(self.wf_mut(), step.inverse);
+        self.changed(&inverse);
         self.state = step.after;
-        self.revision = next_revision();
         self.selection.retain_existing(&self.wf);
         let label = step.label.clone();
         self.undo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
@@ -305,8 +345,8 @@ impl Document {
     fn execute(&mut self, command: Command) -> Result<(Change, Outcome), Error> {
         match command {
             Command::RemoveInstance { key } => {
-                let before = self.wf.clone();
-                let instance = self.wf.remove_instance(&key).ok_or_else(|| {
+                let before = Workflow::clone(&self.wf);
+                let instance = self.wf_mut().remove_instance(&key).ok_or_else(|| {
                     Error::new(code::INVALID_REQUEST, format!("no chain instance \"{key}\" in this workflow"))
                         .with("instance", key.as_str())
                 })?;
@@ -320,7 +360,7 @@ impl Document {
                 let doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
                 let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values)?)?;
                 let to = super::app_reparam::app_instance(&wf).map(|i| i.expansion_id).unwrap_or_default();
-                let before = std::mem::replace(&mut self.wf, wf);
+                let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
                 let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
                 Ok((Change::Replace(Box::new(before)), outcome(label)))
             }
@@ -384,7 +424,7 @@ impl Document {
                 if target == Target::Workflow && (value.is_none() || self.wf.member(&key).is_none()) {
                     // The workflow object cannot drop a member in place; going to or from
                     // "absent" rebuilds it and records a snapshot.
-                    let before = self.wf.clone();
+                    let before = Workflow::clone(&self.wf);
                     let mut doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
                     if let Some(m) = doc.as_object_mut() {
                         match &value {
@@ -392,10 +432,10 @@ impl Document {
                             None => m.remove(&key),
                         };
                     }
-                    self.wf = Workflow::from_json(doc)?;
+                    self.wf = Arc::new(Workflow::from_json(doc)?);
                     return Ok((Change::Replace(Box::new(before)), outcome(label)));
                 }
-                let inverse = apply_change(&mut self.wf, Change::Members(vec![(target, key, value)]));
+                let inverse = apply_change(self.wf_mut(), Change::Members(vec![(target, key, value)]));
                 Ok((inverse, outcome(label)))
             }
         }
@@ -413,7 +453,7 @@ impl Document {
             scratch.set_position(x, y);
             changes.push((Target::Node(id), "position".to_owned(), scratch.json.remove("position")));
         }
-        apply_change(&mut self.wf, Change::Members(changes))
+        apply_change(self.wf_mut(), Change::Members(changes))
     }
 
     fn connect(
@@ -461,7 +501,7 @@ impl Document {
         }
         let id = self.wf.fresh_edge_id(&format!("e-{source}-{target}"));
         let json = edge_json(id, (source, source_port), (target, target_port));
-        let ix = self.wf.add_edge(json).expect("both endpoints exist");
+        let ix = self.wf_mut().add_edge(json).expect("both endpoints exist");
         let seq = self.wf.graph[ix].seq;
         let outcome = Outcome { label: format!("Connect {source} ➡ {target}"), warnings, new_nodes: Vec::new() };
         Ok((Change::Remove { nodes: Vec::new(), edges: vec![seq] }, outcome))
@@ -482,12 +522,12 @@ impl Document {
             .map(|i| i.key())
             .collect();
         let mut inverses =
-            vec![apply_change(&mut self.wf, Change::Remove { nodes: nodes.clone(), edges: edges.clone() })];
+            vec![apply_change(self.wf_mut(), Change::Remove { nodes: nodes.clone(), edges: edges.clone() })];
         if !emptied.is_empty() {
             // An instance whose nodes are all gone has nothing left to re-parameterise.
             let old_metadata = self.wf.member("metadata").cloned();
             for key in &emptied {
-                self.wf.forget_instance(key);
+                self.wf_mut().forget_instance(key);
             }
             inverses.push(Change::Members(vec![(Target::Workflow, "metadata".into(), old_metadata)]));
         }
@@ -528,7 +568,7 @@ impl Document {
         let base = json.get("id").and_then(Value::as_str).filter(|b| !b.is_empty()).unwrap_or("node").to_owned();
         let id = self.wf.fresh_node_id(&base);
         json.insert("id".into(), Value::String(id.clone()));
-        self.wf.add_node(json)?;
+        self.wf_mut().add_node(json)?;
         let mut ids = self.wf.edge_ids();
         let mut new_edges = Vec::new();
         let mut restore = None;
@@ -539,7 +579,7 @@ impl Document {
                 wires.push(edge_json(edge_id, (source, source_port), (&id, input)));
             }
             (NodeLink::Splice { seq, input, output }, Some((source, source_port, target, target_port))) => {
-                restore = Some(apply_change(&mut self.wf, Change::Remove { nodes: Vec::new(), edges: vec![*seq] }));
+                restore = Some(apply_change(self.wf_mut(), Change::Remove { nodes: Vec::new(), edges: vec![*seq] }));
                 let first = ids.fresh(&self.wf, &format!("e-{source}-{id}"));
                 wires.push(edge_json(first, (&source, &source_port), (&id, input)));
                 let second = ids.fresh(&self.wf, &format!("e-{id}-{target}"));
@@ -548,7 +588,7 @@ impl Document {
             _ => {}
         }
         for wire in wires {
-            let ix = self.wf.add_edge(wire).expect("both endpoints exist");
+            let ix = self.wf_mut().add_edge(wire).expect("both endpoints exist");
             new_edges.push(self.wf.graph[ix].seq);
         }
         // Undo takes the node and its wires out, then brings back the edge it was spliced into.
@@ -579,13 +619,13 @@ impl Document {
             let (x, y) = node.position();
             node.set_position(x + offset.0, y + offset.1);
             // A pasted copy is a plain node; only the original belongs to its chain instance.
-            match self.wf.add_node(node.json) {
+            match self.wf_mut().add_node(node.json) {
                 Ok(_) => {
                     renamed.insert(old, id.clone());
                     new_nodes.push(id);
                 }
                 Err(e) => {
-                    apply_change(&mut self.wf, Change::Remove { nodes: new_nodes, edges: Vec::new() });
+                    apply_change(self.wf_mut(), Change::Remove { nodes: new_nodes, edges: Vec::new() });
                     return Err(e);
                 }
             }
@@ -600,7 +640,7 @@ impl Document {
             json.insert("id".into(), Value::String(ids.fresh(&self.wf, &base)));
             json.insert("sourceNodeId".into(), Value::String(s));
             json.insert("targetNodeId".into(), Value::String(t));
-            if let Some(ix) = self.wf.add_edge(json) {
+            if let Some(ix) = self.wf_mut().add_edge(json) {
                 new_edges.push(self.wf.graph[ix].seq);
             }
         }

@@ -22,6 +22,7 @@ pub mod extraction;
 pub mod files;
 pub mod finder;
 pub mod host_import;
+pub mod lint;
 pub mod node_type;
 pub mod pack_doc;
 pub mod preview;
