@@ -202,6 +202,12 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     let script = Script::absent();
     let mut h = start(vec![file.clone()], script.clone());
     assert!(h.query_by_label_contains("File dialogs: in-app").is_some(), "the status bar says which dialog");
+    // Opening the in-app dialog does not repeat that note as the status.
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
+    h.run();
+    assert_eq!(h.query_all_by_label_contains("File dialogs: in-app").count(), 1, "the note shows once");
+    h.key_press(Key::Escape);
+    h.run();
 
     // Save As: the in-app dialog opens beside the workflow's file with the suggested name.
     click_menu(&mut h, "File", "Save as");

@@ -1103,10 +1103,10 @@ impl App {
         // The in-app dialog starts beside the workflow's file, else the last file opened.
         let start = self.doc.path.as_deref().or_else(|| self.settings.recent.first().map(PathBuf::as_path));
         let start = start.and_then(|p| if p.is_dir() { Some(p) } else { p.parent() }).map(Path::to_path_buf);
+        // Which dialog answers is always shown at the right of the status bar; saying it
+        // again as the status would show the same note twice.
         if let Some(chosen) = self.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
             self.answered(purpose, chosen);
-        } else if !self.dialogs.uses_system() {
-            self.problems.status(self.dialogs.describe());
         }
     }
 
