@@ -303,6 +303,9 @@ fn quick_add_on_canvas_with_the_keyboard_only_through_the_form() {
     assert_eq!(inst.chain_id, "support.triage");
     // Unwired: the parent edge is untouched.
     assert!(wf.graph.edge_weights().any(|e| e.id() == "go"));
+    // The keyboard is the canvas's again: Delete removes the inserted (selected) nodes.
+    press(&mut h, Key::Delete);
+    assert_eq!(h.state().workflow().node_count(), 2);
 }
 
 #[test]

@@ -58,7 +58,8 @@ pub fn to_egui(s: Shortcut) -> KeyboardShortcut {
 
 /// The enabled commands whose shortcuts were pressed this frame, each key press consumed by
 /// at most one command. While a widget has keyboard focus (a text field, a focused button)
-/// only commands marked `while_typing` listen, so typing a letter never runs a command. A
+/// only commands marked `while_typing` listen, and only to shortcuts that type no text, so
+/// typing a letter or "?" never runs a command. A
 /// disabled command leaves its key alone, for the widget that does want it (Esc for an
 /// open form).
 pub fn pressed(ctx: &egui::Context, os: Os, cx: &Context) -> Vec<CommandId> {
@@ -66,7 +67,8 @@ pub fn pressed(ctx: &egui::Context, os: Os, cx: &Context) -> Vec<CommandId> {
     let mut out = Vec::new();
     ctx.input_mut(|i| {
         for (shortcut, c) in commands::bindings(os) {
-            if (typing && !c.spec().while_typing) || !c.is_enabled(cx) {
+            let heard_while_typing = c.spec().while_typing && !shortcut.types_text();
+            if (typing && !heard_while_typing) || !c.is_enabled(cx) {
                 continue;
             }
             if i.consume_shortcut(&to_egui(shortcut)) && !out.contains(&c) {
@@ -188,7 +190,7 @@ pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os) {
         .id(egui::Id::unique("cs-shortcut-help"))
         .open(open)
         .collapsible(false)
-        .default_size([560.0, 520.0])
+        .default_size([760.0, 600.0])
         .show(ctx, |ui| {
             ui.label(
                 RichText::new("Every command, also found by name in the command palette.")

@@ -132,8 +132,13 @@ fn row_widget(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
     let fmt = |font: egui::FontId, color| egui::TextFormat::simple(font, color);
     job.append(kind, 0.0, fmt(small.clone(), theme::GHOST));
     job.append(&e.title, 10.0, fmt(font, theme::TEXT));
+    if !e.shortcut.is_empty() {
+        job.append(&e.shortcut, 10.0, fmt(small.clone(), theme::ACCENT));
+    }
     job.append(&e.detail, 10.0, fmt(small, theme::TEXT_DIM));
-    let r = ui.add(egui::Button::selectable(selected, job).truncate());
+    // Full-width rows, so the selection reads as a bar and the whole row takes the click.
+    let width = ui.available_width();
+    let r = ui.add(egui::Button::selectable(selected, job).truncate().min_size(egui::vec2(width, 0.0)));
     r.widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &e.title));
     r
 }

@@ -413,7 +413,13 @@ impl App {
         });
 
         match form_event {
-            Some(FormEvent::Submit) => self.submit_form(),
+            Some(FormEvent::Submit) => {
+                self.submit_form();
+                // The keyboard comes back to the canvas (its shortcuts), not to a leftover widget.
+                if self.form.is_none() {
+                    ctx.memory_mut(|m| m.stop_text_input());
+                }
+            }
             Some(FormEvent::Cancel) => self.form = None,
             None => {}
         }
@@ -664,6 +670,10 @@ impl App {
         if !c.is_enabled(&self.command_context()) {
             return;
         }
+        // Commands run after drawing: what they open (a window, the palette) is drawn on the
+        // next frame, which must come now, not at the next input event (whose typing the
+        // palette would miss).
+        ctx.request_repaint();
         match c {
             CommandId::New => self.guard(Pending::New),
             CommandId::Open => self.ask(Purpose::Open),
@@ -1365,21 +1375,22 @@ fn finder_entries(
                 continue;
             }
             let spec = c.spec();
-            let detail = format!("{}  {}", c.shortcut_text(os), spec.id);
-            out.push(Entry { target: Target::Command(c), title: spec.label.to_owned(), detail });
+            let (title, detail, shortcut) = (spec.label.to_owned(), spec.id.to_owned(), c.shortcut_text(os));
+            out.push(Entry { target: Target::Command(c), title, detail, shortcut });
         }
     }
     for (i, pack) in packs.iter().enumerate().filter(|(_, p)| p.kind == crate::pack::PackKind::WorkflowChain) {
         for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
             let detail = format!("{} · {}", chain.chain_id(), pack.name());
             let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
-            out.push(Entry { target, title: chain.label().to_owned(), detail });
+            out.push(Entry { target, title: chain.label().to_owned(), detail, shortcut: String::new() });
         }
     }
     if let Some(catalog) = catalog {
         for t in catalog.node_types() {
             let target = Target::NodeType(t.type_id().to_owned());
-            out.push(Entry { target, title: t.label().to_owned(), detail: t.type_id().to_owned() });
+            let (title, detail) = (t.label().to_owned(), t.type_id().to_owned());
+            out.push(Entry { target, title, detail, shortcut: String::new() });
         }
     }
     out

@@ -134,6 +134,11 @@ impl Shortcut {
         out
     }
 
+    /// Whether pressing it can type text: without ⌘/Ctrl, anything but a function key can.
+    pub fn types_text(&self) -> bool {
+        !self.mods.command && !matches!(self.key, Key::F1 | Key::F2)
+    }
+
     /// How many modifiers it holds: a more specific shortcut is matched first, so that
     /// Ctrl+Shift+S is never taken for Ctrl+S.
     pub fn specificity(&self) -> usize {
@@ -256,8 +261,8 @@ pub struct Spec {
     pub enabled: fn(&Context) -> bool,
     /// For toggles: whether it is on (menus draw a check mark).
     pub checked: Option<fn(&Context) -> bool>,
-    /// The shortcut also works while a text field has keyboard focus (only for shortcuts
-    /// with ⌘/Ctrl or function keys, which type nothing).
+    /// The shortcut also works while a text field has keyboard focus: those of its
+    /// shortcuts that type no text (with ⌘/Ctrl, or function keys), so "?" still types.
     pub while_typing: bool,
 }
 
@@ -728,6 +733,7 @@ impl CommandId {
                 tooltip: "List every command with its shortcuts",
                 bindings: const { &[all(Shortcut::plain(F1)), all(Shortcut::plain(Questionmark))] },
                 places: &[Place::Menu(Help, 0)],
+                while_typing: true,
                 ..base
             },
         }
@@ -878,6 +884,13 @@ mod tests {
                 assert!(!s.text(Os::Mac).contains("Ctrl"), "{c:?}");
             }
         }
+    }
+
+    #[test]
+    fn only_shortcuts_that_type_nothing_work_while_typing() {
+        assert!(!Shortcut::plain(F1).types_text());
+        assert!(Shortcut::plain(Questionmark).types_text());
+        assert!(!Shortcut::command(K).types_text());
     }
 
     #[test]

@@ -20,12 +20,14 @@ pub enum Target {
     NodeType(String),
 }
 
-/// A pickable entry: what it is, the name shown, and a detail line (ids, shortcut).
+/// A pickable entry: what it is, the name shown, a detail (ids) that is searched too, and
+/// a shortcut that is only shown (its "Ctrl" would otherwise match every "tr" typed).
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub target: Target,
     pub title: String,
     pub detail: String,
+    pub shortcut: String,
 }
 
 impl Entry {
@@ -62,7 +64,8 @@ mod tests {
     use super::*;
 
     fn entry(title: &str, detail: &str) -> Entry {
-        Entry { target: Target::NodeType(title.to_owned()), title: title.to_owned(), detail: detail.to_owned() }
+        let target = Target::NodeType(title.to_owned());
+        Entry { target, title: title.to_owned(), detail: detail.to_owned(), shortcut: "Ctrl+Shift+T".to_owned() }
     }
 
     #[test]
@@ -79,6 +82,7 @@ mod tests {
         // Ids match too, and case does not matter.
         assert_eq!(rank("SUPPORT.TRI", &entries), [1]);
         assert!(rank("zzz", &entries).is_empty());
+        assert!(rank("ctrl", &entries).is_empty(), "shortcuts are shown, not searched");
         assert_eq!(rank("  ", &entries), [0, 1, 2]);
     }
 }
