@@ -379,7 +379,7 @@ xdotool mouseup 1
 sleep 0.5
 stop_app
 
-# 40-43. The command registry: the command palette (Ctrl+K) searching commands, chains and
+# 50-53. The command registry: the command palette (Ctrl+K) searching commands, chains and
 # node types; quick-add (Tab) at the pointer on the canvas, and the keyboard going straight
 # into the chain's form; Help → Keyboard shortcuts (F1) listing the registry.
 start_app
@@ -387,22 +387,22 @@ focus
 xdotool key ctrl+k
 sleep 0.5
 xdotool type --delay 120 "tri"
-shot 40-command-palette 2.0
+shot 50-command-palette 2.0
 xdotool key Escape
 xdotool mousemove 700 420
 sleep 0.5
 xdotool key Tab
 sleep 0.5
 xdotool type --delay 120 "queue"
-shot 41-quick-add 2.0
+shot 51-quick-add 2.0
 xdotool key Return
 sleep 1.5
 xdotool type --delay 120 "billing"
-shot 42-quick-add-form-by-keyboard 2.0
+shot 52-quick-add-form-by-keyboard 2.0
 xdotool key Return
 sleep 1.5
 xdotool key F1
-shot 43-keyboard-shortcuts 2.0
+shot 53-keyboard-shortcuts 2.0
 stop_app
 
 if [ -z "${CHAINSMITH_BIN:-}" ]; then
