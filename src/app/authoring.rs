@@ -12,6 +12,7 @@ use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::pack_doc::PackDocument;
+use crate::editor::packs::Packs;
 use crate::error::{Error, code};
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
@@ -211,7 +212,7 @@ impl Authoring {
     }
 
     /// Put every edited pack in place of its loaded copy (or add it); returns whether any changed.
-    pub fn sync(&mut self, packs: &mut Vec<Pack>) -> bool {
+    pub fn sync(&mut self, packs: &mut Packs) -> bool {
         let mut changed = false;
         for open in &mut self.docs {
             let revision = open.doc.revision();
@@ -223,7 +224,9 @@ impl Authoring {
             let Some(pack) = open.doc.pack(&source) else { continue };
             match packs.iter().position(|p| p.source == open.source) {
                 Some(i) => packs[i] = pack,
-                None => packs.push(pack),
+                None => {
+                    packs.add(pack);
+                }
             }
             open.source = source;
             changed = true;

@@ -17,6 +17,7 @@ use crate::editor::cards::{self, card_ports};
 use crate::editor::commands::{self, CommandId, Os, Place};
 use crate::editor::document::Command;
 use crate::editor::node_type;
+use crate::editor::packs::PackId;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
 use crate::editor::selection::Selection;
 use crate::error::Error;
@@ -148,7 +149,7 @@ struct TileTarget {
 
 /// What a drag from the palette carries.
 enum Dropped {
-    Chain { pack: usize, chain_id: String },
+    Chain { pack: PackId, chain_id: String },
     NodeType(String),
 }
 

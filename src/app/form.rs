@@ -7,6 +7,7 @@ use super::Action;
 use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
+use crate::editor::packs::PackId;
 use crate::editor::preview::{self, DropEdge, Ghost, Placement};
 use crate::error::{Error, code};
 use crate::expand::Expansion;
@@ -26,7 +27,8 @@ pub enum FormMode {
 
 /// An open parameter form.
 pub struct FormSession {
-    pub pack: usize,
+    /// `None` for the preview of a chain being authored, which belongs to no loaded pack.
+    pub pack: Option<PackId>,
     pub chain_id: String,
     pub mode: FormMode,
     pub expansion_id: String,
@@ -90,7 +92,7 @@ pub enum FormEvent {
 
 impl FormSession {
     pub fn new(
-        pack: usize,
+        pack: Option<PackId>,
         chain: &Chain,
         mode: FormMode,
         expansion_id: String,
@@ -218,7 +220,7 @@ impl FormSession {
     /// changes.
     pub fn preview_of(chain: &Chain) -> Self {
         let mode = FormMode::Insert { at: (0.0, 0.0), on_edge: None };
-        let mut session = Self::new(usize::MAX, chain, mode, format!("preview-{}", chain.chain_id()), None);
+        let mut session = Self::new(None, chain, mode, format!("preview-{}", chain.chain_id()), None);
         session.fields.reveal();
         session
     }

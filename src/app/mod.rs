@@ -38,6 +38,7 @@ use crate::editor::document::{Command, Document, NodeLink, edge_by_seq};
 use crate::editor::files;
 use crate::editor::finder::{Entry, Target};
 use crate::editor::node_type;
+use crate::editor::packs::{PackId, Packs};
 use crate::editor::preview::{self, DropEdge};
 use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::editor::subchains;
@@ -62,7 +63,7 @@ pub(crate) enum Action {
     Run(CommandId),
     Doc(Command),
     OpenInsertForm {
-        pack: usize,
+        pack: PackId,
         chain_id: String,
         at: (f64, f64),
         on_edge: Option<u64>,
@@ -127,7 +128,7 @@ impl StartOptions {
 const APP_ID: &str = "chainsmith";
 
 pub struct App {
-    packs: Vec<Pack>,
+    packs: Packs,
     /// Manifests of the packs the editor started with (the palette groups them apart).
     samples: std::collections::HashSet<PathBuf>,
     failures: Vec<Error>,
@@ -194,7 +195,7 @@ impl App {
         let samples = opts.packs.packs.iter().map(|p| p.source.clone()).collect();
         let mut app = Self {
             samples,
-            packs: opts.packs.packs,
+            packs: Packs::new(opts.packs.packs),
             failures: opts.packs.failures,
             trust: Trust::default(),
             reports: Vec::new(),
@@ -238,7 +239,7 @@ impl App {
     /// Rebuild the catalog from the loaded node packs and re-check every pack against it.
     fn refresh_trust(&mut self) {
         let mut catalog = Catalog::new();
-        for p in &self.packs {
+        for p in self.packs.iter() {
             catalog.add_pack(p);
         }
         // The host's own node types (Settings); a file that went away is reported there.
@@ -394,7 +395,7 @@ impl App {
             egui::Panel::bottom("cs-form").resizable(true).default_size(form::HEIGHT).size_range(240.0..=720.0).show(
                 ui,
                 |ui| {
-                    form_event = match packs.get(form.pack) {
+                    form_event = match form.pack.and_then(|id| packs.get(id)) {
                         Some(pack) => form.show(ui, trust, pack, wf, revision, actions),
                         None => Some(FormEvent::Cancel),
                     };
@@ -929,7 +930,7 @@ impl App {
         }
     }
 
-    fn open_insert_form(&mut self, pack: usize, chain_id: &str, at: (f64, f64), on_edge: Option<u64>) {
+    fn open_insert_form(&mut self, pack: PackId, chain_id: &str, at: (f64, f64), on_edge: Option<u64>) {
         let Some(chain) = self.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
         let wf = self.doc.workflow();
         let on_edge = on_edge.and_then(|seq| {
@@ -940,14 +941,14 @@ impl App {
             Ok(id) => id,
             Err(e) => return self.problems.error(e),
         };
-        if let Some(e) = self.trust.check_chain(&self.packs[pack], chain_id).refusal() {
+        if let Some(e) = self.packs.get(pack).and_then(|p| self.trust.check_chain(p, chain_id).refusal()) {
             // Nothing to fill in: say why instead of opening a form that cannot insert.
             self.palette.explain(pack, chain_id);
             self.problems.error(e);
             return;
         }
         let mode = FormMode::Insert { at, on_edge };
-        let mut form = FormSession::new(pack, chain, mode, id, None);
+        let mut form = FormSession::new(Some(pack), chain, mode, id, None);
         // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
         form.focus_first_field();
         self.form = Some(form);
@@ -955,11 +956,8 @@ impl App {
 
     fn open_instance_form(&mut self, key: &str) {
         let Some(inst) = self.doc.workflow().instance(key) else { return };
-        let found = self
-            .packs
-            .iter()
-            .enumerate()
-            .find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
+        let found =
+            self.packs.with_ids().find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
         let Some((pack, p)) = found else {
             self.problems.error(
                 Error::new(
@@ -984,7 +982,7 @@ impl App {
             ));
         }
         let mode = FormMode::Reparameterise { key: key.to_owned() };
-        let mut form = FormSession::new(pack, chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
+        let mut form = FormSession::new(Some(pack), chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
         if let Some(e) = self.trust.check_chain(p, &inst.chain_id).refusal() {
             form.block(e);
         }
@@ -997,7 +995,7 @@ impl App {
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
     fn submit_form(&mut self) {
         let Some(form) = &mut self.form else { return };
-        let Some(pack) = self.packs.get(form.pack) else { return };
+        let Some(pack) = form.pack.and_then(|id| self.packs.get(id)) else { return };
         let (values, placement) = (form.values().clone(), form.placement());
         let req =
             preview::request(&self.trust, pack, &form.chain_id, values, &form.expansion_id, &self.packs, &placement);
@@ -1066,8 +1064,7 @@ impl App {
     fn add_packs(&mut self, packs: Vec<Pack>) {
         for pack in packs {
             // Re-opening a pack replaces the loaded copy; instances find it by name.
-            self.packs.retain(|p| p.source != pack.source);
-            self.packs.push(pack);
+            self.packs.add(pack);
         }
         self.refresh_trust();
     }
@@ -1364,7 +1361,7 @@ fn finder_entries(
     mode: finder::Mode,
     cx: &commands::Context,
     os: Os,
-    packs: &[Pack],
+    packs: &Packs,
     catalog: Option<&Catalog>,
     show_internal: bool,
 ) -> Vec<Entry> {
@@ -1379,7 +1376,7 @@ fn finder_entries(
             out.push(Entry { target: Target::Command(c), title, detail, shortcut });
         }
     }
-    for (i, pack) in packs.iter().enumerate().filter(|(_, p)| p.kind == crate::pack::PackKind::WorkflowChain) {
+    for (i, pack) in packs.with_ids().filter(|(_, p)| p.kind == crate::pack::PackKind::WorkflowChain) {
         for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
             let detail = format!("{} · {}", chain.chain_id(), pack.name());
             let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };

@@ -7,6 +7,7 @@ use super::publish::Subject;
 use super::theme;
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
 use crate::editor::commands::CommandId;
+use crate::editor::packs::{PackId, Packs};
 use crate::error::{Error, Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use crate::workflow::layout::{NODE_H, NODE_W, layered};
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 /// The drag-and-drop payload of a tile: which chain, and the outline of its nodes for the
 /// drop preview.
 pub struct TileDrag {
-    pub pack: usize,
+    pub pack: PackId,
     pub chain_id: String,
     pub label: String,
     /// Card rects relative to the drop point.
@@ -35,16 +36,16 @@ pub struct Palette {
     /// Show only this pack's tiles (by pack name).
     pub pack_filter: Option<String>,
     /// The pack whose findings are open in the detail window.
-    detail: Option<usize>,
+    detail: Option<PackId>,
     /// The blocked tile whose reasons are open in the explanation window: pack, chainId.
-    explain: Option<(usize, String)>,
+    explain: Option<(PackId, String)>,
     /// Sources of packs edited for authoring and not saved since.
     pub unsaved: HashSet<PathBuf>,
 }
 
 /// What one pack is, for the palette.
 pub struct PaletteCtx<'a> {
-    pub packs: &'a [Pack],
+    pub packs: &'a Packs,
     pub reports: &'a [TrustReport],
     pub catalog: Option<&'a Catalog>,
     pub failures: &'a [Error],
@@ -54,12 +55,12 @@ pub struct PaletteCtx<'a> {
 
 impl Palette {
     /// Open the explanation of why a chain cannot be inserted.
-    pub fn explain(&mut self, pack: usize, chain_id: &str) {
+    pub fn explain(&mut self, pack: PackId, chain_id: &str) {
         self.explain = Some((pack, chain_id.to_owned()));
     }
 
     /// The chain whose explanation is open, if any.
-    pub fn explained(&self) -> Option<(usize, &str)> {
+    pub fn explained(&self) -> Option<(PackId, &str)> {
         self.explain.as_ref().map(|(p, c)| (*p, c.as_str()))
     }
 
@@ -109,7 +110,8 @@ impl Palette {
                     ui.label(RichText::new(title).small().strong().color(theme::TEXT_DIM));
                 }
                 for &i in group {
-                    self.pack(ui, i, &packs[i], reports.get(i), &query, actions);
+                    let Some(id) = packs.id_at(i) else { continue };
+                    self.pack(ui, id, &packs[i], reports.get(i), &query, actions);
                 }
                 ui.add_space(6.0);
             }
@@ -133,7 +135,7 @@ impl Palette {
     }
 
     /// Show internal / hide blocked, the pack filter, and collapse or expand every pack.
-    fn filters(&mut self, ui: &mut Ui, packs: &[Pack]) {
+    fn filters(&mut self, ui: &mut Ui, packs: &Packs) {
         ui.horizontal_wrapped(|ui| {
             ui.checkbox(&mut self.show_internal, "Show internal chains");
             ui.checkbox(&mut self.hide_blocked, "Hide blocked");
@@ -167,8 +169,8 @@ impl Palette {
                 }
             }
             if let Some(open) = set_all {
-                for i in 0..packs.len() {
-                    let id = Id::unique(("cs-pack", i));
+                for (pack, _) in packs.with_ids() {
+                    let id = Id::unique(("cs-pack", pack));
                     let mut state =
                         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
                     state.set_open(open);
@@ -181,7 +183,7 @@ impl Palette {
     fn pack(
         &mut self,
         ui: &mut Ui,
-        index: usize,
+        index: PackId,
         pack: &Pack,
         report: Option<&TrustReport>,
         query: &str,
@@ -260,7 +262,7 @@ impl Palette {
             });
     }
 
-    fn detail_window(&mut self, ctx: &egui::Context, packs: &[Pack]) {
+    fn detail_window(&mut self, ctx: &egui::Context, packs: &Packs) {
         let Some(i) = self.detail else { return };
         let Some(pack) = packs.get(i) else {
             self.detail = None;
@@ -300,7 +302,7 @@ impl Palette {
     fn explain_window(
         &mut self,
         ctx: &egui::Context,
-        packs: &[Pack],
+        packs: &Packs,
         reports: &[TrustReport],
         actions: &mut Vec<Action>,
     ) {
@@ -310,8 +312,11 @@ impl Palette {
             return;
         };
         let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-        let blocked: Vec<&Finding> =
-            reports.get(*i).map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default();
+        let blocked: Vec<&Finding> = packs
+            .index_of(*i)
+            .and_then(|at| reports.get(at))
+            .map(|r| r.blocking().filter(concerns).collect())
+            .unwrap_or_default();
         let mut open = true;
         egui::Window::new(format!("Why “{}” cannot be inserted", chain.label()))
             .id(Id::unique("cs-blocked"))
@@ -561,7 +566,7 @@ fn has_errors(pack: &Pack, chain: &Chain) -> bool {
 /// policy refuses. Returns whether the user asked why it is blocked.
 fn tile(
     ui: &mut Ui,
-    pack_index: usize,
+    pack_index: PackId,
     pack: &Pack,
     chain: &Chain,
     blocked: &[&Finding],

@@ -11,6 +11,7 @@ use super::palette::badge;
 use super::theme;
 use crate::catalog::Catalog;
 use crate::editor::files::FileDialogs;
+use crate::editor::packs::{PackId, Packs};
 use crate::error::Finding;
 use crate::fsio::{to_pretty_json, write_atomic};
 use crate::pack::{Chain, Pack};
@@ -23,14 +24,14 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subject {
     /// A chain of a loaded pack (index into the app's packs).
-    Chain { pack: usize, chain_id: String },
+    Chain { pack: PackId, chain_id: String },
     /// The workflow being edited.
     Workflow,
 }
 
 /// What the projections are made from, as of this frame.
 pub struct Sources<'a> {
-    pub packs: &'a [Pack],
+    pub packs: &'a Packs,
     pub workflow: &'a Workflow,
     /// The workflow's revision: a workflow subject is projected again when it changes.
     pub revision: u64,
@@ -98,7 +99,7 @@ impl Target<'_> {
     }
 }
 
-fn target<'a>(subject: &'a Subject, packs: &'a [Pack], workflow_json: Option<&'a Value>) -> Option<Target<'a>> {
+fn target<'a>(subject: &'a Subject, packs: &'a Packs, workflow_json: Option<&'a Value>) -> Option<Target<'a>> {
     match subject {
         Subject::Chain { pack, chain_id } => {
             let pack = packs.get(*pack)?;
@@ -223,15 +224,15 @@ impl Publish {
         })
     }
 
-    /// Point a chain subject at the pack that holds it now: the same index while the packs are
-    /// unchanged, otherwise the pack of the same name.
-    fn resolve(&mut self, packs: &[Pack]) {
+    /// Point a chain subject at the pack that holds it now: the same pack while it is loaded
+    /// and still holds the chain, otherwise the pack of the same name.
+    fn resolve(&mut self, packs: &Packs) {
         let Subject::Chain { pack, chain_id } = &mut self.subject else { return };
         let name =
             self.pack_name.get_or_insert_with(|| packs.get(*pack).map(|p| p.name().to_owned()).unwrap_or_default());
         let fits = |p: &Pack| p.name() == name.as_str() && p.chain(chain_id).is_some();
         if !packs.get(*pack).is_some_and(&fits)
-            && let Some(found) = packs.iter().position(&fits)
+            && let Some((found, _)) = packs.with_ids().find(|(_, p)| fits(p))
         {
             *pack = found;
         }
@@ -593,7 +594,7 @@ mod tests {
     use std::path::PathBuf;
 
     struct Fixture {
-        packs: Vec<Pack>,
+        packs: Packs,
         catalog: Catalog,
         workflow: Workflow,
         revision: u64,
@@ -607,7 +608,13 @@ mod tests {
             for p in &packs {
                 catalog.add_pack(p);
             }
-            Self { packs, catalog, workflow: Workflow::new("Alpha flow"), revision: 1, catalog_gen: 1 }
+            Self {
+                packs: Packs::new(packs),
+                catalog,
+                workflow: Workflow::new("Alpha flow"),
+                revision: 1,
+                catalog_gen: 1,
+            }
         }
 
         fn sources(&self) -> Sources<'_> {
@@ -621,7 +628,7 @@ mod tests {
         }
 
         fn triage(&self) -> Subject {
-            let pack = self.packs.iter().position(|p| p.chain("support.triage").is_some()).unwrap();
+            let pack = self.packs.with_ids().find(|(_, p)| p.chain("support.triage").is_some()).unwrap().0;
             Subject::Chain { pack, chain_id: "support.triage".into() }
         }
     }
@@ -773,16 +780,19 @@ mod tests {
         let subject = fx.triage();
         let mut p = Publish::new(subject.clone());
         p.refresh(&fx.sources());
-        // Re-opening a pack moves it to the end of the list.
-        let Subject::Chain { pack, .. } = subject else { unreachable!() };
-        let moved = fx.packs.remove(pack);
-        fx.packs.push(moved);
+        // Re-opening a pack moves it to the end of the list; its id stays.
+        let Subject::Chain { pack, .. } = subject.clone() else { unreachable!() };
+        let at = fx.packs.index_of(pack).unwrap();
+        let reopened = fx.packs[at].clone();
+        fx.packs.add(reopened);
+        assert_eq!(fx.packs.index_of(pack), Some(fx.packs.len() - 1));
         fx.catalog_gen += 1;
         p.refresh(&fx.sources());
-        assert_eq!(p.subject, Subject::Chain { pack: fx.packs.len() - 1, chain_id: "support.triage".into() });
+        assert_eq!(p.subject, subject);
         assert!(p.computed.is_ok());
 
-        fx.packs.pop();
+        let others: Vec<Pack> = fx.packs.iter().filter(|p| p.chain("support.triage").is_none()).cloned().collect();
+        fx.packs = Packs::new(others);
         fx.catalog_gen += 1;
         p.refresh(&fx.sources());
         assert!(p.computed.as_ref().is_err_and(|m| m.contains("support.triage")));

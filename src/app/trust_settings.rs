@@ -163,7 +163,7 @@ impl App {
     /// its preview follow the new policy.
     fn recheck_form(&mut self) {
         let Some(old) = &self.form else { return };
-        let Some(pack) = self.packs.get(old.pack) else { return };
+        let Some(pack) = old.pack.and_then(|id| self.packs.get(id)) else { return };
         let Some(chain) = pack.chain(&old.chain_id) else { return };
         let values = Some(old.values().clone());
         let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);

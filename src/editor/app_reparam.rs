@@ -5,8 +5,9 @@
 //! recorded ones. The re-expansion itself is [`crate::workflow::app_instance`]'s; applying
 //! it is the document's `ReparameteriseApp` command, so it undoes like any edit.
 
+use super::packs::{PackId, Packs};
 use crate::error::{Error, Result, code};
-use crate::pack::{Chain, Pack};
+use crate::pack::Chain;
 use crate::params::Form;
 use crate::workflow::Workflow;
 use crate::workflow::app_instance::{AppInstance, HandEdit};
@@ -33,8 +34,8 @@ pub fn instance_nodes(wf: &Workflow, inst: &AppInstance) -> Vec<String> {
 #[derive(Debug, Clone)]
 pub struct AppReparam {
     pub instance: AppInstance,
-    /// The pack (index into the loaded packs) whose chain the workflow was expanded from.
-    pub pack: usize,
+    /// The loaded pack whose chain the workflow was expanded from.
+    pub pack: PackId,
     pub chain: Chain,
     /// What differs from a fresh expansion of the recorded values.
     pub hand_edits: Vec<HandEdit>,
@@ -46,7 +47,7 @@ pub struct AppReparam {
 impl AppReparam {
     /// Prepare to re-parameterise `wf`. Refused when the app did not write it, or when no
     /// loaded pack holds its chain at the recorded version (`chain_not_found`, naming both).
-    pub fn open(wf: &Workflow, packs: &[Pack]) -> Result<Self> {
+    pub fn open(wf: &Workflow, packs: &Packs) -> Result<Self> {
         let instance = app_instance(wf).ok_or_else(|| {
             Error::new(
                 code::INVALID_REQUEST,
@@ -54,7 +55,7 @@ impl AppReparam {
             )
             .with("path", "/metadata/source")
         })?;
-        let found = packs.iter().enumerate().find_map(|(i, p)| {
+        let found = packs.with_ids().find_map(|(i, p)| {
             p.chain(&instance.chain_id).filter(|c| c.version() == instance.chain_version).map(|c| (i, c.clone()))
         });
         let Some((pack, chain)) = found else {
@@ -120,7 +121,7 @@ mod tests {
     use super::*;
     use crate::workflow::app_instance::definition_form;
 
-    fn triage_pack() -> Pack {
+    fn triage_pack() -> crate::pack::Pack {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/app/ticket-triage.json");
         crate::pack::load_path(&path, crate::pack::LoadOptions::default()).packs.remove(0)
     }
@@ -154,7 +155,7 @@ mod tests {
             instance_nodes(&wf, &inst),
             ["vendor_example_ticket-triage_fd9b00f727d5_fetch", "vendor_example_ticket-triage_fd9b00f727d5_classify"]
         );
-        let mut r = AppReparam::open(&wf, &[triage_pack()]).unwrap();
+        let mut r = AppReparam::open(&wf, &Packs::new(vec![triage_pack()])).unwrap();
         assert_eq!(r.describe_edits(), ["vendor_example_ticket-triage_fd9b00f727d5_classify: config edited by hand"]);
         let texts: Vec<(&str, &str)> = r.texts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
         assert_eq!(
@@ -175,10 +176,10 @@ mod tests {
 
     #[test]
     fn refused_without_the_chain_or_the_app_marker() {
-        let e = AppReparam::open(&app_workflow(), &[]).unwrap_err();
+        let e = AppReparam::open(&app_workflow(), &Packs::default()).unwrap_err();
         assert_eq!((e.code, e.details["version"].as_str()), (code::CHAIN_NOT_FOUND, Some("1.2.0")));
         let plain = Workflow::new("Plain");
         assert!(app_instance(&plain).is_none());
-        assert_eq!(AppReparam::open(&plain, &[triage_pack()]).unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(AppReparam::open(&plain, &Packs::new(vec![triage_pack()])).unwrap_err().code, code::INVALID_REQUEST);
     }
 }

@@ -11,9 +11,9 @@ use nucleo_matcher::{Config, Matcher, Utf32Str};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Command(CommandId),
-    /// A chain tile: the loaded pack's index and the chainId.
+    /// A chain tile: the loaded pack and the chainId.
     Chain {
-        pack: usize,
+        pack: super::packs::PackId,
         chain_id: String,
     },
     /// A node type of the catalog, by typeId.

@@ -25,6 +25,7 @@ pub mod host_import;
 pub mod lint;
 pub mod node_type;
 pub mod pack_doc;
+pub mod packs;
 pub mod preview;
 pub mod recovery;
 pub mod registry_view;
