@@ -256,7 +256,10 @@ fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked()
     );
     let limit = label_starting(&h, "host_node_limit_exceeded: The open workflow has 2 nodes").expect("the limit warns");
     assert!(limit.contains("at most 1 node execution"), "{limit}");
-    // The problems bar lists it with the workflow's other findings.
+    // The problems bar lists it with the workflow's other findings, once the lint worker
+    // has checked the workflow against the new host.
+    h.state_mut().settle_lint(std::time::Duration::from_secs(60));
+    h.run();
     h.get(By::new().label_contains(" warning").role(Role::Button)).click();
     h.run();
     assert!(labels_of(&h, "host_node_limit_exceeded") == 1, "the problems list names it once");
