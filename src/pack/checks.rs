@@ -27,11 +27,20 @@ pub(super) fn check_pack(chains: &[Chain], findings: &mut Vec<Finding>) {
     check_sub_chain_cycles(chains, findings);
 }
 
+/// One chain's semantic checks, in the order their findings are listed.
 fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let id = chain.chain_id();
-    let base = chain.pointer();
     let mut push = |f: Finding| findings.push(f.in_chain(id));
+    check_parameters(chain, &mut push);
+    let node_ids = check_nodes(chain, &mut push);
+    check_edges(chain, &mut push);
+    check_sub_chain_refs(chain, &mut push);
+    check_variables(chain, &node_ids, &mut push);
+}
 
+/// The parameter schema compiles, and its defaults satisfy it.
+fn check_parameters(chain: &Chain, push: &mut dyn FnMut(Finding)) {
+    let base = chain.pointer();
     if let Err(msg) = chain.params_validator() {
         push(Finding::error(
             code::PARAMETERS_SCHEMA_INVALID,
@@ -56,7 +65,13 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             );
         }
     }
+}
 
+/// Node ids (present, unique, undotted), pinned workflow ids, compensation on irreversible
+/// nodes. Returns the node ids.
+fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&'c str> {
+    let id = chain.chain_id();
+    let base = chain.pointer();
     let mut node_ids: HashSet<&str> = HashSet::new();
     for (i, node) in chain.nodes().iter().enumerate() {
         let np = format!("{base}/dag/nodes/{i}");
@@ -104,7 +119,12 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             );
         }
     }
+    node_ids
+}
 
+/// Edge endpoints name fragment nodes, conditions are complete, loopbacks are pointed out.
+fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
+    let base = chain.pointer();
     let mut graph = DiGraph::<&str, usize>::new();
     let index: HashMap<&str, _> = chain
         .nodes()
@@ -159,7 +179,11 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             .with("edgeIndex", edge_index),
         );
     }
+}
 
+/// Every `subChainRef` is declared in `subChains[]`.
+fn check_sub_chain_refs(chain: &Chain, push: &mut dyn FnMut(Finding)) {
+    let base = chain.pointer();
     let sub_refs: HashSet<&str> = chain.sub_chains().iter().filter_map(sub_chain_ref_id).collect();
     for (i, node) in chain.nodes().iter().enumerate() {
         if let Some(r) = node.pointer("/config/subChainRef").and_then(Value::as_str)
@@ -175,7 +199,12 @@ fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             );
         }
     }
+}
 
+/// Produced variables name a fragment node and no parameter; variable reads name a produced
+/// variable.
+fn check_variables(chain: &Chain, node_ids: &HashSet<&str>, push: &mut dyn FnMut(Finding)) {
+    let base = chain.pointer();
     let params: HashSet<&str> =
         chain.parameter_properties().map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
     let mut produced: HashSet<&str> = HashSet::new();
