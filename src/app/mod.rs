@@ -583,6 +583,11 @@ impl App {
 
     /// Keyboard shortcuts, from the command registry; a paste event carries its text.
     fn shortcuts(&mut self, ctx: &egui::Context, os: Os) {
+        // Behind an open modal (recovery offer, save question) keys belong to its buttons:
+        // Tab must move focus there, not open quick-add on the canvas underneath.
+        if ctx.memory(|m| m.top_modal_layer()).is_some() {
+            return;
+        }
         let cx = self.command_context();
         for c in command_ui::pressed(ctx, os, &cx) {
             self.actions.push(Action::Run(c));
