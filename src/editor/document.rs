@@ -9,6 +9,7 @@
 
 use super::arrange::{self, Arrangement};
 use super::cards::{PortTable, card_sizes};
+use super::history::{History, next_revision};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::inline::{Destination, InlineRequest};
@@ -18,9 +19,6 @@ use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Oldest steps are dropped beyond this; snapshots of large workflows are not small.
-const MAX_UNDO: usize = 200;
 
 /// A user intent. Applying it may be refused, and then nothing changes.
 #[derive(Debug, Clone)]
@@ -149,14 +147,6 @@ enum Change {
     Batch(Vec<Change>),
 }
 
-struct Step {
-    label: String,
-    inverse: Change,
-    /// The state ids before and after the step, to know when the saved state is reached again.
-    before: u64,
-    after: u64,
-}
-
 /// What a successful command did, for the status bar and the selection.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -166,29 +156,18 @@ pub struct Outcome {
     pub new_nodes: Vec<String>,
 }
 
-/// Revisions come from one process-wide counter: a cache keyed on a revision can never
-/// mistake a new document (which would otherwise start again at 0) for the one it drew.
-fn next_revision() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
 pub struct Document {
     /// Shared with the lint worker while it copies a revision to check.
     wf: Arc<Workflow>,
     pub path: Option<PathBuf>,
     pub selection: Selection,
-    undo: Vec<Step>,
-    redo: Vec<Step>,
+    history: History<Change>,
     /// Changes on every change, including undo and redo, and is never shared by two
     /// documents (a new or reopened one included); caches key on it.
     revision: u64,
     /// When the last change only moved nodes: the revision it was made from and the nodes
     /// it moved (a view of the previous revision can follow it instead of starting over).
     last_moves: Option<(u64, Vec<String>)>,
-    state: u64,
-    next_state: u64,
-    saved_state: u64,
 }
 
 impl Document {
@@ -197,13 +176,9 @@ impl Document {
             wf: Arc::new(wf),
             path,
             selection: Selection::default(),
-            undo: Vec::new(),
-            redo: Vec::new(),
+            history: History::new(true),
             revision: next_revision(),
             last_moves: None,
-            state: 0,
-            next_state: 1,
-            saved_state: 0,
         }
     }
 
@@ -255,32 +230,32 @@ impl Document {
     }
 
     pub fn is_dirty(&self) -> bool {
-        self.state != self.saved_state
+        self.history.is_dirty()
     }
 
     pub fn mark_saved(&mut self) {
-        self.saved_state = self.state;
+        self.history.mark_saved();
     }
 
     /// A document restored from a recovery file: the content is unsaved work.
     pub fn mark_unsaved(&mut self) {
-        self.saved_state = u64::MAX;
+        self.history.mark_unsaved();
     }
 
     pub fn can_undo(&self) -> bool {
-        !self.undo.is_empty()
+        self.history.can_undo()
     }
 
     pub fn can_redo(&self) -> bool {
-        !self.redo.is_empty()
+        self.history.can_redo()
     }
 
     pub fn undo_label(&self) -> Option<&str> {
-        self.undo.last().map(|s| s.label.as_str())
+        self.history.undo_label()
     }
 
     pub fn redo_label(&self) -> Option<&str> {
-        self.redo.last().map(|s| s.label.as_str())
+        self.history.redo_label()
     }
 
     /// Apply a command as one undo step.
@@ -308,38 +283,32 @@ impl Document {
     /// Push a step whose inverse is `inverse`.
     fn record(&mut self, inverse: Change, outcome: Outcome) -> Outcome {
         self.changed(&inverse);
-        let before = self.state;
-        self.state = self.next_state;
-        self.next_state += 1;
-        self.undo.push(Step { label: outcome.label.clone(), inverse, before, after: self.state });
-        if self.undo.len() > MAX_UNDO {
-            self.undo.remove(0);
-        }
-        self.redo.clear();
+        self.history.record(outcome.label.clone(), inverse);
         self.selection.retain_existing(&self.wf);
         outcome
     }
 
     pub fn undo(&mut self) -> Option<String> {
-        let step = self.undo.pop()?;
-        let inverse = apply_change(self.wf_mut(), step.inverse);
-        self.changed(&inverse);
-        self.state = step.before;
-        self.selection.retain_existing(&self.wf);
-        let label = step.label.clone();
-        self.redo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
-        Some(label)
+        // Set aside while a step replays: replaying needs the whole document.
+        let mut history = std::mem::replace(&mut self.history, History::new(true));
+        let label = history.undo(|inverse| self.replay(inverse));
+        self.history = history;
+        label
     }
 
     pub fn redo(&mut self) -> Option<String> {
-        let step = self.redo.pop()?;
-        let inverse = apply_change(self.wf_mut(), step.inverse);
-        self.changed(&inverse);
-        self.state = step.after;
+        let mut history = std::mem::replace(&mut self.history, History::new(true));
+        let label = history.redo(|inverse| self.replay(inverse));
+        self.history = history;
+        label
+    }
+
+    /// Apply a recorded inverse; returns the change that reverses it.
+    fn replay(&mut self, change: Change) -> Change {
+        let reverse = apply_change(self.wf_mut(), change);
+        self.changed(&reverse);
         self.selection.retain_existing(&self.wf);
-        let label = step.label.clone();
-        self.undo.push(Step { label: step.label, inverse, before: step.before, after: step.after });
-        Some(label)
+        reverse
     }
 
     fn execute(&mut self, command: Command) -> Result<(Change, Outcome), Error> {
@@ -745,6 +714,7 @@ mod tests {
     use super::*;
     use crate::catalog::Trust;
     use crate::editor::clipboard::{clipboard_json, parse_clipboard};
+    use crate::editor::history::MAX_UNDO;
     use crate::editor::preview::{DropEdge, Placement, request};
     use crate::pack::{Pack, bundled};
     use crate::workflow::ExportMode;
@@ -945,7 +915,7 @@ mod tests {
         for i in 0..(MAX_UNDO + 10) {
             doc.apply(Command::MoveNodes(vec![("a".into(), (i as f64, 0.0))])).unwrap();
         }
-        assert_eq!(doc.undo.len(), MAX_UNDO);
+        assert_eq!(doc.history.undo_len(), MAX_UNDO);
     }
 
     /// `n` nodes as a line closed back to its start, or as a fan-out from `n0`.

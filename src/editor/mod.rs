@@ -21,6 +21,7 @@ pub mod document;
 pub mod extraction;
 pub mod files;
 pub mod finder;
+pub mod history;
 pub mod host_import;
 pub mod lint;
 pub mod node_type;

@@ -13,8 +13,7 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Oldest steps are dropped beyond this.
-const MAX_UNDO: usize = 200;
+use super::history::{History, next_revision};
 
 /// One user change to a pack.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,14 +55,6 @@ pub enum PackCommand {
     },
 }
 
-struct Step {
-    label: String,
-    /// Applied last to first.
-    inverse: Vec<PackEdit>,
-    before: u64,
-    after: u64,
-}
-
 /// A chain extracted from a workflow in this session: which workflow node became which
 /// fragment node, so a value of that workflow node can still be promoted into the chain.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,20 +64,11 @@ pub struct Authored {
     pub ids: HashMap<String, String>,
 }
 
-/// Revisions come from one process-wide counter, so a cache can tell two documents apart.
-fn next_revision() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
 pub struct PackDocument {
     draft: PackDraft,
-    undo: Vec<Step>,
-    redo: Vec<Step>,
+    /// Each step's edits are applied last to first.
+    history: History<Vec<PackEdit>>,
     revision: u64,
-    state: u64,
-    next_state: u64,
-    saved_state: u64,
     /// The chain extracted last, while the workflow it came from is the one open.
     pub authored: Option<Authored>,
 }
@@ -94,17 +76,7 @@ pub struct PackDocument {
 impl PackDocument {
     /// A pack opened for editing; it starts saved when it has a file.
     pub fn new(draft: PackDraft) -> Self {
-        let saved_state = if draft.path().is_some() { 0 } else { u64::MAX };
-        Self {
-            draft,
-            undo: Vec::new(),
-            redo: Vec::new(),
-            revision: next_revision(),
-            state: 0,
-            next_state: 1,
-            saved_state,
-            authored: None,
-        }
+        Self { history: History::new(draft.path().is_some()), draft, revision: next_revision(), authored: None }
     }
 
     pub fn draft(&self) -> &PackDraft {
@@ -121,7 +93,7 @@ impl PackDocument {
     }
 
     pub fn is_dirty(&self) -> bool {
-        self.state != self.saved_state
+        self.history.is_dirty()
     }
 
     /// The pack as the palette and the insert form use it, known by `source`.
@@ -132,19 +104,19 @@ impl PackDocument {
     }
 
     pub fn can_undo(&self) -> bool {
-        !self.undo.is_empty()
+        self.history.can_undo()
     }
 
     pub fn can_redo(&self) -> bool {
-        !self.redo.is_empty()
+        self.history.can_redo()
     }
 
     pub fn undo_label(&self) -> Option<&str> {
-        self.undo.last().map(|s| s.label.as_str())
+        self.history.undo_label()
     }
 
     pub fn redo_label(&self) -> Option<&str> {
-        self.redo.last().map(|s| s.label.as_str())
+        self.history.redo_label()
     }
 
     /// Apply a command as one undo step; returns its label. A refused command changes nothing.
@@ -215,53 +187,27 @@ impl PackDocument {
                 }
             }
         }
-        let before = self.state;
-        self.state = self.next_state;
-        self.next_state += 1;
-        self.undo.push(Step { label, inverse, before, after: self.state });
-        if self.undo.len() > MAX_UNDO {
-            self.undo.remove(0);
-        }
-        self.redo.clear();
+        self.history.record(label, inverse);
         self.revision = next_revision();
         Ok(())
     }
 
     pub fn undo(&mut self) -> Option<String> {
-        let step = self.undo.pop()?;
-        let forward = self.replay(step.inverse);
-        self.state = step.before;
+        let label = self.history.undo(|edits| replay(&mut self.draft, edits))?;
         self.revision = next_revision();
-        let label = step.label.clone();
-        self.redo.push(Step { label: step.label, inverse: forward, before: step.before, after: step.after });
         Some(label)
     }
 
     pub fn redo(&mut self) -> Option<String> {
-        let step = self.redo.pop()?;
-        let backward = self.replay(step.inverse);
-        self.state = step.after;
+        let label = self.history.redo(|edits| replay(&mut self.draft, edits))?;
         self.revision = next_revision();
-        let label = step.label.clone();
-        self.undo.push(Step { label: step.label, inverse: backward, before: step.before, after: step.after });
         Some(label)
-    }
-
-    /// Apply a step's edits last to first; returns the edits that reverse them, in order.
-    fn replay(&mut self, edits: Vec<PackEdit>) -> Vec<PackEdit> {
-        let mut out: Vec<PackEdit> = edits
-            .into_iter()
-            .rev()
-            .map(|e| self.draft.apply(e).expect("an inverse applies to the state it came from"))
-            .collect();
-        out.reverse();
-        out
     }
 
     /// Save atomically to `path` (a `pack.json` or its folder); returns the file written.
     pub fn save(&mut self, path: &Path) -> Result<PathBuf> {
         let file = self.draft.save(path)?;
-        self.saved_state = self.state;
+        self.history.mark_saved();
         self.revision = next_revision();
         Ok(file)
     }
@@ -274,9 +220,8 @@ impl PackDocument {
             .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the pack has no file yet: save it before signing it"))?;
         self.draft = PackDraft::open(&path)?;
         // The signature covers the file's bytes: undoing past it would change the pack silently.
-        self.undo.clear();
-        self.redo.clear();
-        self.saved_state = self.state;
+        self.history.forget();
+        self.history.mark_saved();
         self.revision = next_revision();
         Ok(())
     }
@@ -312,6 +257,17 @@ impl PackDocument {
 }
 
 /// A new chain for "Add chain": valid once it has a node, with a chainId no chain uses.
+/// Apply a step's edits last to first; returns the edits that reverse them, in order.
+fn replay(draft: &mut PackDraft, edits: Vec<PackEdit>) -> Vec<PackEdit> {
+    let mut out: Vec<PackEdit> = edits
+        .into_iter()
+        .rev()
+        .map(|e| draft.apply(e).expect("an inverse applies to the state it came from"))
+        .collect();
+    out.reverse();
+    out
+}
+
 pub fn blank_chain(draft: &PackDraft) -> Value {
     let stem = draft.name().rsplit('.').next().filter(|s| !s.is_empty()).unwrap_or("chain");
     let mut n = draft.chains().len() + 1;
