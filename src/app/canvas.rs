@@ -955,18 +955,7 @@ impl Canvas {
         };
         let mut best: Option<(f32, u64)> = None;
         for link in &self.cache.links {
-            let from = port_pos(
-                self.cache.rect(link.from, positions[link.from]),
-                link.from_port,
-                self.cache.cards[link.from].outputs.len(),
-                true,
-            );
-            let to = port_pos(
-                self.cache.rect(link.to, positions[link.to]),
-                link.to_port,
-                self.cache.cards[link.to].inputs.len(),
-                false,
-            );
+            let (from, to) = self.link_ends(link, positions);
             if !edge_bounds(from, to).expand(tol).contains(p) {
                 continue;
             }
