@@ -8,7 +8,7 @@ mod ui_common;
 
 use chainsmith::app::{App, FileDialogs, StartOptions};
 use chainsmith::pack::bundled;
-use chainsmith::workflow::{ExportMode, Workflow};
+use chainsmith::workflow::ExportMode;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2, pos2};
 use egui_kittest::Harness;
@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, text_field, two_nodes, type_into, write_workflow};
 
 /// File dialogs that answer from a queue and record what was asked.
 #[derive(Clone, Default)]
@@ -85,22 +85,6 @@ fn on_screen(h: &Harness<'_, App>, label_contains: &str) -> Pos2 {
     h.state().canvas_to_screen(rect.center())
 }
 
-fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
-    let editable =
-        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::MultilineTextInput);
-    h.get(By::new().label(label).predicate(editable))
-}
-
-/// Replace the text of a field by typing, as a person would.
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    text_field(h, label).click();
-    h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.run();
-    text_field(h, label).type_text(text);
-    h.run();
-}
-
 fn json_of(h: &Harness<'_, App>) -> Value {
     h.state().workflow().to_json(ExportMode::Faithful)
 }
@@ -129,24 +113,6 @@ fn insert_triage(h: &mut Harness<'_, App>, queue: &str) -> (f64, f64) {
     h.key_press(Key::F);
     h.run();
     at
-}
-
-fn write_workflow(dir: &Path, value: Value) -> PathBuf {
-    let p = dir.join("parent.json");
-    Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
-    p
-}
-
-fn two_nodes() -> Value {
-    json!({
-        "id": "parent", "name": "Parent", "version": "1.0.0",
-        "nodes": [
-            {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
-            {"id": "finish", "typeId": "core.end", "name": "Finish", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}
-        ],
-        "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
-        "triggers": [], "variables": [], "metadata": {}, "settings": {}
-    })
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, type_into};
 
 /// File dialogs that answer from a queue.
 #[derive(Clone, Default)]
@@ -75,22 +75,6 @@ fn workflow(dir: &Path) -> PathBuf {
     let p = dir.join("feeds.json");
     Workflow::from_json(v).unwrap().save(&p, ExportMode::Faithful).unwrap();
     p
-}
-
-fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
-    let editable =
-        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::MultilineTextInput);
-    h.get(By::new().label(label).predicate(editable))
-}
-
-/// Replace a field's text by typing, then press Enter (fields commit on Enter).
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    text_field(h, label).click();
-    h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.run();
-    text_field(h, label).type_text(text);
-    h.run();
 }
 
 fn commit(h: &mut Harness<'_, App>) {

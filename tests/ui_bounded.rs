@@ -3,7 +3,6 @@
 //! stack overflow on opening) or a quadratic stall (once deleting a fan-out's leaves).
 //! The workflows are generated here.
 
-#[allow(dead_code)] // the drag helper is not needed here
 mod ui_common;
 
 use chainsmith::app::{App, NativeDialogs, StartOptions};

@@ -3,21 +3,18 @@
 //! `chainsmith::editor::commands`, and its shortcuts run its commands.
 
 // Not every helper is used here (`drag` is for the tests that drag tiles).
-#[allow(dead_code)]
 mod ui_common;
 
 use chainsmith::app::{App, FileDialogs, StartOptions};
 use chainsmith::editor::commands::{self, CommandId, Menu, Os, Place};
 use chainsmith::pack::bundled;
-use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
-use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use ui_common::harness;
+use std::path::PathBuf;
+use ui_common::{harness, two_nodes, write_workflow};
 
 /// Dialogs that are never answered (these tests open no files through them).
 struct NoDialogs;
@@ -44,24 +41,6 @@ fn start(files: Vec<PathBuf>) -> Harness<'static, App> {
 /// The shortcuts the harness's egui context uses: those of the OS the tests run on.
 fn os() -> Os {
     if egui::os::OperatingSystem::from_target_os() == egui::os::OperatingSystem::Mac { Os::Mac } else { Os::Other }
-}
-
-fn write_workflow(dir: &Path, value: Value) -> PathBuf {
-    let p = dir.join("parent.json");
-    Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
-    p
-}
-
-fn two_nodes() -> Value {
-    json!({
-        "id": "parent", "name": "Parent", "version": "1.0.0",
-        "nodes": [
-            {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
-            {"id": "finish", "typeId": "core.end", "name": "Finish", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}
-        ],
-        "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
-        "triggers": [], "variables": [], "metadata": {}, "settings": {}
-    })
 }
 
 /// Names of the buttons and checkboxes on screen (a button's name ends with its shortcut

@@ -9,7 +9,7 @@ mod ui_common;
 
 use chainsmith::app::{App, FileDialogs, StartOptions};
 use chainsmith::pack::{LoadOptions, LoadOutcome, bundled, load_path};
-use chainsmith::workflow::{ExportMode, Workflow};
+use chainsmith::workflow::Workflow;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2, Rect};
 use egui_kittest::Harness;
@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, text_field, write_workflow};
 
 /// System dialogs answering from a queue, or absent (no portal): then the editor must use
 /// its in-app dialog, and this records that it was never asked.
@@ -90,34 +90,17 @@ fn two_nodes() -> Value {
     })
 }
 
-fn write_workflow(dir: &Path, value: Value) -> PathBuf {
-    let p = dir.join("parent.json");
-    Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
-    p
-}
-
 /// The rect of a node card (canvas coordinates), when one is drawn.
 fn card(h: &Harness<'_, App>, id: &str) -> Option<Rect> {
     let label = format!("({id})");
     h.query_all(By::new().label_contains(&label).role(Role::Button)).next().map(|n| n.rect())
 }
 
-fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
-    let editable =
-        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::MultilineTextInput);
-    h.get(By::new().label(label).predicate(editable))
-}
-
 fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
     // The form's fields scroll inside it.
     text_field(h, label).scroll_to_me();
     h.run();
-    text_field(h, label).click();
-    h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.run();
-    text_field(h, label).type_text(text);
-    h.run();
+    ui_common::type_into(h, label, text);
 }
 
 fn insert_button<'a>(h: &'a Harness<'_, App>) -> egui_kittest::Node<'a> {

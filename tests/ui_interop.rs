@@ -6,7 +6,6 @@
 //! edited by hand listed first. Every file dialog is answered by a script, never rfd.
 
 mod common;
-#[allow(dead_code)] // the drag helper is not needed here
 mod ui_common;
 
 use chainsmith::app::{App, FileDialogs, StartOptions};

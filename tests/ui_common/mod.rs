@@ -1,8 +1,16 @@
-//! Input helpers shared by the headless editor tests.
+//! Input helpers and fixtures shared by the headless editor tests.
+
+// Each test binary compiles this module and uses a part of it.
+#![allow(dead_code)]
 
 use chainsmith::app::App;
-use egui::{Modifiers, Pos2};
+use chainsmith::workflow::{ExportMode, Workflow};
+use egui::accesskit::Role;
+use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
+use egui_kittest::kittest::{By, Queryable};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 
 /// Press at `from`, move in ten steps (so egui sees a drag, not a click), release at `to`,
 /// holding `modifiers` throughout.
@@ -35,4 +43,42 @@ pub fn harness(app: App) -> Harness<'static, App> {
         .build_ui_state(|ui, app: &mut App| app.show(ui), app);
     h.run();
     h
+}
+
+/// The editable text field named `label` (single or multi-line).
+pub fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
+    let editable =
+        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::MultilineTextInput);
+    h.get(By::new().label(label).predicate(editable))
+}
+
+/// Replace the text of a field by typing, as a person would.
+pub fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
+    text_field(h, label).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+    text_field(h, label).type_text(text);
+    h.run();
+}
+
+/// Save `value` as `dir/parent.json` the way the editor writes workflows.
+pub fn write_workflow(dir: &Path, value: Value) -> PathBuf {
+    let p = dir.join("parent.json");
+    Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
+    p
+}
+
+/// A parent workflow of two connected nodes, `start` → `finish`, far enough apart to drop
+/// a chain between them.
+pub fn two_nodes() -> Value {
+    json!({
+        "id": "parent", "name": "Parent", "version": "1.0.0",
+        "nodes": [
+            {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+            {"id": "finish", "typeId": "core.end", "name": "Finish", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}
+        ],
+        "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
+        "triggers": [], "variables": [], "metadata": {}, "settings": {}
+    })
 }
