@@ -5,7 +5,7 @@
 // Not every helper is used here (`drag` is for the tests that drag tiles).
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::commands::{self, CommandId, Menu, Os, Place};
 use chainsmith::pack::bundled;
 use egui::accesskit::Role;
@@ -14,24 +14,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use std::collections::HashSet;
 use std::path::PathBuf;
-use ui_common::{harness, two_nodes, write_workflow};
-
-/// Dialogs that are never answered (these tests open no files through them).
-struct NoDialogs;
-
-impl FileDialogs for NoDialogs {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        Vec::new()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        None
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        None
-    }
-}
+use ui_common::{NoDialogs, harness, two_nodes, write_workflow};
 
 fn start(files: Vec<PathBuf>) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };

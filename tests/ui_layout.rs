@@ -5,7 +5,7 @@
 
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::cards::Rect;
 use chainsmith::pack::bundled;
 use chainsmith::workflow::{ExportMode, Workflow};
@@ -14,24 +14,7 @@ use egui::{Key, Modifiers, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use ui_common::{drag, harness};
-
-struct NoDialogs;
-
-impl FileDialogs for NoDialogs {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        Vec::new()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        None
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        None
-    }
-}
+use ui_common::{NoDialogs, drag, harness};
 
 fn open(value: Value) -> (tempfile::TempDir, Harness<'static, App>) {
     let dir = tempfile::tempdir().unwrap();

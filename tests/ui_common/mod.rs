@@ -3,7 +3,7 @@
 // Each test binary compiles this module and uses a part of it.
 #![allow(dead_code)]
 
-use chainsmith::app::App;
+use chainsmith::app::{App, FileDialogs};
 use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
@@ -81,4 +81,21 @@ pub fn two_nodes() -> Value {
         "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
         "triggers": [], "variables": [], "metadata": {}, "settings": {}
     })
+}
+
+/// File dialogs that are never answered, for tests that open no files through them.
+pub struct NoDialogs;
+
+impl FileDialogs for NoDialogs {
+    fn open_files(&mut self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn open_folder(&mut self) -> Option<PathBuf> {
+        None
+    }
+
+    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
+        None
+    }
 }
