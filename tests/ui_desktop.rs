@@ -320,6 +320,34 @@ fn the_docked_form_keeps_still_and_covers_neither_ghosts_nor_inspector() {
     }
 }
 
+/// The docked form's title: its top edge is the form's top edge (plus a fixed margin).
+fn form_title(h: &Harness<'_, App>) -> Rect {
+    h.get(By::new().label("Insert “Triage queue”").role(Role::Label)).rect()
+}
+
+#[test]
+fn the_form_keeps_its_top_edge_and_size_as_messages_come_and_go() {
+    let mut h = start(Vec::new(), Script::default());
+    drop_tile(&mut h, "Triage queue");
+    let (title, insert) = (form_title(&h), insert_button(&h).rect());
+    let canvas = h.state().canvas_rect();
+    // One invalid value: its message under the field and a summary of one line more.
+    type_into(&mut h, "Queue *", "billing");
+    type_into(&mut h, "Batch size", "abc");
+    assert!(h.query_all_by_label_contains("\"abc\" is not of type").next().is_some(), "the message is shown");
+    assert_eq!(form_title(&h), title, "the form's top edge stays put");
+    assert_eq!(h.state().canvas_rect(), canvas, "the canvas above keeps its size");
+    assert_eq!(insert_button(&h).rect(), insert, "Insert stays put");
+    // More messages (a second invalid field), then none: still nothing moves.
+    type_into(&mut h, "Queue *", "Bad Queue");
+    assert_eq!(form_title(&h), title);
+    type_into(&mut h, "Queue *", "billing");
+    type_into(&mut h, "Batch size", "25");
+    assert!(h.query_all_by_label_contains("is not of type").next().is_none(), "the messages are gone");
+    assert_eq!((form_title(&h), insert_button(&h).rect()), (title, insert));
+    assert_eq!(h.state().canvas_rect(), canvas);
+}
+
 #[test]
 fn a_long_pack_name_widens_no_panel() {
     let dir = tempfile::tempdir().unwrap();

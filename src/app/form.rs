@@ -81,7 +81,8 @@ pub struct Fields {
 /// The docked form's height when it first opens (the user may drag its edge).
 pub const HEIGHT: f32 = 380.0;
 
-/// The error summary scrolls past this height, so the buttons below it never move.
+/// The error summary's height: it scrolls past it, so neither the buttons below it nor the
+/// fields above it move as problems come and go.
 const SUMMARY_HEIGHT: f32 = 64.0;
 
 /// What the user asked for this frame.
@@ -264,6 +265,9 @@ impl FormSession {
             FormMode::Reparameterise { .. } => (format!("Parameters of “{}”", chain.label()), "Apply"),
         };
         let mut event = None;
+        // A panel takes the height of what it holds as its size for the next frame: filling
+        // it exactly keeps that the height the user gave it, however the content changes.
+        ui.set_min_height(ui.available_height());
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.add(egui::Label::new(RichText::new(&title).heading()).truncate());
@@ -276,7 +280,9 @@ impl FormSession {
         self.header(ui, chain, pack);
         egui::Panel::bottom(Id::unique("cs-form-actions")).show(ui, |ui| {
             ui.add_space(4.0);
-            egui::ScrollArea::vertical().id_salt("cs-form-summary").max_height(SUMMARY_HEIGHT).show(ui, |ui| {
+            // Always this high: a panel grown by a line shifts the fields above it.
+            let summary = egui::ScrollArea::vertical().id_salt("cs-form-summary").auto_shrink([false, false]);
+            summary.min_scrolled_height(SUMMARY_HEIGHT).max_height(SUMMARY_HEIGHT).show(ui, |ui| {
                 self.summary(ui);
             });
             ui.add_space(2.0);
