@@ -229,6 +229,41 @@ fn palette_search_then_enter_runs_commands_and_inserts_chains_and_node_types() {
     assert!(wf.graph.node_weights().any(|n| n.type_id() == "vendor.chainsmith.http-request"));
 }
 
+/// The palette row that is selected (the best match right after typing): its label, and
+/// whether it is enabled.
+fn selected_row(h: &Harness<'_, App>) -> Option<(String, bool)> {
+    h.query_all(By::new().role(Role::Button))
+        .find(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+        .map(|n| (n.accesskit_node().label().unwrap_or_default(), !n.accesskit_node().is_disabled()))
+}
+
+#[test]
+fn palette_ranks_a_typed_command_label_first_and_shows_it_disabled_when_it_cannot_run() {
+    // An empty canvas: Tidy has nothing to arrange.
+    let mut h = start(Vec::new());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::K);
+    h.run();
+    type_text(&mut h, "tidy");
+    assert_eq!(selected_row(&h), Some(("Tidy".to_owned(), false)), "the exact label leads, disabled");
+    press(&mut h, Key::Enter);
+    assert!(finder_open(&h), "Enter on a disabled command runs nothing and keeps the palette open");
+    press(&mut h, Key::Escape);
+
+    // With nodes it is enabled, still first, and Enter runs it (one undo step).
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::K);
+    h.run();
+    type_text(&mut h, "tid");
+    assert_eq!(selected_row(&h), Some(("Tidy".to_owned(), true)), "a label prefix leads");
+    press(&mut h, Key::Enter);
+    assert!(!finder_open(&h));
+    // Start sits at x 0 and Finish 600 to its right; Tidy closes the gap to one column's.
+    let wf = h.state().workflow();
+    let finish = wf.graph[wf.node("finish").unwrap()].position().0;
+    assert!(finish < 600.0, "Tidy ran: Finish moved to {finish}");
+}
+
 #[test]
 fn palette_arrows_move_the_choice_and_esc_closes() {
     let mut h = start(Vec::new());

@@ -58,7 +58,9 @@ impl Finder {
         if up {
             self.selected = self.selected.saturating_sub(1);
         }
-        let mut picked = enter.then_some(self.selected).filter(|_| shown > 0);
+        // A disabled command is listed so a search finds it, but it does not run.
+        let pickable = |row: usize| ranked.get(row).is_some_and(|&i| entries[i].enabled);
+        let mut picked = enter.then_some(self.selected).filter(|&row| row < shown && pickable(row));
         let (pos, title, hint) = match self.mode {
             Mode::Palette => {
                 let top = ctx.content_rect().center_top() + egui::vec2(-WIDTH / 2.0, 60.0);
@@ -100,7 +102,7 @@ impl Finder {
                             if selected && (up || down) {
                                 r.scroll_to_me(None);
                             }
-                            if r.clicked() {
+                            if r.clicked() && e.enabled {
                                 picked = Some(row);
                             }
                         }
@@ -130,15 +132,22 @@ fn row_widget(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
     let font = egui::FontId::proportional(13.5);
     let small = egui::FontId::proportional(11.0);
     let fmt = |font: egui::FontId, color| egui::TextFormat::simple(font, color);
+    let (title, accent) = if e.enabled { (theme::TEXT, theme::ACCENT) } else { (theme::TEXT_DIM, theme::TEXT_DIM) };
     job.append(kind, 0.0, fmt(small.clone(), theme::GHOST));
-    job.append(&e.title, 10.0, fmt(font, theme::TEXT));
+    job.append(&e.title, 10.0, fmt(font, title));
     if !e.shortcut.is_empty() {
-        job.append(&e.shortcut, 10.0, fmt(small.clone(), theme::ACCENT));
+        job.append(&e.shortcut, 10.0, fmt(small.clone(), accent));
     }
-    job.append(&e.detail, 10.0, fmt(small, theme::TEXT_DIM));
+    job.append(&e.detail, 10.0, fmt(small.clone(), theme::TEXT_DIM));
+    if !e.enabled {
+        job.append("not available now", 10.0, fmt(small, theme::TEXT_DIM));
+    }
     // Full-width rows, so the selection reads as a bar and the whole row takes the click.
+    // A disabled row stays selectable with the arrows (it is the best match, dimmed) but
+    // does not take the click.
     let width = ui.available_width();
-    let r = ui.add(egui::Button::selectable(selected, job).truncate().min_size(egui::vec2(width, 0.0)));
-    r.widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &e.title));
+    let button = egui::Button::selectable(selected, job).truncate().min_size(egui::vec2(width, 0.0));
+    let r = ui.add_enabled(e.enabled, button);
+    r.widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, e.enabled, selected, &e.title));
     r
 }

@@ -1359,9 +1359,9 @@ pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
     )
 }
 
-/// What the palette or quick-add lists: enabled commands (palette only; not the palette
-/// itself), then chain tiles of the loaded chain packs (internal ones when shown), then the
-/// catalog's node types.
+/// What the palette or quick-add lists: commands (palette only; not the palette itself),
+/// disabled ones marked so, then chain tiles of the loaded chain packs (internal ones when
+/// shown), then the catalog's node types.
 fn finder_entries(
     mode: finder::Mode,
     cx: &commands::Context,
@@ -1373,26 +1373,27 @@ fn finder_entries(
     let mut out = Vec::new();
     if mode == finder::Mode::Palette {
         for &c in CommandId::ALL {
-            if c == CommandId::CommandPalette || !c.is_enabled(cx) {
+            if c == CommandId::CommandPalette {
                 continue;
             }
             let spec = c.spec();
             let (title, detail, shortcut) = (spec.label.to_owned(), spec.id.to_owned(), c.shortcut_text(os));
-            out.push(Entry { target: Target::Command(c), title, detail, shortcut });
+            out.push(Entry { target: Target::Command(c), title, detail, shortcut, enabled: c.is_enabled(cx) });
         }
     }
     for (i, pack) in packs.with_ids().filter(|(_, p)| p.kind == crate::pack::PackKind::WorkflowChain) {
         for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
             let detail = format!("{} · {}", chain.chain_id(), pack.name());
             let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
-            out.push(Entry { target, title: chain.label().to_owned(), detail, shortcut: String::new() });
+            let title = chain.label().to_owned();
+            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
         }
     }
     if let Some(catalog) = catalog {
         for t in catalog.node_types() {
             let target = Target::NodeType(t.type_id().to_owned());
             let (title, detail) = (t.label().to_owned(), t.type_id().to_owned());
-            out.push(Entry { target, title, detail, shortcut: String::new() });
+            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
         }
     }
     out

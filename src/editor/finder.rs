@@ -22,12 +22,15 @@ pub enum Target {
 
 /// A pickable entry: what it is, the name shown, a detail (ids) that is searched too, and
 /// a shortcut that is only shown (its "Ctrl" would otherwise match every "tr" typed).
+/// A disabled entry (a command whose enabled-when does not hold) is listed, so a search for
+/// it finds it and shows why nothing happens, but it cannot be picked.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub target: Target,
     pub title: String,
     pub detail: String,
     pub shortcut: String,
+    pub enabled: bool,
 }
 
 impl Entry {
@@ -37,26 +40,50 @@ impl Entry {
     }
 }
 
-/// Indices of the entries that match `query`, best first; every entry, in order, for an
-/// empty query. Ties keep the entries' order, so commands listed first stay first. Words
-/// separated by spaces must each match (in any order), as in the Helix and fzf pickers.
+/// How closely a title answers the query, before the fuzzy score: typing a title, or its
+/// start, names that entry, so it leads however well other entries' ids happen to score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Closeness {
+    Exact,
+    Prefix,
+    Fuzzy,
+}
+
+fn closeness(query: &str, title: &str) -> Closeness {
+    let (q, t) = (query.trim().to_lowercase(), title.to_lowercase());
+    if t == q {
+        Closeness::Exact
+    } else if t.starts_with(&q) {
+        Closeness::Prefix
+    } else {
+        Closeness::Fuzzy
+    }
+}
+
+/// Indices of the entries that match `query`, best first: exact titles, then titles that
+/// start with the query, then by fuzzy score; among equals, enabled entries before disabled
+/// ones, then the entries' order (so commands listed first stay first). An empty query
+/// lists every enabled entry, in order, then the disabled ones. Words separated by spaces
+/// must each match (in any order), as in the Helix and fzf pickers.
 pub fn rank(query: &str, entries: &[Entry]) -> Vec<usize> {
     if query.trim().is_empty() {
-        return (0..entries.len()).collect();
+        let (enabled, disabled): (Vec<usize>, Vec<usize>) = (0..entries.len()).partition(|&i| entries[i].enabled);
+        return enabled.into_iter().chain(disabled).collect();
     }
     let pattern = Pattern::parse(query, CaseMatching::Ignore, Normalization::Smart);
     let mut matcher = Matcher::new(Config::DEFAULT);
     let mut buf = Vec::new();
-    let mut scored: Vec<(u32, usize)> = entries
+    let mut scored: Vec<(Closeness, u32, bool, usize)> = entries
         .iter()
         .enumerate()
         .filter_map(|(i, e)| {
             let hay = e.haystack();
-            pattern.score(Utf32Str::new(&hay, &mut buf), &mut matcher).map(|s| (s, i))
+            let score = pattern.score(Utf32Str::new(&hay, &mut buf), &mut matcher)?;
+            Some((closeness(query, &e.title), score, e.enabled, i))
         })
         .collect();
-    scored.sort_by_key(|&(score, i)| (std::cmp::Reverse(score), i));
-    scored.into_iter().map(|(_, i)| i).collect()
+    scored.sort_by_key(|&(close, score, enabled, i)| (close, std::cmp::Reverse(score), !enabled, i));
+    scored.into_iter().map(|(.., i)| i).collect()
 }
 
 #[cfg(test)]
@@ -65,7 +92,14 @@ mod tests {
 
     fn entry(title: &str, detail: &str) -> Entry {
         let target = Target::NodeType(title.to_owned());
-        Entry { target, title: title.to_owned(), detail: detail.to_owned(), shortcut: "Ctrl+Shift+T".to_owned() }
+        let shortcut = "Ctrl+Shift+T".to_owned();
+        Entry { target, title: title.to_owned(), detail: detail.to_owned(), shortcut, enabled: true }
+    }
+
+    fn command(c: CommandId, enabled: bool) -> Entry {
+        let spec = c.spec();
+        let (title, detail) = (spec.label.to_owned(), spec.id.to_owned());
+        Entry { target: Target::Command(c), title, detail, shortcut: String::new(), enabled }
     }
 
     #[test]
@@ -84,5 +118,20 @@ mod tests {
         assert!(rank("zzz", &entries).is_empty());
         assert!(rank("ctrl", &entries).is_empty(), "shortcuts are shown, not searched");
         assert_eq!(rank("  ", &entries), [0, 1, 2]);
+    }
+
+    #[test]
+    fn titles_typed_out_lead_and_disabled_entries_follow_their_equals() {
+        // The palette on an empty canvas: Tidy is disabled, a chain's id happens to hold t-i-d-y.
+        let idem = entry("Idempotency Key", "data.idempotency_key · vendor.chainsmith.data-ops");
+        let entries = [command(CommandId::SelectAll, true), idem.clone(), command(CommandId::Tidy, false)];
+        assert_eq!(rank("tidy", &entries), [2, 1], "the exact title first, though disabled");
+        assert_eq!(rank("TID", &entries), [2, 1], "a title prefix leads too");
+        // Equal matches: the enabled one first, whatever the order they came in.
+        let twins = [command(CommandId::Tidy, false), entry("Tidy", "x"), command(CommandId::Tidy, true)];
+        assert_eq!(rank("tidy", &twins), [1, 2, 0]);
+        assert_eq!(rank("", &twins), [1, 2, 0], "nothing typed: enabled entries in order, then disabled");
+        // Without an exact or prefix title, the fuzzy score decides (ids count).
+        assert_eq!(rank("idemkey", &entries), [1]);
     }
 }
