@@ -1,6 +1,7 @@
 //! The "Publish as tool" window driven without a display (egui_kittest): opened from a chain
 //! tile's context menu and from the File menu, with toolId and tier overrides typed and picked
-//! as a person would, and saving answered by a scripted dialog instead of rfd.
+//! as a person would, and saving answered by a scripted dialog instead of rfd, or by the
+//! editor's own file dialog when there is no system one.
 
 mod ui_common;
 
@@ -12,7 +13,7 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::Value;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::rc::Rc;
 use ui_common::{drag, harness};
@@ -40,7 +41,33 @@ impl FileDialogs for Script {
     }
 }
 
-fn start(dialogs: Script) -> Harness<'static, App> {
+/// No system dialog on this desktop (no portal, no zenity); counts the questions it was
+/// asked all the same, which must be none.
+#[derive(Clone, Default)]
+struct Absent(Rc<Cell<usize>>);
+
+impl FileDialogs for Absent {
+    fn open_files(&mut self) -> Vec<PathBuf> {
+        self.0.set(self.0.get() + 1);
+        Vec::new()
+    }
+
+    fn open_folder(&mut self) -> Option<PathBuf> {
+        self.0.set(self.0.get() + 1);
+        None
+    }
+
+    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
+        self.0.set(self.0.get() + 1);
+        None
+    }
+
+    fn available(&self) -> bool {
+        false
+    }
+}
+
+fn start(dialogs: impl FileDialogs + 'static) -> Harness<'static, App> {
     let app = App::new(
         StartOptions { files: Vec::new(), dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() },
         None,
@@ -190,4 +217,33 @@ fn publish_the_whole_workflow_follows_its_edits() {
     assert_eq!(h.state().workflow().node_count(), 0);
     assert!(h.query_by_label_contains("(0 nodes)").is_some());
     assert_eq!(json(&h, COMPACT)["safetyTier"], "pure");
+}
+
+#[test]
+fn without_a_system_dialog_publish_saves_through_the_in_app_dialog() {
+    let dir = tempfile::tempdir().unwrap();
+    let absent = Absent::default();
+    let mut h = start(absent.clone());
+    open_from_tile(&mut h, "Triage queue");
+    type_into(&mut h, "Tool id", "acme:triage");
+    h.get(By::new().label("Save compact…").role(Role::Button)).click();
+    h.run();
+    // The editor's own dialog, titled for the document and offering a name made from it.
+    assert!(h.query_by_label("Save the CompactToolDescriptor").is_some(), "the in-app dialog opened");
+    let name = h.get(By::new().label("File name").role(Role::TextInput));
+    assert_eq!(name.value().as_deref(), Some("acme-triage.compact-tool.json"));
+    // Go to the folder, keep the offered name, save.
+    type_into(&mut h, "Folder", &dir.path().display().to_string());
+    h.key_press(Key::Enter);
+    h.run();
+    let save =
+        |n: &egui_kittest::kittest::AccessKitNode<'_>| n.role() == Role::Button && n.label().as_deref() == Some("Save");
+    h.query_all(By::new().predicate(save)).last().expect("the dialog's Save button").click();
+    h.run();
+    assert!(h.query_by_label("Save the CompactToolDescriptor").is_none(), "the dialog closed");
+    let out = dir.path().join("acme-triage.compact-tool.json");
+    let saved = std::fs::read_to_string(&out).expect("the document was written");
+    assert_eq!(saved, json_text(&h, COMPACT), "exactly as shown");
+    assert!(h.query_by_label_contains("Saved the CompactToolDescriptor to").is_some());
+    assert_eq!(absent.0.get(), 0, "the missing system dialog was never asked");
 }

@@ -9,6 +9,7 @@
 //! fields without accessible names, which screen readers and the UI tests rely on.)
 
 use super::{FileDialogs, theme};
+use crate::tool::ToolFormat;
 use crate::workflow::ExportMode;
 use egui::{Id, RichText, Ui};
 use std::path::{Path, PathBuf};
@@ -38,6 +39,8 @@ pub enum Purpose {
     SigningKey,
     /// Where the workflow goes, its sub-chain children beside it.
     ExportBundle,
+    /// Where the Publish window saves the tool document it shows in this format.
+    SaveTool(ToolFormat),
 }
 
 impl Purpose {
@@ -56,11 +59,16 @@ impl Purpose {
             Purpose::SavePack => "Save pack",
             Purpose::SigningKey => "Choose the private key to sign with",
             Purpose::ExportBundle => "Export the workflow with its sub-chain children",
+            Purpose::SaveTool(ToolFormat::Compact) => "Save the CompactToolDescriptor",
+            Purpose::SaveTool(ToolFormat::MiRuntime) => "Save the MiRuntime tool contract",
         }
     }
 
     fn is_save(&self) -> bool {
-        matches!(self, Purpose::Save | Purpose::Export(_) | Purpose::SavePack | Purpose::ExportBundle)
+        matches!(
+            self,
+            Purpose::Save | Purpose::Export(_) | Purpose::SavePack | Purpose::ExportBundle | Purpose::SaveTool(_)
+        )
     }
 
     fn is_folder(&self) -> bool {
@@ -133,11 +141,6 @@ impl Dialogs {
         let answer = dialog.show(ctx)?;
         let purpose = self.open.take().expect("checked above").purpose;
         Some((purpose, answer))
-    }
-
-    /// The system dialogs, for the windows that ask directly (Publish).
-    pub fn system(&mut self) -> &mut dyn FileDialogs {
-        self.system.as_mut()
     }
 }
 

@@ -432,7 +432,7 @@ impl App {
                 catalog: self.trust.catalog.as_ref(),
                 catalog_gen: self.catalog_gen,
             };
-            if !publish.show(&ctx, &src, self.dialogs.system()) {
+            if !publish.show(&ctx, &src, &mut self.actions) {
                 self.publish = None;
             }
         }
@@ -1110,6 +1110,9 @@ impl App {
             Purpose::Save | Purpose::ExportBundle => files::suggested_name(self.doc.workflow()),
             Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
             Purpose::SavePack => "pack.json".to_owned(),
+            Purpose::SaveTool(format) => {
+                self.publish.as_ref().and_then(|p| p.suggested_name(*format)).unwrap_or_default()
+            }
             _ => String::new(),
         };
         // The in-app dialog starts beside the workflow's file, else the last file opened.
@@ -1148,6 +1151,10 @@ impl App {
             Purpose::NodeCatalog => self.import_node_catalog(&first),
             Purpose::SavePack => self.authoring.save_view_pack(&first),
             Purpose::SigningKey => self.authoring.sign_view_pack(&first),
+            Purpose::SaveTool(format) => match &mut self.publish {
+                Some(publish) => publish.save_to(format, &first),
+                None => self.problems.status("Nothing saved: the Publish window was closed"),
+            },
             Purpose::TrustedKeys => {
                 // Choosing the same folder again re-reads it (a key file may have been added).
                 self.settings.trust.trusted_keys = Some(first);

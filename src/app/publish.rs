@@ -5,12 +5,15 @@
 //!
 //! Projections are recomputed only when an input changes (the workflow's revision, the loaded
 //! packs, the toolId text or the tier), never per frame. Copy and save are offered only for
-//! publishable documents, as the CLI prints only documents that validate.
+//! publishable documents, as the CLI prints only documents that validate. Where to save is
+//! asked like every other file question ([`Purpose::SaveTool`]), so the in-app file dialog
+//! answers when the system one cannot be shown.
 
+use super::Action;
+use super::dialogs::Purpose;
 use super::palette::badge;
 use super::theme;
 use crate::catalog::Catalog;
-use crate::editor::files::FileDialogs;
 use crate::editor::packs::{PackId, Packs};
 use crate::error::Finding;
 use crate::fsio::{to_pretty_json, write_atomic};
@@ -19,6 +22,7 @@ use crate::tool::{EffectOracle, Projection, SafetyTier, ToolFormat, ToolOptions,
 use crate::workflow::{ExportMode, Workflow};
 use egui::{Id, RichText, Ui};
 use serde_json::Value;
+use std::path::Path;
 
 /// What is published.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,28 +267,39 @@ impl Publish {
         });
     }
 
-    /// Ask where to save, then write atomically; only publishable documents are written.
-    fn save(&mut self, format: ToolFormat, dialogs: &mut dyn FileDialogs) {
-        let Ok(c) = &self.computed else { return };
-        let side = c.side(format);
-        let name = document_name(format);
-        if !side.projection.is_valid() {
-            self.status = Some(Err(format!("The {name} is not publishable")));
+    /// Whether the document in `format` may be saved; when not, the window says why.
+    fn publishable(&mut self, format: ToolFormat) -> bool {
+        let Ok(c) = &self.computed else { return false };
+        let valid = c.side(format).projection.is_valid();
+        if !valid {
+            self.status = Some(Err(format!("The {} is not publishable", document_name(format))));
+        }
+        valid
+    }
+
+    /// The file name to offer when saving the document in `format`.
+    pub fn suggested_name(&self, format: ToolFormat) -> Option<String> {
+        let c = self.computed.as_ref().ok()?;
+        Some(suggested_name(format, &c.side(format).projection.value))
+    }
+
+    /// Write the document in `format` as shown now, atomically; the answer to the save
+    /// question. The author may have edited while the in-app dialog was open, so only a
+    /// document that is publishable now is written.
+    pub fn save_to(&mut self, format: ToolFormat, path: &Path) {
+        if !self.publishable(format) {
             return;
         }
-        let Some(path) =
-            dialogs.save_file(&format!("Save the {name}"), &suggested_name(format, &side.projection.value))
-        else {
-            return;
-        };
-        self.status = Some(match write_atomic(&path, side.text.as_bytes()) {
+        let Ok(c) = &self.computed else { return };
+        let name = document_name(format);
+        self.status = Some(match write_atomic(path, c.side(format).text.as_bytes()) {
             Ok(()) => Ok(format!("Saved the {name} to {}", path.display())),
             Err(e) => Err(e.to_string()),
         });
     }
 
     /// Draw the window; `false` once the author closed it.
-    pub fn show(&mut self, ctx: &egui::Context, src: &Sources, dialogs: &mut dyn FileDialogs) -> bool {
+    pub fn show(&mut self, ctx: &egui::Context, src: &Sources, actions: &mut Vec<Action>) -> bool {
         if self.refresh(src) {
             self.status = None;
         }
@@ -306,7 +321,11 @@ impl Publish {
             .show(ctx, |ui| request = self.contents(ui, src));
         match request {
             Some(Request::Copy(format)) => self.copy(ctx, format),
-            Some(Request::Save(format)) => self.save(format, dialogs),
+            Some(Request::Save(format)) => {
+                if self.publishable(format) {
+                    actions.push(Action::AskFile(Purpose::SaveTool(format)));
+                }
+            }
             None => return open,
         }
         // The outcome is shown in the window, which was drawn before it was known.
@@ -591,7 +610,6 @@ mod tests {
     use super::*;
     use crate::error::code;
     use crate::pack::bundled;
-    use std::path::PathBuf;
 
     struct Fixture {
         packs: Packs,
@@ -727,51 +745,45 @@ mod tests {
         assert_eq!(compact(&p)["safetyTier"], "write");
     }
 
-    /// Save dialogs that answer from a list and count the questions.
-    struct Answers(Vec<PathBuf>, usize);
-
-    impl FileDialogs for Answers {
-        fn open_files(&mut self) -> Vec<PathBuf> {
-            Vec::new()
-        }
-        fn open_folder(&mut self) -> Option<PathBuf> {
-            None
-        }
-        fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-            self.1 += 1;
-            self.0.pop()
-        }
-    }
-
     #[test]
     fn only_publishable_documents_are_saved_and_exactly_as_shown() {
         let dir = tempfile::tempdir().unwrap();
         let fx = Fixture::new();
         let mut p = Publish::new(fx.triage());
         p.refresh(&fx.sources());
+        assert!(p.publishable(ToolFormat::MiRuntime), "a valid document is asked where to go");
+        assert!(p.status.is_none(), "asking reports nothing yet");
         let path = dir.path().join("triage.json");
-        let mut dialogs = Answers(vec![path.clone()], 0);
-        p.save(ToolFormat::MiRuntime, &mut dialogs);
+        p.save_to(ToolFormat::MiRuntime, &path);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), computed(&p).miruntime.text);
         assert!(matches!(&p.status, Some(Ok(_))), "{:?}", p.status);
 
+        // An invalid document is not asked for, and says why.
         p.tool_id = "bad".into();
         p.refresh(&fx.sources());
-        p.save(ToolFormat::Compact, &mut dialogs);
-        assert_eq!(dialogs.1, 1, "no dialog for an unpublishable document");
+        p.status = None;
+        assert!(!p.publishable(ToolFormat::Compact));
+        assert!(matches!(&p.status, Some(Err(_))));
+        // Made invalid while the dialog was open: the answer writes nothing.
+        let late = dir.path().join("late.json");
+        p.save_to(ToolFormat::Compact, &late);
+        assert!(!late.exists(), "an unpublishable document is never written");
         assert!(matches!(&p.status, Some(Err(_))));
 
-        // A cancelled dialog writes nothing and reports nothing.
-        p.status = None;
+        // An unwritable target is reported, not panicked on.
         p.reset();
         p.refresh(&fx.sources());
-        p.save(ToolFormat::Compact, &mut dialogs);
-        assert_eq!(dialogs.1, 2);
-        assert!(p.status.is_none());
-        // An unwritable target is reported, not panicked on.
-        let mut dialogs = Answers(vec![dir.path().join("missing/dir/x.json")], 0);
-        p.save(ToolFormat::Compact, &mut dialogs);
+        p.save_to(ToolFormat::Compact, &dir.path().join("missing/dir/x.json"));
         assert!(matches!(&p.status, Some(Err(_))), "{:?}", p.status);
+
+        // The compact side is written with the author's choices, as shown.
+        p.tool_id = "acme:triage".into();
+        p.refresh(&fx.sources());
+        let compact = dir.path().join("compact.json");
+        p.save_to(ToolFormat::Compact, &compact);
+        assert_eq!(std::fs::read_to_string(&compact).unwrap(), computed(&p).compact.text);
+        assert!(computed(&p).compact.text.contains("acme:triage"));
+        assert_eq!(p.suggested_name(ToolFormat::Compact).as_deref(), Some("acme-triage.compact-tool.json"));
     }
 
     #[test]
@@ -796,9 +808,11 @@ mod tests {
         fx.catalog_gen += 1;
         p.refresh(&fx.sources());
         assert!(p.computed.as_ref().is_err_and(|m| m.contains("support.triage")));
-        let mut dialogs = Answers(Vec::new(), 0);
-        p.save(ToolFormat::Compact, &mut dialogs);
-        assert_eq!(dialogs.1, 0);
+        assert!(!p.publishable(ToolFormat::Compact), "nothing to save: no question is asked");
+        assert_eq!(p.suggested_name(ToolFormat::Compact), None);
+        let dir = tempfile::tempdir().unwrap();
+        p.save_to(ToolFormat::Compact, &dir.path().join("x.json"));
+        assert!(!dir.path().join("x.json").exists());
     }
 
     #[test]
