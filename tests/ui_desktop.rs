@@ -511,3 +511,29 @@ fn most_inputs(registry: &Path) -> (String, Vec<String>) {
     }
     best
 }
+
+#[test]
+#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
+fn no_palette_row_is_wider_than_the_palette_with_the_real_registry() {
+    let h = start(vec![registry()], Script::default());
+    // The palette is the pane holding the search field, which spans the palette's width.
+    let search = h.get(By::new().label("Search tiles").role(Role::SearchInput)).accesskit_node();
+    let right = search.bounding_box().expect("the search field is drawn").x1;
+    let pane = std::iter::successors(Some(search), |n| n.parent())
+        .find(|n| n.role() == Role::Pane)
+        .expect("the palette is a pane")
+        .id();
+    let in_palette = move |n: &egui_kittest::kittest::AccessKitNode<'_>| {
+        n.bounding_box().is_some() && std::iter::successors(n.parent(), |p| p.parent()).any(|p| p.id() == pane)
+    };
+    let nodes: Vec<_> = h.query_all(By::new().predicate(in_palette)).map(|n| n.accesskit_node()).collect();
+    assert!(nodes.len() > 1_000, "every pack's rows are laid out: {}", nodes.len());
+    let too_wide: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.bounding_box().is_some_and(|b| b.x1 > right + 0.5))
+        .map(|n| format!("{:?} {:?} {:?}", n.role(), n.label().or(n.value()), n.bounding_box()))
+        .collect();
+    assert!(too_wide.is_empty(), "rows wider than the palette (right edge {right}): {too_wide:#?}");
+    let sideways = nodes.iter().filter(|n| n.role() == Role::ScrollBar).filter_map(|n| n.bounding_box());
+    assert_eq!(sideways.filter(|b| b.width() > b.height()).count(), 0, "no horizontal scrollbar");
+}

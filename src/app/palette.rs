@@ -403,13 +403,14 @@ fn plural(n: usize) -> &'static str {
 pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
     let text = egui::WidgetText::from(RichText::new(text).small().color(color));
     let galley = text.clone().into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Small);
-    // A badge never breaks inside; in a wrapping row that has no room left it starts the next row.
+    // A badge never breaks inside; in a wrapping row that has no room left it starts the next
+    // row. (In a wrapping layout `available_width` is a whole row's, not what is left of this one.)
     let row_started = ui.cursor().min.x > ui.max_rect().min.x + 0.5;
-    if ui.layout().main_wrap && row_started && galley.size().x + 12.0 > ui.available_width() {
+    if ui.layout().main_wrap && row_started && galley.size().x + 12.0 > ui.available_size_before_wrap().x {
         ui.end_row();
     }
-    // Wider than a whole row: cut with an ellipsis rather than widen the panel.
-    let room = ui.available_width() - 12.0;
+    // Wider than a whole row: cut with an ellipsis (the full text on hover) rather than widen the panel.
+    let room = ui.available_size_before_wrap().x - 12.0;
     let galley = if galley.size().x > room {
         text.into_galley(ui, Some(egui::TextWrapMode::Truncate), room.max(24.0), egui::TextStyle::Small)
     } else {
