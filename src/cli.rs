@@ -717,7 +717,7 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     req.destination = Destination::Splice(SpliceOptions {
         at: args.at,
         between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())),
-        replace_edge: None,
+        ..Default::default()
     });
     let outcome = chainsmith::inline::inline(&mut workflow, &req).map_err(cli_hint)?;
     let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };

@@ -70,7 +70,7 @@ fn editor_insert(
     let mut doc = Document::new(Workflow::from_json(wf.clone()).unwrap(), None);
     let chain = pack.chain(chain_id).unwrap();
     let id = expansion_id.map_or_else(|| fresh_expansion_id(chain, doc.workflow()).unwrap(), str::to_owned);
-    let placement = Placement::Insert { at: (100.0, 300.0), on_edge: None };
+    let placement = Placement::Insert { at: (100.0, 300.0), on_edge: None, after: None };
     let req = request(trust, pack, chain_id, values, &id, &[], &placement);
     let out = doc.inline(&req);
     (doc, out)

@@ -185,6 +185,19 @@ fn finder_open(h: &Harness<'_, App>) -> bool {
     h.query(By::new().role(Role::SearchInput).label_contains("chains and node types")).is_some()
 }
 
+/// Click the card whose name contains `label` (it becomes the selection).
+fn click_card(h: &mut Harness<'_, App>, label: &str) {
+    let card = h.get(By::new().label_contains(label).role(Role::Button)).rect().center();
+    let p = h.state().canvas_to_screen(card);
+    h.hover_at(p);
+    h.run();
+    for pressed in [true, false] {
+        let button = egui::PointerButton::Primary;
+        h.event(egui::Event::PointerButton { pos: p, button, pressed, modifiers: Modifiers::NONE });
+    }
+    h.run();
+}
+
 /// Fill the Triage queue form from the keyboard: the focus is in its first field (Queue).
 fn fill_triage_form_by_keyboard(h: &mut Harness<'_, App>) {
     assert!(h.state().form_is_open(), "the chain's parameter form opened");
@@ -342,15 +355,7 @@ fn quick_add_with_an_edge_selected_splices_into_it() {
 fn quick_add_with_a_node_selected_adds_a_node_type_downstream_and_wires_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
-    let start_card = h.get(By::new().label_contains("(start)").role(Role::Button)).rect().center();
-    let p = h.state().canvas_to_screen(start_card);
-    h.hover_at(p);
-    h.run();
-    for pressed in [true, false] {
-        let button = egui::PointerButton::Primary;
-        h.event(egui::Event::PointerButton { pos: p, button, pressed, modifiers: Modifiers::NONE });
-    }
-    h.run();
+    click_card(&mut h, "(start)");
     assert_eq!(h.state().selected_nodes(), ["start"]);
     press(&mut h, Key::Tab);
     type_text(&mut h, "classify");
@@ -359,6 +364,34 @@ fn quick_add_with_a_node_selected_adds_a_node_type_downstream_and_wires_it() {
     let new = wf.graph.node_weights().find(|n| n.type_id() == "vendor.chainsmith.classify").expect("inserted");
     assert!(wf.graph.edge_weights().any(|e| e.source() == "start" && e.target() == new.id()), "wired from start");
     assert!(new.position().0 > 220.0, "downstream: right of the start card");
+}
+
+#[test]
+fn quick_add_with_a_node_selected_inserts_a_chain_downstream_and_wires_it_by_keyboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
+    click_card(&mut h, "(start)");
+    assert_eq!(h.state().selected_nodes(), ["start"]);
+    // The rest from the keyboard: Tab, type, Enter, the form, Enter.
+    press(&mut h, Key::Tab);
+    assert!(finder_open(&h), "Tab opens quick-add");
+    type_text(&mut h, "triage");
+    press(&mut h, Key::Enter);
+    assert!(h.query_by_label_contains("wired after start").is_some(), "the form says where it goes");
+    fill_triage_form_by_keyboard(&mut h);
+    let wf = h.state().workflow();
+    let inst = wf.instances().into_iter().next().expect("an inserted instance");
+    assert_eq!(inst.chain_id, "support.triage");
+    let wires: Vec<&str> = wf
+        .graph
+        .edge_weights()
+        .filter(|e| e.source() == "start" && inst.node_ids.iter().any(|n| n == e.target()))
+        .map(|e| e.target())
+        .collect();
+    assert_eq!(wires, ["support_triage_".to_owned() + &inst.expansion_id + "_fetch"], "start feeds the chain's entry");
+    assert!(wf.graph.edge_weights().any(|e| e.id() == "go"), "start's own edge stays");
+    let x = |id: &str| wf.graph[wf.node(id).unwrap()].position().0;
+    assert!(inst.node_ids.iter().all(|n| x(n) > x("start") + 220.0), "downstream: right of the start card");
 }
 
 #[test]

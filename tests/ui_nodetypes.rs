@@ -204,3 +204,29 @@ fn connections_between_ports_whose_types_do_not_fit_are_refused_with_the_reason(
     );
     assert!(h.state().last_error().is_none(), "{:?}", h.state().last_error());
 }
+
+#[test]
+fn quick_add_after_a_node_wires_the_first_ports_whose_types_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(vec![write(dir.path(), two_typed_nodes(json!([])))]);
+    // Select the pager (its one output, pageId, is a string), then quick-add a classifier,
+    // whose first input (ticket) takes an object and second (context) a string.
+    let card = h.get(By::new().label_contains("(p)").role(Role::Button)).rect().center();
+    let card = h.state().canvas_to_screen(card);
+    click(&mut h, card);
+    assert_eq!(h.state().selected_nodes(), ["p"]);
+    h.key_press(Key::Tab);
+    h.run();
+    h.event(egui::Event::Text("classify ticket".into()));
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    assert!(h.state().last_error().is_none(), "{:?}", h.state().last_error());
+    let edges = json_of(&h)["edges"].clone();
+    assert_eq!(
+        edges,
+        json!([{"id": "e-p-classify", "sourceNodeId": "p", "sourceOutput": "pageId", "targetNodeId": "classify",
+                "targetInput": "context"}]),
+        "wired into the string input, not the first one"
+    );
+}

@@ -381,7 +381,9 @@ impl Canvas {
             egui::DragAndDrop::clear_payload(ctx);
             let at = (f64::from(at.x), f64::from(at.y));
             actions.push(match dropped {
-                Dropped::Chain { pack, chain_id } => Action::OpenInsertForm { pack, chain_id, at, on_edge: edge },
+                Dropped::Chain { pack, chain_id } => {
+                    Action::OpenInsertForm { pack, chain_id, at, on_edge: edge, after: None }
+                }
                 Dropped::NodeType(type_id) => Action::InsertNodeType { type_id, at, on_edge: edge },
             });
             return;

@@ -13,7 +13,7 @@ use crate::error::{Error, code};
 use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
 use crate::params::{Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check};
-use crate::workflow::Workflow;
+use crate::workflow::{After, Workflow};
 use egui::{Id, RichText, Stroke, StrokeKind, Ui};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -21,8 +21,15 @@ use std::collections::{HashMap, HashSet};
 /// Where the form's result goes.
 #[derive(Debug, Clone)]
 pub enum FormMode {
-    Insert { at: (f64, f64), on_edge: Option<DropEdge> },
-    Reparameterise { key: String },
+    /// At a point, into the edge it was dropped on, or downstream of a node (`after`).
+    Insert {
+        at: (f64, f64),
+        on_edge: Option<DropEdge>,
+        after: Option<After>,
+    },
+    Reparameterise {
+        key: String,
+    },
 }
 
 /// An open parameter form.
@@ -162,7 +169,9 @@ impl FormSession {
 
     pub fn placement(&self) -> Placement {
         match &self.mode {
-            FormMode::Insert { at, on_edge, .. } => Placement::Insert { at: *at, on_edge: on_edge.clone() },
+            FormMode::Insert { at, on_edge, after } => {
+                Placement::Insert { at: *at, on_edge: on_edge.clone(), after: after.clone() }
+            }
             FormMode::Reparameterise { key } => Placement::Existing { key: key.clone() },
         }
     }
@@ -220,7 +229,7 @@ impl FormSession {
     /// schema refuses shows at once). It inserts nothing; build a new one when the schema
     /// changes.
     pub fn preview_of(chain: &Chain) -> Self {
-        let mode = FormMode::Insert { at: (0.0, 0.0), on_edge: None };
+        let mode = FormMode::Insert { at: (0.0, 0.0), on_edge: None, after: None };
         let mut session = Self::new(None, chain, mode, format!("preview-{}", chain.chain_id()), None);
         session.fields.reveal();
         session
@@ -364,10 +373,11 @@ impl FormSession {
             ui.label(RichText::new(format!("from {} {}", pack.name(), pack.version())).color(theme::TEXT_DIM));
             ui.label(RichText::new(format!("expansionId {}", self.expansion_id)).monospace().color(theme::GHOST));
             match &self.mode {
-                FormMode::Insert { at, on_edge, .. } => {
-                    let place = match on_edge {
-                        Some(e) => format!("spliced between {} ➡ {}", e.source, e.target),
-                        None => format!("at ({:.0}, {:.0})", at.0, at.1),
+                FormMode::Insert { at, on_edge, after } => {
+                    let place = match (on_edge, after) {
+                        (Some(e), _) => format!("spliced between {} ➡ {}", e.source, e.target),
+                        (None, Some(a)) => format!("wired after {}", a.node),
+                        (None, None) => format!("at ({:.0}, {:.0})", at.0, at.1),
                     };
                     ui.label(RichText::new(place).color(theme::TEXT_DIM));
                 }

@@ -44,7 +44,7 @@ use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::editor::subchains;
 use crate::error::{Error, code};
 use crate::pack::{LoadOutcome, Pack, bundled};
-use crate::workflow::{ExportMode, Workflow};
+use crate::workflow::{After, ExportMode, Workflow};
 use canvas::{Canvas, CanvasCtx};
 use dialogs::Purpose;
 use egui::{Pos2, Rect, RichText, Ui};
@@ -62,11 +62,14 @@ pub(crate) enum Action {
     /// menus, toolbar buttons and the command palette all come here.
     Run(CommandId),
     Doc(Command),
+    /// Open a chain's parameter form to insert it at `at`, into the edge `on_edge` (by
+    /// `seq`), or downstream of the node `after`.
     OpenInsertForm {
         pack: PackId,
         chain_id: String,
         at: (f64, f64),
         on_edge: Option<u64>,
+        after: Option<String>,
     },
     /// Re-parameterise this chain instance (a frame's double-click).
     EditInstance(String),
@@ -622,8 +625,8 @@ impl App {
             match action {
                 Action::Run(c) => self.run_command(ctx, c),
                 Action::Doc(cmd) => self.apply(cmd),
-                Action::OpenInsertForm { pack, chain_id, at, on_edge } => {
-                    self.open_insert_form(pack, &chain_id, at, on_edge);
+                Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
+                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::SelectGhost(i) => {
@@ -870,8 +873,8 @@ impl App {
         match picked.target {
             Target::Command(c) => self.actions.push(Action::Run(c)),
             Target::Chain { pack, chain_id } => {
-                let (at, on_edge, _) = self.insert_place(at);
-                self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge });
+                let (at, on_edge, after) = self.insert_place(at);
+                self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge, after });
             }
             Target::NodeType(type_id) => {
                 let (at, on_edge, after) = self.insert_place(at);
@@ -905,13 +908,13 @@ impl App {
         (at, None, None)
     }
 
-    /// One node of a catalogued type downstream of `source`, wired from its first output.
+    /// One node of a catalogued type downstream of `source`, wired through the first ports
+    /// whose types fit.
     fn insert_node_after(&mut self, type_id: &str, at: (f64, f64), source: &str) {
         let catalog = self.trust.catalog.as_ref();
         let wf = self.doc.workflow();
         let Some(ix) = wf.node(source) else { return };
-        let (_, source_port) = node_type::wiring_ports(catalog, wf.graph[ix].type_id());
-        let (input, _) = node_type::wiring_ports(catalog, type_id);
+        let (source_port, input) = node_type::after_ports(catalog, wf.graph[ix].type_id(), type_id);
         let link = NodeLink::After { source: source.to_owned(), source_port, input };
         match node_type::insert_command(catalog, type_id, at, link) {
             Ok(cmd) => self.apply(cmd),
@@ -922,9 +925,16 @@ impl App {
     /// One node of a catalogued type at `at`, spliced into the edge `on_edge` when given.
     fn insert_node_type(&mut self, type_id: &str, at: (f64, f64), on_edge: Option<u64>) {
         let catalog = self.trust.catalog.as_ref();
+        let wf = self.doc.workflow();
+        let type_of = |id: &str| wf.node(id).map_or("", |ix| wf.graph[ix].type_id());
         let link = match on_edge {
             Some(seq) => {
-                let (input, output) = node_type::wiring_ports(catalog, type_id);
+                // An edge gone by now: untyped ends, and the document refuses the splice.
+                let (from, into) = edge_by_seq(wf, seq).map_or((("", "output"), ("", "input")), |ix| {
+                    let e = &wf.graph[ix];
+                    ((type_of(e.source()), e.source_port()), (type_of(e.target()), e.target_port()))
+                });
+                let (input, output) = node_type::splice_ports(catalog, type_id, from, into);
                 NodeLink::Splice { seq, input, output }
             }
             None => NodeLink::Unwired,
@@ -935,12 +945,25 @@ impl App {
         }
     }
 
-    fn open_insert_form(&mut self, pack: PackId, chain_id: &str, at: (f64, f64), on_edge: Option<u64>) {
+    fn open_insert_form(
+        &mut self,
+        pack: PackId,
+        chain_id: &str,
+        at: (f64, f64),
+        on_edge: Option<u64>,
+        after: Option<String>,
+    ) {
         let Some(chain) = self.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
         let wf = self.doc.workflow();
         let on_edge = on_edge.and_then(|seq| {
             let e = &wf.graph[edge_by_seq(wf, seq)?];
             Some(DropEdge { id: e.id().to_owned(), source: e.source().to_owned(), target: e.target().to_owned() })
+        });
+        // Downstream of a node: the wire leaves from its first declared output.
+        let after = after.and_then(|node| {
+            let ix = wf.node(&node)?;
+            let output = node_type::declared_outputs(self.trust.catalog.as_ref(), wf.graph[ix].type_id()).next();
+            Some(After { node, output: output.map(str::to_owned) })
         });
         let id = match preview::fresh_expansion_id(chain, wf) {
             Ok(id) => id,
@@ -952,7 +975,7 @@ impl App {
             self.problems.error(e);
             return;
         }
-        let mode = FormMode::Insert { at, on_edge };
+        let mode = FormMode::Insert { at, on_edge, after };
         let mut form = FormSession::new(Some(pack), chain, mode, id, None);
         // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
         form.focus_first_field();

@@ -39,7 +39,7 @@ fn inlined() -> Workflow {
         "edges": []}))
     .unwrap();
     let exp = expand(&source_pack(), "t.orig", Map::new(), &opts("k9")).unwrap();
-    splice(&mut wf, &exp, &SpliceOptions { at: Some((300.0, 40.0)), between: None, replace_edge: None }).unwrap();
+    splice(&mut wf, &exp, &SpliceOptions { at: Some((300.0, 40.0)), ..Default::default() }).unwrap();
     wf.add_edge(
         json!({"id": "wire", "sourceNodeId": "start", "targetNodeId": "t_orig_k9_gen"}).as_object().unwrap().clone(),
     );

@@ -334,37 +334,61 @@ pub fn duplicate_offset(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> 
     (0.0, dy + clear_below(moved, &obstacles(wf, sizes, &|_| false), SPACING.node_gap))
 }
 
-/// Make room for the chain just spliced between `source` and `target` (its nodes `chain`).
+/// Make room for the chain just spliced between `source` and `target` (its nodes `chain`),
+/// or after `source` alone (`target` `None`: quick-add with a node selected).
 ///
 /// The chain goes right of the source, its entry level with it. Everything whose left edge
-/// is at or right of the chain's left edge (the target and what follows it) moves right
-/// until it clears the chain; a chain instance that straddles that line moves whole with it,
-/// unless it holds the source. Moving one half-plane right as one cannot make two cards
-/// overlap that did not before, and the target ends right of the chain, so the edge back
-/// into the workflow runs forward. Last, the chain moves down past any card or frame left
-/// in its way (one reaching in from the left).
-pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: &str, sizes: &[(f64, f64)]) -> Moves {
+/// is at or right of the chain's left edge (and the target, with what follows it) moves
+/// right until it clears the chain; a chain instance that straddles that line moves whole
+/// with it, unless it holds the source. Moving one half-plane right as one cannot make two
+/// cards overlap that did not before, and the target ends right of the chain, so the edge
+/// back into the workflow runs forward. Last, the chain moves down past any card or frame
+/// left in its way (one reaching in from the left).
+///
+/// A target left of the source (a back edge, after manual moves) would have that edge back
+/// loop across the cards between them. There the chain takes the target's place instead,
+/// its exit level with it, and the target moves right with everything from it on (the
+/// source too): the way out into the target runs forward and short, and the way in stays
+/// the back edge the user drew.
+pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: Option<&str>, sizes: &[(f64, f64)]) -> Moves {
     let members: Vec<NodeIndex> = chain.iter().filter_map(|id| wf.node(id)).collect();
-    let (Some(a), Some(_)) = (wf.node(source), wf.node(target)) else { return Vec::new() };
+    let Some(a) = wf.node(source) else { return Vec::new() };
+    let t = match target {
+        Some(id) => match wf.node(id) {
+            Some(t) => Some(t),
+            None => return Vec::new(),
+        },
+        None => None,
+    };
     let card = |n: NodeIndex| Rect::at(wf.graph[n].position(), sizes[n.index()]);
     let Some(block) = bounds(members.iter().map(|&n| card(n))) else { return Vec::new() };
     let mut in_chain = vec![false; wf.graph.node_bound()];
     for &n in &members {
         in_chain[n.index()] = true;
     }
+    let centre_y = |r: Rect| (r.min.1 + r.max.1) / 2.0;
     let ra = card(a);
-    // The entry: the chain node the source now feeds; level its centre with the source's.
-    let entry = wf.graph.edges(a).map(|e| e.target()).find(|t| in_chain[t.index()]);
-    let entry_cy = entry.map_or(block.min.1 + sizes[members[0].index()].1 / 2.0, |e| {
-        let r = card(e);
-        (r.min.1 + r.max.1) / 2.0
-    });
-    let left = ra.max.0 + SPACING.layer_gap;
-    let shift_chain = (left - block.min.0, (ra.min.1 + ra.max.1) / 2.0 - entry_cy);
+    let rt = t.map(card);
+    let backward = rt.is_some_and(|rt| rt.min.0 < ra.min.0);
+    // The chain node levelled with the parent node it sits beside: the entry the source
+    // feeds, or (backward) the exit that feeds the target.
+    let (beside, level) = match (t, rt) {
+        (Some(t), Some(rt)) if backward => {
+            let exit = wf.graph.edges_directed(t, petgraph::Direction::Incoming).map(|e| e.source());
+            (exit.into_iter().find(|s| in_chain[s.index()]), rt)
+        }
+        _ => (wf.graph.edges(a).map(|e| e.target()).find(|t| in_chain[t.index()]), ra),
+    };
+    let beside_cy = beside.map_or(block.min.1 + sizes[members[0].index()].1 / 2.0, |n| centre_y(card(n)));
+    let left = if backward { level.min.0 } else { ra.max.0 + SPACING.layer_gap };
+    let shift_chain = (left - block.min.0, centre_y(level) - beside_cy);
     let chain_right = block.max.0 + shift_chain.0;
 
-    // The cut: left edges at or right of it move. Straddling instances pull it left.
-    let mut cut = left;
+    // The cut: left edges at or right of it move. A target left of the chain (below the
+    // source, say) pulls it to the target; so do straddling instances.
+    let mut cut = rt.map_or(left, |rt| left.min(rt.min.0));
+    // Forward, the source stays, and so does an instance reaching left of it.
+    let pinned = if backward { f64::NEG_INFINITY } else { ra.min.0 };
     let mut spans: Vec<(f64, f64)> = wf
         .instances()
         .iter()
@@ -378,7 +402,7 @@ pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: &str, si
                 .collect();
             let lo = xs.iter().copied().reduce(f64::min)?;
             let hi = xs.iter().copied().reduce(f64::max)?;
-            (lo > ra.min.0).then_some((lo, hi))
+            (lo > pinned).then_some((lo, hi))
         })
         .collect();
     spans.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -405,7 +429,7 @@ pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: &str, si
     let movers: Vec<NodeIndex> = wf
         .graph
         .node_indices()
-        .filter(|&n| !in_chain[n.index()] && n != a && wf.graph[n].position().0 >= cut)
+        .filter(|&n| !in_chain[n.index()] && (backward || n != a) && wf.graph[n].position().0 >= cut)
         .collect();
     let first = movers.iter().map(|&n| wf.graph[n].position().0).fold(f64::INFINITY, f64::min);
     let dx = if movers.is_empty() { 0.0 } else { (chain_right + SPACING.layer_gap - first).max(0.0) };
@@ -474,7 +498,7 @@ mod tests {
         let (trust, packs) = (Trust::default(), bundled().packs);
         let pack = packs.iter().find(|p| p.chain("support.triage").is_some()).unwrap();
         let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
-        let placement = Placement::Insert { at, on_edge };
+        let placement = Placement::Insert { at, on_edge, after: None };
         let req = request(&trust, pack, "support.triage", values, expansion_id, &[], &placement);
         doc.inline(&req).unwrap().new_nodes
     }
@@ -591,6 +615,99 @@ mod tests {
         assert_eq!(position(&doc, "c").0 - position(&doc, "b").0, 310.0, "downstream moves as one");
         doc.undo();
         assert_eq!(snapshot(&doc), before);
+    }
+
+    /// The cards a straight line from `p` to `q` passes through, `skip` aside.
+    fn cards_crossed(doc: &Document, p: (f64, f64), q: (f64, f64), skip: &[&str]) -> Vec<String> {
+        let wf = doc.workflow();
+        let sizes = card_sizes(wf, &PortTable::default());
+        let steps = 400;
+        let mut out: Vec<String> = wf
+            .graph
+            .node_indices()
+            .filter(|&n| !skip.contains(&wf.graph[n].id()))
+            .filter(|&n| {
+                let r = Rect::at(wf.graph[n].position(), sizes[n.index()]);
+                (0..=steps).any(|k| {
+                    let t = f64::from(k) / f64::from(steps);
+                    let (x, y) = (p.0 + (q.0 - p.0) * t, p.1 + (q.1 - p.1) * t);
+                    r.min.0 < x && x < r.max.0 && r.min.1 < y && y < r.max.1
+                })
+            })
+            .map(|n| wf.graph[n].id().to_owned())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Where the edge `id` leaves its source card and enters its target card: the middles
+    /// of the source's right side and the target's left side.
+    fn edge_ends(doc: &Document, id: &str) -> ((f64, f64), (f64, f64), String, String) {
+        let wf = doc.workflow();
+        let sizes = card_sizes(wf, &PortTable::default());
+        let e = wf.graph.edge_weights().find(|e| e.id() == id).unwrap();
+        let card = |n: &str| {
+            let ix = wf.node(n).unwrap();
+            Rect::at(wf.graph[ix].position(), sizes[ix.index()])
+        };
+        let (s, t) = (card(e.source()), card(e.target()));
+        (
+            (s.max.0, (s.min.1 + s.max.1) / 2.0),
+            (t.min.0, (t.min.1 + t.max.1) / 2.0),
+            e.source().into(),
+            e.target().into(),
+        )
+    }
+
+    #[test]
+    fn a_splice_into_a_back_edge_runs_its_return_edge_forward_across_no_card() {
+        // After manual moves the edge s → t runs right to left, past m (unwired) and under
+        // nothing else; u sits below, left of everything.
+        let wf =
+            workflow(&[("t", 0.0, 0.0), ("m", 310.0, 0.0), ("s", 620.0, 0.0), ("u", -310.0, 136.0)], &[("s", "t")]);
+        let mut doc = Document::new(wf, None);
+        let before = snapshot(&doc);
+        let on_edge = DropEdge { id: "e1".into(), source: "s".into(), target: "t".into() };
+        insert_triage(&mut doc, "t001", (700.0, 0.0), Some(on_edge));
+        no_conflicts(&doc);
+        let inst = doc.workflow().instances()[0].clone();
+        let out = inst.edge_ids.iter().find(|id| id.contains("out")).unwrap().clone();
+        let (from, to, exit, target) = edge_ends(&doc, &out);
+        assert_eq!(target, "t");
+        assert!(from.0 < to.0, "the return edge runs forward: {from:?} → {to:?}");
+        assert_eq!(cards_crossed(&doc, from, to, &[&exit, "t"]), Vec::<String>::new());
+        // Upstream of the cut stays put; the rest kept its order.
+        assert_eq!(position(&doc, "u"), (-310.0, 136.0));
+        assert!(position(&doc, "t").0 < position(&doc, "m").0 && position(&doc, "m").0 < position(&doc, "s").0);
+        doc.undo();
+        assert_eq!(snapshot(&doc), before);
+    }
+
+    #[test]
+    fn a_chain_inserted_after_a_node_goes_right_of_it_and_what_follows_makes_room() {
+        // a → b in a row; the chain goes after a without replacing the edge.
+        let wf = workflow(&[("a", 0.0, 0.0), ("b", 310.0, 0.0), ("up", -310.0, 136.0)], &[("a", "b")]);
+        let mut doc = Document::new(wf, None);
+        let (trust, packs) = (Trust::default(), bundled().packs);
+        let pack = packs.iter().find(|p| p.chain("support.triage").is_some()).unwrap();
+        let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
+        let after = crate::workflow::After { node: "a".into(), output: None };
+        let placement = Placement::Insert { at: (530.0, 0.0), on_edge: None, after: Some(after) };
+        let out = doc.inline(&request(&trust, pack, "support.triage", values, "t001", &[], &placement)).unwrap();
+        no_conflicts(&doc);
+        let wf = doc.workflow();
+        let entry = wf.graph.edge_weights().find(|e| e.source() == "a" && e.target() != "b").unwrap().target();
+        assert!(out.new_nodes.iter().any(|n| n == entry), "a feeds the chain's entry");
+        assert_eq!(position(&doc, entry).0, 220.0 + SPACING.layer_gap, "one column right of a");
+        assert_eq!(position(&doc, entry).1, 0.0, "level with a");
+        let sizes = card_sizes(wf, &PortTable::default());
+        let right = out
+            .new_nodes
+            .iter()
+            .map(|id| position(&doc, id).0 + sizes[wf.node(id).unwrap().index()].0)
+            .fold(0.0, f64::max);
+        assert!(position(&doc, "b").0 >= right + SPACING.layer_gap, "b moved right of the chain");
+        assert_eq!(position(&doc, "up"), (-310.0, 136.0));
     }
 
     #[test]

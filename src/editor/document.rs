@@ -750,7 +750,7 @@ mod tests {
     fn insert_triage(doc: &mut Document, at: (f64, f64), on_edge: Option<DropEdge>) -> Result<Outcome, Error> {
         let (trust, pack) = (Trust::default(), triage_pack());
         let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
-        let placement = Placement::Insert { at, on_edge };
+        let placement = Placement::Insert { at, on_edge, after: None };
         doc.inline(&request(&trust, &pack, "support.triage", values, "t001", &[], &placement))
     }
 

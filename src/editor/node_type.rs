@@ -70,14 +70,57 @@ pub fn node_from_type(catalog: Option<&Catalog>, type_id: &str, at: (f64, f64)) 
     Ok(node.json)
 }
 
-/// The ports a new node of this type is wired through when it is inserted after a node or
-/// into an edge: its first declared input and output, else the implicit `input`/`output`.
-pub fn wiring_ports(catalog: Option<&Catalog>, type_id: &str) -> (String, String) {
+/// The output ports a type declares, in order (none when the type is not catalogued).
+pub fn declared_outputs<'a>(catalog: Option<&'a Catalog>, type_id: &str) -> impl Iterator<Item = &'a str> {
     let ports = catalog.and_then(|c| c.ports(type_id));
-    let first = |names: Option<&Vec<String>>, default: &str| {
-        names.and_then(|n| n.first()).cloned().unwrap_or_else(|| default.to_owned())
-    };
-    (first(ports.map(|p| &p.inputs), "input"), first(ports.map(|p| &p.outputs), "output"))
+    ports.into_iter().flat_map(|p| p.outputs.iter().map(String::as_str))
+}
+
+/// The ports a wire to or from a node of this type can use: those it declares, in order,
+/// else the implicit `input` or `output`.
+fn wirable(catalog: Option<&Catalog>, type_id: &str, output: bool) -> Vec<String> {
+    let ports = catalog.and_then(|c| c.ports(type_id));
+    let declared = ports.map(|p| if output { &p.outputs } else { &p.inputs }).filter(|names| !names.is_empty());
+    match declared {
+        Some(names) => names.clone(),
+        None => vec![(if output { "output" } else { "input" }).to_owned()],
+    }
+}
+
+/// Whether values from `from` may go into `into` (the rule connecting by hand goes through,
+/// [`Catalog::check_connection`]); anything fits without a catalog.
+fn fits(catalog: Option<&Catalog>, from: (&str, &str), into: (&str, &str)) -> bool {
+    catalog.is_none_or(|c| c.check_connection(from, into).is_ok())
+}
+
+/// The ports a new node of `new_type` inserted after a `source_type` node is wired
+/// through: `(source output, new input)`, the first pair whose types fit, trying the
+/// source's outputs in order and for each the new node's inputs in order. When none fits,
+/// the first of each, which the typed check then refuses with its reason.
+pub fn after_ports(catalog: Option<&Catalog>, source_type: &str, new_type: &str) -> (String, String) {
+    let (outputs, inputs) = (wirable(catalog, source_type, true), wirable(catalog, new_type, false));
+    let pair = outputs
+        .iter()
+        .flat_map(|o| inputs.iter().map(move |i| (o, i)))
+        .find(|(o, i)| fits(catalog, (source_type, o), (new_type, i)));
+    let (o, i) = pair.unwrap_or((&outputs[0], &inputs[0]));
+    (o.clone(), i.clone())
+}
+
+/// The ports a new node of `new_type` spliced into an edge is wired through: `(input,
+/// output)`, its first input that takes what the edge's source port gives and its first
+/// output the edge's target port takes. Where none fits, the first, which the typed check
+/// then refuses with its reason.
+pub fn splice_ports(
+    catalog: Option<&Catalog>,
+    new_type: &str,
+    from: (&str, &str),
+    into: (&str, &str),
+) -> (String, String) {
+    let (inputs, outputs) = (wirable(catalog, new_type, false), wirable(catalog, new_type, true));
+    let input = inputs.iter().find(|i| fits(catalog, from, (new_type, i))).unwrap_or(&inputs[0]);
+    let output = outputs.iter().find(|o| fits(catalog, (new_type, o), into)).unwrap_or(&outputs[0]);
+    (input.clone(), output.clone())
 }
 
 /// The command that inserts one node of `type_id` at `at`, wired as `link` says (for the
@@ -206,8 +249,11 @@ mod tests {
         let cat = catalog();
         let mut doc = Document::new(two_nodes(), None);
         let before = doc.workflow().to_json(ExportMode::Faithful);
-        let (input, output) = wiring_ports(Some(&cat), "vendor.chainsmith.http-request");
-        assert_eq!((input.as_str(), output.as_str()), ("body", "status"));
+        // Into c.label (string) → p.assignee (string): http-request's `body` takes anything,
+        // its `status` (integer) would not fit `assignee`, its untyped `body` does.
+        let edge = (("vendor.chainsmith.classify", "label"), ("vendor.chainsmith.pager-send", "assignee"));
+        let (input, output) = splice_ports(Some(&cat), "vendor.chainsmith.http-request", edge.0, edge.1);
+        assert_eq!((input.as_str(), output.as_str()), ("body", "body"));
         let seq = doc.workflow().graph.edge_weights().next().unwrap().seq;
         let link = NodeLink::Splice { seq, input, output };
         doc.apply(insert_command(Some(&cat), "vendor.chainsmith.http-request", (200.0, 0.0), link).unwrap()).unwrap();
@@ -216,7 +262,7 @@ mod tests {
             out["edges"],
             json!([
                 {"id": "e-c-http-request", "sourceNodeId": "c", "sourceOutput": "label", "targetNodeId": "http-request", "targetInput": "body"},
-                {"id": "e-http-request-p", "sourceNodeId": "http-request", "sourceOutput": "status", "targetNodeId": "p", "targetInput": "assignee"}
+                {"id": "e-http-request-p", "sourceNodeId": "http-request", "sourceOutput": "body", "targetNodeId": "p", "targetInput": "assignee"}
             ])
         );
         doc.undo();
@@ -267,5 +313,39 @@ mod tests {
         assert_eq!(e.message, "output \"status\" gives integer, but input \"assignee\" takes string");
         let splice = NodeLink::Splice { seq, input: "context".into(), output: "label".into() };
         assert!(check_command(&wf, Some(&cat), &insert("vendor.chainsmith.classify", splice)).is_ok());
+    }
+
+    #[test]
+    fn inserted_nodes_are_wired_through_the_first_ports_whose_types_fit() {
+        let cat = Some(catalog());
+        let cat = cat.as_ref();
+        let (classify, pager, http, sheet) = (
+            "vendor.chainsmith.classify",
+            "vendor.chainsmith.pager-send",
+            "vendor.chainsmith.http-request",
+            "vendor.chainsmith.sheet-append",
+        );
+        // After http-request (status: integer, body: any) a classify (ticket: object,
+        // context: string): status fits neither input, so the untyped body goes to ticket.
+        assert_eq!(after_ports(cat, http, classify), ("body".to_owned(), "ticket".to_owned()));
+        // After classify (label: string, …) a pager-send (payload: any, …): the first pair fits.
+        assert_eq!(after_ports(cat, classify, pager), ("label".to_owned(), "payload".to_owned()));
+        // After sheet-append (appended: integer) nothing of classify fits: the first of each,
+        // which the typed check refuses with its reason.
+        assert_eq!(after_ports(cat, sheet, classify), ("appended".to_owned(), "ticket".to_owned()));
+        let wf = two_nodes();
+        let after = NodeLink::After { source: "c".into(), source_port: "urgent".into(), input: "rows".into() };
+        let cmd = insert_command(cat, sheet, (0.0, 0.0), after).unwrap();
+        assert_eq!(check_command(&wf, cat, &cmd).unwrap_err().code, code::EDGE_PORT_INCOMPATIBLE);
+        // Untyped types and no catalog: the implicit ports.
+        assert_eq!(after_ports(cat, "core.start", "core.noop"), ("output".to_owned(), "input".to_owned()));
+        assert_eq!(after_ports(None, classify, pager), ("output".to_owned(), "input".to_owned()));
+        // Into an edge c.label (string) → p.assignee (string), a classify: `context` takes
+        // the string (`ticket` wants an object), `label` gives one (`urgent` would not fit).
+        let (input, output) = splice_ports(cat, classify, (classify, "label"), (pager, "assignee"));
+        assert_eq!((input.as_str(), output.as_str()), ("context", "label"));
+        let seq = wf.graph.edge_weights().next().unwrap().seq;
+        let cmd = insert_command(cat, classify, (0.0, 0.0), NodeLink::Splice { seq, input, output }).unwrap();
+        assert!(check_command(&wf, cat, &cmd).is_ok(), "the picked ports pass the connection check");
     }
 }

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::expand::{Expansion, mint_expansion_id};
 use crate::inline::{Destination, Expanded, ExpansionIdChoice, InlineRequest, expand_for};
 use crate::pack::{Chain, Pack};
-use crate::workflow::{SpliceOptions, Workflow};
+use crate::workflow::{After, SpliceOptions, Workflow};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -59,22 +59,26 @@ pub struct DropEdge {
 
 /// The splice options for an insert: the preview and the real insert use this one
 /// function, so the ghosts stand exactly where the nodes will go.
-pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>) -> SpliceOptions {
+pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>, after: Option<&After>) -> SpliceOptions {
     SpliceOptions {
         at: Some(at),
         between: on_edge.map(|e| (e.source.clone(), e.target.clone())),
         replace_edge: on_edge.map(|e| e.id.clone()),
+        after: after.cloned(),
     }
 }
 
-/// After a chain is spliced into an edge it was dropped on, the nodes from the edge's
-/// target on move right to make room for it ([`super::arrange::make_room`]), with cards
-/// sized by the catalog's ports. Layout, not part of the inline pipeline: the CLI places
-/// nothing but the chain. The preview and the real insert both come here.
+/// After a chain is spliced into an edge it was dropped on, or downstream of a node, the
+/// nodes from the edge's target (or right of the node) on move right to make room for it
+/// ([`super::arrange::make_room`]), with cards sized by the catalog's ports. Layout, not
+/// part of the inline pipeline: the CLI places nothing but the chain. The preview and the
+/// real insert both come here.
 pub fn make_room(wf: &mut Workflow, new_nodes: &[String], destination: &Destination, trust: &Trust) {
-    let Destination::Splice(SpliceOptions { between: Some((source, target)), replace_edge: Some(_), .. }) = destination
-    else {
-        return;
+    let Destination::Splice(opts) = destination else { return };
+    let (source, target) = match (&opts.between, &opts.replace_edge, &opts.after) {
+        (Some((source, target)), Some(_), _) => (source, Some(target.as_str())),
+        (None, _, Some(after)) => (&after.node, None),
+        _ => return,
     };
     let sizes = card_sizes(wf, &trust.catalog.as_ref());
     for (id, (x, y)) in super::arrange::make_room(wf, new_nodes, source, target, &sizes) {
@@ -87,8 +91,9 @@ pub fn make_room(wf: &mut Workflow, new_nodes: &[String], destination: &Destinat
 /// Where an expansion goes.
 #[derive(Debug, Clone)]
 pub enum Placement {
-    /// A new instance at a drop point, optionally replacing the edge it was dropped on.
-    Insert { at: (f64, f64), on_edge: Option<DropEdge> },
+    /// A new instance at a drop point, optionally replacing the edge it was dropped on, or
+    /// wired downstream of a node (quick-add with that node selected).
+    Insert { at: (f64, f64), on_edge: Option<DropEdge>, after: Option<After> },
     /// An existing instance, re-expanded in place.
     Existing { key: String },
 }
@@ -110,7 +115,9 @@ pub fn request<'a>(
     req.expansion_id = ExpansionIdChoice::Given(expansion_id.to_owned());
     req.external = external;
     req.destination = match placement {
-        Placement::Insert { at, on_edge } => Destination::Splice(splice_options(*at, on_edge.as_ref())),
+        Placement::Insert { at, on_edge, after } => {
+            Destination::Splice(splice_options(*at, on_edge.as_ref(), after.as_ref()))
+        }
         Placement::Existing { key } => Destination::Reparameterise { key: key.clone() },
     };
     req
@@ -127,7 +134,9 @@ pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placemen
     let mut scratch = wf.clone();
     let destination = match placement {
         Placement::Existing { key } => Destination::Reparameterise { key: key.clone() },
-        Placement::Insert { at, on_edge } => Destination::Splice(splice_options(*at, on_edge.as_ref())),
+        Placement::Insert { at, on_edge, after } => {
+            Destination::Splice(splice_options(*at, on_edge.as_ref(), after.as_ref()))
+        }
     };
     let expanded = Expanded { expansion: exp.clone(), children: Vec::new() };
     let report = crate::inline::place(&mut scratch, expanded, &destination, trust)?;
@@ -161,17 +170,15 @@ pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placemen
                 .filter(|e| new_edges.contains(e.id()))
                 .map(|e| GhostEdge { from: end(e.source()), to: end(e.target()) })
                 .collect();
-            let moved = if let Placement::Insert { on_edge: Some(_), .. } = placement {
-                wf.graph
-                    .node_weights()
-                    .filter_map(|n| {
-                        let now = scratch.graph[scratch.node(n.id())?].position();
-                        (now != n.position()).then(|| (n.id().to_owned(), now))
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            // Parent nodes the insert moved to make room (none for an unwired insert).
+            let moved = wf
+                .graph
+                .node_weights()
+                .filter_map(|n| {
+                    let now = scratch.graph[scratch.node(n.id())?].position();
+                    (now != n.position()).then(|| (n.id().to_owned(), now))
+                })
+                .collect();
             let title = format!("{} · {}", exp.label, exp.expansion_id);
             Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved }))
         }
@@ -190,7 +197,7 @@ pub fn expand_preview(
     expansion_id: &str,
     valid: bool,
 ) -> Result<Expansion, Error> {
-    let at = Placement::Insert { at: (0.0, 0.0), on_edge: None };
+    let at = Placement::Insert { at: (0.0, 0.0), on_edge: None, after: None };
     let mut req = request(trust, pack, chain.chain_id(), values.clone(), expansion_id, &[], &at);
     req.preview = !valid;
     Ok(expand_for(Some(wf), &req)?.expansion)
@@ -214,9 +221,10 @@ mod tests {
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
         let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
-        let ghost = place(&Trust::default(), &wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None })
-            .unwrap()
-            .unwrap();
+        let ghost =
+            place(&Trust::default(), &wf, &exp, &Placement::Insert { at: (100.0, 200.0), on_edge: None, after: None })
+                .unwrap()
+                .unwrap();
         assert_eq!(ghost.nodes.len(), 4);
         assert_eq!(ghost.nodes[0].id, "support_triage_ab12_fetch");
         assert_eq!(ghost.nodes[0].pos, (100.0, 280.0));
@@ -237,7 +245,7 @@ mod tests {
         let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
         let trust = Trust::default();
         let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
-        let placement = Placement::Insert { at: (150.0, 0.0), on_edge: Some(on_edge) };
+        let placement = Placement::Insert { at: (150.0, 0.0), on_edge: Some(on_edge), after: None };
         let ghost = place(&trust, &wf, &exp, &placement).unwrap().unwrap();
         let mut doc = crate::editor::document::Document::new(wf, None);
         doc.inline(&request(&trust, &pack, "support.triage", values, "ab12", &[], &placement)).unwrap();

@@ -14,7 +14,7 @@ mod splice;
 
 pub use export::ExportMode;
 pub use provenance::Instance;
-pub use splice::{SpliceOptions, SpliceReport, reparameterise, splice};
+pub use splice::{After, SpliceOptions, SpliceReport, reparameterise, splice};
 
 use crate::error::{Error, Result, code};
 use petgraph::Direction;

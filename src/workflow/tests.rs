@@ -74,7 +74,11 @@ fn splice_between_rewires_and_fills_workflow_nodes() {
     let report = splice(
         &mut wf,
         &exp,
-        &SpliceOptions { at: Some((100.0, 300.0)), between: Some(("start".into(), "done".into())), replace_edge: None },
+        &SpliceOptions {
+            at: Some((100.0, 300.0)),
+            between: Some(("start".into(), "done".into())),
+            ..Default::default()
+        },
     )
     .unwrap();
     assert_eq!(report.removed_edges.len(), 1);
@@ -146,6 +150,40 @@ fn replacing_one_edge_hands_its_routing_to_the_wiring() {
         serde_json::to_string(wire_out).unwrap(),
         r#"{"id":"t_two_k1_out1","sourceNodeId":"t_two_k1_b","targetNodeId":"done","targetInput":"in","triggerRule":"any_success"}"#
     );
+}
+
+#[test]
+fn splice_after_a_node_wires_it_to_the_entry_and_replaces_nothing() {
+    let mut wf = parent();
+    let after = |node: &str, output: Option<&str>| SpliceOptions {
+        after: Some(After { node: node.into(), output: output.map(str::to_owned) }),
+        ..Default::default()
+    };
+    let before = wf.to_json(ExportMode::Faithful);
+    let err = splice(&mut wf, &expansion("k1", "a"), &after("nope", None)).unwrap_err();
+    assert_eq!((err.code, err.details["nodeId"].clone()), (code::INVALID_REQUEST, json!("nope")));
+    let both = SpliceOptions { between: Some(("start".into(), "done".into())), ..after("start", None) };
+    assert_eq!(splice(&mut wf, &expansion("k1", "a"), &both).unwrap_err().code, code::INVALID_REQUEST);
+    assert_eq!(wf.to_json(ExportMode::Faithful), before, "refusals change nothing");
+
+    let report = splice(&mut wf, &expansion("k1", "a"), &after("start", Some("ok"))).unwrap();
+    assert!(report.removed_edges.is_empty());
+    let out = wf.to_json(ExportMode::Faithful);
+    let edges = out["edges"].as_array().unwrap();
+    assert!(edges.iter().any(|e| e["id"] == "e-start-done"), "the node's own edges stay");
+    assert!(edges.contains(
+        &json!({"id": "t_two_k1_in1", "sourceNodeId": "start", "sourceOutput": "ok", "targetNodeId": "t_two_k1_a"})
+    ));
+    assert!(!edges.iter().any(|e| e["sourceNodeId"] == "t_two_k1_b"), "the exit is left open");
+    assert_eq!(report.instance.edge_ids, ["t_two_k1_e1", "t_two_k1_in1"]);
+    // Without a drop point: right of the node it follows (start is at x 0, a card is 220 wide).
+    let entry = &out["nodes"][2]["position"];
+    assert!(entry["x"].as_f64().unwrap() >= layout::NODE_W, "{entry}");
+    // No port asked for: the default one.
+    splice(&mut wf, &expansion("k2", "a"), &after("done", None)).unwrap();
+    let out = wf.to_json(ExportMode::Faithful);
+    let wire = out["edges"].as_array().unwrap().iter().find(|e| e["id"] == "t_two_k2_in1").unwrap().clone();
+    assert_eq!(wire, json!({"id": "t_two_k2_in1", "sourceNodeId": "done", "targetNodeId": "t_two_k2_a"}));
 }
 
 #[test]

@@ -1,0 +1,153 @@
+//! Splicing an expansion into the parent workflow (chain-packs §6, §4.5, §5.5–5.6).
+//!
+//! One pass in four steps, each in its own module: [`checks`] runs every refusal before the
+//! first change, so a refusal leaves the workflow untouched; [`place`] finds the fragment's
+//! positions; the fragment's nodes and edges go in ([`members`] shapes them as workflow
+//! JSON); [`wiring`] connects the fragment to the parent nodes the options name. Re-expanding
+//! an existing instance in place is [`reparameterise`].
+
+mod checks;
+mod members;
+mod place;
+mod reparameterise;
+mod wiring;
+
+pub use reparameterise::reparameterise;
+
+use super::provenance::Instance;
+use super::{Edge, Workflow};
+use crate::error::{Finding, Result, code};
+use crate::expand::Expansion;
+use serde_json::{Value, json};
+
+/// Where and how to splice.
+#[derive(Debug, Clone, Default)]
+pub struct SpliceOptions {
+    /// Drop point: fragment positions are offset by it. `None`: right of the existing nodes
+    /// (or of the node wired into the fragment).
+    pub at: Option<(f64, f64)>,
+    /// Wire the fragment between these parent nodes, replacing the edges from the first to
+    /// the second: first → every entry node, every exit node → second.
+    pub between: Option<(String, String)>,
+    /// With `between`: replace only the edge with this id (a tile dropped on one edge)
+    /// instead of every edge from the first node to the second.
+    pub replace_edge: Option<String>,
+    /// Wire the fragment downstream of one parent node (quick-add with a node selected):
+    /// that node → every entry node, no edge replaced. Not together with `between`.
+    pub after: Option<After>,
+}
+
+/// The parent node a fragment is wired from when it goes downstream of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct After {
+    pub node: String,
+    /// The node's output port the wiring leaves from (`sourceOutput`); the default one when
+    /// `None`.
+    pub output: Option<String>,
+}
+
+/// What a splice changed.
+#[derive(Debug, Clone)]
+pub struct SpliceReport {
+    pub instance: Instance,
+    /// Parent edges replaced by the wiring (for undo and for telling the user).
+    pub removed_edges: Vec<Edge>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Splice `exp` into `wf`.
+pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Result<SpliceReport> {
+    let plan = checks::check(wf, exp, opts)?;
+    let positions = place::place(wf, exp, opts)?;
+    let (node_ids, mut edge_ids, warnings) = add_fragment(wf, exp, positions);
+    let removed_edges = wiring::wire(wf, exp, opts, &plan.replaced, &mut edge_ids);
+    if !plan.new_variables.is_empty() {
+        let vars = wf.member_mut("variables");
+        if !vars.is_array() {
+            *vars = json!([]);
+        }
+        vars.as_array_mut().expect("array").extend(plan.new_variables);
+    }
+    if let Some(policy) = plan.new_policy {
+        let settings = wf.member_mut("settings");
+        if !settings.is_object() {
+            *settings = json!({});
+        }
+        settings["compensation"] = policy;
+    }
+    let instance = Instance {
+        pack_name: exp.pack_name.clone(),
+        pack_version: exp.pack_version.clone(),
+        chain_id: exp.chain_id.clone(),
+        chain_version: exp.chain_version.clone(),
+        expansion_id: exp.expansion_id.clone(),
+        label: exp.label.clone(),
+        params: exp.params.clone(),
+        node_ids,
+        edge_ids,
+        produced_variables: produced_by_expanded_ids(exp),
+    };
+    wf.record_instance(instance.clone());
+    Ok(SpliceReport { instance, removed_edges, warnings })
+}
+
+/// Add the fragment's nodes at `positions` and its edges; the new node and edge ids, and a
+/// warning per fragment edge end that names no node.
+fn add_fragment(
+    wf: &mut Workflow,
+    exp: &Expansion,
+    positions: Vec<(f64, f64)>,
+) -> (Vec<String>, Vec<String>, Vec<Finding>) {
+    let mut node_ids = Vec::with_capacity(exp.nodes.len());
+    for ((frag_id, _), (node, pos)) in exp.id_map.iter().zip(exp.nodes.iter().zip(positions)) {
+        let json = members::workflow_node(node, frag_id, pos);
+        node_ids.push(json["id"].as_str().unwrap_or_default().to_owned());
+        wf.add_node(json).expect("ids were checked unique and free");
+    }
+    let mut warnings = Vec::new();
+    let mut edge_ids = Vec::with_capacity(exp.edges.len());
+    for (i, edge) in exp.edges.iter().enumerate() {
+        let json = members::workflow_edge(edge, &fragment_edge_id(exp, i + 1));
+        let converted = Edge { json: json.clone(), seq: 0 };
+        for end in [converted.source(), converted.target()] {
+            if !wf.contains_node(end) {
+                warnings.push(
+                    Finding::warning(
+                        code::EDGE_ENDPOINT_UNKNOWN,
+                        format!("/edges/{i}"),
+                        format!("fragment edge names \"{end}\", which is not a node of the workflow"),
+                    )
+                    .in_chain(&exp.chain_id),
+                );
+            }
+        }
+        edge_ids.push(converted.id().to_owned());
+        wf.add_edge(json);
+    }
+    (node_ids, edge_ids, warnings)
+}
+
+/// The id of the `n`th (from 1) fragment edge once inlined.
+fn fragment_edge_id(exp: &Expansion, n: usize) -> String {
+    format!("{}e{n}", exp.prefix)
+}
+
+/// The chain's produced variables with `producedBy` renamed as the nodes were.
+fn produced_by_expanded_ids(exp: &Expansion) -> Vec<Value> {
+    if exp.produced_variables.is_empty() {
+        return Vec::new();
+    }
+    let renamed: std::collections::HashMap<&str, &str> =
+        exp.id_map.iter().map(|(old, new)| (old.as_str(), new.as_str())).collect();
+    exp.produced_variables
+        .iter()
+        .map(|pv| {
+            let mut pv = pv.clone();
+            let by = pv.get("producedBy").and_then(Value::as_str).and_then(|b| renamed.get(b));
+            if let Some(new) = by {
+                pv["producedBy"] = Value::String((*new).to_owned());
+            }
+            pv
+        })
+        .collect()
+}
