@@ -342,8 +342,57 @@ fn load_registry(dir: &Path, label: &str, pointer: &str) -> Loaded {
 pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
     let mut findings: Vec<Finding> = lock.findings().to_vec();
     let registries = open_registries(lock, opts.registries, &mut findings);
+    let overrides = read_overrides(lock, &mut findings);
+    let locked = lock_entries(lock, &mut findings);
 
-    let mut overrides: BTreeMap<&str, &str> = BTreeMap::new();
+    // Declared ranges per pack, from the workspace and from resolved manifests.
+    let mut parents: Parents = BTreeMap::new();
+    for req in opts.requirements {
+        if !locked.contains_key(&req.name) {
+            findings.push(incomplete(&req.name, &req.requested_by, Some(&req.range), ""));
+        }
+        parents.entry(req.name.clone()).or_default().push((req.requested_by.clone(), req.range.clone()));
+    }
+
+    let set = LockedSet { locked: &locked, overrides: &overrides };
+    let mut packs = Vec::new();
+    for entry in locked.values() {
+        check_pins(entry, &set, &mut findings);
+        if let Some(pack) = resolve_entry(entry, &set, &registries, opts, &mut parents, &mut findings) {
+            packs.push(pack);
+        }
+    }
+
+    for (name, version) in &overrides {
+        check_override(name, version, &locked, parents.get(*name), &mut findings);
+    }
+
+    // Problems inside the registries that were read (the others were never needed).
+    findings.extend(registries.iter().filter_map(|r| r.loaded.get()).flat_map(|l| l.findings.iter().cloned()));
+    packs.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
+    let lockfile_version = lock.document().get("lockfileVersion").and_then(Value::as_u64);
+    Resolution { lockfile_version, packs, findings }
+}
+
+/// Who declared a range for each pack: (requester, range).
+type Parents = BTreeMap<String, Vec<(String, String)>>;
+
+/// The locked entries by name and the overrides that replace their versions.
+struct LockedSet<'a> {
+    locked: &'a BTreeMap<String, LockedPack>,
+    overrides: &'a BTreeMap<&'a str, &'a str>,
+}
+
+impl LockedSet<'_> {
+    /// The version resolved for `name`: its override, else the locked one.
+    fn chosen(&self, name: &str) -> Option<String> {
+        self.overrides.get(name).map(|v| (*v).to_owned()).or_else(|| self.locked.get(name).map(|e| e.version.clone()))
+    }
+}
+
+/// `overrides` whose versions are exact; any other is reported and left out.
+fn read_overrides<'a>(lock: &'a Lockfile, findings: &mut Vec<Finding>) -> BTreeMap<&'a str, &'a str> {
+    let mut overrides = BTreeMap::new();
     for (name, version) in lock.overrides() {
         if Version::parse(version).is_err() {
             findings.push(
@@ -358,8 +407,11 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
         }
         overrides.insert(name, version);
     }
+    overrides
+}
 
-    // One entry per name; a second, different version of the same pack is a conflict.
+/// One entry per name; a second, different version of the same pack is a conflict.
+fn lock_entries(lock: &Lockfile, findings: &mut Vec<Finding>) -> BTreeMap<String, LockedPack> {
     let mut locked: BTreeMap<String, LockedPack> = BTreeMap::new();
     for entry in lock.packs() {
         match locked.get(&entry.name) {
@@ -378,96 +430,86 @@ pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
             }
         }
     }
-    let chosen = |name: &str| -> Option<String> {
-        overrides.get(name).map(|v| (*v).to_owned()).or_else(|| locked.get(name).map(|e| e.version.clone()))
-    };
+    locked
+}
 
-    // Declared ranges per pack, from the workspace and from resolved manifests.
-    let mut parents: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for req in opts.requirements {
-        if !locked.contains_key(&req.name) {
-            findings.push(incomplete(&req.name, &req.requested_by, Some(&req.range), ""));
+/// The exact versions `entry` pins for its dependencies must be locked, at those versions
+/// (unless an override replaces the dependency's).
+fn check_pins(entry: &LockedPack, set: &LockedSet, findings: &mut Vec<Finding>) {
+    for (dep, pinned) in &entry.dependencies {
+        let pin_at = pointer_join(&format!("/packs/{}/dependencies", entry.index), dep);
+        match set.locked.get(dep) {
+            None => findings.push(incomplete(dep, &entry.name, None, &pin_at)),
+            Some(dep_entry) if !set.overrides.contains_key(dep.as_str()) && dep_entry.version != *pinned => findings
+                .push(
+                    Finding::error(
+                        code::PACK_DEPENDENCY_CONFLICT,
+                        pin_at,
+                        format!(
+                            "{} pins {dep} {pinned}, but the lockfile locks {dep} {}",
+                            entry.name, dep_entry.version
+                        ),
+                    )
+                    .with("packName", dep.as_str())
+                    .with("versions", vec![pinned.clone(), dep_entry.version.clone()]),
+                ),
+            Some(_) => {}
         }
-        parents.entry(req.name.clone()).or_default().push((req.requested_by.clone(), req.range.clone()));
     }
+}
 
-    let mut packs = Vec::new();
-    for entry in locked.values() {
-        let Some(version) = chosen(&entry.name) else { continue };
-        let overridden = overrides.contains_key(entry.name.as_str());
+/// Find `entry` (at its chosen version) in the registries and check it: its manifest's
+/// dependencies must be locked (their ranges are recorded in `parents` for the override
+/// check), its signature is verified when keys are given, and a registry tree's tarball
+/// is checked against the lockfile. `None` when no registry serves it (reported).
+fn resolve_entry(
+    entry: &LockedPack,
+    set: &LockedSet,
+    registries: &[Registry],
+    opts: &ResolveOptions,
+    parents: &mut Parents,
+    findings: &mut Vec<Finding>,
+) -> Option<ResolvedPack> {
+    let version = set.chosen(&entry.name)?;
+    let overridden = set.overrides.contains_key(entry.name.as_str());
+    let Some((served_by, pack)) = find(registries, &entry.name, &version) else {
         let at = if overridden {
             pointer_join("/overrides", &entry.name)
         } else {
             format!("/packs/{}/version", entry.index)
         };
-
-        for (dep, pinned) in &entry.dependencies {
-            let pin_at = pointer_join(&format!("/packs/{}/dependencies", entry.index), dep);
-            match locked.get(dep) {
-                None => findings.push(incomplete(dep, &entry.name, None, &pin_at)),
-                Some(dep_entry) if !overrides.contains_key(dep.as_str()) && dep_entry.version != *pinned => findings
-                    .push(
-                        Finding::error(
-                            code::PACK_DEPENDENCY_CONFLICT,
-                            pin_at,
-                            format!(
-                                "{} pins {dep} {pinned}, but the lockfile locks {dep} {}",
-                                entry.name, dep_entry.version
-                            ),
-                        )
-                        .with("packName", dep.as_str())
-                        .with("versions", vec![pinned.clone(), dep_entry.version.clone()]),
-                    ),
-                Some(_) => {}
-            }
+        findings.push(not_found(registries, &entry.name, &version, &at));
+        return None;
+    };
+    for (dep, range) in pack.dependencies() {
+        let requester = format!("{}@{}", entry.name, version);
+        if !set.locked.contains_key(dep) {
+            findings.push(incomplete(dep, &requester, Some(range), ""));
         }
-
-        let Some((served_by, pack)) = find(&registries, &entry.name, &version) else {
-            findings.push(not_found(&registries, &entry.name, &version, &at));
-            continue;
-        };
-        for (dep, range) in pack.dependencies() {
-            let requester = format!("{}@{}", entry.name, version);
-            if !locked.contains_key(dep) {
-                findings.push(incomplete(dep, &requester, Some(range), ""));
-            }
-            parents.entry(dep.to_owned()).or_default().push((requester, range.to_owned()));
+        parents.entry(dep.to_owned()).or_default().push((requester, range.to_owned()));
+    }
+    let signature = opts.trusted_keys.map(|keys| {
+        let report = verify_pack(pack, keys, opts.require_signed);
+        if let Some(mut f) = report.finding {
+            // Re-anchor on the lockfile entry; keep where in the manifest it was.
+            f.details.insert("manifestPointer".into(), json!(f.pointer));
+            f.details.insert("path".into(), json!(pack.source.display().to_string()));
+            f.pointer = format!("/packs/{}", entry.index);
+            findings.push(f);
         }
-        let signature = opts.trusted_keys.map(|keys| {
-            let report = verify_pack(pack, keys, opts.require_signed);
-            if let Some(mut f) = report.finding {
-                // Re-anchor on the lockfile entry; keep where in the manifest it was.
-                f.details.insert("manifestPointer".into(), json!(f.pointer));
-                f.details.insert("path".into(), json!(pack.source.display().to_string()));
-                f.pointer = format!("/packs/{}", entry.index);
-                findings.push(f);
-            }
-            report.status
-        });
-        packs.push(ResolvedPack {
-            name: entry.name.clone(),
-            version: version.clone(),
-            locked_version: (overridden && version != entry.version).then(|| entry.version.clone()),
-            integrity: entry.integrity.clone(),
-            registry: served_by.label.clone(),
-            pack: pack.clone(),
-            dependencies: entry.dependencies.clone(),
-            signature,
-            integrity_verified: served_by
-                .tree()
-                .is_some_and(|tree| registry_checks(tree, entry, &version, &mut findings)),
-        });
-    }
-
-    for (name, version) in &overrides {
-        check_override(name, version, &locked, parents.get(*name), &mut findings);
-    }
-
-    // Problems inside the registries that were read (the others were never needed).
-    findings.extend(registries.iter().filter_map(|r| r.loaded.get()).flat_map(|l| l.findings.iter().cloned()));
-    packs.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
-    let lockfile_version = lock.document().get("lockfileVersion").and_then(Value::as_u64);
-    Resolution { lockfile_version, packs, findings }
+        report.status
+    });
+    Some(ResolvedPack {
+        name: entry.name.clone(),
+        version: version.clone(),
+        locked_version: (overridden && version != entry.version).then(|| entry.version.clone()),
+        integrity: entry.integrity.clone(),
+        registry: served_by.label.clone(),
+        pack: pack.clone(),
+        dependencies: entry.dependencies.clone(),
+        signature,
+        integrity_verified: served_by.tree().is_some_and(|tree| registry_checks(tree, entry, &version, findings)),
+    })
 }
 
 /// §7.5: an override must satisfy at least one declaring parent's range.
