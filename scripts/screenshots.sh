@@ -110,6 +110,7 @@ sleep 0.5
 
 # 6. Inserted: the chain instance, its frame, and the inspector.
 click 331 849
+sleep 1
 xdotool key f
 shot 06-inserted
 
@@ -119,10 +120,13 @@ shot 07-drop-on-edge
 xdotool mouseup 1
 sleep 1.5
 shot 08-splice-form
-click 492 763
+# The Sheet field, the last one above the form's fixed-height problem summary.
+click 492 744
 xdotool type --delay 25 "weekly"
 sleep 0.3
 click 331 849
+# Fit once the form has closed and the canvas has its full height again.
+sleep 1
 xdotool key f
 shot 09-spliced
 stop_app
@@ -403,6 +407,67 @@ xdotool key Return
 sleep 1.5
 xdotool key F1
 shot 53-keyboard-shortcuts 2.0
+stop_app
+
+# 54-56. On a two-node workflow: the palette ranks the command whose label is typed first
+# ("tidy"); with Start selected, quick-add (Tab) wires the chain after it, as a new branch
+# below Start → Done, and Done makes room.
+cat >"$SCRATCH/two.json" <<'JSON'
+{"id": "two", "name": "Two nodes", "version": "1.0.0",
+ "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "done", "typeId": "core.end", "name": "Done", "position": {"x": 400, "y": 0}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "done"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+start_app "$SCRATCH/two.json"
+focus
+xdotool key ctrl+k
+sleep 0.5
+xdotool type --delay 120 "tidy"
+shot 54-palette-tidy 1.5
+xdotool key Escape
+click 498 456
+xdotool key Tab
+sleep 0.5
+xdotool type --delay 120 "queue"
+sleep 0.5
+xdotool key Return
+sleep 1.5
+xdotool type --delay 120 "billing"
+shot 55-quick-add-after-node 2.0
+xdotool key Return
+sleep 1
+xdotool key f
+shot 56-inserted-after-node 1.5
+stop_app
+
+# 57-58. A back edge (Check → Retry, drawn right to left after manual moves) selected and
+# spliced with quick-add (Space): the chain takes Retry's place and the rest moves right,
+# so the edges out of the chain run forward into Retry.
+cat >"$SCRATCH/back.json" <<'JSON'
+{"id": "back", "name": "Back edge", "version": "1.0.0",
+ "nodes": [{"id": "t", "typeId": "core.noop", "name": "Retry", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "m", "typeId": "core.noop", "name": "Middle", "position": {"x": 320, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "s", "typeId": "core.noop", "name": "Check", "position": {"x": 640, "y": 0}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "back", "sourceNodeId": "s", "targetNodeId": "t"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+start_app "$SCRATCH/back.json"
+focus
+# The back edge where it runs between Retry and Middle.
+click 619 472
+xdotool key space
+sleep 0.5
+xdotool type --delay 120 "queue"
+sleep 0.5
+xdotool key Return
+sleep 1.5
+xdotool type --delay 120 "billing"
+shot 57-splice-back-edge-form 2.0
+xdotool key Return
+sleep 1
+xdotool key f
+shot 58-spliced-back-edge 1.5
 stop_app
 
 if [ -z "${CHAINSMITH_BIN:-}" ]; then

@@ -345,6 +345,9 @@ pub fn duplicate_offset(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> 
 /// back into the workflow runs forward. Last, the chain moves down past any card or frame
 /// left in its way (one reaching in from the left).
 ///
+/// After a source that already feeds other nodes, the chain starts a new branch below them,
+/// so the edges they already have do not run through it.
+///
 /// A target left of the source (a back edge, after manual moves) would have that edge back
 /// loop across the cards between them. There the chain takes the target's place instead,
 /// its exit level with it, and the target moves right with everything from it on (the
@@ -455,14 +458,25 @@ pub fn make_room(wf: &Workflow, chain: &[String], source: &str, target: Option<&
             others.push(r.framed());
         }
     }
+    let mut shift_y = shift_chain.1;
+    if target.is_none() {
+        // Wired after a node that already feeds others, the chain is a new branch beside
+        // them: it goes below the source and the nodes it feeds, so their edges, which run
+        // level with them, do not cross it.
+        let fed = wf.graph.edges(a).map(|e| e.target()).filter(|n| !in_chain[n.index()]);
+        if let Some(floor) = fed.map(|n| Rect::at(at(n), sizes[n.index()]).max.1).reduce(f64::max) {
+            let top = floor.max(ra.max.1) + SPACING.node_gap + FRAME_PAD + FRAME_HEADER;
+            shift_y = shift_y.max(top - block.min.1);
+        }
+    }
     let shifted = Rect {
-        min: (block.min.0 + shift_chain.0, block.min.1 + shift_chain.1),
-        max: (block.max.0 + shift_chain.0, block.max.1 + shift_chain.1),
+        min: (block.min.0 + shift_chain.0, block.min.1 + shift_y),
+        max: (block.max.0 + shift_chain.0, block.max.1 + shift_y),
     };
     let dy = clear_below(shifted.framed(), &others, SPACING.node_gap);
     for &n in &members {
         let (x, y) = wf.graph[n].position();
-        moved.insert(n, (x + shift_chain.0, y + shift_chain.1 + dy));
+        moved.insert(n, (x + shift_chain.0, y + shift_y + dy));
     }
     let mut out: Moves = moved.into_iter().map(|(n, p)| (wf.graph[n].id().to_owned(), p)).collect();
     out.sort_by(|x, y| x.0.cmp(&y.0));
@@ -683,6 +697,11 @@ mod tests {
         assert_eq!(snapshot(&doc), before);
     }
 
+    fn sizes_of(doc: &Document, id: &str) -> (f64, f64) {
+        let wf = doc.workflow();
+        card_sizes(wf, &PortTable::default())[wf.node(id).unwrap().index()]
+    }
+
     #[test]
     fn a_chain_inserted_after_a_node_goes_right_of_it_and_what_follows_makes_room() {
         // a → b in a row; the chain goes after a without replacing the edge.
@@ -699,7 +718,13 @@ mod tests {
         let entry = wf.graph.edge_weights().find(|e| e.source() == "a" && e.target() != "b").unwrap().target();
         assert!(out.new_nodes.iter().any(|n| n == entry), "a feeds the chain's entry");
         assert_eq!(position(&doc, entry).0, 220.0 + SPACING.layer_gap, "one column right of a");
-        assert_eq!(position(&doc, entry).1, 0.0, "level with a");
+        // a already feeds b, level with it: the chain is a new branch, its frame below both,
+        // so the edge a → b does not run through it.
+        let card_h = sizes_of(&doc, "a").1;
+        let top = out.new_nodes.iter().map(|id| position(&doc, id).1).fold(f64::INFINITY, f64::min);
+        assert!(top - FRAME_PAD - FRAME_HEADER >= card_h + SPACING.node_gap, "chain top {top}");
+        let (from, to, ..) = edge_ends(&doc, "e1");
+        assert_eq!(cards_crossed(&doc, from, to, &["a", "b"]), Vec::<String>::new());
         let sizes = card_sizes(wf, &PortTable::default());
         let right = out
             .new_nodes
