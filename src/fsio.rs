@@ -8,7 +8,16 @@ use std::path::{Path, PathBuf};
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
 /// synced, then renamed over the target. On any failure the old file is left intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let staged = Staged::write(path, bytes)?;
+    write_atomic_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// Writes the content of one file to its temporary name; it is buffered and synced after.
+pub type Writer<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + 'a;
+
+/// [`write_atomic`] with the content produced by `write` as it goes, so a large file is
+/// never held whole in memory.
+pub fn write_atomic_with(path: &Path, write: &mut Writer<'_>) -> Result<()> {
+    let staged = Staged::write(path, write)?;
     staged.commit()
 }
 
@@ -16,9 +25,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// into place; if one rename fails, the files already replaced get their old content back
 /// (and new ones are removed), so a reader never sees a mix of old and new.
 pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> Result<()> {
+    let mut writers: Vec<Box<Writer<'_>>> = files
+        .iter()
+        .map(|(_, bytes)| Box::new(move |w: &mut dyn Write| w.write_all(bytes)) as Box<Writer<'_>>)
+        .collect();
+    let mut with: Vec<(&Path, &mut Writer<'_>)> =
+        files.iter().zip(writers.iter_mut()).map(|((path, _), w)| (*path, w.as_mut())).collect();
+    write_all_atomic_with(&mut with)
+}
+
+/// [`write_all_atomic`] with each file's content produced by its writer as it goes.
+pub fn write_all_atomic_with(files: &mut [(&Path, &mut Writer<'_>)]) -> Result<()> {
     let mut staged = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        match Staged::write(path, bytes) {
+    for (path, write) in files.iter_mut() {
+        match Staged::write(path, *write) {
             Ok(s) => staged.push(s),
             Err(e) => {
                 staged.iter().for_each(Staged::discard);
@@ -72,7 +92,7 @@ struct Staged {
 }
 
 impl Staged {
-    fn write(path: &Path, bytes: &[u8]) -> Result<Self> {
+    fn write(path: &Path, write: &mut Writer<'_>) -> Result<Self> {
         // Saving through a symbolic link writes its target, as editors do: renaming over the
         // link would replace it with a file and leave the target stale.
         let resolved = std::fs::symlink_metadata(path)
@@ -95,13 +115,14 @@ impl Staged {
         let staged = Self { target: path.to_path_buf(), tmp: PathBuf::new(), dir };
         let staged = Self { tmp: staged.sibling("tmp"), ..staged };
         let result = (|| {
-            let mut f = std::fs::File::create(&staged.tmp).map_err(|e| fail("create a temporary file beside", e))?;
+            let f = std::fs::File::create(&staged.tmp).map_err(|e| fail("create a temporary file beside", e))?;
             // The replacement keeps the old file's permissions (a private file stays private).
             if let Ok(old) = std::fs::metadata(path) {
                 f.set_permissions(old.permissions()).map_err(|e| fail("copy the permissions of", e))?;
             }
-            f.write_all(bytes).map_err(|e| fail("write", e))?;
-            f.sync_all().map_err(|e| fail("sync", e))
+            let mut out = std::io::BufWriter::new(f);
+            write(&mut out).and_then(|()| out.flush()).map_err(|e| fail("write", e))?;
+            out.get_ref().sync_all().map_err(|e| fail("sync", e))
         })();
         match result {
             Ok(()) => Ok(staged),
@@ -219,9 +240,16 @@ pub fn json_error_text(e: &serde_json::Error) -> String {
 
 /// Pretty JSON with a final newline, as chainsmith writes every JSON file.
 pub fn to_pretty_json(value: &serde_json::Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(value).expect("a JSON value always serialises");
-    out.push(b'\n');
+    let mut out = Vec::new();
+    write_pretty_json(&mut out, value).expect("a JSON value always serialises");
     out
+}
+
+/// [`to_pretty_json`] written to `w` as it is produced.
+pub fn write_pretty_json(w: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, value)
+        .map_err(|e| std::io::Error::new(e.io_error_kind().unwrap_or(std::io::ErrorKind::Other), e))?;
+    w.write_all(b"\n")
 }
 
 #[cfg(test)]

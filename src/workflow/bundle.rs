@@ -48,7 +48,8 @@ pub struct Bundle {
 /// file would be `out` itself, or another child's, is refused before anything is written.
 pub fn write_bundle(out: &Path, parent: &Workflow, children: &[ChildWorkflow], mode: ExportMode) -> Result<Bundle> {
     let dir = out.parent().unwrap_or(Path::new(""));
-    let mut files = vec![(out.to_path_buf(), parent.to_file_bytes(mode)?)];
+    parent.check_writable(mode)?;
+    let mut files: Vec<(PathBuf, &Workflow)> = vec![(out.to_path_buf(), parent)];
     let mut bundle = Bundle::default();
     for child in children {
         bundle.warnings.extend(child.workflow.lint(mode));
@@ -60,14 +61,21 @@ pub fn write_bundle(out: &Path, parent: &Workflow, children: &[ChildWorkflow], m
             )
             .with("path", path.display().to_string()));
         }
+        child.workflow.check_writable(mode)?;
         bundle.children.push(Written {
             workflow_id: child.workflow_id.clone(),
             chain_id: child.chain_id.clone(),
             path: path.clone(),
         });
-        files.push((path, child.workflow.to_file_bytes(mode)?));
+        files.push((path, &child.workflow));
     }
-    let refs: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
-    crate::fsio::write_all_atomic(&refs)?;
+    // Streamed: the parent may be a large workflow, and its file is never held in memory.
+    let mut writers: Vec<_> = files.iter().map(|(_, wf)| wf.writer(mode)).collect();
+    let mut with: Vec<(&Path, &mut crate::fsio::Writer<'_>)> = files
+        .iter()
+        .zip(writers.iter_mut())
+        .map(|((p, _), w)| (p.as_path(), w as &mut crate::fsio::Writer<'_>))
+        .collect();
+    crate::fsio::write_all_atomic_with(&mut with)?;
     Ok(bundle)
 }

@@ -311,12 +311,17 @@ impl Workflow {
         out
     }
 
-    /// The file bytes: pretty JSON, written straight from the graph (the document is not
-    /// built first: that was a second copy of every node). A strict export that would not
-    /// validate is refused with every failing pointer. A document nested deeper than
-    /// chainsmith (and serde_json) reads is refused, so nothing is written that could not
-    /// be opened again.
+    /// The file bytes: pretty JSON, written straight from the graph ([`Self::write_file`]).
     pub fn to_file_bytes(&self, mode: ExportMode) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_file(&mut out, mode)?;
+        Ok(out)
+    }
+
+    /// Refuse what [`Self::write_file`] would not write: a strict export that would not
+    /// validate (with every failing pointer), and a document nested deeper than chainsmith
+    /// (and serde_json) reads, so nothing is written that could not be opened again.
+    pub fn check_writable(&self, mode: ExportMode) -> Result<()> {
         use crate::fsio::{MAX_JSON_NESTING, nesting};
         if mode == ExportMode::StrictSchema {
             self.refuse_invalid_strict()?;
@@ -345,17 +350,36 @@ impl Workflow {
             )
             .with("limit", MAX_JSON_NESTING));
         }
-        let mut out = serde_json::to_vec_pretty(&Exported { wf: self, mode }).expect("a workflow always serialises");
-        out.push(b'\n');
-        Ok(out)
+        Ok(())
     }
 
-    /// Save atomically ([`Self::to_file_bytes`]).
+    /// The file as pretty JSON, streamed to `w` from the graph: neither the exported document
+    /// nor the file's bytes are ever built whole (each was another copy of every node).
+    /// Refused as [`Self::check_writable`] says, before anything is written.
+    pub fn write_file(&self, w: &mut dyn std::io::Write, mode: ExportMode) -> Result<()> {
+        self.check_writable(mode)?;
+        self.write_unchecked(w, mode).map_err(|e| Error::new(code::IO_ERROR, format!("writing the workflow: {e}")))
+    }
+
+    fn write_unchecked(&self, w: &mut dyn std::io::Write, mode: ExportMode) -> std::io::Result<()> {
+        crate::fsio::write_pretty_json(w, &self.exported(mode))
+    }
+
+    /// The exported document, to serialise (inside another document, say) without building it.
+    pub fn exported(&self, mode: ExportMode) -> impl serde::Serialize + '_ {
+        Exported { wf: self, mode }
+    }
+
+    /// Save atomically, streamed ([`Self::write_file`]).
     pub fn save(&self, path: &Path, mode: ExportMode) -> Result<()> {
-        crate::fsio::write_atomic(
-            path,
-            &self.to_file_bytes(mode).map_err(|e| e.with("path", path.display().to_string()))?,
-        )
+        self.check_writable(mode).map_err(|e| e.with("path", path.display().to_string()))?;
+        crate::fsio::write_atomic_with(path, &mut |w| self.write_unchecked(w, mode))
+    }
+
+    /// What [`Self::save`] writes, as a writer for [`crate::fsio::write_all_atomic_with`];
+    /// call [`Self::check_writable`] first.
+    pub(crate) fn writer(&self, mode: ExportMode) -> impl FnMut(&mut dyn std::io::Write) -> std::io::Result<()> + '_ {
+        move |w| self.write_unchecked(w, mode)
     }
 }
 

@@ -10,6 +10,7 @@ mod export;
 pub mod layered;
 pub mod layout;
 pub mod provenance;
+mod read;
 mod splice;
 
 pub use export::ExportMode;
@@ -172,14 +173,16 @@ impl Workflow {
         let nodes = take_array(&mut doc, "nodes")?;
         let edges = take_array(&mut doc, "edges")?;
         let mut wf = Self::without_nodes(doc);
-        for (i, node) in nodes.into_iter().enumerate() {
+        for (i, mut node) in nodes.into_iter().enumerate() {
+            compact(&mut node);
             let Value::Object(json) = node else {
                 return Err(Error::new(code::VALIDATION_ERROR, format!("nodes[{i}] is not an object"))
                     .with("path", format!("/nodes/{i}")));
             };
             wf.add_node(json).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
         }
-        for (i, edge) in edges.into_iter().enumerate() {
+        for (i, mut edge) in edges.into_iter().enumerate() {
+            compact(&mut edge);
             let Value::Object(json) = edge else {
                 return Err(Error::new(code::VALIDATION_ERROR, format!("edges[{i}] is not an object"))
                     .with("path", format!("/edges/{i}")));
@@ -193,7 +196,13 @@ impl Workflow {
     pub fn load(path: &Path) -> Result<Self> {
         let bytes =
             crate::fsio::read_limited(path, MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR).map_err(Error::not_a_pack)?;
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        read::streamed(&bytes, path).unwrap_or_else(|| Self::load_whole(&bytes, path))
+    }
+
+    /// The file parsed as one value first: the path every refusal of the member-by-member
+    /// read ([`read`]) comes from.
+    fn load_whole(bytes: &[u8], path: &Path) -> Result<Self> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
             Error::new(
                 code::VALIDATION_ERROR,
                 format!("{}: not valid JSON: {}", path.display(), crate::fsio::json_error_text(&e)),
@@ -203,11 +212,7 @@ impl Workflow {
             .with("column", e.column())
         })?;
         if let Some(why) = not_a_definition(&value) {
-            return Err(Error::new(
-                code::VALIDATION_ERROR,
-                format!("{} is not a WorkflowDefinition: {why}", path.display()),
-            )
-            .with("path", path.display().to_string()));
+            return Err(not_a_definition_error(path, &why));
         }
         Self::from_json(value)
     }
@@ -481,6 +486,28 @@ impl EdgeIds {
     }
 }
 
+/// Give every object and array in `value` exactly the room its members take. A parsed object
+/// keeps the spare room it grew into (a one-member object has room for three, a six-member
+/// one for seven), and every member slot is over a hundred bytes, so a workflow of many
+/// small nodes held a sixth more than its content. Iterative: depth cannot overflow the stack.
+pub(crate) fn compact(value: &mut Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                // Collecting from an exact-size iterator allocates exactly once.
+                *m = std::mem::take(m).into_iter().collect();
+                stack.extend(m.values_mut());
+            }
+            Value::Array(a) => {
+                a.shrink_to_fit();
+                stack.extend(a.iter_mut());
+            }
+            _ => {}
+        }
+    }
+}
+
 fn take_array(doc: &mut Map<String, Value>, key: &str) -> Result<Vec<Value>> {
     match doc.get_mut(key) {
         None => {
@@ -508,6 +535,11 @@ pub fn slug_id(name: &str) -> String {
     let out = out.trim_end_matches('-').to_owned();
     let out = if out.starts_with(|c: char| c.is_ascii_lowercase()) { out } else { format!("wf-{out}") };
     out.chars().take(128).collect::<String>().trim_end_matches('-').to_owned()
+}
+
+fn not_a_definition_error(path: &Path, why: &str) -> Error {
+    Error::new(code::VALIDATION_ERROR, format!("{} is not a WorkflowDefinition: {why}", path.display()))
+        .with("path", path.display().to_string())
 }
 
 /// Why a document read as a workflow is not a WorkflowDefinition, if it is not: a pack

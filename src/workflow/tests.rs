@@ -497,3 +497,80 @@ fn edges_are_found_by_id_through_every_removal_and_restore() {
     assert!(!wf.has_edge_id("twice"));
     assert_eq!(wf.fresh_edge_id("twice"), "twice");
 }
+
+/// A file read member by member gives the workflow a whole-document read gives: same
+/// members in the same order, same nodes, same edges (dangling ones and their order too).
+#[test]
+fn reading_member_by_member_matches_the_whole_document_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges_first = r#"{"edges": [{"id": "e1", "sourceNodeId": "a", "targetNodeId": "b", "x": 1.50},
+            {"id": "ghost", "sourceNodeId": "a", "targetNodeId": "nowhere"}],
+        "id": "wf", "name": "W", "version": "1",
+        "nodes": [{"id": "a", "typeId": "t", "config": {"n": 123456789012345678901234567890, "deep": [[{}], []]}},
+                  {"id": "b", "typeId": "t", "inputs": {"in": {"type": "static", "value": "\u00e9"}}}],
+        "id": "wf2", "metadata": {}}"#;
+    let nodes_first = parent().to_file_bytes(ExportMode::Faithful).unwrap();
+    for (name, text) in [("edges-first.json", edges_first.as_bytes()), ("nodes-first.json", &nodes_first)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let streamed = Workflow::load(&path).unwrap();
+        let whole = Workflow::load_whole(text, &path).unwrap();
+        assert_eq!(
+            streamed.to_file_bytes(ExportMode::Faithful).unwrap(),
+            whole.to_file_bytes(ExportMode::Faithful).unwrap()
+        );
+        let seqs = |wf: &Workflow| -> Vec<(String, u64)> {
+            let mut all: Vec<(String, u64)> = wf.graph.node_weights().map(|n| (n.id().to_owned(), n.seq)).collect();
+            all.extend(wf.graph.edge_weights().chain(wf.dangling_edges()).map(|e| (e.id().to_owned(), e.seq)));
+            all.sort();
+            all
+        };
+        assert_eq!(seqs(&streamed), seqs(&whole), "{name}");
+        assert_eq!(streamed.dangling_edges().len(), 1);
+    }
+    // A repeated top-level member keeps its first place and its last value, as serde_json does.
+    let out = Workflow::load(&dir.path().join("edges-first.json")).unwrap().to_json(ExportMode::Faithful);
+    let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["edges", "id", "name", "version", "nodes", "metadata"]);
+    assert_eq!(out["id"], "wf2");
+    assert_eq!(out["nodes"][0]["config"]["n"].to_string(), "123456789012345678901234567890");
+}
+
+/// Every refusal of a file read member by member is the whole-document read's, word for word.
+#[test]
+fn reading_member_by_member_refuses_as_the_whole_document_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        r#"{"id": "w", "nodes": [{"id": "a"}, {"id": "a"}], "edges": []}"#,
+        r#"{"id": "w", "nodes": [{"id": "a"}, 3], "edges": [5]}"#,
+        r#"{"id": "w", "nodes": [{"id": "a"}], "edges": [{"id": "e"}, 5]}"#,
+        r#"{"id": "w", "nodes": [{"name": "no id"}], "edges": []}"#,
+        r#"{"id": "w", "nodes": {}, "edges": []}"#,
+        r#"{"id": "w", "nodes": [3], "edges": [], "kind": "workflow-chain"}"#,
+        r#"{"id": 7, "nodes": [], "edges": []}"#,
+        r#"{"id": "w", "nodes": [{"id": "a"}], "edges": []"#,
+        r#"[{"id": "w"}]"#,
+        r#"12.5"#,
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("{i}.json"));
+        std::fs::write(&path, text).unwrap();
+        let whole = Workflow::load_whole(text.as_bytes(), &path).map(|_| ()).unwrap_err();
+        let read = Workflow::load(&path).map(|_| ()).unwrap_err();
+        assert_eq!((read.code, &read.message, &read.details), (whole.code, &whole.message, &whole.details), "{text}");
+    }
+    // The repeated `nodes` member is read whole: the last one counts, as in any JSON value.
+    let path = dir.path().join("twice.json");
+    std::fs::write(&path, r#"{"id": "w", "nodes": [{"id": "a"}], "nodes": [{"id": "b"}], "edges": []}"#).unwrap();
+    let wf = Workflow::load(&path).unwrap();
+    assert!(wf.contains_node("b") && !wf.contains_node("a"));
+}
+
+#[test]
+fn compacting_keeps_every_value_and_member_order() {
+    let original = json!({"z": 1, "a": [1, {"y": "é", "b": null}, []], "m": {"q": 1.50, "k": {"deep": [true]}}});
+    let mut v = original.clone();
+    compact(&mut v);
+    assert_eq!(v, original);
+    assert_eq!(v.to_string(), original.to_string(), "member order and number text are kept");
+}
