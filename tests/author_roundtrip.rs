@@ -76,7 +76,7 @@ fn every_corpus_chain_round_trips_through_a_workflow() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let pack: Pack = load_file(&corpus.join(vector["pack"].as_str().unwrap()), LoadOptions::default()).unwrap();
         let chain_id = vector["chainId"].as_str().unwrap();
-        let original = &pack.chain(chain_id).unwrap().raw;
+        let original = &pack.chain(chain_id).unwrap().raw();
         let expected = &vector["expected"];
 
         // Inline exactly as the vector was produced.

@@ -64,7 +64,7 @@ fn tally(packs: &[Pack], opts: &ToolOptions) -> Tally {
                 (str_at(&compact.value, "/safetyTier"), str_at(&contract.value, "/permissionClass"));
             // Declarations win over guesses (tool/effects.rs): a declared writer is never
             // projected as a reader.
-            if declares_writes(&chain.raw) {
+            if declares_writes(chain.raw()) {
                 t.declared_writers += 1;
                 if tier != "write" || permission == "read-only" {
                     t.failures.push(format!("{label}: declares writes but projects as {tier} / {permission}"));

@@ -115,7 +115,7 @@ fn select_fetch(h: &mut Harness<'_, App>) {
 
 /// The chain `chain_id` in whichever loaded pack holds it.
 fn chain_in_packs(h: &Harness<'_, App>, chain_id: &str) -> Option<Value> {
-    h.state().packs().iter().find_map(|p| p.chain(chain_id)).map(|c| c.raw.clone())
+    h.state().packs().iter().find_map(|p| p.chain(chain_id)).map(|c| c.raw().clone())
 }
 
 /// Extract fetch and append as `vendor.test.fetch-log`, promoting fetch's url.

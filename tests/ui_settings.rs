@@ -132,7 +132,7 @@ fn pem(k: &SigningKey) -> String {
 /// signed with `key` (raw 64-byte signature over the exact bytes of pack.json).
 fn signed_copy(dir: &Path, key: &SigningKey) -> PathBuf {
     let original = bundled().packs.into_iter().find(|p| p.name() == "vendor.chainsmith.support-desk").unwrap();
-    let mut m = original.manifest.clone();
+    let mut m = serde_json::Value::clone(&original.manifest);
     m["name"] = "vendor.acme.signed-desk".into();
     for chain in m["chains"].as_array_mut().unwrap() {
         let label = chain["label"].as_str().unwrap().to_owned();

@@ -709,9 +709,9 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bo
                         }
                         ui.add_space(6.0);
                         ui.label(RichText::new("Its parameter form").strong());
-                        let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != p.chain.raw);
+                        let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != *p.chain.raw());
                         if stale {
-                            d.form_preview = Some((p.chain.raw.clone(), FormSession::preview_of(&p.chain)));
+                            d.form_preview = Some((p.chain.raw().clone(), FormSession::preview_of(&p.chain)));
                         }
                         if let Some((_, session)) = &mut d.form_preview {
                             session.show_fields(ui, &p.chain);

@@ -526,9 +526,9 @@ impl PackView {
         palette::tile_card(ui, chain, &[], invalid, false);
         ui.add_space(6.0);
         ui.label(RichText::new("Parameter form, as users will see it").strong());
-        let stale = self.preview.as_ref().is_none_or(|(raw, _)| *raw != chain.raw);
+        let stale = self.preview.as_ref().is_none_or(|(raw, _)| *raw != *chain.raw());
         if stale {
-            self.preview = Some((chain.raw.clone(), FormSession::preview_of(chain)));
+            self.preview = Some((chain.raw().clone(), FormSession::preview_of(chain)));
         }
         if let Some((_, session)) = &mut self.preview {
             session.show_fields(ui, chain);

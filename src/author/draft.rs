@@ -131,7 +131,7 @@ impl PackDraft {
             .with("path", pack.source.display().to_string())
             .with("kind", pack.kind.as_str()));
         }
-        let Value::Object(manifest) = &pack.manifest else { unreachable!("a loaded pack is an object") };
+        let Value::Object(manifest) = &*pack.manifest else { unreachable!("a loaded pack is an object") };
         let mut draft = Self {
             manifest: reordered(manifest),
             baseline: Some(manifest.clone()),

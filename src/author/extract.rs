@@ -385,8 +385,9 @@ fn produced_variables(
     for (node, file_index) in frag_nodes.iter().zip(file_indexes) {
         for key in ["config", "inputs"] {
             let Some(v) = node.get(key) else { continue };
-            let reads = crate::pack::checks::variable_reads(v, &format!("/nodes/{file_index}/{key}"));
-            if let Some((ptr, name)) = reads.into_iter().find(|(_, name)| !names.contains(*name)) {
+            let at = format!("/nodes/{file_index}/{key}");
+            let reads = crate::pack::checks::undeclared_variable_reads(v, &at, |name| names.contains(name));
+            if let Some((ptr, name)) = reads.into_iter().next() {
                 let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
                 return Err(Error::new(
                     code::VARIABLE_UNDECLARED,

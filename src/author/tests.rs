@@ -63,7 +63,8 @@ fn an_inlined_instance_comes_back_as_its_chain() {
     assert_eq!(out.extraction.instance.as_deref(), Some("t_orig_k9_"));
     assert_eq!(out.placement, Placement::Added);
     let chain = &draft.chains()[0];
-    let src = &source_pack().chains[0].raw;
+    let source = source_pack();
+    let src = source.chains[0].raw();
     assert_eq!(chain["producedVariables"], src["producedVariables"]);
     assert_eq!(chain["subChains"], src["subChains"]);
     assert_eq!(chain["compensation"], src["compensation"]);
@@ -75,7 +76,7 @@ fn an_inlined_instance_comes_back_as_its_chain() {
     let boundary: Vec<Value> = out.extraction.boundary.iter().map(BoundaryEdge::to_json).collect();
     assert_eq!(boundary, [json!({"edgeId": "wire", "direction": "in", "outside": "start", "inside": "gen"})]);
     // The sub-chain it names is not in this pack: the pack says so.
-    draft.apply(PackEdit::InsertChain { index: 1, chain: source_pack().chains[1].raw.clone() }).unwrap();
+    draft.apply(PackEdit::InsertChain { index: 1, chain: source_pack().chains[1].raw().clone() }).unwrap();
     assert!(draft.errors().next().is_none(), "{:?}", draft.findings());
 
     // Expanding the extracted chain with its defaults, under the same expansionId, gives

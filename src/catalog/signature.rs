@@ -155,7 +155,7 @@ pub fn verify_pack(pack: &Pack, keys: &TrustedKeys, require_signed: bool) -> Sig
             Err(msg) => return unverifiable(format!("cannot re-read pack.json to verify it: {msg}")),
         },
     };
-    if serde_json::from_slice::<Value>(&bytes).ok().as_ref() != Some(&pack.manifest) {
+    if serde_json::from_slice::<Value>(&bytes).ok().as_ref() != Some(&*pack.manifest) {
         return unverifiable("pack.json changed on disk since it was loaded; reload it to verify".to_owned());
     }
     let files = match &archive {

@@ -258,7 +258,7 @@ mod tests {
         let mut p = pack(c, json!({}));
         let mut child = chain(json!([{"id": "b", "typeId": "core.identity"}]));
         child["chainId"] = json!("acme.child");
-        p.manifest["chains"].as_array_mut().unwrap().push(child.clone());
+        std::sync::Arc::make_mut(&mut p.manifest)["chains"].as_array_mut().unwrap().push(child.clone());
         p.chains.push(Chain::new(1, child));
         let r = Trust::default().check_chain(&p, "acme.c");
         assert!(codes(&r).contains(&(code::SUB_CHAIN_UNSUPPORTED, Severity::Error)), "{r:?}");
@@ -289,7 +289,8 @@ mod tests {
     #[test]
     fn v2_engine_ceiling_follows_the_host_major() {
         let mut p = pack(chain(json!([{"id": "a", "typeId": "core.identity@1.0.0"}])), json!({}));
-        p.manifest["signing"] = json!({"keyId": "k", "scheme": "ed25519-canonical-json"});
+        std::sync::Arc::make_mut(&mut p.manifest)["signing"] =
+            json!({"keyId": "k", "scheme": "ed25519-canonical-json"});
         let host = |major| Trust {
             host: HostProfile { protocol_major: major, ..HostProfile::default() },
             ..Default::default()
@@ -299,13 +300,13 @@ mod tests {
         };
         // `>=1.0.0` reads as `<2.0.0`: fine on a v1 host, refused on a v2 host.
         assert_eq!((engine(&host(1), &p), engine(&host(2), &p)), (0, 1));
-        p.manifest["engines"]["openwop"] = json!(">=1.0.0 <3.0.0");
+        std::sync::Arc::make_mut(&mut p.manifest)["engines"]["openwop"] = json!(">=1.0.0 <3.0.0");
         assert_eq!((engine(&host(1), &p), engine(&host(2), &p), engine(&host(3), &p)), (0, 0, 1));
-        p.manifest["engines"]["openwop"] = json!("^1.0.0");
+        std::sync::Arc::make_mut(&mut p.manifest)["engines"]["openwop"] = json!("^1.0.0");
         assert_eq!(engine(&host(1), &p), 1);
         assert!(host(1).check_pack(&p).is_blocked());
         // v1 manifests keep their npm ranges unchecked here.
-        p.manifest.as_object_mut().unwrap().remove("signing");
+        std::sync::Arc::make_mut(&mut p.manifest).as_object_mut().unwrap().remove("signing");
         assert_eq!(engine(&host(2), &p), 0);
     }
 }

@@ -291,7 +291,7 @@ mod tests {
         f.chain_id = "acme.fetch".into();
         f.touch();
         f.refresh(&w, None);
-        let mut chain = f.preview().unwrap().as_ref().unwrap().chain.raw.clone();
+        let mut chain = f.preview().unwrap().as_ref().unwrap().chain.raw().clone();
         chain["description"] = json!("written by hand");
         let mut target = ExtractForm::new_pack("vendor.acme.tiles", "1.0.0");
         target.apply(crate::author::PackEdit::InsertChain { index: 0, chain }).unwrap();

@@ -202,7 +202,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
     let prefix = format!("{}_{}_", chain_id_slug(chain.chain_id()), expansion_id);
     let frag_ids: HashMap<&str, usize> =
         chain.nodes().iter().enumerate().filter_map(|(i, n)| Some((n.get("id")?.as_str()?, i))).collect();
-    let capabilities = chain.raw.get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty()));
+    let capabilities = chain.raw().get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty()));
 
     let mut nodes = Vec::with_capacity(chain.nodes().len());
     let mut id_map = Vec::with_capacity(chain.nodes().len());

@@ -160,7 +160,8 @@ pub struct NearToken {
 /// One forward pass: real tokens are skipped with a cursor over their (sorted) spans, and
 /// the closing `}}`/`>>` is found by [`NextClose`], which never reads a byte twice.
 pub fn near_tokens(s: &str) -> Vec<NearToken> {
-    if !s.to_ascii_lowercase().contains("params") {
+    // Every string of a pack passes through here: rule out most without allocating.
+    if !(s.contains("{{") || s.contains("<<")) || !s.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"params")) {
         return Vec::new();
     }
     let real = tokens(s);

@@ -239,31 +239,34 @@ fn check_variables(chain: &Chain, node_ids: &HashSet<&str>, push: &mut dyn FnMut
         for key in ["config", "inputs"] {
             if let Some(v) = node.get(key) {
                 let at = format!("{base}/dag/nodes/{i}/{key}");
-                for (ptr, name) in variable_reads(v, &at) {
-                    if !produced.contains(name) {
-                        push(
-                            Finding::error(
-                                code::VARIABLE_UNDECLARED,
-                                ptr,
-                                format!("variable read \"{name}\" names no produced variable of this chain"),
-                            )
-                            .with("variableName", name),
-                        );
-                    }
+                for (ptr, name) in undeclared_variable_reads(v, &at, |name| produced.contains(name)) {
+                    push(
+                        Finding::error(
+                            code::VARIABLE_UNDECLARED,
+                            ptr,
+                            format!("variable read \"{name}\" names no produced variable of this chain"),
+                        )
+                        .with("variableName", name),
+                    );
                 }
             }
         }
     }
 }
 
-/// Every `{type:"variable", variableName}` object inside `v`, with its pointer (built only
-/// for those objects).
-pub(crate) fn variable_reads<'a>(v: &'a Value, at: &str) -> Vec<(String, &'a str)> {
+/// Every `{type:"variable", variableName}` object inside `v` whose name `declared` refuses,
+/// with its pointer (built only for those objects).
+pub(crate) fn undeclared_variable_reads<'a>(
+    v: &'a Value,
+    at: &str,
+    declared: impl Fn(&str) -> bool,
+) -> Vec<(String, &'a str)> {
     let mut out = Vec::new();
     crate::json_walk::walk(v, at, |loc, value| {
         if let Value::Object(m) = value
             && m.get("type").and_then(Value::as_str) == Some("variable")
             && let Some(name) = m.get("variableName").and_then(Value::as_str)
+            && !declared(name)
         {
             out.push((loc.pointer(), name));
         }

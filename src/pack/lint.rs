@@ -6,7 +6,7 @@ use crate::error::{Finding, code};
 use crate::expand::token::{near_tokens, tokens};
 use crate::json_walk::{self, Location};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// Every substitutable string leaf of a chain: node `config`, `inputs` and
 /// `compensation.inputMapping`, in order, each with its location (the pointer is built only
@@ -38,12 +38,18 @@ pub fn is_structured(schema: &Value) -> bool {
 pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let id = chain.chain_id();
     let declared = chain.parameter_properties();
-    let mut used: HashSet<&str> = HashSet::new();
+    // The token counts the expander's size budget needs come from this same walk.
+    let mut uses: HashMap<String, u64> = HashMap::new();
     substitutable_strings(chain, |at, s| {
         let found = tokens(s);
         let whole = found.len() == 1 && found[0].start == 0 && found[0].end == s.len();
         for t in &found {
-            used.insert(t.name);
+            match uses.get_mut(t.name) {
+                Some(n) => *n += 1,
+                None => {
+                    uses.insert(t.name.to_owned(), 1);
+                }
+            }
             match declared.and_then(|d| d.get(t.name)) {
                 None => findings.push(
                     Finding::warning(
@@ -89,7 +95,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     });
     if let Some(declared) = declared {
         for name in declared.keys() {
-            if !used.contains(name.as_str()) {
+            if !uses.contains_key(name.as_str()) {
                 findings.push(
                     Finding::warning(
                         code::PARAM_UNUSED,
@@ -102,6 +108,8 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             }
         }
     }
+    // A chain's tokens never change; on a pack just loaded this is the first count.
+    let _ = chain.token_uses.set(uses);
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use crate::schemas::Schema;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Largest manifest read (the registry caps manifests far lower; this only bounds memory).
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
@@ -97,12 +98,13 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         }
     }
 
+    let manifest = Arc::new(manifest);
     let chains: Vec<Chain> = match kind {
         PackKind::WorkflowChain => super::array_at(&manifest, "chains")
             .iter()
             .enumerate()
             .filter(|(_, c)| c.is_object())
-            .map(|(i, c)| Chain::new(i, c.clone()))
+            .map(|(i, _)| Chain::in_manifest(i, Arc::clone(&manifest)))
             .collect(),
         _ => Vec::new(),
     };

@@ -48,7 +48,9 @@ impl PackKind {
 pub struct Pack {
     /// Where the manifest came from (a file path, or a label for in-memory input).
     pub source: PathBuf,
-    pub manifest: Value,
+    /// The manifest as read. Its `chains` entries are read in place by [`Pack::chains`]
+    /// (shared, not copied: a copy was a seventh of loading a large pack).
+    pub manifest: Arc<Value>,
     pub kind: PackKind,
     pub chains: Vec<Chain>,
     pub findings: Vec<Finding>,
@@ -109,18 +111,43 @@ impl Pack {
 }
 
 /// One `chains[]` entry.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Chain {
     /// Position in `chains[]`, for JSON pointers.
     pub index: usize,
-    pub raw: Value,
+    /// The pack manifest this chain is `chains[index]` of, or (for a chain made on its own)
+    /// the chain object itself.
+    doc: Arc<Value>,
+    in_manifest: bool,
     params_validator: OnceLock<Result<Arc<UserSchema>, String>>,
     token_uses: OnceLock<HashMap<String, u64>>,
 }
 
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chain").field("index", &self.index).field("raw", self.raw()).finish()
+    }
+}
+
 impl Chain {
+    /// A chain on its own (an editor draft, an extracted chain); `index` is where it would
+    /// sit in `chains[]`.
     pub fn new(index: usize, raw: Value) -> Self {
-        Self { index, raw, params_validator: OnceLock::new(), token_uses: OnceLock::new() }
+        Self::with_doc(index, Arc::new(raw), false)
+    }
+
+    /// `manifest.chains[index]`, read in place.
+    fn in_manifest(index: usize, manifest: Arc<Value>) -> Self {
+        Self::with_doc(index, manifest, true)
+    }
+
+    fn with_doc(index: usize, doc: Arc<Value>, in_manifest: bool) -> Self {
+        Self { index, doc, in_manifest, params_validator: OnceLock::new(), token_uses: OnceLock::new() }
+    }
+
+    /// The chain object as written in the manifest.
+    pub fn raw(&self) -> &Value {
+        if self.in_manifest { &self.doc["chains"][self.index] } else { &self.doc }
     }
 
     pub fn pointer(&self) -> String {
@@ -128,25 +155,25 @@ impl Chain {
     }
 
     pub fn chain_id(&self) -> &str {
-        str_at(&self.raw, "chainId")
+        str_at(self.raw(), "chainId")
     }
 
     pub fn version(&self) -> &str {
-        str_at(&self.raw, "version")
+        str_at(self.raw(), "version")
     }
 
     pub fn label(&self) -> &str {
-        let label = str_at(&self.raw, "label");
+        let label = str_at(self.raw(), "label");
         if label.is_empty() { self.chain_id() } else { label }
     }
 
     pub fn description(&self) -> &str {
-        str_at(&self.raw, "description")
+        str_at(self.raw(), "description")
     }
 
     pub fn parameters(&self) -> &Value {
         static EMPTY: OnceLock<Value> = OnceLock::new();
-        self.raw.get("parameters").unwrap_or_else(|| EMPTY.get_or_init(|| Value::Object(Map::new())))
+        self.raw().get("parameters").unwrap_or_else(|| EMPTY.get_or_init(|| Value::Object(Map::new())))
     }
 
     /// Declared parameter properties (name → subschema).
@@ -155,36 +182,36 @@ impl Chain {
     }
 
     pub fn nodes(&self) -> &[Value] {
-        self.raw.get("dag").map(|d| array_at(d, "nodes")).unwrap_or_default()
+        self.raw().get("dag").map(|d| array_at(d, "nodes")).unwrap_or_default()
     }
 
     pub fn edges(&self) -> &[Value] {
-        self.raw.get("dag").map(|d| array_at(d, "edges")).unwrap_or_default()
+        self.raw().get("dag").map(|d| array_at(d, "edges")).unwrap_or_default()
     }
 
     pub fn capabilities(&self) -> Vec<&str> {
-        array_at(&self.raw, "capabilities").iter().filter_map(Value::as_str).collect()
+        array_at(self.raw(), "capabilities").iter().filter_map(Value::as_str).collect()
     }
 
     pub fn internal(&self) -> bool {
-        self.raw.get("internal").and_then(Value::as_bool).unwrap_or(false)
+        self.raw().get("internal").and_then(Value::as_bool).unwrap_or(false)
     }
 
     /// RFC 0157 chain-level compensation policy.
     pub fn compensation(&self) -> Option<&Value> {
-        self.raw.get("compensation")
+        self.raw().get("compensation")
     }
 
     pub fn sub_chains(&self) -> &[Value] {
-        array_at(&self.raw, "subChains")
+        array_at(self.raw(), "subChains")
     }
 
     pub fn produced_variables(&self) -> &[Value] {
-        array_at(&self.raw, "producedVariables")
+        array_at(self.raw(), "producedVariables")
     }
 
     pub fn outputs(&self) -> Option<&Map<String, Value>> {
-        self.raw.get("outputs").and_then(Value::as_object)
+        self.raw().get("outputs").and_then(Value::as_object)
     }
 
     /// Distinct typeIds used by nodes and node compensations, in first-use order.

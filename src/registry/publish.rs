@@ -405,7 +405,7 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
     let integrity = sri(&tgz);
 
     // Version manifest: the manifest as published, plus its integrity.
-    let mut version_manifest = pack.manifest.clone();
+    let mut version_manifest = Value::clone(&pack.manifest);
     version_manifest["integrity"] = json!(integrity);
 
     // Pack index.
