@@ -141,10 +141,32 @@ pub enum Target {
 #[derive(Debug, Clone)]
 enum Change {
     Members(Vec<(Target, String, Option<Value>)>),
-    Remove { nodes: Vec<String>, edges: Vec<u64> },
-    Restore { nodes: Vec<Node>, edges: Vec<Edge> },
+    Remove {
+        nodes: Vec<String>,
+        edges: Vec<u64>,
+    },
+    Restore {
+        nodes: Vec<Node>,
+        edges: Vec<Edge>,
+    },
+    /// Whole node objects by id (the ids themselves do not change).
+    Nodes(Vec<(String, Map<String, Value>)>),
+    /// The workflow's top-level members (provenance, variables, settings, …).
+    TopLevel(Map<String, Value>),
     Replace(Box<Workflow>),
     Batch(Vec<Change>),
+}
+
+impl Change {
+    /// Whether this step keeps a whole workflow (only the changes that rebuild it do).
+    #[cfg(test)]
+    fn holds_a_workflow(&self) -> bool {
+        match self {
+            Change::Replace(_) => true,
+            Change::Batch(changes) => changes.iter().any(Change::holds_a_workflow),
+            _ => false,
+        }
+    }
 }
 
 /// What a successful command did, for the status bar and the selection.
@@ -266,18 +288,47 @@ impl Document {
 
     /// Insert or re-parameterise a chain instance through the inline pipeline (the one
     /// `chainsmith inline` runs), as one undo step. A refusal changes nothing.
+    ///
+    /// The undo step holds what the inline changed, not a copy of the workflow: a splice only
+    /// adds nodes and edges, removes the edges its wiring replaces and edits top-level
+    /// members; a re-parameterisation edits its instance's nodes and the provenance; making
+    /// room moves nodes.
     pub fn inline(&mut self, req: &InlineRequest) -> Result<Outcome, Error> {
-        // Provenance, variables and settings change too: the inverse is a snapshot.
-        let before = Workflow::clone(&self.wf);
+        let top_level = self.wf.members().clone();
+        let last_seq = self.wf.last_seq();
+        let reparameterised: Vec<(String, Map<String, Value>)> = match &req.destination {
+            Destination::Reparameterise { key } => self
+                .wf
+                .instance(key)
+                .map(|i| i.node_ids)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|id| self.wf.node(&id).map(|ix| (id, self.wf.graph[ix].json.clone())))
+                .collect(),
+            Destination::Splice(_) => Vec::new(),
+        };
         let done = crate::inline::inline(self.wf_mut(), req)?;
-        super::preview::make_room(self.wf_mut(), &done.instance.node_ids, &req.destination, req.trust);
+        let moved = super::preview::make_room(self.wf_mut(), &done.instance.node_ids, &req.destination, req.trust);
+        let wf = &self.wf;
+        let added_nodes: Vec<String> =
+            wf.graph.node_weights().filter(|n| n.seq > last_seq).map(|n| n.id().to_owned()).collect();
+        let added_edges: Vec<u64> =
+            wf.graph.edge_weights().chain(wf.dangling_edges()).map(|e| e.seq).filter(|s| *s > last_seq).collect();
+        let moved = moved.into_iter().map(|(id, old)| (Target::Node(id), "position".to_owned(), old)).collect();
+        let inverse = Change::Batch(vec![
+            Change::Members(moved),
+            Change::Nodes(reparameterised),
+            Change::Remove { nodes: added_nodes, edges: added_edges },
+            Change::Restore { nodes: Vec::new(), edges: done.removed_edges },
+            Change::TopLevel(top_level),
+        ]);
         let (verb, new_nodes) = match &req.destination {
             Destination::Reparameterise { .. } => ("Re-parameterise", Vec::new()),
             Destination::Splice(opts) if opts.between.is_some() => ("Splice", done.instance.node_ids),
             Destination::Splice(_) => ("Insert", done.instance.node_ids),
         };
         let outcome = Outcome { label: format!("{verb} {}", done.instance.label), warnings: done.findings, new_nodes };
-        Ok(self.record(Change::Replace(Box::new(before)), outcome))
+        Ok(self.record(inverse, outcome))
     }
 
     /// Push a step whose inverse is `inverse`.
@@ -661,9 +712,12 @@ fn apply_change(wf: &mut Workflow, change: Change) -> Change {
             Change::Members(inverse)
         }
         Change::Remove { nodes, edges } => {
+            // Edges naming a missing node live beside the graph, and are removed there.
+            let dangling: HashSet<u64> = edges.iter().copied().filter(|s| wf.edge_by_seq(*s).is_none()).collect();
             let edges: Vec<EdgeIndex> = edges.iter().filter_map(|seq| wf.edge_by_seq(*seq)).collect();
             let nodes: Vec<NodeIndex> = nodes.iter().filter_map(|id| wf.node(id)).collect();
-            let (nodes, edges) = wf.remove_all(&nodes, &edges);
+            let (nodes, mut edges) = wf.remove_all(&nodes, &edges);
+            edges.extend(wf.remove_dangling(&dangling));
             Change::Restore { nodes, edges }
         }
         Change::Restore { nodes, edges } => {
@@ -678,6 +732,16 @@ fn apply_change(wf: &mut Workflow, change: Change) -> Change {
             }
             Change::Remove { nodes: node_ids, edges: edge_seqs }
         }
+        Change::Nodes(nodes) => {
+            let mut inverse = Vec::with_capacity(nodes.len());
+            for (id, json) in nodes {
+                if let Some(ix) = wf.node(&id) {
+                    inverse.push((id, std::mem::replace(&mut wf.graph[ix].json, json)));
+                }
+            }
+            Change::Nodes(inverse)
+        }
+        Change::TopLevel(members) => Change::TopLevel(wf.swap_members(members)),
         Change::Replace(other) => Change::Replace(Box::new(std::mem::replace(wf, *other))),
         Change::Batch(changes) => {
             let mut inverses: Vec<Change> = changes.into_iter().map(|c| apply_change(wf, c)).collect();
@@ -797,6 +861,53 @@ mod tests {
             assert_eq!(&snapshot(&doc), want);
         }
         assert!(doc.is_dirty());
+    }
+
+    /// Every kind of inline (onto an edge, after a node with room made, re-parameterised,
+    /// into a workflow without `variables` or `metadata`) undoes and redoes to the exact
+    /// document, member order and edge order included, from a step holding only what changed.
+    #[test]
+    fn inline_steps_undo_and_redo_exactly_without_a_copy_of_the_workflow() {
+        let mut wf = sample();
+        wf.swap_members(
+            json!({"id": "wf", "nodes": [], "name": "wf", "edges": [], "version": "1.0.0"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        let mut doc = Document::new(wf, None);
+        let (trust, pack) = (Trust::default(), triage_pack());
+        let mut states = vec![snapshot(&doc)];
+        let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
+        insert_triage(&mut doc, (200.0, 0.0), Some(on_edge)).unwrap();
+        states.push(snapshot(&doc));
+        let values = json!({"queueName": "sales"}).as_object().unwrap().clone();
+        let after = crate::workflow::After { node: "a".into(), output: None };
+        let placement = Placement::Insert { at: (300.0, 0.0), on_edge: None, after: Some(after) };
+        doc.inline(&request(&trust, &pack, "support.triage", values.clone(), "t002", &[], &placement)).unwrap();
+        states.push(snapshot(&doc));
+        let existing = Placement::Existing { key: "support_triage_t001_".into() };
+        doc.inline(&request(&trust, &pack, "support.triage", values, "t001", &[], &existing)).unwrap();
+        states.push(snapshot(&doc));
+        assert_ne!(states[2]["nodes"], states[3]["nodes"], "re-parameterising changed a config");
+        assert_ne!(states[1]["nodes"][1]["position"], states[2]["nodes"][1]["position"], "b made room");
+        for want in states.iter().rev().skip(1) {
+            doc.undo().unwrap();
+            assert_eq!(&snapshot(&doc), want);
+            assert_eq!(snapshot(&doc).to_string(), want.to_string(), "member order too");
+        }
+        for want in states.iter().skip(1) {
+            doc.redo().unwrap();
+            assert_eq!(snapshot(&doc).to_string(), want.to_string());
+        }
+        let mut history = std::mem::replace(&mut doc.history, History::new(true));
+        while history
+            .undo(|step| {
+                assert!(!step.holds_a_workflow(), "an inline step holds what changed, not the workflow");
+                step
+            })
+            .is_some()
+        {}
     }
 
     #[test]

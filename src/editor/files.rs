@@ -32,6 +32,12 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
         return Ok(Opened::Packs(load_path(path, LoadOptions::default())));
     }
     let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
+    // A WorkflowDefinition, the common case and the large one, is read member by member:
+    // parsing it whole first held it twice.
+    if let Some(wf) = Workflow::read_definition(&bytes).filter(|wf| !PACK_ONLY.iter().any(|k| wf.member(k).is_some())) {
+        check_editable(&wf, path)?;
+        return Ok(Opened::Workflow(Box::new(wf)));
+    }
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
             .with("path", path.display().to_string())
@@ -100,9 +106,13 @@ fn lay_out_unplaced(wf: &mut Workflow) {
 
 fn is_workflow(v: &serde_json::Value) -> bool {
     let Some(obj) = v.as_object() else { return false };
-    let pack_markers = ["kind", "chains", "signing", "dependencies"];
-    obj.contains_key("edges") && obj.contains_key("nodes") && !pack_markers.iter().any(|k| obj.contains_key(*k))
+    let pack_markers = ["kind", "chains"].iter().chain(&PACK_ONLY);
+    obj.contains_key("edges") && obj.contains_key("nodes") && !pack_markers.into_iter().any(|k| obj.contains_key(*k))
 }
+
+/// Members that make a document with `nodes` and `edges` a pack here, beyond those that make
+/// it no WorkflowDefinition anywhere (`kind`, `chains`, …).
+const PACK_ONLY: [&str; 2] = ["signing", "dependencies"];
 
 /// A file name for Save As: the workflow id, which is already file-safe.
 pub fn suggested_name(wf: &Workflow) -> String {

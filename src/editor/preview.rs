@@ -73,19 +73,31 @@ pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>, after: Option<
 /// ([`super::arrange::make_room`]), with cards sized by the catalog's ports. Layout, not
 /// part of the inline pipeline: the CLI places nothing but the chain. The preview and the
 /// real insert both come here.
-pub fn make_room(wf: &mut Workflow, new_nodes: &[String], destination: &Destination, trust: &Trust) {
-    let Destination::Splice(opts) = destination else { return };
+///
+/// Returns each moved node's id and the `position` it had (for undo).
+pub fn make_room(
+    wf: &mut Workflow,
+    new_nodes: &[String],
+    destination: &Destination,
+    trust: &Trust,
+) -> Vec<(String, Option<Value>)> {
+    let Destination::Splice(opts) = destination else { return Vec::new() };
     let (source, target) = match (&opts.between, &opts.replace_edge, &opts.after) {
         (Some((source, target)), Some(_), _) => (source, Some(target.as_str())),
         (None, _, Some(after)) => (&after.node, None),
-        _ => return,
+        _ => return Vec::new(),
     };
     let sizes = card_sizes(wf, &trust.catalog.as_ref());
+    let mut moved = Vec::new();
     for (id, (x, y)) in super::arrange::make_room(wf, new_nodes, source, target, &sizes) {
         if let Some(ix) = wf.node(&id) {
-            wf.graph[ix].set_position(x, y);
+            let node = &mut wf.graph[ix];
+            let old = node.json.get("position").cloned();
+            node.set_position(x, y);
+            moved.push((id, old));
         }
     }
+    moved
 }
 
 /// Where an expansion goes.

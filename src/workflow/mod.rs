@@ -199,6 +199,13 @@ impl Workflow {
         read::streamed(&bytes, path).unwrap_or_else(|| Self::load_whole(&bytes, path))
     }
 
+    /// A WorkflowDefinition's bytes read member by member, as [`Self::load`] reads a file; `None`
+    /// when they are anything else (or a definition that would be refused), for the caller to
+    /// read as it reads other documents.
+    pub fn read_definition(bytes: &[u8]) -> Option<Self> {
+        read::streamed(bytes, Path::new("")).and_then(Result::ok)
+    }
+
     /// The file parsed as one value first: the path every refusal of the member-by-member
     /// read ([`read`]) comes from.
     fn load_whole(bytes: &[u8], path: &Path) -> Result<Self> {
@@ -371,14 +378,55 @@ impl Workflow {
         Ok(ix)
     }
 
-    /// Re-insert a removed edge keeping its file-order position (undo).
+    /// Re-insert a removed edge keeping its file-order position (undo); a dangling one goes
+    /// back beside the graph, also in its place.
     pub fn restore_edge(&mut self, edge: Edge) -> Option<EdgeIndex> {
         let seq = edge.seq;
-        let ix = self.add_edge(edge.json)?;
+        let Some(ix) = self.add_edge(edge.json) else {
+            if let Some(last) = self.dangling.last_mut() {
+                last.seq = seq;
+            }
+            return None;
+        };
         let drawn = std::mem::replace(&mut self.graph[ix].seq, seq);
         self.by_seq.remove(&drawn);
         self.by_seq.insert(seq, ix);
         Some(ix)
+    }
+
+    /// Take out the dangling edges with these `seq`s (undo of what added them).
+    pub(crate) fn remove_dangling(&mut self, seqs: &HashSet<u64>) -> Vec<Edge> {
+        if seqs.is_empty() {
+            return Vec::new();
+        }
+        let (removed, kept): (Vec<Edge>, Vec<Edge>) =
+            std::mem::take(&mut self.dangling).into_iter().partition(|e| seqs.contains(&e.seq));
+        self.dangling = kept;
+        for e in &removed {
+            if let Some(n) = self.dangling_ids.get_mut(e.id()) {
+                *n -= 1;
+                if *n == 0 {
+                    self.dangling_ids.remove(e.id());
+                }
+            }
+        }
+        removed
+    }
+
+    /// The `seq` the last node or edge added got; everything added later has a larger one.
+    pub fn last_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// The top-level members in file order (`nodes` and `edges` are empty stand-ins there).
+    pub(crate) fn members(&self) -> &Map<String, Value> {
+        &self.doc
+    }
+
+    /// Put back top-level members taken from [`Self::members`] of this workflow (undo);
+    /// returns the ones they replace.
+    pub(crate) fn swap_members(&mut self, members: Map<String, Value>) -> Map<String, Value> {
+        std::mem::replace(&mut self.doc, members)
     }
 
     /// The graph edge with this `seq`.
