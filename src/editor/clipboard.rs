@@ -23,14 +23,14 @@ pub fn selected_objects(wf: &Workflow, ids: &HashSet<String>) -> (Objects, Objec
         .nodes_in_order()
         .into_iter()
         .filter(|ix| ids.contains(wf.graph[*ix].id()))
-        .map(|ix| wf.graph[ix].json.clone())
+        .map(|ix| Map::clone(&wf.graph[ix].json))
         .collect();
     let edges = wf
         .edges_in_order()
         .into_iter()
         .map(|e| &wf.graph[e])
         .filter(|e| ids.contains(e.source()) && ids.contains(e.target()))
-        .map(|e| e.json.clone())
+        .map(|e| Map::clone(&e.json))
         .collect();
     (nodes, edges)
 }

@@ -13,7 +13,7 @@ use super::history::{History, next_revision};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::inline::{Destination, InlineRequest};
-use crate::workflow::{Edge, Node, Workflow};
+use crate::workflow::{Edge, Node, Object, Workflow};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -150,7 +150,7 @@ enum Change {
         edges: Vec<Edge>,
     },
     /// Whole node objects by id (the ids themselves do not change).
-    Nodes(Vec<(String, Map<String, Value>)>),
+    Nodes(Vec<(String, Object)>),
     /// The workflow's top-level members (provenance, variables, settings, …).
     TopLevel(Map<String, Value>),
     Replace(Box<Workflow>),
@@ -296,7 +296,7 @@ impl Document {
     pub fn inline(&mut self, req: &InlineRequest) -> Result<Outcome, Error> {
         let top_level = self.wf.members().clone();
         let last_seq = self.wf.last_seq();
-        let reparameterised: Vec<(String, Map<String, Value>)> = match &req.destination {
+        let reparameterised: Vec<(String, Object)> = match &req.destination {
             Destination::Reparameterise { key } => self
                 .wf
                 .instance(key)
@@ -466,12 +466,12 @@ impl Document {
         let mut changes = Vec::with_capacity(moves.len());
         for (id, (x, y)) in moves {
             let Some(ix) = self.wf.node(&id) else { continue };
-            let mut scratch = Node { json: Map::new(), seq: 0 };
+            let mut scratch = Node::new(Map::new(), 0);
             if let Some(p) = self.wf.graph[ix].json.get("position") {
-                scratch.json.insert("position".into(), p.clone());
+                scratch.json_mut().insert("position".into(), p.clone());
             }
             scratch.set_position(x, y);
-            changes.push((Target::Node(id), "position".to_owned(), scratch.json.remove("position")));
+            changes.push((Target::Node(id), "position".to_owned(), scratch.json_mut().remove("position")));
         }
         apply_change(self.wf_mut(), Change::Members(changes))
     }
@@ -635,7 +635,7 @@ impl Document {
             let old = json.get("id").and_then(Value::as_str).unwrap_or("node").to_owned();
             let id = self.wf.fresh_node_id(&old);
             json.insert("id".into(), Value::String(id.clone()));
-            let mut node = Node { json, seq: 0 };
+            let mut node = Node::new(json, 0);
             let (x, y) = node.position();
             node.set_position(x + offset.0, y + offset.1);
             // A pasted copy is a plain node; only the original belongs to its chain instance.
@@ -756,11 +756,11 @@ fn set_member(wf: &mut Workflow, target: &Target, key: &str, value: Option<Value
     let json = match target {
         Target::Node(id) => {
             let ix = wf.node(id)?;
-            &mut wf.graph[ix].json
+            wf.graph[ix].json_mut()
         }
         Target::Edge(seq) => {
             let ix = edge_by_seq(wf, *seq)?;
-            &mut wf.graph[ix].json
+            wf.graph[ix].json_mut()
         }
         Target::Workflow => {
             let slot = wf.member_mut(key);
@@ -835,7 +835,7 @@ mod tests {
             },
             Command::Delete { nodes: vec!["b".into()], edges: vec![] },
             Command::Paste {
-                nodes: vec![wf.graph[wf.node("a").unwrap()].json.clone()],
+                nodes: vec![Map::clone(&wf.graph[wf.node("a").unwrap()].json)],
                 edges: vec![],
                 offset: (40.0, 40.0),
             },

@@ -65,9 +65,9 @@ pub fn node_from_type(catalog: Option<&Catalog>, type_id: &str, at: (f64, f64)) 
     json.insert("name".into(), Value::String(known.map_or(base, |t| t.label()).to_owned()));
     json.insert("config".into(), Value::Object(config));
     json.insert("inputs".into(), Value::Object(Map::new()));
-    let mut node = Node { json, seq: 0 };
+    let mut node = Node::new(json, 0);
     node.set_position(at.0, at.1);
-    Ok(node.json)
+    Ok(Map::clone(&node.json))
 }
 
 /// The output ports a type declares, in order (none when the type is not catalogued).

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, code};
 use crate::workflow::{ExportMode, Workflow};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -90,13 +90,24 @@ fn write(file: &Path, wf: &Workflow, path: Option<&Path>) -> Result<(), Error> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
     }
     let saved_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let doc = json!({
-        "chainsmithRecovery": 1,
-        "savedAt": saved_at,
-        "path": path.map(|p| p.display().to_string()),
-        "workflow": wf.to_json(ExportMode::Faithful),
-    });
-    crate::fsio::write_atomic(file, &crate::fsio::to_pretty_json(&doc))
+    let doc = RecoveryFile {
+        chainsmith_recovery: 1,
+        saved_at,
+        path: path.map(|p| p.display().to_string()),
+        workflow: wf.exported(ExportMode::Faithful),
+    };
+    // Streamed from the graph: the document is never built, nor the file held in memory.
+    crate::fsio::write_atomic_with(file, &mut |w| crate::fsio::write_pretty_json(w, &doc))
+}
+
+/// The recovery file's members, in the order they are written.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecoveryFile<W> {
+    chainsmith_recovery: u32,
+    saved_at: u64,
+    path: Option<String>,
+    workflow: W,
 }
 
 fn read(file: &Path) -> Result<Recovered, Error> {
@@ -121,6 +132,7 @@ fn read(file: &Path) -> Result<Recovered, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn writes_only_unsaved_changes_at_most_every_interval() {

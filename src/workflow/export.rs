@@ -69,12 +69,12 @@ impl Workflow {
             .into_iter()
             .map(|ix| {
                 let node = &self.graph[ix].json;
-                Value::Object(if mode == ExportMode::StrictSchema { strict_node(node) } else { node.clone() })
+                Value::Object(if mode == ExportMode::StrictSchema { strict_node(node) } else { Map::clone(node) })
             })
             .collect();
         let mut edges: Vec<&Edge> = self.graph.edge_weights().chain(&self.dangling).collect();
         edges.sort_by_key(|e| e.seq);
-        let edges: Vec<Value> = edges.into_iter().map(|e| Value::Object(e.json.clone())).collect();
+        let edges: Vec<Value> = edges.into_iter().map(|e| Value::Object(Map::clone(&e.json))).collect();
         // Moved, not cloned again: member names are unique, so each is taken once.
         let (mut nodes, mut edges) = (Value::Array(nodes), Value::Array(edges));
         let mut out = Map::with_capacity(self.doc.len());
@@ -174,11 +174,11 @@ impl Workflow {
         for (i, ix) in nodes.into_iter().enumerate() {
             // One node at a time: the copy lives only while it is checked.
             let node = &self.graph[ix].json;
-            let json = if mode == ExportMode::StrictSchema { strict_node(node) } else { node.clone() };
+            let json = if mode == ExportMode::StrictSchema { strict_node(node) } else { Map::clone(node) };
             add(&format!("/nodes/{i}"), crate::schemas::collect_violations(&validators.node, &Value::Object(json)));
         }
         for (i, e) in edges.into_iter().enumerate() {
-            let json = Value::Object(e.json.clone());
+            let json = Value::Object(Map::clone(&e.json));
             add(&format!("/edges/{i}"), crate::schemas::collect_violations(&validators.edge, &json));
         }
         if omitted > 0 {
@@ -239,8 +239,8 @@ impl Workflow {
         }
         // Read in place: the lints never need the exported document itself.
         let nodes: Vec<&Map<String, Value>> =
-            self.nodes_in_order().into_iter().map(|ix| &self.graph[ix].json).collect();
-        let edges: Vec<&Map<String, Value>> = self.export_edges().into_iter().map(|e| &e.json).collect();
+            self.nodes_in_order().into_iter().map(|ix| &*self.graph[ix].json).collect();
+        let edges: Vec<&Map<String, Value>> = self.export_edges().into_iter().map(|e| &*e.json).collect();
         let node_ids: HashSet<&str> = nodes.iter().filter_map(|n| text(n, "id")).collect();
         let mut edge_ids: HashMap<&str, usize> = HashMap::new();
         for (i, e) in edges.iter().enumerate() {
@@ -413,7 +413,8 @@ impl serde::Serialize for Exported<'_> {
                     map.serialize_entry(k, &nodes)?;
                 }
                 "edges" => {
-                    let edges: Vec<&Map<String, Value>> = self.wf.export_edges().into_iter().map(|e| &e.json).collect();
+                    let edges: Vec<&Map<String, Value>> =
+                        self.wf.export_edges().into_iter().map(|e| &*e.json).collect();
                     map.serialize_entry(k, &edges)?;
                 }
                 _ => map.serialize_entry(k, v)?,

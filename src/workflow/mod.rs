@@ -24,18 +24,33 @@ use petgraph::visit::EdgeRef;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Largest workflow file read.
 pub const MAX_WORKFLOW_BYTES: u64 = 64 * 1024 * 1024;
 
+/// A node's or an edge's JSON object, shared: copying a workflow (an undo snapshot, the lint
+/// worker's copy, a dry run) shares every object with the original, and changing one copies
+/// only that object ([`Node::json_mut`], [`Edge::json_mut`]).
+pub type Object = Arc<Map<String, Value>>;
+
 /// A workflow node: its JSON object plus its position in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
-    pub json: Map<String, Value>,
+    pub json: Object,
     pub seq: u64,
 }
 
 impl Node {
+    pub fn new(json: Map<String, Value>, seq: u64) -> Self {
+        Self { json: Arc::new(json), seq }
+    }
+
+    /// The object to change, copied first if a copy of the workflow still shares it.
+    pub fn json_mut(&mut self) -> &mut Map<String, Value> {
+        Arc::make_mut(&mut self.json)
+    }
+
     pub fn id(&self) -> &str {
         self.json.get("id").and_then(Value::as_str).unwrap_or_default()
     }
@@ -55,7 +70,7 @@ impl Node {
     }
 
     pub fn set_position(&mut self, x: f64, y: f64) {
-        let pos = self.json.entry("position").or_insert_with(|| json!({}));
+        let pos = self.json_mut().entry("position").or_insert_with(|| json!({}));
         if !pos.is_object() {
             *pos = json!({});
         }
@@ -82,11 +97,20 @@ pub(crate) fn coordinate(v: f64) -> Value {
 /// A workflow edge: its JSON object plus its position in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
-    pub json: Map<String, Value>,
+    pub json: Object,
     pub seq: u64,
 }
 
 impl Edge {
+    pub fn new(json: Map<String, Value>, seq: u64) -> Self {
+        Self { json: Arc::new(json), seq }
+    }
+
+    /// The object to change, copied first if a copy of the workflow still shares it.
+    pub fn json_mut(&mut self) -> &mut Map<String, Value> {
+        Arc::make_mut(&mut self.json)
+    }
+
     pub fn id(&self) -> &str {
         self.json.get("id").and_then(Value::as_str).unwrap_or_default()
     }
@@ -277,7 +301,8 @@ impl Workflow {
     }
 
     /// Add a node; its id must be a non-empty string not used yet.
-    pub fn add_node(&mut self, json: Map<String, Value>) -> Result<NodeIndex> {
+    pub fn add_node(&mut self, json: impl Into<Object>) -> Result<NodeIndex> {
+        let json = json.into();
         let id = json.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
         if id.is_empty() {
             return Err(Error::new(code::VALIDATION_ERROR, "a node needs a non-empty string id"));
@@ -293,9 +318,9 @@ impl Workflow {
     }
 
     /// Add an edge; one naming a missing node is kept aside as dangling.
-    pub fn add_edge(&mut self, json: Map<String, Value>) -> Option<EdgeIndex> {
+    pub fn add_edge(&mut self, json: impl Into<Object>) -> Option<EdgeIndex> {
         let seq = self.bump();
-        let edge = Edge { json, seq };
+        let edge = Edge { json: json.into(), seq };
         match (self.node(edge.source()), self.node(edge.target())) {
             (Some(a), Some(b)) => {
                 let id = edge.id().to_owned();

@@ -317,7 +317,7 @@ fn faithful_lint_reports_the_known_departures_once() {
     }
     {
         let ix = wf.node("t_two_k1_a").unwrap();
-        wf.graph[ix].json.insert("inputs".into(), json!({"title": "Sign-off", "n": 2}));
+        wf.graph[ix].json_mut().insert("inputs".into(), json!({"title": "Sign-off", "n": 2}));
     }
     let lints = wf.lint(ExportMode::Faithful);
     assert!(lints.iter().all(|f| f.code != code::WORKFLOW_SCHEMA_VIOLATION && !f.is_error()), "{lints:?}");
@@ -339,7 +339,7 @@ fn strict_export_removes_capabilities_and_wraps_plain_inputs() {
         "wrapped": {"type": "static", "value": {"type": "email"}}, "object": {"type": "email", "to": "x"}});
     {
         let ix = wf.node("t_two_k1_a").unwrap();
-        wf.graph[ix].json.insert("inputs".into(), inputs);
+        wf.graph[ix].json_mut().insert("inputs".into(), inputs);
     }
     let (doc, changes) = wf.strict_export().unwrap();
     assert!(doc["nodes"].as_array().unwrap().iter().all(|n| n.get("capabilities").is_none()));
@@ -375,7 +375,7 @@ fn strict_export_refuses_what_stays_invalid_and_writes_nothing() {
     splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
     {
         let ix = wf.node("done").unwrap();
-        wf.graph[ix].json.insert("inputs".into(), json!({"bad": {"type": "static"}}));
+        wf.graph[ix].json_mut().insert("inputs".into(), json!({"bad": {"type": "static"}}));
     }
     let err = wf.strict_export().unwrap_err();
     assert_eq!(err.code, code::VALIDATION_ERROR);
@@ -443,7 +443,7 @@ fn file_bytes_are_the_exported_document_and_schema_checks_cover_every_piece() {
     {
         let ix = valid.node("t_two_k1_a").unwrap();
         valid.graph[ix]
-            .json
+            .json_mut()
             .insert("inputs".into(), json!({"title": "Sign-off", "v": {"type": "variable", "variableName": "x"}}));
     }
     let strict = ExportMode::StrictSchema;
@@ -573,4 +573,23 @@ fn compacting_keeps_every_value_and_member_order() {
     compact(&mut v);
     assert_eq!(v, original);
     assert_eq!(v.to_string(), original.to_string(), "member order and number text are kept");
+}
+
+/// A copy of a workflow (an undo snapshot, the lint worker's, a dry run) shares every node
+/// and edge object with the original; changing one in the copy copies only that one.
+#[test]
+fn copies_share_objects_until_one_is_changed() {
+    let wf = parent();
+    let mut copy = wf.clone();
+    let shared = |a: &Workflow, b: &Workflow, id: &str| {
+        Arc::ptr_eq(&a.graph[a.node(id).unwrap()].json, &b.graph[b.node(id).unwrap()].json)
+    };
+    assert!(shared(&wf, &copy, "start") && shared(&wf, &copy, "done"));
+    let e = wf.edges_by_id("e-start-done")[0];
+    assert!(Arc::ptr_eq(&wf.graph[e].json, &copy.graph[e].json));
+    let ix = copy.node("start").unwrap();
+    copy.graph[ix].set_position(5.0, 5.0);
+    assert!(!shared(&wf, &copy, "start") && shared(&wf, &copy, "done"));
+    assert_eq!(wf.graph[wf.node("start").unwrap()].position(), (0.0, 0.0), "the original is untouched");
+    assert_eq!(copy.graph[ix].position(), (5.0, 5.0));
 }

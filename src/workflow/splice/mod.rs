@@ -108,7 +108,7 @@ fn add_fragment(
     let mut edge_ids = Vec::with_capacity(exp.edges.len());
     for (i, edge) in exp.edges.iter().enumerate() {
         let json = members::workflow_edge(edge, &fragment_edge_id(exp, i + 1));
-        let converted = Edge { json: json.clone(), seq: 0 };
+        let converted = Edge::new(json.clone(), 0);
         for end in [converted.source(), converted.target()] {
             if !wf.contains_node(end) {
                 warnings.push(

@@ -32,7 +32,7 @@ pub fn reparameterise(wf: &mut Workflow, key: &str, exp: &Expansion) -> Result<I
     }
     for (id, node) in new_ids.iter().zip(&exp.nodes) {
         let ix = wf.node(id).expect("checked above");
-        let json = &mut wf.graph[ix].json;
+        let json = wf.graph[ix].json_mut();
         for member in ["config", "inputs", "compensation"] {
             match node.get(member) {
                 Some(v) => {
