@@ -17,7 +17,7 @@ use crate::pack::{Chain, Pack, PackKind};
 use petgraph::stable_graph::StableDiGraph;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use token::substitute_value;
+use token::substitute_noting;
 
 /// Inputs to one expansion besides the chain and its parameter values.
 #[derive(Default)]
@@ -208,8 +208,14 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
     let mut id_map = Vec::with_capacity(chain.nodes().len());
     let mut graph = StableDiGraph::with_capacity(chain.nodes().len(), chain.edges().len());
     let mut ix_of = HashMap::with_capacity(chain.nodes().len());
+    // Nodes whose config or inputs may hold token-like text, for the leftover-token lint.
+    let mut marked_nodes = Vec::new();
     for (i, node) in chain.nodes().iter().enumerate() {
-        let expanded = expand_node(node, &params, &prefix, &frag_ids, capabilities);
+        let mut marked = false;
+        let expanded = expand_node(node, &params, &prefix, &frag_ids, capabilities, &mut marked);
+        if marked {
+            marked_nodes.push(i);
+        }
         let old = node.get("id").and_then(Value::as_str).unwrap_or_default();
         let new = expanded.get("id").and_then(Value::as_str).unwrap_or_default();
         id_map.push((old.to_owned(), new.to_owned()));
@@ -246,7 +252,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
 
     let settings_compensation =
         compensation::carry_policy(chain.chain_id(), chain.compensation(), opts.parent_compensation)?;
-    warn_leftover_tokens(&nodes, chain.chain_id(), &mut warnings);
+    warn_leftover_tokens(&nodes, &marked_nodes, chain.chain_id(), &mut warnings);
 
     Ok(Expansion {
         pack_name: pack.name().to_owned(),
@@ -278,6 +284,7 @@ fn expand_node(
     prefix: &str,
     frag_ids: &HashMap<&str, usize>,
     capabilities: Option<&Value>,
+    marked: &mut bool,
 ) -> Value {
     let Some(src) = node.as_object() else { return node.clone() };
     let mut out = Map::with_capacity(src.len() + 1);
@@ -288,7 +295,7 @@ fn expand_node(
                 out.insert(key.clone(), Value::String(format!("{prefix}{}", value.as_str().unwrap_or_default())));
             }
             "config" | "inputs" => {
-                out.insert(key.clone(), substitute_value(value, params));
+                out.insert(key.clone(), substitute_noting(value, params, marked));
             }
             _ => {
                 out.insert(key.clone(), value.clone());
@@ -496,7 +503,8 @@ fn random_hex(width: usize) -> String {
 }
 
 /// [EDITOR] After substitution, any `{{params.` left is literal text the runtime will see.
-fn warn_leftover_tokens(nodes: &[Value], chain_id: &str, warnings: &mut Vec<Finding>) {
+/// Only the `marked` nodes (indexes into `nodes`, ascending) can hold any.
+fn warn_leftover_tokens(nodes: &[Value], marked: &[usize], chain_id: &str, warnings: &mut Vec<Finding>) {
     // One pointer buffer, grown and cut back: the walk visits every leaf of every node, and
     // building a pointer string per leaf was a sixth of a large expansion's time.
     fn walk(v: &Value, at: &mut String, out: &mut Vec<String>) {
@@ -530,7 +538,8 @@ fn warn_leftover_tokens(nodes: &[Value], chain_id: &str, warnings: &mut Vec<Find
             _ => {}
         }
     }
-    for (i, node) in nodes.iter().enumerate() {
+    for &i in marked {
+        let node = &nodes[i];
         let mut hits = Vec::new();
         for key in ["config", "inputs"] {
             if let Some(v) = node.get(key) {

@@ -323,6 +323,21 @@ fn leftover_token_warnings_point_at_each_string() {
 }
 
 #[test]
+fn leftover_tokens_a_value_brings_in_are_found() {
+    let mut c = triage();
+    c["dag"]["nodes"][1]["config"] = json!({"w": "{{params.queueName}}", "e": "to {{params.queueName}}", "n": "x"});
+    let p = pack(json!([c]));
+    let values = params(json!({"queueName": "{{params.z}}"}));
+    let e = expand(&p, "vendor.example.support-triage", values, &opts("w1")).unwrap();
+    let at: Vec<&str> =
+        e.warnings.iter().filter(|w| w.code == code::LEFTOVER_TOKEN).map(|w| w.pointer.as_str()).collect();
+    // Node 0 uses the parameter twice as well.
+    let want =
+        ["/nodes/0/config/systemPrompt", "/nodes/0/inputs/queue/value", "/nodes/1/config/w", "/nodes/1/config/e"];
+    assert_eq!(at, want);
+}
+
+#[test]
 fn preflight_applies_every_value_independent_refusal_without_expanding() {
     let p = pack(json!([policy_chain(), triage()]));
     let no_comp =

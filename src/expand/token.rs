@@ -133,14 +133,32 @@ fn normalise(v: &Value) -> Value {
 
 /// Substitute every string leaf of `value`; keys are never touched.
 pub fn substitute_value(value: &Value, params: &Map<String, Value>) -> Value {
+    substitute_noting(value, params, &mut false)
+}
+
+/// [`substitute_value`], also setting `marked` when the result may hold text that opens a
+/// token (`{{` or `<<`): only such a result needs the leftover-token walk.
+pub fn substitute_noting(value: &Value, params: &Map<String, Value>, marked: &mut bool) -> Value {
+    let opens = |s: &str| s.contains("{{") || s.contains("<<");
     match value {
         Value::String(s) => match substitute_str(s, params) {
-            Substituted::Unchanged => value.clone(),
-            Substituted::Value(v) => v,
+            Substituted::Unchanged => {
+                *marked |= opens(s);
+                value.clone()
+            }
+            Substituted::Value(v) => {
+                *marked |= match &v {
+                    Value::String(s) => opens(s),
+                    // A whole-token array or object may hold any text.
+                    Value::Array(_) | Value::Object(_) => true,
+                    _ => false,
+                };
+                v
+            }
         },
-        Value::Array(items) => Value::Array(items.iter().map(|v| substitute_value(v, params)).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|v| substitute_noting(v, params, marked)).collect()),
         Value::Object(map) => {
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), substitute_value(v, params))).collect())
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), substitute_noting(v, params, marked))).collect())
         }
         Value::Number(n) => Value::Number(js_normalise_number(n)),
         other => other.clone(),
@@ -322,6 +340,21 @@ mod tests {
         let v = json!({"{{params.name}}": "{{params.name}}", "arr": ["{{params.n}}", 1.0]});
         let out = substitute_value(&v, &params());
         assert_eq!(out, json!({"{{params.name}}": "Ada", "arr": [40, 1]}));
+    }
+
+    #[test]
+    fn marks_only_results_that_may_open_a_token() {
+        let mark = |v: Value| {
+            let mut marked = false;
+            substitute_noting(&v, &params(), &mut marked);
+            marked
+        };
+        assert!(!mark(json!({"a": "{{params.name}}", "b": ["plain <x> {y}", 1]})));
+        assert!(mark(json!({"a": ["{{ params.name }}"]})), "a near-token stays");
+        assert!(mark(json!("x {{params.tricky}}")), "inserted text opens one");
+        assert!(mark(json!("{{params.tricky}}")));
+        assert!(mark(json!("{{params.obj}}")), "a structured value may hold anything");
+        assert!(!mark(json!("{{params.n}}")));
     }
 
     #[test]

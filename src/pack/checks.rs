@@ -74,18 +74,19 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
     let base = chain.pointer();
     let mut node_ids: HashSet<&str> = HashSet::new();
     for (i, node) in chain.nodes().iter().enumerate() {
-        let np = format!("{base}/dag/nodes/{i}");
+        // Built only for a finding: most nodes have none.
+        let np = || format!("{base}/dag/nodes/{i}");
         let Some(nid) = node.get("id").and_then(Value::as_str).filter(|id| !id.is_empty()) else {
             // Checked here too because --skip-validation bypasses the schema, and an id-less
             // node could not be renamed, wired or spliced.
-            push(Finding::error(code::INVALID_MANIFEST, np, "a fragment node needs a non-empty string `id`"));
+            push(Finding::error(code::INVALID_MANIFEST, np(), "a fragment node needs a non-empty string `id`"));
             continue;
         };
         if !node_ids.insert(nid) {
             push(
                 Finding::error(
                     code::DUPLICATE_NODE_ID,
-                    format!("{np}/id"),
+                    format!("{}/id", np()),
                     format!("node id \"{nid}\" appears twice in the fragment"),
                 )
                 .with("nodeId", nid),
@@ -94,7 +95,7 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
         if nid.contains('.') {
             push(Finding::warning(
                 code::DOTTED_NODE_ID,
-                format!("{np}/id"),
+                format!("{}/id", np()),
                 format!(
                     "node id \"{nid}\" contains '.'; edge endpoints split at the first '.', so no edge can name it"
                 ),
@@ -103,7 +104,7 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
         if node.get("config").and_then(|c| c.get("workflowId")).is_some() {
             push(Finding::error(
                 code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID,
-                format!("{np}/config/workflowId"),
+                format!("{}/config/workflowId", np()),
                 "a fragment node must not pin config.workflowId (use subChainRef)",
             ));
         }
@@ -111,7 +112,7 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
             push(
                 Finding::error(
                     code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION,
-                    format!("{np}/compensation"),
+                    format!("{}/compensation", np()),
                     format!("node \"{nid}\" declares irreversibleEffect: true and also a compensation"),
                 )
                 .with("nodeId", nid)
@@ -186,7 +187,7 @@ fn check_sub_chain_refs(chain: &Chain, push: &mut dyn FnMut(Finding)) {
     let base = chain.pointer();
     let sub_refs: HashSet<&str> = chain.sub_chains().iter().filter_map(sub_chain_ref_id).collect();
     for (i, node) in chain.nodes().iter().enumerate() {
-        if let Some(r) = node.pointer("/config/subChainRef").and_then(Value::as_str)
+        if let Some(r) = node.get("config").and_then(|c| c.get("subChainRef")).and_then(Value::as_str)
             && !sub_refs.contains(r)
         {
             push(

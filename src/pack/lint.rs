@@ -16,7 +16,7 @@ pub fn substitutable_strings<'a>(chain: &'a Chain, mut visit: impl FnMut(&Locati
         for (key, value) in [
             ("config", node.get("config")),
             ("inputs", node.get("inputs")),
-            ("compensation/inputMapping", node.pointer("/compensation/inputMapping")),
+            ("compensation/inputMapping", node.get("compensation").and_then(|c| c.get("inputMapping"))),
         ] {
             if let Some(v) = value {
                 json_walk::strings(v, &format!("{}/dag/nodes/{i}/{key}", chain.pointer()), &mut visit);

@@ -221,7 +221,7 @@ impl Chain {
         for node in self.nodes() {
             let ids = [
                 node.get("typeId").and_then(Value::as_str),
-                node.pointer("/compensation/nodeTypeId").and_then(Value::as_str),
+                node.get("compensation").and_then(|c| c.get("nodeTypeId")).and_then(Value::as_str),
             ];
             for id in ids.into_iter().flatten() {
                 if seen.insert(id) {
