@@ -593,3 +593,21 @@ fn copies_share_objects_until_one_is_changed() {
     assert_eq!(wf.graph[wf.node("start").unwrap()].position(), (0.0, 0.0), "the original is untouched");
     assert_eq!(copy.graph[ix].position(), (5.0, 5.0));
 }
+
+/// The lookups (node ids, edge seqs and ids) are shared by a copy too, and each side's
+/// structural edits stay its own.
+#[test]
+fn copies_share_lookups_until_one_adds_or_removes() {
+    let mut wf = parent();
+    let copy = wf.clone();
+    assert!(Arc::ptr_eq(&wf.index, &copy.index) && Arc::ptr_eq(&wf.by_id, &copy.by_id));
+    let ix = wf.node("done").unwrap();
+    wf.graph[ix].set_position(9.0, 9.0);
+    assert!(Arc::ptr_eq(&wf.index, &copy.index), "a move leaves the lookups shared");
+    wf.remove_node(ix);
+    assert!(!wf.contains_node("done") && copy.contains_node("done"));
+    assert!(wf.edges_by_id("e-start-done").is_empty());
+    assert_eq!(copy.edges_by_id("e-start-done").len(), 1, "the copy keeps its edge");
+    let e = copy.edges_by_id("e-start-done")[0];
+    assert_eq!(copy.edge_by_seq(copy.graph[e].seq), Some(e));
+}
