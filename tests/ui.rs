@@ -330,6 +330,8 @@ fn recovery_file_restores_unsaved_edits() {
         let mut h = start(Vec::new(), Script::default(), Some(recovery.clone()));
         insert_triage(&mut h, "billing");
         h.run();
+        // Written on the autosave thread: wait for it, as a crash a moment later would not.
+        h.state_mut().settle_autosave(std::time::Duration::from_secs(30));
         assert!(recovery.is_file(), "unsaved work is autosaved");
         json_of(&h)
         // Dropped without saving or quitting: as after a crash.

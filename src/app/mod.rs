@@ -333,6 +333,14 @@ impl App {
         self.canvas.screen_rect()
     }
 
+    /// Wait (up to `timeout`) until the autosave writer has written (or removed) the
+    /// recovery file as it was last told to; a failure shows in the problems bar.
+    pub fn settle_autosave(&mut self, timeout: Duration) {
+        if let Err(e) = self.recovery.settle(timeout) {
+            self.problems.error(e);
+        }
+    }
+
     /// Wait (up to `timeout`) for the lint worker's findings about the workflow as it is now.
     /// The editor never waits for them; tests and measurements that read them do.
     pub fn settle_lint(&mut self, timeout: Duration) {
@@ -1297,8 +1305,8 @@ impl App {
     /// Autosave, lint, window title, and the close request.
     fn housekeeping(&mut self, ctx: &egui::Context) {
         let now = Instant::now();
-        let wf = self.doc.workflow();
-        match self.recovery.tick(wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
+        let wf = self.doc.snapshot();
+        match self.recovery.tick(&wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
             Ok(_) => {}
             Err(e) => self.problems.error(e),
         }
