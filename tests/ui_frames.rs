@@ -124,6 +124,47 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
     assert!((x - expected).abs() < 25.0, "moved to x {x}, expected about {expected}");
 }
 
+#[test]
+fn in_full_view_each_card_is_one_quad_where_it_is_on_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(write(dir.path(), grid(1_200)), LoadOutcome::default());
+    h.key_press(Key::F);
+    h.run();
+    let target = 40 * 11 + 23;
+    let at = card_on_screen(&h, target);
+    h.hover_at(at);
+    h.run_steps(30);
+    for pressed in [true, false] {
+        let modifiers = Modifiers::NONE;
+        h.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
+    }
+    h.hover_at(h.state().canvas_rect().min + egui::vec2(2.0, 2.0));
+    h.run();
+    assert_eq!(h.state().selected_nodes(), vec![format!("n{target}")]);
+    // The selected card is the one quad in its colour; it covers the card's place on screen.
+    // The canvas's drawing comes first in paint order; the minimap over it has a cell per card.
+    let mesh = h
+        .output()
+        .shapes
+        .iter()
+        .find_map(|c| match &c.shape {
+            Shape::Mesh(m) if m.vertices.len() >= 1_200 * 4 => Some(Arc::clone(m)),
+            _ => None,
+        })
+        .expect("the canvas is drawn as a mesh");
+    let mut by_color: std::collections::HashMap<egui::Color32, Vec<Pos2>> = Default::default();
+    for v in &mesh.vertices {
+        by_color.entry(v.color).or_default().push(v.pos);
+    }
+    let quads: Vec<&Vec<Pos2>> = by_color.values().filter(|ps| ps.len() == 4).collect();
+    assert_eq!(quads.len(), 1, "one card is drawn in the selection's colour");
+    let rect = egui::Rect::from_points(quads[0]);
+    let zoom = h.state().canvas_to_screen(pos2(1.0, 0.0)).x - h.state().canvas_to_screen(pos2(0.0, 0.0)).x;
+    assert!(rect.contains(at), "{rect:?} holds the card's centre {at:?}");
+    let width = 220.0 * zoom;
+    assert!((rect.width() - width).abs() < 0.01, "a card is {width} wide on screen, the quad {}", rect.width());
+}
+
 /// A conditional edge without `left`: the lint warns about it.
 fn with_bad_condition() -> Value {
     let mut doc = grid(2);

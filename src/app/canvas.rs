@@ -115,6 +115,18 @@ struct SceneKey {
     moved: Vec<(usize, Pos2)>,
 }
 
+/// What one still drawing is of (see [`Canvas::paint_still`]).
+#[derive(Clone, Copy)]
+struct Still<'a> {
+    visible: Rect,
+    zoom: f32,
+    positions: &'a [Pos2],
+    /// Cards being dragged, drawn every frame instead.
+    live: &'a [bool],
+    selection: &'a Selection,
+    target_edge: Option<u64>,
+}
+
 /// Everything the minimap's drawing depends on.
 #[derive(PartialEq)]
 struct MinimapKey {
@@ -430,9 +442,20 @@ impl Canvas {
             moved,
         };
         let mut scene = std::mem::take(&mut self.scene);
-        let mesh = scene.get(&ctx, key, self.to_global, visible, |p| {
-            self.paint_still(p, visible, zoom, &positions, &live, selection, target_edge);
-        });
+        let to_screen = self.to_global;
+        let still = Still { visible, zoom, positions: &positions, live: &live, selection, target_edge };
+        let mesh = scene.get_with(
+            &ctx,
+            key,
+            to_screen,
+            visible,
+            |p| self.paint_still(p, &still),
+            |mesh| {
+                if zoom < LOD_SOLID {
+                    self.build_still_solid(mesh, to_screen, &still);
+                }
+            },
+        );
         self.scene = scene;
         self.still = Some(mesh);
 
@@ -552,18 +575,10 @@ impl Canvas {
     }
 
     /// The still part of the canvas: grid, frames, edges, cards and edge labels, leaving out
-    /// the cards being dragged (`live`) and everything attached to them.
-    #[allow(clippy::too_many_arguments)]
-    fn paint_still(
-        &self,
-        painter: &egui::Painter,
-        visible: Rect,
-        zoom: f32,
-        positions: &[Pos2],
-        live: &[bool],
-        selection: &Selection,
-        target_edge: Option<u64>,
-    ) {
+    /// the cards being dragged (`live`) and everything attached to them. With everything in
+    /// view, edges and cards are left to [`Canvas::build_still_solid`].
+    fn paint_still(&self, painter: &egui::Painter, still: &Still) {
+        let Still { visible, zoom, positions, live, selection, target_edge } = *still;
         self.paint_grid(painter, visible, zoom);
         for (fi, frame) in self.cache.frames.iter().enumerate() {
             if frame.nodes.iter().any(|&n| live[n]) {
@@ -574,7 +589,6 @@ impl Canvas {
             paint_frame(painter, rect, &frame.title, zoom, selected);
         }
         if zoom < LOD_SOLID {
-            self.paint_still_solid(painter, visible, zoom, positions, live, selection, target_edge);
             return;
         }
         // Edge labels go on top of the cards, so a card never hides a condition.
@@ -614,39 +628,38 @@ impl Canvas {
         }
     }
 
-    /// [`Canvas::paint_still`] with everything in view: edges are straight lines and cards
-    /// solid rects (as [`paint_edge`] and [`paint_card`] draw them at this zoom), tens of
-    /// thousands of them, so they go straight into two meshes instead of one shape each.
-    #[allow(clippy::too_many_arguments)]
-    fn paint_still_solid(
-        &self,
-        painter: &egui::Painter,
-        visible: Rect,
-        zoom: f32,
-        positions: &[Pos2],
-        live: &[bool],
-        selection: &Selection,
-        target_edge: Option<u64>,
-    ) {
-        let mut edges = Mesh::default();
-        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to]) {
+    /// The edges and cards of [`Canvas::paint_still`] with everything in view: edges are
+    /// straight lines and cards solid rects (as [`paint_edge`] and [`paint_card`] draw them
+    /// at this zoom), tens of thousands of them, so they go straight into the mesh as quads
+    /// in screen coordinates, edges first.
+    fn build_still_solid(&self, mesh: &mut Mesh, to_screen: TSTransform, still: &Still) {
+        let Still { visible, zoom, positions, live, selection, target_edge } = *still;
+        let cards = &self.cache.cards;
+        // By index, once: looking every card up in the selection's set would compare ids.
+        let mut selected = vec![false; cards.len()];
+        for id in &selection.nodes {
+            if let Some(&i) = self.cache.by_id.get(id) {
+                selected[i] = true;
+            }
+        }
+        let links = &self.cache.links;
+        mesh.reserve_triangles(2 * (links.len() + cards.len()));
+        mesh.reserve_vertices(4 * (links.len() + cards.len()));
+        for link in links.iter().filter(|l| !live[l.from] && !live[l.to]) {
             let (from, to) = self.link_ends(link, positions);
             if Rect::from_two_pos(from, to).intersects(visible) {
                 let stroke =
                     link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
-                add_line(&mut edges, from, to, stroke);
+                let stroke = Stroke::new(stroke.width * to_screen.scaling, stroke.color);
+                add_line(mesh, to_screen * from, to_screen * to, stroke);
             }
         }
-        let mut cards = Mesh::default();
-        for (i, card) in self.cache.cards.iter().enumerate() {
+        for (i, card) in cards.iter().enumerate() {
             let rect = self.cache.rect(i, positions[i]);
             if !live[i] && rect.intersects(visible) {
-                let selected = selection.nodes.contains(&card.id);
-                cards.add_colored_rect(rect, if selected { theme::ACCENT } else { card.color });
+                mesh.add_colored_rect(to_screen * rect, if selected[i] { theme::ACCENT } else { card.color });
             }
         }
-        painter.add(Shape::mesh(edges));
-        painter.add(Shape::mesh(cards));
     }
 
     /// Where an edge starts and ends, with cards at `positions`.
