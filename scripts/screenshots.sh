@@ -3,6 +3,9 @@
 # driven with real pointer and keyboard input (xdotool); `import` grabs the screen.
 #
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
+#   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
+#       form fallback registry corpus authoring registry-window app node-types commands
+#       quick-add large)
 #
 # Needs: xvfb, xdotool, imagemagick (apt-get install xvfb xdotool imagemagick).
 # Coordinates assume the default layout of a first start at 1440x900 (fresh settings); the
@@ -15,16 +18,21 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add large}
+want() { [[ " $SHOTS " == *" $1 "* ]]; }
+
 # CHAINSMITH_BIN runs another build (a debug one, to find coordinates) and skips the
 # large-workflow shots, which need the release example.
 if [ -n "${CHAINSMITH_BIN:-}" ]; then
     BIN=$CHAINSMITH_BIN
 else
     cargo build --release --quiet
-    cargo build --release --quiet --example frame_time
+    if want large; then cargo build --release --quiet --example frame_time; fi
     BIN=$PWD/target/release/chainsmith
 fi
-CORPUS=${CHAINSMITH_SHARED:-$PWD/../shared}/corpus
+# Normalised: the editor shows the folders it opened as given.
+CORPUS=$(realpath -m "${CHAINSMITH_SHARED:-$PWD/../shared}/corpus")
+[ -d "$CORPUS/registry/packs" ] || echo "no corpus at $CORPUS: registry shots skipped" >&2
 
 SCRATCH=$(mktemp -d)
 export HOME=$SCRATCH XDG_DATA_HOME=$SCRATCH/data XDG_CONFIG_HOME=$SCRATCH/config XDG_RUNTIME_DIR=$SCRATCH/run
@@ -67,12 +75,18 @@ shot() {
     echo "wrote $OUT/$1.png"
 }
 # Press at ($1,$2), move in steps to ($3,$4); release unless $5 is "hold".
+# Pauses at both ends: on a busy machine a press, the moves and the release can reach the
+# editor in one frame, which is a click, not a drag.
 drag() {
-    xdotool mousemove "$1" "$2" mousedown 1
+    xdotool mousemove "$1" "$2"
+    sleep 0.3
+    xdotool mousedown 1
+    sleep 0.2
     for i in $(seq 1 12); do
         xdotool mousemove $(( $1 + ($3 - $1) * i / 12 )) $(( $2 + ($4 - $2) * i / 12 ))
-        sleep 0.03
+        sleep 0.05
     done
+    sleep 0.3
     [ "${5:-}" = hold ] || xdotool mouseup 1
 }
 # Hover first: a press in the frame that also moves the pointer there can miss the button.
@@ -80,65 +94,70 @@ click() { xdotool mousemove "$1" "$2"; sleep 0.3; xdotool click 1; sleep 0.3; }
 type_text() { xdotool key ctrl+a; xdotool type --delay 30 "$1"; }
 focus() { xdotool windowfocus --sync "$(xdotool search --pid "$APP" | head -1)"; }
 
-# 1. First start: bundled packs, empty workflow.
-start_app
-focus
-shot 01-start
+if want form; then
+    # 1. First start: bundled packs, empty workflow.
+    start_app
+    focus
+    shot 01-start
 
-# 2. Dragging a tile: the drop preview follows the pointer.
-drag 74 390 620 300 hold
-shot 02-drag-tile
-xdotool mouseup 1
+    # 2. Dragging a tile: the drop preview follows the pointer.
+    drag 74 390 620 300 hold
+    shot 02-drag-tile
+    xdotool mouseup 1
 
-# 3-4. The docked form: an invalid value is outlined and explained, Insert stays off; then fixed.
-sleep 1.5
-click 492 616
-xdotool type --delay 25 "Bad Queue"
-shot 03-form-invalid
-type_text billing
-shot 04-form-valid
+    # 3-4. The docked form: an invalid value is outlined and explained, Insert stays off; then fixed.
+    sleep 1.5
+    click 492 616
+    xdotool type --delay 25 "Bad Queue"
+    shot 03-form-invalid
+    type_text billing
+    shot 04-form-valid
 
-# 5. A number typed wrong stays as typed and is flagged with the schema's message.
-xdotool mousemove 480 700
-for _ in $(seq 1 7); do xdotool click 5; sleep 0.3; done
-sleep 1
-click 368 598
-type_text 2.5
-shot 05-form-invalid-number
-type_text 25
-sleep 0.5
+    # 5. A number typed wrong stays as typed and is flagged with the schema's message.
+    # Three wheel notches (about 77 px each under X) bring Batch size up beside its bounds.
+    xdotool mousemove 480 700
+    for _ in $(seq 1 3); do xdotool click 5; sleep 0.3; done
+    sleep 1
+    click 370 679
+    type_text 2.5
+    shot 05-form-invalid-number 2.0
+    type_text 25
+    sleep 0.5
 
-# 6. Inserted: the chain instance, its frame, and the inspector.
-click 331 849
-sleep 1
-xdotool key f
-shot 06-inserted
+    # 6. Inserted: the chain instance, its frame, and the inspector.
+    click 331 849
+    sleep 1
+    xdotool key f
+    shot 06-inserted
 
-# 7-9. A second chain dropped onto an edge splices between its ends.
-drag 74 232 568 474 hold
-shot 07-drop-on-edge
-xdotool mouseup 1
-sleep 1.5
-shot 08-splice-form
-# The Sheet field, the last one above the form's fixed-height problem summary.
-click 492 744
-xdotool type --delay 25 "weekly"
-sleep 0.3
-click 331 849
-# Fit once the form has closed and the canvas has its full height again.
-sleep 1
-xdotool key f
-shot 09-spliced
-stop_app
+    # 7-9. A second chain dropped onto an edge splices between its ends.
+    drag 74 232 568 474 hold
+    shot 07-drop-on-edge
+    xdotool mouseup 1
+    sleep 1.5
+    shot 08-splice-form
+    # The Sheet field, the last one above the form's fixed-height problem summary.
+    click 492 744
+    xdotool type --delay 25 "weekly"
+    sleep 0.3
+    click 331 849
+    # Fit once the form has closed and the canvas has its full height again.
+    sleep 1
+    xdotool key f
+    shot 09-spliced
+    stop_app
+fi
 
-# 10. No desktop portal: Ctrl+S opens the in-app file dialog (the status bar says so).
-CHAINSMITH_FILE_DIALOG=in-app start_app
-focus
-xdotool key ctrl+s
-shot 10-fallback-file-dialog 1.0
-stop_app
+if want fallback; then
+    # 10. No desktop portal: Ctrl+S opens the in-app file dialog (the status bar says so).
+    CHAINSMITH_FILE_DIALOG=in-app start_app
+    focus
+    xdotool key ctrl+s
+    shot 10-fallback-file-dialog 1.0
+    stop_app
+fi
 
-if [ -d "$CORPUS/registry/packs" ]; then
+if want registry && [ -d "$CORPUS/registry/packs" ]; then
     # 11. The real registry opened: 140 packs, blocked tiles marked, samples grouped apart.
     start_app "$CORPUS/registry/packs"
     focus
@@ -184,7 +203,9 @@ JSON
     xdotool key f
     shot 13-many-ports 1.5
     stop_app
+fi
 
+if want corpus && [ -d "$CORPUS/registry/packs" ]; then
     # 40-42. A real workflow from the corpus (three registry chains inlined by the CLI, one
     # after another), before and after Arrange → Tidy (Shift+Alt+T).
     echo '{"subChains": true}' >"$SCRATCH/host.json"
@@ -207,14 +228,13 @@ JSON
     for _ in $(seq 1 10); do xdotool keydown ctrl click 4 keyup ctrl; sleep 0.05; done
     shot 42-corpus-tidy-zoomed 1.0
     stop_app
-else
-    echo "no corpus at $CORPUS: registry shots skipped" >&2
 fi
 
-# 16-17. Authoring: a selection extracted as a chain (values ticked to become parameters,
-# the edges that cross the selection, the tile and its form previewed), then the pack view
-# with a minimum above the parameter's default flagged by the live form preview.
-cat >"$SCRATCH/feeds.json" <<'JSON'
+if want authoring; then
+    # 16-17. Authoring: a selection extracted as a chain (values ticked to become parameters,
+    # the edges that cross the selection, the tile and its form previewed), then the pack view
+    # with a minimum above the parameter's default flagged by the live form preview.
+    cat >"$SCRATCH/feeds.json" <<'JSON'
 {"id": "feeds", "name": "Feeds", "version": "1.0.0",
  "nodes": [
   {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
@@ -229,36 +249,37 @@ cat >"$SCRATCH/feeds.json" <<'JSON'
            {"id": "e2", "sourceNodeId": "classify", "targetNodeId": "append"}],
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
-# A press held a moment: a busy machine can drop a press and release that arrive together.
-press() { xdotool mousemove "$1" "$2"; sleep 0.8; xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 1.2; }
-start_app "$SCRATCH/feeds.json"
-focus
-press 760 300
-xdotool key ctrl+a
-sleep 0.5
-# Shift+click Start off the selection, then Extract as chain… from the inspector.
-xdotool mousemove 390 461; sleep 0.5; xdotool keydown shift; press 390 461; xdotool keyup shift
-press 1299 91
-press 29 300
-press 29 326
-xdotool mousemove 1300 600
-shot 16-extract-dialog 1.5
-press 59 607
-# View → Pack view (the last entry of the View menu).
-press 153 12
-press 174 302
-press 482 333
-press 677 427
-xdotool type --delay 40 "Attempts"
-sleep 0.5; xdotool key Return; sleep 1
-press 677 596
-xdotool type --delay 40 "5"
-sleep 0.5; xdotool key Return; sleep 1
-xdotool mousemove 1300 600
-shot 17-pack-view 1.5
-stop_app
+    # A press held a moment: a busy machine can drop a press and release that arrive together.
+    press() { xdotool mousemove "$1" "$2"; sleep 0.8; xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 1.2; }
+    start_app "$SCRATCH/feeds.json"
+    focus
+    press 760 300
+    xdotool key ctrl+a
+    sleep 0.5
+    # Shift+click Start off the selection, then Extract as chain… from the inspector.
+    xdotool mousemove 390 461; sleep 0.5; xdotool keydown shift; press 390 461; xdotool keyup shift
+    press 1299 91
+    press 29 300
+    press 29 326
+    xdotool mousemove 1300 600
+    shot 16-extract-dialog 1.5
+    press 59 607
+    # View → Pack view (the last entry of the View menu).
+    press 153 12
+    press 174 302
+    press 482 333
+    press 677 427
+    xdotool type --delay 40 "Attempts"
+    sleep 0.5; xdotool key Return; sleep 1
+    press 677 596
+    xdotool type --delay 40 "5"
+    sleep 0.5; xdotool key Return; sleep 1
+    xdotool mousemove 1300 600
+    shot 17-pack-view 1.5
+    stop_app
+fi
 
-if [ -d "$CORPUS/registry/packs" ]; then
+if want registry-window && [ -d "$CORPUS/registry/packs" ]; then
     # 30-31. The Registry window on a registry folder: every corpus pack (tarballs and indexes
     # written by tests/tools/make_registry.py, unsigned) plus a bundled sample published and
     # signed by chainsmith; opening the folder opens the window. Then filtered to the sample,
@@ -280,41 +301,44 @@ if [ -d "$CORPUS/registry/packs" ]; then
     stop_app
 fi
 
-# 32-34. A workflow written the way the OpenWOP app writes it, one node edited by hand: one
-# chain instance in a frame; Edit → "Re-parameterise app workflow…" (or a double-click on the
-# frame) shows the hand edit, and selects its node, before new values re-expand it under the
-# app's expansionId.
-python3 - "$SCRATCH/triage-app.json" <<'PY'
+if want app; then
+    # 32-34. A workflow written the way the OpenWOP app writes it, one node edited by hand: one
+    # chain instance in a frame; Edit → "Re-parameterise app workflow…" (or a double-click on the
+    # frame) shows the hand edit, and selects its node, before new values re-expand it under the
+    # app's expansionId.
+    python3 - "$SCRATCH/triage-app.json" <<'PY'
 import json, sys
 doc = json.load(open("tests/fixtures/app/ticket-triage.app-workflow.json"))
 doc["nodes"][1]["config"]["note"] = "escalate VIP tickets first"
 json.dump(doc, open(sys.argv[1], "w"), indent=2)
 PY
-start_app tests/fixtures/app/ticket-triage.json "$SCRATCH/triage-app.json"
-focus
-shot 32-app-instance
-press 54 12
-press 148 370
-xdotool mousemove 1300 300
-shot 33-app-reparam-hand-edits 1.5
-press 684 661
-type_text sales
-press 504 805
-shot 34-app-reparameterised 1.0
-stop_app
+    start_app tests/fixtures/app/ticket-triage.json "$SCRATCH/triage-app.json"
+    focus
+    shot 32-app-instance
+    press 54 12
+    press 148 370
+    xdotool mousemove 1300 300
+    shot 33-app-reparam-hand-edits 1.5
+    press 684 661
+    type_text sales
+    press 504 805
+    shot 34-app-reparameterised 1.0
+    stop_app
+fi
 
-# 18-21. Single node types: a type with many typed ports dragged from the palette's Catalog
-# section inserts one node; its config form flags invalid values with the schema's
-# messages; a wire between ports whose types do not fit is refused, the reason at the pointer.
-mkdir -p "$SCRATCH/router/schemas"
-cat >"$SCRATCH/router/pack.json" <<'JSON'
+if want node-types; then
+    # 18-21. Single node types: a type with many typed ports dragged from the palette's Catalog
+    # section inserts one node; its config form flags invalid values with the schema's
+    # messages; a wire between ports whose types do not fit is refused, the reason at the pointer.
+    mkdir -p "$SCRATCH/router/schemas"
+    cat >"$SCRATCH/router/pack.json" <<'JSON'
 {"name": "vendor.demo.routing", "version": "1.0.0", "description": "A node type with many typed ports.",
  "engines": {"openwop": ">=1.0.0 <2.0.0"}, "runtime": {"language": "javascript", "entry": "dist/index.js"},
  "nodes": [{"typeId": "vendor.demo.router", "version": "1.0.0", "label": "Router", "category": "logic", "role": "pure",
             "configSchemaRef": "schemas/config.json", "inputSchemaRef": "schemas/input.json",
             "outputSchemaRef": "schemas/output.json"}]}
 JSON
-cat >"$SCRATCH/router/schemas/config.json" <<'JSON'
+    cat >"$SCRATCH/router/schemas/config.json" <<'JSON'
 {"type": "object", "required": ["mode", "fallback"], "additionalProperties": false, "properties": {
   "mode": {"type": "string", "enum": ["round-robin", "weighted", "first-match"], "description": "How a route is picked"},
   "weights": {"type": "array", "items": {"type": "number", "minimum": 0}},
@@ -324,127 +348,131 @@ cat >"$SCRATCH/router/schemas/config.json" <<'JSON'
                "properties": {"queue": {"type": "string", "minLength": 1}, "delayMs": {"type": "integer", "minimum": 0}}},
   "strict": {"type": "boolean", "default": true}}}
 JSON
-cat >"$SCRATCH/router/schemas/input.json" <<'JSON'
+    cat >"$SCRATCH/router/schemas/input.json" <<'JSON'
 {"type": "object", "additionalProperties": false, "properties": {
   "text": {"type": "string"}, "score": {"type": "number"}, "count": {"type": "integer"}, "flags": {"type": "array"},
   "meta": {"type": "object"}, "enabled": {"type": "boolean"}, "when": {"type": "string", "format": "date-time"},
   "anything": {}}}
 JSON
-cat >"$SCRATCH/router/schemas/output.json" <<'JSON'
+    cat >"$SCRATCH/router/schemas/output.json" <<'JSON'
 {"type": "object", "additionalProperties": false, "properties": {
   "routed": {"type": "object"}, "label": {"type": "string"}, "confidence": {"type": "number"},
   "attempts": {"type": "integer"}, "errors": {"type": "array"}, "ok": {"type": "boolean"}}}
 JSON
-cat >"$SCRATCH/typed.json" <<'JSON'
+    cat >"$SCRATCH/typed.json" <<'JSON'
 {"id": "typed-ports", "name": "Typed ports", "version": "1.0.0",
  "nodes": [{"id": "classify", "typeId": "vendor.chainsmith.classify", "name": "Classify ticket",
             "position": {"x": 0, "y": 0}, "config": {"labels": ["billing", "outage"]}, "inputs": {}}],
  "edges": [], "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
-start_app "$SCRATCH/router" "$SCRATCH/typed.json"
-focus
-sleep 1
-click 150 72
-sleep 0.5
-xdotool type --delay 30 "router"
-sleep 0.8
-xdotool mousemove 60 230
-sleep 0.4
-drag 60 230 760 180 hold
-shot 18-drag-node-type
-xdotool mouseup 1
-sleep 1
-shot 19-node-type-many-ports
-click 1195 392
-xdotool type --delay 30 "40"
-sleep 0.8
-click 1270 466
-xdotool type --delay 30 "not a uri"
-xdotool mousemove 700 700
-shot 20-config-form-invalid
-# Onto the classifier's boolean "urgent" output, then a wire to the router's integer "count".
-xdotool mousemove 800 490
-sleep 0.3
-xdotool mousemove 810 480
-sleep 0.5
-xdotool mousedown 1
-sleep 0.3
-# A first small move stays on the port, so the drag starts there and not on the card.
-xdotool mousemove 813 480
-sleep 0.1
-xdotool mousemove 816 480
-sleep 0.1
-for i in $(seq 1 12); do
-    xdotool mousemove $(( 816 + (769 - 816) * i / 12 )) $(( 480 + (259 - 480) * i / 12 ))
-    sleep 0.05
-done
-shot 21-port-incompatible
-xdotool mouseup 1
-sleep 0.5
-stop_app
+    start_app "$SCRATCH/router" "$SCRATCH/typed.json"
+    focus
+    sleep 1
+    click 150 72
+    sleep 0.5
+    xdotool type --delay 30 "router"
+    sleep 0.8
+    xdotool mousemove 60 230
+    sleep 0.4
+    drag 60 230 760 180 hold
+    shot 18-drag-node-type
+    xdotool mouseup 1
+    sleep 1
+    shot 19-node-type-many-ports
+    click 1195 392
+    xdotool type --delay 30 "40"
+    sleep 0.8
+    click 1270 466
+    xdotool type --delay 30 "not a uri"
+    xdotool mousemove 700 700
+    shot 20-config-form-invalid
+    # Onto the classifier's boolean "urgent" output, then a wire to the router's integer "count".
+    xdotool mousemove 800 490
+    sleep 0.3
+    xdotool mousemove 810 480
+    sleep 0.5
+    xdotool mousedown 1
+    sleep 0.3
+    # A first small move stays on the port, so the drag starts there and not on the card.
+    xdotool mousemove 813 480
+    sleep 0.1
+    xdotool mousemove 816 480
+    sleep 0.1
+    for i in $(seq 1 12); do
+        xdotool mousemove $(( 816 + (769 - 816) * i / 12 )) $(( 480 + (259 - 480) * i / 12 ))
+        sleep 0.05
+    done
+    shot 21-port-incompatible
+    xdotool mouseup 1
+    sleep 0.5
+    stop_app
+fi
 
-# 50-53. The command registry: the command palette (Ctrl+K) searching commands, chains and
-# node types; quick-add (Tab) at the pointer on the canvas, and the keyboard going straight
-# into the chain's form; Help → Keyboard shortcuts (F1) listing the registry.
-start_app
-focus
-xdotool key ctrl+k
-sleep 0.5
-xdotool type --delay 120 "tri"
-shot 50-command-palette 2.0
-xdotool key Escape
-xdotool mousemove 700 420
-sleep 0.5
-xdotool key Tab
-sleep 0.5
-xdotool type --delay 120 "queue"
-shot 51-quick-add 2.0
-xdotool key Return
-sleep 1.5
-xdotool type --delay 120 "billing"
-shot 52-quick-add-form-by-keyboard 2.0
-xdotool key Return
-sleep 1.5
-xdotool key F1
-shot 53-keyboard-shortcuts 2.0
-stop_app
+if want commands; then
+    # 50-53. The command registry: the command palette (Ctrl+K) searching commands, chains and
+    # node types; quick-add (Tab) at the pointer on the canvas, and the keyboard going straight
+    # into the chain's form; Help → Keyboard shortcuts (F1) listing the registry.
+    start_app
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 120 "tri"
+    shot 50-command-palette 2.0
+    xdotool key Escape
+    xdotool mousemove 700 420
+    sleep 0.5
+    xdotool key Tab
+    sleep 0.5
+    xdotool type --delay 120 "queue"
+    shot 51-quick-add 2.0
+    xdotool key Return
+    sleep 1.5
+    xdotool type --delay 120 "billing"
+    shot 52-quick-add-form-by-keyboard 2.0
+    xdotool key Return
+    sleep 1.5
+    xdotool key F1
+    shot 53-keyboard-shortcuts 2.0
+    stop_app
+fi
 
-# 54-56. On a two-node workflow: the palette ranks the command whose label is typed first
-# ("tidy"); with Start selected, quick-add (Tab) wires the chain after it, as a new branch
-# below Start → Done, and Done makes room.
-cat >"$SCRATCH/two.json" <<'JSON'
+if want quick-add; then
+    # 54-56. On a two-node workflow: the palette ranks the command whose label is typed first
+    # ("tidy"); with Start selected, quick-add (Tab) wires the chain after it, as a new branch
+    # below Start → Done, and Done makes room.
+    cat >"$SCRATCH/two.json" <<'JSON'
 {"id": "two", "name": "Two nodes", "version": "1.0.0",
  "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
            {"id": "done", "typeId": "core.end", "name": "Done", "position": {"x": 400, "y": 0}, "config": {}, "inputs": {}}],
  "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "done"}],
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
-start_app "$SCRATCH/two.json"
-focus
-xdotool key ctrl+k
-sleep 0.5
-xdotool type --delay 120 "tidy"
-shot 54-palette-tidy 1.5
-xdotool key Escape
-click 498 456
-xdotool key Tab
-sleep 0.5
-xdotool type --delay 120 "queue"
-sleep 0.5
-xdotool key Return
-sleep 1.5
-xdotool type --delay 120 "billing"
-shot 55-quick-add-after-node 2.0
-xdotool key Return
-sleep 1
-xdotool key f
-shot 56-inserted-after-node 1.5
-stop_app
+    start_app "$SCRATCH/two.json"
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 120 "tidy"
+    shot 54-palette-tidy 1.5
+    xdotool key Escape
+    click 498 456
+    xdotool key Tab
+    sleep 0.5
+    xdotool type --delay 120 "queue"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    xdotool type --delay 120 "billing"
+    shot 55-quick-add-after-node 2.0
+    xdotool key Return
+    sleep 1
+    xdotool key f
+    shot 56-inserted-after-node 1.5
+    stop_app
 
-# 57-58. A back edge (Check → Retry, drawn right to left after manual moves) selected and
-# spliced with quick-add (Space): the chain takes Retry's place and the rest moves right,
-# so the edges out of the chain run forward into Retry.
-cat >"$SCRATCH/back.json" <<'JSON'
+    # 57-58. A back edge (Check → Retry, drawn right to left after manual moves) selected and
+    # spliced with quick-add (Space): the chain takes Retry's place and the rest moves right,
+    # so the edges out of the chain run forward into Retry.
+    cat >"$SCRATCH/back.json" <<'JSON'
 {"id": "back", "name": "Back edge", "version": "1.0.0",
  "nodes": [{"id": "t", "typeId": "core.noop", "name": "Retry", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
            {"id": "m", "typeId": "core.noop", "name": "Middle", "position": {"x": 320, "y": 0}, "config": {}, "inputs": {}},
@@ -452,25 +480,26 @@ cat >"$SCRATCH/back.json" <<'JSON'
  "edges": [{"id": "back", "sourceNodeId": "s", "targetNodeId": "t"}],
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
-start_app "$SCRATCH/back.json"
-focus
-# The back edge where it runs between Retry and Middle.
-click 619 472
-xdotool key space
-sleep 0.5
-xdotool type --delay 120 "queue"
-sleep 0.5
-xdotool key Return
-sleep 1.5
-xdotool type --delay 120 "billing"
-shot 57-splice-back-edge-form 2.0
-xdotool key Return
-sleep 1
-xdotool key f
-shot 58-spliced-back-edge 1.5
-stop_app
+    start_app "$SCRATCH/back.json"
+    focus
+    # The back edge where it runs between Retry and Middle.
+    click 619 472
+    xdotool key space
+    sleep 0.5
+    xdotool type --delay 120 "queue"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    xdotool type --delay 120 "billing"
+    shot 57-splice-back-edge-form 2.0
+    xdotool key Return
+    sleep 1
+    xdotool key f
+    shot 58-spliced-back-edge 1.5
+    stop_app
+fi
 
-if [ -z "${CHAINSMITH_BIN:-}" ]; then
+if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then
     # 14-15. A large workflow: everything in view, then zoomed in around the pointer.
     target/release/examples/frame_time --write "$SCRATCH/large.json" 5000
     start_app "$SCRATCH/large.json"

@@ -398,7 +398,11 @@ fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     // Dropping the blocked tile explains instead of opening a form.
     drop_tile(&mut h, "Webhook → Notification");
     assert!(!h.state().form_is_open(), "no form for a chain that cannot be inserted");
-    assert!(h.query_by_label_contains("cannot be inserted").is_some(), "the explanation opens");
+    let window = h.get_by_label_contains("cannot be inserted").rect();
+    let tile = h.get_by_label("Webhook → Notification").rect();
+    assert!(!window.intersects(tile), "the explanation {window:?} leaves the tile {tile:?} in view");
+    let canvas = h.state().canvas_rect();
+    assert!(!window.contains(canvas.center()), "and the middle of the canvas, where tiles are dropped");
     let missing = h.query_all(By::new().label("feature.notifications.nodes.notify")).count();
     assert!(missing >= 1, "the missing typeId is named");
     assert!(h.query(By::new().label("notify")).is_some(), "with the node that uses it");

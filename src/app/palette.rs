@@ -131,7 +131,10 @@ impl Palette {
             }
         });
         self.detail_window(ui.ctx(), packs);
-        self.explain_window(ui.ctx(), packs, reports, actions);
+        // Beside the palette, under the canvas toolbar: neither the tile nor the middle of the
+        // canvas, where the next drop goes, is covered.
+        let beside = egui::pos2(ui.max_rect().right() + 16.0, ui.max_rect().top() + 40.0);
+        self.explain_window(ui.ctx(), beside, packs, reports, actions);
     }
 
     /// Show internal / hide blocked, the pack filter, and collapse or expand every pack.
@@ -302,6 +305,7 @@ impl Palette {
     fn explain_window(
         &mut self,
         ctx: &egui::Context,
+        at: egui::Pos2,
         packs: &Packs,
         reports: &[TrustReport],
         actions: &mut Vec<Action>,
@@ -322,6 +326,7 @@ impl Palette {
             .id(Id::unique("cs-blocked"))
             .open(&mut open)
             .default_size([620.0, 380.0])
+            .default_pos(at)
             .collapsible(false)
             .show(ctx, |ui| {
                 ui.label(RichText::new(format!("{} · {} {}", chain.chain_id(), pack.name(), pack.version())).monospace().small());
