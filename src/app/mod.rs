@@ -924,7 +924,7 @@ impl App {
         let Some(ix) = wf.node(source) else { return };
         let (source_port, input) = node_type::after_ports(catalog, wf.graph[ix].type_id(), type_id);
         let link = NodeLink::After { source: source.to_owned(), source_port, input };
-        match node_type::insert_command(catalog, type_id, at, link) {
+        match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
             Ok(cmd) => self.apply(cmd),
             Err(e) => self.problems.error(e),
         }
@@ -947,7 +947,7 @@ impl App {
             }
             None => NodeLink::Unwired,
         };
-        match node_type::insert_command(catalog, type_id, at, link) {
+        match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
             Ok(cmd) => self.apply(cmd),
             Err(e) => self.problems.error(e),
         }

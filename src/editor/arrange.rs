@@ -736,6 +736,37 @@ mod tests {
     }
 
     #[test]
+    fn a_single_node_inserted_after_a_node_or_into_an_edge_makes_room_in_one_undo_step() {
+        use crate::editor::document::NodeLink;
+        use crate::editor::node_type::insert_command;
+        // a → b one column apart, as Tidy leaves them: a card dropped right of a covers b.
+        let wf = workflow(&[("a", 0.0, 0.0), ("b", 310.0, 0.0)], &[("a", "b")]);
+        let mut doc = Document::new(wf, None);
+        let before = snapshot(&doc);
+        let after = NodeLink::After { source: "a".into(), source_port: "output".into(), input: "input".into() };
+        let cmd = insert_command(None, doc.workflow(), "core.noop", (310.0, 0.0), after).unwrap();
+        let new = doc.apply(cmd).unwrap().new_nodes[0].clone();
+        no_conflicts(&doc);
+        assert_eq!(position(&doc, &new).0, 220.0 + SPACING.layer_gap, "one column right of a");
+        let (from, to, ..) = edge_ends(&doc, "e1");
+        assert_eq!(cards_crossed(&doc, from, to, &["a", "b"]), Vec::<String>::new(), "a branch below a → b");
+        doc.undo();
+        assert_eq!(snapshot(&doc), before, "one step, undone exactly");
+
+        // Into the edge, dropped onto a: the node goes between a and b, and b moves on.
+        let seq = doc.workflow().graph.edge_weights().next().unwrap().seq;
+        let splice = NodeLink::Splice { seq, input: "input".into(), output: "output".into() };
+        let cmd = insert_command(None, doc.workflow(), "core.noop", (0.0, 0.0), splice).unwrap();
+        let new = doc.apply(cmd).unwrap().new_nodes[0].clone();
+        no_conflicts(&doc);
+        let x = |id: &str| position(&doc, id).0;
+        assert!(x("a") + 220.0 < x(&new) && x(&new) + 220.0 < x("b"), "a {}, new {}, b {}", x("a"), x(&new), x("b"));
+        assert_eq!(position(&doc, &new).1, 0.0, "level with a and b");
+        doc.undo();
+        assert_eq!(snapshot(&doc), before);
+    }
+
+    #[test]
     fn align_and_distribute_line_up_real_card_edges() {
         let wf = workflow(&[("a", 0.0, 0.0), ("b", 500.0, 70.0), ("c", 260.0, 300.0)], &[]);
         // b is tall: twelve ports named by edges from a.

@@ -65,10 +65,12 @@ pub enum Command {
         offset: (f64, f64),
     },
     /// Add one node (see [`super::node_type::node_from_type`]) under a fresh id made from
-    /// its `id`, wired as `link` says; one undo step.
+    /// its `id`, wired as `link` says; one undo step. A wired node makes room as a spliced
+    /// chain does ([`arrange::make_room`], cards sized by `ports`).
     InsertNode {
         node: Box<Map<String, Value>>,
         link: NodeLink,
+        ports: PortTable,
     },
     /// Set (or with `None` remove) one member of a node, an edge or the workflow.
     SetMember {
@@ -426,7 +428,7 @@ impl Document {
             }
             Command::Delete { nodes, edges } => self.delete(&nodes, &edges),
             Command::Paste { nodes, edges, offset } => self.paste(nodes, edges, offset),
-            Command::InsertNode { node, link } => self.insert_node(*node, link),
+            Command::InsertNode { node, link, ports } => self.insert_node(*node, link, &ports),
             Command::SetMember { member: Member { target, key }, value } => {
                 let exists = match &target {
                     Target::Node(id) => self.wf.contains_node(id),
@@ -561,7 +563,12 @@ impl Document {
         Ok((Change::Batch(inverses), outcome(label)))
     }
 
-    fn insert_node(&mut self, mut json: Map<String, Value>, link: NodeLink) -> Result<(Change, Outcome), Error> {
+    fn insert_node(
+        &mut self,
+        mut json: Map<String, Value>,
+        link: NodeLink,
+        ports: &PortTable,
+    ) -> Result<(Change, Outcome), Error> {
         // The wiring is checked before anything changes, so a refusal leaves no trace.
         let spliced = match &link {
             NodeLink::Unwired => None,
@@ -593,10 +600,13 @@ impl Document {
         let mut new_edges = Vec::new();
         let mut restore = None;
         let mut wires: Vec<Map<String, Value>> = Vec::new();
+        // The parent nodes it is wired between, for making room.
+        let mut ends: Option<(String, Option<String>)> = None;
         match (&link, spliced) {
             (NodeLink::After { source, source_port, input }, _) => {
                 let edge_id = ids.fresh(&self.wf, &format!("e-{source}-{id}"));
                 wires.push(edge_json(edge_id, (source, source_port), (&id, input)));
+                ends = Some((source.clone(), None));
             }
             (NodeLink::Splice { seq, input, output }, Some((source, source_port, target, target_port))) => {
                 restore = Some(apply_change(self.wf_mut(), Change::Remove { nodes: Vec::new(), edges: vec![*seq] }));
@@ -604,6 +614,7 @@ impl Document {
                 wires.push(edge_json(first, (&source, &source_port), (&id, input)));
                 let second = ids.fresh(&self.wf, &format!("e-{id}-{target}"));
                 wires.push(edge_json(second, (&id, output), (&target, &target_port)));
+                ends = Some((source, Some(target)));
             }
             _ => {}
         }
@@ -611,8 +622,15 @@ impl Document {
             let ix = self.wf_mut().add_edge(wire).expect("both endpoints exist");
             new_edges.push(self.wf.graph[ix].seq);
         }
-        // Undo takes the node and its wires out, then brings back the edge it was spliced into.
-        let mut inverse = vec![Change::Remove { nodes: vec![id.clone()], edges: new_edges }];
+        let moved = ends.map(|(source, target)| {
+            let sizes = card_sizes(&self.wf, ports);
+            let moves = arrange::make_room(&self.wf, std::slice::from_ref(&id), &source, target.as_deref(), &sizes);
+            self.move_nodes(moves)
+        });
+        // Undo puts the moved nodes back, takes the node and its wires out, then brings back
+        // the edge it was spliced into.
+        let mut inverse: Vec<Change> = moved.into_iter().collect();
+        inverse.push(Change::Remove { nodes: vec![id.clone()], edges: new_edges });
         inverse.extend(restore);
         let verb = if matches!(link, NodeLink::Splice { .. }) { "Splice" } else { "Insert" };
         let outcome =

@@ -2,6 +2,7 @@
 //! popup or a script inserts for a typeId, the config form of a node's type, and the typed
 //! port check a connection goes through before it becomes a `Connect` command.
 
+use super::cards::PortTable;
 use super::document::{Command, NodeLink};
 use crate::catalog::{Catalog, builtin_config_schema};
 use crate::error::{Error, code};
@@ -123,15 +124,19 @@ pub fn splice_ports(
     (input.clone(), output.clone())
 }
 
-/// The command that inserts one node of `type_id` at `at`, wired as `link` says (for the
-/// palette's Catalog section and the quick-add popup).
+/// The command that inserts one node of `type_id` into `wf` at `at`, wired as `link` says
+/// (for the palette's Catalog section and the quick-add popup), with the ports its cards
+/// and the workflow's are sized by when it makes room.
 pub fn insert_command(
     catalog: Option<&Catalog>,
+    wf: &Workflow,
     type_id: &str,
     at: (f64, f64),
     link: NodeLink,
 ) -> Result<Command, Error> {
-    Ok(Command::InsertNode { node: Box::new(node_from_type(catalog, type_id, at)?), link })
+    let node = Box::new(node_from_type(catalog, type_id, at)?);
+    let ports = PortTable::of(catalog, wf.graph.node_weights().map(Node::type_id).chain([type_id]));
+    Ok(Command::InsertNode { node, link, ports })
 }
 
 /// Refuse a connection whose output port's type does not fit the input port's (the rule is
@@ -160,7 +165,7 @@ pub fn check_command(wf: &Workflow, catalog: Option<&Catalog>, command: &Command
         Command::Connect { source, source_port, target, target_port } => {
             check_connection(wf, catalog, (source, source_port), (target, target_port))
         }
-        Command::InsertNode { node, link } => {
+        Command::InsertNode { node, link, .. } => {
             let new_type = node.get("typeId").and_then(Value::as_str).unwrap_or_default();
             match link {
                 NodeLink::Unwired => Ok(()),
@@ -232,9 +237,11 @@ mod tests {
         let cat = catalog();
         let mut doc = Document::new(two_nodes(), None);
         let before = doc.workflow().to_json(ExportMode::Faithful);
-        let cmd = || insert_command(Some(&cat), "vendor.chainsmith.classify", (0.0, 200.0), NodeLink::Unwired);
-        assert_eq!(doc.apply(cmd().unwrap()).unwrap().new_nodes, ["classify"]);
-        assert_eq!(doc.apply(cmd().unwrap()).unwrap().new_nodes, ["classify-2"]);
+        let cmd = |wf: &Workflow| {
+            insert_command(Some(&cat), wf, "vendor.chainsmith.classify", (0.0, 200.0), NodeLink::Unwired)
+        };
+        assert_eq!(doc.apply(cmd(doc.workflow()).unwrap()).unwrap().new_nodes, ["classify"]);
+        assert_eq!(doc.apply(cmd(doc.workflow()).unwrap()).unwrap().new_nodes, ["classify-2"]);
         let two = doc.workflow().to_json(ExportMode::Faithful);
         doc.undo();
         doc.undo();
@@ -256,7 +263,8 @@ mod tests {
         assert_eq!((input.as_str(), output.as_str()), ("body", "body"));
         let seq = doc.workflow().graph.edge_weights().next().unwrap().seq;
         let link = NodeLink::Splice { seq, input, output };
-        doc.apply(insert_command(Some(&cat), "vendor.chainsmith.http-request", (200.0, 0.0), link).unwrap()).unwrap();
+        let cmd = insert_command(Some(&cat), doc.workflow(), "vendor.chainsmith.http-request", (200.0, 0.0), link);
+        doc.apply(cmd.unwrap()).unwrap();
         let out = doc.workflow().to_json(ExportMode::Faithful);
         assert_eq!(
             out["edges"],
@@ -271,7 +279,7 @@ mod tests {
         assert_eq!(doc.workflow().to_json(ExportMode::Faithful), out);
 
         let after = NodeLink::After { source: "p".into(), source_port: "pageId".into(), input: "input".into() };
-        doc.apply(insert_command(None, "core.noop", (600.0, 0.0), after).unwrap()).unwrap();
+        doc.apply(insert_command(None, doc.workflow(), "core.noop", (600.0, 0.0), after).unwrap()).unwrap();
         let edges = doc.workflow().to_json(ExportMode::Faithful)["edges"].clone();
         assert_eq!(
             edges[2],
@@ -279,7 +287,7 @@ mod tests {
         );
         let gone = NodeLink::After { source: "zz".into(), source_port: "output".into(), input: "input".into() };
         let n = doc.workflow().node_count();
-        assert!(doc.apply(insert_command(None, "core.noop", (0.0, 0.0), gone).unwrap()).is_err());
+        assert!(doc.apply(insert_command(None, doc.workflow(), "core.noop", (0.0, 0.0), gone).unwrap()).is_err());
         assert_eq!(doc.workflow().node_count(), n, "a refused insert leaves nothing behind");
     }
 
@@ -300,7 +308,7 @@ mod tests {
         };
         assert!(check_command(&wf, Some(&cat), &connect).is_err());
         // The wires of an inserted node are judged by its type, before the node exists.
-        let insert = |type_id: &str, link| insert_command(Some(&cat), type_id, (0.0, 0.0), link).unwrap();
+        let insert = |type_id: &str, link| insert_command(Some(&cat), &wf, type_id, (0.0, 0.0), link).unwrap();
         let after = NodeLink::After { source: "c".into(), source_port: "urgent".into(), input: "assignee".into() };
         let e = check_command(&wf, Some(&cat), &insert("vendor.chainsmith.pager-send", after)).unwrap_err();
         assert_eq!(e.code, code::EDGE_PORT_INCOMPATIBLE);
@@ -335,7 +343,7 @@ mod tests {
         assert_eq!(after_ports(cat, sheet, classify), ("appended".to_owned(), "ticket".to_owned()));
         let wf = two_nodes();
         let after = NodeLink::After { source: "c".into(), source_port: "urgent".into(), input: "rows".into() };
-        let cmd = insert_command(cat, sheet, (0.0, 0.0), after).unwrap();
+        let cmd = insert_command(cat, &wf, sheet, (0.0, 0.0), after).unwrap();
         assert_eq!(check_command(&wf, cat, &cmd).unwrap_err().code, code::EDGE_PORT_INCOMPATIBLE);
         // Untyped types and no catalog: the implicit ports.
         assert_eq!(after_ports(cat, "core.start", "core.noop"), ("output".to_owned(), "input".to_owned()));
@@ -345,7 +353,7 @@ mod tests {
         let (input, output) = splice_ports(cat, classify, (classify, "label"), (pager, "assignee"));
         assert_eq!((input.as_str(), output.as_str()), ("context", "label"));
         let seq = wf.graph.edge_weights().next().unwrap().seq;
-        let cmd = insert_command(cat, classify, (0.0, 0.0), NodeLink::Splice { seq, input, output }).unwrap();
+        let cmd = insert_command(cat, &wf, classify, (0.0, 0.0), NodeLink::Splice { seq, input, output }).unwrap();
         assert!(check_command(&wf, cat, &cmd).is_ok(), "the picked ports pass the connection check");
     }
 }
