@@ -100,6 +100,18 @@ pub fn strings<'a>(root: &'a Value, base: &str, mut visit: impl FnMut(&Location<
     });
 }
 
+/// `v[key]` when `v` is an object that has it. serde_json's map hashes the key (SipHash)
+/// on every lookup; for the few members a node, edge or config object has, comparing the
+/// keys in order is several times faster, and the checks look up members of every node.
+pub fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    const SCAN: usize = 12;
+    match v {
+        Value::Object(m) if m.len() <= SCAN => m.iter().find(|(k, _)| k.as_str() == key).map(|(_, x)| x),
+        Value::Object(m) => m.get(key),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +148,16 @@ mod tests {
                 ("/e".to_owned(), "z", Some("e"))
             ]
         );
+    }
+
+    #[test]
+    fn member_finds_keys_in_small_and_large_objects() {
+        let small = json!({"a": 1, "b": 2});
+        assert_eq!((member(&small, "b"), member(&small, "c")), (Some(&json!(2)), None));
+        let large: serde_json::Map<String, Value> = (0..40).map(|i| (format!("k{i}"), json!(i))).collect();
+        let large = Value::Object(large);
+        assert_eq!((member(&large, "k39"), member(&large, "k40")), (Some(&json!(39)), None));
+        assert_eq!(member(&json!([1]), "0"), None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod token;
 
 use crate::catalog::{HostProfile, TypeResolver, is_core};
 use crate::error::{Error, Finding, Result, code};
+use crate::json_walk::member;
 use crate::pack::{Chain, Pack, PackKind};
 use petgraph::stable_graph::StableDiGraph;
 use serde_json::{Map, Value};
@@ -201,7 +202,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
     let expansion_id = choose_expansion_id(chain, opts)?;
     let prefix = format!("{}_{}_", chain_id_slug(chain.chain_id()), expansion_id);
     let frag_ids: HashMap<&str, usize> =
-        chain.nodes().iter().enumerate().filter_map(|(i, n)| Some((n.get("id")?.as_str()?, i))).collect();
+        chain.nodes().iter().enumerate().filter_map(|(i, n)| Some((member(n, "id")?.as_str()?, i))).collect();
     let capabilities = chain.raw().get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty()));
 
     let mut nodes = Vec::with_capacity(chain.nodes().len());
@@ -216,8 +217,8 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         if marked {
             marked_nodes.push(i);
         }
-        let old = node.get("id").and_then(Value::as_str).unwrap_or_default();
-        let new = expanded.get("id").and_then(Value::as_str).unwrap_or_default();
+        let old = member(node, "id").and_then(Value::as_str).unwrap_or_default();
+        let new = member(&expanded, "id").and_then(Value::as_str).unwrap_or_default();
         id_map.push((old.to_owned(), new.to_owned()));
         ix_of.insert(old, graph.add_node(i));
         nodes.push(expanded);
@@ -228,7 +229,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         let mut out = Map::new();
         let mut ends = [None, None];
         for (slot, key) in ["from", "to"].into_iter().enumerate() {
-            if let Some(v) = edge.get(key) {
+            if let Some(v) = member(edge, key) {
                 let text = v.as_str().unwrap_or_default();
                 let (node, port) = text.split_once('.').map_or((text, ""), |(n, _)| (n, &text[n.len()..]));
                 if frag_ids.contains_key(node) {
@@ -240,7 +241,7 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
             }
         }
         for key in ["condition", "triggerRule"] {
-            if let Some(v) = edge.get(key) {
+            if let Some(v) = member(edge, key) {
                 out.insert(key.into(), v.clone());
             }
         }

@@ -147,12 +147,7 @@ pub fn substitute_noting(value: &Value, params: &Map<String, Value>, marked: &mu
                 value.clone()
             }
             Substituted::Value(v) => {
-                *marked |= match &v {
-                    Value::String(s) => opens(s),
-                    // A whole-token array or object may hold any text.
-                    Value::Array(_) | Value::Object(_) => true,
-                    _ => false,
-                };
+                *marked |= holds_opening(&v);
                 v
             }
         },
@@ -163,6 +158,20 @@ pub fn substitute_noting(value: &Value, params: &Map<String, Value>, marked: &mu
         Value::Number(n) => Value::Number(js_normalise_number(n)),
         other => other.clone(),
     }
+}
+
+/// Whether any string inside `v` holds `{{` or `<<` (keys are never substituted or linted).
+fn holds_opening(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if s.contains("{{") || s.contains("<<") => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A spot that looks like a token but is not one (and so will stay literal text).
@@ -353,8 +362,14 @@ mod tests {
         assert!(mark(json!({"a": ["{{ params.name }}"]})), "a near-token stays");
         assert!(mark(json!("x {{params.tricky}}")), "inserted text opens one");
         assert!(mark(json!("{{params.tricky}}")));
-        assert!(mark(json!("{{params.obj}}")), "a structured value may hold anything");
+        assert!(!mark(json!("{{params.obj}}")));
         assert!(!mark(json!("{{params.n}}")));
+        let nested = json!({"deep": [{"k": "<<params.x>>"}]});
+        let mut with_nested = params();
+        with_nested.insert("nested".into(), nested);
+        let mut marked = false;
+        substitute_noting(&json!(["{{params.nested}}"]), &with_nested, &mut marked);
+        assert!(marked, "a structured value holding token text");
     }
 
     #[test]

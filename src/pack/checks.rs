@@ -2,6 +2,7 @@
 
 use super::Chain;
 use crate::error::{Finding, code, pointer_join};
+use crate::json_walk::member;
 use petgraph::graph::DiGraph;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -76,7 +77,7 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
     for (i, node) in chain.nodes().iter().enumerate() {
         // Built only for a finding: most nodes have none.
         let np = || format!("{base}/dag/nodes/{i}");
-        let Some(nid) = node.get("id").and_then(Value::as_str).filter(|id| !id.is_empty()) else {
+        let Some(nid) = member(node, "id").and_then(Value::as_str).filter(|id| !id.is_empty()) else {
             // Checked here too because --skip-validation bypasses the schema, and an id-less
             // node could not be renamed, wired or spliced.
             push(Finding::error(code::INVALID_MANIFEST, np(), "a fragment node needs a non-empty string `id`"));
@@ -101,14 +102,14 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
                 ),
             ));
         }
-        if node.get("config").and_then(|c| c.get("workflowId")).is_some() {
+        if member(node, "config").and_then(|c| member(c, "workflowId")).is_some() {
             push(Finding::error(
                 code::CHAIN_FRAGMENT_PINS_WORKFLOW_ID,
                 format!("{}/config/workflowId", np()),
                 "a fragment node must not pin config.workflowId (use subChainRef)",
             ));
         }
-        if node.get("irreversibleEffect") == Some(&Value::Bool(true)) && node.get("compensation").is_some() {
+        if member(node, "irreversibleEffect") == Some(&Value::Bool(true)) && member(node, "compensation").is_some() {
             push(
                 Finding::error(
                     code::CHAIN_IRREVERSIBLE_WITH_COMPENSATION,
@@ -130,14 +131,14 @@ fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
     let index: HashMap<&str, _> = chain
         .nodes()
         .iter()
-        .filter_map(|n| n.get("id").and_then(Value::as_str))
+        .filter_map(|n| member(n, "id").and_then(Value::as_str))
         .map(|nid| (nid, graph.add_node(nid)))
         .collect();
     for (i, edge) in chain.edges().iter().enumerate() {
         let ep = format!("{base}/dag/edges/{i}");
         let mut ends = [None, None];
         for (slot, key) in ["from", "to"].into_iter().enumerate() {
-            let Some(end) = edge.get(key).and_then(Value::as_str) else { continue };
+            let Some(end) = member(edge, key).and_then(Value::as_str) else { continue };
             let node = end.split_once('.').map_or(end, |(n, _)| n);
             match index.get(node) {
                 Some(ix) => ends[slot] = Some(*ix),
@@ -154,9 +155,9 @@ fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
         if let [Some(a), Some(b)] = ends {
             graph.add_edge(a, b, i);
         }
-        if let Some(cond) = edge.get("condition")
-            && matches!(cond.get("type").and_then(Value::as_str), Some("truthy" | "falsy"))
-            && cond.get("left").and_then(Value::as_str).is_none_or(str::is_empty)
+        if let Some(cond) = member(edge, "condition")
+            && matches!(member(cond, "type").and_then(Value::as_str), Some("truthy" | "falsy"))
+            && member(cond, "left").and_then(Value::as_str).is_none_or(str::is_empty)
         {
             push(Finding::error(
                 code::CHAIN_EDGE_CONDITION_INVALID,
@@ -173,8 +174,8 @@ fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
                 format!("{base}/dag/edges/{edge_index}"),
                 format!(
                     "edge {} → {} closes a cycle (a loopback); hosts bound it with settings.maxLoopbackIterations",
-                    edge.get("from").and_then(Value::as_str).unwrap_or("?"),
-                    edge.get("to").and_then(Value::as_str).unwrap_or("?")
+                    member(edge, "from").and_then(Value::as_str).unwrap_or("?"),
+                    member(edge, "to").and_then(Value::as_str).unwrap_or("?")
                 ),
             )
             .with("edgeIndex", edge_index),
@@ -187,7 +188,7 @@ fn check_sub_chain_refs(chain: &Chain, push: &mut dyn FnMut(Finding)) {
     let base = chain.pointer();
     let sub_refs: HashSet<&str> = chain.sub_chains().iter().filter_map(sub_chain_ref_id).collect();
     for (i, node) in chain.nodes().iter().enumerate() {
-        if let Some(r) = node.get("config").and_then(|c| c.get("subChainRef")).and_then(Value::as_str)
+        if let Some(r) = member(node, "config").and_then(|c| member(c, "subChainRef")).and_then(Value::as_str)
             && !sub_refs.contains(r)
         {
             push(
@@ -238,7 +239,7 @@ fn check_variables(chain: &Chain, node_ids: &HashSet<&str>, push: &mut dyn FnMut
     }
     for (i, node) in chain.nodes().iter().enumerate() {
         for key in ["config", "inputs"] {
-            if let Some(v) = node.get(key) {
+            if let Some(v) = member(node, key) {
                 let at = format!("{base}/dag/nodes/{i}/{key}");
                 for (ptr, name) in undeclared_variable_reads(v, &at, |name| produced.contains(name)) {
                     push(
@@ -264,9 +265,8 @@ pub(crate) fn undeclared_variable_reads<'a>(
 ) -> Vec<(String, &'a str)> {
     let mut out = Vec::new();
     crate::json_walk::walk(v, at, |loc, value| {
-        if let Value::Object(m) = value
-            && m.get("type").and_then(Value::as_str) == Some("variable")
-            && let Some(name) = m.get("variableName").and_then(Value::as_str)
+        if member(value, "type").and_then(Value::as_str) == Some("variable")
+            && let Some(name) = member(value, "variableName").and_then(Value::as_str)
             && !declared(name)
         {
             out.push((loc.pointer(), name));

@@ -4,7 +4,7 @@
 use super::Chain;
 use crate::error::{Finding, code};
 use crate::expand::token::{near_tokens, tokens};
-use crate::json_walk::{self, Location};
+use crate::json_walk::{self, Location, member};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -14,9 +14,9 @@ use std::collections::HashMap;
 pub fn substitutable_strings<'a>(chain: &'a Chain, mut visit: impl FnMut(&Location<'a, '_>, &'a str)) {
     for (i, node) in chain.nodes().iter().enumerate() {
         for (key, value) in [
-            ("config", node.get("config")),
-            ("inputs", node.get("inputs")),
-            ("compensation/inputMapping", node.get("compensation").and_then(|c| c.get("inputMapping"))),
+            ("config", member(node, "config")),
+            ("inputs", member(node, "inputs")),
+            ("compensation/inputMapping", member(node, "compensation").and_then(|c| member(c, "inputMapping"))),
         ] {
             if let Some(v) = value {
                 json_walk::strings(v, &format!("{}/dag/nodes/{i}/{key}", chain.pointer()), &mut visit);
