@@ -5,6 +5,12 @@ mod cli;
 
 use std::process::ExitCode;
 
+/// A workflow is millions of small objects (every member name, string and number is its own
+/// allocation); mimalloc packs them without the system allocator's per-allocation header
+/// and 32-byte minimum, which held about a third more than the objects themselves.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = match cli::parse() {
         Ok(args) => args,

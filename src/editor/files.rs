@@ -31,13 +31,15 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
     if path.is_dir() || crate::registry::is_tarball_path(path) {
         return Ok(Opened::Packs(load_path(path, LoadOptions::default())));
     }
-    let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
-    // A WorkflowDefinition, the common case and the large one, is read member by member:
-    // parsing it whole first held it twice.
-    if let Some(wf) = Workflow::read_definition(&bytes).filter(|wf| !PACK_ONLY.iter().any(|k| wf.member(k).is_some())) {
+    // A WorkflowDefinition, the common case and the large one, is read member by member as
+    // the file is read: parsing it whole first held it twice, and its bytes a third time.
+    if let Some(wf) =
+        Workflow::read_definition_file(path).filter(|wf| !PACK_ONLY.iter().any(|k| wf.member(k).is_some()))
+    {
         check_editable(&wf, path)?;
         return Ok(Opened::Workflow(Box::new(wf)));
     }
+    let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
             .with("path", path.display().to_string())
@@ -141,6 +143,26 @@ mod tests {
         std::fs::write(&tgz, b"not gzip").unwrap();
         let Opened::Packs(bad) = open_path(&tgz).unwrap() else { panic!("a pack attempt") };
         assert_eq!(bad.failures[0].code, code::PACK_MANIFEST_INVALID);
+    }
+
+    /// A definition read member by member opens as the whole-document read opens it; one
+    /// with a pack-only member is still read as a pack.
+    #[test]
+    fn definitions_open_as_read_whole_and_pack_members_still_mean_a_pack() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("flow.json");
+        let doc = serde_json::json!({"id": "f", "name": "F", "version": "1", "x-later": [1.50],
+            "nodes": [{"id": "a", "typeId": "t", "position": {"x": 1, "y": 2}}, {"id": "b", "typeId": "t"}],
+            "edges": [{"id": "e", "sourceNodeId": "a", "targetNodeId": "b"}]});
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let Opened::Workflow(wf) = open_path(&path).unwrap() else { panic!("a workflow") };
+        let whole = Workflow::from_json(doc.clone()).unwrap();
+        let faithful = crate::workflow::ExportMode::Faithful;
+        assert_eq!(wf.to_file_bytes(faithful).unwrap(), whole.to_file_bytes(faithful).unwrap());
+        let mut signed = doc;
+        signed["signing"] = serde_json::json!({});
+        std::fs::write(&path, signed.to_string()).unwrap();
+        assert!(matches!(open_path(&path).unwrap(), Opened::Packs(_)));
     }
 
     #[test]

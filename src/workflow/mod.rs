@@ -221,16 +221,20 @@ impl Workflow {
 
     /// Read a workflow file.
     pub fn load(path: &Path) -> Result<Self> {
+        if let Some(read) = read::streamed_file(path, MAX_WORKFLOW_BYTES) {
+            return read;
+        }
         let bytes =
             crate::fsio::read_limited(path, MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR).map_err(Error::not_a_pack)?;
-        read::streamed(&bytes, path).unwrap_or_else(|| Self::load_whole(&bytes, path))
+        Self::load_whole(&bytes, path)
     }
 
-    /// A WorkflowDefinition's bytes read member by member, as [`Self::load`] reads a file; `None`
-    /// when they are anything else (or a definition that would be refused), for the caller to
-    /// read as it reads other documents.
-    pub fn read_definition(bytes: &[u8]) -> Option<Self> {
-        read::streamed(bytes, Path::new("")).and_then(Result::ok)
+    /// The WorkflowDefinition in the file at `path`, read member by member as [`Self::load`]
+    /// reads it; `None` when it is anything else (or a definition that would be refused, or
+    /// no file within [`MAX_WORKFLOW_BYTES`]), for the caller to read as it reads other
+    /// documents.
+    pub fn read_definition_file(path: &Path) -> Option<Self> {
+        read::streamed_file(path, MAX_WORKFLOW_BYTES).and_then(Result::ok)
     }
 
     /// The file parsed as one value first: the path every refusal of the member-by-member

@@ -1,6 +1,6 @@
-//! Reading a workflow file without holding it twice: the document is parsed member by member,
-//! and each node and edge is compacted ([`super::compact`]) and added to the graph as soon as
-//! it is read. Parsing the whole document first held every node once as parsed (with the
+//! Reading a workflow file without holding it twice: the file is parsed member by member as
+//! it is read, and each node and edge is compacted ([`super::compact`]) and added to the
+//! graph as soon as it is parsed. Parsing the whole document first held every node once as parsed (with the
 //! spare room its objects grew into) and the `nodes` array around them, next to the graph
 //! they were moved into.
 //!
@@ -16,14 +16,24 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
 
-/// The workflow in `bytes`, or `None` when the document needs the whole-document read
-/// (which then gives the exact refusal).
-pub(super) fn streamed(bytes: &[u8], path: &Path) -> Option<Result<Workflow>> {
-    let mut reader = Reader::default();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    (&mut reader).deserialize(&mut de).ok()?;
+/// The workflow in the file at `path`, read as it is parsed: the file's bytes are never
+/// all in memory beside the graph (they were as much again as the file). `None` when the
+/// document needs the whole-document read (which then gives the exact refusal), or is no
+/// regular file within `limit` bytes (the whole-document read says which).
+pub(super) fn streamed_file(path: &Path, limit: u64) -> Option<Result<Workflow>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > limit {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    // One byte past the limit: a file grown past it ends mid-document and is read whole.
+    let reader = std::io::BufReader::with_capacity(1 << 16, file.take(limit + 1));
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut read = Reader::default();
+    (&mut read).deserialize(&mut de).ok()?;
     de.end().ok()?;
-    Some(reader.finish(path))
+    Some(read.finish(path))
 }
 
 #[derive(Default)]
