@@ -125,7 +125,8 @@ fn main() {
 
     let t = Instant::now();
     let mut recovery = Recovery::new(Some(dir.join("recovery.json")));
-    recovery.tick(doc.workflow(), doc.path.as_deref(), doc.revision(), doc.is_dirty(), Instant::now()).unwrap();
+    recovery.tick(&doc.snapshot(), doc.path.as_deref(), doc.revision(), doc.is_dirty(), Instant::now()).unwrap();
+    recovery.settle(std::time::Duration::from_secs(600)).unwrap();
     report("autosaved the recovery file", t, file_mib);
 
     let t = Instant::now();

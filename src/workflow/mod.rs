@@ -438,6 +438,9 @@ impl Workflow {
         let (removed, kept): (Vec<Edge>, Vec<Edge>) =
             std::mem::take(&mut self.dangling).into_iter().partition(|e| seqs.contains(&e.seq));
         self.dangling = kept;
+        if removed.is_empty() {
+            return removed;
+        }
         let counts = Arc::make_mut(&mut self.dangling_ids);
         for e in &removed {
             if let Some(n) = counts.get_mut(e.id()) {
