@@ -139,25 +139,27 @@ pub fn substitute_value(value: &Value, params: &Map<String, Value>) -> Value {
 /// [`substitute_value`], also setting `marked` when the result may hold text that opens a
 /// token (`{{` or `<<`): only such a result needs the leftover-token walk.
 pub fn substitute_noting(value: &Value, params: &Map<String, Value>, marked: &mut bool) -> Value {
-    let opens = |s: &str| s.contains("{{") || s.contains("<<");
-    match value {
-        Value::String(s) => match substitute_str(s, params) {
-            Substituted::Unchanged => {
-                *marked |= opens(s);
-                value.clone()
-            }
-            Substituted::Value(v) => {
-                *marked |= holds_opening(&v);
-                v
-            }
-        },
-        Value::Array(items) => Value::Array(items.iter().map(|v| substitute_noting(v, params, marked)).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), substitute_noting(v, params, marked))).collect())
+    // Cloning the tree and replacing the few substituted leaves is cheaper than rebuilding
+    // every map (which hashes every key again).
+    let mut out = value.clone();
+    let mut stack = vec![&mut out];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => match substitute_str(s, params) {
+                Substituted::Unchanged => *marked |= s.contains("{{") || s.contains("<<"),
+                Substituted::Value(new) => {
+                    *marked |= holds_opening(&new);
+                    *v = new;
+                }
+            },
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            // Only a fractional-looking number can change (`1.0` becomes `1`).
+            Value::Number(n) if n.is_f64() => *n = js_normalise_number(n),
+            _ => {}
         }
-        Value::Number(n) => Value::Number(js_normalise_number(n)),
-        other => other.clone(),
     }
+    out
 }
 
 /// Whether any string inside `v` holds `{{` or `<<` (keys are never substituted or linted).
