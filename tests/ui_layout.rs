@@ -263,3 +263,104 @@ fn a_wheel_notch_zooms_at_most_fifteen_percent_and_zoom_to_selection_frames_it()
     assert!(!view.contains(h.state().canvas_to_screen(pos2(110.0, 48.0))), "the other node is out of view");
     assert!((zoom(&h) - 1.0).abs() < 1e-3, "one card is shown at 1:1, not magnified");
 }
+
+/// Three cards in a row, `a` → `b` → `c`, and a back edge `c` → `a`.
+fn with_back_edge() -> Value {
+    let nodes = vec![node("a", 0.0, 0.0), node("b", 300.0, 0.0), node("c", 600.0, 0.0)];
+    workflow(nodes, vec![edge("ab", "a", "b"), edge("bc", "b", "c"), edge("back", "c", "a")])
+}
+
+#[test]
+fn fit_frames_a_back_edge_by_its_drawn_loop_so_the_cards_fill_the_view() {
+    let (_dir, mut h) = open(with_back_edge());
+    h.key_press(Key::F);
+    h.run();
+    let (a, c) = (card(&h, "a"), card(&h, "c"));
+    let view = h.state().canvas_rect();
+    let span = (c.max.0 - a.min.0) as f32 * zoom(&h);
+    // The row of cards is 820 units wide; the loop reaches 64 past each end, the fit margin
+    // 60 more: the row takes (820 / 1068) of the width. Fitting the old curve's control
+    // points (a quarter of the span past each end) left it about half the view.
+    assert!(span >= 0.72 * view.width(), "the cards span {span} of {}", view.width());
+    assert!(view.contains(h.state().canvas_to_screen(pos2(0.0, 0.0))), "and are all in view");
+}
+
+#[test]
+fn a_back_edge_is_drawn_and_hit_along_its_loop_under_the_cards() {
+    let (_dir, mut h) = open(with_back_edge());
+    h.key_press(Key::F);
+    h.run();
+    let (a, c) = (card(&h, "a"), card(&h, "c"));
+    // The loop's lane runs 36 units under the cards, from under c back to under a; under b
+    // nothing else is drawn.
+    let lane = pos2(410.0, (a.max.1.max(c.max.1) + 36.0) as f32);
+    let click = |h: &mut Harness<'_, App>, p| {
+        let p = h.state().canvas_to_screen(p);
+        h.hover_at(p);
+        h.run();
+        for pressed in [true, false] {
+            let modifiers = Modifiers::NONE;
+            h.event(egui::Event::PointerButton { pos: p, button: egui::PointerButton::Primary, pressed, modifiers });
+        }
+        h.run();
+    };
+    // Where a straight curve from c back to a would have run: over b's body, now just b.
+    click(&mut h, pos2(410.0, 90.0));
+    assert_eq!(h.state().selected_nodes(), ["b"]);
+    click(&mut h, lane);
+    assert!(h.state().selected_nodes().is_empty(), "the click hit the edge, not a card");
+    h.key_press(Key::Delete);
+    h.run();
+    let left: Vec<String> = h.state().workflow().graph.edge_weights().map(|e| e.id().to_owned()).collect();
+    assert_eq!(left, ["ab", "bc"], "the click selected the back edge and Delete removed it");
+}
+
+/// Whether anything drawn this frame in the colour of a plain edge (`app::theme::EDGE`)
+/// lies in `region` (canvas units).
+fn draws_plain_edge_colour(h: &Harness<'_, App>, region: egui::Rect) -> bool {
+    const EDGE: egui::Color32 = egui::Color32::from_rgb(128, 140, 162);
+    let on_screen =
+        egui::Rect::from_two_pos(h.state().canvas_to_screen(region.min), h.state().canvas_to_screen(region.max));
+    fn hit(shape: &egui::Shape, r: egui::Rect) -> bool {
+        match shape {
+            egui::Shape::Vec(v) => v.iter().any(|s| hit(s, r)),
+            egui::Shape::Mesh(m) => m.vertices.iter().any(|v| v.color == EDGE && r.contains(v.pos)),
+            egui::Shape::Path(p) => {
+                p.stroke.color == egui::epaint::ColorMode::Solid(EDGE) && p.points.iter().any(|q| r.contains(*q))
+            }
+            egui::Shape::LineSegment { points, stroke } => {
+                stroke.color == EDGE && points.iter().any(|q| r.contains(*q))
+            }
+            _ => false,
+        }
+    }
+    h.output().shapes.iter().any(|c| hit(&c.shape, on_screen))
+}
+
+#[test]
+fn a_splice_preview_draws_the_edge_it_replaces_as_going_away() {
+    let (_dir, mut h) =
+        open(workflow(vec![node("start", 0.0, 0.0), node("finish", 320.0, 0.0)], vec![edge("go", "start", "finish")]));
+    // Along the edge from start's output port (220, 65), clear of the ports' dots; the
+    // preview moves finish further right.
+    let strip = egui::Rect::from_min_max(pos2(232.0, 40.0), pos2(308.0, 90.0));
+    assert!(draws_plain_edge_colour(&h, strip), "the edge is drawn as an edge before the drop");
+    let on_edge = h.state().canvas_to_screen(pos2(270.0, 65.0));
+    let tile = h.get_by_label("Triage queue").rect().center();
+    drag(&mut h, tile, on_edge, Modifiers::NONE);
+    assert!(h.query(By::new().label_contains("spliced between start ➡ finish")).is_some());
+    h.run();
+    // The whole way to where the preview shows finish, right of the chain.
+    let strip = egui::Rect::from_min_max(strip.min, pos2(card(&h, "finish").min.0 as f32 - 12.0, strip.max.y));
+    assert!(strip.width() > 600.0, "{strip:?}");
+    assert!(
+        !draws_plain_edge_colour(&h, strip),
+        "while the splice is previewed, the edge it replaces is not drawn as staying"
+    );
+    // Cancelled: it is an edge again.
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(!h.state().form_is_open());
+    let strip = egui::Rect::from_min_max(strip.min, pos2(308.0, strip.max.y));
+    assert!(draws_plain_edge_colour(&h, strip));
+}

@@ -113,6 +113,7 @@ struct SceneKey {
     target_edge: Option<u64>,
     /// Cards an insert preview shows moved to make room, and where.
     moved: Vec<(usize, Pos2)>,
+    replaced: Option<u64>,
 }
 
 /// What one still drawing is of (see [`Canvas::paint_still`]).
@@ -125,6 +126,8 @@ struct Still<'a> {
     live: &'a [bool],
     selection: &'a Selection,
     target_edge: Option<u64>,
+    /// The edge a previewed splice replaces: left out, the preview draws it going away.
+    replaced: Option<u64>,
 }
 
 /// Everything the minimap's drawing depends on.
@@ -426,6 +429,7 @@ impl Canvas {
         }
         let live = self.live_cards();
         let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
+        let replaced = ghost.and_then(|g| g.replaced);
 
         // What stays still (grid, frames, edges, cards not being dragged) is drawn into a
         // cached mesh, redrawn only when the document, the view or the selection changes;
@@ -440,10 +444,11 @@ impl Canvas {
             live: live.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i).collect(),
             target_edge,
             moved,
+            replaced,
         };
         let mut scene = std::mem::take(&mut self.scene);
         let to_screen = self.to_global;
-        let still = Still { visible, zoom, positions: &positions, live: &live, selection, target_edge };
+        let still = Still { visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced };
         let mesh = scene.get_with(
             &ctx,
             key,
@@ -510,9 +515,9 @@ impl Canvas {
 
         // Edges to and from the cards being dragged follow them.
         for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
-            let (from, to) = self.link_ends(link, &positions);
+            let curve = self.link_curve(link, &positions);
             let selected = selection.edges.contains(&link.seq);
-            paint_edge(&painter, from, to, link_stroke(link, selected, false, zoom), zoom);
+            paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
         }
 
         let interactive = self.interactive_cards(&ctx, visible, &positions, &live);
@@ -538,6 +543,13 @@ impl Canvas {
         }
 
         if let Some(g) = ghost {
+            // The edge the splice replaces, going away: faint and dashed under the ghosts'
+            // edges that take its place.
+            if let Some(link) = self.cache.links.iter().find(|l| Some(l.seq) == g.replaced) {
+                let stroke = Stroke::new(px(zoom, 1.2), theme::TEXT_DIM.gamma_multiply(0.35));
+                let pts = self.link_curve(link, &positions).points(16);
+                painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
+            }
             paint_ghost(&painter, g, &self.cache, &positions, zoom);
             for (gi, n) in g.nodes.iter().enumerate() {
                 let resp = ui.interact(ghost_rect(n), Id::unique(("cs-ghost", gi)), Sense::click());
@@ -560,7 +572,7 @@ impl Canvas {
                 Some(_) => theme::ACCENT,
                 None => theme::TEXT_DIM,
             };
-            paint_edge(&painter, from, end, Stroke::new(px(zoom, 2.0), color), zoom);
+            paint_edge(&painter, Curve::forward(from, end), Stroke::new(px(zoom, 2.0), color), zoom);
         }
         if let Some(m) = self.marquee {
             painter.rect_filled(m, 0.0, theme::ACCENT.gamma_multiply(0.12));
@@ -578,7 +590,7 @@ impl Canvas {
     /// the cards being dragged (`live`) and everything attached to them. With everything in
     /// view, edges and cards are left to [`Canvas::build_still_solid`].
     fn paint_still(&self, painter: &egui::Painter, still: &Still) {
-        let Still { visible, zoom, positions, live, selection, target_edge } = *still;
+        let Still { visible, zoom, positions, live, selection, target_edge, replaced } = *still;
         self.paint_grid(painter, visible, zoom);
         for (fi, frame) in self.cache.frames.iter().enumerate() {
             if frame.nodes.iter().any(|&n| live[n]) {
@@ -593,18 +605,18 @@ impl Canvas {
         }
         // Edge labels go on top of the cards, so a card never hides a condition.
         let mut labels = Vec::new();
-        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to]) {
-            let (from, to) = self.link_ends(link, positions);
-            if !edge_bounds(from, to).intersects(visible) {
+        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
+            let curve = self.link_curve(link, positions);
+            if !curve.bounds().intersects(visible) {
                 continue;
             }
             let selected = selection.edges.contains(&link.seq);
             let stroke = link_stroke(link, selected, target_edge == Some(link.seq), zoom);
-            paint_edge(painter, from, to, stroke, zoom);
+            paint_edge(painter, curve, stroke, zoom);
             if zoom >= LOD_DETAIL
                 && let Some(label) = &link.label
             {
-                labels.push((from, to, label.clone(), stroke.color));
+                labels.push((curve, label.clone(), stroke.color));
             }
         }
         let mut titles = Vec::new();
@@ -619,10 +631,10 @@ impl Canvas {
         // A label slides along its edge off any card title it would cover; labels placed
         // so far are obstacles too, so two labels do not stack.
         let mut obstacles = titles;
-        for (from, to, text, color) in labels {
+        for (curve, text, color) in labels {
             let galley = painter.layout_no_wrap(text, FontId::proportional(11.0), theme::TEXT);
             let size = galley.size() + vec2(10.0, 4.0);
-            let at = label_spot(from, to, size, &obstacles);
+            let at = label_spot(curve, size, &obstacles);
             obstacles.push(Rect::from_center_size(at, size));
             paint_pill(painter, at, galley, color);
         }
@@ -633,7 +645,7 @@ impl Canvas {
     /// at this zoom), tens of thousands of them, so they go straight into the mesh as quads
     /// in screen coordinates, edges first.
     fn build_still_solid(&self, mesh: &mut Mesh, to_screen: TSTransform, still: &Still) {
-        let Still { visible, zoom, positions, live, selection, target_edge } = *still;
+        let Still { visible, zoom, positions, live, selection, target_edge, replaced } = *still;
         let cards = &self.cache.cards;
         // By index, once: looking every card up in the selection's set would compare ids.
         let mut selected = vec![false; cards.len()];
@@ -645,13 +657,15 @@ impl Canvas {
         let links = &self.cache.links;
         mesh.reserve_triangles(2 * (links.len() + cards.len()));
         mesh.reserve_vertices(4 * (links.len() + cards.len()));
-        for link in links.iter().filter(|l| !live[l.from] && !live[l.to]) {
-            let (from, to) = self.link_ends(link, positions);
-            if Rect::from_two_pos(from, to).intersects(visible) {
+        for link in links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
+            let curve = self.link_curve(link, positions);
+            if curve.bounds().intersects(visible) {
                 let stroke =
                     link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
                 let stroke = Stroke::new(stroke.width * to_screen.scaling, stroke.color);
-                add_line(mesh, to_screen * from, to_screen * to, stroke);
+                for corner in curve.polyline().windows(2) {
+                    add_line(mesh, to_screen * corner[0], to_screen * corner[1], stroke);
+                }
             }
         }
         for (i, card) in cards.iter().enumerate() {
@@ -662,21 +676,12 @@ impl Canvas {
         }
     }
 
-    /// Where an edge starts and ends, with cards at `positions`.
-    fn link_ends(&self, link: &Link, positions: &[Pos2]) -> (Pos2, Pos2) {
-        let from = port_pos(
-            self.cache.rect(link.from, positions[link.from]),
-            link.from_port,
-            self.cache.cards[link.from].outputs.len(),
-            true,
-        );
-        let to = port_pos(
-            self.cache.rect(link.to, positions[link.to]),
-            link.to_port,
-            self.cache.cards[link.to].inputs.len(),
-            false,
-        );
-        (from, to)
+    /// The path of an edge, with cards at `positions`.
+    fn link_curve(&self, link: &Link, positions: &[Pos2]) -> Curve {
+        let (a, b) = (self.cache.rect(link.from, positions[link.from]), self.cache.rect(link.to, positions[link.to]));
+        let from = port_pos(a, link.from_port, self.cache.cards[link.from].outputs.len(), true);
+        let to = port_pos(b, link.to_port, self.cache.cards[link.to].inputs.len(), false);
+        Curve::between(a, from, b, to)
     }
 
     /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
@@ -970,11 +975,11 @@ impl Canvas {
         };
         let mut best: Option<(f32, u64)> = None;
         for link in &self.cache.links {
-            let (from, to) = self.link_ends(link, positions);
-            if !edge_bounds(from, to).expand(tol).contains(p) {
+            let curve = self.link_curve(link, positions);
+            if !curve.bounds().expand(tol).contains(p) {
                 continue;
             }
-            let pts = bezier_points(from, to, 24);
+            let pts = curve.points(24);
             let d = pts.windows(2).map(|s| dist_to_segment(p, s[0], s[1])).fold(f32::INFINITY, f32::min);
             if d <= tol && best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, link.seq));
@@ -1260,9 +1265,10 @@ impl ViewCache {
             .iter()
             .map(|l| {
                 let (a, b) = (&cards[l.from], &cards[l.to]);
-                let from = port_pos(Rect::from_min_size(a.pos, vec2(W, a.h)), l.from_port, a.outputs.len(), true);
-                let to = port_pos(Rect::from_min_size(b.pos, vec2(W, b.h)), l.to_port, b.inputs.len(), false);
-                edge_bounds(from, to)
+                let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
+                let from = port_pos(ra, l.from_port, a.outputs.len(), true);
+                let to = port_pos(rb, l.to_port, b.inputs.len(), false);
+                Curve::between(ra, from, rb, to).bounds()
             })
             .fold(bounds, |acc, r| Some(acc.map_or(r, |b| b.union(r))));
         self.minimap = minimap_cells(cards, bounds);
@@ -1395,28 +1401,127 @@ fn link_stroke(link: &Link, selected: bool, targeted: bool, zoom: f32) -> Stroke
     Stroke::new(px(zoom, if selected || targeted { 2.5 } else { 1.6 }), color)
 }
 
-fn control_offset(from: Pos2, to: Pos2) -> f32 {
-    ((to.x - from.x).abs() * 0.5).max(50.0)
+/// How far below the lower of its two cards a back edge's loop runs.
+const LOOP_GAP: f32 = 36.0;
+/// How far a back edge's turns reach out of the source's right and the target's left side
+/// (three quarters of the control arm).
+const LOOP_ARM: f32 = 64.0;
+
+/// The path an edge is drawn along, hit-tested on and fitted by. A forward edge is one
+/// S-curve from the source's output to the target's input. A back edge (its target left of
+/// its source) would cut straight back through the cards between them, so it loops
+/// instead, as node editors draw loops: out of the source to the right, down and back
+/// along a lane below both cards, and into the target from the left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Curve {
+    from: Pos2,
+    to: Pos2,
+    /// The height of a back edge's lane; `None` for a forward edge.
+    lane: Option<f32>,
 }
 
-fn bezier(from: Pos2, to: Pos2, t: f32) -> Pos2 {
-    let d = control_offset(from, to);
-    let (c1, c2) = (from + vec2(d, 0.0), to - vec2(d, 0.0));
+impl Curve {
+    /// A curve that ignores the cards (a wire being dragged to the pointer).
+    fn forward(from: Pos2, to: Pos2) -> Self {
+        Self { from, to, lane: None }
+    }
+
+    /// The edge from port `from` on card `a` to port `to` on card `b`.
+    fn between(a: Rect, from: Pos2, b: Rect, to: Pos2) -> Self {
+        let lane = (to.x < from.x).then(|| a.bottom().max(b.bottom()) + LOOP_GAP);
+        Self { from, to, lane }
+    }
+
+    /// The curve as cubic Bézier segments, each `[start, control, control, end]`.
+    fn segments(&self) -> Vec<[Pos2; 4]> {
+        let (from, to) = (self.from, self.to);
+        let Some(lane) = self.lane else {
+            let d = ((to.x - from.x).abs() * 0.5).max(50.0);
+            return vec![[from, from + vec2(d, 0.0), to - vec2(d, 0.0), to]];
+        };
+        // Each turn is a U: both arms point the same way, so it reaches 3/4 of an arm out.
+        let arm = vec2(LOOP_ARM / 0.75, 0.0);
+        let (down, up) = (pos2(from.x, lane), pos2(to.x, lane));
+        vec![
+            [from, from + arm, down + arm, down],
+            [down, down.lerp(up, 1.0 / 3.0), down.lerp(up, 2.0 / 3.0), up],
+            [up, up - arm, to - arm, to],
+        ]
+    }
+
+    /// The point a fraction `t` along the curve (by segment, evenly).
+    fn at(&self, t: f32) -> Pos2 {
+        let segs = self.segments();
+        let scaled = t.clamp(0.0, 1.0) * segs.len() as f32;
+        let i = (scaled as usize).min(segs.len() - 1);
+        cubic(&segs[i], scaled - i as f32)
+    }
+
+    /// Points along the curve, `n` steps per segment.
+    fn points(&self, n: usize) -> Vec<Pos2> {
+        let segs = self.segments();
+        let mut out = vec![self.from];
+        for s in &segs {
+            out.extend((1..=n).map(|i| cubic(s, i as f32 / n as f32)));
+        }
+        out
+    }
+
+    /// The corners of the curve drawn as straight lines (zoomed far out).
+    fn polyline(&self) -> Vec<Pos2> {
+        let (from, to) = (self.from, self.to);
+        match self.lane {
+            None => vec![from, to],
+            Some(lane) => {
+                let (right, left) = (from.x + LOOP_ARM, to.x - LOOP_ARM);
+                vec![from, pos2(right, from.y), pos2(right, lane), pos2(left, lane), pos2(left, to.y), to]
+            }
+        }
+    }
+
+    /// What the drawn curve covers (not its control points, which reach further out).
+    fn bounds(&self) -> Rect {
+        self.segments().iter().map(cubic_bounds).reduce(|a, b| a.union(b)).unwrap_or(Rect::NOTHING)
+    }
+}
+
+fn cubic(p: &[Pos2; 4], t: f32) -> Pos2 {
     let u = 1.0 - t;
-    let v = u * u * u * from.to_vec2()
-        + 3.0 * u * u * t * c1.to_vec2()
-        + 3.0 * u * t * t * c2.to_vec2()
-        + t * t * t * to.to_vec2();
+    let v = u * u * u * p[0].to_vec2()
+        + 3.0 * u * u * t * p[1].to_vec2()
+        + 3.0 * u * t * t * p[2].to_vec2()
+        + t * t * t * p[3].to_vec2();
     v.to_pos2()
 }
 
-fn bezier_points(from: Pos2, to: Pos2, n: usize) -> Vec<Pos2> {
-    (0..=n).map(|i| bezier(from, to, i as f32 / n as f32)).collect()
-}
-
-fn edge_bounds(from: Pos2, to: Pos2) -> Rect {
-    let d = control_offset(from, to);
-    Rect::from_two_pos(from, to).expand2(vec2(d * 0.75, 2.0))
+/// The exact bounds of a cubic Bézier: its ends and the points where either coordinate
+/// turns (roots of the derivative, a quadratic per axis).
+fn cubic_bounds(p: &[Pos2; 4]) -> Rect {
+    let mut r = Rect::from_two_pos(p[0], p[3]);
+    let axis = |f: fn(Pos2) -> f32| {
+        let (a, b, c, d) = (f(p[0]), f(p[1]), f(p[2]), f(p[3]));
+        // B'(t)/3 = qa t² + qb t + qc
+        let (qa, qb, qc) = (-a + 3.0 * b - 3.0 * c + d, 2.0 * (a - 2.0 * b + c), b - a);
+        let mut ts = Vec::with_capacity(2);
+        if qa.abs() < 1e-6 {
+            if qb.abs() > 1e-6 {
+                ts.push(-qc / qb);
+            }
+        } else {
+            let disc = qb * qb - 4.0 * qa * qc;
+            if disc >= 0.0 {
+                let s = disc.sqrt();
+                ts.extend([(-qb + s) / (2.0 * qa), (-qb - s) / (2.0 * qa)]);
+            }
+        }
+        ts
+    };
+    for t in axis(|q| q.x).into_iter().chain(axis(|q| q.y)) {
+        if t > 0.0 && t < 1.0 {
+            r.extend_with(cubic(p, t));
+        }
+    }
+    r
 }
 
 fn dist_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
@@ -1425,12 +1530,12 @@ fn dist_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
     p.distance(a + ab * t)
 }
 
-fn paint_edge(painter: &egui::Painter, from: Pos2, to: Pos2, stroke: Stroke, zoom: f32) {
+fn paint_edge(painter: &egui::Painter, curve: Curve, stroke: Stroke, zoom: f32) {
     if zoom < LOD_PORTS {
-        painter.line_segment([from, to], stroke);
+        painter.add(PathShape::line(curve.polyline(), stroke));
         return;
     }
-    let pts = bezier_points(from, to, if zoom >= LOD_DETAIL { 24 } else { 12 });
+    let pts = curve.points(if zoom >= LOD_DETAIL { 24 } else { 12 });
     let tip = pts[pts.len() - 1];
     let dir = (tip - pts[pts.len() - 2]).normalized();
     painter.add(PathShape::line(pts, stroke));
@@ -1440,21 +1545,21 @@ fn paint_edge(painter: &egui::Painter, from: Pos2, to: Pos2, stroke: Stroke, zoo
     painter.add(Shape::convex_polygon(vec![tip, base + side, base - side], stroke.color, Stroke::NONE));
 }
 
-/// Where along the curve from `from` to `to` a label of `size` goes: the middle, or the
-/// point nearest to it whose label covers none of `titles` (card titles and labels already
-/// placed); the middle when there is none.
-fn label_spot(from: Pos2, to: Pos2, size: Vec2, titles: &[Rect]) -> Pos2 {
-    let span = edge_bounds(from, to).expand2(size);
+/// Where along `curve` a label of `size` goes: the middle, or the point nearest to it
+/// whose label covers none of `titles` (card titles and labels already placed); the middle
+/// when there is none.
+fn label_spot(curve: Curve, size: Vec2, titles: &[Rect]) -> Pos2 {
+    let span = curve.bounds().expand2(size);
     let near: Vec<&Rect> = titles.iter().filter(|t| t.intersects(span)).collect();
     const TRIES: [f32; 9] = [0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82];
     TRIES
         .iter()
-        .map(|&t| bezier(from, to, t))
+        .map(|&t| curve.at(t))
         .find(|&p| {
             let r = Rect::from_center_size(p, size);
             !near.iter().any(|t| t.intersects(r))
         })
-        .unwrap_or_else(|| bezier(from, to, 0.5))
+        .unwrap_or_else(|| curve.at(0.5))
 }
 
 fn paint_pill(painter: &egui::Painter, at: Pos2, galley: Arc<egui::Galley>, color: Color32) {
@@ -1544,16 +1649,16 @@ fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, zoom: f32, high
 
 fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Pos2], zoom: f32) {
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
-    let ghost_port = |i: usize, output: bool| port_pos(ghost_rect(&g.nodes[i]), 0, 1, output);
+    // Each end: the card's rect and the port's position.
+    let ghost_port = |i: usize, output: bool| {
+        let r = ghost_rect(&g.nodes[i]);
+        (r, port_pos(r, 0, 1, output))
+    };
     let parent_port = |id: &str, output: bool| {
         let i = *cache.by_id.get(id)?;
         let card = &cache.cards[i];
-        Some(port_pos(
-            cache.rect(i, positions[i]),
-            0,
-            if output { card.outputs.len() } else { card.inputs.len() },
-            output,
-        ))
+        let r = cache.rect(i, positions[i]);
+        Some((r, port_pos(r, 0, if output { card.outputs.len() } else { card.inputs.len() }, output)))
     };
     for e in &g.edges {
         let from = match &e.from {
@@ -1564,8 +1669,8 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
             GhostEnd::Ghost(i) => Some(ghost_port(*i, false)),
             GhostEnd::Parent(id) => parent_port(id, false),
         };
-        if let (Some(a), Some(b)) = (from, to) {
-            let pts = bezier_points(a, b, 16);
+        if let (Some((ra, a)), Some((rb, b))) = (from, to) {
+            let pts = Curve::between(ra, a, rb, b).points(16);
             painter.add(Shape::dashed_line(&pts, stroke, px(zoom, 6.0), px(zoom, 4.0)));
         }
     }
@@ -1658,16 +1763,59 @@ mod tests {
 
     #[test]
     fn edge_labels_move_off_card_titles() {
-        let (from, to) = (pos2(0.0, 0.0), pos2(400.0, 0.0));
+        let curve = Curve::forward(pos2(0.0, 0.0), pos2(400.0, 0.0));
         let size = vec2(60.0, 16.0);
-        assert_eq!(label_spot(from, to, size, &[]), bezier(from, to, 0.5));
+        assert_eq!(label_spot(curve, size, &[]), curve.at(0.5));
         // A card title right where the middle of the edge is.
-        let title = Rect::from_center_size(bezier(from, to, 0.5), vec2(120.0, HEADER));
-        let at = label_spot(from, to, size, &[title]);
+        let title = Rect::from_center_size(curve.at(0.5), vec2(120.0, HEADER));
+        let at = label_spot(curve, size, &[title]);
         assert!(!Rect::from_center_size(at, size).intersects(title), "{at:?}");
         // Covered everywhere: the middle, where it would have been.
         let wall = Rect::from_min_max(pos2(-100.0, -50.0), pos2(500.0, 50.0));
-        assert_eq!(label_spot(from, to, size, &[wall]), bezier(from, to, 0.5));
+        assert_eq!(label_spot(curve, size, &[wall]), curve.at(0.5));
+    }
+
+    /// Three cards in a row and an edge from the last back to the first.
+    fn back_edge() -> (Rect, Rect, Rect, Curve) {
+        let card = |x: f32| Rect::from_min_size(pos2(x, 0.0), vec2(W, H));
+        let (a, b, c) = (card(0.0), card(300.0), card(600.0));
+        let curve = Curve::between(c, port_pos(c, 0, 1, true), a, port_pos(a, 0, 1, false));
+        (a, b, c, curve)
+    }
+
+    #[test]
+    fn a_back_edge_loops_under_the_cards_it_would_cross() {
+        let (a, b, c, curve) = back_edge();
+        assert_eq!(curve.lane, Some(H + LOOP_GAP));
+        let pts = curve.points(32);
+        // Between its ends, it touches no card: not the two it joins, not the one between.
+        for p in &pts[1..pts.len() - 1] {
+            for r in [a, b, c] {
+                assert!(!r.shrink(0.5).contains(*p), "{p:?} inside {r:?}");
+            }
+        }
+        // It leaves the source to the right and enters the target from the left.
+        assert!(pts[1].x > c.right() && pts[pts.len() - 2].x < a.left());
+        let lowest = pts.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+        assert!((lowest - (H + LOOP_GAP)).abs() < 0.01, "{lowest}");
+        // A forward edge stays one curve.
+        assert_eq!(Curve::between(a, port_pos(a, 0, 1, true), b, port_pos(b, 0, 1, false)).lane, None);
+    }
+
+    #[test]
+    fn curve_bounds_are_what_is_drawn_not_the_control_points() {
+        let (a, _, c, back) = back_edge();
+        let forward = Curve::forward(pos2(0.0, 0.0), pos2(30.0, 200.0));
+        for curve in [back, forward] {
+            let drawn = Rect::from_points(&curve.points(400));
+            let b = curve.bounds();
+            assert!(b.expand(0.01).contains_rect(drawn), "{b:?} holds {drawn:?}");
+            assert!(drawn.expand(0.5).contains_rect(b), "{b:?} no bigger than {drawn:?}");
+        }
+        // The loop reaches one turn out of each end card and one gap below them.
+        let b = back.bounds();
+        assert!((b.right() - (c.right() + LOOP_ARM)).abs() < 0.01 && (b.left() - (a.left() - LOOP_ARM)).abs() < 0.01);
+        assert!((b.bottom() - (H + LOOP_GAP)).abs() < 0.01, "{b:?}");
     }
 
     #[test]

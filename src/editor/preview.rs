@@ -26,6 +26,8 @@ pub struct Ghost {
     pub selected: Option<usize>,
     /// Parent nodes the insert moves to make room (a splice into an edge), where they go.
     pub moved: Vec<(String, (f64, f64))>,
+    /// The parent edge a splice replaces (its `seq`): drawn as going away, not as staying.
+    pub replaced: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -155,7 +157,7 @@ pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placemen
     make_room(&mut scratch, &report.instance.node_ids, &destination, trust);
     match placement {
         Placement::Existing { .. } => Ok(None),
-        Placement::Insert { .. } => {
+        Placement::Insert { on_edge, .. } => {
             let ids = &report.instance.node_ids;
             let nodes: Vec<GhostNode> = ids
                 .iter()
@@ -191,8 +193,10 @@ pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placemen
                     (now != n.position()).then(|| (n.id().to_owned(), now))
                 })
                 .collect();
+            let replaced =
+                on_edge.as_ref().and_then(|e| wf.graph.edge_weights().find(|w| w.id() == e.id)).map(|w| w.seq);
             let title = format!("{} · {}", exp.label, exp.expansion_id);
-            Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved }))
+            Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved, replaced }))
         }
     }
 }
@@ -259,12 +263,14 @@ mod tests {
         let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
         let placement = Placement::Insert { at: (150.0, 0.0), on_edge: Some(on_edge), after: None };
         let ghost = place(&trust, &wf, &exp, &placement).unwrap().unwrap();
+        let e1 = wf.graph.edge_weights().find(|e| e.id() == "e1").unwrap().seq;
         let mut doc = crate::editor::document::Document::new(wf, None);
         doc.inline(&request(&trust, &pack, "support.triage", values, "ab12", &[], &placement)).unwrap();
         let real = doc.workflow();
         let b_after = real.graph[real.node("b").unwrap()].position();
         assert!(b_after.0 > 310.0, "the target moves right");
         assert_eq!(ghost.moved, vec![("b".to_owned(), b_after)], "the preview shows exactly that move");
+        assert_eq!(ghost.replaced, Some(e1), "the edge the chain replaces");
         for g in &ghost.nodes {
             assert_eq!(g.pos, real.graph[real.node(&g.id).unwrap()].position());
         }
