@@ -541,3 +541,45 @@ fn no_palette_row_is_wider_than_the_palette_with_the_real_registry() {
     let sideways = nodes.iter().filter(|n| n.role() == Role::ScrollBar).filter_map(|n| n.bounding_box());
     assert_eq!(sideways.filter(|b| b.width() > b.height()).count(), 0, "no horizontal scrollbar");
 }
+
+#[test]
+fn the_form_summary_takes_only_its_lines_and_the_last_field_scrolls_into_view() {
+    let mut h = start(Vec::new(), Script::default());
+    drop_tile(&mut h, "Triage queue");
+    let (title, insert) = (form_title(&h), insert_button(&h).rect());
+    type_into(&mut h, "Queue *", "billing");
+    // One line of summary: it sits right above the buttons, not a fixed box's height above.
+    let summary = h.get_by_label_contains("All parameters are valid").rect();
+    assert!(summary.bottom() <= insert.top(), "{summary:?} above {insert:?}");
+    assert!(insert.top() - summary.bottom() < 16.0, "{summary:?} leaves a gap above {insert:?}");
+    // The fields scroll inside the form: wheel down over them to the end, and the last field
+    // (the owner's email) is whole between the form's title and the summary.
+    let left_column = insert.left() + 300.0;
+    let last_field = |h: &Harness<'_, App>| {
+        h.query_all(By::new().role(Role::TextInput))
+            .map(|n| n.rect())
+            .filter(|r| r.left() < left_column && r.top() > title.bottom())
+            .max_by(|a, b| a.top().total_cmp(&b.top()))
+            .unwrap()
+    };
+    assert!(last_field(&h).bottom() > summary.top(), "the last field starts out of view");
+    h.hover_at(h.get(By::new().label("Queue *").role(Role::TextInput)).rect().center());
+    h.run();
+    for _ in 0..12 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Line,
+            delta: egui::vec2(0.0, -3.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Wheel,
+            modifiers: Modifiers::NONE,
+        });
+        h.run();
+    }
+    let summary = h.get_by_label_contains("All parameters are valid").rect();
+    let last = last_field(&h);
+    assert!(
+        last.top() > title.bottom() && last.bottom() <= summary.top(),
+        "{last:?} between {title:?} and {summary:?}"
+    );
+    assert_eq!((form_title(&h), insert_button(&h).rect()), (title, insert), "scrolling moved neither");
+}

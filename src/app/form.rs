@@ -88,9 +88,9 @@ pub struct Fields {
 /// The docked form's height when it first opens (the user may drag its edge).
 pub const HEIGHT: f32 = 380.0;
 
-/// The error summary's height: it scrolls past it, so neither the buttons below it nor the
-/// fields above it move as problems come and go.
-const SUMMARY_HEIGHT: f32 = 64.0;
+/// The error summary's largest height: past it, it scrolls. Below it, it takes the lines
+/// it has, and the fields above get the rest.
+const SUMMARY_MAX: f32 = 64.0;
 
 /// What the user asked for this frame.
 pub enum FormEvent {
@@ -287,13 +287,10 @@ impl FormSession {
             });
         });
         self.header(ui, chain, pack);
-        egui::Panel::bottom(Id::unique("cs-form-actions")).show(ui, |ui| {
-            ui.add_space(4.0);
-            // Always this high: a panel grown by a line shifts the fields above it.
-            let summary = egui::ScrollArea::vertical().id_salt("cs-form-summary").auto_shrink([false, false]);
-            summary.min_scrolled_height(SUMMARY_HEIGHT).max_height(SUMMARY_HEIGHT).show(ui, |ui| {
-                self.summary(ui);
-            });
+        // The buttons keep their place at the bottom whatever the summary above them holds;
+        // the summary grows upwards into the fields' viewport, which scrolls, so neither the
+        // form's top edge nor a field's place on it moves.
+        egui::Panel::bottom(Id::unique("cs-form-actions")).resizable(false).show_separator_line(false).show(ui, |ui| {
             ui.add_space(2.0);
             ui.horizontal(|ui| {
                 let valid = self.is_valid();
@@ -311,6 +308,13 @@ impl FormSession {
                 ui.label(RichText::new("Enter confirms · Tab moves · Esc cancels").small().color(theme::TEXT_DIM));
             });
             ui.add_space(2.0);
+        });
+        egui::Panel::bottom(Id::unique("cs-form-summary")).resizable(false).show(ui, |ui| {
+            ui.add_space(4.0);
+            let summary = egui::ScrollArea::vertical().id_salt("cs-form-summary").auto_shrink([false, true]);
+            summary.max_height(SUMMARY_MAX).show(ui, |ui| {
+                self.summary(ui);
+            });
         });
         let height = ui.available_height();
         // Scroll state is keyed by the expansion, so each new form starts at its top.
