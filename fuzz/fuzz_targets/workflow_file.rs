@@ -1,6 +1,6 @@
 #![no_main]
 //! Arbitrary bytes as a workflow file: loading answers with a workflow or an error, never a
-//! panic. What loads is linted, laid out for a splice, exported both ways, and the
+//! panic, and a file read as it is parsed loads as the same bytes read whole do. What loads is linted, laid out for a splice, exported both ways, and the
 //! faithful export loads back with the same nodes and edges.
 
 use chainsmith::expand::{ExpandOptions, expand};
@@ -11,7 +11,20 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<Value>(data) else { return };
+    // Read from a file, member by member as it is parsed: what loads is what a whole-value
+    // read of the same bytes builds.
+    let file = std::env::temp_dir().join(format!("chainsmith-fuzz-workflow-{}.json", std::process::id()));
+    std::fs::write(&file, data).expect("the temporary file is writable");
+    let loaded = Workflow::load(&file);
+    let _ = std::fs::remove_file(&file);
+    let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        assert!(loaded.is_err(), "bytes that are not JSON do not load");
+        return;
+    };
+    if let Ok(loaded) = &loaded {
+        let whole = Workflow::from_json(value.clone()).expect("what loads from a file loads as a value");
+        assert_eq!(loaded.to_json(ExportMode::Faithful), whole.to_json(ExportMode::Faithful));
+    }
     let Ok(mut wf) = Workflow::from_json(value) else { return };
     let _ = wf.lint(ExportMode::Faithful);
     let _ = wf.bounds();
