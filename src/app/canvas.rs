@@ -681,7 +681,7 @@ impl Canvas {
         let (a, b) = (self.cache.rect(link.from, positions[link.from]), self.cache.rect(link.to, positions[link.to]));
         let from = port_pos(a, link.from_port, self.cache.cards[link.from].outputs.len(), true);
         let to = port_pos(b, link.to_port, self.cache.cards[link.to].inputs.len(), false);
-        Curve::between(a, from, b, to)
+        Curve::between(a, from, b, to).under(link.under)
     }
 
     /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
@@ -1143,6 +1143,9 @@ struct Link {
     label: Option<String>,
     conditional: bool,
     loopback: bool,
+    /// For a back edge: the lowest bottom of the cards its loop passes under (set by
+    /// [`ViewCache::measure`]), so the lane clears them all.
+    under: f32,
 }
 
 struct FrameView {
@@ -1206,6 +1209,7 @@ impl ViewCache {
                 label: edge_label(edge),
                 conditional: edge.condition().is_some(),
                 loopback: back.contains(&e),
+                under: f32::NEG_INFINITY,
             });
         }
         let mut frames = Vec::new();
@@ -1257,6 +1261,22 @@ impl ViewCache {
 
     /// The bounds, the fitting bounds and the minimap, from the cards and links.
     fn measure(&mut self) {
+        // Back edges only: a loop runs from the target's left to the source's right.
+        let back = |l: &Link, cards: &[Card]| cards[l.to].pos.x < cards[l.from].pos.x + W;
+        let lanes = self
+            .links
+            .iter()
+            .any(|l| back(l, &self.cards))
+            .then(|| CardSpans::new(self.cards.iter().map(|c| (c.pos.x, c.pos.y + c.h))));
+        for l in &mut self.links {
+            let (a, b) = (&self.cards[l.from], &self.cards[l.to]);
+            l.under = match &lanes {
+                Some(lanes) if back(l, &self.cards) => {
+                    lanes.lowest(b.pos.x - LOOP_ARM, a.pos.x + W + LOOP_ARM).unwrap_or(f32::NEG_INFINITY)
+                }
+                _ => f32::NEG_INFINITY,
+            };
+        }
         let cards = &self.cards;
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
         // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
@@ -1268,7 +1288,7 @@ impl ViewCache {
                 let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
                 let from = port_pos(ra, l.from_port, a.outputs.len(), true);
                 let to = port_pos(rb, l.to_port, b.inputs.len(), false);
-                Curve::between(ra, from, rb, to).bounds()
+                Curve::between(ra, from, rb, to).under(l.under).bounds()
             })
             .fold(bounds, |acc, r| Some(acc.map_or(r, |b| b.union(r))));
         self.minimap = minimap_cells(cards, bounds);
@@ -1432,6 +1452,14 @@ impl Curve {
         Self { from, to, lane }
     }
 
+    /// A back edge whose lane must also clear cards reaching down to `bottom`.
+    fn under(mut self, bottom: f32) -> Self {
+        if let Some(lane) = &mut self.lane {
+            *lane = lane.max(bottom + LOOP_GAP);
+        }
+        self
+    }
+
     /// The curve as cubic Bézier segments, each `[start, control, control, end]`.
     fn segments(&self) -> Vec<[Pos2; 4]> {
         let (from, to) = (self.from, self.to);
@@ -1482,6 +1510,44 @@ impl Curve {
     /// What the drawn curve covers (not its control points, which reach further out).
     fn bounds(&self) -> Rect {
         self.segments().iter().map(cubic_bounds).reduce(|a, b| a.union(b)).unwrap_or(Rect::NOTHING)
+    }
+}
+
+/// The cards by their left edge, to ask which reach lowest over a range of x: a back edge's
+/// lane runs under all of them. A sparse table of maxima answers each question in constant
+/// time after an O(n log n) build, so many back edges over many cards stay cheap.
+struct CardSpans {
+    lefts: Vec<f32>,
+    /// `lowest[k][i]`: the lowest bottom among the cards `i .. i + 2^k` in order of `lefts`.
+    lowest: Vec<Vec<f32>>,
+}
+
+impl CardSpans {
+    /// From each card's left edge and bottom.
+    fn new(spans: impl Iterator<Item = (f32, f32)>) -> Self {
+        let mut spans: Vec<(f32, f32)> = spans.collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let lefts = spans.iter().map(|s| s.0).collect();
+        let mut lowest = vec![spans.iter().map(|s| s.1).collect::<Vec<f32>>()];
+        let mut width = 1;
+        while 2 * width <= spans.len() {
+            let prev = &lowest[lowest.len() - 1];
+            let next = (0..=spans.len() - 2 * width).map(|i| prev[i].max(prev[i + width])).collect();
+            lowest.push(next);
+            width *= 2;
+        }
+        Self { lefts, lowest }
+    }
+
+    /// The lowest bottom of the cards (all `W` wide) that overlap `x0 ..= x1`.
+    fn lowest(&self, x0: f32, x1: f32) -> Option<f32> {
+        let i = self.lefts.partition_point(|&l| l + W < x0);
+        let j = self.lefts.partition_point(|&l| l <= x1);
+        if i >= j {
+            return None;
+        }
+        let k = (j - i).ilog2() as usize;
+        Some(self.lowest[k][i].max(self.lowest[k][j - (1 << k)]))
     }
 }
 
@@ -1800,6 +1866,28 @@ mod tests {
         assert!((lowest - (H + LOOP_GAP)).abs() < 0.01, "{lowest}");
         // A forward edge stays one curve.
         assert_eq!(Curve::between(a, port_pos(a, 0, 1, true), b, port_pos(b, 0, 1, false)).lane, None);
+    }
+
+    #[test]
+    fn a_back_edge_lane_clears_every_card_it_passes_under() {
+        let (a, _, c, curve) = back_edge();
+        // A tall card hangs lower between them, another further right than the loop reaches.
+        let spans = CardSpans::new([(0.0, H), (300.0, 400.0), (600.0, H), (1200.0, 900.0)].into_iter());
+        let under = spans.lowest(a.left() - LOOP_ARM, c.right() + LOOP_ARM).unwrap();
+        assert_eq!(under, 400.0);
+        assert_eq!(curve.under(under).lane, Some(400.0 + LOOP_GAP));
+        assert_eq!(spans.lowest(1000.0, 1100.0), None, "nothing there");
+        assert_eq!(spans.lowest(1100.0, 5000.0), Some(900.0));
+        // Against every contiguous range, on cards in no particular order.
+        let cards: Vec<(f32, f32)> =
+            (0..37).map(|i| (((i * 7919) % 37) as f32 * 90.0, ((i * 31) % 11) as f32)).collect();
+        let spans = CardSpans::new(cards.iter().copied());
+        for x0 in (0..40).map(|i| i as f32 * 85.0 - 300.0) {
+            for x1 in (0..40).map(|i| x0 + i as f32 * 70.0) {
+                let expected = cards.iter().filter(|(l, _)| *l + W >= x0 && *l <= x1).map(|c| c.1).reduce(f32::max);
+                assert_eq!(spans.lowest(x0, x1), expected, "{x0} ..= {x1}");
+            }
+        }
     }
 
     #[test]
