@@ -414,6 +414,8 @@ if want commands; then
     # into the chain's form; Help → Keyboard shortcuts (F1) listing the registry.
     start_app
     focus
+    # The pointer off the palette: a row under it is highlighted beside the chosen one.
+    xdotool mousemove 1300 850
     xdotool key ctrl+k
     sleep 0.5
     xdotool type --delay 120 "tri"

@@ -364,3 +364,28 @@ fn a_splice_preview_draws_the_edge_it_replaces_as_going_away() {
     let strip = egui::Rect::from_min_max(strip.min, pos2(308.0, strip.max.y));
     assert!(draws_plain_edge_colour(&h, strip));
 }
+
+#[test]
+fn the_toolbar_zoom_catches_up_with_a_view_change_that_no_input_follows() {
+    // The toolbar is drawn before the canvas moves its view (Fit, zoom steps, the fit once
+    // the panels settle) in the same frame. When no input follows, that frame must ask for
+    // one more, or the toolbar keeps the old zoom: a screenshot after Fit showed "44%" over
+    // cards drawn at 39%, too small for their titles.
+    let nodes = vec![node("a", 0.0, 0.0), node("far", 3000.0, 1600.0)];
+    let (_dir, mut h) = open(workflow(nodes, Vec::new()));
+    h.run();
+    let before = zoom(&h);
+    let view = h.state().canvas_view();
+    h.state_mut().set_canvas_view(egui::Rect::from_center_size(view.center(), view.size() * 2.0));
+    // One frame, no input: it draws the toolbar, then the canvas at the new view.
+    h.step();
+    let after = zoom(&h);
+    assert!((after - before / 2.0).abs() < 1e-3, "the view zoomed out twofold: {before} -> {after}");
+    let shown = format!("{:>3.0}%", after * 100.0);
+    assert!(
+        h.query_by_label(&shown).is_some() || h.ctx.has_requested_repaint(),
+        "the toolbar shows {shown:?}, the zoom the canvas is drawn at, or a frame to show it is on its way"
+    );
+    h.run();
+    assert!(h.query_by_label(&shown).is_some(), "the toolbar shows {shown:?} once the frames settle");
+}

@@ -236,6 +236,7 @@ impl Canvas {
         if self.cache.revision != Some(revision) && !self.cache.follow_moves(wf, revision, moves) {
             self.cache = ViewCache::build(wf, revision, catalog);
         }
+        let shown_zoom = self.zoom();
         self.toolbar(ui, wf, commands, os, actions);
         let outer = ui.available_rect_before_wrap();
         let settled = outer == self.outer;
@@ -272,6 +273,12 @@ impl Canvas {
             })
             .response;
         self.scene_rect = scene_rect;
+        // The toolbar above shows the zoom of the last frame; when the view moved in this
+        // one (Fit, a zoom step, the fit once the panels settle), no input may follow to
+        // draw it again.
+        if self.zoom() != shown_zoom {
+            ctx.request_repaint();
+        }
         if let Some(mesh) = self.still.take() {
             ui.painter_at(outer).set(still_slot, Shape::Mesh(mesh));
         }
