@@ -263,12 +263,32 @@ pub(crate) fn undeclared_variable_reads<'a>(
     at: &str,
     declared: impl Fn(&str) -> bool,
 ) -> Vec<(String, &'a str)> {
+    let undeclared = |value: &'a Value| {
+        (member(value, "type").and_then(Value::as_str) == Some("variable"))
+            .then(|| member(value, "variableName").and_then(Value::as_str))
+            .flatten()
+            .filter(|name| !declared(name))
+    };
     let mut out = Vec::new();
+    // Most reads name a declared variable: look first without keeping track of where.
+    let mut stack = vec![v];
+    let mut any = false;
+    while let Some(value) = stack.pop() {
+        if undeclared(value).is_some() {
+            any = true;
+            break;
+        }
+        match value {
+            Value::Object(m) => stack.extend(m.values()),
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    if !any {
+        return out;
+    }
     crate::json_walk::walk(v, at, |loc, value| {
-        if member(value, "type").and_then(Value::as_str) == Some("variable")
-            && let Some(name) = member(value, "variableName").and_then(Value::as_str)
-            && !declared(name)
-        {
+        if let Some(name) = undeclared(value) {
             out.push((loc.pointer(), name));
         }
         true
