@@ -389,3 +389,29 @@ fn the_toolbar_zoom_catches_up_with_a_view_change_that_no_input_follows() {
     h.run();
     assert!(h.query_by_label(&shown).is_some(), "the toolbar shows {shown:?} once the frames settle");
 }
+
+#[test]
+fn the_minimap_hides_the_cards_under_it() {
+    // Its background was 12% see-through: card titles and edges under the corner showed
+    // through the map's own cells (screenshots 14 and 42).
+    const MINIMAP_BG: egui::Color32 = egui::Color32::from_rgb(16, 18, 22);
+    let nodes = vec![node("a", 0.0, 0.0), node("b", 1200.0, 600.0)];
+    let (_dir, mut h) = open(workflow(nodes, Vec::new()));
+    h.run();
+    let map = h.get(By::new().label("Minimap").role(Role::Image)).rect();
+    let background: Vec<egui::Color32> = h
+        .output()
+        .shapes
+        .iter()
+        .filter(|c| c.clip_rect == map)
+        .filter_map(|c| match &c.shape {
+            egui::Shape::Mesh(m) => Some(m.vertices.iter().filter(|v| map.contains(v.pos)).map(|v| v.color).collect()),
+            _ => None,
+        })
+        .flat_map(|v: Vec<egui::Color32>| v)
+        // Without the feathering of its rounded edge, which fades to nothing.
+        .filter(|c| c.a() > 0 && c.r() <= 20 && c.g() <= 20 && c.b() <= 24)
+        .collect();
+    assert!(!background.is_empty(), "the minimap draws a background");
+    assert!(background.iter().all(|c| *c == MINIMAP_BG), "opaque background, drawn as {background:?}");
+}

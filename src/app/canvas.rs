@@ -1056,7 +1056,7 @@ impl Canvas {
             let cells = &self.cache.minimap;
             let scene_rect = self.scene_rect;
             let mesh = self.minimap_mesh.get(ctx, key, TSTransform::IDENTITY, rect, |painter| {
-                painter.rect_filled(rect, 6.0, Color32::from_rgba_unmultiplied(16, 18, 22, 225));
+                painter.rect_filled(rect, 6.0, theme::MINIMAP_BG);
                 painter.rect_stroke(rect, 6.0, Stroke::new(1.0, theme::CARD_BORDER), StrokeKind::Inside);
                 let mut shapes = Vec::with_capacity(cells.len() + 2);
                 for (r, weight) in cells {

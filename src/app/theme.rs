@@ -4,6 +4,8 @@
 use egui::{Color32, CornerRadius, FontFamily, FontId, Stroke, TextStyle, Visuals};
 
 pub const CANVAS_BG: Color32 = Color32::from_rgb(24, 26, 31);
+/// Opaque: cards and edges under the map would show through its cells.
+pub const MINIMAP_BG: Color32 = Color32::from_rgb(16, 18, 22);
 pub const GRID_MINOR: Color32 = Color32::from_rgb(33, 36, 43);
 pub const GRID_MAJOR: Color32 = Color32::from_rgb(44, 48, 57);
 pub const CARD_BG: Color32 = Color32::from_rgb(43, 47, 56);
