@@ -471,7 +471,7 @@ JSON
     shot 56-inserted-after-node 1.5
     stop_app
 
-    # 57-58. A back edge (Check → Retry, drawn right to left after manual moves) selected and
+    # 57-58. A back edge (Check → Retry, a loop under the cards) selected and
     # spliced with quick-add (Space): the chain takes Retry's place and the rest moves right,
     # so the edges out of the chain run forward into Retry.
     cat >"$SCRATCH/back.json" <<'JSON'
@@ -484,8 +484,8 @@ JSON
 JSON
     start_app "$SCRATCH/back.json"
     focus
-    # The back edge where it runs between Retry and Middle.
-    click 619 472
+    # The back edge where its loop runs under the gap between Retry and Middle.
+    click 580 513
     xdotool key space
     sleep 0.5
     xdotool type --delay 120 "queue"
