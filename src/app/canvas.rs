@@ -688,7 +688,9 @@ impl Canvas {
         let (a, b) = (self.cache.rect(link.from, positions[link.from]), self.cache.rect(link.to, positions[link.to]));
         let from = port_pos(a, link.from_port, self.cache.cards[link.from].outputs.len(), true);
         let to = port_pos(b, link.to_port, self.cache.cards[link.to].inputs.len(), false);
-        Curve::between(a, from, b, to).under(link.under)
+        // The cached span is of the cards at rest; the two ends may be being dragged.
+        let (top, bottom) = link.span;
+        Curve::between(a, from, b, to).around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
     }
 
     /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
@@ -1150,9 +1152,9 @@ struct Link {
     label: Option<String>,
     conditional: bool,
     loopback: bool,
-    /// For a back edge: the lowest bottom of the cards its loop passes under (set by
-    /// [`ViewCache::measure`]), so the lane clears them all.
-    under: f32,
+    /// For a back edge: how high and how low the cards between its ends reach (set by
+    /// [`ViewCache::measure`]), so its lane clears them all.
+    span: (f32, f32),
 }
 
 struct FrameView {
@@ -1216,7 +1218,7 @@ impl ViewCache {
                 label: edge_label(edge),
                 conditional: edge.condition().is_some(),
                 loopback: back.contains(&e),
-                under: f32::NEG_INFINITY,
+                span: (f32::INFINITY, f32::NEG_INFINITY),
             });
         }
         let mut frames = Vec::new();
@@ -1269,19 +1271,19 @@ impl ViewCache {
     /// The bounds, the fitting bounds and the minimap, from the cards and links.
     fn measure(&mut self) {
         // Back edges only: a loop runs from the target's left to the source's right.
-        let back = |l: &Link, cards: &[Card]| cards[l.to].pos.x < cards[l.from].pos.x + W;
+        let back = |l: &Link, cards: &[Card]| cards[l.to].pos.x < cards[l.from].pos.x;
         let lanes = self
             .links
             .iter()
             .any(|l| back(l, &self.cards))
-            .then(|| CardSpans::new(self.cards.iter().map(|c| (c.pos.x, c.pos.y + c.h))));
+            .then(|| CardSpans::new(self.cards.iter().map(|c| (c.pos.x, c.pos.y, c.pos.y + c.h))));
         for l in &mut self.links {
             let (a, b) = (&self.cards[l.from], &self.cards[l.to]);
-            l.under = match &lanes {
-                Some(lanes) if back(l, &self.cards) => {
-                    lanes.lowest(b.pos.x - LOOP_ARM, a.pos.x + W + LOOP_ARM).unwrap_or(f32::NEG_INFINITY)
-                }
-                _ => f32::NEG_INFINITY,
+            l.span = match &lanes {
+                Some(lanes) if back(l, &self.cards) => lanes
+                    .reach(b.pos.x - LOOP_ARM, a.pos.x + W + LOOP_ARM)
+                    .unwrap_or((f32::INFINITY, f32::NEG_INFINITY)),
+                _ => (f32::INFINITY, f32::NEG_INFINITY),
             };
         }
         let cards = &self.cards;
@@ -1295,7 +1297,7 @@ impl ViewCache {
                 let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
                 let from = port_pos(ra, l.from_port, a.outputs.len(), true);
                 let to = port_pos(rb, l.to_port, b.inputs.len(), false);
-                Curve::between(ra, from, rb, to).under(l.under).bounds()
+                Curve::between(ra, from, rb, to).around(l.span).bounds()
             })
             .fold(bounds, |acc, r| Some(acc.map_or(r, |b| b.union(r))));
         self.minimap = minimap_cells(cards, bounds);
@@ -1453,16 +1455,21 @@ impl Curve {
         Self { from, to, lane: None }
     }
 
-    /// The edge from port `from` on card `a` to port `to` on card `b`.
+    /// The edge from port `from` on card `a` to port `to` on card `b`. It loops when `b`
+    /// starts left of `a` (a card straight below or above is reached by the S-curve).
     fn between(a: Rect, from: Pos2, b: Rect, to: Pos2) -> Self {
-        let lane = (to.x < from.x).then(|| a.bottom().max(b.bottom()) + LOOP_GAP);
+        let lane = (b.left() < a.left()).then(|| a.bottom().max(b.bottom()) + LOOP_GAP);
         Self { from, to, lane }
     }
 
-    /// A back edge whose lane must also clear cards reaching down to `bottom`.
-    fn under(mut self, bottom: f32) -> Self {
+    /// A back edge whose lane must clear every card between its ends (these included),
+    /// which reach from `top` down to `bottom`: it runs under them or over them, whichever
+    /// is the shorter way round.
+    fn around(mut self, (top, bottom): (f32, f32)) -> Self {
         if let Some(lane) = &mut self.lane {
-            *lane = lane.max(bottom + LOOP_GAP);
+            let (a, b) = (self.from.y, self.to.y);
+            let (below, above) = (bottom + LOOP_GAP, top - LOOP_GAP);
+            *lane = if (a - above) + (b - above) < (below - a) + (below - b) { above } else { below };
         }
         self
     }
@@ -1520,42 +1527,49 @@ impl Curve {
     }
 }
 
-/// The cards by their left edge, to ask which reach lowest over a range of x: a back edge's
-/// lane runs under all of them. A sparse table of maxima answers each question in constant
-/// time after an O(n log n) build, so many back edges over many cards stay cheap.
+/// The cards by their left edge, to ask how high and how low those over a range of x
+/// reach: a back edge's lane runs over or under all of them. Sparse tables of extremes
+/// answer each question in constant time after an O(n log n) build, so many back edges
+/// over many cards stay cheap.
 struct CardSpans {
     lefts: Vec<f32>,
-    /// `lowest[k][i]`: the lowest bottom among the cards `i .. i + 2^k` in order of `lefts`.
-    lowest: Vec<Vec<f32>>,
+    /// `reach[k][i]`: the highest top and lowest bottom among the cards `i .. i + 2^k` in
+    /// order of `lefts`.
+    reach: Vec<Vec<(f32, f32)>>,
 }
 
 impl CardSpans {
-    /// From each card's left edge and bottom.
-    fn new(spans: impl Iterator<Item = (f32, f32)>) -> Self {
-        let mut spans: Vec<(f32, f32)> = spans.collect();
-        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let lefts = spans.iter().map(|s| s.0).collect();
-        let mut lowest = vec![spans.iter().map(|s| s.1).collect::<Vec<f32>>()];
+    /// From each card's left edge, top and bottom.
+    fn new(cards: impl Iterator<Item = (f32, f32, f32)>) -> Self {
+        let mut cards: Vec<(f32, f32, f32)> = cards.collect();
+        cards.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let lefts = cards.iter().map(|c| c.0).collect();
+        let mut reach = vec![cards.iter().map(|c| (c.1, c.2)).collect::<Vec<_>>()];
         let mut width = 1;
-        while 2 * width <= spans.len() {
-            let prev = &lowest[lowest.len() - 1];
-            let next = (0..=spans.len() - 2 * width).map(|i| prev[i].max(prev[i + width])).collect();
-            lowest.push(next);
+        while 2 * width <= cards.len() {
+            let prev = &reach[reach.len() - 1];
+            let next = (0..=cards.len() - 2 * width).map(|i| join(prev[i], prev[i + width])).collect();
+            reach.push(next);
             width *= 2;
         }
-        Self { lefts, lowest }
+        Self { lefts, reach }
     }
 
-    /// The lowest bottom of the cards (all `W` wide) that overlap `x0 ..= x1`.
-    fn lowest(&self, x0: f32, x1: f32) -> Option<f32> {
+    /// The highest top and lowest bottom of the cards (all `W` wide) that overlap `x0 ..= x1`.
+    fn reach(&self, x0: f32, x1: f32) -> Option<(f32, f32)> {
         let i = self.lefts.partition_point(|&l| l + W < x0);
         let j = self.lefts.partition_point(|&l| l <= x1);
         if i >= j {
             return None;
         }
         let k = (j - i).ilog2() as usize;
-        Some(self.lowest[k][i].max(self.lowest[k][j - (1 << k)]))
+        Some(join(self.reach[k][i], self.reach[k][j - (1 << k)]))
     }
+}
+
+/// Two vertical extents as one: the higher top, the lower bottom.
+fn join(a: (f32, f32), b: (f32, f32)) -> (f32, f32) {
+    (a.0.min(b.0), a.1.max(b.1))
 }
 
 fn cubic(p: &[Pos2; 4], t: f32) -> Pos2 {
@@ -1876,23 +1890,27 @@ mod tests {
     }
 
     #[test]
-    fn a_back_edge_lane_clears_every_card_it_passes_under() {
+    fn a_back_edge_lane_goes_round_every_card_between_its_ends_the_shorter_way() {
         let (a, _, c, curve) = back_edge();
         // A tall card hangs lower between them, another further right than the loop reaches.
-        let spans = CardSpans::new([(0.0, H), (300.0, 400.0), (600.0, H), (1200.0, 900.0)].into_iter());
-        let under = spans.lowest(a.left() - LOOP_ARM, c.right() + LOOP_ARM).unwrap();
-        assert_eq!(under, 400.0);
-        assert_eq!(curve.under(under).lane, Some(400.0 + LOOP_GAP));
-        assert_eq!(spans.lowest(1000.0, 1100.0), None, "nothing there");
-        assert_eq!(spans.lowest(1100.0, 5000.0), Some(900.0));
+        let cards = [(0.0, 0.0, H), (300.0, -20.0, 400.0), (600.0, 0.0, H), (1200.0, -900.0, 900.0)];
+        let spans = CardSpans::new(cards.into_iter());
+        let reach = spans.reach(a.left() - LOOP_ARM, c.right() + LOOP_ARM).unwrap();
+        assert_eq!(reach, (-20.0, 400.0));
+        assert_eq!(curve.around(reach).lane, Some(-20.0 - LOOP_GAP), "over the cards: the shorter way");
+        assert_eq!(curve.around((0.0, H)).lane, Some(H + LOOP_GAP), "under, when it is as short");
+        assert_eq!(spans.reach(1000.0, 1100.0), None, "nothing there");
+        assert_eq!(spans.reach(1100.0, 5000.0), Some((-900.0, 900.0)));
         // Against every contiguous range, on cards in no particular order.
-        let cards: Vec<(f32, f32)> =
-            (0..37).map(|i| (((i * 7919) % 37) as f32 * 90.0, ((i * 31) % 11) as f32)).collect();
+        let cards: Vec<(f32, f32, f32)> = (0..37)
+            .map(|i| (((i * 7919) % 37) as f32 * 90.0, -(((i * 13) % 7) as f32), ((i * 31) % 11) as f32))
+            .collect();
         let spans = CardSpans::new(cards.iter().copied());
         for x0 in (0..40).map(|i| i as f32 * 85.0 - 300.0) {
             for x1 in (0..40).map(|i| x0 + i as f32 * 70.0) {
-                let expected = cards.iter().filter(|(l, _)| *l + W >= x0 && *l <= x1).map(|c| c.1).reduce(f32::max);
-                assert_eq!(spans.lowest(x0, x1), expected, "{x0} ..= {x1}");
+                let expected =
+                    cards.iter().filter(|(l, _, _)| *l + W >= x0 && *l <= x1).map(|c| (c.1, c.2)).reduce(join);
+                assert_eq!(spans.reach(x0, x1), expected, "{x0} ..= {x1}");
             }
         }
     }
