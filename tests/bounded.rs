@@ -63,6 +63,7 @@ mod at_the_limits {
 
     /// `validate`, `expand` and `inline` on a fragment of exactly the node limit.
     fn through_the_cli(shape: Shape) {
+        let _alone = growth::exclusive();
         let n = MAX_FRAGMENT_NODES;
         let dir = tempfile::tempdir().unwrap();
         let pack = write_json(dir.path(), "pack.json", &pack(shape, n));
