@@ -670,8 +670,12 @@ impl Canvas {
                 let stroke =
                     link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
                 let stroke = Stroke::new(stroke.width * to_screen.scaling, stroke.color);
-                for corner in curve.polyline().windows(2) {
-                    add_line(mesh, to_screen * corner[0], to_screen * corner[1], stroke);
+                if curve.lane.is_none() {
+                    add_line(mesh, to_screen * curve.from, to_screen * curve.to, stroke);
+                } else {
+                    for corner in curve.polyline().windows(2) {
+                        add_line(mesh, to_screen * corner[0], to_screen * corner[1], stroke);
+                    }
                 }
             }
         }
@@ -1475,25 +1479,29 @@ impl Curve {
     }
 
     /// The curve as cubic Bézier segments, each `[start, control, control, end]`.
-    fn segments(&self) -> Vec<[Pos2; 4]> {
+    /// On the stack: the full view asks this of tens of thousands of edges.
+    fn segments(&self) -> ([[Pos2; 4]; 3], usize) {
         let (from, to) = (self.from, self.to);
         let Some(lane) = self.lane else {
             let d = ((to.x - from.x).abs() * 0.5).max(50.0);
-            return vec![[from, from + vec2(d, 0.0), to - vec2(d, 0.0), to]];
+            let s = [from, from + vec2(d, 0.0), to - vec2(d, 0.0), to];
+            return ([s, s, s], 1);
         };
         // Each turn is a U: both arms point the same way, so it reaches 3/4 of an arm out.
         let arm = vec2(LOOP_ARM / 0.75, 0.0);
         let (down, up) = (pos2(from.x, lane), pos2(to.x, lane));
-        vec![
+        let segs = [
             [from, from + arm, down + arm, down],
             [down, down.lerp(up, 1.0 / 3.0), down.lerp(up, 2.0 / 3.0), up],
             [up, up - arm, to - arm, to],
-        ]
+        ];
+        (segs, 3)
     }
 
     /// The point a fraction `t` along the curve (by segment, evenly).
     fn at(&self, t: f32) -> Pos2 {
-        let segs = self.segments();
+        let (segs, n) = self.segments();
+        let segs = &segs[..n];
         let scaled = t.clamp(0.0, 1.0) * segs.len() as f32;
         let i = (scaled as usize).min(segs.len() - 1);
         cubic(&segs[i], scaled - i as f32)
@@ -1501,9 +1509,10 @@ impl Curve {
 
     /// Points along the curve, `n` steps per segment.
     fn points(&self, n: usize) -> Vec<Pos2> {
-        let segs = self.segments();
+        let (segs, count) = self.segments();
+        let segs = &segs[..count];
         let mut out = vec![self.from];
-        for s in &segs {
+        for s in segs {
             out.extend((1..=n).map(|i| cubic(s, i as f32 / n as f32)));
         }
         out
@@ -1523,7 +1532,8 @@ impl Curve {
 
     /// What the drawn curve covers (not its control points, which reach further out).
     fn bounds(&self) -> Rect {
-        self.segments().iter().map(cubic_bounds).reduce(|a, b| a.union(b)).unwrap_or(Rect::NOTHING)
+        let (segs, n) = self.segments();
+        segs[..n].iter().map(cubic_bounds).reduce(|a, b| a.union(b)).unwrap_or(Rect::NOTHING)
     }
 }
 
