@@ -415,3 +415,48 @@ fn the_minimap_hides_the_cards_under_it() {
     assert!(!background.is_empty(), "the minimap draws a background");
     assert!(background.iter().all(|c| *c == MINIMAP_BG), "opaque background, drawn as {background:?}");
 }
+
+/// Centre the view on `at` (canvas units) at `zoom` screen points per canvas unit.
+fn view_at(h: &mut Harness<'_, App>, at: egui::Pos2, zoom_to: f32) {
+    let size = h.state().canvas_rect().size() / zoom_to;
+    h.state_mut().set_canvas_view(egui::Rect::from_center_size(at, size));
+    h.run();
+    assert!((zoom(h) - zoom_to).abs() < 1e-3, "the view is at {zoom_to}: {}", zoom(h));
+}
+
+/// Whether glyphs are drawn in the title bar of node `id`'s card: text shapes, or mesh
+/// vertices sampling the font texture (the cached still drawing is one tessellated mesh).
+fn title_has_text(h: &Harness<'_, App>, id: &str) -> bool {
+    let r = card(h, id);
+    let (min, max) = (pos2(r.min.0 as f32, r.min.1 as f32), pos2(r.max.0 as f32, r.min.1 as f32 + 24.0));
+    let header = egui::Rect::from_min_max(h.state().canvas_to_screen(min), h.state().canvas_to_screen(max));
+    h.output().shapes.iter().any(|c| match &c.shape {
+        egui::Shape::Text(t) => t.visual_bounding_rect().intersects(header),
+        egui::Shape::Mesh(m) => m.vertices.iter().any(|v| v.uv != egui::epaint::WHITE_UV && header.contains(v.pos)),
+        _ => false,
+    })
+}
+
+#[test]
+fn a_small_workflow_keeps_its_card_names_below_the_zoom_where_a_large_one_drops_them() {
+    // Screenshots 09 and 58: Fit put a handful of cards at 37-40%, under the zoom where a
+    // large graph stops drawing text, and every card lost its name.
+    let few = vec![node("a", 0.0, 0.0), node("b", 400.0, 0.0), node("c", 800.0, 0.0)];
+    let (_dir, mut h) = open(workflow(few, Vec::new()));
+    h.run();
+    view_at(&mut h, pos2(400.0, 40.0), 1.0);
+    assert!(title_has_text(&h, "a"), "names are drawn at 1:1 (the probe sees text)");
+    view_at(&mut h, pos2(400.0, 40.0), 0.35);
+    assert!(title_has_text(&h, "a"), "three cards keep their names at 35%");
+    view_at(&mut h, pos2(400.0, 40.0), 0.2);
+    assert!(!title_has_text(&h, "a"), "at 20% even a small workflow drops its names");
+
+    // Five hundred cards at the same 35%: text is left out, as the frame budgets assume.
+    let many = (0..500).map(|i| node(&format!("n{i}"), f64::from(i % 25) * 320.0, f64::from(i / 25) * 160.0));
+    let (_dir, mut h) = open(workflow(many.collect(), Vec::new()));
+    h.run();
+    view_at(&mut h, pos2(400.0, 40.0), 0.35);
+    assert!(!title_has_text(&h, "n1"), "a large workflow drops names at 35%");
+    view_at(&mut h, pos2(400.0, 40.0), 1.0);
+    assert!(title_has_text(&h, "n1"), "and draws them at 1:1");
+}

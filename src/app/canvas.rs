@@ -54,6 +54,11 @@ const LOD_PORTS: f32 = 0.28;
 const LOD_SOLID: f32 = 0.12;
 /// With more cards than this in view, only those the pointer can reach take input.
 const INTERACT_ALL: usize = 400;
+/// A workflow of at most this many cards keeps its names down to [`LOD_TEXT_FEW`]: Fit on a
+/// small workflow often lands just under [`LOD_TEXT`], and a dozen nameless cards are
+/// unreadable, while the cost of text only matters on large graphs.
+const FEW_CARDS: usize = INTERACT_ALL;
+const LOD_TEXT_FEW: f32 = 0.3;
 
 /// What the canvas needs from the app for one frame.
 pub struct CanvasCtx<'a> {
@@ -485,7 +490,7 @@ impl Canvas {
             resp.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("Chain instance {title}")));
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
             if frame.nodes.iter().any(|&n| live[n]) {
-                paint_frame(&painter, rect, &frame.title, zoom, selected || resp.hovered());
+                paint_frame(&painter, rect, &frame.title, self.lod(zoom), selected || resp.hovered());
             } else if resp.hovered() && !selected {
                 painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
             }
@@ -536,7 +541,7 @@ impl Canvas {
             resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
             // The still drawing has this card already, unless it moves or shows the hover.
             if live[i] || resp.hovered() {
-                paint_card(&painter, rect, card, zoom, selected, resp.hovered());
+                paint_card(&painter, rect, card, self.lod(zoom), selected, resp.hovered());
             }
             if resp.secondary_clicked() {
                 self.menu_card = Some(card.id.clone());
@@ -557,7 +562,7 @@ impl Canvas {
                 let pts = self.link_curve(link, &positions).points(16);
                 painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
             }
-            paint_ghost(&painter, g, &self.cache, &positions, zoom);
+            paint_ghost(&painter, g, &self.cache, &positions, self.lod(zoom));
             for (gi, n) in g.nodes.iter().enumerate() {
                 let resp = ui.interact(ghost_rect(n), Id::unique(("cs-ghost", gi)), Sense::click());
                 resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, format!("Preview {}", n.id)));
@@ -605,7 +610,7 @@ impl Canvas {
             }
             let Some(rect) = self.frame_rect(fi, positions).filter(|r| r.intersects(visible)) else { continue };
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
-            paint_frame(painter, rect, &frame.title, zoom, selected);
+            paint_frame(painter, rect, &frame.title, self.lod(zoom), selected);
         }
         if zoom < LOD_SOLID {
             return;
@@ -632,7 +637,7 @@ impl Canvas {
             if live[i] || !rect.intersects(visible) {
                 continue;
             }
-            paint_card(painter, rect, card, zoom, selection.nodes.contains(&card.id), false);
+            paint_card(painter, rect, card, self.lod(zoom), selection.nodes.contains(&card.id), false);
             titles.push(Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER)));
         }
         // A label slides along its edge off any card title it would cover; labels placed
@@ -685,6 +690,10 @@ impl Canvas {
                 mesh.add_colored_rect(to_screen * rect, if selected[i] { theme::ACCENT } else { card.color });
             }
         }
+    }
+
+    fn lod(&self, zoom: f32) -> Lod {
+        Lod::new(zoom, self.cache.cards.len())
     }
 
     /// The path of an edge, with cards at `positions`.
@@ -1673,7 +1682,8 @@ fn text_line(painter: &egui::Painter, text: &str, font: FontId, color: Color32, 
     painter.layout_job(job)
 }
 
-fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, zoom: f32, selected: bool, hovered: bool) {
+fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, lod: Lod, selected: bool, hovered: bool) {
+    let zoom = lod.zoom;
     let header = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER));
     if zoom < LOD_SOLID {
         painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { card.color });
@@ -1699,7 +1709,7 @@ fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, zoom: f32, selec
             painter.circle(p, PORT_R, theme::EDGE, Stroke::new(1.5, theme::EDGE));
         }
     }
-    if zoom < LOD_TEXT {
+    if !lod.text() {
         return;
     }
     let marks_w = card.marks.len() as f32 * 16.0;
@@ -1728,23 +1738,44 @@ fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, zoom: f32, selec
     }
 }
 
-/// Card names grow a little as the view zooms out, so they stay readable down to the
-/// zoom where text is dropped.
+/// Card names grow as the view zooms out, so they stay readable (about 10 screen points)
+/// down to the zoom where text is dropped.
 fn name_font(zoom: f32) -> FontId {
-    FontId::proportional(13.5 * (0.8 / zoom).clamp(1.0, 1.7))
+    FontId::proportional(13.5 * (0.8 / zoom).clamp(1.0, 2.5))
 }
 
-fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, zoom: f32, highlighted: bool) {
-    let color = if highlighted { theme::ACCENT } else { Color32::from_rgb(110, 150, 210) };
-    painter.rect_filled(rect, 10.0, color.gamma_multiply(0.07));
-    painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), color.gamma_multiply(0.6)), StrokeKind::Inside);
-    if zoom >= LOD_TEXT {
-        let g = text_line(painter, title, FontId::proportional(12.5), color, rect.width() - 20.0);
-        painter.galley(rect.min + vec2(10.0, (FRAME_HEADER - g.size().y) / 2.0 + 2.0), g, color);
+/// What detail a zoom level draws; text also depends on the workflow's size.
+#[derive(Clone, Copy)]
+struct Lod {
+    zoom: f32,
+    text_from: f32,
+}
+
+impl Lod {
+    fn new(zoom: f32, cards: usize) -> Self {
+        Lod { zoom, text_from: if cards <= FEW_CARDS { LOD_TEXT_FEW } else { LOD_TEXT } }
+    }
+
+    fn text(self) -> bool {
+        self.zoom >= self.text_from
     }
 }
 
-fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Pos2], zoom: f32) {
+fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, lod: Lod, highlighted: bool) {
+    let zoom = lod.zoom;
+    let color = if highlighted { theme::ACCENT } else { Color32::from_rgb(110, 150, 210) };
+    painter.rect_filled(rect, 10.0, color.gamma_multiply(0.07));
+    painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), color.gamma_multiply(0.6)), StrokeKind::Inside);
+    if lod.text() {
+        // Grows as the view zooms out, like card names, into the padding above the cards.
+        let font = FontId::proportional(12.5 * (0.8 / zoom).clamp(1.0, 1.8));
+        let g = text_line(painter, title, font, color, rect.width() - 20.0);
+        painter.galley(rect.min + vec2(10.0, ((FRAME_HEADER - g.size().y) / 2.0 + 2.0).max(3.0)), g, color);
+    }
+}
+
+fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Pos2], lod: Lod) {
+    let zoom = lod.zoom;
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
     // Each end: the card's rect and the port's position.
     let ghost_port = |i: usize, output: bool| {
@@ -1777,7 +1808,7 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
         painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(if selected { 0.22 } else { 0.12 }));
         let border = if selected { Stroke::new(px(zoom, 2.5), theme::GHOST) } else { stroke };
         painter.rect_stroke(rect, 6.0, border, StrokeKind::Outside);
-        if zoom >= LOD_TEXT {
+        if lod.text() {
             let name = text_line(painter, &n.name, name_font(zoom), Color32::WHITE, W - 16.0);
             painter.galley(rect.min + vec2(8.0, 6.0), name, Color32::WHITE);
             let id = text_line(painter, &n.id, FontId::new(11.0, FontFamily::Monospace), theme::GHOST, W - 16.0);
@@ -1787,7 +1818,7 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
             painter.galley(rect.min + vec2(8.0, 46.0), ty, theme::TEXT_DIM);
         }
     }
-    if zoom >= LOD_TEXT
+    if lod.text()
         && let Some(first) = g.nodes.first()
     {
         let at = ghost_rect(first).min - vec2(0.0, 18.0);
