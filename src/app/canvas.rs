@@ -619,7 +619,7 @@ impl Canvas {
         let mut labels = Vec::new();
         for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
             let curve = self.link_curve(link, positions);
-            if !curve.bounds().intersects(visible) {
+            if !curve.hull().intersects(visible) {
                 continue;
             }
             let selected = selection.edges.contains(&link.seq);
@@ -671,7 +671,7 @@ impl Canvas {
         mesh.reserve_vertices(4 * (links.len() + cards.len()));
         for link in links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
             let curve = self.link_curve(link, positions);
-            if curve.bounds().intersects(visible) {
+            if curve.hull().intersects(visible) {
                 let stroke =
                     link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
                 let stroke = Stroke::new(stroke.width * to_screen.scaling, stroke.color);
@@ -998,7 +998,7 @@ impl Canvas {
         let mut best: Option<(f32, u64)> = None;
         for link in &self.cache.links {
             let curve = self.link_curve(link, positions);
-            if !curve.bounds().expand(tol).contains(p) {
+            if !curve.hull().expand(tol).contains(p) {
                 continue;
             }
             let pts = curve.points(24);
@@ -1302,17 +1302,18 @@ impl ViewCache {
         let cards = &self.cards;
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
         // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
-        let fit_bounds = self
-            .links
-            .iter()
-            .map(|l| {
-                let (a, b) = (&cards[l.from], &cards[l.to]);
-                let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
-                let from = port_pos(ra, l.from_port, a.outputs.len(), true);
-                let to = port_pos(rb, l.to_port, b.inputs.len(), false);
-                Curve::between(ra, from, rb, to).around(l.span).bounds()
-            })
-            .fold(bounds, |acc, r| Some(acc.map_or(r, |b| b.union(r))));
+        // Exact bounds only for a curve whose hull leaves the cards' bounds (most do not).
+        let fit_bounds = self.links.iter().fold(bounds, |acc, l| {
+            let (a, b) = (&cards[l.from], &cards[l.to]);
+            let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
+            let from = port_pos(ra, l.from_port, a.outputs.len(), true);
+            let to = port_pos(rb, l.to_port, b.inputs.len(), false);
+            let curve = Curve::between(ra, from, rb, to).around(l.span);
+            match acc {
+                Some(fit) if fit.contains_rect(curve.hull()) => Some(fit),
+                _ => Some(acc.map_or(curve.bounds(), |fit| fit.union(curve.bounds()))),
+            }
+        });
         self.minimap = minimap_cells(cards, bounds);
         self.bounds = bounds;
         self.fit_bounds = fit_bounds;
@@ -1543,6 +1544,17 @@ impl Curve {
     fn bounds(&self) -> Rect {
         let (segs, n) = self.segments();
         segs[..n].iter().map(cubic_bounds).reduce(|a, b| a.union(b)).unwrap_or(Rect::NOTHING)
+    }
+
+    /// A cheap rect that holds the curve (a Bézier stays inside its control points' hull):
+    /// enough to cull by, tens of thousands of times a frame, where exact bounds cost more.
+    fn hull(&self) -> Rect {
+        let (segs, n) = self.segments();
+        let mut hull = Rect::NOTHING;
+        for p in segs[..n].iter().flatten() {
+            hull.extend_with(*p);
+        }
+        hull
     }
 }
 
