@@ -200,21 +200,11 @@ impl Workflow {
         let nodes = take_array(&mut doc, "nodes")?;
         let edges = take_array(&mut doc, "edges")?;
         let mut wf = Self::without_nodes(doc);
-        for (i, mut node) in nodes.into_iter().enumerate() {
-            compact(&mut node);
-            let Value::Object(json) = node else {
-                return Err(Error::new(code::VALIDATION_ERROR, format!("nodes[{i}] is not an object"))
-                    .with("path", format!("/nodes/{i}")));
-            };
-            wf.add_node(json).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
+        for (i, node) in nodes.into_iter().enumerate() {
+            wf.add_node(compact_member("nodes", i, node)?).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
         }
-        for (i, mut edge) in edges.into_iter().enumerate() {
-            compact(&mut edge);
-            let Value::Object(json) = edge else {
-                return Err(Error::new(code::VALIDATION_ERROR, format!("edges[{i}] is not an object"))
-                    .with("path", format!("/edges/{i}")));
-            };
-            wf.add_edge(json);
+        for (i, edge) in edges.into_iter().enumerate() {
+            wf.add_edge(compact_member("edges", i, edge)?);
         }
         Ok(wf)
     }
@@ -572,6 +562,17 @@ impl EdgeIds {
         };
         self.handed.insert(id.clone());
         id
+    }
+}
+
+/// Item `i` of the document's `list` (`nodes` or `edges`), compacted; refused when it is not
+/// an object.
+pub(crate) fn compact_member(list: &str, i: usize, mut value: Value) -> Result<Map<String, Value>> {
+    compact(&mut value);
+    match value {
+        Value::Object(json) => Ok(json),
+        _ => Err(Error::new(code::VALIDATION_ERROR, format!("{list}[{i}] is not an object"))
+            .with("path", format!("/{list}/{i}"))),
     }
 }
 

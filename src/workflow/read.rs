@@ -9,8 +9,8 @@
 //! read again as one value by [`Workflow::from_json`]'s rules, so every refusal is the one a
 //! whole-document read gives, word for word.
 
-use super::{Workflow, compact};
-use crate::error::{Error, Result, code};
+use super::{Workflow, compact_member};
+use crate::error::{Error, Result};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -58,38 +58,29 @@ impl Reader {
         self.graph.get_or_insert_with(|| Workflow::without_nodes(Map::new()))
     }
 
-    fn node(&mut self, mut node: Value) {
+    fn node(&mut self, node: Value) {
         let i = self.node_count;
         self.node_count += 1;
         if self.node_failure.is_some() {
             return;
         }
-        compact(&mut node);
-        let Value::Object(json) = node else {
-            self.node_failure = Some(
-                Error::new(code::VALIDATION_ERROR, format!("nodes[{i}] is not an object"))
-                    .with("path", format!("/nodes/{i}")),
-            );
-            return;
-        };
-        if let Err(e) = self.workflow().add_node(json) {
-            self.node_failure = Some(e.with("path", format!("/nodes/{i}")));
-        }
+        let added = compact_member("nodes", i, node)
+            .and_then(|json| self.workflow().add_node(json).map_err(|e| e.with("path", format!("/nodes/{i}"))));
+        self.node_failure = added.err();
     }
 
-    fn edge(&mut self, mut edge: Value) {
+    fn edge(&mut self, edge: Value) {
         let i = self.edge_count;
         self.edge_count += 1;
         if self.edge_failure.is_some() {
             return;
         }
-        compact(&mut edge);
-        let Value::Object(json) = edge else {
-            self.edge_failure = Some(
-                Error::new(code::VALIDATION_ERROR, format!("edges[{i}] is not an object"))
-                    .with("path", format!("/edges/{i}")),
-            );
-            return;
+        let json = match compact_member("edges", i, edge) {
+            Ok(json) => json,
+            Err(e) => {
+                self.edge_failure = Some(e);
+                return;
+            }
         };
         // Endpoints are looked up when an edge is added: one read before the nodes waits.
         if self.seen_nodes {
