@@ -427,6 +427,7 @@ impl Canvas {
         (commands, os): (&commands::Context, Os),
     ) {
         let zoom = self.to_global.scaling;
+        let lod = self.lod(zoom);
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
         let ctx = ui.ctx().clone();
@@ -490,7 +491,7 @@ impl Canvas {
             resp.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("Chain instance {title}")));
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
             if frame.nodes.iter().any(|&n| live[n]) {
-                paint_frame(&painter, rect, &frame.title, self.lod(zoom), selected || resp.hovered());
+                paint_frame(&painter, rect, &frame.title, lod, selected || resp.hovered());
             } else if resp.hovered() && !selected {
                 painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
             }
@@ -541,7 +542,7 @@ impl Canvas {
             resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
             // The still drawing has this card already, unless it moves or shows the hover.
             if live[i] || resp.hovered() {
-                paint_card(&painter, rect, card, self.lod(zoom), selected, resp.hovered());
+                paint_card(&painter, rect, card, lod, selected, resp.hovered());
             }
             if resp.secondary_clicked() {
                 self.menu_card = Some(card.id.clone());
@@ -562,7 +563,7 @@ impl Canvas {
                 let pts = self.link_curve(link, &positions).points(16);
                 painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
             }
-            paint_ghost(&painter, g, &self.cache, &positions, self.lod(zoom));
+            paint_ghost(&painter, g, &self.cache, &positions, lod);
             for (gi, n) in g.nodes.iter().enumerate() {
                 let resp = ui.interact(ghost_rect(n), Id::unique(("cs-ghost", gi)), Sense::click());
                 resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, format!("Preview {}", n.id)));
@@ -603,6 +604,7 @@ impl Canvas {
     /// view, edges and cards are left to [`Canvas::build_still_solid`].
     fn paint_still(&self, painter: &egui::Painter, still: &Still) {
         let Still { visible, zoom, positions, live, selection, target_edge, replaced } = *still;
+        let lod = self.lod(zoom);
         self.paint_grid(painter, visible, zoom);
         for (fi, frame) in self.cache.frames.iter().enumerate() {
             if frame.nodes.iter().any(|&n| live[n]) {
@@ -610,7 +612,7 @@ impl Canvas {
             }
             let Some(rect) = self.frame_rect(fi, positions).filter(|r| r.intersects(visible)) else { continue };
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
-            paint_frame(painter, rect, &frame.title, self.lod(zoom), selected);
+            paint_frame(painter, rect, &frame.title, lod, selected);
         }
         if zoom < LOD_SOLID {
             return;
@@ -637,7 +639,7 @@ impl Canvas {
             if live[i] || !rect.intersects(visible) {
                 continue;
             }
-            paint_card(painter, rect, card, self.lod(zoom), selection.nodes.contains(&card.id), false);
+            paint_card(painter, rect, card, lod, selection.nodes.contains(&card.id), false);
             titles.push(Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER)));
         }
         // A label slides along its edge off any card title it would cover; labels placed
@@ -1311,7 +1313,10 @@ impl ViewCache {
             let curve = Curve::between(ra, from, rb, to).around(l.span);
             match acc {
                 Some(fit) if fit.contains_rect(curve.hull()) => Some(fit),
-                _ => Some(acc.map_or(curve.bounds(), |fit| fit.union(curve.bounds()))),
+                _ => {
+                    let drawn = curve.bounds();
+                    Some(acc.map_or(drawn, |fit| fit.union(drawn)))
+                }
             }
         });
         self.minimap = minimap_cells(cards, bounds);
