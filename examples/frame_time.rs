@@ -17,10 +17,14 @@
 //! `cargo run --release --example frame_time -- --write FILE N` writes a generated
 //! workflow with N nodes instead (the screenshot script opens one).
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+#[path = "../tests/ui_common/no_dialogs.rs"]
+mod no_dialogs;
+
+use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
 use chainsmith::workflow::{ExportMode, Workflow};
 use egui::{Key, Modifiers, Pos2, Rect, pos2, vec2};
+use no_dialogs::NoDialogs;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -29,23 +33,6 @@ const SCREEN: [f32; 2] = [1440.0, 900.0];
 const FRAMES: usize = 60;
 /// Edits measured per size (each followed by 0.6 s of idle frames).
 const EDITS: usize = 16;
-
-/// No dialogs: nothing here opens or saves files.
-struct NoDialogs;
-
-impl FileDialogs for NoDialogs {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        Vec::new()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        None
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        None
-    }
-}
 
 /// A workflow of `n` nodes on a grid, each row a chain, with cross links between rows and
 /// a conditional edge every so often (so labels are drawn too).

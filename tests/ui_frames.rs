@@ -66,6 +66,17 @@ fn card_on_screen(h: &Harness<'_, App>, i: usize) -> Pos2 {
     h.state().canvas_to_screen(at)
 }
 
+/// Rest the pointer on `at` for a while (the canvas picks which tiny cards take input from
+/// where the pointer is), then press and release there within one frame.
+fn click_after_hovering(h: &mut Harness<'_, App>, at: Pos2) {
+    h.hover_at(at);
+    h.run_steps(30);
+    for pressed in [true, false] {
+        let modifiers = Modifiers::NONE;
+        h.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
+    }
+}
+
 #[test]
 fn the_still_canvas_is_drawn_once_while_only_the_pointer_moves() {
     let dir = tempfile::tempdir().unwrap();
@@ -107,12 +118,7 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
 
     let target = 41 * 5 + 7;
     let at = card_on_screen(&h, target);
-    h.hover_at(at);
-    h.run_steps(30);
-    for pressed in [true, false] {
-        let modifiers = Modifiers::NONE;
-        h.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
-    }
+    click_after_hovering(&mut h, at);
     h.run();
     assert_eq!(h.state().selected_nodes(), vec![format!("n{target}")]);
 
@@ -132,12 +138,7 @@ fn in_full_view_each_card_is_one_quad_where_it_is_on_screen() {
     h.run();
     let target = 40 * 11 + 23;
     let at = card_on_screen(&h, target);
-    h.hover_at(at);
-    h.run_steps(30);
-    for pressed in [true, false] {
-        let modifiers = Modifiers::NONE;
-        h.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
-    }
+    click_after_hovering(&mut h, at);
     h.hover_at(h.state().canvas_rect().min + egui::vec2(2.0, 2.0));
     h.run();
     assert_eq!(h.state().selected_nodes(), vec![format!("n{target}")]);

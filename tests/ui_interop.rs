@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ui_common::harness;
+use ui_common::{harness, text_field, type_into};
 
 /// Dialogs that answer from queues: files for open questions, folders for folder questions,
 /// paths for save questions.
@@ -74,20 +74,6 @@ fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
     h.run();
     // Menu items with a shortcut column carry it in their accessible name.
     h.get(By::new().label_contains(item).role(Role::Button)).click();
-    h.run();
-}
-
-fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
-    h.get(By::new().label(label).role(Role::TextInput))
-}
-
-/// Replace the text of a field by typing, as a person would.
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    text_field(h, label).click();
-    h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.run();
-    text_field(h, label).type_text(text);
     h.run();
 }
 

@@ -18,7 +18,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, type_into};
 
 /// The editor with the bundled node pack only, opening `files`.
 fn start(files: Vec<PathBuf>) -> Harness<'static, App> {
@@ -36,19 +36,6 @@ fn json_of(h: &Harness<'_, App>) -> Value {
 fn on_screen(h: &Harness<'_, App>, label: &str) -> Pos2 {
     let rect = h.get(By::new().label(label).role(Role::Button)).rect();
     h.state().canvas_to_screen(rect.center())
-}
-
-/// Replace the text of a field by typing, as a person would.
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    let editable = |n: &egui_kittest::kittest::AccessKitNode<'_>| {
-        matches!(n.role(), Role::TextInput | Role::MultilineTextInput | Role::SearchInput)
-    };
-    h.get(By::new().label(label).predicate(editable)).click();
-    h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.run();
-    h.get(By::new().label(label).predicate(editable)).type_text(text);
-    h.run();
 }
 
 fn apply_config<'a>(h: &'a Harness<'_, App>) -> egui_kittest::Node<'a> {

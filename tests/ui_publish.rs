@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::rc::Rc;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, type_into};
 
 const COMPACT: &str = "CompactToolDescriptor";
 const MIRUNTIME: &str = "MiRuntime tool contract";
@@ -94,16 +94,6 @@ fn badge_says(h: &Harness<'_, App>, document: &str, text: &str) -> bool {
 
 fn button_enabled(h: &Harness<'_, App>, label: &str) -> bool {
     !h.get(By::new().label(label).role(Role::Button)).accesskit_node().is_disabled()
-}
-
-/// Replace the text of a field by typing, as a person would.
-fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
-    h.get(By::new().label(label).role(Role::TextInput)).click();
-    h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    h.run();
-    h.get(By::new().label(label).role(Role::TextInput)).type_text(text);
-    h.run();
 }
 
 fn open_from_tile(h: &mut Harness<'_, App>, tile: &str) {

@@ -1,9 +1,12 @@
 //! Input helpers and fixtures shared by the headless editor tests.
 
 // Each test binary compiles this module and uses a part of it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
-use chainsmith::app::{App, FileDialogs};
+mod no_dialogs;
+pub use no_dialogs::NoDialogs;
+
+use chainsmith::app::App;
 use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
@@ -45,10 +48,11 @@ pub fn harness(app: App) -> Harness<'static, App> {
     h
 }
 
-/// The editable text field named `label` (single or multi-line).
+/// The editable text field named `label` (single-line, multi-line or search).
 pub fn text_field<'a>(h: &'a Harness<'_, App>, label: &'a str) -> egui_kittest::Node<'a> {
-    let editable =
-        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::MultilineTextInput);
+    let editable = |n: &egui_kittest::kittest::AccessKitNode<'_>| {
+        matches!(n.role(), Role::TextInput | Role::MultilineTextInput | Role::SearchInput)
+    };
     h.get(By::new().label(label).predicate(editable))
 }
 
@@ -81,21 +85,4 @@ pub fn two_nodes() -> Value {
         "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
         "triggers": [], "variables": [], "metadata": {}, "settings": {}
     })
-}
-
-/// File dialogs that are never answered, for tests that open no files through them.
-pub struct NoDialogs;
-
-impl FileDialogs for NoDialogs {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        Vec::new()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        None
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        None
-    }
 }
