@@ -93,6 +93,22 @@ drag() {
 click() { xdotool mousemove "$1" "$2"; sleep 0.3; xdotool click 1; sleep 0.3; }
 type_text() { xdotool key ctrl+a; xdotool type --delay 30 "$1"; }
 focus() { xdotool windowfocus --sync "$(xdotool search --pid "$APP" | head -1)"; }
+# Quick-add (opened by key $1) the Triage queue chain, fill its queue with the keyboard, shot
+# the form ($2), insert, fit, shot the result ($3).
+quick_add_triage() {
+    xdotool key "$1"
+    sleep 0.5
+    xdotool type --delay 120 "queue"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    xdotool type --delay 120 "billing"
+    shot "$2" 2.0
+    xdotool key Return
+    sleep 1
+    xdotool key f
+    shot "$3" 1.5
+}
 
 if want form; then
     # 1. First start: bundled packs, empty workflow.
@@ -457,18 +473,7 @@ JSON
     shot 54-palette-tidy 1.5
     xdotool key Escape
     click 498 456
-    xdotool key Tab
-    sleep 0.5
-    xdotool type --delay 120 "queue"
-    sleep 0.5
-    xdotool key Return
-    sleep 1.5
-    xdotool type --delay 120 "billing"
-    shot 55-quick-add-after-node 2.0
-    xdotool key Return
-    sleep 1
-    xdotool key f
-    shot 56-inserted-after-node 1.5
+    quick_add_triage Tab 55-quick-add-after-node 56-inserted-after-node
     stop_app
 
     # 57-58. A back edge (Check → Retry, a loop under the cards) selected and
@@ -486,18 +491,7 @@ JSON
     focus
     # The back edge where its loop runs under the gap between Retry and Middle.
     click 580 513
-    xdotool key space
-    sleep 0.5
-    xdotool type --delay 120 "queue"
-    sleep 0.5
-    xdotool key Return
-    sleep 1.5
-    xdotool type --delay 120 "billing"
-    shot 57-splice-back-edge-form 2.0
-    xdotool key Return
-    sleep 1
-    xdotool key f
-    shot 58-spliced-back-edge 1.5
+    quick_add_triage space 57-splice-back-edge-form 58-spliced-back-edge
     stop_app
 fi
 
