@@ -96,19 +96,13 @@ pub fn pressed(ctx: &egui::Context, os: Os, cx: &Context) -> Vec<CommandId> {
 pub fn item(ui: &mut Ui, c: CommandId, cx: &Context, os: Os, actions: &mut Vec<Action>) -> egui::Response {
     let spec = c.spec();
     let enabled = c.is_enabled(cx);
-    let r = match spec.checked {
-        Some(on) => {
-            let mut checked = on(cx);
-            ui.add_enabled(enabled, egui::Checkbox::new(&mut checked, spec.label))
-        }
-        None => {
-            let shortcut = c.shortcut_text(os);
-            let button = egui::Button::new(spec.label);
-            // An empty shortcut text would still be appended to the button's name.
-            let button = if shortcut.is_empty() { button } else { button.shortcut_text(shortcut) };
-            ui.add_enabled(enabled, button)
-        }
-    };
+    let r = toggle(ui, c, cx, enabled).unwrap_or_else(|| {
+        let shortcut = c.shortcut_text(os);
+        let button = egui::Button::new(spec.label);
+        // An empty shortcut text would still be appended to the button's name.
+        let button = if shortcut.is_empty() { button } else { button.shortcut_text(shortcut) };
+        ui.add_enabled(enabled, button)
+    });
     let r = r.on_hover_text(spec.tooltip);
     if r.clicked() {
         actions.push(Action::Run(c));
@@ -129,17 +123,11 @@ pub fn tool_button(
 ) -> egui::Response {
     let spec = c.spec();
     let enabled = c.is_enabled(cx);
-    let r = match spec.checked {
-        Some(on) => {
-            let mut checked = on(cx);
-            ui.add_enabled(enabled, egui::Checkbox::new(&mut checked, spec.label))
-        }
-        None => {
-            let r = ui.add_enabled(enabled, egui::Button::new(glyph));
-            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, spec.label));
-            r
-        }
-    };
+    let r = toggle(ui, c, cx, enabled).unwrap_or_else(|| {
+        let r = ui.add_enabled(enabled, egui::Button::new(glyph));
+        r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, enabled, spec.label));
+        r
+    });
     let shortcut = c.shortcut_text(os);
     let hover = if shortcut.is_empty() {
         format!("{}\n{}", spec.label, spec.tooltip)
@@ -151,6 +139,14 @@ pub fn tool_button(
         actions.push(Action::Run(c));
     }
     r
+}
+
+/// A toggle command as a checkbox with the registry's label, showing its state (a click
+/// runs the command, which flips it); `None` when `c` is not a toggle.
+fn toggle(ui: &mut Ui, c: CommandId, cx: &Context, enabled: bool) -> Option<egui::Response> {
+    let spec = c.spec();
+    let mut checked = (spec.checked?)(cx);
+    Some(ui.add_enabled(enabled, egui::Checkbox::new(&mut checked, spec.label)))
 }
 
 /// One menu of the menu bar, from the registry, sections apart. `extra` draws what is not a
