@@ -1625,16 +1625,17 @@ fn cubic_bounds(p: &[Pos2; 4]) -> Rect {
         let (a, b, c, d) = (f(p[0]), f(p[1]), f(p[2]), f(p[3]));
         // B'(t)/3 = qa t² + qb t + qc
         let (qa, qb, qc) = (-a + 3.0 * b - 3.0 * c + d, 2.0 * (a - 2.0 * b + c), b - a);
-        let mut ts = Vec::with_capacity(2);
+        // Up to two roots, on the stack; NaN where there is none (the range test drops it).
+        let mut ts = [f32::NAN; 2];
         if qa.abs() < 1e-6 {
             if qb.abs() > 1e-6 {
-                ts.push(-qc / qb);
+                ts[0] = -qc / qb;
             }
         } else {
             let disc = qb * qb - 4.0 * qa * qc;
             if disc >= 0.0 {
                 let s = disc.sqrt();
-                ts.extend([(-qb + s) / (2.0 * qa), (-qb - s) / (2.0 * qa)]);
+                ts = [(-qb + s) / (2.0 * qa), (-qb - s) / (2.0 * qa)];
             }
         }
         ts
