@@ -255,6 +255,8 @@ impl Inspector {
     fn edge(&mut self, ui: &mut Ui, wf: &Workflow, seq: u64, actions: &mut Vec<Action>) {
         let Some(ix) = edge_by_seq(wf, seq) else { return };
         let edge = &wf.graph[ix];
+        // Parsed once per frame: the inspector shows one edge.
+        let json = edge.json();
         ui.heading("Edge");
         let set = |key: &str, value: Option<Value>| set(Target::Edge(seq), key, value);
         egui::Grid::new("cs-edge-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
@@ -297,13 +299,13 @@ impl Inspector {
                 .labelled_by(trigger_label);
             ui.end_row();
             let label_id = ui.label("label").id;
-            let label = edge.json.get("label").and_then(Value::as_str).unwrap_or_default();
+            let label = json.get("label").and_then(Value::as_str).unwrap_or_default();
             if let Some(v) = self.text_field(ui, &format!("edge:{seq}:label"), label, label_id) {
                 actions.extend(set("label", (!v.is_empty()).then_some(Value::String(v))));
             }
             ui.end_row();
         });
-        self.json_member(ui, Target::Edge(seq), "condition", edge.condition(), true, actions);
+        self.json_member(ui, Target::Edge(seq), "condition", json.get("condition"), true, actions);
     }
 
     fn instance(&mut self, ui: &mut Ui, wf: &Workflow, key: &str, actions: &mut Vec<Action>) {

@@ -307,17 +307,18 @@ fn edges(wf: &Workflow, rename: &HashMap<&str, &str>, warnings: &mut Vec<Finding
     for (i, edge) in all.into_iter().enumerate() {
         match (rename.get(edge.source()), rename.get(edge.target())) {
             (Some(from), Some(to)) => {
+                let json = edge.json();
                 let mut out = Map::new();
-                out.insert("from".into(), Value::String(endpoint(from, edge.json.get("sourceOutput"))));
-                out.insert("to".into(), Value::String(endpoint(to, edge.json.get("targetInput"))));
+                out.insert("from".into(), Value::String(endpoint(from, json.get("sourceOutput"))));
+                out.insert("to".into(), Value::String(endpoint(to, json.get("targetInput"))));
                 for key in ["condition", "triggerRule"] {
-                    if let Some(v) = edge.json.get(key) {
+                    if let Some(v) = json.get(key) {
                         out.insert(key.into(), v.clone());
                     }
                 }
                 const CARRIED: [&str; 7] =
                     ["id", "sourceNodeId", "sourceOutput", "targetNodeId", "targetInput", "condition", "triggerRule"];
-                for key in edge.json.keys().filter(|k| !CARRIED.contains(&k.as_str())) {
+                for key in json.keys().filter(|k| !CARRIED.contains(&k.as_str())) {
                     warnings.push(
                         Finding::warning(
                             code::EXTRACT_MEMBER_DROPPED,

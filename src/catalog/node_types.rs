@@ -640,8 +640,11 @@ impl Catalog {
                 f.details.extend(e.details);
                 out.push(f);
             }
-            for (key, node, outgoing) in [("sourceOutput", source, true), ("targetInput", target, false)] {
-                let Some(port) = edge.json.get(key).and_then(Value::as_str) else { continue };
+            for (key, port, node, outgoing) in [
+                ("sourceOutput", edge.source_output(), source, true),
+                ("targetInput", edge.target_input(), target, false),
+            ] {
+                let Some(port) = port else { continue };
                 let type_id = wf.graph[node].type_id();
                 let Some(ports) = self.ports(type_id) else { continue };
                 let (known, side, kind) = if outgoing {

@@ -1,7 +1,7 @@
 //! Copy and paste as JSON text: the copied nodes and the edges among them, tagged so that
 //! text from elsewhere is never taken for a chainsmith selection.
 
-use crate::workflow::Workflow;
+use crate::workflow::{Edge, Workflow};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
@@ -30,7 +30,7 @@ pub fn selected_objects(wf: &Workflow, ids: &HashSet<String>) -> (Objects, Objec
         .into_iter()
         .map(|e| &wf.graph[e])
         .filter(|e| ids.contains(e.source()) && ids.contains(e.target()))
-        .map(|e| Map::clone(&e.json))
+        .map(Edge::json)
         .collect();
     (nodes, edges)
 }

@@ -771,23 +771,23 @@ fn apply_change(wf: &mut Workflow, change: Change) -> Change {
 
 /// Set one member, returning the previous value.
 fn set_member(wf: &mut Workflow, target: &Target, key: &str, value: Option<Value>) -> Option<Value> {
-    let json = match target {
+    let set = |json: &mut Map<String, Value>, value: Option<Value>| match value {
+        Some(v) => json.insert(key.to_owned(), v),
+        None => json.remove(key),
+    };
+    match target {
         Target::Node(id) => {
             let ix = wf.node(id)?;
-            wf.graph[ix].json_mut()
+            set(wf.graph[ix].json_mut(), value)
         }
         Target::Edge(seq) => {
             let ix = edge_by_seq(wf, *seq)?;
-            wf.graph[ix].json_mut()
+            wf.graph[ix].update(|json| set(json, value))
         }
         Target::Workflow => {
             let slot = wf.member_mut(key);
-            return Some(std::mem::replace(slot, value.unwrap_or(Value::Null)));
+            Some(std::mem::replace(slot, value.unwrap_or(Value::Null)))
         }
-    };
-    match value {
-        Some(v) => json.insert(key.to_owned(), v),
-        None => json.remove(key),
     }
 }
 

@@ -72,9 +72,7 @@ impl Workflow {
                 Value::Object(if mode == ExportMode::StrictSchema { strict_node(node) } else { Map::clone(node) })
             })
             .collect();
-        let mut edges: Vec<&Edge> = self.graph.edge_weights().chain(&self.dangling).collect();
-        edges.sort_by_key(|e| e.seq);
-        let edges: Vec<Value> = edges.into_iter().map(|e| Value::Object(Map::clone(&e.json))).collect();
+        let edges: Vec<Value> = self.export_edges().into_iter().map(|e| Value::Object(e.json())).collect();
         // Moved, not cloned again: member names are unique, so each is taken once.
         let (mut nodes, mut edges) = (Value::Array(nodes), Value::Array(edges));
         let mut out = Map::with_capacity(self.doc.len());
@@ -178,7 +176,7 @@ impl Workflow {
             add(&format!("/nodes/{i}"), crate::schemas::collect_violations(&validators.node, &Value::Object(json)));
         }
         for (i, e) in edges.into_iter().enumerate() {
-            let json = Value::Object(Map::clone(&e.json));
+            let json = Value::Object(e.json());
             add(&format!("/edges/{i}"), crate::schemas::collect_violations(&validators.edge, &json));
         }
         if omitted > 0 {
@@ -240,12 +238,11 @@ impl Workflow {
         // Read in place: the lints never need the exported document itself.
         let nodes: Vec<&Map<String, Value>> =
             self.nodes_in_order().into_iter().map(|ix| &*self.graph[ix].json).collect();
-        let edges: Vec<&Map<String, Value>> = self.export_edges().into_iter().map(|e| &*e.json).collect();
         let node_ids: HashSet<&str> = nodes.iter().filter_map(|n| text(n, "id")).collect();
         let mut edge_ids: HashMap<&str, usize> = HashMap::new();
-        for (i, e) in edges.iter().enumerate() {
+        for (i, e) in self.export_edges().into_iter().enumerate() {
             let at = format!("/edges/{i}");
-            if let Some(eid) = text(e, "id")
+            if let Some(eid) = e.id_member()
                 && let Some(first) = edge_ids.insert(eid, i)
             {
                 out.push(Finding::warning(
@@ -254,8 +251,7 @@ impl Workflow {
                     format!("edge id \"{eid}\" repeats /edges/{first}"),
                 ));
             }
-            for key in ["sourceNodeId", "targetNodeId"] {
-                let end = text(e, key).unwrap_or_default();
+            for (key, end) in [("sourceNodeId", e.source()), ("targetNodeId", e.target())] {
                 if !node_ids.contains(end) {
                     out.push(Finding::warning(
                         code::EDGE_ENDPOINT_UNKNOWN,
@@ -264,7 +260,7 @@ impl Workflow {
                     ));
                 }
             }
-            if let Some(c) = e.get("condition")
+            if let Some(c) = e.condition()
                 && matches!(c["type"].as_str(), Some("truthy" | "falsy"))
                 && c["left"].as_str().is_none_or(str::is_empty)
             {
@@ -328,7 +324,7 @@ impl Workflow {
         }
         let object = |m: &Map<String, Value>| 1 + m.values().map(nesting).max().unwrap_or(0);
         let deepest_node = self.graph.node_weights().map(|n| object(&n.json)).max().unwrap_or(0);
-        let deepest_edge = self.export_edges().iter().map(|e| object(&e.json)).max().unwrap_or(0);
+        let deepest_edge = self.export_edges().iter().map(|e| e.nesting()).max().unwrap_or(0);
         let depth = 1 + self
             .doc
             .iter()
@@ -412,11 +408,7 @@ impl serde::Serialize for Exported<'_> {
                         self.wf.nodes_in_order().into_iter().map(|ix| Node(&self.wf.graph[ix].json, strip)).collect();
                     map.serialize_entry(k, &nodes)?;
                 }
-                "edges" => {
-                    let edges: Vec<&Map<String, Value>> =
-                        self.wf.export_edges().into_iter().map(|e| &*e.json).collect();
-                    map.serialize_entry(k, &edges)?;
-                }
+                "edges" => map.serialize_entry(k, &self.wf.export_edges())?,
                 _ => map.serialize_entry(k, v)?,
             }
         }

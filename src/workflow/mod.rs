@@ -6,6 +6,7 @@
 
 pub mod app_instance;
 pub mod bundle;
+mod edge;
 mod export;
 pub mod layered;
 pub mod layout;
@@ -13,6 +14,7 @@ pub mod provenance;
 mod read;
 mod splice;
 
+pub use edge::Edge;
 pub use export::ExportMode;
 pub use provenance::Instance;
 pub use splice::{After, SpliceOptions, SpliceReport, reparameterise, splice};
@@ -29,9 +31,9 @@ use std::sync::Arc;
 /// Largest workflow file read.
 pub const MAX_WORKFLOW_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A node's or an edge's JSON object, shared: copying a workflow (an undo snapshot, the lint
-/// worker's copy, a dry run) shares every object with the original, and changing one copies
-/// only that object ([`Node::json_mut`], [`Edge::json_mut`]).
+/// A node's JSON object, shared: copying a workflow (an undo snapshot, the lint worker's
+/// copy, a dry run) shares every object with the original, and changing one copies only that
+/// object ([`Node::json_mut`]). Edges share theirs the same way ([`Edge`]).
 pub type Object = Arc<Map<String, Value>>;
 
 /// A workflow node: its JSON object plus its position in file order.
@@ -92,54 +94,6 @@ impl Node {
 pub(crate) fn coordinate(v: f64) -> Value {
     let v = (v * 100.0).round() / 100.0;
     if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) }
-}
-
-/// A workflow edge: its JSON object plus its position in file order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Edge {
-    pub json: Object,
-    pub seq: u64,
-}
-
-impl Edge {
-    pub fn new(json: Map<String, Value>, seq: u64) -> Self {
-        Self { json: Arc::new(json), seq }
-    }
-
-    /// The object to change, copied first if a copy of the workflow still shares it.
-    pub fn json_mut(&mut self) -> &mut Map<String, Value> {
-        Arc::make_mut(&mut self.json)
-    }
-
-    pub fn id(&self) -> &str {
-        self.json.get("id").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    pub fn source(&self) -> &str {
-        self.json.get("sourceNodeId").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    pub fn target(&self) -> &str {
-        self.json.get("targetNodeId").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    /// The source port; the schema's default meaning is `output`.
-    pub fn source_port(&self) -> &str {
-        self.json.get("sourceOutput").and_then(Value::as_str).unwrap_or("output")
-    }
-
-    /// The target port; the schema's default meaning is `input`.
-    pub fn target_port(&self) -> &str {
-        self.json.get("targetInput").and_then(Value::as_str).unwrap_or("input")
-    }
-
-    pub fn trigger_rule(&self) -> Option<&str> {
-        self.json.get("triggerRule").and_then(Value::as_str)
-    }
-
-    pub fn condition(&self) -> Option<&Value> {
-        self.json.get("condition")
-    }
 }
 
 /// A WorkflowDefinition as a graph.
@@ -315,9 +269,14 @@ impl Workflow {
     }
 
     /// Add an edge; one naming a missing node is kept aside as dangling.
-    pub fn add_edge(&mut self, json: impl Into<Object>) -> Option<EdgeIndex> {
+    pub fn add_edge(&mut self, json: Map<String, Value>) -> Option<EdgeIndex> {
         let seq = self.bump();
-        let edge = Edge { json: json.into(), seq };
+        self.insert_edge(Edge::new(json, seq))
+    }
+
+    /// Add an edge as it is (its `seq` included).
+    fn insert_edge(&mut self, edge: Edge) -> Option<EdgeIndex> {
+        let seq = edge.seq;
         match (self.node(edge.source()), self.node(edge.target())) {
             (Some(a), Some(b)) => {
                 let id = edge.id().to_owned();
@@ -406,18 +365,9 @@ impl Workflow {
     /// Re-insert a removed edge keeping its file-order position (undo); a dangling one goes
     /// back beside the graph, also in its place.
     pub fn restore_edge(&mut self, edge: Edge) -> Option<EdgeIndex> {
-        let seq = edge.seq;
-        let Some(ix) = self.add_edge(edge.json) else {
-            if let Some(last) = self.dangling.last_mut() {
-                last.seq = seq;
-            }
-            return None;
-        };
-        let drawn = std::mem::replace(&mut self.graph[ix].seq, seq);
-        let by_seq = Arc::make_mut(&mut self.by_seq);
-        by_seq.remove(&drawn);
-        by_seq.insert(seq, ix);
-        Some(ix)
+        // A seq is drawn as adding would, so the seqs handed out later are the same.
+        self.bump();
+        self.insert_edge(edge)
     }
 
     /// Take out the dangling edges with these `seq`s (undo of what added them).

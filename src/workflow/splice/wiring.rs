@@ -29,7 +29,7 @@ pub(super) fn wire(
     // condition) goes on the way in, where it entered the target (port, trigger rule) on
     // the way out. Wired after a node, the way in leaves from the port asked for.
     let carried: Option<Map<String, Value>> = match (removed_edges.as_slice(), &opts.after) {
-        ([only], _) => Some(Map::clone(&only.json)),
+        ([only], _) => Some(only.json()),
         (_, Some(after)) => after.output.as_ref().map(|port| {
             let mut json = Map::new();
             json.insert("sourceOutput".into(), Value::String(port.clone()));
