@@ -5,7 +5,7 @@ use crate::error::{Error, Finding, Result, code, pointer_join};
 use crate::expand::token;
 use crate::schemas::{MAX_LISTED_VIOLATIONS, Schema};
 use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -158,13 +158,16 @@ impl Workflow {
         };
         let nodes = self.nodes_in_order();
         let edges = self.export_edges();
-        // The document with placeholder items: their number is what `minItems` sees.
+        // The document with placeholder items: their number is what `minItems` and `maxItems`
+        // see, so past the largest of those more would change nothing (and 100,000 of them
+        // were 8 MB).
+        let placeholders = |n: usize| Value::Array(vec![Value::Null; n.min(validators.placeholders)]);
         let frame: Map<String, Value> = self
             .doc
             .iter()
             .map(|(k, v)| match k.as_str() {
-                "nodes" => (k.clone(), Value::Array(vec![Value::Null; nodes.len()])),
-                "edges" => (k.clone(), Value::Array(vec![Value::Null; edges.len()])),
+                "nodes" => (k.clone(), placeholders(nodes.len())),
+                "edges" => (k.clone(), placeholders(edges.len())),
                 _ => (k.clone(), v.clone()),
             })
             .collect();
@@ -235,14 +238,14 @@ impl Workflow {
                 format!("workflow id \"{id}\" breaks ^[a-z][a-z0-9_-]*$ (≤128)"),
             ));
         }
-        // Read in place: the lints never need the exported document itself.
-        let nodes: Vec<&Map<String, Value>> =
-            self.nodes_in_order().into_iter().map(|ix| &*self.graph[ix].json).collect();
-        let node_ids: HashSet<&str> = nodes.iter().filter_map(|n| text(n, "id")).collect();
+        // Read in place: the lints never need the exported document itself. Node ids are
+        // looked up in the workflow's own index, and only ids the lookups count more than
+        // once are remembered: at 100,000 nodes sets of every id were ~5 MB more at the peak.
         let mut edge_ids: HashMap<&str, usize> = HashMap::new();
         for (i, e) in self.export_edges().into_iter().enumerate() {
             let at = format!("/edges/{i}");
             if let Some(eid) = e.id_member()
+                && self.edge_id_uses(eid) > 1
                 && let Some(first) = edge_ids.insert(eid, i)
             {
                 out.push(Finding::warning(
@@ -252,7 +255,7 @@ impl Workflow {
                 ));
             }
             for (key, end) in [("sourceNodeId", e.source()), ("targetNodeId", e.target())] {
-                if !node_ids.contains(end) {
+                if !self.contains_node(end) {
                     out.push(Finding::warning(
                         code::EDGE_ENDPOINT_UNKNOWN,
                         format!("{at}/{key}"),
@@ -271,7 +274,8 @@ impl Workflow {
                 ));
             }
         }
-        for (i, n) in nodes.iter().enumerate() {
+        for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
+            let n = &self.graph[ix].json;
             let at = format!("/nodes/{i}");
             if let Some(inputs) = n.get("inputs").and_then(Value::as_object) {
                 for (port, v) in inputs {
@@ -279,7 +283,7 @@ impl Workflow {
                     // Plain values are counted above; PortValues are checked by the schema.
                     if v.get("type").and_then(Value::as_str) == Some("connection") {
                         let target = v.get("nodeId").and_then(Value::as_str).unwrap_or_default();
-                        if !node_ids.contains(target) {
+                        if !self.contains_node(target) {
                             out.push(Finding::warning(
                                 code::EDGE_ENDPOINT_UNKNOWN,
                                 pp,
@@ -416,26 +420,34 @@ impl serde::Serialize for Exported<'_> {
     }
 }
 
-fn text<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    m.get(key).and_then(Value::as_str)
-}
-
 /// Validators for the pieces [`Workflow::schema_findings`] checks: the document with its
 /// `nodes` and `edges` items unconstrained, one WorkflowNode, one WorkflowEdge.
 struct PieceValidators {
     frame: jsonschema::Validator,
     node: jsonschema::Validator,
     edge: jsonschema::Validator,
+    /// How many placeholder items the frame's `nodes` and `edges` need at most: one more
+    /// than any `minItems`/`maxItems` they have, the only keywords of theirs that count
+    /// items (the test `frame_arrays_are_constrained_only_by_their_length` checks that).
+    placeholders: usize,
 }
+
+/// The keywords of the frame's `nodes` and `edges` (their `items` removed) whose verdict on
+/// an array depends on its length alone.
+const LENGTH_KEYWORDS: [&str; 2] = ["minItems", "maxItems"];
 
 fn piece_validators() -> &'static PieceValidators {
     static PIECES: std::sync::OnceLock<PieceValidators> = std::sync::OnceLock::new();
     PIECES.get_or_init(|| {
         let document = Schema::WorkflowDefinition.document();
         let mut frame = document.clone();
+        let mut placeholders = 1;
         for key in ["nodes", "edges"] {
             if let Some(items) = frame.pointer_mut(&format!("/properties/{key}")).and_then(Value::as_object_mut) {
                 items.shift_remove("items");
+                for bound in LENGTH_KEYWORDS.iter().filter_map(|k| items.get(*k).and_then(Value::as_u64)) {
+                    placeholders = placeholders.max(usize::try_from(bound).unwrap_or(usize::MAX).saturating_add(1));
+                }
             }
         }
         let id = document.get("$id").and_then(Value::as_str).unwrap_or("workflow-definition.schema.json");
@@ -446,6 +458,58 @@ fn piece_validators() -> &'static PieceValidators {
             frame: build(&frame),
             node: build(&serde_json::json!({"$ref": format!("{id}#/$defs/WorkflowNode")})),
             edge: build(&serde_json::json!({"$ref": format!("{id}#/$defs/WorkflowEdge")})),
+            placeholders,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The frame's `nodes` and `edges` hold at most [`PieceValidators::placeholders`]
+    /// placeholder items; that gives the verdict the real length would only while nothing but
+    /// their length is constrained.
+    #[test]
+    fn frame_arrays_are_constrained_only_by_their_length() {
+        let document = Schema::WorkflowDefinition.document();
+        for key in ["nodes", "edges"] {
+            let property = document.pointer(&format!("/properties/{key}")).and_then(Value::as_object).unwrap();
+            for keyword in property.keys() {
+                assert!(
+                    ["type", "items", "description"].contains(&keyword.as_str())
+                        || LENGTH_KEYWORDS.contains(&keyword.as_str()),
+                    "/properties/{key} has `{keyword}`"
+                );
+            }
+        }
+        // nodes' minItems is 1: one placeholder past it.
+        assert_eq!(piece_validators().placeholders, 2);
+    }
+
+    #[test]
+    fn a_long_node_list_meets_min_items_as_the_whole_list_would() {
+        let nodes: Vec<Value> = (0..5).map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop"})).collect();
+        let doc = |nodes: &[Value]| {
+            json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": [], "triggers": [],
+                "variables": [], "metadata": {}, "settings": {}})
+        };
+        let frame_findings = |nodes: &[Value]| {
+            let wf = Workflow::from_json(doc(nodes)).unwrap();
+            let found: Vec<String> = wf
+                .schema_findings(ExportMode::StrictSchema)
+                .into_iter()
+                .filter(|f| !f.pointer.starts_with("/nodes/"))
+                .map(|f| f.pointer)
+                .collect();
+            found
+        };
+        for n in 0..5 {
+            let whole = crate::schemas::collect_violations(Schema::WorkflowDefinition.validator(), &doc(&nodes[..n]));
+            let expected: Vec<String> =
+                whole.into_iter().map(|v| v.pointer).filter(|p| !p.starts_with("/nodes/")).collect();
+            assert_eq!(frame_findings(&nodes[..n]), expected, "{n} nodes");
+        }
+        assert_eq!(frame_findings(&[]), ["/nodes"]);
+    }
 }

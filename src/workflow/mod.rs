@@ -10,6 +10,7 @@ mod edge;
 mod export;
 pub mod layered;
 pub mod layout;
+mod lookup;
 pub mod provenance;
 mod read;
 mod splice;
@@ -20,6 +21,7 @@ pub use provenance::Instance;
 pub use splice::{After, SpliceOptions, SpliceReport, reparameterise, splice};
 
 use crate::error::{Error, Result, code};
+use lookup::Lookup;
 use petgraph::Direction;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
 use petgraph::visit::EdgeRef;
@@ -104,14 +106,16 @@ pub struct Workflow {
     pub graph: StableDiGraph<Node, Edge>,
     // The lookups are shared between copies like the objects ([`Object`]): at 20,000 nodes
     // copying them was ~15 ms, paid on the UI thread when an edit met the lint worker's
-    // snapshot. Moves do not touch them; adding or removing copies the one map it changes.
-    index: Arc<HashMap<String, NodeIndex>>,
+    // snapshot. Moves do not touch them; adding or removing copies the one table it changes.
+    // Each holds only indices; keys are read from the graph ([`lookup`]).
+    /// Nodes by `id`.
+    index: Arc<Lookup<NodeIndex>>,
     /// Edges naming a node that does not exist, kept verbatim.
     dangling: Vec<Edge>,
     /// Graph edges by `seq` (the editor addresses edges by it).
-    by_seq: Arc<HashMap<u64, EdgeIndex>>,
-    /// Graph edges by `id` (ids may repeat in a file, so each id has a list).
-    by_id: Arc<HashMap<String, Vec<EdgeIndex>>>,
+    by_seq: Arc<Lookup<EdgeIndex>>,
+    /// Graph edges by `id` (ids may repeat in a file, so an id can find several).
+    by_id: Arc<Lookup<EdgeIndex>>,
     /// How many dangling edges use each id.
     dangling_ids: Arc<HashMap<String, usize>>,
     next_seq: u64,
@@ -217,11 +221,11 @@ impl Workflow {
     }
 
     pub fn node(&self, id: &str) -> Option<NodeIndex> {
-        self.index.get(id).copied()
+        self.index.find(id, |ix| node_key(&self.graph, ix))
     }
 
     pub fn contains_node(&self, id: &str) -> bool {
-        self.index.contains_key(id)
+        self.node(id).is_some()
     }
 
     pub fn node_count(&self) -> usize {
@@ -254,17 +258,19 @@ impl Workflow {
     /// Add a node; its id must be a non-empty string not used yet.
     pub fn add_node(&mut self, json: impl Into<Object>) -> Result<NodeIndex> {
         let json = json.into();
-        let id = json.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let id = json.get("id").and_then(Value::as_str).unwrap_or_default();
         if id.is_empty() {
             return Err(Error::new(code::VALIDATION_ERROR, "a node needs a non-empty string id"));
         }
-        if self.index.contains_key(&id) {
-            return Err(Error::new(code::VALIDATION_ERROR, format!("node id \"{id}\" is already used"))
-                .with("nodeId", id.as_str()));
+        if self.contains_node(id) {
+            return Err(
+                Error::new(code::VALIDATION_ERROR, format!("node id \"{id}\" is already used")).with("nodeId", id)
+            );
         }
         let seq = self.bump();
         let ix = self.graph.add_node(Node { json, seq });
-        Arc::make_mut(&mut self.index).insert(id, ix);
+        let graph = &self.graph;
+        Arc::make_mut(&mut self.index).insert(ix, graph[ix].id(), |ix| node_key(graph, ix));
         Ok(ix)
     }
 
@@ -279,10 +285,10 @@ impl Workflow {
         let seq = edge.seq;
         match (self.node(edge.source()), self.node(edge.target())) {
             (Some(a), Some(b)) => {
-                let id = edge.id().to_owned();
                 let ix = self.graph.add_edge(a, b, edge);
-                Arc::make_mut(&mut self.by_seq).insert(seq, ix);
-                Arc::make_mut(&mut self.by_id).entry(id).or_default().push(ix);
+                let graph = &self.graph;
+                Arc::make_mut(&mut self.by_seq).insert(ix, &seq, |ix| edge_seq_key(graph, ix));
+                Arc::make_mut(&mut self.by_id).insert(ix, graph[ix].id(), |ix| edge_id_key(graph, ix));
                 Some(ix)
             }
             _ => {
@@ -347,8 +353,8 @@ impl Workflow {
         let removed_nodes: Vec<Node> = nodes.iter().filter_map(|n| self.graph.remove_node(*n)).collect();
         if !removed_nodes.is_empty() {
             let index = Arc::make_mut(&mut self.index);
-            for node in &removed_nodes {
-                index.remove(node.id());
+            for (node, ix) in removed_nodes.iter().zip(nodes) {
+                index.remove(*ix, node.id());
             }
         }
         (removed_nodes, removed_edges)
@@ -411,17 +417,27 @@ impl Workflow {
 
     /// The graph edge with this `seq`.
     pub fn edge_by_seq(&self, seq: u64) -> Option<EdgeIndex> {
-        self.by_seq.get(&seq).copied()
+        self.by_seq.find(&seq, |ix| edge_seq_key(&self.graph, ix))
     }
 
-    /// The graph edges with this `id` (more than one when a file repeats it), in constant time.
-    pub fn edges_by_id(&self, id: &str) -> &[EdgeIndex] {
-        self.by_id.get(id).map_or(&[], Vec::as_slice)
+    /// The graph edges with this `id` (more than one when a file repeats it), in file order;
+    /// constant time.
+    pub fn edges_by_id(&self, id: &str) -> Vec<EdgeIndex> {
+        let mut found: Vec<EdgeIndex> = self.by_id.find_all(id, |ix| edge_id_key(&self.graph, ix)).collect();
+        found.sort_by_key(|ix| self.graph[*ix].seq);
+        found
+    }
+
+    /// How many edges, in the graph or dangling, have this `id`, where edges whose `id` is
+    /// not a string count as having `""`; constant time unless the id repeats.
+    pub(crate) fn edge_id_uses(&self, id: &str) -> usize {
+        self.by_id.find_all(id, |ix| edge_id_key(&self.graph, ix)).count()
+            + self.dangling_ids.get(id).copied().unwrap_or(0)
     }
 
     /// Whether any edge, in the graph or dangling, has this `id`; constant time.
     pub fn has_edge_id(&self, id: &str) -> bool {
-        self.by_id.contains_key(id) || self.dangling_ids.contains_key(id)
+        self.by_id.find(id, |ix| edge_id_key(&self.graph, ix)).is_some() || self.dangling_ids.contains_key(id)
     }
 
     /// Keep only the dangling edges `keep` says to.
@@ -440,14 +456,8 @@ impl Workflow {
     }
 
     fn unindex_edge(&mut self, edge: &Edge, ix: EdgeIndex) {
-        Arc::make_mut(&mut self.by_seq).remove(&edge.seq);
-        let by_id = Arc::make_mut(&mut self.by_id);
-        if let Some(list) = by_id.get_mut(edge.id()) {
-            list.retain(|e| *e != ix);
-            if list.is_empty() {
-                by_id.remove(edge.id());
-            }
-        }
+        Arc::make_mut(&mut self.by_seq).remove(ix, &edge.seq);
+        Arc::make_mut(&mut self.by_id).remove(ix, edge.id());
     }
 
     /// An edge id not used yet, built from `base`.
@@ -482,6 +492,20 @@ impl Workflow {
             })
         })
     }
+}
+
+/// The keys the lookups find graph indices by. An index the graph no longer has (which
+/// the lookups never hold) would read as a key nothing is asked for.
+fn node_key(graph: &StableDiGraph<Node, Edge>, ix: NodeIndex) -> &str {
+    graph.node_weight(ix).map_or("", Node::id)
+}
+
+fn edge_id_key(graph: &StableDiGraph<Node, Edge>, ix: EdgeIndex) -> &str {
+    graph.edge_weight(ix).map_or("", Edge::id)
+}
+
+fn edge_seq_key(graph: &StableDiGraph<Node, Edge>, ix: EdgeIndex) -> &u64 {
+    graph.edge_weight(ix).map_or(&u64::MAX, |e| &e.seq)
 }
 
 /// A source of fresh edge ids: `base`, else `base-2`, `base-3`, … An id is taken when the

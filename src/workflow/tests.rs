@@ -463,6 +463,39 @@ fn file_bytes_are_the_exported_document_and_schema_checks_cover_every_piece() {
     assert_eq!(pieces, whole);
 }
 
+/// Repeated edge ids are reported against the previous use, dangling edges included; ids that
+/// are not strings are never compared, an empty string id is.
+#[test]
+fn repeated_edge_ids_are_each_reported() {
+    let nodes = [json!({"id": "a", "typeId": "core.noop"}), json!({"id": "b", "typeId": "core.noop"})];
+    let edge = |id: Value, to: &str| json!({"id": id, "sourceNodeId": "a", "targetNodeId": to});
+    let edges = [
+        edge(json!("e1"), "b"),
+        edge(json!("e1"), "gone"),
+        edge(json!(5), "b"),
+        edge(json!(""), "b"),
+        json!({"sourceNodeId": "a", "targetNodeId": "b"}),
+        edge(json!("e1"), "b"),
+        edge(json!(5), "b"),
+        edge(json!(""), "b"),
+        edge(json!("e2"), "b"),
+    ];
+    let wf =
+        Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": edges})).unwrap();
+    let repeats: Vec<(String, String)> = wf
+        .lint(ExportMode::Faithful)
+        .into_iter()
+        .filter(|f| f.code == code::VALIDATION_ERROR && f.pointer.starts_with("/edges/"))
+        .map(|f| (f.pointer, f.message))
+        .collect();
+    let expected = [
+        ("/edges/1/id", "edge id \"e1\" repeats /edges/0"),
+        ("/edges/5/id", "edge id \"e1\" repeats /edges/1"),
+        ("/edges/7/id", "edge id \"\" repeats /edges/3"),
+    ];
+    assert_eq!(repeats, expected.map(|(p, m)| (p.to_owned(), m.to_owned())));
+}
+
 #[test]
 fn edges_are_found_by_id_through_every_removal_and_restore() {
     // A hub with 40 edges (past the one-by-one removal), one id repeated, one dangling edge.

@@ -59,6 +59,12 @@ pub struct SpliceReport {
 pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Result<SpliceReport> {
     let plan = checks::check(wf, exp, opts)?;
     let positions = place::place(wf, exp, opts)?;
+    // Room for exactly what is added: a copied workflow (the editor's dry run) has none
+    // spare, and growing by doubling held two copies of the graph's storage, ~10 MB at
+    // 100,000 nodes. The wiring adds an edge per entry and exit node at most.
+    let wiring = exp.entry_nodes().len() + exp.exit_nodes().len();
+    wf.graph.reserve_exact_nodes(exp.nodes.len());
+    wf.graph.reserve_exact_edges(exp.edges.len() + wiring);
     let (node_ids, mut edge_ids, warnings) = add_fragment(wf, exp, positions);
     let removed_edges = wiring::wire(wf, exp, opts, &plan.replaced, &mut edge_ids);
     if !plan.new_variables.is_empty() {
