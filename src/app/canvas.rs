@@ -1231,7 +1231,7 @@ impl ViewCache {
                 to,
                 to_port,
                 label: edge_label(edge),
-                conditional: edge.condition().is_some(),
+                conditional: edge.has_condition(),
                 loopback: back.contains(&e),
                 span: (f32::INFINITY, f32::NEG_INFINITY),
             });

@@ -141,12 +141,14 @@ impl Edge {
         deepest
     }
 
+    /// Whether the object has a `condition` member (without parsing it).
+    pub fn has_condition(&self) -> bool {
+        self.stored.flags & HAS_CONDITION != 0
+    }
+
     /// The `condition` member (parsed only for an edge that has one).
     pub fn condition(&self) -> Option<Value> {
-        if self.stored.flags & HAS_CONDITION == 0 {
-            return None;
-        }
-        self.json().shift_remove("condition")
+        self.has_condition().then(|| self.json().shift_remove("condition")).flatten()
     }
 }
 
@@ -251,6 +253,7 @@ mod tests {
         assert_eq!(old, Some(json!("x")));
         assert_eq!((e.id(), e.source_port(), e.seq), ("e9", "yes", 7));
         assert_eq!(e.condition(), Some(json!({"type": "truthy", "left": "$.ok"})));
+        assert!(e.has_condition());
         assert_eq!(
             e.text(),
             r#"{"id":"e9","sourceNodeId":"a","targetNodeId":"b","label":"y","sourceOutput":"yes","condition":{"type":"truthy","left":"$.ok"}}"#
@@ -258,7 +261,7 @@ mod tests {
         // The copy still has the object it was made with.
         assert_eq!((copy.id(), copy.source_port(), copy.condition()), ("e1", "output", None));
         e.update(|m| m.shift_remove("condition"));
-        assert_eq!(e.condition(), None);
+        assert_eq!((e.condition(), e.has_condition()), (None, false));
     }
 
     #[test]
