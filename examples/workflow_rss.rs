@@ -116,7 +116,7 @@ fn main() {
 
     let t = Instant::now();
     let req = preview::request(&trust, &pack, "rss.chain", values, &expansion_id, &[], &placement);
-    doc.inline(&req).unwrap();
+    doc.inline(req).unwrap();
     report(&format!("inserted the chain ({} nodes)", doc.workflow().node_count()), t, file_mib);
 
     let t = Instant::now();

@@ -620,8 +620,8 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
     print_warnings(&setup_findings(&trust));
     let external = load_registry(&args.chain.registry, &trust)?;
-    let req = inline_request(&pack, &args.chain, &trust, &external)?;
-    let expanded = chainsmith::inline::expand_for(None, &req).map_err(cli_hint)?;
+    let req = inline_request(pack, &args.chain, &trust, &external)?;
+    let expanded = chainsmith::inline::expand_for(None, req).map_err(cli_hint)?;
     let written = if trust.host.sub_chains {
         let tree = TreeExpansion { parent: expanded.expansion, children: expanded.children };
         let written = stream_json_to_stdout(&tree);
@@ -632,22 +632,22 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
         std::mem::forget(expanded);
         written
     };
-    // The process ends next: freeing the pack and the expansion value by value was a sixth
-    // of a large expansion's run, and the OS takes the memory back whole.
-    std::mem::forget(pack);
+    // The process ends next: freeing the expansion value by value was a sixth of a large
+    // expansion's run, and the OS takes the memory back whole.
     written.map(|()| ExitCode::SUCCESS)
 }
 
 /// The pipeline's request from the command line: the chain, `--params`/`--set`,
-/// `--expansion-id`, the tenant and the registry packs.
+/// `--expansion-id`, the tenant and the registry packs. The pack is handed over: the
+/// command has no other use for it, so its chain's nodes are moved, not copied.
 fn inline_request<'a>(
-    pack: &'a Pack,
+    pack: Pack,
     args: &'a ChainArgs,
     trust: &'a Trust,
     external: &'a [Pack],
 ) -> Result<InlineRequest<'a>> {
-    let (values, value_findings) = collect_params(pack, args)?;
-    let mut req = InlineRequest::new(trust, pack, &args.chain, values);
+    let (values, value_findings) = collect_params(&pack, args)?;
+    let mut req = InlineRequest::given(trust, pack, &args.chain, values);
     req.value_findings = value_findings;
     req.expansion_id = expansion_id_arg(args);
     req.external = external;
@@ -721,13 +721,13 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
     print_warnings(&setup_findings(&trust));
     let external = load_registry(&args.chain.registry, &trust)?;
-    let mut req = inline_request(&pack, &args.chain, &trust, &external)?;
+    let mut req = inline_request(pack, &args.chain, &trust, &external)?;
     req.destination = Destination::Splice(SpliceOptions {
         at: args.at,
         between: args.between.as_ref().map(|v| (v[0].clone(), v[1].clone())),
         ..Default::default()
     });
-    let outcome = chainsmith::inline::inline(&mut workflow, &req).map_err(cli_hint)?;
+    let outcome = chainsmith::inline::inline(&mut workflow, req).map_err(cli_hint)?;
     let mode = if args.strict_schema { ExportMode::StrictSchema } else { ExportMode::Faithful };
     let mut warnings = outcome.findings;
     warnings.extend(workflow.lint(mode));

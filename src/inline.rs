@@ -14,8 +14,9 @@
 
 use crate::catalog::Trust;
 use crate::error::{Finding, Result, code};
+pub use crate::expand::PackSource;
 use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree};
-use crate::expand::{ExpandOptions, Expansion, expand};
+use crate::expand::{ExpandOptions, Expansion, expand_from};
 use crate::pack::Pack;
 use crate::params::apply_defaults;
 use crate::workflow::{Edge, Instance, SpliceOptions, Workflow, reparameterise, splice};
@@ -49,9 +50,11 @@ impl Default for Destination {
 }
 
 /// Everything one inline needs besides the parent workflow.
+#[derive(Clone)]
 pub struct InlineRequest<'a> {
     pub trust: &'a Trust,
-    pub pack: &'a Pack,
+    /// Lent by the editor; given by the CLI, whose chain nodes are then moved, not copied.
+    pub pack: PackSource<'a>,
     pub chain_id: &'a str,
     /// Parameter values as supplied; defaults are applied and the chain's schema checks them.
     pub values: Map<String, Value>,
@@ -73,6 +76,15 @@ impl<'a> InlineRequest<'a> {
     /// A request with a fresh expansionId, checked values, no external packs, the default
     /// tenant, and a splice to the right of the existing nodes.
     pub fn new(trust: &'a Trust, pack: &'a Pack, chain_id: &'a str, values: Map<String, Value>) -> Self {
+        Self::from_source(trust, PackSource::Lent(pack), chain_id, values)
+    }
+
+    /// [`Self::new`] for a caller that hands the pack over ([`PackSource::Given`]).
+    pub fn given(trust: &'a Trust, pack: Pack, chain_id: &'a str, values: Map<String, Value>) -> Self {
+        Self::from_source(trust, PackSource::Given(Box::new(pack)), chain_id, values)
+    }
+
+    fn from_source(trust: &'a Trust, pack: PackSource<'a>, chain_id: &'a str, values: Map<String, Value>) -> Self {
         Self {
             trust,
             pack,
@@ -118,22 +130,24 @@ pub struct InlineOutcome {
 }
 
 /// The whole pipeline into `wf`. On a refusal `wf` is unchanged.
-pub fn inline(wf: &mut Workflow, req: &InlineRequest) -> Result<InlineOutcome> {
+pub fn inline(wf: &mut Workflow, mut req: InlineRequest) -> Result<InlineOutcome> {
+    let destination = std::mem::take(&mut req.destination);
+    let trust = req.trust;
     let expanded = expand_for(Some(wf), req)?;
-    place(wf, expanded, &req.destination, req.trust)
+    place(wf, expanded, &destination, trust)
 }
 
 /// Everything before the splice: trust and host checks, values, expansion and its checks.
 /// With a workflow, a fresh expansionId avoids its node ids and its compensation policy
 /// applies; nothing in it changes. The editor's preview shows this; `chainsmith expand`
 /// prints it.
-pub fn expand_for(wf: Option<&Workflow>, req: &InlineRequest) -> Result<Expanded> {
+pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded> {
     let trust = req.trust;
-    let mut warnings = trust_warnings(req)?;
+    let mut warnings = trust_warnings(&req)?;
     warnings.extend(req.value_findings.iter().cloned());
     let mut values = req.values.clone();
     if req.preview
-        && let Some(chain) = req.pack.chain(req.chain_id)
+        && let Some(chain) = req.pack.pack().chain(req.chain_id)
     {
         apply_defaults(chain.parameters(), &mut values);
     }
@@ -141,7 +155,7 @@ pub fn expand_for(wf: Option<&Workflow>, req: &InlineRequest) -> Result<Expanded
         ExpansionIdChoice::Fresh => None,
         ExpansionIdChoice::Given(id) => Some(id.clone()),
         ExpansionIdChoice::Hash => {
-            req.pack.chain(req.chain_id).map(|c| crate::expand::app::expansion_id_hash(c, &values))
+            req.pack.pack().chain(req.chain_id).map(|c| crate::expand::app::expansion_id_hash(c, &values))
         }
     };
     let taken = |id: &str| wf.is_some_and(|wf| wf.contains_node(id));
@@ -154,13 +168,13 @@ pub fn expand_for(wf: Option<&Workflow>, req: &InlineRequest) -> Result<Expanded
         params_as_given: req.preview,
     };
     if !trust.host.sub_chains {
-        let mut expansion = expand(req.pack, req.chain_id, values, &opts)?;
+        let mut expansion = expand_from(req.pack, req.chain_id, values, &opts)?;
         let errors = check(trust, &mut expansion, warnings);
         refuse(errors)?;
         return Ok(Expanded { expansion, children: Vec::new() });
     }
     let tree_opts = TreeOptions { expand: opts, tenant: req.tenant, external: req.external };
-    let mut tree = expand_tree(req.pack, req.chain_id, values, &tree_opts)?;
+    let mut tree = expand_tree(req.pack.pack(), req.chain_id, values, &tree_opts)?;
     // Every child's problems and the parent's are reported together.
     let mut errors = Vec::new();
     let mut child_findings = Vec::new();
@@ -211,7 +225,7 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
 
 /// Refuse what the trust policy blocks before anything is expanded; return its warnings.
 fn trust_warnings(req: &InlineRequest) -> Result<Vec<Finding>> {
-    let mut report = req.trust.check_chain(req.pack, req.chain_id);
+    let mut report = req.trust.check_chain(req.pack.pack(), req.chain_id);
     if req.trust.host.sub_chains {
         // The co-expansion walk reports these itself, in the reference's order.
         report.findings.retain(|f| !(f.is_error() && is_composition_code(f.code)));

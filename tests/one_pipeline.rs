@@ -72,7 +72,7 @@ fn editor_insert(
     let id = expansion_id.map_or_else(|| fresh_expansion_id(chain, doc.workflow()).unwrap(), str::to_owned);
     let placement = Placement::Insert { at: (100.0, 300.0), on_edge: None, after: None };
     let req = request(trust, pack, chain_id, values, &id, &[], &placement);
-    let out = doc.inline(&req);
+    let out = doc.inline(req);
     (doc, out)
 }
 

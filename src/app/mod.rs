@@ -1035,7 +1035,7 @@ impl App {
         let (values, placement) = (form.values().clone(), form.placement());
         let req =
             preview::request(&self.trust, pack, &form.chain_id, values, &form.expansion_id, &self.packs, &placement);
-        let applied = self.doc.inline(&req);
+        let applied = self.doc.inline(req);
         match applied {
             Ok(outcome) => {
                 self.form = None;

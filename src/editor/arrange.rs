@@ -514,7 +514,7 @@ mod tests {
         let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
         let placement = Placement::Insert { at, on_edge, after: None };
         let req = request(&trust, pack, "support.triage", values, expansion_id, &[], &placement);
-        doc.inline(&req).unwrap().new_nodes
+        doc.inline(req).unwrap().new_nodes
     }
 
     fn snapshot(doc: &Document) -> Value {
@@ -712,7 +712,7 @@ mod tests {
         let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
         let after = crate::workflow::After { node: "a".into(), output: None };
         let placement = Placement::Insert { at: (530.0, 0.0), on_edge: None, after: Some(after) };
-        let out = doc.inline(&request(&trust, pack, "support.triage", values, "t001", &[], &placement)).unwrap();
+        let out = doc.inline(request(&trust, pack, "support.triage", values, "t001", &[], &placement)).unwrap();
         no_conflicts(&doc);
         let wf = doc.workflow();
         let entry = wf.graph.edge_weights().find(|e| e.source() == "a" && e.target() != "b").unwrap().target();

@@ -295,10 +295,11 @@ impl Document {
     /// adds nodes and edges, removes the edges its wiring replaces and edits top-level
     /// members; a re-parameterisation edits its instance's nodes and the provenance; making
     /// room moves nodes.
-    pub fn inline(&mut self, req: &InlineRequest) -> Result<Outcome, Error> {
+    pub fn inline(&mut self, req: InlineRequest) -> Result<Outcome, Error> {
+        let (destination, trust) = (req.destination.clone(), req.trust);
         let top_level = self.wf.members().clone();
         let last_seq = self.wf.last_seq();
-        let reparameterised: Vec<(String, Object)> = match &req.destination {
+        let reparameterised: Vec<(String, Object)> = match &destination {
             Destination::Reparameterise { key } => self
                 .wf
                 .instance(key)
@@ -310,7 +311,7 @@ impl Document {
             Destination::Splice(_) => Vec::new(),
         };
         let done = crate::inline::inline(self.wf_mut(), req)?;
-        let moved = super::preview::make_room(self.wf_mut(), &done.instance.node_ids, &req.destination, req.trust);
+        let moved = super::preview::make_room(self.wf_mut(), &done.instance.node_ids, &destination, trust);
         let wf = &self.wf;
         let added_nodes: Vec<String> =
             wf.graph.node_weights().filter(|n| n.seq > last_seq).map(|n| n.id().to_owned()).collect();
@@ -324,7 +325,7 @@ impl Document {
             Change::Restore { nodes: Vec::new(), edges: done.removed_edges },
             Change::TopLevel(top_level),
         ]);
-        let (verb, new_nodes) = match &req.destination {
+        let (verb, new_nodes) = match &destination {
             Destination::Reparameterise { .. } => ("Re-parameterise", Vec::new()),
             Destination::Splice(opts) if opts.between.is_some() => ("Splice", done.instance.node_ids),
             Destination::Splice(_) => ("Insert", done.instance.node_ids),
@@ -833,7 +834,7 @@ mod tests {
         let (trust, pack) = (Trust::default(), triage_pack());
         let values = json!({"queueName": "billing"}).as_object().unwrap().clone();
         let placement = Placement::Insert { at, on_edge, after: None };
-        doc.inline(&request(&trust, &pack, "support.triage", values, "t001", &[], &placement))
+        doc.inline(request(&trust, &pack, "support.triage", values, "t001", &[], &placement))
     }
 
     #[test]
@@ -902,10 +903,10 @@ mod tests {
         let values = json!({"queueName": "sales"}).as_object().unwrap().clone();
         let after = crate::workflow::After { node: "a".into(), output: None };
         let placement = Placement::Insert { at: (300.0, 0.0), on_edge: None, after: Some(after) };
-        doc.inline(&request(&trust, &pack, "support.triage", values.clone(), "t002", &[], &placement)).unwrap();
+        doc.inline(request(&trust, &pack, "support.triage", values.clone(), "t002", &[], &placement)).unwrap();
         states.push(snapshot(&doc));
         let existing = Placement::Existing { key: "support_triage_t001_".into() };
-        doc.inline(&request(&trust, &pack, "support.triage", values, "t001", &[], &existing)).unwrap();
+        doc.inline(request(&trust, &pack, "support.triage", values, "t001", &[], &existing)).unwrap();
         states.push(snapshot(&doc));
         assert_ne!(states[2]["nodes"], states[3]["nodes"], "re-parameterising changed a config");
         assert_ne!(states[1]["nodes"][1]["position"], states[2]["nodes"][1]["position"], "b made room");

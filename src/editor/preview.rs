@@ -216,7 +216,7 @@ pub fn expand_preview(
     let at = Placement::Insert { at: (0.0, 0.0), on_edge: None, after: None };
     let mut req = request(trust, pack, chain.chain_id(), values.clone(), expansion_id, &[], &at);
     req.preview = !valid;
-    Ok(expand_for(Some(wf), &req)?.expansion)
+    Ok(expand_for(Some(wf), req)?.expansion)
 }
 
 #[cfg(test)]
@@ -265,7 +265,7 @@ mod tests {
         let ghost = place(&trust, &wf, &exp, &placement).unwrap().unwrap();
         let e1 = wf.graph.edge_weights().find(|e| e.id() == "e1").unwrap().seq;
         let mut doc = crate::editor::document::Document::new(wf, None);
-        doc.inline(&request(&trust, &pack, "support.triage", values, "ab12", &[], &placement)).unwrap();
+        doc.inline(request(&trust, &pack, "support.triage", values, "ab12", &[], &placement)).unwrap();
         let real = doc.workflow();
         let b_after = real.graph[real.node("b").unwrap()].position();
         assert!(b_after.0 > 310.0, "the target moves right");

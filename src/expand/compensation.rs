@@ -15,17 +15,18 @@ use serde_json::{Map, Value};
 /// `inputMapping` (substituted, then node references rewritten), `retry` and
 /// `requiresApproval` are carried, so a member the spec does not define never reaches a host.
 pub(super) fn carry_node(
-    src: &Map<String, Value>,
+    irreversible: Option<Value>,
+    compensation: Option<Value>,
     out: &mut Map<String, Value>,
     params: &Map<String, Value>,
     prefix: &str,
     is_fragment: &dyn Fn(&str) -> bool,
 ) {
-    if src.get("irreversibleEffect") == Some(&Value::Bool(true)) {
+    if irreversible == Some(Value::Bool(true)) {
         out.insert("irreversibleEffect".into(), Value::Bool(true));
         return;
     }
-    let Some(comp) = src.get("compensation") else { return };
+    let Some(comp) = compensation else { return };
     let mut carried = Map::new();
     let member = |key: &str| comp.as_object().and_then(|c| c.get(key));
     if let Some(type_id) = member("nodeTypeId") {
@@ -221,13 +222,9 @@ mod tests {
 
     #[test]
     fn members_outside_the_spec_are_dropped() {
-        let src: Map<String, Value> = serde_json::from_value(serde_json::json!({
-            "irreversibleEffect": false,
-            "compensation": {"nodeTypeId": "t", "timeoutMs": 5, "retry": {"maxAttempts": 2}, "requiresApproval": true}
-        }))
-        .unwrap();
+        let compensation = serde_json::json!({"nodeTypeId": "t", "timeoutMs": 5, "retry": {"maxAttempts": 2}, "requiresApproval": true});
         let mut out = Map::new();
-        carry_node(&src, &mut out, &Map::new(), "p_", &|_| false);
+        carry_node(Some(Value::Bool(false)), Some(compensation), &mut out, &Map::new(), "p_", &|_| false);
         assert_eq!(
             Value::Object(out),
             serde_json::json!({"compensation": {"nodeTypeId": "t", "retry": {"maxAttempts": 2}, "requiresApproval": true}})

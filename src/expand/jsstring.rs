@@ -90,14 +90,14 @@ pub fn js_f64(x: f64) -> String {
 /// Rewrite a parsed number the way `JSON.stringify` would print it: an integral double
 /// in the safe range becomes an integer (`1.0` → `1`).
 pub fn js_normalise_number(n: &Number) -> Number {
-    if n.is_f64()
-        && let Some(f) = n.as_f64()
-        && f.fract() == 0.0
-        && f.abs() <= MAX_SAFE as f64
-    {
-        return if f < 0.0 { Number::from(f as i64) } else { Number::from(f as u64) };
-    }
-    n.clone()
+    js_integral(n).unwrap_or_else(|| n.clone())
+}
+
+/// The integer a fractional-looking number is in JavaScript (`1.0` is `1`); `None` when it
+/// stays as written, so callers change nothing (and copy nothing) for most numbers.
+pub fn js_integral(n: &Number) -> Option<Number> {
+    let f = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() <= MAX_SAFE as f64)?;
+    Some(if f < 0.0 { Number::from(f as i64) } else { Number::from(f as u64) })
 }
 
 #[cfg(test)]

@@ -15,10 +15,10 @@ use crate::catalog::{HostProfile, TypeResolver, is_core};
 use crate::error::{Error, Finding, Result, code};
 use crate::json_walk::member;
 use crate::pack::{Chain, Pack, PackKind};
-use petgraph::stable_graph::StableDiGraph;
+use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use token::substitute_noting;
+use token::substitute_in_place;
 
 /// Inputs to one expansion besides the chain and its parameter values.
 #[derive(Default)]
@@ -194,68 +194,65 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
     Ok((chain, warnings))
 }
 
+/// The pack an expansion reads its chain from.
+#[derive(Debug, Clone)]
+pub enum PackSource<'a> {
+    /// Borrowed: the caller expands the pack again (the editor), so nodes are copied.
+    Lent(&'a Pack),
+    /// Handed over by a caller with no further use for it (the CLI): the chain's nodes and
+    /// edges are moved into the expansion instead of copied.
+    Given(Box<Pack>),
+}
+
+impl<'a> PackSource<'a> {
+    pub fn pack(&self) -> &Pack {
+        match self {
+            PackSource::Lent(pack) => pack,
+            PackSource::Given(pack) => pack,
+        }
+    }
+
+    /// The chain's nodes and edges, to be expanded in place.
+    fn into_dag(self, chain_id: &str) -> (Box<dyn Iterator<Item = Value> + 'a>, Box<dyn Iterator<Item = Value> + 'a>) {
+        match self {
+            PackSource::Lent(pack) => {
+                let chain = pack.chain(chain_id);
+                let nodes = chain.map(Chain::nodes).unwrap_or_default();
+                let edges = chain.map(Chain::edges).unwrap_or_default();
+                (Box::new(nodes.iter().cloned()), Box::new(edges.iter().cloned()))
+            }
+            PackSource::Given(pack) => {
+                let (nodes, edges) = pack.into_dag(chain_id).unwrap_or_default();
+                (Box::new(nodes.into_iter()), Box::new(edges.into_iter()))
+            }
+        }
+    }
+}
+
 pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &ExpandOptions) -> Result<Expansion> {
+    expand_from(PackSource::Lent(pack), chain_id, supplied, opts)
+}
+
+/// [`expand`] from a lent or a given pack.
+pub fn expand_from(
+    source: PackSource,
+    chain_id: &str,
+    supplied: Map<String, Value>,
+    opts: &ExpandOptions,
+) -> Result<Expansion> {
+    let pack = source.pack();
     let (chain, mut warnings) = preflight(pack, chain_id, opts)?;
     let params = if opts.params_as_given { supplied } else { crate::params::resolve(chain, supplied)? };
     check_substitution_budget(chain, &params)?;
 
     let expansion_id = choose_expansion_id(chain, opts)?;
     let prefix = format!("{}_{}_", chain_id_slug(chain.chain_id()), expansion_id);
-    let frag_ids: HashMap<&str, usize> =
-        chain.nodes().iter().enumerate().filter_map(|(i, n)| Some((member(n, "id")?.as_str()?, i))).collect();
-    let capabilities = chain.raw().get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty()));
-
-    let mut nodes = Vec::with_capacity(chain.nodes().len());
-    let mut id_map = Vec::with_capacity(chain.nodes().len());
-    let mut graph = StableDiGraph::with_capacity(chain.nodes().len(), chain.edges().len());
-    let mut ix_of = HashMap::with_capacity(chain.nodes().len());
-    // Nodes whose config or inputs may hold token-like text, for the leftover-token lint.
-    let mut marked_nodes = Vec::new();
-    for (i, node) in chain.nodes().iter().enumerate() {
-        let mut marked = false;
-        let expanded = expand_node(node, &params, &prefix, &frag_ids, capabilities, &mut marked);
-        if marked {
-            marked_nodes.push(i);
-        }
-        let old = member(node, "id").and_then(Value::as_str).unwrap_or_default();
-        let new = member(&expanded, "id").and_then(Value::as_str).unwrap_or_default();
-        id_map.push((old.to_owned(), new.to_owned()));
-        ix_of.insert(old, graph.add_node(i));
-        nodes.push(expanded);
-    }
-
-    let mut edges = Vec::with_capacity(chain.edges().len());
-    for (i, edge) in chain.edges().iter().enumerate() {
-        let mut out = Map::new();
-        let mut ends = [None, None];
-        for (slot, key) in ["from", "to"].into_iter().enumerate() {
-            if let Some(v) = member(edge, key) {
-                let text = v.as_str().unwrap_or_default();
-                let (node, port) = text.split_once('.').map_or((text, ""), |(n, _)| (n, &text[n.len()..]));
-                if frag_ids.contains_key(node) {
-                    ends[slot] = ix_of.get(node).copied();
-                    out.insert(key.into(), Value::String(format!("{prefix}{node}{port}")));
-                } else {
-                    out.insert(key.into(), v.clone());
-                }
-            }
-        }
-        for key in ["condition", "triggerRule"] {
-            if let Some(v) = member(edge, key) {
-                out.insert(key.into(), v.clone());
-            }
-        }
-        if let [Some(a), Some(b)] = ends {
-            graph.add_edge(a, b, i);
-        }
-        edges.push(Value::Object(out));
-    }
-
+    let old_ids: Vec<String> =
+        chain.nodes().iter().map(|n| member(n, "id").and_then(Value::as_str).unwrap_or_default().to_owned()).collect();
+    let capabilities = chain.raw().get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty())).cloned();
     let settings_compensation =
         compensation::carry_policy(chain.chain_id(), chain.compensation(), opts.parent_compensation)?;
-    warn_leftover_tokens(&nodes, &marked_nodes, chain.chain_id(), &mut warnings);
-
-    Ok(Expansion {
+    let mut expansion = Expansion {
         pack_name: pack.name().to_owned(),
         pack_version: pack.version().to_owned(),
         chain_id: chain.chain_id().to_owned(),
@@ -264,50 +261,118 @@ pub fn expand(pack: &Pack, chain_id: &str, supplied: Map<String, Value>, opts: &
         expansion_id,
         prefix,
         params,
-        nodes,
-        edges,
-        id_map,
+        nodes: Vec::with_capacity(old_ids.len()),
+        edges: Vec::with_capacity(chain.edges().len()),
+        id_map: Vec::new(),
         settings_compensation,
         produced_variables: chain.produced_variables().to_vec(),
-        warnings,
-        graph,
-    })
+        warnings: Vec::new(),
+        graph: StableDiGraph::with_capacity(old_ids.len(), chain.edges().len()),
+    };
+    let (nodes, edges) = source.into_dag(chain_id);
+    // A duplicate id names its last node, as the reference's id map does.
+    let frag_ids: HashMap<&str, usize> = old_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+    let Expansion { prefix, params, .. } = &expansion;
+    // Nodes whose config or inputs may hold token-like text, for the leftover-token lint.
+    let mut marked_nodes = Vec::new();
+    let mut new_nodes = Vec::with_capacity(old_ids.len());
+    for (i, node) in nodes.enumerate() {
+        let mut marked = false;
+        let expanded = expand_node(node, params, prefix, &frag_ids, capabilities.as_ref(), &mut marked);
+        if marked {
+            marked_nodes.push(i);
+        }
+        new_nodes.push(expanded);
+    }
+    let mut new_edges = Vec::with_capacity(expansion.edges.capacity());
+    let mut graph_edges = Vec::new();
+    for (i, edge) in edges.enumerate() {
+        let (edge, ends) = expand_edge(edge, prefix, &frag_ids);
+        if let [Some(a), Some(b)] = ends {
+            graph_edges.push((a, b, i));
+        }
+        new_edges.push(edge);
+    }
+    drop(frag_ids);
+    let id_map = old_ids
+        .into_iter()
+        .zip(&new_nodes)
+        .map(|(old, node)| (old, member(node, "id").and_then(Value::as_str).unwrap_or_default().to_owned()))
+        .collect();
+    // Graph node `i` weighs `i`: node indexes are the fragment's node positions.
+    for i in 0..new_nodes.len() {
+        expansion.graph.add_node(i);
+    }
+    for (a, b, i) in graph_edges {
+        expansion.graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), i);
+    }
+    warn_leftover_tokens(&new_nodes, &marked_nodes, &expansion.chain_id, &mut warnings);
+    expansion.nodes = new_nodes;
+    expansion.edges = new_edges;
+    expansion.id_map = id_map;
+    expansion.warnings = warnings;
+    Ok(expansion)
+}
+
+/// One expanded edge (its fragment ends rewritten, `condition` and `triggerRule` carried,
+/// members in the order the reference emits them), and the fragment nodes it joins.
+fn expand_edge(mut edge: Value, prefix: &str, frag_ids: &HashMap<&str, usize>) -> (Value, [Option<usize>; 2]) {
+    let mut out = Map::new();
+    let mut ends = [None, None];
+    for (slot, key) in ["from", "to"].into_iter().enumerate() {
+        let Some(v) = take_member(&mut edge, key) else { continue };
+        let text = v.as_str().unwrap_or_default();
+        let (node, port) = text.split_once('.').map_or((text, ""), |(n, _)| (n, &text[n.len()..]));
+        if let Some(&i) = frag_ids.get(node) {
+            ends[slot] = Some(i);
+            out.insert(key.into(), Value::String(format!("{prefix}{node}{port}")));
+        } else {
+            out.insert(key.into(), v);
+        }
+    }
+    for key in ["condition", "triggerRule"] {
+        if let Some(v) = take_member(&mut edge, key) {
+            out.insert(key.into(), v);
+        }
+    }
+    (Value::Object(out), ends)
+}
+
+/// The member `key` of an object, taken out (the rest is dropped with it).
+fn take_member(v: &mut Value, key: &str) -> Option<Value> {
+    v.as_object_mut().and_then(|m| m.get_mut(key)).map(Value::take)
 }
 
 fn display_name(pack: &Pack) -> String {
     if pack.name().is_empty() { pack.source.display().to_string() } else { pack.name().to_owned() }
 }
 
-/// One expanded node, members in the order the reference emits them.
+/// One expanded node, changed in place, members in the order the reference emits them.
 fn expand_node(
-    node: &Value,
+    mut node: Value,
     params: &Map<String, Value>,
     prefix: &str,
     frag_ids: &HashMap<&str, usize>,
     capabilities: Option<&Value>,
     marked: &mut bool,
 ) -> Value {
-    let Some(src) = node.as_object() else { return node.clone() };
-    let mut out = Map::with_capacity(src.len() + 1);
-    for (key, value) in src {
-        match key.as_str() {
-            "compensation" | "irreversibleEffect" => {}
-            "id" => {
-                out.insert(key.clone(), Value::String(format!("{prefix}{}", value.as_str().unwrap_or_default())));
-            }
-            "config" | "inputs" => {
-                out.insert(key.clone(), substitute_noting(value, params, marked));
-            }
-            _ => {
-                out.insert(key.clone(), value.clone());
-            }
+    let Some(map) = node.as_object_mut() else { return node };
+    // Both are carried at the end, after `capabilities`.
+    let compensation = map.shift_remove("compensation");
+    let irreversible = map.shift_remove("irreversibleEffect");
+    if let Some(id) = map.get_mut("id") {
+        *id = Value::String(format!("{prefix}{}", id.as_str().unwrap_or_default()));
+    }
+    for key in ["config", "inputs"] {
+        if let Some(v) = map.get_mut(key) {
+            substitute_in_place(v, params, marked);
         }
     }
     if let Some(caps) = capabilities {
-        out.insert("capabilities".into(), caps.clone());
+        map.insert("capabilities".into(), caps.clone());
     }
-    compensation::carry_node(src, &mut out, params, prefix, &|id| frag_ids.contains_key(id));
-    Value::Object(out)
+    compensation::carry_node(irreversible, compensation, map, params, prefix, &|id| frag_ids.contains_key(id));
+    node
 }
 
 /// Steps 2b and 3e: refusals that depend on what the target host supports.

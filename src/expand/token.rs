@@ -4,7 +4,7 @@
 //! NAME matching `[A-Za-z_][A-Za-z0-9_]*` and no whitespace anywhere. Scanning is one
 //! left-to-right pass; inserted text is never scanned again.
 
-use super::jsstring::{js_normalise_number, js_string};
+use super::jsstring::{js_integral, js_normalise_number, js_string};
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +62,7 @@ fn token_at(s: &str, at: usize) -> Option<Token<'_>> {
 /// Every token in `s`, leftmost first, non-overlapping.
 pub fn tokens(s: &str) -> Vec<Token<'_>> {
     let mut out = Vec::new();
-    // Every token holds `params.`; the substring search rules most strings out faster than
-    // the scan below.
+    // The byte search rules most strings out faster than the scan below.
     if !may_contain_token(s) {
         return out;
     }
@@ -87,7 +86,10 @@ pub fn tokens(s: &str) -> Vec<Token<'_>> {
 
 /// Cheap pre-check: can `s` hold a token at all?
 pub fn may_contain_token(s: &str) -> bool {
-    s.len() >= 12 && s.contains("params.")
+    let b = s.as_bytes();
+    b.len() >= 12
+        && memchr::memchr2_iter(b'{', b'<', b)
+            .any(|i| b[i..].starts_with(BRACES.0.as_bytes()) || b[i..].starts_with(ANGLES.0.as_bytes()))
 }
 
 /// The result of substituting one string.
@@ -147,7 +149,13 @@ pub fn substitute_noting(value: &Value, params: &Map<String, Value>, marked: &mu
     // Cloning the tree and replacing the few substituted leaves is cheaper than rebuilding
     // every map (which hashes every key again).
     let mut out = value.clone();
-    let mut stack = vec![&mut out];
+    substitute_in_place(&mut out, params, marked);
+    out
+}
+
+/// [`substitute_noting`] on a value the caller owns.
+pub fn substitute_in_place(value: &mut Value, params: &Map<String, Value>, marked: &mut bool) {
+    let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         match v {
             Value::String(s) => match substitute_str(s, params) {
@@ -160,11 +168,14 @@ pub fn substitute_noting(value: &Value, params: &Map<String, Value>, marked: &mu
             Value::Array(items) => stack.extend(items.iter_mut()),
             Value::Object(map) => stack.extend(map.values_mut()),
             // Only a fractional-looking number can change (`1.0` becomes `1`).
-            Value::Number(n) if n.is_f64() => *n = js_normalise_number(n),
+            Value::Number(n) => {
+                if let Some(int) = js_integral(n) {
+                    *n = int;
+                }
+            }
             _ => {}
         }
     }
-    out
 }
 
 /// Whether any string inside `v` holds `{{` or `<<` (keys are never substituted or linted).
@@ -195,9 +206,14 @@ pub struct NearToken {
 /// the closing `}}`/`>>` is found by [`NextClose`], which never reads a byte twice.
 pub fn near_tokens(s: &str) -> Vec<NearToken> {
     // Every string of a pack passes through here: rule out most without allocating.
-    if !(s.contains("{{") || s.contains("<<")) || !s.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"params")) {
+    if !may_hold_near_token(s) {
         return Vec::new();
     }
+    scan_near_tokens(s)
+}
+
+/// [`near_tokens`] without the pre-check.
+fn scan_near_tokens(s: &str) -> Vec<NearToken> {
     let real = tokens(s);
     let mut real_at = 0;
     let mut closes = [NextClose::new("}}"), NextClose::new(">>")];
@@ -234,6 +250,21 @@ pub fn near_tokens(s: &str) -> Vec<NearToken> {
         i += 1;
     }
     out
+}
+
+/// Cheap pre-check for [`near_tokens`]: is there an opening `{{` or `<<` that does not start
+/// a real token and is followed by optional whitespace and `params` (any case)? Every
+/// near-token starts at such a pair: the only pair inside a real token is its own opening.
+fn may_hold_near_token(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr2_iter(b'{', b'<', b).any(|i| {
+        if b.get(i + 1) != Some(&b[i]) || token_at(s, i).is_some() {
+            return false;
+        }
+        let rest = &b[i + 2..];
+        let ws = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+        rest.get(ws..ws + 6).is_some_and(|w| w.eq_ignore_ascii_case(b"params"))
+    })
 }
 
 /// The next occurrence of a closing delimiter at or after a position, for positions that
@@ -318,6 +349,23 @@ mod tests {
     fn single_pass_never_rescans_inserted_text() {
         assert_eq!(sub("{{params.tricky}}"), json!("{{params.name}}"));
         assert_eq!(sub("x {{params.tricky}}"), json!("x {{params.name}}"));
+    }
+
+    /// Strings built from the pieces tokens and near-tokens are made of.
+    fn token_soup() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            "{{", "<<", "}}", ">>", " ", "params", "PaRaMs", "params.", "x", "-", "{", "<", "é",
+        ]);
+        prop::collection::vec(piece, 0..12).prop_map(|parts| parts.concat())
+    }
+
+    proptest::proptest! {
+        /// The pre-check rules out only strings the full scan finds nothing in.
+        #[test]
+        fn the_near_token_pre_check_never_hides_one(s in token_soup()) {
+            proptest::prop_assert_eq!(near_tokens(&s), scan_near_tokens(&s));
+        }
     }
 
     #[test]

@@ -30,8 +30,8 @@ fn the_pipeline_splices_what_expand_for_expands() {
     let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
     req.expansion_id = ExpansionIdChoice::Given("x1".into());
     let mut wf = Workflow::new("w");
-    let expanded = expand_for(Some(&wf), &req).unwrap();
-    let out = inline(&mut wf, &req).unwrap();
+    let expanded = expand_for(Some(&wf), req.clone()).unwrap();
+    let out = inline(&mut wf, req.clone()).unwrap();
     assert_eq!(out.expansion.nodes, expanded.expansion.nodes);
     assert_eq!(out.instance.node_ids, ["acme_c_x1_a"]);
     let node = &wf.graph[wf.node("acme_c_x1_a").unwrap()];
@@ -46,13 +46,13 @@ fn a_hash_id_is_the_apps_and_a_fresh_one_avoids_the_workflow() {
     let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
     req.expansion_id = ExpansionIdChoice::Hash;
     let want = crate::expand::app::expansion_id_hash(pack.chain("acme.c").unwrap(), &req.values);
-    assert_eq!(expand_for(None, &req).unwrap().expansion.expansion_id, want);
+    assert_eq!(expand_for(None, req.clone()).unwrap().expansion.expansion_id, want);
     // Every four-digit id is taken: the fresh one is wider.
     let nodes: Vec<Value> = (0..0x10000u32).map(|n| json!({"id": format!("acme_c_{n:04x}_a")})).collect();
     let mut wf =
         Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": []})).unwrap();
     req.expansion_id = ExpansionIdChoice::Fresh;
-    let out = inline(&mut wf, &req).unwrap();
+    let out = inline(&mut wf, req.clone()).unwrap();
     assert!(out.expansion.expansion_id.len() > 4, "{}", out.expansion.expansion_id);
     assert_eq!(wf.node_count(), 0x10001);
 }
@@ -61,12 +61,12 @@ fn a_hash_id_is_the_apps_and_a_fresh_one_avoids_the_workflow() {
 fn a_preview_substitutes_values_that_are_not_valid_yet() {
     let (trust, pack) = (Trust::default(), greeting());
     let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "x"})));
-    let refused = expand_for(None, &req).unwrap_err();
+    let refused = expand_for(None, req.clone()).unwrap_err();
     assert_eq!(refused.code, code::CHAIN_PARAMETER_INVALID);
     req.preview = true;
-    assert_eq!(expand_for(None, &req).unwrap().expansion.nodes[0]["config"]["to"], "x");
+    assert_eq!(expand_for(None, req.clone()).unwrap().expansion.nodes[0]["config"]["to"], "x");
     req.values = Map::new();
-    assert_eq!(expand_for(None, &req).unwrap().expansion.nodes[0]["config"]["to"], "world", "defaults apply");
+    assert_eq!(expand_for(None, req.clone()).unwrap().expansion.nodes[0]["config"]["to"], "world", "defaults apply");
 }
 
 #[test]
@@ -74,7 +74,7 @@ fn every_blocking_trust_finding_is_listed() {
     let pack = pack(json!([{"id": "a", "typeId": "vendor.x.step"}, {"id": "b", "typeId": "vendor.y.step"}]), json!({}));
     let trust = Trust { catalog: Some(Catalog::new()), require_signed: true, ..Default::default() };
     let mut wf = Workflow::new("w");
-    let err = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap_err();
+    let err = inline(&mut wf, InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap_err();
     assert_eq!(err.code, code::PACK_UNSIGNED);
     let codes: Vec<&str> =
         err.details["errors"].as_array().unwrap().iter().map(|e| e["code"].as_str().unwrap()).collect();
@@ -88,12 +88,12 @@ fn strict_config_findings_all_refuse_together() {
     let pack = pack(json!([bad("p"), bad("q")]), json!({}));
     let mut trust = Trust { catalog: Some(Catalog::new()), ..Default::default() };
     let mut wf = Workflow::new("w");
-    let out = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap();
+    let out = inline(&mut wf, InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap();
     let warned = out.findings.iter().filter(|f| f.code == code::NODE_CONFIG_INVALID).count();
     assert_eq!(warned, 2);
     trust.strict = true;
     let before = wf.to_json(ExportMode::Faithful);
-    let err = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap_err();
+    let err = inline(&mut wf, InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap_err();
     assert_eq!(err.code, code::NODE_CONFIG_INVALID);
     assert_eq!(err.details["errors"].as_array().unwrap().len(), 2);
     assert_eq!(wf.to_json(ExportMode::Faithful), before);
@@ -105,10 +105,10 @@ fn reparameterising_keeps_ids_and_changes_config() {
     let mut wf = Workflow::new("w");
     let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
     req.expansion_id = ExpansionIdChoice::Given("r1".into());
-    let first = inline(&mut wf, &req).unwrap();
+    let first = inline(&mut wf, req.clone()).unwrap();
     req.values = values(json!({"to": "everyone"}));
     req.destination = Destination::Reparameterise { key: first.instance.key() };
-    let again = inline(&mut wf, &req).unwrap();
+    let again = inline(&mut wf, req.clone()).unwrap();
     assert_eq!(again.instance.node_ids, first.instance.node_ids);
     assert!(again.children.is_empty() && again.removed_edges.is_empty());
     assert_eq!(wf.graph[wf.node("acme_c_r1_a").unwrap()].json["config"]["to"], "everyone");
@@ -123,7 +123,7 @@ fn the_host_node_limit_is_checked_on_the_expansion_and_the_workflow() {
     let mut wf = Workflow::from_json(json!({"id": "w", "name": "w", "version": "1",
         "nodes": [{"id": "n", "typeId": "core.noop"}], "edges": []}))
     .unwrap();
-    let out = inline(&mut wf, &InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap();
+    let out = inline(&mut wf, InlineRequest::new(&trust, &pack, "acme.c", Map::new())).unwrap();
     let limits: Vec<&str> =
         out.findings.iter().filter(|f| f.code == code::HOST_NODE_LIMIT_EXCEEDED).map(|f| f.message.as_str()).collect();
     assert_eq!(limits.len(), 1, "the expansion has 1 node, the workflow 2: {limits:?}");

@@ -237,7 +237,9 @@ fn check_variables(chain: &Chain, node_ids: &HashSet<&str>, push: &mut dyn FnMut
             );
         }
     }
-    for (i, node) in chain.nodes().iter().enumerate() {
+    // Only the nodes the shared pass ([`super::scan`]) marked read an undeclared variable.
+    for &i in &chain.scan().variable_nodes {
+        let node = &chain.nodes()[i];
         for key in ["config", "inputs"] {
             if let Some(v) = member(node, key) {
                 let at = format!("{base}/dag/nodes/{i}/{key}");

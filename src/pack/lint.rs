@@ -6,21 +6,26 @@ use crate::error::{Finding, code};
 use crate::expand::token::{near_tokens, tokens};
 use crate::json_walk::{self, Location, member};
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// Every substitutable string leaf of a chain: node `config`, `inputs` and
 /// `compensation.inputMapping`, in order, each with its location (the pointer is built only
 /// for strings that are reported).
 pub fn substitutable_strings<'a>(chain: &'a Chain, mut visit: impl FnMut(&Location<'a, '_>, &'a str)) {
-    for (i, node) in chain.nodes().iter().enumerate() {
-        for (key, value) in [
-            ("config", member(node, "config")),
-            ("inputs", member(node, "inputs")),
-            ("compensation/inputMapping", member(node, "compensation").and_then(|c| member(c, "inputMapping"))),
-        ] {
-            if let Some(v) = value {
-                json_walk::strings(v, &format!("{}/dag/nodes/{i}/{key}", chain.pointer()), &mut visit);
-            }
+    for i in 0..chain.nodes().len() {
+        node_substitutable_strings(chain, i, &mut visit);
+    }
+}
+
+/// [`substitutable_strings`] of node `i` alone.
+fn node_substitutable_strings<'a>(chain: &'a Chain, i: usize, visit: &mut impl FnMut(&Location<'a, '_>, &'a str)) {
+    let node = &chain.nodes()[i];
+    for (key, value) in [
+        ("config", member(node, "config")),
+        ("inputs", member(node, "inputs")),
+        ("compensation/inputMapping", member(node, "compensation").and_then(|c| member(c, "inputMapping"))),
+    ] {
+        if let Some(v) = value {
+            json_walk::strings(v, &format!("{}/dag/nodes/{i}/{key}", chain.pointer()), &mut *visit);
         }
     }
 }
@@ -38,64 +43,60 @@ pub fn is_structured(schema: &Value) -> bool {
 pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let id = chain.chain_id();
     let declared = chain.parameter_properties();
-    // The token counts the expander's size budget needs come from this same walk.
-    let mut uses: HashMap<String, u64> = HashMap::new();
-    substitutable_strings(chain, |at, s| {
-        let found = tokens(s);
-        let whole = found.len() == 1 && found[0].start == 0 && found[0].end == s.len();
-        for t in &found {
-            match uses.get_mut(t.name) {
-                Some(n) => *n += 1,
-                None => {
-                    uses.insert(t.name.to_owned(), 1);
+    let scan = chain.scan();
+    // Only the nodes the shared pass marked have anything to report.
+    for &i in &scan.lint_nodes {
+        node_substitutable_strings(chain, i, &mut |at, s| {
+            let found = tokens(s);
+            let whole = found.len() == 1 && found[0].start == 0 && found[0].end == s.len();
+            for t in &found {
+                match declared.and_then(|d| d.get(t.name)) {
+                    None => findings.push(
+                        Finding::warning(
+                            code::TOKEN_UNDECLARED,
+                            at.pointer(),
+                            format!(
+                                "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
+                                t.name
+                            ),
+                        )
+                        .in_chain(id)
+                        .with("param", t.name),
+                    ),
+                    Some(schema) if !whole && is_structured(schema) => findings.push(
+                        Finding::warning(
+                            code::EMBEDDED_STRUCTURED,
+                            at.pointer(),
+                            format!(
+                                "parameter \"{}\" is an object or array embedded in text; it renders as JavaScript String() text such as \"[object Object]\" or \"a,b\"",
+                                t.name
+                            ),
+                        )
+                        .in_chain(id)
+                        .with("param", t.name),
+                    ),
+                    Some(_) => {}
                 }
             }
-            match declared.and_then(|d| d.get(t.name)) {
-                None => findings.push(
+            for near in near_tokens(s) {
+                findings.push(
                     Finding::warning(
-                        code::TOKEN_UNDECLARED,
+                        code::NEAR_TOKEN,
                         at.pointer(),
                         format!(
-                            "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
-                            t.name
+                            "\"{}\" looks like a parameter token but is not one (no spaces; names are [A-Za-z_][A-Za-z0-9_]*); it stays literal text",
+                            near.text
                         ),
                     )
                     .in_chain(id)
-                    .with("param", t.name),
-                ),
-                Some(schema) if !whole && is_structured(schema) => findings.push(
-                    Finding::warning(
-                        code::EMBEDDED_STRUCTURED,
-                        at.pointer(),
-                        format!(
-                            "parameter \"{}\" is an object or array embedded in text; it renders as JavaScript String() text such as \"[object Object]\" or \"a,b\"",
-                            t.name
-                        ),
-                    )
-                    .in_chain(id)
-                    .with("param", t.name),
-                ),
-                Some(_) => {}
+                    .with("text", near.text),
+                );
             }
-        }
-        for near in near_tokens(s) {
-            findings.push(
-                Finding::warning(
-                    code::NEAR_TOKEN,
-                    at.pointer(),
-                    format!(
-                        "\"{}\" looks like a parameter token but is not one (no spaces; names are [A-Za-z_][A-Za-z0-9_]*); it stays literal text",
-                        near.text
-                    ),
-                )
-                .in_chain(id)
-                .with("text", near.text),
-            );
-        }
-    });
+        });
+    }
     if let Some(declared) = declared {
         for name in declared.keys() {
-            if !uses.contains_key(name.as_str()) {
+            if !scan.uses.contains_key(name.as_str()) {
                 findings.push(
                     Finding::warning(
                         code::PARAM_UNUSED,
@@ -108,8 +109,6 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             }
         }
     }
-    // A chain's tokens never change; on a pack just loaded this is the first count.
-    let _ = chain.token_uses.set(uses);
 }
 
 #[cfg(test)]

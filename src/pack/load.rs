@@ -12,6 +12,10 @@ use std::sync::Arc;
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
 /// Largest fragment accepted; beyond it checks and layout would stop being interactive.
 pub const MAX_FRAGMENT_NODES: usize = 100_000;
+/// From this manifest size on, the schema walk runs on a second thread beside the semantic
+/// checks; below it, starting a thread costs more than it saves.
+const PARALLEL_CHECKS_BYTES: usize = 256 * 1024;
+
 /// How many `pack.json` files one folder scan loads at most.
 const MAX_PACKS_PER_SCAN: usize = 10_000;
 
@@ -85,18 +89,20 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
     // v2 manifests (interop §3) are checked by their own rules; the v1 schema then sees a
     // view without the v2-only spellings.
     let v2_view = super::v2::is_v2(&manifest).then(|| super::v2::check(&manifest, &mut findings));
-    if !opts.skip_schema {
-        let schema = match kind {
-            PackKind::WorkflowChain => Some(Schema::ChainManifest),
-            PackKind::Node => Some(Schema::NodeManifest),
-            PackKind::Other(_) => None,
-        };
-        if let Some(schema) = schema {
-            for v in schema.violations(v2_view.as_ref().unwrap_or(&manifest)) {
-                findings.push(Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword));
-            }
-        }
-    }
+    let schema = match kind {
+        _ if opts.skip_schema => None,
+        PackKind::WorkflowChain => Some(Schema::ChainManifest),
+        PackKind::Node => Some(Schema::NodeManifest),
+        PackKind::Other(_) => None,
+    };
+    let schema_findings = |instance: &Value| -> Vec<Finding> {
+        let Some(schema) = schema else { return Vec::new() };
+        schema
+            .violations(instance)
+            .into_iter()
+            .map(|v| Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword))
+            .collect()
+    };
 
     let manifest = Arc::new(manifest);
     let chains: Vec<Chain> = match kind {
@@ -116,12 +122,32 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         .with("path", format!("{}/dag/nodes", big.pointer()))
         .with("limit", MAX_FRAGMENT_NODES));
     }
-    if kind == PackKind::WorkflowChain {
-        checks::check_pack(&chains, &mut findings);
-        prefer_specific_codes(&mut findings);
-        for chain in &chains {
-            lint::lint_chain(chain, &mut findings);
+    let semantic_findings = || {
+        let mut found = Vec::new();
+        if kind == PackKind::WorkflowChain {
+            checks::check_pack(&chains, &mut found);
+            for chain in &chains {
+                lint::lint_chain(chain, &mut found);
+            }
         }
+        found
+    };
+    let instance = v2_view.as_ref().unwrap_or(&manifest);
+    // The schema walk and the semantic checks read the manifest independently; on a large
+    // one each takes milliseconds, so they run side by side.
+    let (schema_found, semantic_found) = if bytes.len() >= PARALLEL_CHECKS_BYTES {
+        std::thread::scope(|scope| {
+            let schema = scope.spawn(|| schema_findings(instance));
+            let semantic = semantic_findings();
+            (schema.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), semantic)
+        })
+    } else {
+        (schema_findings(instance), semantic_findings())
+    };
+    findings.extend(schema_found);
+    findings.extend(semantic_found);
+    if kind == PackKind::WorkflowChain {
+        prefer_specific_codes(&mut findings);
     }
 
     Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings })

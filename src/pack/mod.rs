@@ -9,6 +9,7 @@ mod bundled;
 pub(crate) mod checks;
 mod lint;
 mod load;
+mod scan;
 pub mod v2;
 
 pub use bundled::{bundled, bundled_dir};
@@ -95,6 +96,32 @@ impl Pack {
         self.findings.iter().filter(move |f| f.chain_id.as_deref().is_none_or(|c| c == chain_id))
     }
 
+    /// Chain `chain_id`'s `dag.nodes` and `dag.edges`, moved out of the manifest when this
+    /// pack is its only holder (a copy of the pack shares it; then they are copied). For a
+    /// caller that expands the chain and has no further use for the pack: moving saves a
+    /// deep copy of every node, which was a third of a large expansion's run.
+    pub fn into_dag(self, chain_id: &str) -> Option<(Vec<Value>, Vec<Value>)> {
+        let Pack { manifest, chains, .. } = self;
+        drop(manifest);
+        let chain = chains.into_iter().find(|c| c.chain_id() == chain_id)?;
+        let Chain { index, doc, in_manifest, .. } = chain;
+        match Arc::try_unwrap(doc) {
+            Ok(mut doc) => {
+                let chain = if in_manifest { &mut doc["chains"][index] } else { &mut doc };
+                let mut take = |key: &str| match chain.get_mut("dag").and_then(|d| d.get_mut(key)) {
+                    Some(Value::Array(items)) => std::mem::take(items),
+                    _ => Vec::new(),
+                };
+                Some((take("nodes"), take("edges")))
+            }
+            Err(shared) => {
+                let chain = if in_manifest { &shared["chains"][index] } else { &*shared };
+                let dag = chain.get("dag").unwrap_or(&Value::Null);
+                Some((array_at(dag, "nodes").to_vec(), array_at(dag, "edges").to_vec()))
+            }
+        }
+    }
+
     /// Node-pack `nodes[]` entries (empty for other kinds).
     pub fn node_types(&self) -> &[Value] {
         array_at(&self.manifest, "nodes")
@@ -120,7 +147,7 @@ pub struct Chain {
     doc: Arc<Value>,
     in_manifest: bool,
     params_validator: OnceLock<Result<Arc<UserSchema>, String>>,
-    token_uses: OnceLock<HashMap<String, u64>>,
+    scan: OnceLock<scan::Scan>,
 }
 
 impl std::fmt::Debug for Chain {
@@ -142,7 +169,7 @@ impl Chain {
     }
 
     fn with_doc(index: usize, doc: Arc<Value>, in_manifest: bool) -> Self {
-        Self { index, doc, in_manifest, params_validator: OnceLock::new(), token_uses: OnceLock::new() }
+        Self { index, doc, in_manifest, params_validator: OnceLock::new(), scan: OnceLock::new() }
     }
 
     /// The chain object as written in the manifest.
@@ -242,30 +269,12 @@ impl Chain {
 
     /// How many tokens name each parameter across the substitutable strings (counted once).
     pub fn token_uses(&self) -> &HashMap<String, u64> {
-        // The same strings as `substitutable_strings`, walked without building pointers.
-        fn count(v: &Value, uses: &mut HashMap<String, u64>) {
-            match v {
-                Value::String(s) if crate::expand::token::may_contain_token(s) => {
-                    for t in crate::expand::token::tokens(s) {
-                        *uses.entry(t.name.to_owned()).or_insert(0) += 1;
-                    }
-                }
-                Value::Array(items) => items.iter().for_each(|x| count(x, uses)),
-                Value::Object(m) => m.values().for_each(|x| count(x, uses)),
-                _ => {}
-            }
-        }
-        self.token_uses.get_or_init(|| {
-            let mut uses = HashMap::new();
-            for node in self.nodes() {
-                for key in ["/config", "/inputs", "/compensation/inputMapping"] {
-                    if let Some(v) = node.pointer(key) {
-                        count(v, &mut uses);
-                    }
-                }
-            }
-            uses
-        })
+        &self.scan().uses
+    }
+
+    /// The one pass over the nodes' substitutable members ([`scan`]), made on first use.
+    pub(crate) fn scan(&self) -> &scan::Scan {
+        self.scan.get_or_init(|| scan::scan(self))
     }
 }
 
