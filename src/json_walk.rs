@@ -100,6 +100,65 @@ pub fn strings<'a>(root: &'a Value, base: &str, mut visit: impl FnMut(&Location<
     });
 }
 
+/// The children of an array or object, handed out mutably in document order.
+enum ChildrenMut<'a> {
+    Array(std::slice::IterMut<'a, Value>),
+    Object(serde_json::map::ValuesMut<'a>),
+}
+
+impl<'a> ChildrenMut<'a> {
+    fn of(v: &'a mut Value) -> Option<Self> {
+        match v {
+            Value::Array(items) => Some(Self::Array(items.iter_mut())),
+            Value::Object(m) => Some(Self::Object(m.values_mut())),
+            _ => None,
+        }
+    }
+
+    fn nth(&mut self, n: usize) -> Option<&'a mut Value> {
+        match self {
+            Self::Array(items) => items.nth(n),
+            Self::Object(values) => values.nth(n),
+        }
+    }
+}
+
+/// Call `visit` on the value at each path below `root` (a path is the member or item index
+/// at each level). Paths must come in document order; one that does not, or that leads
+/// nowhere, is skipped. Only the containers on the paths are entered, and each container's
+/// children are stepped through at most once, so the work is linear in what the paths name.
+pub fn at_paths<'p>(root: &mut Value, paths: impl Iterator<Item = &'p [u32]>, mut visit: impl FnMut(&mut Value)) {
+    // `open[d]` steps through the children of the container at `taken[..d]`, and remembers
+    // the index it handed out last.
+    let Some(children) = ChildrenMut::of(root) else { return };
+    let mut open: Vec<(ChildrenMut<'_>, Option<u32>)> = vec![(children, None)];
+    let mut taken: Vec<u32> = Vec::new();
+    for path in paths {
+        let Some((&leaf, parents)) = path.split_last() else { continue };
+        let shared = taken.iter().zip(parents).take_while(|(a, b)| a == b).count();
+        open.truncate(shared + 1);
+        taken.truncate(shared);
+        for (depth, &index) in path.iter().enumerate().skip(shared) {
+            let Some((children, last)) = open.last_mut() else { break };
+            let skip = match *last {
+                None => index,
+                Some(prev) if index > prev => index - prev - 1,
+                Some(_) => break,
+            };
+            *last = Some(index);
+            let Some(child) = children.nth(skip as usize) else { break };
+            if index == leaf && depth + 1 == path.len() {
+                visit(child);
+            } else if let Some(grand) = ChildrenMut::of(child) {
+                open.push((grand, None));
+                taken.push(index);
+            } else {
+                break;
+            }
+        }
+    }
+}
+
 /// `v[key]` when `v` is an object that has it. serde_json's map hashes the key (SipHash)
 /// on every lookup; for the few members a node, edge or config object has, comparing the
 /// keys in order is several times faster, and the checks look up members of every node.
@@ -116,6 +175,29 @@ pub fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn at_paths_visits_each_path_once_in_order() {
+        let mut doc = json!({"a": [1, {"b": "x", "c": ["y", "z"]}], "d": "w", "e": {"f": "v"}});
+        let paths: [&[u32]; 5] = [&[0, 0], &[0, 1, 1, 0], &[0, 1, 1, 1], &[1], &[2, 0]];
+        let mut seen = Vec::new();
+        at_paths(&mut doc, paths.into_iter(), |v| {
+            seen.push(v.clone());
+            *v = json!("!");
+        });
+        assert_eq!(seen, [json!(1), json!("y"), json!("z"), json!("w"), json!("v")]);
+        assert_eq!(doc, json!({"a": ["!", {"b": "x", "c": ["!", "!"]}], "d": "!", "e": {"f": "!"}}));
+    }
+
+    #[test]
+    fn at_paths_skips_paths_out_of_order_or_nowhere() {
+        let mut doc = json!({"a": ["p", "q"], "b": "r"});
+        let paths: [&[u32]; 5] = [&[0, 1], &[0, 0], &[0, 5], &[1, 0], &[1]];
+        let mut seen = Vec::new();
+        at_paths(&mut doc, paths.into_iter(), |v| seen.push(v.clone()));
+        // [0, 0] comes after [0, 1]; [0, 5] names no item; "r" has no children.
+        assert_eq!(seen, [json!("q")]);
+    }
 
     #[test]
     fn pointers_follow_document_order_and_escape_keys() {

@@ -18,7 +18,7 @@ use crate::pack::{Chain, Pack, PackKind};
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use token::substitute_in_place;
+use token::substitute_leaf;
 
 /// Inputs to one expansion besides the chain and its parameter values.
 #[derive(Default)]
@@ -194,6 +194,9 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
     Ok((chain, warnings))
 }
 
+/// From this many fragment nodes on, nodes are expanded on two threads.
+const PARALLEL_EXPANSION_NODES: usize = 2_000;
+
 /// The pack an expansion reads its chain from.
 #[derive(Debug, Clone)]
 pub enum PackSource<'a> {
@@ -212,19 +215,17 @@ impl<'a> PackSource<'a> {
         }
     }
 
-    /// The chain's nodes and edges, to be expanded in place.
-    fn into_dag(self, chain_id: &str) -> (Box<dyn Iterator<Item = Value> + 'a>, Box<dyn Iterator<Item = Value> + 'a>) {
+    /// The chain's nodes and edges, to be expanded in place: the pack's own when it was
+    /// given, copies when it was lent.
+    fn into_dag(self, chain_id: &str) -> (Vec<Value>, Vec<Value>) {
         match self {
             PackSource::Lent(pack) => {
                 let chain = pack.chain(chain_id);
                 let nodes = chain.map(Chain::nodes).unwrap_or_default();
                 let edges = chain.map(Chain::edges).unwrap_or_default();
-                (Box::new(nodes.iter().cloned()), Box::new(edges.iter().cloned()))
+                (nodes.to_vec(), edges.to_vec())
             }
-            PackSource::Given(pack) => {
-                let (nodes, edges) = pack.into_dag(chain_id).unwrap_or_default();
-                (Box::new(nodes.into_iter()), Box::new(edges.into_iter()))
-            }
+            PackSource::Given(pack) => pack.into_dag(chain_id).unwrap_or_default(),
         }
     }
 }
@@ -269,24 +270,40 @@ pub fn expand_from(
         warnings: Vec::new(),
         graph: StableDiGraph::with_capacity(old_ids.len(), chain.edges().len()),
     };
-    let (nodes, edges) = source.into_dag(chain_id);
+    let sites = chain.substitution_sites().clone();
+    let (mut nodes, edges) = source.into_dag(chain_id);
     // A duplicate id names its last node, as the reference's id map does.
     let frag_ids: HashMap<&str, usize> = old_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
     let Expansion { prefix, params, .. } = &expansion;
-    // Nodes whose config or inputs may hold token-like text, for the leftover-token lint.
-    let mut marked_nodes = Vec::new();
-    let mut new_nodes = Vec::with_capacity(old_ids.len());
-    for (i, node) in nodes.enumerate() {
-        let mut marked = false;
-        let expanded = expand_node(node, params, prefix, &frag_ids, capabilities.as_ref(), &mut marked);
-        if marked {
-            marked_nodes.push(i);
+    let expand_run = |first: usize, run: &mut [Value]| {
+        // Nodes whose config or inputs may hold token-like text, for the leftover-token lint.
+        let mut marked_nodes = Vec::new();
+        for (i, node) in (first..).zip(run) {
+            let mut marked = false;
+            expand_node(node, sites.of(i), params, prefix, &frag_ids, capabilities.as_ref(), &mut marked);
+            if marked {
+                marked_nodes.push(i);
+            }
         }
-        new_nodes.push(expanded);
-    }
+        marked_nodes
+    };
+    // Nodes expand independently: a large fragment is split over two threads.
+    let marked_nodes = if nodes.len() >= PARALLEL_EXPANSION_NODES {
+        let half = nodes.len() / 2;
+        let (front, back) = nodes.split_at_mut(half);
+        std::thread::scope(|scope| {
+            let back = scope.spawn(|| expand_run(half, back));
+            let mut marked = expand_run(0, front);
+            marked.extend(back.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            marked
+        })
+    } else {
+        expand_run(0, &mut nodes)
+    };
+    let new_nodes = nodes;
     let mut new_edges = Vec::with_capacity(expansion.edges.capacity());
     let mut graph_edges = Vec::new();
-    for (i, edge) in edges.enumerate() {
+    for (i, edge) in edges.into_iter().enumerate() {
         let (edge, ends) = expand_edge(edge, prefix, &frag_ids);
         if let [Some(a), Some(b)] = ends {
             graph_edges.push((a, b, i));
@@ -317,20 +334,28 @@ pub fn expand_from(
 /// One expanded edge (its fragment ends rewritten, `condition` and `triggerRule` carried,
 /// members in the order the reference emits them), and the fragment nodes it joins.
 fn expand_edge(mut edge: Value, prefix: &str, frag_ids: &HashMap<&str, usize>) -> (Value, [Option<usize>; 2]) {
-    let mut out = Map::new();
+    const CARRIED: [&str; 4] = ["from", "to", "condition", "triggerRule"];
     let mut ends = [None, None];
     for (slot, key) in ["from", "to"].into_iter().enumerate() {
-        let Some(v) = take_member(&mut edge, key) else { continue };
-        let text = v.as_str().unwrap_or_default();
-        let (node, port) = text.split_once('.').map_or((text, ""), |(n, _)| (n, &text[n.len()..]));
+        let Some(Value::String(text)) = edge.as_object_mut().and_then(|m| m.get_mut(key)) else { continue };
+        let node = text.split_once('.').map_or(text.as_str(), |(n, _)| n);
         if let Some(&i) = frag_ids.get(node) {
             ends[slot] = Some(i);
-            out.insert(key.into(), Value::String(format!("{prefix}{node}{port}")));
-        } else {
-            out.insert(key.into(), v);
+            text.insert_str(0, prefix);
         }
     }
-    for key in ["condition", "triggerRule"] {
+    // Usually the edge already holds just these members in this order, and is kept as it is.
+    let keys = edge.as_object().map(|m| m.keys().map(String::as_str));
+    let in_order = keys.is_some_and(|mut keys| {
+        let mut wanted = CARRIED.iter();
+        keys.all(|k| wanted.any(|w| *w == k))
+    });
+    if in_order || !edge.is_object() {
+        let out = if edge.is_object() { edge } else { Value::Object(Map::new()) };
+        return (out, ends);
+    }
+    let mut out = Map::new();
+    for key in CARRIED {
         if let Some(v) = take_member(&mut edge, key) {
             out.insert(key.into(), v);
         }
@@ -348,31 +373,30 @@ fn display_name(pack: &Pack) -> String {
 }
 
 /// One expanded node, changed in place, members in the order the reference emits them.
-fn expand_node(
-    mut node: Value,
+/// `sites` are where in the node's `config` and `inputs` substitution has something to do
+/// ([`crate::pack::Sites`]).
+fn expand_node<'s>(
+    node: &mut Value,
+    sites: impl Iterator<Item = &'s [u32]>,
     params: &Map<String, Value>,
     prefix: &str,
     frag_ids: &HashMap<&str, usize>,
     capabilities: Option<&Value>,
     marked: &mut bool,
-) -> Value {
-    let Some(map) = node.as_object_mut() else { return node };
+) {
+    // First, while member indexes still match the node the sites were found in.
+    crate::json_walk::at_paths(node, sites, |leaf| substitute_leaf(leaf, params, marked));
+    let Some(map) = node.as_object_mut() else { return };
     // Both are carried at the end, after `capabilities`.
     let compensation = map.shift_remove("compensation");
     let irreversible = map.shift_remove("irreversibleEffect");
     if let Some(id) = map.get_mut("id") {
         *id = Value::String(format!("{prefix}{}", id.as_str().unwrap_or_default()));
     }
-    for key in ["config", "inputs"] {
-        if let Some(v) = map.get_mut(key) {
-            substitute_in_place(v, params, marked);
-        }
-    }
     if let Some(caps) = capabilities {
         map.insert("capabilities".into(), caps.clone());
     }
     compensation::carry_node(irreversible, compensation, map, params, prefix, &|id| frag_ids.contains_key(id));
-    node
 }
 
 /// Steps 2b and 3e: refusals that depend on what the target host supports.

@@ -108,6 +108,30 @@ fn edge_endpoints_split_at_first_dot_and_keep_foreign_refs() {
 }
 
 #[test]
+fn edges_carry_only_ends_condition_and_trigger_rule_in_the_reference_order() {
+    let cond = json!({"type": "truthy", "left": "output.ok"});
+    let c = json!({"chainId":"c.a","version":"1.0.0","label":"A","description":"d",
+        "parameters":{"type":"object","properties":{}},
+        "dag":{"nodes":[{"id":"a","typeId":"core.x"},{"id":"b","typeId":"core.x"}],
+               "edges":[{"from":"a","to":"b","condition":cond,"triggerRule":"all_success"},
+                        {"triggerRule":"all_complete","to":"b","from":"a"},
+                        {"from":"a","label":"x","to":"b"},
+                        {"to":"b","from":"a"}]}});
+    // An edge member outside the four fails the schema; `--skip-validation` lets it through.
+    let m = json!({"name": "vendor.t.p", "version": "2.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": "*"}, "chains": [c]});
+    let unchecked = LoadOptions { skip_schema: true, ..Default::default() };
+    let p = load_bytes(Path::new("p"), m.to_string().as_bytes(), unchecked).unwrap();
+    let e = expand(&p, "c.a", Map::new(), &opts("q")).unwrap();
+    let order = |i: usize| e.edges[i].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(e.edges[0], json!({"from":"c_a_q_a","to":"c_a_q_b","condition":cond,"triggerRule":"all_success"}));
+    assert_eq!(order(0), ["from", "to", "condition", "triggerRule"]);
+    assert_eq!(order(1), ["from", "to", "triggerRule"]);
+    assert_eq!(e.edges[2], json!({"from":"c_a_q_a","to":"c_a_q_b"}), "members outside the four are dropped");
+    assert_eq!(order(3), ["from", "to"]);
+}
+
+#[test]
 fn compensation_mapping_is_substituted_then_rewritten() {
     let c = json!({"chainId":"c.a","version":"1.0.0","label":"A","description":"d",
         "parameters":{"type":"object","properties":{"u":{"type":"string"}}},
@@ -348,4 +372,34 @@ fn preflight_applies_every_value_independent_refusal_without_expanding() {
     let (chain, warnings) = preflight(&p, "vendor.example.support-triage", &ExpandOptions::default()).unwrap();
     assert_eq!(chain.chain_id(), "vendor.example.support-triage");
     assert!(warnings.iter().any(|w| w.code == code::TYPEID_UNCHECKED));
+}
+
+#[test]
+fn a_fragment_large_enough_for_two_threads_expands_every_node_in_order() {
+    let n = PARALLEL_EXPANSION_NODES + 501;
+    let nodes: Vec<Value> = (0..n)
+        .map(|i| {
+            // Two nodes, one in each half, keep text the leftover-token lint reports.
+            let text =
+                if i == 10 || i == n - 3 { "{{ params.x }}".to_owned() } else { format!("{{{{params.x}}}}-{i}") };
+            json!({"id": format!("n{i}"), "typeId": "core.x", "config": {"v": text, "f": 2.0}})
+        })
+        .collect();
+    let edges: Vec<Value> = (1..n).map(|i| json!({"from": format!("n{}", i - 1), "to": format!("n{i}")})).collect();
+    let c = json!({"chainId":"c.big","version":"1.0.0","label":"B","description":"d",
+        "parameters":{"type":"object","properties":{"x":{"type":"string"}}},
+        "dag":{"nodes": nodes, "edges": edges}});
+    let e = expand(&pack(json!([c])), "c.big", params(json!({"x": "X"})), &opts("p")).unwrap();
+    assert_eq!(e.nodes.len(), n);
+    for (i, node) in e.nodes.iter().enumerate() {
+        assert_eq!(node["id"], format!("c_big_p_n{i}"));
+        assert_eq!(node["config"]["f"].to_string(), "2", "node {i}");
+        if i != 10 && i != n - 3 {
+            assert_eq!(node["config"]["v"], format!("X-{i}"));
+        }
+    }
+    let leftovers: Vec<&str> =
+        e.warnings.iter().filter(|w| w.code == code::LEFTOVER_TOKEN).map(|w| w.pointer.as_str()).collect();
+    assert_eq!(leftovers, [format!("/nodes/10/config/v"), format!("/nodes/{}/config/v", n - 3)]);
+    assert_eq!(e.graph.edge_count(), n - 1);
 }

@@ -158,23 +158,30 @@ pub fn substitute_in_place(value: &mut Value, params: &Map<String, Value>, marke
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) => match substitute_str(s, params) {
-                Substituted::Unchanged => *marked |= s.contains("{{") || s.contains("<<"),
-                Substituted::Value(new) => {
-                    *marked |= holds_opening(&new);
-                    *v = new;
-                }
-            },
             Value::Array(items) => stack.extend(items.iter_mut()),
             Value::Object(map) => stack.extend(map.values_mut()),
-            // Only a fractional-looking number can change (`1.0` becomes `1`).
-            Value::Number(n) => {
-                if let Some(int) = js_integral(n) {
-                    *n = int;
-                }
-            }
-            _ => {}
+            leaf => substitute_leaf(leaf, params, marked),
         }
+    }
+}
+
+/// Substitute one string or normalise one number; `marked` as in [`substitute_noting`].
+pub fn substitute_leaf(v: &mut Value, params: &Map<String, Value>, marked: &mut bool) {
+    match v {
+        Value::String(s) => match substitute_str(s, params) {
+            Substituted::Unchanged => *marked |= s.contains("{{") || s.contains("<<"),
+            Substituted::Value(new) => {
+                *marked |= holds_opening(&new);
+                *v = new;
+            }
+        },
+        // Only a fractional-looking number can change (`1.0` becomes `1`).
+        Value::Number(n) => {
+            if let Some(int) = js_integral(n) {
+                *n = int;
+            }
+        }
+        _ => {}
     }
 }
 

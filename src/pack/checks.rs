@@ -127,7 +127,7 @@ fn check_nodes<'c>(chain: &'c Chain, push: &mut dyn FnMut(Finding)) -> HashSet<&
 /// Edge endpoints name fragment nodes, conditions are complete, loopbacks are pointed out.
 fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
     let base = chain.pointer();
-    let mut graph = DiGraph::<&str, usize>::new();
+    let mut graph = DiGraph::<&str, usize>::with_capacity(chain.nodes().len(), chain.edges().len());
     let index: HashMap<&str, _> = chain
         .nodes()
         .iter()
@@ -135,7 +135,8 @@ fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
         .map(|nid| (nid, graph.add_node(nid)))
         .collect();
     for (i, edge) in chain.edges().iter().enumerate() {
-        let ep = format!("{base}/dag/edges/{i}");
+        // Built only for a finding: most edges have none.
+        let ep = || format!("{base}/dag/edges/{i}");
         let mut ends = [None, None];
         for (slot, key) in ["from", "to"].into_iter().enumerate() {
             let Some(end) = member(edge, key).and_then(Value::as_str) else { continue };
@@ -145,7 +146,7 @@ fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
                 None => push(
                     Finding::warning(
                         code::EDGE_ENDPOINT_UNKNOWN,
-                        pointer_join(&ep, key),
+                        pointer_join(&ep(), key),
                         format!("`{key}` \"{end}\" names no fragment node; it passes through unchanged and must name a parent node"),
                     )
                     .with("endpoint", end),
@@ -161,7 +162,7 @@ fn check_edges(chain: &Chain, push: &mut dyn FnMut(Finding)) {
         {
             push(Finding::error(
                 code::CHAIN_EDGE_CONDITION_INVALID,
-                format!("{ep}/condition"),
+                format!("{}/condition", ep()),
                 "a truthy/falsy condition needs a non-empty `left`",
             ));
         }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
 /// Largest fragment accepted; beyond it checks and layout would stop being interactive.
 pub const MAX_FRAGMENT_NODES: usize = 100_000;
-/// From this manifest size on, the schema walk runs on a second thread beside the semantic
-/// checks; below it, starting a thread costs more than it saves.
+/// From this manifest size on, the node pass runs on a second thread beside the schema walk;
+/// below it, starting a thread costs more than it saves.
 const PARALLEL_CHECKS_BYTES: usize = 256 * 1024;
 
 /// How many `pack.json` files one folder scan loads at most.
@@ -133,13 +133,16 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         found
     };
     let instance = v2_view.as_ref().unwrap_or(&manifest);
-    // The schema walk and the semantic checks read the manifest independently; on a large
-    // one each takes milliseconds, so they run side by side.
+    // On a large manifest, the pass over every node's members that the checks and lints
+    // share ([`Chain::scan`]) runs on a second thread while this one walks the schema; the
+    // checks that need the pass wait for it.
     let (schema_found, semantic_found) = if bytes.len() >= PARALLEL_CHECKS_BYTES {
         std::thread::scope(|scope| {
-            let schema = scope.spawn(|| schema_findings(instance));
+            let scans = scope.spawn(|| chains.iter().for_each(|c| _ = c.scan()));
+            let schema = schema_findings(instance);
             let semantic = semantic_findings();
-            (schema.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), semantic)
+            scans.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (schema, semantic)
         })
     } else {
         (schema_findings(instance), semantic_findings())

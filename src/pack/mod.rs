@@ -10,6 +10,7 @@ pub(crate) mod checks;
 mod lint;
 mod load;
 mod scan;
+pub use scan::Sites;
 pub mod v2;
 
 pub use bundled::{bundled, bundled_dir};
@@ -22,7 +23,7 @@ pub use load::{
 use crate::error::{Finding, Severity};
 use crate::schemas::UserSchema;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -243,20 +244,7 @@ impl Chain {
 
     /// Distinct typeIds used by nodes and node compensations, in first-use order.
     pub fn type_ids(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        let mut seen: HashSet<&str> = HashSet::new();
-        for node in self.nodes() {
-            let ids = [
-                node.get("typeId").and_then(Value::as_str),
-                node.get("compensation").and_then(|c| c.get("nodeTypeId")).and_then(Value::as_str),
-            ];
-            for id in ids.into_iter().flatten() {
-                if seen.insert(id) {
-                    out.push(id);
-                }
-            }
-        }
-        out
+        self.scan().type_ids.iter().map(String::as_str).collect()
     }
 
     /// The chain's parameter validator, compiled on first use and reused after.
@@ -270,6 +258,11 @@ impl Chain {
     /// How many tokens name each parameter across the substitutable strings (counted once).
     pub fn token_uses(&self) -> &HashMap<String, u64> {
         &self.scan().uses
+    }
+
+    /// Where substituting this chain's nodes has something to do.
+    pub fn substitution_sites(&self) -> &Sites {
+        &self.scan().sites
     }
 
     /// The one pass over the nodes' substitutable members ([`scan`]), made on first use.

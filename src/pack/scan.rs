@@ -8,6 +8,7 @@
 //! something to report; the checks and lints then walk only those nodes, with pointers.
 
 use super::Chain;
+use crate::expand::jsstring::js_integral;
 use crate::expand::token::{near_tokens, tokens};
 use crate::json_walk::member;
 use serde_json::Value;
@@ -22,6 +23,36 @@ pub(crate) struct Scan {
     pub lint_nodes: Vec<usize>,
     /// Nodes (ascending) whose `config` or `inputs` read a variable the chain does not produce.
     pub variable_nodes: Vec<usize>,
+    /// Distinct typeIds of nodes and node compensations, in first-use order.
+    pub type_ids: Vec<String>,
+    pub sites: Sites,
+}
+
+/// Where substitution has something to do: every string in a node's `config` or `inputs`
+/// that holds `{{` or `<<` (a token, or text the leftover-token lint looks at) and every
+/// number JavaScript would print differently (`1.0`). Substituting visits only these, not
+/// every value of every node.
+#[derive(Debug, Clone, Default)]
+pub struct Sites {
+    /// Each site as its length, then its path from the node (member and item indexes);
+    /// each node's sites in document order.
+    paths: Vec<u32>,
+    /// Each node's sites: a range of `paths`.
+    nodes: Vec<std::ops::Range<u32>>,
+}
+
+impl Sites {
+    /// Node `i`'s site paths, in document order.
+    pub fn of(&self, i: usize) -> impl Iterator<Item = &[u32]> {
+        let range = self.nodes.get(i).cloned().unwrap_or(0..0);
+        let mut rest = &self.paths[range.start as usize..range.end as usize];
+        std::iter::from_fn(move || {
+            let (len, tail) = rest.split_first()?;
+            let (path, after) = tail.split_at(*len as usize);
+            rest = after;
+            Some(path)
+        })
+    }
 }
 
 /// A parameter name as the lints see it.
@@ -39,28 +70,57 @@ pub(crate) fn scan(chain: &Chain) -> Scan {
         chain.produced_variables().iter().map(|pv| pv.get("name").and_then(Value::as_str).unwrap_or("")).collect();
     let mut names: HashMap<&str, Name> = HashMap::new();
     let mut out = Scan::default();
-    let mut stack: Vec<&Value> = Vec::new();
+    // Each entry: a value, how deep below its node it sits, and its index in its container.
+    let mut stack: Vec<(&Value, usize, u32)> = Vec::new();
+    let mut path: Vec<u32> = Vec::new();
+    let mut type_ids = TypeIds::default();
     for (i, node) in chain.nodes().iter().enumerate() {
         let (mut lint, mut variable) = (false, false);
-        let mapping = member(node, "compensation").and_then(|c| member(c, "inputMapping"));
-        for (root, reads_variables) in
-            [(member(node, "config"), true), (member(node, "inputs"), true), (mapping, false)]
-        {
-            stack.extend(root);
-            while let Some(v) = stack.pop() {
-                match v {
+        let compensation = member(node, "compensation");
+        type_ids.note(member(node, "typeId"));
+        type_ids.note(compensation.and_then(|c| member(c, "nodeTypeId")));
+        let mapping = compensation.and_then(|c| member(c, "inputMapping"));
+        let sites_from = out.sites.paths.len();
+        let members = node.as_object().into_iter().flatten();
+        let substituted = members.enumerate().filter(|(_, (k, _))| *k == "config" || *k == "inputs");
+        // Config and inputs are substituted (and read variables); the mapping is only linted.
+        let roots = substituted.map(|(at, (_, v))| (v, Some(at as u32))).chain(mapping.map(|m| (m, None)));
+        for (root, at) in roots {
+            stack.push((root, 0, at.unwrap_or_default()));
+            // `path[..depth]` always holds the indexes down to the popped value's container:
+            // a container sets its own index as it is entered, before any of its children.
+            while let Some((v, depth, index)) = stack.pop() {
+                let site = match v {
                     Value::String(s) if opens_token_like(s) => {
                         lint |= note_tokens(s, declared, &mut names);
+                        true
                     }
+                    Value::Number(n) => js_integral(n).is_some(),
                     Value::Object(m) => {
-                        variable |= reads_variables && reads_undeclared(v, &produced);
-                        stack.extend(m.values());
+                        path.truncate(depth);
+                        path.push(index);
+                        variable |= at.is_some() && reads_undeclared(v, &produced);
+                        // Reversed, so they come off the stack in document order.
+                        let children = m.values().enumerate().rev();
+                        stack.extend(children.map(|(k, c)| (c, depth + 1, k as u32)));
+                        false
                     }
-                    Value::Array(items) => stack.extend(items),
-                    _ => {}
+                    Value::Array(items) => {
+                        path.truncate(depth);
+                        path.push(index);
+                        stack.extend(items.iter().enumerate().rev().map(|(k, c)| (c, depth + 1, k as u32)));
+                        false
+                    }
+                    _ => false,
+                };
+                if site && at.is_some() {
+                    out.sites.paths.push(depth as u32 + 1);
+                    out.sites.paths.extend_from_slice(&path[..depth]);
+                    out.sites.paths.push(index);
                 }
             }
         }
+        out.sites.nodes.push(sites_from as u32..out.sites.paths.len() as u32);
         if lint {
             out.lint_nodes.push(i);
         }
@@ -69,7 +129,34 @@ pub(crate) fn scan(chain: &Chain) -> Scan {
         }
     }
     out.uses = names.into_iter().map(|(name, n)| (name.to_owned(), n.uses)).collect();
+    out.type_ids = type_ids.order.into_iter().map(str::to_owned).collect();
     out
+}
+
+/// Distinct strings in first-use order. A chain uses a handful of typeIds across thousands
+/// of nodes, so a short list is searched before anything is hashed.
+#[derive(Default)]
+struct TypeIds<'a> {
+    order: Vec<&'a str>,
+    seen: HashSet<&'a str>,
+}
+
+impl<'a> TypeIds<'a> {
+    const LISTED: usize = 16;
+
+    fn note(&mut self, id: Option<&'a Value>) {
+        let Some(id) = id.and_then(Value::as_str) else { return };
+        if self.order.len() <= Self::LISTED {
+            if !self.order.contains(&id) {
+                self.order.push(id);
+                if self.order.len() > Self::LISTED {
+                    self.seen.extend(self.order.iter().copied());
+                }
+            }
+        } else if self.seen.insert(id) {
+            self.order.push(id);
+        }
+    }
 }
 
 /// Whether `s` holds `{{` or `<<`: every token and near-token opens with one.
@@ -139,6 +226,37 @@ mod tests {
         assert_eq!(s.lint_nodes, [1, 4, 5]);
         // A read inside a compensation mapping is not a node read.
         assert_eq!(s.variable_nodes, [3]);
+        // Strings with `{{`/`<<` in config and inputs, by member and item index from the node.
+        let sites = |i| s.sites.of(i).map(<[u32]>::to_vec).collect::<Vec<_>>();
+        assert_eq!(sites(0), [vec![1, 0], vec![1, 1]]);
+        assert_eq!(sites(1), [vec![1, 0]]);
+        assert_eq!(sites(2), Vec::<Vec<u32>>::new());
+        // The compensation mapping is carried with its own substitution.
+        assert_eq!(sites(6), Vec::<Vec<u32>>::new());
+    }
+
+    #[test]
+    fn sites_are_in_document_order_and_include_numbers_that_change() {
+        let s = scan(&chain(json!([
+            {"id": "a", "typeId": "t", "config": {"n": 1.0, "m": 1.5, "k": [2, 3.0, {"x": "<<params.topic>>"}],
+                "p": "plain"}, "inputs": {"i": {"value": "{{params.topic}}"}}}
+        ])));
+        let sites: Vec<Vec<u32>> = s.sites.of(0).map(<[u32]>::to_vec).collect();
+        assert_eq!(sites, [vec![2, 0], vec![2, 2, 1], vec![2, 2, 2, 0], vec![3, 0, 0]]);
+    }
+
+    #[test]
+    fn type_ids_are_distinct_in_first_use_order_past_the_short_list() {
+        let nodes: Vec<Value> = (0..60)
+            .map(|i| {
+                json!({"id": format!("n{i}"), "typeId": format!("t.{}", i % 25),
+                "compensation": {"nodeTypeId": "t.undo"}})
+            })
+            .collect();
+        let s = scan(&chain(Value::Array(nodes)));
+        let mut want: Vec<String> = vec!["t.0".into(), "t.undo".into()];
+        want.extend((1..25).map(|i| format!("t.{i}")));
+        assert_eq!(s.type_ids, want);
     }
 
     #[test]
