@@ -120,7 +120,7 @@ fn edges_carry_only_ends_condition_and_trigger_rule_in_the_reference_order() {
     // An edge member outside the four fails the schema; `--skip-validation` lets it through.
     let m = json!({"name": "vendor.t.p", "version": "2.0.0", "kind": "workflow-chain",
         "engines": {"openwop": "*"}, "chains": [c]});
-    let unchecked = LoadOptions { skip_schema: true, ..Default::default() };
+    let unchecked = LoadOptions { skip_schema: true };
     let p = load_bytes(Path::new("p"), m.to_string().as_bytes(), unchecked).unwrap();
     let e = expand(&p, "c.a", Map::new(), &opts("q")).unwrap();
     let order = |i: usize| e.edges[i].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
@@ -400,6 +400,6 @@ fn a_fragment_large_enough_for_two_threads_expands_every_node_in_order() {
     }
     let leftovers: Vec<&str> =
         e.warnings.iter().filter(|w| w.code == code::LEFTOVER_TOKEN).map(|w| w.pointer.as_str()).collect();
-    assert_eq!(leftovers, [format!("/nodes/10/config/v"), format!("/nodes/{}/config/v", n - 3)]);
+    assert_eq!(leftovers, ["/nodes/10/config/v".to_owned(), format!("/nodes/{}/config/v", n - 3)]);
     assert_eq!(e.graph.edge_count(), n - 1);
 }
