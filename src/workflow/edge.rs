@@ -9,7 +9,9 @@
 //! and members chainsmith does not know round-trip exactly, and parsing it gives the object
 //! back unchanged (numbers keep their text: `arbitrary_precision`).
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The members whose string values are kept beside the text, in this order.
@@ -189,10 +191,66 @@ fn parse_object(text: &str) -> Map<String, Value> {
 
 impl serde::Serialize for Edge {
     /// The object as [`Edge::json`] gives it: written with the serializer's own format
-    /// (pretty files indent it where it sits).
+    /// (pretty files indent it where it sits). An object of scalars only (most edges) is
+    /// written member by member from its text, each value as the text serde_json wrote for
+    /// it, which is what it writes for the value again; parsing every edge into a map
+    /// made saving 100,000 edges a tenth of a second slower.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.json().serialize(s)
+        use serde::ser::SerializeMap;
+        let Some(members) = scalar_members(self.text()) else { return self.json().serialize(s) };
+        let mut map = s.serialize_map(Some(members.len()))?;
+        for (key, value) in &members {
+            map.serialize_entry(key.as_ref(), value)?;
+        }
+        map.end()
     }
+}
+
+/// The members of an object's text, each value as its text, when none is an array or an
+/// object (whose text would not be laid out as the serializer lays out its own).
+fn scalar_members(text: &str) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
+    use serde::de::{Deserializer, MapAccess, Visitor};
+    struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+    struct Key<'a>(Cow<'a, str>);
+    impl<'de> serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a member name")
+                }
+                fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Borrowed(v)))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Owned(v.to_owned())))
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+    impl<'de> serde::Deserialize<'de> for Members<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Members<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                    let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                    while let Some(Key(key)) = map.next_key()? {
+                        out.push((key, map.next_value()?));
+                    }
+                    Ok(Members(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    let Members(members) = serde_json::from_str(text).ok()?;
+    members.iter().all(|(_, v)| !v.get().starts_with(['[', '{'])).then_some(members)
 }
 
 #[cfg(test)]
@@ -216,6 +274,27 @@ mod tests {
         assert_eq!(keys, ["zeta", "targetNodeId", "x-vendor", "id", "sourceNodeId", "n"]);
         assert_eq!((e.id(), e.source(), e.target(), e.seq), ("e1", "a", "b", 3));
         assert_eq!(serde_json::to_string_pretty(&e).unwrap(), serde_json::to_string_pretty(&parsed).unwrap());
+    }
+
+    /// Written from its text or parsed, an edge comes out as its parsed object would, pretty
+    /// and compact.
+    #[test]
+    fn serialises_as_its_object_with_and_without_nested_values() {
+        let cases = [
+            json!({"id": "e1", "sourceNodeId": "a", "targetNodeId": "b"}),
+            json!({"id": "e\"1", "k\u{e9}y\n": "v\u{1F600}\\", "n": 1.50, "big": 12345678901234567890u64, "t": true, "z": null}),
+            json!({"id": "e2", "condition": {"type": "truthy", "left": "$.ok"}, "w": [1, [2, {}], []]}),
+            json!({"empty": {}, "none": []}),
+            json!({}),
+        ];
+        for v in cases {
+            let e = edge(v.clone());
+            assert_eq!(serde_json::to_string_pretty(&e).unwrap(), serde_json::to_string_pretty(&v).unwrap(), "{v}");
+            assert_eq!(serde_json::to_string(&e).unwrap(), serde_json::to_string(&v).unwrap(), "{v}");
+            assert_eq!(serde_json::to_value(&e).unwrap(), v);
+        }
+        assert!(scalar_members(edge(json!({"a": 1, "b": "x"})).text()).is_some());
+        assert!(scalar_members(edge(json!({"a": 1, "b": []})).text()).is_none());
     }
 
     #[test]

@@ -162,7 +162,7 @@ impl Workflow {
             wf.add_node(compact_member("nodes", i, node)?).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
         }
         for (i, edge) in edges.into_iter().enumerate() {
-            wf.add_edge(compact_member("edges", i, edge)?);
+            wf.add_edge(object_member("edges", i, edge)?);
         }
         Ok(wf)
     }
@@ -276,8 +276,13 @@ impl Workflow {
 
     /// Add an edge; one naming a missing node is kept aside as dangling.
     pub fn add_edge(&mut self, json: Map<String, Value>) -> Option<EdgeIndex> {
-        let seq = self.bump();
-        self.insert_edge(Edge::new(json, seq))
+        self.add_new_edge(Edge::new(json, 0))
+    }
+
+    /// [`Self::add_edge`] for an edge already built; it gets the next `seq`.
+    pub(crate) fn add_new_edge(&mut self, mut edge: Edge) -> Option<EdgeIndex> {
+        edge.seq = self.bump();
+        self.insert_edge(edge)
     }
 
     /// Add an edge as it is (its `seq` included).
@@ -543,6 +548,12 @@ impl EdgeIds {
 /// an object.
 pub(crate) fn compact_member(list: &str, i: usize, mut value: Value) -> Result<Map<String, Value>> {
     compact(&mut value);
+    object_member(list, i, value)
+}
+
+/// Item `i` of the document's `list` as it was parsed (an edge is kept as text, so the
+/// parsed object's spare room does not last); refused when it is not an object.
+pub(crate) fn object_member(list: &str, i: usize, value: Value) -> Result<Map<String, Value>> {
     match value {
         Value::Object(json) => Ok(json),
         _ => Err(Error::new(code::VALIDATION_ERROR, format!("{list}[{i}] is not an object"))

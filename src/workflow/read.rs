@@ -1,6 +1,7 @@
 //! Reading a workflow file without holding it twice: the file is parsed member by member as
-//! it is read, and each node and edge is compacted ([`super::compact`]) and added to the
-//! graph as soon as it is parsed. Parsing the whole document first held every node once as parsed (with the
+//! it is read, and each node is compacted ([`super::compact`]), each edge turned into its
+//! compact text ([`Edge`]), and added to the graph as soon as it is parsed. Parsing the
+//! whole document first held every node once as parsed (with the
 //! spare room its objects grew into) and the `nodes` array around them, next to the graph
 //! they were moved into.
 //!
@@ -9,7 +10,7 @@
 //! read again as one value by [`Workflow::from_json`]'s rules, so every refusal is the one a
 //! whole-document read gives, word for word.
 
-use super::{Workflow, compact_member};
+use super::{Edge, Workflow, compact_member, object_member};
 use crate::error::{Error, Result};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -42,7 +43,7 @@ struct Reader {
     doc: Map<String, Value>,
     graph: Option<Workflow>,
     /// Edges read before the nodes were; they are added once the nodes are in.
-    early_edges: Vec<Map<String, Value>>,
+    early_edges: Vec<Edge>,
     seen_nodes: bool,
     seen_edges: bool,
     node_count: usize,
@@ -75,7 +76,7 @@ impl Reader {
         if self.edge_failure.is_some() {
             return;
         }
-        let json = match compact_member("edges", i, edge) {
+        let json = match object_member("edges", i, edge) {
             Ok(json) => json,
             Err(e) => {
                 self.edge_failure = Some(e);
@@ -86,7 +87,7 @@ impl Reader {
         if self.seen_nodes {
             self.workflow().add_edge(json);
         } else {
-            self.early_edges.push(json);
+            self.early_edges.push(Edge::new(json, 0));
         }
     }
 
@@ -101,8 +102,8 @@ impl Reader {
         let Value::Object(doc) = doc else { unreachable!("built as an object") };
         let mut wf = self.graph.unwrap_or_else(|| Workflow::without_nodes(Map::new()));
         wf.doc = doc;
-        for json in self.early_edges {
-            wf.add_edge(json);
+        for edge in self.early_edges {
+            wf.add_new_edge(edge);
         }
         Ok(wf)
     }

@@ -114,7 +114,7 @@ fn add_fragment(
     let mut edge_ids = Vec::with_capacity(exp.edges.len());
     for (i, edge) in exp.edges.iter().enumerate() {
         let json = members::workflow_edge(edge, &fragment_edge_id(exp, i + 1));
-        let converted = Edge::new(json.clone(), 0);
+        let converted = Edge::new(json, 0);
         for end in [converted.source(), converted.target()] {
             if !wf.contains_node(end) {
                 warnings.push(
@@ -128,7 +128,7 @@ fn add_fragment(
             }
         }
         edge_ids.push(converted.id().to_owned());
-        wf.add_edge(json);
+        wf.add_new_edge(converted);
     }
     (node_ids, edge_ids, warnings)
 }
