@@ -262,8 +262,8 @@ pub fn expand_from(
         expansion_id,
         prefix,
         params,
-        nodes: Vec::with_capacity(old_ids.len()),
-        edges: Vec::with_capacity(chain.edges().len()),
+        nodes: Vec::new(),
+        edges: Vec::new(),
         id_map: Vec::new(),
         settings_compensation,
         produced_variables: chain.produced_variables().to_vec(),
@@ -274,61 +274,104 @@ pub fn expand_from(
     let (mut nodes, edges) = source.into_dag(chain_id);
     // A duplicate id names its last node, as the reference's id map does.
     let frag_ids: HashMap<&str, usize> = old_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
-    let Expansion { prefix, params, .. } = &expansion;
-    let expand_run = |first: usize, run: &mut [Value]| {
-        // Nodes whose config or inputs may hold token-like text, for the leftover-token lint.
-        let mut marked_nodes = Vec::new();
-        for (i, node) in (first..).zip(run) {
-            let mut marked = false;
-            expand_node(node, sites.of(i), params, prefix, &frag_ids, capabilities.as_ref(), &mut marked);
-            if marked {
-                marked_nodes.push(i);
-            }
-        }
-        marked_nodes
+    let each = NodeRewrite {
+        sites: &sites,
+        params: &expansion.params,
+        prefix: &expansion.prefix,
+        frag_ids: &frag_ids,
+        capabilities: capabilities.as_ref(),
     };
-    // Nodes expand independently: a large fragment is split over two threads.
-    let marked_nodes = if nodes.len() >= PARALLEL_EXPANSION_NODES {
-        let half = nodes.len() / 2;
-        let (front, back) = nodes.split_at_mut(half);
-        std::thread::scope(|scope| {
-            let back = scope.spawn(|| expand_run(half, back));
-            let mut marked = expand_run(0, front);
-            marked.extend(back.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            marked
-        })
-    } else {
-        expand_run(0, &mut nodes)
-    };
-    let new_nodes = nodes;
-    let mut new_edges = Vec::with_capacity(expansion.edges.capacity());
+    let marked_nodes = each.expand_all(&mut nodes);
     let mut graph_edges = Vec::new();
-    for (i, edge) in edges.into_iter().enumerate() {
-        let (edge, ends) = expand_edge(edge, prefix, &frag_ids);
-        if let [Some(a), Some(b)] = ends {
-            graph_edges.push((a, b, i));
-        }
-        new_edges.push(edge);
-    }
+    let edges: Vec<Value> = (edges.into_iter().enumerate())
+        .map(|(i, edge)| {
+            let (edge, ends) = expand_edge(edge, &expansion.prefix, &frag_ids);
+            if let [Some(a), Some(b)] = ends {
+                graph_edges.push((a, b, i));
+            }
+            edge
+        })
+        .collect();
     drop(frag_ids);
     let id_map = old_ids
         .into_iter()
-        .zip(&new_nodes)
+        .zip(&nodes)
         .map(|(old, node)| (old, member(node, "id").and_then(Value::as_str).unwrap_or_default().to_owned()))
         .collect();
     // Graph node `i` weighs `i`: node indexes are the fragment's node positions.
-    for i in 0..new_nodes.len() {
+    for i in 0..nodes.len() {
         expansion.graph.add_node(i);
     }
     for (a, b, i) in graph_edges {
         expansion.graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), i);
     }
-    warn_leftover_tokens(&new_nodes, &marked_nodes, &expansion.chain_id, &mut warnings);
-    expansion.nodes = new_nodes;
-    expansion.edges = new_edges;
+    warn_leftover_tokens(&nodes, &marked_nodes, &expansion.chain_id, &mut warnings);
+    expansion.nodes = nodes;
+    expansion.edges = edges;
     expansion.id_map = id_map;
     expansion.warnings = warnings;
     Ok(expansion)
+}
+
+/// What rewriting one fragment node needs (chain-packs §7 steps 4–6c).
+struct NodeRewrite<'a> {
+    /// Where in each node's `config` and `inputs` substitution has something to do.
+    sites: &'a crate::pack::Sites,
+    params: &'a Map<String, Value>,
+    prefix: &'a str,
+    frag_ids: &'a HashMap<&'a str, usize>,
+    capabilities: Option<&'a Value>,
+}
+
+impl NodeRewrite<'_> {
+    /// Expand every node in place; returns the nodes whose config or inputs may hold
+    /// token-like text (for the leftover-token lint), ascending. Nodes expand independently,
+    /// so a large fragment is split over two threads.
+    fn expand_all(&self, nodes: &mut [Value]) -> Vec<usize> {
+        if nodes.len() < PARALLEL_EXPANSION_NODES {
+            return self.expand_run(0, nodes);
+        }
+        let half = nodes.len() / 2;
+        let (front, back) = nodes.split_at_mut(half);
+        std::thread::scope(|scope| {
+            let back = scope.spawn(|| self.expand_run(half, back));
+            let mut marked = self.expand_run(0, front);
+            marked.extend(back.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            marked
+        })
+    }
+
+    /// [`Self::expand_all`] for the nodes `first..` of the fragment.
+    fn expand_run(&self, first: usize, run: &mut [Value]) -> Vec<usize> {
+        let mut marked_nodes = Vec::new();
+        for (i, node) in (first..).zip(run) {
+            let mut marked = false;
+            self.expand_node(i, node, &mut marked);
+            if marked {
+                marked_nodes.push(i);
+            }
+        }
+        marked_nodes
+    }
+
+    /// Fragment node `i`, changed in place, members in the order the reference emits them.
+    fn expand_node(&self, i: usize, node: &mut Value, marked: &mut bool) {
+        // First, while member indexes still match the node the sites were found in.
+        let params = self.params;
+        crate::json_walk::at_paths(node, self.sites.of(i), |leaf| substitute_leaf(leaf, params, marked));
+        let Some(map) = node.as_object_mut() else { return };
+        // Both are carried at the end, after `capabilities`.
+        let compensation = map.shift_remove("compensation");
+        let irreversible = map.shift_remove("irreversibleEffect");
+        if let Some(id) = map.get_mut("id") {
+            *id = Value::String(format!("{}{}", self.prefix, id.as_str().unwrap_or_default()));
+        }
+        if let Some(caps) = self.capabilities {
+            map.insert("capabilities".into(), caps.clone());
+        }
+        let is_fragment = |id: &str| self.frag_ids.contains_key(id);
+        compensation::carry_node(irreversible, compensation, map, params, self.prefix, &is_fragment);
+    }
 }
 
 /// One expanded edge (its fragment ends rewritten, `condition` and `triggerRule` carried,
@@ -370,33 +413,6 @@ fn take_member(v: &mut Value, key: &str) -> Option<Value> {
 
 fn display_name(pack: &Pack) -> String {
     if pack.name().is_empty() { pack.source.display().to_string() } else { pack.name().to_owned() }
-}
-
-/// One expanded node, changed in place, members in the order the reference emits them.
-/// `sites` are where in the node's `config` and `inputs` substitution has something to do
-/// ([`crate::pack::Sites`]).
-fn expand_node<'s>(
-    node: &mut Value,
-    sites: impl Iterator<Item = &'s [u32]>,
-    params: &Map<String, Value>,
-    prefix: &str,
-    frag_ids: &HashMap<&str, usize>,
-    capabilities: Option<&Value>,
-    marked: &mut bool,
-) {
-    // First, while member indexes still match the node the sites were found in.
-    crate::json_walk::at_paths(node, sites, |leaf| substitute_leaf(leaf, params, marked));
-    let Some(map) = node.as_object_mut() else { return };
-    // Both are carried at the end, after `capabilities`.
-    let compensation = map.shift_remove("compensation");
-    let irreversible = map.shift_remove("irreversibleEffect");
-    if let Some(id) = map.get_mut("id") {
-        *id = Value::String(format!("{prefix}{}", id.as_str().unwrap_or_default()));
-    }
-    if let Some(caps) = capabilities {
-        map.insert("capabilities".into(), caps.clone());
-    }
-    compensation::carry_node(irreversible, compensation, map, params, prefix, &|id| frag_ids.contains_key(id));
 }
 
 /// Steps 2b and 3e: refusals that depend on what the target host supports.

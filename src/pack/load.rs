@@ -95,15 +95,6 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         PackKind::Node => Some(Schema::NodeManifest),
         PackKind::Other(_) => None,
     };
-    let schema_findings = |instance: &Value| -> Vec<Finding> {
-        let Some(schema) = schema else { return Vec::new() };
-        schema
-            .violations(instance)
-            .into_iter()
-            .map(|v| Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword))
-            .collect()
-    };
-
     let manifest = Arc::new(manifest);
     let chains: Vec<Chain> = match kind {
         PackKind::WorkflowChain => super::array_at(&manifest, "chains")
@@ -122,38 +113,50 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         .with("path", format!("{}/dag/nodes", big.pointer()))
         .with("limit", MAX_FRAGMENT_NODES));
     }
-    let semantic_findings = || {
-        let mut found = Vec::new();
-        if kind == PackKind::WorkflowChain {
-            checks::check_pack(&chains, &mut found);
-            for chain in &chains {
-                lint::lint_chain(chain, &mut found);
-            }
-        }
-        found
-    };
     let instance = v2_view.as_ref().unwrap_or(&manifest);
-    // On a large manifest, the pass over every node's members that the checks and lints
-    // share ([`Chain::scan`]) runs on a second thread while this one walks the schema; the
-    // checks that need the pass wait for it.
-    let (schema_found, semantic_found) = if bytes.len() >= PARALLEL_CHECKS_BYTES {
-        std::thread::scope(|scope| {
-            let scans = scope.spawn(|| chains.iter().for_each(|c| _ = c.scan()));
-            let schema = schema_findings(instance);
-            let semantic = semantic_findings();
-            scans.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (schema, semantic)
-        })
-    } else {
-        (schema_findings(instance), semantic_findings())
-    };
-    findings.extend(schema_found);
-    findings.extend(semantic_found);
+    findings.extend(check_manifest(schema, instance, &chains, bytes.len() >= PARALLEL_CHECKS_BYTES));
     if kind == PackKind::WorkflowChain {
         prefer_specific_codes(&mut findings);
     }
 
     Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings })
+}
+
+/// The schema's findings on `instance`, then the semantic checks' and token lints' on
+/// `chains` (empty for packs that are not workflow-chain packs).
+fn check_manifest(schema: Option<Schema>, instance: &Value, chains: &[Chain], parallel: bool) -> Vec<Finding> {
+    let schema_findings = || -> Vec<Finding> {
+        let Some(schema) = schema else { return Vec::new() };
+        schema
+            .violations(instance)
+            .into_iter()
+            .map(|v| Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword))
+            .collect()
+    };
+    let semantic_findings = || {
+        let mut found = Vec::new();
+        checks::check_pack(chains, &mut found);
+        for chain in chains {
+            lint::lint_chain(chain, &mut found);
+        }
+        found
+    };
+    // On a large manifest, the pass over every node's members that the checks and lints
+    // share ([`Chain::scan`]) runs on a second thread while this one walks the schema; the
+    // checks that need the pass wait for it.
+    let (mut found, semantic) = if parallel {
+        std::thread::scope(|scope| {
+            let scans = scope.spawn(|| chains.iter().for_each(|c| _ = c.scan()));
+            let schema = schema_findings();
+            let semantic = semantic_findings();
+            scans.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (schema, semantic)
+        })
+    } else {
+        (schema_findings(), semantic_findings())
+    };
+    found.extend(semantic);
+    found
 }
 
 /// A semantic check with its own spec code says more than the schema keyword that rejects the
