@@ -194,8 +194,10 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
     Ok((chain, warnings))
 }
 
-/// From this many fragment nodes on, nodes are expanded on two threads.
+/// From this many fragment nodes on, nodes are expanded on two threads, in runs of
+/// [`PARALLEL_RUN_NODES`].
 const PARALLEL_EXPANSION_NODES: usize = 2_000;
+const PARALLEL_RUN_NODES: usize = 256;
 
 /// The pack an expansion reads its chain from.
 #[derive(Debug, Clone)]
@@ -326,19 +328,31 @@ struct NodeRewrite<'a> {
 impl NodeRewrite<'_> {
     /// Expand every node in place; returns the nodes whose config or inputs may hold
     /// token-like text (for the leftover-token lint), ascending. Nodes expand independently,
-    /// so a large fragment is split over two threads.
+    /// so a large fragment is shared by two threads.
     fn expand_all(&self, nodes: &mut [Value]) -> Vec<usize> {
         if nodes.len() < PARALLEL_EXPANSION_NODES {
             return self.expand_run(0, nodes);
         }
-        let half = nodes.len() / 2;
-        let (front, back) = nodes.split_at_mut(half);
-        std::thread::scope(|scope| {
-            let back = scope.spawn(|| self.expand_run(half, back));
-            let mut marked = self.expand_run(0, front);
-            marked.extend(back.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            marked
-        })
+        // Both threads take runs of nodes until none is left, so a helper that starts late
+        // (or not at all: the system refused a thread) just takes fewer.
+        let runs = std::sync::Mutex::new(nodes.chunks_mut(PARALLEL_RUN_NODES).enumerate());
+        let work = || {
+            let mut done = Vec::new();
+            while let Some((k, run)) = runs.lock().ok().and_then(|mut r| r.next()) {
+                done.push((k, self.expand_run(k * PARALLEL_RUN_NODES, run)));
+            }
+            done
+        };
+        let mut done = std::thread::scope(|scope| {
+            let helper = std::thread::Builder::new().spawn_scoped(scope, work).ok();
+            let mut done = work();
+            if let Some(helper) = helper {
+                done.extend(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            }
+            done
+        });
+        done.sort_unstable_by_key(|(k, _)| *k);
+        done.into_iter().flat_map(|(_, marked)| marked).collect()
     }
 
     /// [`Self::expand_all`] for the nodes `first..` of the fragment.

@@ -12,8 +12,9 @@ use std::sync::Arc;
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
 /// Largest fragment accepted; beyond it checks and layout would stop being interactive.
 pub const MAX_FRAGMENT_NODES: usize = 100_000;
-/// From this manifest size on, the node pass runs on a second thread beside the schema walk;
-/// below it, starting a thread costs more than it saves.
+/// From this manifest size on, the chain-manifest validator is compiled during the parse and
+/// the node pass runs beside the schema walk, each on a second thread; below it, starting a
+/// thread costs more than it saves.
 const PARALLEL_CHECKS_BYTES: usize = 256 * 1024;
 
 /// How many `pack.json` files one folder scan loads at most.
@@ -62,6 +63,12 @@ pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
 
 /// Load one manifest from bytes; `source` labels it in messages.
 pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack> {
+    if bytes.len() >= PARALLEL_CHECKS_BYTES && !opts.skip_schema {
+        // Compiling the chain-manifest validator (once per process) needs nothing from the
+        // file, so on a large one it is done on another thread while the file is parsed.
+        // No thread (the system refused one) only means compiling it later, here.
+        _ = std::thread::Builder::new().spawn(|| _ = Schema::ChainManifest.validator());
+    }
     let manifest = parse_json(source, bytes)?;
     let Some(obj) = manifest.as_object() else {
         return Err(Error::new(
@@ -143,18 +150,18 @@ fn check_manifest(schema: Option<Schema>, instance: &Value, chains: &[Chain], pa
     };
     // On a large manifest, the pass over every node's members that the checks and lints
     // share ([`Chain::scan`]) runs on a second thread while this one walks the schema; the
-    // checks that need the pass wait for it.
-    let (mut found, semantic) = if parallel {
-        std::thread::scope(|scope| {
-            let scans = scope.spawn(|| chains.iter().for_each(|c| _ = c.scan()));
-            let schema = schema_findings();
-            let semantic = semantic_findings();
+    // checks that need the pass wait for it. Without a second thread, all run here.
+    let (mut found, semantic) = std::thread::scope(|scope| {
+        let scans = parallel
+            .then(|| std::thread::Builder::new().spawn_scoped(scope, || chains.iter().for_each(|c| _ = c.scan())))
+            .and_then(Result::ok);
+        let schema = schema_findings();
+        let semantic = semantic_findings();
+        if let Some(scans) = scans {
             scans.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (schema, semantic)
-        })
-    } else {
-        (schema_findings(), semantic_findings())
-    };
+        }
+        (schema, semantic)
+    });
     found.extend(semantic);
     found
 }
