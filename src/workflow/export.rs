@@ -403,15 +403,20 @@ impl serde::Serialize for Exported<'_> {
                 }
             }
         }
+        /// The nodes in file order, each wrapped as it is written (a list of every wrapper
+        /// was 1.6 MB more at 100,000 nodes).
+        struct Nodes<'a>(&'a Workflow, bool);
+        impl serde::Serialize for Nodes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let Self(wf, strip) = *self;
+                s.collect_seq(wf.nodes_in_order().into_iter().map(|ix| Node(&wf.graph[ix].json, strip)))
+            }
+        }
         let strip = self.mode == ExportMode::StrictSchema;
         let mut map = s.serialize_map(Some(self.wf.doc.len()))?;
         for (k, v) in &self.wf.doc {
             match k.as_str() {
-                "nodes" => {
-                    let nodes: Vec<Node> =
-                        self.wf.nodes_in_order().into_iter().map(|ix| Node(&self.wf.graph[ix].json, strip)).collect();
-                    map.serialize_entry(k, &nodes)?;
-                }
+                "nodes" => map.serialize_entry(k, &Nodes(self.wf, strip))?,
                 "edges" => map.serialize_entry(k, &self.wf.export_edges())?,
                 _ => map.serialize_entry(k, v)?,
             }
