@@ -148,18 +148,17 @@ fn check_manifest(schema: Option<Schema>, instance: &Value, chains: &[Chain], pa
         }
         found
     };
-    // On a large manifest, the pass over every node's members that the checks and lints
-    // share ([`Chain::scan`]) runs on a second thread while this one walks the schema; the
-    // checks that need the pass wait for it. Without a second thread, all run here.
+    // On a large manifest the schema walk runs on a second thread beside the semantic
+    // checks (whose pass over the nodes, [`Chain::scan`], shares its work with a thread of
+    // its own). Without a second thread, all run here.
     let (mut found, semantic) = std::thread::scope(|scope| {
-        let scans = parallel
-            .then(|| std::thread::Builder::new().spawn_scoped(scope, || chains.iter().for_each(|c| _ = c.scan())))
-            .and_then(Result::ok);
-        let schema = schema_findings();
+        let schema =
+            parallel.then(|| std::thread::Builder::new().spawn_scoped(scope, schema_findings)).and_then(Result::ok);
         let semantic = semantic_findings();
-        if let Some(scans) = scans {
-            scans.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        }
+        let schema = match schema {
+            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => schema_findings(),
+        };
         (schema, semantic)
     });
     found.extend(semantic);

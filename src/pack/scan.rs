@@ -56,6 +56,7 @@ impl Sites {
 }
 
 /// A parameter name as the lints see it.
+#[derive(Clone, Copy)]
 struct Name {
     uses: u64,
     /// Declared, and (when declared) an object or array in its schema.
@@ -63,22 +64,103 @@ struct Name {
     structured: bool,
 }
 
+/// From this many nodes on, the pass is shared by two threads, in runs of [`RUN_NODES`].
+const PARALLEL_NODES: usize = 2_000;
+const RUN_NODES: usize = 256;
+
 pub(crate) fn scan(chain: &Chain) -> Scan {
-    let declared = chain.parameter_properties();
-    // As the variable check reads them: an entry without a name declares "".
-    let produced: HashSet<&str> =
-        chain.produced_variables().iter().map(|pv| pv.get("name").and_then(Value::as_str).unwrap_or("")).collect();
-    let mut names: HashMap<&str, Name> = HashMap::new();
-    let mut out = Scan::default();
+    let context = Context {
+        declared: chain.parameter_properties(),
+        // As the variable check reads them: an entry without a name declares "".
+        produced: chain
+            .produced_variables()
+            .iter()
+            .map(|pv| pv.get("name").and_then(Value::as_str).unwrap_or(""))
+            .collect(),
+    };
+    let nodes = chain.nodes();
+    if nodes.len() < PARALLEL_NODES {
+        return scan_run(&context, 0, nodes).finish();
+    }
+    // Both threads take runs until none is left, so a helper that starts late (or not at
+    // all: the system refused a thread) just takes fewer.
+    let runs = std::sync::Mutex::new(nodes.chunks(RUN_NODES).enumerate());
+    let work = || {
+        let mut done = Vec::new();
+        while let Some((k, run)) = runs.lock().ok().and_then(|mut r| r.next()) {
+            done.push((k, scan_run(&context, k * RUN_NODES, run)));
+        }
+        done
+    };
+    let mut done = std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new().spawn_scoped(scope, work).ok();
+        let mut done = work();
+        if let Some(helper) = helper {
+            done.extend(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(k, _)| *k);
+    let mut parts = done.into_iter().map(|(_, part)| part);
+    let first = parts.next().unwrap_or_default();
+    parts.fold(first, Partial::append).finish()
+}
+
+/// What every run of the pass reads from the chain.
+struct Context<'a> {
+    declared: Option<&'a serde_json::Map<String, Value>>,
+    produced: HashSet<&'a str>,
+}
+
+/// The pass over a run of nodes.
+#[derive(Default)]
+struct Partial<'a> {
+    names: HashMap<&'a str, Name>,
+    lint_nodes: Vec<usize>,
+    variable_nodes: Vec<usize>,
+    type_ids: TypeIds<'a>,
+    sites: Sites,
+}
+
+impl<'a> Partial<'a> {
+    /// This run followed by the `next` one.
+    fn append(mut self, next: Partial<'a>) -> Self {
+        for (name, n) in next.names {
+            self.names.entry(name).or_insert(Name { uses: 0, ..n }).uses += n.uses;
+        }
+        self.lint_nodes.extend(next.lint_nodes);
+        self.variable_nodes.extend(next.variable_nodes);
+        for id in next.type_ids.order {
+            self.type_ids.note(Some(id));
+        }
+        let offset = self.sites.paths.len() as u32;
+        self.sites.paths.extend(next.sites.paths);
+        self.sites.nodes.extend(next.sites.nodes.into_iter().map(|r| r.start + offset..r.end + offset));
+        self
+    }
+
+    fn finish(self) -> Scan {
+        Scan {
+            uses: self.names.into_iter().map(|(name, n)| (name.to_owned(), n.uses)).collect(),
+            lint_nodes: self.lint_nodes,
+            variable_nodes: self.variable_nodes,
+            type_ids: self.type_ids.order.into_iter().map(str::to_owned).collect(),
+            sites: self.sites,
+        }
+    }
+}
+
+/// The pass over `nodes`, which are the chain's nodes `first..`.
+fn scan_run<'a>(context: &Context<'a>, first: usize, nodes: &'a [Value]) -> Partial<'a> {
+    let mut out = Partial::default();
     // Each entry: a value, how deep below its node it sits, and its index in its container.
     let mut stack: Vec<(&Value, usize, u32)> = Vec::new();
     let mut path: Vec<u32> = Vec::new();
-    let mut type_ids = TypeIds::default();
-    for (i, node) in chain.nodes().iter().enumerate() {
+    for (i, node) in (first..).zip(nodes) {
         let (mut lint, mut variable) = (false, false);
         let compensation = member(node, "compensation");
-        type_ids.note(member(node, "typeId"));
-        type_ids.note(compensation.and_then(|c| member(c, "nodeTypeId")));
+        out.type_ids.note(member(node, "typeId").and_then(Value::as_str));
+        out.type_ids.note(compensation.and_then(|c| member(c, "nodeTypeId")).and_then(Value::as_str));
         let mapping = compensation.and_then(|c| member(c, "inputMapping"));
         let sites_from = out.sites.paths.len();
         let members = node.as_object().into_iter().flatten();
@@ -92,14 +174,14 @@ pub(crate) fn scan(chain: &Chain) -> Scan {
             while let Some((v, depth, index)) = stack.pop() {
                 let site = match v {
                     Value::String(s) if opens_token_like(s) => {
-                        lint |= note_tokens(s, declared, &mut names);
+                        lint |= note_tokens(s, context.declared, &mut out.names);
                         true
                     }
                     Value::Number(n) => js_integral(n).is_some(),
                     Value::Object(m) => {
                         path.truncate(depth);
                         path.push(index);
-                        variable |= at.is_some() && reads_undeclared(v, &produced);
+                        variable |= at.is_some() && reads_undeclared(v, &context.produced);
                         // Reversed, so they come off the stack in document order.
                         let children = m.values().enumerate().rev();
                         stack.extend(children.map(|(k, c)| (c, depth + 1, k as u32)));
@@ -128,8 +210,6 @@ pub(crate) fn scan(chain: &Chain) -> Scan {
             out.variable_nodes.push(i);
         }
     }
-    out.uses = names.into_iter().map(|(name, n)| (name.to_owned(), n.uses)).collect();
-    out.type_ids = type_ids.order.into_iter().map(str::to_owned).collect();
     out
 }
 
@@ -144,8 +224,8 @@ struct TypeIds<'a> {
 impl<'a> TypeIds<'a> {
     const LISTED: usize = 16;
 
-    fn note(&mut self, id: Option<&'a Value>) {
-        let Some(id) = id.and_then(Value::as_str) else { return };
+    fn note(&mut self, id: Option<&'a str>) {
+        let Some(id) = id else { return };
         if self.order.len() <= Self::LISTED {
             if !self.order.contains(&id) {
                 self.order.push(id);
@@ -257,6 +337,31 @@ mod tests {
         let mut want: Vec<String> = vec!["t.0".into(), "t.undo".into()];
         want.extend((1..25).map(|i| format!("t.{i}")));
         assert_eq!(s.type_ids, want);
+    }
+
+    #[test]
+    fn a_chain_shared_by_two_threads_scans_as_one_pass_would() {
+        let n = PARALLEL_NODES + 3 * RUN_NODES + 7;
+        let nodes: Vec<Value> = (0..n)
+            .map(|i| {
+                // A typeId first used in a late run, one lint hit and one bad read per far run.
+                let type_id = if i >= n - 5 { "t.late".to_owned() } else { format!("t.{}", i % 3) };
+                let text = if i == 3 || i == n - 2 { "{{ params.topic }}" } else { "{{params.topic}}" };
+                let read = if i == 1 || i == n - 1 { "ghost" } else { "made" };
+                json!({"id": format!("n{i}"), "typeId": type_id, "config": {"p": text, "k": [1.0, "x"]},
+                    "inputs": {"v": {"type": "variable", "variableName": read}}})
+            })
+            .collect();
+        let s = scan(&chain(Value::Array(nodes)));
+        // Every node's text is a token but the two near-misses.
+        assert_eq!(s.uses.get("topic"), Some(&(n as u64 - 2)));
+        assert_eq!(s.lint_nodes, [3, n - 2]);
+        assert_eq!(s.variable_nodes, [1, n - 1]);
+        assert_eq!(s.type_ids, ["t.0", "t.1", "t.2", "t.late"]);
+        for i in [0, RUN_NODES, n - 1] {
+            let sites: Vec<Vec<u32>> = s.sites.of(i).map(<[u32]>::to_vec).collect();
+            assert_eq!(sites, [vec![2, 0], vec![2, 1, 0]], "node {i}");
+        }
     }
 
     #[test]
