@@ -91,6 +91,8 @@ drag() {
 }
 # Hover first: a press in the frame that also moves the pointer there can miss the button.
 click() { xdotool mousemove "$1" "$2"; sleep 0.3; xdotool click 1; sleep 0.3; }
+# A slower click, for what the app answers with a window or a re-expansion.
+press() { xdotool mousemove "$1" "$2"; sleep 0.8; xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 1.2; }
 type_text() { xdotool key ctrl+a; xdotool type --delay 30 "$1"; }
 focus() { xdotool windowfocus --sync "$(xdotool search --pid "$APP" | head -1)"; }
 # Quick-add (opened by key $1) the Triage queue chain, fill its queue with the keyboard, shot
