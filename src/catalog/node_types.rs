@@ -678,34 +678,43 @@ impl Catalog {
     /// One `chain_unresolvable_typeid` error per distinct unresolved typeId of the chain,
     /// pointing at its first use in the manifest.
     pub fn unresolved_findings(&self, chain: &Chain) -> Vec<Finding> {
-        let mut out: Vec<Finding> = Vec::new();
-        let mut reported: HashSet<&str> = HashSet::new();
+        // The chain's distinct typeIds come in first-use order from its scan; the nodes are
+        // walked only when one is unresolved, to point at its first use.
+        let unresolved: Vec<&str> = chain.type_ids().into_iter().filter(|t| !self.resolves(t)).collect();
+        if unresolved.is_empty() {
+            return Vec::new();
+        }
+        let wanted: HashSet<&str> = unresolved.iter().copied().collect();
+        let mut first_use: HashMap<&str, (usize, &str)> = HashMap::new();
         for (j, node) in chain.nodes().iter().enumerate() {
             let uses =
                 [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))];
             for (at, value) in uses {
-                let Some(type_id) = value.and_then(Value::as_str) else { continue };
-                if self.resolves(type_id) || !reported.insert(type_id) {
-                    continue;
+                if let Some(type_id) = value.and_then(Value::as_str).filter(|t| wanted.contains(t)) {
+                    first_use.entry(type_id).or_insert((j, at));
                 }
-                let message = match (crate::pack::v2::split_pin(type_id), self.node_type(type_id)) {
-                    ((_, Some(pin)), Some(found)) => format!(
-                        "typeId \"{type_id}\" pins version {pin}, but the catalogued type is version {}",
-                        found.version()
-                    ),
-                    _ => format!("typeId \"{type_id}\" is not provided by any catalogued node pack"),
-                };
-                out.push(
-                    Finding::error(
-                        code::CHAIN_UNRESOLVABLE_TYPEID,
-                        format!("{}/dag/nodes/{j}/{at}", chain.pointer()),
-                        message,
-                    )
-                    .in_chain(chain.chain_id())
-                    .with("typeId", type_id)
-                    .with("chainId", chain.chain_id()),
-                );
             }
+        }
+        let mut out = Vec::with_capacity(unresolved.len());
+        for type_id in unresolved {
+            let Some(&(j, at)) = first_use.get(type_id) else { continue };
+            let message = match (crate::pack::v2::split_pin(type_id), self.node_type(type_id)) {
+                ((_, Some(pin)), Some(found)) => format!(
+                    "typeId \"{type_id}\" pins version {pin}, but the catalogued type is version {}",
+                    found.version()
+                ),
+                _ => format!("typeId \"{type_id}\" is not provided by any catalogued node pack"),
+            };
+            out.push(
+                Finding::error(
+                    code::CHAIN_UNRESOLVABLE_TYPEID,
+                    format!("{}/dag/nodes/{j}/{at}", chain.pointer()),
+                    message,
+                )
+                .in_chain(chain.chain_id())
+                .with("typeId", type_id)
+                .with("chainId", chain.chain_id()),
+            );
         }
         out
     }
