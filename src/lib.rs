@@ -39,6 +39,7 @@ pub mod graph;
 pub mod inline;
 pub mod json_walk;
 pub mod pack;
+mod parallel;
 pub mod params;
 pub mod registry;
 pub mod schemas;

@@ -333,26 +333,9 @@ impl NodeRewrite<'_> {
         if nodes.len() < PARALLEL_EXPANSION_NODES {
             return self.expand_run(0, nodes);
         }
-        // Both threads take runs of nodes until none is left, so a helper that starts late
-        // (or not at all: the system refused a thread) just takes fewer.
-        let runs = std::sync::Mutex::new(nodes.chunks_mut(PARALLEL_RUN_NODES).enumerate());
-        let work = || {
-            let mut done = Vec::new();
-            while let Some((k, run)) = runs.lock().ok().and_then(|mut r| r.next()) {
-                done.push((k, self.expand_run(k * PARALLEL_RUN_NODES, run)));
-            }
-            done
-        };
-        let mut done = std::thread::scope(|scope| {
-            let helper = std::thread::Builder::new().spawn_scoped(scope, work).ok();
-            let mut done = work();
-            if let Some(helper) = helper {
-                done.extend(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            }
-            done
-        });
-        done.sort_unstable_by_key(|(k, _)| *k);
-        done.into_iter().flat_map(|(_, marked)| marked).collect()
+        let runs = nodes.chunks_mut(PARALLEL_RUN_NODES);
+        let marked = crate::parallel::share_in_order(runs, |k, run| self.expand_run(k * PARALLEL_RUN_NODES, run));
+        marked.into_iter().flatten().collect()
     }
 
     /// [`Self::expand_all`] for the nodes `first..` of the fragment.
@@ -632,7 +615,7 @@ fn warn_leftover_tokens(nodes: &[Value], marked: &[usize], chain_id: &str, warni
         let len = at.len();
         match v {
             // Both a token and a near-token start with `{{` or `<<`.
-            Value::String(s) if !(s.contains("{{") || s.contains("<<")) => {}
+            Value::String(s) if !token::opens_token_like(s) => {}
             Value::String(s) if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() => {
                 out.push(at.clone());
             }

@@ -84,6 +84,13 @@ pub fn tokens(s: &str) -> Vec<Token<'_>> {
     out
 }
 
+/// Whether `s` holds `{{` or `<<`: every token and near-token opens with one, and the
+/// leftover-token lint looks at nothing else.
+pub fn opens_token_like(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr2_iter(b'{', b'<', b).any(|i| b.get(i + 1) == Some(&b[i]))
+}
+
 /// Cheap pre-check: can `s` hold a token at all?
 pub fn may_contain_token(s: &str) -> bool {
     let b = s.as_bytes();
@@ -169,7 +176,7 @@ pub fn substitute_in_place(value: &mut Value, params: &Map<String, Value>, marke
 pub fn substitute_leaf(v: &mut Value, params: &Map<String, Value>, marked: &mut bool) {
     match v {
         Value::String(s) => match substitute_str(s, params) {
-            Substituted::Unchanged => *marked |= s.contains("{{") || s.contains("<<"),
+            Substituted::Unchanged => *marked |= opens_token_like(s),
             Substituted::Value(new) => {
                 *marked |= holds_opening(&new);
                 *v = new;
@@ -190,7 +197,7 @@ fn holds_opening(v: &Value) -> bool {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) if s.contains("{{") || s.contains("<<") => return true,
+            Value::String(s) if opens_token_like(s) => return true,
             Value::Array(items) => stack.extend(items),
             Value::Object(m) => stack.extend(m.values()),
             _ => {}
@@ -411,6 +418,14 @@ mod tests {
         let v = json!({"{{params.name}}": "{{params.name}}", "arr": ["{{params.n}}", 1.0]});
         let out = substitute_value(&v, &params());
         assert_eq!(out, json!({"{{params.name}}": "Ada", "arr": [40, 1]}));
+    }
+
+    #[test]
+    fn only_doubled_openers_count_as_token_like() {
+        assert!(opens_token_like("a {{b"));
+        assert!(opens_token_like("<<"));
+        assert!(!opens_token_like("{ <a> {"));
+        assert!(!opens_token_like("{<{<"));
     }
 
     #[test]

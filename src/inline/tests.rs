@@ -129,3 +129,25 @@ fn the_host_node_limit_is_checked_on_the_expansion_and_the_workflow() {
     assert_eq!(limits.len(), 1, "the expansion has 1 node, the workflow 2: {limits:?}");
     assert!(limits[0].starts_with("the workflow has 2 nodes"));
 }
+
+#[test]
+fn a_given_pack_expands_as_a_lent_one_and_a_copy_of_it_keeps_its_nodes() {
+    let trust = Trust::default();
+    let lent = greeting();
+    let mut req = InlineRequest::new(&trust, &lent, "acme.c", values(json!({"to": "you"})));
+    req.expansion_id = ExpansionIdChoice::Given("x1".into());
+    let want = expand_for(None, req.clone()).unwrap().expansion.nodes;
+    assert_eq!(want[0]["config"]["to"], "you");
+
+    // Handed over alone, its nodes are moved.
+    let mut alone = InlineRequest::given(&trust, greeting(), "acme.c", values(json!({"to": "you"})));
+    alone.expansion_id = ExpansionIdChoice::Given("x1".into());
+    assert_eq!(expand_for(None, alone).unwrap().expansion.nodes, want);
+
+    // Handed over while a copy still shares its manifest, they are copied.
+    let kept = greeting();
+    let mut shared = InlineRequest::given(&trust, kept.clone(), "acme.c", values(json!({"to": "you"})));
+    shared.expansion_id = ExpansionIdChoice::Given("x1".into());
+    assert_eq!(expand_for(None, shared).unwrap().expansion.nodes, want);
+    assert_eq!(kept.chain("acme.c").unwrap().nodes(), greeting().chain("acme.c").unwrap().nodes());
+}

@@ -259,6 +259,15 @@ fn check_variables(chain: &Chain, node_ids: &HashSet<&str>, push: &mut dyn FnMut
     }
 }
 
+/// The variable `value` reads when it is a `{type:"variable", variableName}` object whose
+/// name `declared` refuses.
+pub(crate) fn undeclared_read<'a>(value: &'a Value, declared: &impl Fn(&str) -> bool) -> Option<&'a str> {
+    (member(value, "type").and_then(Value::as_str) == Some("variable"))
+        .then(|| member(value, "variableName").and_then(Value::as_str))
+        .flatten()
+        .filter(|name| !declared(name))
+}
+
 /// Every `{type:"variable", variableName}` object inside `v` whose name `declared` refuses,
 /// with its pointer (built only for those objects).
 pub(crate) fn undeclared_variable_reads<'a>(
@@ -266,12 +275,7 @@ pub(crate) fn undeclared_variable_reads<'a>(
     at: &str,
     declared: impl Fn(&str) -> bool,
 ) -> Vec<(String, &'a str)> {
-    let undeclared = |value: &'a Value| {
-        (member(value, "type").and_then(Value::as_str) == Some("variable"))
-            .then(|| member(value, "variableName").and_then(Value::as_str))
-            .flatten()
-            .filter(|name| !declared(name))
-    };
+    let undeclared = |value: &'a Value| undeclared_read(value, &declared);
     let mut out = Vec::new();
     // Most reads name a declared variable: look first without keeping track of where.
     let mut stack = vec![v];

@@ -65,9 +65,10 @@ pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
 pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack> {
     if bytes.len() >= PARALLEL_CHECKS_BYTES && !opts.skip_schema {
         // Compiling the chain-manifest validator (once per process) needs nothing from the
-        // file, so on a large one it is done on another thread while the file is parsed.
-        // No thread (the system refused one) only means compiling it later, here.
-        _ = std::thread::Builder::new().spawn(|| _ = Schema::ChainManifest.validator());
+        // file, so on the first large one it is done on another thread while the file is
+        // parsed. No thread (the system refused one) only means compiling it later, here.
+        static COMPILING: std::sync::Once = std::sync::Once::new();
+        COMPILING.call_once(|| _ = std::thread::Builder::new().spawn(|| _ = Schema::ChainManifest.validator()));
     }
     let manifest = parse_json(source, bytes)?;
     let Some(obj) = manifest.as_object() else {

@@ -105,22 +105,17 @@ impl Pack {
         let Pack { manifest, chains, .. } = self;
         drop(manifest);
         let chain = chains.into_iter().find(|c| c.chain_id() == chain_id)?;
-        let Chain { index, doc, in_manifest, .. } = chain;
-        match Arc::try_unwrap(doc) {
-            Ok(mut doc) => {
-                let chain = if in_manifest { &mut doc["chains"][index] } else { &mut doc };
-                let mut take = |key: &str| match chain.get_mut("dag").and_then(|d| d.get_mut(key)) {
-                    Some(Value::Array(items)) => std::mem::take(items),
-                    _ => Vec::new(),
-                };
-                Some((take("nodes"), take("edges")))
-            }
-            Err(shared) => {
-                let chain = if in_manifest { &shared["chains"][index] } else { &*shared };
-                let dag = chain.get("dag").unwrap_or(&Value::Null);
-                Some((array_at(dag, "nodes").to_vec(), array_at(dag, "edges").to_vec()))
-            }
+        if Arc::strong_count(&chain.doc) > 1 {
+            return Some((chain.nodes().to_vec(), chain.edges().to_vec()));
         }
+        let Chain { index, doc, in_manifest, .. } = chain;
+        let mut doc = Arc::unwrap_or_clone(doc);
+        let chain = if in_manifest { &mut doc["chains"][index] } else { &mut doc };
+        let mut take = |key: &str| match chain.get_mut("dag").and_then(|d| d.get_mut(key)) {
+            Some(Value::Array(items)) => std::mem::take(items),
+            _ => Vec::new(),
+        };
+        Some((take("nodes"), take("edges")))
     }
 
     /// Node-pack `nodes[]` entries (empty for other kinds).

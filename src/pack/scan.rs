@@ -8,8 +8,9 @@
 //! something to report; the checks and lints then walk only those nodes, with pointers.
 
 use super::Chain;
+use super::checks::undeclared_read;
 use crate::expand::jsstring::js_integral;
-use crate::expand::token::{near_tokens, tokens};
+use crate::expand::token::{near_tokens, opens_token_like, tokens};
 use crate::json_walk::member;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -82,26 +83,9 @@ pub(crate) fn scan(chain: &Chain) -> Scan {
     if nodes.len() < PARALLEL_NODES {
         return scan_run(&context, 0, nodes).finish();
     }
-    // Both threads take runs until none is left, so a helper that starts late (or not at
-    // all: the system refused a thread) just takes fewer.
-    let runs = std::sync::Mutex::new(nodes.chunks(RUN_NODES).enumerate());
-    let work = || {
-        let mut done = Vec::new();
-        while let Some((k, run)) = runs.lock().ok().and_then(|mut r| r.next()) {
-            done.push((k, scan_run(&context, k * RUN_NODES, run)));
-        }
-        done
-    };
-    let mut done = std::thread::scope(|scope| {
-        let helper = std::thread::Builder::new().spawn_scoped(scope, work).ok();
-        let mut done = work();
-        if let Some(helper) = helper {
-            done.extend(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        }
-        done
-    });
-    done.sort_unstable_by_key(|(k, _)| *k);
-    let mut parts = done.into_iter().map(|(_, part)| part);
+    let runs =
+        crate::parallel::share_in_order(nodes.chunks(RUN_NODES), |k, run| scan_run(&context, k * RUN_NODES, run));
+    let mut parts = runs.into_iter();
     let first = parts.next().unwrap_or_default();
     parts.fold(first, Partial::append).finish()
 }
@@ -181,7 +165,8 @@ fn scan_run<'a>(context: &Context<'a>, first: usize, nodes: &'a [Value]) -> Part
                     Value::Object(m) => {
                         path.truncate(depth);
                         path.push(index);
-                        variable |= at.is_some() && reads_undeclared(v, &context.produced);
+                        let produced = |name: &str| context.produced.contains(name);
+                        variable |= at.is_some() && undeclared_read(v, &produced).is_some();
                         // Reversed, so they come off the stack in document order.
                         let children = m.values().enumerate().rev();
                         stack.extend(children.map(|(k, c)| (c, depth + 1, k as u32)));
@@ -239,12 +224,6 @@ impl<'a> TypeIds<'a> {
     }
 }
 
-/// Whether `s` holds `{{` or `<<`: every token and near-token opens with one.
-fn opens_token_like(s: &str) -> bool {
-    let b = s.as_bytes();
-    memchr::memchr2_iter(b'{', b'<', b).any(|i| b.get(i + 1) == Some(&b[i]))
-}
-
 /// Count the tokens of `s`; whether a token lint reports it.
 fn note_tokens<'a>(
     s: &'a str,
@@ -263,12 +242,6 @@ fn note_tokens<'a>(
         reported |= !name.declared || (!whole && name.structured);
     }
     reported || !near_tokens(s).is_empty()
-}
-
-/// Whether `v` is a `{type: "variable", variableName}` read of a variable not in `produced`.
-fn reads_undeclared(v: &Value, produced: &HashSet<&str>) -> bool {
-    member(v, "type").and_then(Value::as_str) == Some("variable")
-        && member(v, "variableName").and_then(Value::as_str).is_some_and(|name| !produced.contains(name))
 }
 
 #[cfg(test)]
@@ -362,13 +335,5 @@ mod tests {
             let sites: Vec<Vec<u32>> = s.sites.of(i).map(<[u32]>::to_vec).collect();
             assert_eq!(sites, [vec![2, 0], vec![2, 1, 0]], "node {i}");
         }
-    }
-
-    #[test]
-    fn only_doubled_openers_count_as_token_like() {
-        assert!(opens_token_like("a {{b"));
-        assert!(opens_token_like("<<"));
-        assert!(!opens_token_like("{ <a> {"));
-        assert!(!opens_token_like("{<{<"));
     }
 }
