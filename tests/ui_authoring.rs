@@ -181,7 +181,7 @@ fn extracted_chain_becomes_a_tile_that_inserts_with_another_parameter_value() {
     let wf = h.state().workflow();
     assert_eq!(wf.node_count(), before + 2);
     let inst = wf.instances().into_iter().find(|i| i.chain_id == "vendor.test.fetch-log").expect("an instance");
-    let fetch = wf.graph[wf.node(&inst.node_ids[0]).unwrap()].json.clone();
+    let fetch = wf.graph[wf.node(&inst.node_ids[0]).unwrap()].object();
     assert_eq!(fetch["typeId"], "vendor.chainsmith.http-request");
     assert_eq!(fetch["config"], json!({"url": "https://b.test/other", "retries": 3}));
 

@@ -156,7 +156,7 @@ impl Authoring {
             }
             return;
         }
-        let value = wf.node(node).and_then(|ix| value_in(&wf.graph[ix].json, pointer)).cloned();
+        let value = wf.node(node).and_then(|ix| value_in(&wf.graph[ix].object(), pointer).cloned());
         let authored = self.docs.iter().enumerate().find_map(|(i, d)| {
             let a = d.doc.authored.as_ref()?;
             let fragment = a.ids.get(node)?;

@@ -1212,7 +1212,7 @@ impl ViewCache {
                 marks: marks(node),
                 color: theme::type_color(node.type_id()),
                 instance: None,
-                child: crate::editor::subchains::child_ref(&node.json).is_some(),
+                child: node.child_ref().is_some(),
                 h,
             });
         }
@@ -1359,16 +1359,16 @@ fn minimap_cells(cards: &[Card], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
 fn marks(node: &crate::workflow::Node) -> Vec<(&'static str, Color32, &'static str)> {
     let mut out = Vec::new();
     let caps = node.capabilities();
-    if caps.contains(&"side-effectful") {
+    if caps.iter().any(|c| c == "side-effectful") {
         out.push(("⚡", theme::WARN, "side-effectful"));
     }
-    if caps.contains(&"cacheable") {
+    if caps.iter().any(|c| c == "cacheable") {
         out.push(("♻", theme::OK, "cacheable"));
     }
-    if node.json.get("irreversibleEffect") == Some(&serde_json::Value::Bool(true)) {
+    if node.member("irreversibleEffect") == Some(serde_json::Value::Bool(true)) {
         out.push(("⚠", theme::ERROR, "irreversible effect"));
     }
-    if node.json.contains_key("compensation") {
+    if node.has_member("compensation") {
         out.push(("↺", theme::ACCENT, "has compensation"));
     }
     out

@@ -173,15 +173,17 @@ impl Inspector {
                 instance_buttons(ui, &inst.key(), actions);
             });
         }
-        let config = node.json.get("config");
+        // One node, parsed once per frame.
+        let json = node.object();
+        let config = json.get("config");
         if node_type::config_schema(catalog, node.type_id()).is_some() {
             self.config_form(ui, catalog, id, node.type_id(), config, actions);
         } else {
             self.json_member(ui, Target::Node(id.to_owned()), "config", config, true, actions);
         }
-        self.json_member(ui, Target::Node(id.to_owned()), "inputs", node.json.get("inputs"), true, actions);
+        self.json_member(ui, Target::Node(id.to_owned()), "inputs", json.get("inputs"), true, actions);
         let known = ["id", "typeId", "name", "position", "config", "inputs", "capabilities"];
-        for (member, value) in node.json.iter().filter(|(k, _)| !known.contains(&k.as_str())) {
+        for (member, value) in json.iter().filter(|(k, _)| !known.contains(&k.as_str())) {
             self.json_member(ui, Target::Node(id.to_owned()), member, Some(value), true, actions);
         }
     }

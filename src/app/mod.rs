@@ -41,7 +41,6 @@ use crate::editor::node_type;
 use crate::editor::packs::{PackId, Packs};
 use crate::editor::preview::{self, DropEdge};
 use crate::editor::recovery::{self, Recovered, Recovery};
-use crate::editor::subchains;
 use crate::error::{Error, code};
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::{After, ExportMode, Workflow};
@@ -538,11 +537,7 @@ impl App {
             app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
             finder_open: self.finder.is_some(),
             child_selected: sel.nodes.len() == 1
-                && sel
-                    .nodes
-                    .iter()
-                    .filter_map(|id| wf.node(id))
-                    .any(|ix| subchains::child_ref(&wf.graph[ix].json).is_some()),
+                && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
             snap: self.canvas.snap,
             minimap: self.canvas.minimap,
             show_internal: self.palette.show_internal,

@@ -100,7 +100,7 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
 
     let origin = nodes
         .iter()
-        .filter(|n| n.json.get("position").is_some())
+        .filter(|n| n.has_member("position"))
         .map(|n| n.position())
         .fold(None, |acc: Option<(f64, f64)>, (x, y)| Some(acc.map_or((x, y), |(a, b)| (a.min(x), b.min(y)))));
     let mut capabilities: Vec<String> = Vec::new();
@@ -108,10 +108,11 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
     let mut frag_nodes = Vec::with_capacity(nodes.len());
     for (node, &i) in nodes.iter().zip(&selected) {
         let at = format!("/nodes/{i}");
+        let json = node.object();
         let mut out = Map::new();
         out.insert("id".into(), Value::String(rename[node.id()].to_owned()));
         for key in NODE_MEMBERS {
-            let Some(v) = node.json.get(key) else { continue };
+            let Some(v) = json.get(key) else { continue };
             let v = match key {
                 "position" => {
                     let (x, y) = node.position();
@@ -125,8 +126,8 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
         }
         let caps = node.capabilities();
         capability_sets.insert(caps.clone());
-        for cap in caps {
-            if !CHAIN_CAPABILITIES.contains(&cap) {
+        for cap in &caps {
+            if !CHAIN_CAPABILITIES.contains(&cap.as_str()) {
                 warnings.push(dropped(
                     &format!("{at}/capabilities"),
                     node.id(),
@@ -135,11 +136,11 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
                         CHAIN_CAPABILITIES.join(", ")
                     ),
                 ));
-            } else if !capabilities.iter().any(|c| c == cap) {
-                capabilities.push(cap.to_owned());
+            } else if !capabilities.contains(cap) {
+                capabilities.push(cap.clone());
             }
         }
-        for key in node.json.keys() {
+        for key in json.keys() {
             if key != "id" && key != "capabilities" && !NODE_MEMBERS.contains(&key.as_str()) {
                 warnings.push(dropped(
                     &pointer_join(&at, key),

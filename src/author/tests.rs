@@ -86,7 +86,7 @@ fn an_inlined_instance_comes_back_as_its_chain() {
     let again = expand(&pack, "t.orig", Map::new(), &opts("k9")).unwrap();
     for node in &again.nodes {
         let id = node["id"].as_str().unwrap();
-        let original = &wf.graph[wf.node(id).unwrap()].json;
+        let original = &wf.graph[wf.node(id).unwrap()].object();
         for key in ["typeId", "name", "config", "inputs", "compensation", "capabilities"] {
             assert_eq!(node.get(key), original.get(key), "{id} {key}");
         }

@@ -612,8 +612,8 @@ impl Catalog {
         let empty = Value::Object(Map::new());
         for (i, ix) in wf.nodes_in_order().into_iter().enumerate() {
             let node = &wf.graph[ix];
-            let config = node.json.get("config").unwrap_or(&empty);
-            for v in self.check_config(node.type_id(), config) {
+            let config = node.member("config").unwrap_or_else(|| empty.clone());
+            for v in self.check_config(node.type_id(), &config) {
                 out.push(
                     Finding::warning(
                         code::NODE_CONFIG_INVALID,

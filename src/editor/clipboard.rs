@@ -23,7 +23,7 @@ pub fn selected_objects(wf: &Workflow, ids: &HashSet<String>) -> (Objects, Objec
         .nodes_in_order()
         .into_iter()
         .filter(|ix| ids.contains(wf.graph[*ix].id()))
-        .map(|ix| Map::clone(&wf.graph[ix].json))
+        .map(|ix| wf.graph[ix].object())
         .collect();
     let edges = wf
         .edges_in_order()

@@ -13,7 +13,7 @@ use super::history::{History, next_revision};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::inline::{Destination, InlineRequest};
-use crate::workflow::{Edge, Node, Object, Workflow};
+use crate::workflow::{Edge, Node, NodeBody, Workflow};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -152,7 +152,7 @@ enum Change {
         edges: Vec<Edge>,
     },
     /// Whole node objects by id (the ids themselves do not change).
-    Nodes(Vec<(String, Object)>),
+    Nodes(Vec<(String, NodeBody)>),
     /// The workflow's top-level members (provenance, variables, settings, …).
     TopLevel(Map<String, Value>),
     Replace(Box<Workflow>),
@@ -299,14 +299,14 @@ impl Document {
         let (destination, trust) = (req.destination.clone(), req.trust);
         let top_level = self.wf.members().clone();
         let last_seq = self.wf.last_seq();
-        let reparameterised: Vec<(String, Object)> = match &destination {
+        let reparameterised: Vec<(String, NodeBody)> = match &destination {
             Destination::Reparameterise { key } => self
                 .wf
                 .instance(key)
                 .map(|i| i.node_ids)
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|id| self.wf.node(&id).map(|ix| (id, self.wf.graph[ix].json.clone())))
+                .filter_map(|id| self.wf.node(&id).map(|ix| (id, self.wf.graph[ix].body().clone())))
                 .collect(),
             Destination::Splice(_) => Vec::new(),
         };
@@ -469,12 +469,8 @@ impl Document {
         let mut changes = Vec::with_capacity(moves.len());
         for (id, (x, y)) in moves {
             let Some(ix) = self.wf.node(&id) else { continue };
-            let mut scratch = Node::new(Map::new(), 0);
-            if let Some(p) = self.wf.graph[ix].json.get("position") {
-                scratch.json_mut().insert("position".into(), p.clone());
-            }
-            scratch.set_position(x, y);
-            changes.push((Target::Node(id), "position".to_owned(), scratch.json_mut().remove("position")));
+            let old = self.wf.graph[ix].member("position").unwrap_or(Value::Null);
+            changes.push((Target::Node(id), "position".to_owned(), Some(crate::workflow::placed(old, x, y))));
         }
         apply_change(self.wf_mut(), Change::Members(changes))
     }
@@ -658,7 +654,7 @@ impl Document {
             let (x, y) = node.position();
             node.set_position(x + offset.0, y + offset.1);
             // A pasted copy is a plain node; only the original belongs to its chain instance.
-            match self.wf_mut().add_node(node.json) {
+            match self.wf_mut().add_node(node.object()) {
                 Ok(_) => {
                     renamed.insert(old, id.clone());
                     new_nodes.push(id);
@@ -753,9 +749,9 @@ fn apply_change(wf: &mut Workflow, change: Change) -> Change {
         }
         Change::Nodes(nodes) => {
             let mut inverse = Vec::with_capacity(nodes.len());
-            for (id, json) in nodes {
+            for (id, body) in nodes {
                 if let Some(ix) = wf.node(&id) {
-                    inverse.push((id, std::mem::replace(&mut wf.graph[ix].json, json)));
+                    inverse.push((id, wf.graph[ix].swap_body(body)));
                 }
             }
             Change::Nodes(inverse)
@@ -779,7 +775,7 @@ fn set_member(wf: &mut Workflow, target: &Target, key: &str, value: Option<Value
     match target {
         Target::Node(id) => {
             let ix = wf.node(id)?;
-            set(wf.graph[ix].json_mut(), value)
+            wf.graph[ix].edit(|json| set(json, value))
         }
         Target::Edge(seq) => {
             let ix = edge_by_seq(wf, *seq)?;
@@ -854,7 +850,7 @@ mod tests {
             },
             Command::Delete { nodes: vec!["b".into()], edges: vec![] },
             Command::Paste {
-                nodes: vec![Map::clone(&wf.graph[wf.node("a").unwrap()].json)],
+                nodes: vec![wf.graph[wf.node("a").unwrap()].object()],
                 edges: vec![],
                 offset: (40.0, 40.0),
             },

@@ -96,7 +96,7 @@ pub fn check_editable(wf: &Workflow, source: &Path) -> Result<(), Error> {
 
 /// Give every node a layered position when none has one.
 fn lay_out_unplaced(wf: &mut Workflow) {
-    if wf.graph.node_weights().any(|n| n.json.contains_key("position")) {
+    if wf.graph.node_weights().any(|n| n.has_member("position")) {
         return;
     }
     let at = crate::workflow::layout::layered(&wf.graph, |n| n.seq as usize);

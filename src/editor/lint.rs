@@ -6,7 +6,7 @@
 //!
 //! The snapshot is an `Arc` of the document's workflow: sending it costs nothing. The worker
 //! copies it at once and lets go of the shared one; the copy shares every node and edge
-//! ([`crate::workflow::Object`], and its lookups), so it takes well under a millisecond at 20,000 nodes,
+//! ([`crate::workflow::NodeBody`], and its lookups), so it takes well under a millisecond at 20,000 nodes,
 //! and an edit that comes meanwhile copies no more than that on the UI thread. Findings no
 //! longer wanted (replaced, or about a revision that is gone) are freed on the worker too:
 //! at 20,000 nodes freeing them is itself several milliseconds.

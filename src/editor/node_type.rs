@@ -68,7 +68,7 @@ pub fn node_from_type(catalog: Option<&Catalog>, type_id: &str, at: (f64, f64)) 
     json.insert("inputs".into(), Value::Object(Map::new()));
     let mut node = Node::new(json, 0);
     node.set_position(at.0, at.1);
-    Ok(Map::clone(&node.json))
+    Ok(node.object())
 }
 
 /// The output ports a type declares, in order (none when the type is not catalogued).

@@ -94,7 +94,7 @@ pub fn make_room(
     for (id, (x, y)) in super::arrange::make_room(wf, new_nodes, source, target, &sizes) {
         if let Some(ix) = wf.node(&id) {
             let node = &mut wf.graph[ix];
-            let old = node.json.get("position").cloned();
+            let old = node.member("position");
             node.set_position(x, y);
             moved.push((id, old));
         }

@@ -14,29 +14,11 @@ use crate::expand::subchain::{DEFAULT_TENANT, TreeExpansion, TreeOptions, expand
 use crate::pack::Pack;
 use crate::workflow::bundle::ChildWorkflow;
 use crate::workflow::{Instance, Workflow};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
 
-/// What a node names as its child.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChildRef {
-    /// `config.subChainRef`: a sibling chainId, or an external ref's `chainId`.
-    Chain(String),
-    /// `config.workflowId`: a child workflow already co-expanded.
-    Workflow(String),
-}
-
-/// The child a node's config names, if it names one.
-pub fn child_ref(node: &Map<String, Value>) -> Option<ChildRef> {
-    let config = node.get("config")?;
-    match config.get("subChainRef") {
-        Some(Value::String(id)) => return Some(ChildRef::Chain(id.clone())),
-        Some(Value::Object(r)) => return r.get("chainId")?.as_str().map(|id| ChildRef::Chain(id.to_owned())),
-        _ => {}
-    }
-    config.get("workflowId")?.as_str().map(|id| ChildRef::Workflow(id.to_owned()))
-}
+pub use crate::workflow::ChildRef;
 
 /// A child workflow to show.
 #[derive(Debug, Clone)]
@@ -97,8 +79,8 @@ pub fn open_child(
     node_id: &str,
 ) -> Result<ChildView> {
     let unresolved = |msg: String| Error::new(code::SUB_CHAIN_UNRESOLVED, msg).with("nodeId", node_id);
-    let node = wf.node(node_id).map(|ix| &wf.graph[ix].json).ok_or_else(|| unresolved(format!("no node {node_id}")))?;
-    let named = child_ref(node).ok_or_else(|| unresolved(format!("node {node_id} names no sub-chain")))?;
+    let node = wf.node(node_id).map(|ix| &wf.graph[ix]).ok_or_else(|| unresolved(format!("no node {node_id}")))?;
+    let named = node.child_ref().ok_or_else(|| unresolved(format!("node {node_id} names no sub-chain")))?;
     // A node of a chain instance whose pack is loaded: co-expand it again, as `inline` did.
     let instance = wf.instance_of_node(node_id);
     let loaded = instance
@@ -158,8 +140,7 @@ pub fn co_expand(wf: &Workflow, packs: &[Pack], trust: &Trust) -> Result<(Workfl
     let mut seen = HashSet::new();
     let mut rewritten = std::collections::HashMap::new();
     for inst in wf.instances() {
-        let composes =
-            inst.node_ids.iter().filter_map(|id| wf.node(id)).any(|ix| child_ref(&wf.graph[ix].json).is_some());
+        let composes = inst.node_ids.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some());
         if !composes {
             continue;
         }
@@ -200,7 +181,7 @@ mod tests {
     /// The two-level parent inserted as the editor inserts it (sub-chain nodes keep their ref).
     fn inserted(trust: &Trust, pack: &Pack) -> Workflow {
         let mut wf = Workflow::new("Parent");
-        let values: Map<String, Value> = serde_json::from_str(r#"{"topic": "tides", "limit": 3}"#).unwrap();
+        let values: serde_json::Map<String, Value> = serde_json::from_str(r#"{"topic": "tides", "limit": 3}"#).unwrap();
         let opts = ExpandOptions { expansion_id: Some("ab12".into()), host: trust.host.clone(), ..Default::default() };
         let exp = crate::expand::expand(pack, "vendor.test.parent", values, &opts).unwrap();
         crate::workflow::splice(&mut wf, &exp, &crate::workflow::SpliceOptions::default()).unwrap();
@@ -214,8 +195,8 @@ mod tests {
         trust.host.sub_chains = true;
         let wf = inserted(&trust, &pack);
         let run = "vendor_test_parent_ab12_run";
-        let node = &wf.graph[wf.node(run).unwrap()].json;
-        assert_eq!(child_ref(node), Some(ChildRef::Chain("vendor.test.child".into())));
+        let node = &wf.graph[wf.node(run).unwrap()];
+        assert_eq!(node.child_ref(), Some(ChildRef::Chain("vendor.test.child".into())));
         let packs = [pack];
         let child = open_child(&wf, None, &packs, &trust, run).unwrap();
         assert_eq!(child.workflow_id, "wfc_local__vendor_test_child__2_1_0");
@@ -227,7 +208,7 @@ mod tests {
 
         let (parent, children, _) = co_expand(&wf, &packs, &trust).unwrap();
         assert_eq!(children.iter().map(|c| c.workflow_id.as_str()).collect::<Vec<_>>(), [child.workflow_id.as_str()]);
-        let config = &parent.graph[parent.node(run).unwrap()].json["config"];
+        let config = &parent.graph[parent.node(run).unwrap()].member("config").unwrap();
         assert_eq!(config.get("workflowId"), Some(&Value::String(child.workflow_id.clone())));
         assert!(config.get("subChainRef").is_none());
 

@@ -35,7 +35,7 @@ fn the_pipeline_splices_what_expand_for_expands() {
     assert_eq!(out.expansion.nodes, expanded.expansion.nodes);
     assert_eq!(out.instance.node_ids, ["acme_c_x1_a"]);
     let node = &wf.graph[wf.node("acme_c_x1_a").unwrap()];
-    assert_eq!(node.json["config"]["to"], "you");
+    assert_eq!(node.object()["config"]["to"], "you");
     // The unsigned pack is the trust policy's warning, carried to the end.
     assert!(out.findings.iter().any(|f| f.code == code::PACK_UNSIGNED), "{:?}", out.findings);
 }
@@ -111,7 +111,7 @@ fn reparameterising_keeps_ids_and_changes_config() {
     let again = inline(&mut wf, req.clone()).unwrap();
     assert_eq!(again.instance.node_ids, first.instance.node_ids);
     assert!(again.children.is_empty() && again.removed_edges.is_empty());
-    assert_eq!(wf.graph[wf.node("acme_c_r1_a").unwrap()].json["config"]["to"], "everyone");
+    assert_eq!(wf.graph[wf.node("acme_c_r1_a").unwrap()].object()["config"]["to"], "everyone");
     assert_eq!(wf.node_count(), 1);
 }
 

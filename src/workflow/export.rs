@@ -1,6 +1,6 @@
 //! Export: the workflow back to WorkflowDefinition JSON, the pre-export lints, and saving.
 
-use super::{Edge, Workflow};
+use super::{Edge, Node, Workflow};
 use crate::error::{Error, Finding, Result, code, pointer_join};
 use crate::expand::token;
 use crate::schemas::{MAX_LISTED_VIOLATIONS, Schema};
@@ -29,8 +29,7 @@ fn is_port_value(v: &Value) -> bool {
 }
 
 /// One node as strict mode exports it: `capabilities` removed, plain inputs wrapped.
-fn strict_node(node: &Map<String, Value>) -> Map<String, Value> {
-    let mut json = node.clone();
+fn strict_node(mut json: Map<String, Value>) -> Map<String, Value> {
     // `shift_remove` keeps the other members in order (`remove` swaps the last in).
     json.shift_remove("capabilities");
     if let Some(Value::Object(inputs)) = json.get_mut("inputs") {
@@ -68,8 +67,8 @@ impl Workflow {
             .nodes_in_order()
             .into_iter()
             .map(|ix| {
-                let node = &self.graph[ix].json;
-                Value::Object(if mode == ExportMode::StrictSchema { strict_node(node) } else { Map::clone(node) })
+                let node = self.graph[ix].object();
+                Value::Object(if mode == ExportMode::StrictSchema { strict_node(node) } else { node })
             })
             .collect();
         let edges: Vec<Value> = self.export_edges().into_iter().map(|e| Value::Object(e.json())).collect();
@@ -101,7 +100,7 @@ impl Workflow {
         self.refuse_invalid_strict()?;
         let mut changes = Vec::new();
         for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
-            strict_changes(i, &self.graph[ix].json, &mut changes);
+            strict_changes(i, &self.graph[ix].object(), &mut changes);
         }
         Ok((self.to_json(ExportMode::StrictSchema), changes))
     }
@@ -174,8 +173,8 @@ impl Workflow {
         add("", crate::schemas::collect_violations(&validators.frame, &Value::Object(frame)));
         for (i, ix) in nodes.into_iter().enumerate() {
             // One node at a time: the copy lives only while it is checked.
-            let node = &self.graph[ix].json;
-            let json = if mode == ExportMode::StrictSchema { strict_node(node) } else { Map::clone(node) };
+            let node = self.graph[ix].object();
+            let json = if mode == ExportMode::StrictSchema { strict_node(node) } else { node };
             add(&format!("/nodes/{i}"), crate::schemas::collect_violations(&validators.node, &Value::Object(json)));
         }
         for (i, e) in edges.into_iter().enumerate() {
@@ -202,8 +201,12 @@ impl Workflow {
     pub fn lint(&self, mode: ExportMode) -> Vec<Finding> {
         let mut out = Vec::new();
         let mut changes = Vec::new();
+        // Each node is read once (its findings are listed after the edges', as before).
+        let mut node_findings = Vec::new();
         for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
-            strict_changes(i, &self.graph[ix].json, &mut changes);
+            let n = self.graph[ix].object();
+            strict_changes(i, &n, &mut changes);
+            self.node_lints(i, &n, &mut node_findings);
         }
         match mode {
             ExportMode::StrictSchema => out.append(&mut changes),
@@ -274,41 +277,44 @@ impl Workflow {
                 ));
             }
         }
-        for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
-            let n = &self.graph[ix].json;
-            let at = format!("/nodes/{i}");
-            if let Some(inputs) = n.get("inputs").and_then(Value::as_object) {
-                for (port, v) in inputs {
-                    let pp = pointer_join(&format!("{at}/inputs"), port);
-                    // Plain values are counted above; PortValues are checked by the schema.
-                    if v.get("type").and_then(Value::as_str) == Some("connection") {
-                        let target = v.get("nodeId").and_then(Value::as_str).unwrap_or_default();
-                        if !self.contains_node(target) {
-                            out.push(Finding::warning(
-                                code::EDGE_ENDPOINT_UNKNOWN,
-                                pp,
-                                format!("connection input names node \"{target}\", which does not exist"),
-                            ));
-                        }
+        out.append(&mut node_findings);
+        out.extend(self.schema_findings(ExportMode::StrictSchema));
+        out
+    }
+
+    /// The lints of the node at `/nodes/{i}`: connection inputs naming no node, and
+    /// parameter-token text left in `config` or `inputs`.
+    fn node_lints(&self, i: usize, n: &Map<String, Value>, out: &mut Vec<Finding>) {
+        let at = format!("/nodes/{i}");
+        if let Some(inputs) = n.get("inputs").and_then(Value::as_object) {
+            for (port, v) in inputs {
+                let pp = pointer_join(&format!("{at}/inputs"), port);
+                // Plain values are counted above; PortValues are checked by the schema.
+                if v.get("type").and_then(Value::as_str) == Some("connection") {
+                    let target = v.get("nodeId").and_then(Value::as_str).unwrap_or_default();
+                    if !self.contains_node(target) {
+                        out.push(Finding::warning(
+                            code::EDGE_ENDPOINT_UNKNOWN,
+                            pp,
+                            format!("connection input names node \"{target}\", which does not exist"),
+                        ));
                     }
                 }
             }
-            for key in ["config", "inputs"] {
-                if let Some(v) = n.get(key) {
-                    crate::json_walk::strings(v, &format!("{at}/{key}"), |loc, s| {
-                        if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() {
-                            out.push(Finding::warning(
-                                code::LEFTOVER_TOKEN,
-                                loc.pointer(),
-                                "parameter-token text reaches the runtime as literal text",
-                            ));
-                        }
-                    });
-                }
+        }
+        for key in ["config", "inputs"] {
+            if let Some(v) = n.get(key) {
+                crate::json_walk::strings(v, &format!("{at}/{key}"), |loc, s| {
+                    if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() {
+                        out.push(Finding::warning(
+                            code::LEFTOVER_TOKEN,
+                            loc.pointer(),
+                            "parameter-token text reaches the runtime as literal text",
+                        ));
+                    }
+                });
             }
         }
-        out.extend(self.schema_findings(ExportMode::StrictSchema));
-        out
     }
 
     /// The file bytes: pretty JSON, written straight from the graph ([`Self::write_file`]).
@@ -326,8 +332,7 @@ impl Workflow {
         if mode == ExportMode::StrictSchema {
             self.refuse_invalid_strict()?;
         }
-        let object = |m: &Map<String, Value>| 1 + m.values().map(nesting).max().unwrap_or(0);
-        let deepest_node = self.graph.node_weights().map(|n| object(&n.json)).max().unwrap_or(0);
+        let deepest_node = self.graph.node_weights().map(Node::nesting).max().unwrap_or(0);
         let deepest_edge = self.export_edges().iter().map(|e| e.nesting()).max().unwrap_or(0);
         let depth = 1 + self
             .doc
@@ -392,12 +397,12 @@ struct Exported<'a> {
 impl serde::Serialize for Exported<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        struct Node<'a>(&'a Map<String, Value>, bool);
-        impl serde::Serialize for Node<'_> {
+        struct Exported<'a>(&'a Node, bool);
+        impl serde::Serialize for Exported<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 // Strict: one node's copy at a time, dropped once written.
                 if self.1 {
-                    serde::Serialize::serialize(&strict_node(self.0), s)
+                    serde::Serialize::serialize(&strict_node(self.0.object()), s)
                 } else {
                     serde::Serialize::serialize(self.0, s)
                 }
@@ -409,7 +414,7 @@ impl serde::Serialize for Exported<'_> {
         impl serde::Serialize for Nodes<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 let Self(wf, strip) = *self;
-                s.collect_seq(wf.nodes_in_order().into_iter().map(|ix| Node(&wf.graph[ix].json, strip)))
+                s.collect_seq(wf.nodes_in_order().into_iter().map(|ix| Exported(&wf.graph[ix], strip)))
             }
         }
         let strip = self.mode == ExportMode::StrictSchema;

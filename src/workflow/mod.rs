@@ -11,12 +11,15 @@ mod export;
 pub mod layered;
 pub mod layout;
 mod lookup;
+mod node;
 pub mod provenance;
 mod read;
 mod splice;
 
 pub use edge::Edge;
 pub use export::ExportMode;
+pub use node::{ChildRef, Node, NodeBody};
+pub(crate) use node::{coordinate, placed};
 pub use provenance::Instance;
 pub use splice::{After, SpliceOptions, SpliceReport, reparameterise, splice};
 
@@ -33,78 +36,13 @@ use std::sync::Arc;
 /// Largest workflow file read.
 pub const MAX_WORKFLOW_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A node's JSON object, shared: copying a workflow (an undo snapshot, the lint worker's
-/// copy, a dry run) shares every object with the original, and changing one copies only that
-/// object ([`Node::json_mut`]). Edges share theirs the same way ([`Edge`]).
-pub type Object = Arc<Map<String, Value>>;
-
-/// A workflow node: its JSON object plus its position in file order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    pub json: Object,
-    pub seq: u64,
-}
-
-impl Node {
-    pub fn new(json: Map<String, Value>, seq: u64) -> Self {
-        Self { json: Arc::new(json), seq }
-    }
-
-    /// The object to change, copied first if a copy of the workflow still shares it.
-    pub fn json_mut(&mut self) -> &mut Map<String, Value> {
-        Arc::make_mut(&mut self.json)
-    }
-
-    pub fn id(&self) -> &str {
-        self.json.get("id").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    pub fn type_id(&self) -> &str {
-        self.json.get("typeId").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    pub fn name(&self) -> &str {
-        self.json.get("name").and_then(Value::as_str).unwrap_or_default()
-    }
-
-    pub fn position(&self) -> (f64, f64) {
-        let p = self.json.get("position");
-        let axis = |k: &str| p.and_then(|p| p.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
-        (axis("x"), axis("y"))
-    }
-
-    pub fn set_position(&mut self, x: f64, y: f64) {
-        let pos = self.json_mut().entry("position").or_insert_with(|| json!({}));
-        if !pos.is_object() {
-            *pos = json!({});
-        }
-        pos["x"] = coordinate(x);
-        pos["y"] = coordinate(y);
-    }
-
-    pub fn capabilities(&self) -> Vec<&str> {
-        self.json
-            .get("capabilities")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default()
-    }
-}
-
-/// A coordinate as JSON: two decimals (sub-pixel drag noise is not content), and an
-/// integer when whole, as JavaScript hosts write it.
-pub(crate) fn coordinate(v: f64) -> Value {
-    let v = (v * 100.0).round() / 100.0;
-    if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) }
-}
-
 /// A WorkflowDefinition as a graph.
 #[derive(Debug, Clone)]
 pub struct Workflow {
     /// Top-level members in file order; `nodes` and `edges` are filled in on export.
     doc: Map<String, Value>,
     pub graph: StableDiGraph<Node, Edge>,
-    // The lookups are shared between copies like the objects ([`Object`]): at 20,000 nodes
+    // The lookups are shared between copies like the node bodies ([`NodeBody`]): at 20,000 nodes
     // copying them was ~15 ms, paid on the UI thread when an edit met the lint worker's
     // snapshot. Moves do not touch them; adding or removing copies the one table it changes.
     // Each holds only indices; keys are read from the graph ([`lookup`]).
@@ -256,9 +194,13 @@ impl Workflow {
     }
 
     /// Add a node; its id must be a non-empty string not used yet.
-    pub fn add_node(&mut self, json: impl Into<Object>) -> Result<NodeIndex> {
-        let json = json.into();
-        let id = json.get("id").and_then(Value::as_str).unwrap_or_default();
+    pub fn add_node(&mut self, json: Map<String, Value>) -> Result<NodeIndex> {
+        self.insert_node(Node::new(json, 0))
+    }
+
+    /// Add a node as it is (its `seq` is given the next one, as by [`Self::add_node`]).
+    fn insert_node(&mut self, mut node: Node) -> Result<NodeIndex> {
+        let id = node.id();
         if id.is_empty() {
             return Err(Error::new(code::VALIDATION_ERROR, "a node needs a non-empty string id"));
         }
@@ -267,8 +209,8 @@ impl Workflow {
                 Error::new(code::VALIDATION_ERROR, format!("node id \"{id}\" is already used")).with("nodeId", id)
             );
         }
-        let seq = self.bump();
-        let ix = self.graph.add_node(Node { json, seq });
+        node.seq = self.bump();
+        let ix = self.graph.add_node(node);
         let graph = &self.graph;
         Arc::make_mut(&mut self.index).insert(ix, graph[ix].id(), |ix| node_key(graph, ix));
         Ok(ix)
@@ -368,7 +310,7 @@ impl Workflow {
     /// Re-insert a removed node keeping its file-order position (undo).
     pub fn restore_node(&mut self, node: Node) -> Result<NodeIndex> {
         let seq = node.seq;
-        let ix = self.add_node(node.json)?;
+        let ix = self.insert_node(node)?;
         self.graph[ix].seq = seq;
         Ok(ix)
     }

@@ -317,7 +317,7 @@ fn faithful_lint_reports_the_known_departures_once() {
     }
     {
         let ix = wf.node("t_two_k1_a").unwrap();
-        wf.graph[ix].json_mut().insert("inputs".into(), json!({"title": "Sign-off", "n": 2}));
+        wf.graph[ix].edit(|json| json.insert("inputs".into(), json!({"title": "Sign-off", "n": 2})));
     }
     let lints = wf.lint(ExportMode::Faithful);
     assert!(lints.iter().all(|f| f.code != code::WORKFLOW_SCHEMA_VIOLATION && !f.is_error()), "{lints:?}");
@@ -339,7 +339,7 @@ fn strict_export_removes_capabilities_and_wraps_plain_inputs() {
         "wrapped": {"type": "static", "value": {"type": "email"}}, "object": {"type": "email", "to": "x"}});
     {
         let ix = wf.node("t_two_k1_a").unwrap();
-        wf.graph[ix].json_mut().insert("inputs".into(), inputs);
+        wf.graph[ix].edit(|json| json.insert("inputs".into(), inputs));
     }
     let (doc, changes) = wf.strict_export().unwrap();
     assert!(doc["nodes"].as_array().unwrap().iter().all(|n| n.get("capabilities").is_none()));
@@ -350,7 +350,7 @@ fn strict_export_removes_capabilities_and_wraps_plain_inputs() {
     assert_eq!(got["none"], json!({"type": "static", "value": null}));
     assert_eq!(got["object"], json!({"type": "static", "value": {"type": "email", "to": "x"}}));
     for kept in ["kept", "expr", "wrapped"] {
-        assert_eq!(got[kept], wf.graph[wf.node("t_two_k1_a").unwrap()].json["inputs"][kept], "{kept}");
+        assert_eq!(got[kept], wf.graph[wf.node("t_two_k1_a").unwrap()].object()["inputs"][kept], "{kept}");
     }
     let wrapped: Vec<&str> =
         changes.iter().filter(|f| f.code == code::STRICT_INPUT_WRAPPED).map(|f| f.pointer.as_str()).collect();
@@ -375,7 +375,7 @@ fn strict_export_refuses_what_stays_invalid_and_writes_nothing() {
     splice(&mut wf, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
     {
         let ix = wf.node("done").unwrap();
-        wf.graph[ix].json_mut().insert("inputs".into(), json!({"bad": {"type": "static"}}));
+        wf.graph[ix].edit(|json| json.insert("inputs".into(), json!({"bad": {"type": "static"}})));
     }
     let err = wf.strict_export().unwrap_err();
     assert_eq!(err.code, code::VALIDATION_ERROR);
@@ -442,9 +442,9 @@ fn file_bytes_are_the_exported_document_and_schema_checks_cover_every_piece() {
     splice(&mut valid, &expansion("k1", "a"), &SpliceOptions::default()).unwrap();
     {
         let ix = valid.node("t_two_k1_a").unwrap();
-        valid.graph[ix]
-            .json_mut()
-            .insert("inputs".into(), json!({"title": "Sign-off", "v": {"type": "variable", "variableName": "x"}}));
+        valid.graph[ix].edit(|json| {
+            json.insert("inputs".into(), json!({"title": "Sign-off", "v": {"type": "variable", "variableName": "x"}}))
+        });
     }
     let strict = ExportMode::StrictSchema;
     assert_eq!(valid.to_file_bytes(strict).unwrap(), crate::fsio::to_pretty_json(&valid.to_json(strict)));
@@ -615,7 +615,7 @@ fn copies_share_objects_until_one_is_changed() {
     let wf = parent();
     let mut copy = wf.clone();
     let shared = |a: &Workflow, b: &Workflow, id: &str| {
-        Arc::ptr_eq(&a.graph[a.node(id).unwrap()].json, &b.graph[b.node(id).unwrap()].json)
+        a.graph[a.node(id).unwrap()].body().shared_with(b.graph[b.node(id).unwrap()].body())
     };
     assert!(shared(&wf, &copy, "start") && shared(&wf, &copy, "done"));
     let e = wf.edges_by_id("e-start-done")[0];

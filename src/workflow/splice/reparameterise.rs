@@ -32,18 +32,19 @@ pub fn reparameterise(wf: &mut Workflow, key: &str, exp: &Expansion) -> Result<I
     }
     for (id, node) in new_ids.iter().zip(&exp.nodes) {
         let ix = wf.node(id).expect("checked above");
-        let json = wf.graph[ix].json_mut();
-        for member in ["config", "inputs", "compensation"] {
-            match node.get(member) {
-                Some(v) => {
-                    json.insert(member.to_owned(), v.clone());
+        wf.graph[ix].edit(|json| {
+            for member in ["config", "inputs", "compensation"] {
+                match node.get(member) {
+                    Some(v) => {
+                        json.insert(member.to_owned(), v.clone());
+                    }
+                    None if member == "compensation" => {
+                        json.shift_remove(member);
+                    }
+                    None => {}
                 }
-                None if member == "compensation" => {
-                    json.shift_remove(member);
-                }
-                None => {}
             }
-        }
+        });
     }
     instance.params = exp.params.clone();
     instance.chain_version = exp.chain_version.clone();
