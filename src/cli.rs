@@ -624,11 +624,11 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let expanded = chainsmith::inline::expand_for(None, req).map_err(cli_hint)?;
     let written = if trust.host.sub_chains {
         let tree = TreeExpansion { parent: expanded.expansion, children: expanded.children };
-        let written = stream_json_to_stdout(&tree);
+        let written = write_to_stdout(|out| tree.write_pretty(out));
         std::mem::forget(tree);
         written
     } else {
-        let written = stream_json_to_stdout(&expanded.expansion);
+        let written = write_to_stdout(|out| expanded.expansion.write_pretty(out));
         std::mem::forget(expanded);
         written
     };
@@ -665,13 +665,12 @@ fn cli_hint(mut e: Error) -> Error {
 
 /// Pretty JSON and a newline, written to stdout as it is produced: an expansion's output
 /// can be far larger than the expansion, and is never held whole in memory.
-fn stream_json_to_stdout(value: &impl serde::Serialize) -> Result<()> {
+fn write_to_stdout(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>,
+) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut out, value)
-        .map_err(|e| std::io::Error::new(e.io_error_kind().unwrap_or(std::io::ErrorKind::Other), e))
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+    let written = write(&mut out).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
     match written {
         // A closed pipe (`| head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

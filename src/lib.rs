@@ -41,6 +41,7 @@ pub mod json_walk;
 pub mod pack;
 mod parallel;
 pub mod params;
+mod pretty;
 pub mod registry;
 pub mod schemas;
 pub mod tool;

@@ -15,6 +15,7 @@ use crate::catalog::{HostProfile, TypeResolver, is_core};
 use crate::error::{Error, Finding, Result, code};
 use crate::json_walk::member;
 use crate::pack::{Chain, Pack, PackKind};
+use crate::pretty::Members;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -109,31 +110,33 @@ impl serde::Serialize for IdMap<'_> {
 
 impl Expansion {
     /// Every output member but `warnings`, shared with the sub-chain tree's output.
-    pub(crate) fn serialize_fields<S: serde::Serializer>(
-        &self,
-        map: &mut S::SerializeMap,
-    ) -> std::result::Result<(), S::Error> {
-        use serde::ser::SerializeMap;
-        map.serialize_entry("packName", &self.pack_name)?;
-        map.serialize_entry("packVersion", &self.pack_version)?;
-        map.serialize_entry("chainId", &self.chain_id)?;
-        map.serialize_entry("expansionId", &self.expansion_id)?;
-        map.serialize_entry("nodes", &self.nodes)?;
-        map.serialize_entry("edges", &self.edges)?;
-        map.serialize_entry("idMap", &IdMap(&self.id_map))?;
+    pub(crate) fn members<M: Members>(&self, out: &mut M) -> std::result::Result<(), M::Error> {
+        out.member("packName", &self.pack_name)?;
+        out.member("packVersion", &self.pack_version)?;
+        out.member("chainId", &self.chain_id)?;
+        out.member("expansionId", &self.expansion_id)?;
+        out.array("nodes", &self.nodes)?;
+        out.array("edges", &self.edges)?;
+        out.member("idMap", &IdMap(&self.id_map))?;
         if let Some(sc) = &self.settings_compensation {
-            map.serialize_entry("settingsCompensation", sc)?;
+            out.member("settingsCompensation", sc)?;
         }
         Ok(())
     }
 
-    pub(crate) fn serialize_warnings<S: serde::Serializer>(
-        &self,
-        map: &mut S::SerializeMap,
-    ) -> std::result::Result<(), S::Error> {
-        use serde::ser::SerializeMap;
+    pub(crate) fn warnings_member<M: Members>(&self, out: &mut M) -> std::result::Result<(), M::Error> {
         let warnings: Vec<Value> = self.warnings.iter().map(Finding::to_json).collect();
-        map.serialize_entry("warnings", &warnings)
+        out.member("warnings", &warnings)
+    }
+
+    /// The CLI's `expand` output as pretty JSON, streamed to `out`: the same text as
+    /// serialising the expansion with `serde_json::to_writer_pretty`, with the nodes and
+    /// edges rendered on two threads.
+    pub fn write_pretty(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let mut object = crate::pretty::Object::begin(out)?;
+        self.members(&mut object)?;
+        self.warnings_member(&mut object)?;
+        object.end()
     }
 }
 
@@ -143,8 +146,8 @@ impl serde::Serialize for Expansion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
-        self.serialize_fields::<S>(&mut map)?;
-        self.serialize_warnings::<S>(&mut map)?;
+        self.members(&mut map)?;
+        self.warnings_member(&mut map)?;
         map.end()
     }
 }

@@ -56,24 +56,41 @@ impl TreeExpansion {
 impl serde::Serialize for TreeExpansion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        struct ChildOut<'a>(&'a Child);
-        impl serde::Serialize for ChildOut<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                let mut map = serializer.serialize_map(Some(5))?;
-                map.serialize_entry("workflowId", &self.0.workflow_id)?;
-                map.serialize_entry("chainId", &self.0.expansion.chain_id)?;
-                map.serialize_entry("nodes", &self.0.expansion.nodes)?;
-                map.serialize_entry("edges", &self.0.expansion.edges)?;
-                map.serialize_entry("idMap", &super::IdMap(&self.0.expansion.id_map))?;
-                map.end()
-            }
-        }
         let mut map = serializer.serialize_map(None)?;
-        self.parent.serialize_fields::<S>(&mut map)?;
+        self.members(&mut map)?;
+        map.end()
+    }
+}
+
+impl TreeExpansion {
+    fn members<M: crate::pretty::Members>(&self, out: &mut M) -> std::result::Result<(), M::Error> {
+        self.parent.members(out)?;
         let children: Vec<ChildOut> = self.children.iter().map(ChildOut).collect();
-        map.serialize_entry("children", &children)?;
-        map.serialize_entry("subChainWorkflowIds", &self.sub_chain_workflow_ids())?;
-        self.parent.serialize_warnings::<S>(&mut map)?;
+        out.member("children", &children)?;
+        out.member("subChainWorkflowIds", &self.sub_chain_workflow_ids())?;
+        self.parent.warnings_member(out)
+    }
+
+    /// The CLI's `expand` output as pretty JSON, as [`super::Expansion::write_pretty`] writes it.
+    pub fn write_pretty(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let mut object = crate::pretty::Object::begin(out)?;
+        self.members(&mut object)?;
+        object.end()
+    }
+}
+
+/// A child as the tree's output lists it.
+struct ChildOut<'a>(&'a Child);
+
+impl serde::Serialize for ChildOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(5))?;
+        map.serialize_entry("workflowId", &self.0.workflow_id)?;
+        map.serialize_entry("chainId", &self.0.expansion.chain_id)?;
+        map.serialize_entry("nodes", &self.0.expansion.nodes)?;
+        map.serialize_entry("edges", &self.0.expansion.edges)?;
+        map.serialize_entry("idMap", &super::IdMap(&self.0.expansion.id_map))?;
         map.end()
     }
 }

@@ -1,5 +1,6 @@
 //! Reading manifests from bytes, files and folders, with explicit limits.
 
+use super::parse::parse_json;
 use super::{Chain, Pack, PackKind, checks, lint};
 use crate::error::{Error, Finding, Result, code};
 use crate::schemas::Schema;
@@ -31,19 +32,6 @@ pub struct LoadOptions {
 pub struct LoadOutcome {
     pub packs: Vec<Pack>,
     pub failures: Vec<Error>,
-}
-
-/// Parse JSON text, reporting line and column on failure.
-pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        Error::new(
-            code::PACK_MANIFEST_INVALID,
-            format!("{}: not valid JSON: {}", source.display(), crate::fsio::json_error_text(&e)),
-        )
-        .with("path", source.display().to_string())
-        .with("line", e.line())
-        .with("column", e.column())
-    })
 }
 
 /// Load one manifest from a file: a `pack.json`, or a registry tarball (`.tgz`), whose

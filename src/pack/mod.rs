@@ -9,6 +9,7 @@ mod bundled;
 pub(crate) mod checks;
 mod lint;
 mod load;
+mod parse;
 mod scan;
 pub use scan::Sites;
 pub mod v2;

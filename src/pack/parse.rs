@@ -1,0 +1,342 @@
+//! Manifest text to a JSON value. A large chain manifest is mostly its chains' `dag.nodes`
+//! and `dag.edges` arrays, so those are parsed on two threads: one pass over the document
+//! builds everything else and only delimits the arrays' elements (serde_json's raw values,
+//! several times faster than building them), then runs of elements are parsed on this
+//! thread and a helper. The value is the one a single-threaded parse builds; a document
+//! outside the expected shape, or not valid JSON, is parsed again the plain way, so its
+//! error (or value) is exactly that parse's.
+
+use crate::error::{Error, Result, code};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// From this size on a manifest's node and edge arrays are parsed on two threads.
+pub(super) const SPLIT_PARSE_BYTES: usize = 256 * 1024;
+/// Elements parsed as one piece of work: large enough that copying and starting it are
+/// noise, small enough that the two threads finish close together.
+const RUN_ELEMENTS: usize = 128;
+/// The containers above an element of `chains[i].dag.nodes`: the manifest, `chains`, the
+/// chain, `dag` and the array itself. Each run is parsed inside as many brackets, so
+/// serde_json's nesting limit bites at the same depth as in a whole-document parse.
+const ELEMENT_DEPTH: usize = 5;
+
+/// Parse JSON text, reporting line and column on failure.
+pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
+    if bytes.len() >= SPLIT_PARSE_BYTES
+        && let Some(value) = parse_split(bytes)
+    {
+        return Ok(value);
+    }
+    serde_json::from_slice(bytes).map_err(|e| {
+        Error::new(
+            code::PACK_MANIFEST_INVALID,
+            format!("{}: not valid JSON: {}", source.display(), crate::fsio::json_error_text(&e)),
+        )
+        .with("path", source.display().to_string())
+        .with("line", e.line())
+        .with("column", e.column())
+    })
+}
+
+/// An array left empty in the skeleton, to be filled from its elements' text.
+struct Deferred<'a> {
+    chain: usize,
+    member: &'static str,
+    elements: Vec<&'a RawValue>,
+}
+
+/// The two-thread parse, or `None` when the document is not a chain manifest of the usual
+/// shape or not valid JSON (the caller's plain parse then decides).
+fn parse_split(bytes: &[u8]) -> Option<Value> {
+    let mut deferred = Vec::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut skeleton = Root { deferred: &mut deferred }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let runs = deferred.iter().flat_map(|d| d.elements.chunks(RUN_ELEMENTS));
+    let mut parsed = crate::parallel::share_in_order(runs, |_, run| parse_run(bytes, run)).into_iter();
+    for d in deferred {
+        let count = d.elements.len().div_ceil(RUN_ELEMENTS);
+        let mut items = Vec::with_capacity(d.elements.len());
+        for run in parsed.by_ref().take(count) {
+            items.extend(run?);
+        }
+        *skeleton.get_mut("chains")?.get_mut(d.chain)?.get_mut("dag")?.get_mut(d.member)? = Value::Array(items);
+    }
+    Some(skeleton)
+}
+
+/// The elements of `run` (consecutive elements of one array, in `bytes`), parsed from
+/// their text as it stands, separators included, inside [`ELEMENT_DEPTH`] brackets.
+fn parse_run(bytes: &[u8], run: &[&RawValue]) -> Option<Vec<Value>> {
+    let start = offset_in(bytes, run.first()?.get())?;
+    let last = run.last()?.get();
+    let end = offset_in(bytes, last)? + last.len();
+    let mut text = Vec::with_capacity(end - start + 2 * ELEMENT_DEPTH);
+    text.extend_from_slice(&[b'['; ELEMENT_DEPTH]);
+    text.extend_from_slice(bytes.get(start..end)?);
+    text.extend_from_slice(&[b']'; ELEMENT_DEPTH]);
+    let mut value: Value = serde_json::from_slice(&text).ok()?;
+    for _ in 1..ELEMENT_DEPTH {
+        value = match value {
+            Value::Array(mut outer) if outer.len() == 1 => outer.pop()?,
+            _ => return None,
+        };
+    }
+    match value {
+        Value::Array(items) if items.len() == run.len() => Some(items),
+        _ => None,
+    }
+}
+
+/// Where `part`, a slice of `bytes` handed out by the deserializer, starts in it.
+fn offset_in(bytes: &[u8], part: &str) -> Option<usize> {
+    let offset = (part.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
+    (offset + part.len() <= bytes.len()).then_some(offset)
+}
+
+/// serde_json hands a number to a map visitor under this key (feature
+/// `arbitrary_precision`): a number where an object was expected.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// An object's members, read as plain values except where `member` takes one over;
+/// `None` for a repeated name (the plain parse decides which one stands).
+fn read_object<'de, A: MapAccess<'de>>(
+    mut map: A,
+    mut member: impl FnMut(&str, &mut A) -> std::result::Result<Option<Value>, A::Error>,
+) -> std::result::Result<Map<String, Value>, A::Error> {
+    let mut out = Map::new();
+    while let Some(key) = map.next_key::<String>()? {
+        if key == NUMBER_TOKEN || out.contains_key(&key) {
+            return Err(de::Error::custom("not a chain manifest of the usual shape"));
+        }
+        let value = match member(&key, &mut map)? {
+            Some(value) => value,
+            None => map.next_value::<Value>()?,
+        };
+        out.insert(key, value);
+    }
+    Ok(out)
+}
+
+struct Root<'d, 'de> {
+    deferred: &'d mut Vec<Deferred<'de>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Root<'_, 'de> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Root<'_, 'de> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a manifest object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
+        let deferred = self.deferred;
+        read_object(map, |key, map| match key {
+            "chains" => map.next_value_seed(Chains { deferred: &mut *deferred }).map(Some),
+            _ => Ok(None),
+        })
+        .map(Value::Object)
+    }
+}
+
+struct Chains<'d, 'de> {
+    deferred: &'d mut Vec<Deferred<'de>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Chains<'_, 'de> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Chains<'_, 'de> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of chains")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
+        let mut chains = Vec::new();
+        while let Some(chain) =
+            seq.next_element_seed(ChainObject { index: chains.len(), deferred: &mut *self.deferred })?
+        {
+            chains.push(chain);
+        }
+        Ok(Value::Array(chains))
+    }
+}
+
+/// A chain: its `dag` is read by [`DagObject`].
+struct ChainObject<'d, 'de> {
+    index: usize,
+    deferred: &'d mut Vec<Deferred<'de>>,
+}
+
+impl<'de> DeserializeSeed<'de> for ChainObject<'_, 'de> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ChainObject<'_, 'de> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a chain object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
+        let (index, deferred) = (self.index, self.deferred);
+        read_object(map, |key, map| match key {
+            "dag" => map.next_value_seed(DagObject { index, deferred: &mut *deferred }).map(Some),
+            _ => Ok(None),
+        })
+        .map(Value::Object)
+    }
+}
+
+/// A chain's `dag`: its `nodes` and `edges` arrays are only delimited here.
+struct DagObject<'d, 'de> {
+    index: usize,
+    deferred: &'d mut Vec<Deferred<'de>>,
+}
+
+impl<'de> DeserializeSeed<'de> for DagObject<'_, 'de> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DagObject<'_, 'de> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a dag object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
+        let (chain, deferred) = (self.index, self.deferred);
+        read_object(map, |key, map| {
+            let member = match key {
+                "nodes" => "nodes",
+                "edges" => "edges",
+                _ => return Ok(None),
+            };
+            let elements = map.next_value::<Vec<&'de RawValue>>()?;
+            deferred.push(Deferred { chain, member, elements });
+            Ok(Some(Value::Array(Vec::new())))
+        })
+        .map(Value::Object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A manifest of `nodes` nodes padded past [`SPLIT_PARSE_BYTES`], as text, with `dag`
+    /// members around the arrays and odd values inside them.
+    fn manifest(nodes: usize, dag_tail: &str) -> String {
+        let node = |i: usize| {
+            format!(
+                r#"{{"id": "n{i}", "typeId": "core.noop", "config": {{"big": 123456789012345678901234567890, "f": 1.50, "s": "caf\u00e9 \"{i}\"", "dup": 1, "dup": 2, "deep": [[[{{"a": [null, true, -0.0]}}]]]}}}}"#
+            )
+        };
+        let nodes: Vec<String> = (0..nodes).map(node).collect();
+        let edges: Vec<String> =
+            (1..nodes.len()).map(|i| format!(r#"{{"from": "n{}", "to": "n{i}"}}"#, i - 1)).collect();
+        format!(
+            r#"{{"name": "vendor.p", "kind": "workflow-chain", "chains": [{{"chainId": "a", "dag": {{"entry": "n0", "nodes": [
+{}
+], "edges": [{}]{dag_tail}}}, "label": "A"}}, {{"chainId": "b", "dag": {{"nodes": [], "edges": []}}}}], "padding": "{}"}}"#,
+            nodes.join(",\n  "),
+            edges.join(","),
+            "x".repeat(SPLIT_PARSE_BYTES)
+        )
+    }
+
+    fn plain(text: &str) -> std::result::Result<Value, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    fn ours(text: &str) -> std::result::Result<Value, String> {
+        parse_json(Path::new("pack.json"), text.as_bytes()).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn a_large_manifest_parses_to_the_value_a_plain_parse_builds() {
+        for nodes in [0, 1, RUN_ELEMENTS, RUN_ELEMENTS + 1, 5 * RUN_ELEMENTS + 7] {
+            let text = manifest(nodes, "");
+            assert!(text.len() >= SPLIT_PARSE_BYTES);
+            let split = parse_split(text.as_bytes()).expect("the usual shape takes the two-thread path");
+            assert_eq!(Ok(&split), plain(&text).as_ref(), "{nodes} nodes");
+            // Member order is kept too (serde_json's Value equality ignores it).
+            assert_eq!(split.to_string(), plain(&text).unwrap().to_string());
+            assert_eq!(split["chains"][0]["dag"]["nodes"].as_array().map(Vec::len), Some(nodes));
+        }
+    }
+
+    #[test]
+    fn unusual_shapes_are_parsed_the_plain_way() {
+        let pad = "x".repeat(SPLIT_PARSE_BYTES);
+        let cases = [
+            format!(r#"[1, "{pad}"]"#),
+            format!(r#"{{"chains": 5, "p": "{pad}"}}"#),
+            format!(r#"{{"chains": [5, {{"dag": 1}}], "p": "{pad}"}}"#),
+            format!(r#"{{"chains": [{{"dag": {{"nodes": {{}}}}}}], "p": "{pad}"}}"#),
+            format!(r#"{{"chains": [{{"dag": {{"nodes": [1], "nodes": [2, 3]}}}}], "p": "{pad}"}}"#),
+            format!(r#"{{"chains": [], "chains": [{{"dag": {{"nodes": [1]}}}}], "p": "{pad}"}}"#),
+            format!(r#"{{"chains": [{{"dag": {{"nodes": [1]}}, "dag": null}}], "p": "{pad}"}}"#),
+        ];
+        for text in cases {
+            assert_eq!(ours(&text).map(|v| v.to_string()), plain(&text).map(|v| v.to_string()));
+        }
+    }
+
+    #[test]
+    fn broken_json_fails_where_and_as_a_plain_parse_says() {
+        let good = manifest(300, "");
+        let broken = [
+            good.replacen(r#""n150""#, r#""n150"#, 1),
+            good.replacen(r#""n20", "typeId""#, r#""n20" "typeId""#, 1),
+            good.replacen(r#"], "edges""#, r#"],, "edges""#, 1),
+            format!("{good} trailing"),
+            good[..good.len() / 2].to_string(),
+        ];
+        for (case, text) in broken.iter().enumerate() {
+            let Err(expected) = plain(text) else { panic!("case {case} is not broken") };
+            let line_col = expected.rsplit_once(" at line ").map(|(_, at)| at.to_string()).unwrap();
+            let Err(message) = ours(text) else { panic!("case {case} was accepted") };
+            assert!(message.contains(&line_col), "{message} / {expected}");
+        }
+    }
+
+    #[test]
+    fn the_nesting_limit_is_the_plain_parse_s_for_nodes_too() {
+        // The deepest nesting inside a node's config that a plain parse takes: a node sits
+        // five containers down, so it is under serde_json's 128 by the node's own levels.
+        let nest = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        let with_nest =
+            |levels: usize| manifest(300, "").replacen(r#""dup": 1,"#, &format!(r#""nest": {},"#, nest(levels)), 1);
+        let deepest = (1..200).find(|&k| plain(&with_nest(k + 1)).is_err()).expect("serde_json has a limit");
+        assert!(deepest < 128 - 5, "{deepest}");
+        let (fits, too_deep) = (with_nest(deepest), with_nest(deepest + 1));
+        assert_eq!(ours(&fits).map(|v| v.to_string()), plain(&fits).map(|v| v.to_string()));
+        let Err(refused) = ours(&too_deep) else { panic!("one level more is accepted") };
+        assert!(refused.contains("recursion limit exceeded"), "{refused}");
+    }
+
+    #[test]
+    fn the_value_is_the_same_whichever_way_each_chain_is_shaped() {
+        let text = manifest(2 * RUN_ELEMENTS, r#", "nodes": [{"id": "again"}]"#);
+        // A repeated `nodes` member: the later one stands, as in a plain parse.
+        assert_eq!(ours(&text).map(|v| v.to_string()), plain(&text).map(|v| v.to_string()));
+        assert_eq!(ours(&text).unwrap()["chains"][0]["dag"]["nodes"], json!([{"id": "again"}]));
+    }
+}
