@@ -1365,7 +1365,7 @@ fn marks(node: &crate::workflow::Node) -> Vec<(&'static str, Color32, &'static s
     if caps.iter().any(|c| c == "cacheable") {
         out.push(("♻", theme::OK, "cacheable"));
     }
-    if node.member("irreversibleEffect") == Some(serde_json::Value::Bool(true)) {
+    if node.is_irreversible() {
         out.push(("⚠", theme::ERROR, "irreversible effect"));
     }
     if node.has_member("compensation") {

@@ -9,9 +9,7 @@
 //! and members chainsmith does not know round-trip exactly, and parsing it gives the object
 //! back unchanged (numbers keep their text: `arbitrary_precision`).
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The members whose string values are kept beside the text, in this order.
@@ -51,7 +49,7 @@ impl Edge {
 
     /// The JSON object, parsed from the text (an owned copy: edges are a few members).
     pub fn json(&self) -> Map<String, Value> {
-        parse_object(self.text())
+        super::text::object(self.text())
     }
 
     /// The object as compact JSON, exactly as `serde_json` writes it.
@@ -119,28 +117,7 @@ impl Edge {
     /// How many arrays and objects are nested at the deepest point of the object, itself
     /// included, counted as [`crate::fsio::nesting`] counts.
     pub fn nesting(&self) -> usize {
-        let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
-        for b in self.text().bytes() {
-            if in_string {
-                match b {
-                    _ if escaped => escaped = false,
-                    b'\\' => escaped = true,
-                    b'"' => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match b {
-                b'"' => in_string = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                b']' | b'}' => depth -= 1,
-                _ => {}
-            }
-        }
-        deepest
+        super::text::nesting(self.text())
     }
 
     /// Whether the object has a `condition` member (without parsing it).
@@ -179,78 +156,12 @@ impl Stored {
     }
 }
 
-/// Parse text that `serde_json` wrote for an object. Without the parser's nesting limit: an
-/// edge can hold a value as deep as that limit allows inside its own object (an inspector
-/// edit), one level past it; the object was built and written at that depth already.
-fn parse_object(text: &str) -> Map<String, Value> {
-    use serde::Deserialize;
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    Map::deserialize(&mut de).expect("an edge's text is an object serde_json wrote")
-}
-
 impl serde::Serialize for Edge {
-    /// The object as [`Edge::json`] gives it: written with the serializer's own format
-    /// (pretty files indent it where it sits). An object of scalars only (most edges) is
-    /// written member by member from its text, each value as the text serde_json wrote for
-    /// it, which is what it writes for the value again; parsing every edge into a map
-    /// made saving 100,000 edges a tenth of a second slower.
+    /// The object as [`Edge::json`] gives it, written from its text ([`super::text::Raw`]):
+    /// parsing every edge into a map made saving 100,000 edges a tenth of a second slower.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let Some(members) = scalar_members(self.text()) else { return self.json().serialize(s) };
-        let mut map = s.serialize_map(Some(members.len()))?;
-        for (key, value) in &members {
-            map.serialize_entry(key.as_ref(), value)?;
-        }
-        map.end()
+        super::text::Raw(super::text::raw(self.text())).serialize(s)
     }
-}
-
-/// The members of an object's text, each value as its text, when none is an array or an
-/// object (whose text would not be laid out as the serializer lays out its own).
-fn scalar_members(text: &str) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
-    use serde::de::{Deserializer, MapAccess, Visitor};
-    struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
-    struct Key<'a>(Cow<'a, str>);
-    impl<'de> serde::Deserialize<'de> for Key<'de> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Key<'de>;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a member name")
-                }
-                fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                    Ok(Key(Cow::Borrowed(v)))
-                }
-                fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                    Ok(Key(Cow::Owned(v.to_owned())))
-                }
-            }
-            d.deserialize_str(V)
-        }
-    }
-    impl<'de> serde::Deserialize<'de> for Members<'de> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Members<'de>;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
-                    let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                    while let Some(Key(key)) = map.next_key()? {
-                        out.push((key, map.next_value()?));
-                    }
-                    Ok(Members(out))
-                }
-            }
-            d.deserialize_map(V)
-        }
-    }
-    let Members(members) = serde_json::from_str(text).ok()?;
-    members.iter().all(|(_, v)| !v.get().starts_with(['[', '{'])).then_some(members)
 }
 
 #[cfg(test)]
@@ -293,8 +204,6 @@ mod tests {
             assert_eq!(serde_json::to_string(&e).unwrap(), serde_json::to_string(&v).unwrap(), "{v}");
             assert_eq!(serde_json::to_value(&e).unwrap(), v);
         }
-        assert!(scalar_members(edge(json!({"a": 1, "b": "x"})).text()).is_some());
-        assert!(scalar_members(edge(json!({"a": 1, "b": []})).text()).is_none());
     }
 
     #[test]

@@ -140,6 +140,13 @@ impl Workflow {
     /// edge against its definition) so the exported document is never built as a whole:
     /// that was a second copy of every node. At most [`MAX_LISTED_VIOLATIONS`] are listed.
     pub fn schema_findings(&self, mode: ExportMode) -> Vec<Finding> {
+        self.schema_pass(mode, |_, _| {})
+    }
+
+    /// [`Self::schema_findings`], handing each node's object to `visit` (with the node's
+    /// place in file order) before it is checked: a node is parsed from its text to be read
+    /// ([`super::Node`]), so the lint reads each one once for its own checks and this one.
+    fn schema_pass(&self, mode: ExportMode, mut visit: impl FnMut(usize, &Map<String, Value>)) -> Vec<Finding> {
         let validators = piece_validators();
         let mut out = Vec::new();
         let mut omitted = 0usize;
@@ -174,6 +181,7 @@ impl Workflow {
         for (i, ix) in nodes.into_iter().enumerate() {
             // One node at a time: the copy lives only while it is checked.
             let node = self.graph[ix].object();
+            visit(i, &node);
             let json = if mode == ExportMode::StrictSchema { strict_node(node) } else { node };
             add(&format!("/nodes/{i}"), crate::schemas::collect_violations(&validators.node, &Value::Object(json)));
         }
@@ -201,13 +209,13 @@ impl Workflow {
     pub fn lint(&self, mode: ExportMode) -> Vec<Finding> {
         let mut out = Vec::new();
         let mut changes = Vec::new();
-        // Each node is read once (its findings are listed after the edges', as before).
+        // Each node is read once, by the schema pass (its findings are listed after the
+        // edges', and the schema's last).
         let mut node_findings = Vec::new();
-        for (i, ix) in self.nodes_in_order().into_iter().enumerate() {
-            let n = self.graph[ix].object();
-            strict_changes(i, &n, &mut changes);
-            self.node_lints(i, &n, &mut node_findings);
-        }
+        let schema = self.schema_pass(ExportMode::StrictSchema, |i, n| {
+            strict_changes(i, n, &mut changes);
+            self.node_lints(i, n, &mut node_findings);
+        });
         match mode {
             ExportMode::StrictSchema => out.append(&mut changes),
             ExportMode::Faithful => {
@@ -278,7 +286,7 @@ impl Workflow {
             }
         }
         out.append(&mut node_findings);
-        out.extend(self.schema_findings(ExportMode::StrictSchema));
+        out.extend(schema);
         out
     }
 

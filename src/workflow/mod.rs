@@ -1,7 +1,7 @@
 //! The parent workflow (a WorkflowDefinition) held as a petgraph `StableDiGraph`.
 //!
-//! Nodes and edges keep their full JSON objects, so members chainsmith does not know
-//! round-trip unchanged; top-level members keep their file order. Edges whose endpoints
+//! Nodes and edges keep their full JSON objects (as compact text: [`Node`], [`Edge`]), so
+//! members chainsmith does not know round-trip unchanged; top-level members keep their file order. Edges whose endpoints
 //! name no node are kept verbatim beside the graph instead of being dropped.
 
 pub mod app_instance;
@@ -15,6 +15,7 @@ mod node;
 pub mod provenance;
 mod read;
 mod splice;
+mod text;
 
 pub use edge::Edge;
 pub use export::ExportMode;
@@ -97,7 +98,7 @@ impl Workflow {
         let edges = take_array(&mut doc, "edges")?;
         let mut wf = Self::without_nodes(doc);
         for (i, node) in nodes.into_iter().enumerate() {
-            wf.add_node(compact_member("nodes", i, node)?).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
+            wf.add_node(object_member("nodes", i, node)?).map_err(|e| e.with("path", format!("/nodes/{i}")))?;
         }
         for (i, edge) in edges.into_iter().enumerate() {
             wf.add_edge(object_member("edges", i, edge)?);
@@ -486,42 +487,13 @@ impl EdgeIds {
     }
 }
 
-/// Item `i` of the document's `list` (`nodes` or `edges`), compacted; refused when it is not
-/// an object.
-pub(crate) fn compact_member(list: &str, i: usize, mut value: Value) -> Result<Map<String, Value>> {
-    compact(&mut value);
-    object_member(list, i, value)
-}
-
-/// Item `i` of the document's `list` as it was parsed (an edge is kept as text, so the
-/// parsed object's spare room does not last); refused when it is not an object.
+/// Item `i` of the document's `list` as it was parsed (nodes and edges are kept as text, so
+/// the parsed object's spare room does not last); refused when it is not an object.
 pub(crate) fn object_member(list: &str, i: usize, value: Value) -> Result<Map<String, Value>> {
     match value {
         Value::Object(json) => Ok(json),
         _ => Err(Error::new(code::VALIDATION_ERROR, format!("{list}[{i}] is not an object"))
             .with("path", format!("/{list}/{i}"))),
-    }
-}
-
-/// Give every object and array in `value` exactly the room its members take. A parsed object
-/// keeps the spare room it grew into (a one-member object has room for three, a six-member
-/// one for seven), and every member slot is over a hundred bytes, so a workflow of many
-/// small nodes held a sixth more than its content. Iterative: depth cannot overflow the stack.
-pub(crate) fn compact(value: &mut Value) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                // Collecting from an exact-size iterator allocates exactly once.
-                *m = std::mem::take(m).into_iter().collect();
-                stack.extend(m.values_mut());
-            }
-            Value::Array(a) => {
-                a.shrink_to_fit();
-                stack.extend(a.iter_mut());
-            }
-            _ => {}
-        }
     }
 }
 

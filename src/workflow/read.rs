@@ -1,16 +1,15 @@
 //! Reading a workflow file without holding it twice: the file is parsed member by member as
-//! it is read, and each node is compacted ([`super::compact`]), each edge turned into its
-//! compact text ([`Edge`]), and added to the graph as soon as it is parsed. Parsing the
-//! whole document first held every node once as parsed (with the
-//! spare room its objects grew into) and the `nodes` array around them, next to the graph
-//! they were moved into.
+//! it is read, and each node and edge is turned into its compact text ([`super::Node`],
+//! [`Edge`]) and added to the graph as soon as it is parsed. Parsing the whole document
+//! first held every node once as parsed and the `nodes` array around them, next to the
+//! graph they were moved into.
 //!
 //! Only a well-formed document takes this path. Anything it does not expect (a document that
 //! is not an object, `nodes` or `edges` that are not arrays or appear twice, invalid JSON) is
 //! read again as one value by [`Workflow::from_json`]'s rules, so every refusal is the one a
 //! whole-document read gives, word for word.
 
-use super::{Edge, Workflow, compact_member, object_member};
+use super::{Edge, Workflow, object_member};
 use crate::error::{Error, Result};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -65,7 +64,7 @@ impl Reader {
         if self.node_failure.is_some() {
             return;
         }
-        let added = compact_member("nodes", i, node)
+        let added = object_member("nodes", i, node)
             .and_then(|json| self.workflow().add_node(json).map_err(|e| e.with("path", format!("/nodes/{i}"))));
         self.node_failure = added.err();
     }

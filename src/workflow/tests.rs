@@ -599,15 +599,6 @@ fn reading_member_by_member_refuses_as_the_whole_document_read() {
     assert!(wf.contains_node("b") && !wf.contains_node("a"));
 }
 
-#[test]
-fn compacting_keeps_every_value_and_member_order() {
-    let original = json!({"z": 1, "a": [1, {"y": "é", "b": null}, []], "m": {"q": 1.50, "k": {"deep": [true]}}});
-    let mut v = original.clone();
-    compact(&mut v);
-    assert_eq!(v, original);
-    assert_eq!(v.to_string(), original.to_string(), "member order and number text are kept");
-}
-
 /// A copy of a workflow (an undo snapshot, the lint worker's, a dry run) shares every node
 /// and edge object with the original; changing one in the copy copies only that one.
 #[test]
