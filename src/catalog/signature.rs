@@ -155,7 +155,7 @@ pub fn verify_pack(pack: &Pack, keys: &TrustedKeys, require_signed: bool) -> Sig
             Err(msg) => return unverifiable(format!("cannot re-read pack.json to verify it: {msg}")),
         },
     };
-    if serde_json::from_slice::<Value>(&bytes).ok().as_ref() != Some(&*pack.manifest) {
+    if !pack.manifest_is(&bytes) {
         return unverifiable("pack.json changed on disk since it was loaded; reload it to verify".to_owned());
     }
     let files = match &archive {
@@ -584,6 +584,23 @@ mod tests {
         assert!(matches!(verify_pack(&pack, &trusting(&k), true).status, SignatureStatus::Trusted { .. }));
         std::fs::write(dir.path().join("pack.json"), "{}").unwrap();
         assert!(matches!(verify_pack(&pack, &trusting(&k), true).status, SignatureStatus::Unverifiable { .. }));
+    }
+
+    #[test]
+    fn a_manifest_changed_in_memory_is_not_vouched_for_by_the_file_it_was_read_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = key();
+        signed_pack(dir.path(), &k, manual(), false);
+        let mut pack = crate::pack::load_file(&dir.path().join("pack.json"), Default::default()).unwrap();
+        assert!(pack.loaded_from.is_some(), "a signed manifest keeps the digest of its bytes");
+        assert!(matches!(verify_pack(&pack, &trusting(&k), true).status, SignatureStatus::Trusted { .. }));
+        // The file is untouched, but the pack's own manifest no longer is what it holds.
+        std::sync::Arc::make_mut(&mut pack.manifest)["version"] = json!("9.9.9");
+        let status = verify_pack(&pack, &trusting(&k), true).status;
+        assert!(
+            matches!(&status, SignatureStatus::Unverifiable { reason } if reason.contains("changed")),
+            "{status:?}"
+        );
     }
 
     /// A v2-signed pack folder (signed by `pack sign --key-id`) and a trusted-keys folder

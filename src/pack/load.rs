@@ -115,7 +115,13 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         prefer_specific_codes(&mut findings);
     }
 
-    Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings })
+    // Only a signed manifest is read again (to verify it); the digest spares that re-read a
+    // parse and a deep comparison.
+    let loaded_from = manifest.get("signing").is_some().then(|| {
+        use sha2::{Digest, Sha256};
+        super::LoadedFrom { sha256: Sha256::digest(bytes).into(), manifest: Arc::downgrade(&manifest) }
+    });
+    Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings, loaded_from })
 }
 
 /// The schema's findings on `instance`, then the semantic checks' and token lints' on

@@ -57,6 +57,31 @@ pub struct Pack {
     pub kind: PackKind,
     pub chains: Vec<Chain>,
     pub findings: Vec<Finding>,
+    /// For a signed manifest read from bytes: what a signature check needs to know that
+    /// the file still holds what was loaded, without parsing it again.
+    pub(crate) loaded_from: Option<LoadedFrom>,
+}
+
+/// The bytes a signed manifest was parsed from, as their SHA-256, and the manifest value
+/// parsed from them. Changing a pack's manifest (`Arc::make_mut`) moves it, so a pointer
+/// still equal to `manifest`'s says the value is the one parsed from those bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct LoadedFrom {
+    pub(crate) sha256: [u8; 32],
+    pub(crate) manifest: std::sync::Weak<Value>,
+}
+
+impl Pack {
+    /// True when `bytes`, read again from the pack's source, parse to its manifest: at once
+    /// when they are the very bytes it was parsed from.
+    pub(crate) fn manifest_is(&self, bytes: &[u8]) -> bool {
+        use sha2::{Digest, Sha256};
+        let same_bytes = self.loaded_from.as_ref().is_some_and(|loaded| {
+            std::ptr::eq(loaded.manifest.as_ptr(), Arc::as_ptr(&self.manifest))
+                && Sha256::digest(bytes)[..] == loaded.sha256
+        });
+        same_bytes || serde_json::from_slice::<Value>(bytes).ok().as_ref() == Some(&*self.manifest)
+    }
 }
 
 impl Pack {
