@@ -339,4 +339,39 @@ mod tests {
         assert_eq!(ours(&text).map(|v| v.to_string()), plain(&text).map(|v| v.to_string()));
         assert_eq!(ours(&text).unwrap()["chains"][0]["dag"]["nodes"], json!([{"id": "again"}]));
     }
+
+    /// Up to three one-byte edits (insert, replace or delete a JSON-significant byte)
+    /// anywhere in a large manifest.
+    fn edits() -> impl proptest::strategy::Strategy<Value = Vec<(f64, u8, u8)>> {
+        use proptest::prelude::*;
+        let significant = prop::sample::select(b"[]{}\",:\\ 0-eE.tn\n".to_vec());
+        prop::collection::vec((0.0..1.0f64, 0u8..3, significant), 1..=3)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_edit_parses_or_fails_as_a_plain_parse_does(edits in edits()) {
+            // Nodes, not padding, fill it, so that most edits land in or between them.
+            let mut text = manifest(11 * RUN_ELEMENTS, "").replace(&"x".repeat(SPLIT_PARSE_BYTES), "").into_bytes();
+            proptest::prop_assert!(text.len() >= SPLIT_PARSE_BYTES);
+            for (at, op, byte) in edits {
+                let i = ((text.len() - 1) as f64 * at) as usize;
+                match op {
+                    0 => text.insert(i, byte),
+                    1 => text[i] = byte,
+                    _ => _ = text.remove(i),
+                }
+            }
+            let text = String::from_utf8_lossy(&text).into_owned();
+            match (ours(&text), plain(&text)) {
+                (Ok(a), Ok(b)) => proptest::prop_assert_eq!(a.to_string(), b.to_string()),
+                (Err(a), Err(b)) => {
+                    let at = b.rsplit_once(" at line ").map(|(_, at)| at.to_string()).unwrap_or_default();
+                    proptest::prop_assert!(a.contains(&at), "{} / {}", a, b);
+                }
+                (a, b) => proptest::prop_assert!(false, "ours {:?} plain {:?}", a.is_ok(), b.is_ok()),
+            }
+        }
+    }
 }
