@@ -269,9 +269,9 @@ impl Node {
 }
 
 impl serde::Serialize for Node {
-    /// The object as [`Node::object`] gives it, written from its text ([`text::Raw`]).
+    /// The object as [`Node::object`] gives it, written from its text ([`text::Written`]).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        text::Raw(text::raw(self.text())).serialize(s)
+        text::Written(self.text()).serialize(s)
     }
 }
 

@@ -7,6 +7,7 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// Parse text that `serde_json` wrote. Without the parser's nesting limit: a node or edge can
 /// hold a value as deep as that limit allows inside its own object (an inspector edit), one
@@ -62,43 +63,124 @@ pub(super) fn nesting(text: &str) -> usize {
     deepest
 }
 
-/// A value's text written as the value it holds: to any serializer, with that serializer's
-/// own layout (a pretty file indents it where it sits), member by member, each scalar as the
-/// text `serde_json` wrote for it — which is what it writes for the value again. Nothing is
-/// built but a list of members per object: parsing each node into a map to write it made
-/// saving a large workflow several times slower.
-pub(super) struct Raw<'a>(pub &'a RawValue);
+/// A value's compact text written as the value it holds: to any serializer, with that
+/// serializer's own layout (a pretty file indents it where it sits). The text is read once,
+/// front to back, and nothing is built: each string and number goes out as the text
+/// `serde_json` wrote for it, which is what it writes for the value again (a string with
+/// escapes is unescaped first, to be escaped again the same way). Parsing each node into a
+/// map to write it made saving a large workflow slower than reading it.
+pub(super) struct Written<'a>(pub &'a str);
 
-impl serde::Serialize for Raw<'_> {
+impl serde::Serialize for Written<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error, SerializeMap, SerializeSeq};
-        let text = self.0.get();
-        match text.as_bytes().first() {
-            Some(b'{') => {
-                let members = members(text).ok_or_else(|| S::Error::custom("an object's text does not parse"))?;
-                let mut map = s.serialize_map(Some(members.len()))?;
-                for (key, value) in &members {
-                    map.serialize_entry(key.as_ref(), &Raw(value))?;
-                }
-                map.end()
-            }
-            Some(b'[') => {
-                let items: Vec<&RawValue> =
-                    serde_json::from_str(text).map_err(|_| S::Error::custom("an array's text does not parse"))?;
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(&Raw(item))?;
-                }
-                seq.end()
-            }
-            _ => self.0.serialize(s),
-        }
+        At(&Cursor { text: self.0, at: Cell::new(0) }).serialize(s)
     }
 }
 
-/// The text of an object, to write with [`Raw`].
-pub(super) fn raw(text: &str) -> &RawValue {
-    serde_json::from_str(text).expect("the text is what serde_json wrote for an object")
+/// Where writing a [`Written`] text has got to.
+struct Cursor<'a> {
+    text: &'a str,
+    at: Cell<usize>,
+}
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at.get()).copied()
+    }
+
+    /// Step past `byte`, which must be next.
+    fn expect(&self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at.set(self.at.get() + 1))
+    }
+
+    /// The string at the cursor, quotes included, and whether it has escapes.
+    fn string(&self) -> Option<(&'a str, bool)> {
+        let (bytes, start) = (self.text.as_bytes(), self.at.get());
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match bytes.get(i)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+        self.at.set(i + 1);
+        self.text.get(start..=i).map(|quoted| (quoted, escaped))
+    }
+
+    /// The number or literal at the cursor: up to the next `,`, `}` or `]` (compact text
+    /// has no spaces).
+    fn scalar(&self) -> &'a str {
+        let start = self.at.get();
+        let len = self.text.as_bytes()[start..].iter().position(|b| matches!(b, b',' | b'}' | b']'));
+        let end = len.map_or(self.text.len(), |n| start + n);
+        self.at.set(end);
+        &self.text[start..end]
+    }
+}
+
+/// The value at the cursor, written; the cursor is left after it.
+struct At<'c, 'a>(&'c Cursor<'a>);
+
+impl serde::Serialize for At<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap, SerializeSeq};
+        let c = self.0;
+        let bad = || S::Error::custom("the text is not what serde_json writes");
+        let unescaped = |quoted: &str| serde_json::from_str::<String>(quoted).map_err(|_| bad());
+        match c.peek().ok_or_else(bad)? {
+            b'{' => {
+                c.expect(b'{');
+                if c.expect(b'}').is_some() {
+                    return s.serialize_map(Some(0))?.end();
+                }
+                let mut map = s.serialize_map(None)?;
+                loop {
+                    let (key, escaped) = c.string().ok_or_else(bad)?;
+                    if escaped {
+                        map.serialize_key(&unescaped(key)?)?;
+                    } else {
+                        map.serialize_key(&key[1..key.len() - 1])?;
+                    }
+                    c.expect(b':').ok_or_else(bad)?;
+                    map.serialize_value(&At(c))?;
+                    if c.expect(b'}').is_some() {
+                        return map.end();
+                    }
+                    c.expect(b',').ok_or_else(bad)?;
+                }
+            }
+            b'[' => {
+                c.expect(b'[');
+                if c.expect(b']').is_some() {
+                    return s.serialize_seq(Some(0))?.end();
+                }
+                let mut seq = s.serialize_seq(None)?;
+                loop {
+                    seq.serialize_element(&At(c))?;
+                    if c.expect(b']').is_some() {
+                        return seq.end();
+                    }
+                    c.expect(b',').ok_or_else(bad)?;
+                }
+            }
+            b'"' => match c.string().ok_or_else(bad)? {
+                (quoted, true) => s.serialize_str(&unescaped(quoted)?),
+                (quoted, false) => s.serialize_str(&quoted[1..quoted.len() - 1]),
+            },
+            _ => match c.scalar() {
+                "true" => s.serialize_bool(true),
+                "false" => s.serialize_bool(false),
+                "null" => s.serialize_unit(),
+                // A number: its text as it is (`arbitrary_precision` keeps every digit).
+                number => serde_json::from_str::<&RawValue>(number).map_err(|_| bad())?.serialize(s),
+            },
+        }
+    }
 }
 
 struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
@@ -165,19 +247,23 @@ mod tests {
 
     /// Written from its text, a value comes out as the parsed value would, pretty and compact.
     #[test]
-    fn raw_text_serialises_as_its_value() {
+    fn written_text_serialises_as_its_value() {
         let cases = [
             json!({"id": "e\"1", "k\u{e9}y\n": "v\u{1F600}\\", "n": 1.50, "big": 12345678901234567890u64, "t": true, "z": null}),
             json!({"c": {"type": "truthy", "left": "$.ok"}, "w": [1, [2, {}], [], {"a": [{"b": -0.0}]}]}),
-            json!({"empty": {}, "none": []}),
+            json!({"empty": {}, "none": [], "k\"ey": ["a\\\"b", {"\u{0}": "x\\"}], "num": -1.5e-7, "t": [true, false, null]}),
             json!({}),
         ];
         for v in cases {
             let text = v.to_string();
-            let raw = Raw(super::raw(&text));
+            let raw = Written(&text);
             assert_eq!(serde_json::to_string_pretty(&raw).unwrap(), serde_json::to_string_pretty(&v).unwrap());
             assert_eq!(serde_json::to_string(&raw).unwrap(), text);
             assert_eq!(serde_json::to_value(&raw).unwrap(), v);
+        }
+        // Text serde_json did not write is an error of the serializer, not a panic.
+        for bad in [r#"{"a":"#, r#"{"a" 1}"#, r#"["x"#, "", r#"{"a":1"#] {
+            assert!(serde_json::to_string(&Written(bad)).is_err(), "{bad}");
         }
     }
 }
