@@ -54,8 +54,13 @@ fn parse_split(bytes: &[u8]) -> Option<Value> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let mut skeleton = Root { deferred: &mut deferred }.deserialize(&mut de).ok()?;
     de.end().ok()?;
-    let runs = deferred.iter().flat_map(|d| d.elements.chunks(RUN_ELEMENTS));
-    let mut parsed = crate::parallel::share_in_order(runs, |_, run| parse_run(bytes, run)).into_iter();
+    let runs: Vec<&[&RawValue]> = deferred.iter().flat_map(|d| d.elements.chunks(RUN_ELEMENTS)).collect();
+    // One run (say, one huge node) is not worth a thread and its stack and heap.
+    let parsed = match runs.len() {
+        0 | 1 => runs.into_iter().map(|run| parse_run(bytes, run)).collect(),
+        _ => crate::parallel::share_in_order(runs.into_iter(), |_, run| parse_run(bytes, run)),
+    };
+    let mut parsed = parsed.into_iter();
     for d in deferred {
         let count = d.elements.len().div_ceil(RUN_ELEMENTS);
         let mut items = Vec::with_capacity(d.elements.len());
