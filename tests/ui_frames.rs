@@ -8,11 +8,12 @@ mod ui_common;
 use chainsmith::app::{App, NativeDialogs, StartOptions};
 use chainsmith::pack::{LoadOutcome, bundled};
 use chainsmith::workflow::{ExportMode, Workflow};
-use egui::epaint::{Mesh, Shape};
-use egui::{Key, Modifiers, Pos2, pos2};
+use egui::epaint::{ColorImage, ImageData, Mesh, Shape};
+use egui::{Color32, Key, Modifiers, Pos2, Rect, TextureId, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,28 +48,128 @@ fn open(file: PathBuf, packs: LoadOutcome) -> Harness<'static, App> {
     ))
 }
 
-/// The largest mesh the last frame handed to the renderer: the canvas's still drawing.
-fn still_mesh(h: &Harness<'_, App>) -> Arc<Mesh> {
-    h.output()
+/// The app, and what its frames handed the renderer besides shapes: the last image each
+/// texture was set to, and how many times it was set.
+struct Shown {
+    app: App,
+    images: HashMap<TextureId, (Arc<ColorImage>, usize)>,
+}
+
+/// Like [`open`], keeping the images the frames set (headless, nothing renders them).
+fn open_shown(file: PathBuf) -> Harness<'static, Shown> {
+    let opts =
+        StartOptions { files: vec![file], dialogs: Box::new(NativeDialogs), recovery_file: None, packs: bundled() };
+    let shown = Shown { app: App::new(opts, None), images: HashMap::new() };
+    let mut h =
+        Harness::builder().with_size([1440.0, 900.0]).with_step_dt(1.0 / 60.0).with_max_steps(64).build_ui_state(
+            |ui, s: &mut Shown| {
+                s.app.show(ui);
+                // What the frame set goes to the renderer when the frame ends: take it first.
+                let mut delta = ui.ctx().tex_manager().write().take_delta();
+                for (id, deltas) in delta.set.drain() {
+                    for d in deltas.into_iter().filter(|d| d.pos.is_none()) {
+                        let ImageData::Color(image) = d.image;
+                        let entry = s.images.entry(id).or_insert_with(|| (Arc::clone(&image), 0));
+                        *entry = (image, entry.1 + 1);
+                    }
+                }
+            },
+            shown,
+        );
+    h.run();
+    h
+}
+
+/// The canvas zoomed far out: the still drawing's mesh (grid, frames), the texture its edges
+/// and cards are drawn into, and where that is on screen. They are the two shapes the canvas
+/// puts under its scene, in that order.
+fn far_view(h: &Harness<'_, Shown>) -> (Arc<Mesh>, TextureId, Rect) {
+    let meshes: Vec<&Arc<Mesh>> = h
+        .output()
         .shapes
         .iter()
         .filter_map(|c| match &c.shape {
-            Shape::Mesh(m) => Some(Arc::clone(m)),
+            Shape::Mesh(m) => Some(m),
             _ => None,
         })
-        .max_by_key(|m| m.vertices.len())
-        .expect("the canvas is drawn as a mesh")
+        .collect();
+    let k = meshes
+        .iter()
+        .position(|m| m.texture_id != TextureId::default() && h.state().images.contains_key(&m.texture_id))
+        .expect("the far view is drawn as a texture");
+    let quad = meshes[k];
+    assert_eq!(quad.vertices.len(), 4, "one quad");
+    (Arc::clone(meshes[k - 1]), quad.texture_id, quad.calc_bounds())
+}
+
+/// An image as shown on screen over `rect`.
+struct Picture {
+    image: Arc<ColorImage>,
+    rect: Rect,
+}
+
+impl Picture {
+    fn of(h: &Harness<'_, Shown>) -> Self {
+        let (_, id, rect) = far_view(h);
+        Self { image: Arc::clone(&h.state().images[&id].0), rect }
+    }
+
+    /// The pixel at screen point `p`.
+    fn at(&self, p: Pos2) -> Color32 {
+        let [w, hgt] = self.image.size;
+        let x = ((p.x - self.rect.min.x) / self.rect.width() * w as f32) as usize;
+        let y = ((p.y - self.rect.min.y) / self.rect.height() * hgt as f32) as usize;
+        self.image.pixels[y * w + x]
+    }
+
+    /// The bounds (screen points) of each patch of pixels of exactly `color`, pixels side by
+    /// side counting as one patch.
+    fn patches(&self, color: Color32) -> Vec<Rect> {
+        let [w, hgt] = self.image.size;
+        let px = &self.image.pixels;
+        let scale = self.rect.width() / w as f32;
+        let mut seen = vec![false; px.len()];
+        let mut out = Vec::new();
+        for start in 0..px.len() {
+            if seen[start] || px[start] != color {
+                continue;
+            }
+            seen[start] = true;
+            let mut stack = vec![start];
+            let mut bounds = Rect::NOTHING;
+            while let Some(i) = stack.pop() {
+                let (x, y) = (i % w, i / w);
+                let pixel = Rect::from_min_size(pos2(x as f32, y as f32), egui::vec2(1.0, 1.0));
+                bounds = bounds.union(pixel);
+                let near = [
+                    (x > 0).then(|| i - 1),
+                    (x + 1 < w).then_some(i + 1),
+                    (y > 0).then(|| i - w),
+                    (y + 1 < hgt).then_some(i + w),
+                ];
+                for j in near.into_iter().flatten() {
+                    if !seen[j] && px[j] == color {
+                        seen[j] = true;
+                        stack.push(j);
+                    }
+                }
+            }
+            let on_screen = |p: Pos2| self.rect.min + p.to_vec2() * scale;
+            out.push(Rect::from_min_max(on_screen(bounds.min), on_screen(bounds.max)));
+        }
+        out
+    }
 }
 
 /// Where card `i` of the grid is on screen (its centre).
-fn card_on_screen(h: &Harness<'_, App>, i: usize) -> Pos2 {
+fn card_on_screen(app: &App, i: usize) -> Pos2 {
     let at = pos2((i % 40) as f32 * 320.0 + 110.0, (i / 40) as f32 * 150.0 + 48.0);
-    h.state().canvas_to_screen(at)
+    app.canvas_to_screen(at)
 }
 
 /// Rest the pointer on `at` for a while (the canvas picks which tiny cards take input from
 /// where the pointer is), then press and release there within one frame.
-fn click_after_hovering(h: &mut Harness<'_, App>, at: Pos2) {
+fn click_after_hovering<S>(h: &mut Harness<'_, S>, at: Pos2) {
     h.hover_at(at);
     h.run_steps(30);
     for pressed in [true, false] {
@@ -80,30 +181,38 @@ fn click_after_hovering(h: &mut Harness<'_, App>, at: Pos2) {
 #[test]
 fn the_still_canvas_is_drawn_once_while_only_the_pointer_moves() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(write(dir.path(), grid(200)), bundled());
-    let canvas = h.state().canvas_rect();
+    let mut h = open_shown(write(dir.path(), grid(200)));
+    let canvas = h.state().app.canvas_rect();
     h.hover_at(canvas.center());
     h.run();
-    let before = still_mesh(&h);
-    assert!(before.vertices.len() > 200 * 4, "every card is in it: {}", before.vertices.len());
+    let (before, far, _) = far_view(&h);
+    let uploads = |h: &Harness<'_, Shown>| h.state().images[&far].1;
+    let drawn = uploads(&h);
     for f in [0.2, 0.4, 0.6] {
         h.hover_at(canvas.min + canvas.size() * f);
         h.run();
-        assert!(Arc::ptr_eq(&before, &still_mesh(&h)), "pointer moves reuse the drawing");
+        assert!(Arc::ptr_eq(&before, &far_view(&h).0), "pointer moves reuse the drawing");
+        assert_eq!(uploads(&h), drawn, "and its pixels");
     }
-    // Selecting changes the drawing: drawn again, once.
+    let card = Picture::of(&h).at(card_on_screen(&h.state().app, 0));
+    assert_eq!(card.a(), 255, "a card is drawn where it is");
+    // Selecting changes the drawing: drawn again, once, every card in the selection's colour.
     h.key_press_modifiers(Modifiers::COMMAND, Key::A);
     h.run();
-    let selected = still_mesh(&h);
-    assert!(!Arc::ptr_eq(&before, &selected));
+    assert_eq!(uploads(&h), drawn + 1);
+    let selected = Picture::of(&h);
+    let accent = selected.at(card_on_screen(&h.state().app, 0));
+    assert_ne!(accent, card);
+    assert!((0..200).all(|i| selected.at(card_on_screen(&h.state().app, i)) == accent));
     h.hover_at(canvas.center());
     h.run();
-    assert!(Arc::ptr_eq(&selected, &still_mesh(&h)));
+    assert_eq!(uploads(&h), drawn + 1);
     // So does an edit.
     h.key_press(Key::Delete);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
-    assert!(still_mesh(&h).vertices.len() < before.vertices.len() / 4, "the deleted cards are gone from it");
+    assert_eq!(h.state().app.workflow().node_count(), 0);
+    assert!(uploads(&h) > drawn + 1);
+    assert!(Picture::of(&h).image.pixels.iter().all(|c| c.a() == 0), "the deleted cards are gone from it");
 }
 
 #[test]
@@ -117,7 +226,7 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
     assert!(zoom < 0.15, "everything in view makes the cards tiny: zoom {zoom}");
 
     let target = 41 * 5 + 7;
-    let at = card_on_screen(&h, target);
+    let at = card_on_screen(h.state(), target);
     click_after_hovering(&mut h, at);
     h.run();
     assert_eq!(h.state().selected_nodes(), vec![format!("n{target}")]);
@@ -131,39 +240,38 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
 }
 
 #[test]
-fn in_full_view_each_card_is_one_quad_where_it_is_on_screen() {
+fn zoomed_far_out_every_card_is_drawn_where_it_is_and_the_selection_shows() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(write(dir.path(), grid(1_200)), LoadOutcome::default());
+    let mut h = open_shown(write(dir.path(), grid(1_200)));
     h.key_press(Key::F);
     h.run();
+    let picture = Picture::of(&h);
+    // Every card a patch of its own in its colour (all are `core.noop`), at its place.
+    let card = picture.at(card_on_screen(&h.state().app, 0));
+    assert_eq!(card.a(), 255);
+    assert_eq!(picture.patches(card).len(), 1_200, "one patch per card");
+    assert!((0..1_200).all(|i| picture.at(card_on_screen(&h.state().app, i)) == card));
+
     let target = 40 * 11 + 23;
-    let at = card_on_screen(&h, target);
+    let at = card_on_screen(&h.state().app, target);
     click_after_hovering(&mut h, at);
-    h.hover_at(h.state().canvas_rect().min + egui::vec2(2.0, 2.0));
+    h.hover_at(h.state().app.canvas_rect().min + egui::vec2(2.0, 2.0));
     h.run();
-    assert_eq!(h.state().selected_nodes(), vec![format!("n{target}")]);
-    // The selected card is the one quad in its colour; it covers the card's place on screen.
-    // The canvas's drawing comes first in paint order; the minimap over it has a cell per card.
-    let mesh = h
-        .output()
-        .shapes
-        .iter()
-        .find_map(|c| match &c.shape {
-            Shape::Mesh(m) if m.vertices.len() >= 1_200 * 4 => Some(Arc::clone(m)),
-            _ => None,
-        })
-        .expect("the canvas is drawn as a mesh");
-    let mut by_color: std::collections::HashMap<egui::Color32, Vec<Pos2>> = Default::default();
-    for v in &mesh.vertices {
-        by_color.entry(v.color).or_default().push(v.pos);
-    }
-    let quads: Vec<&Vec<Pos2>> = by_color.values().filter(|ps| ps.len() == 4).collect();
-    assert_eq!(quads.len(), 1, "one card is drawn in the selection's colour");
-    let rect = egui::Rect::from_points(quads[0]);
-    let zoom = h.state().canvas_to_screen(pos2(1.0, 0.0)).x - h.state().canvas_to_screen(pos2(0.0, 0.0)).x;
-    assert!(rect.contains(at), "{rect:?} holds the card's centre {at:?}");
-    let width = 220.0 * zoom;
-    assert!((rect.width() - width).abs() < 0.01, "a card is {width} wide on screen, the quad {}", rect.width());
+    assert_eq!(h.state().app.selected_nodes(), vec![format!("n{target}")]);
+    let picture = Picture::of(&h);
+    let accent = picture.at(at);
+    assert_ne!(accent, card, "the selected card is drawn in another colour");
+    assert_eq!(picture.patches(card).len(), 1_199, "the others as before");
+
+    // Zoomed out until a card is about two pixels by one: the selected one gets a ring
+    // a few pixels clear of it, so it can still be found.
+    let size = h.state().app.canvas_rect().size() / 0.01;
+    h.state_mut().app.set_canvas_view(Rect::from_center_size(pos2(6_400.0, 2_200.0), size));
+    h.run();
+    let at = card_on_screen(&h.state().app, target);
+    let mark = Picture::of(&h).patches(accent).into_iter().reduce(|a, b| a.union(b)).expect("the selection is drawn");
+    assert!(mark.width() >= 8.0 && mark.height() >= 8.0, "a mark at least 8 points across: {mark:?}");
+    assert!(mark.shrink(3.0).contains(at), "around the card at {at:?}: {mark:?}");
 }
 
 /// A conditional edge without `left`: the lint warns about it.

@@ -11,6 +11,7 @@ use super::Action;
 use super::command_ui;
 use super::mesh_cache::{MeshCache, Raster};
 use super::palette::{NodeTypeDrag, TileDrag};
+use super::pixmap::Pixmap;
 use super::theme;
 use crate::catalog::Catalog;
 use crate::editor::cards::{self, card_ports};
@@ -23,11 +24,11 @@ use crate::editor::selection::Selection;
 use crate::error::Error;
 use crate::workflow::Workflow;
 use egui::emath::TSTransform;
-use egui::epaint::{CornerRadius, Mesh, PathShape, Shape, TextShape};
+use egui::epaint::{ColorImage, CornerRadius, ImageData, Mesh, PathShape, Shape, TextShape};
 use egui::text::{LayoutJob, TextFormat, TextWrapping};
 use egui::{
-    Align2, Color32, FontFamily, FontId, Id, Modifiers, PointerButton, Pos2, Rect, Role, Sense, Stroke, StrokeKind, Ui,
-    Vec2, WidgetInfo, pos2, vec2,
+    Align2, Color32, FontFamily, FontId, Id, Modifiers, PointerButton, Pos2, Rect, Role, Sense, Stroke, StrokeKind,
+    TextureHandle, TextureOptions, Ui, Vec2, WidgetInfo, pos2, vec2,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -99,6 +100,8 @@ pub struct Canvas {
     scene: MeshCache<SceneKey>,
     /// This frame's still mesh, put under the canvas layer once the scene is shown.
     still: Option<Arc<Mesh>>,
+    /// Zoomed far out, the still drawing's edges and cards, in pixels (see [`pixmap`]).
+    far: Option<FarView>,
     minimap_mesh: MeshCache<MinimapKey>,
     /// The card whose context menu is open (it keeps taking input while many are in view).
     menu_card: Option<String>,
@@ -133,6 +136,18 @@ struct Still<'a> {
     target_edge: Option<u64>,
     /// The edge a previewed splice replaces: left out, the preview draws it going away.
     replaced: Option<u64>,
+    /// Whether every card is where the document has it (no insert preview moves one).
+    at_rest: bool,
+}
+
+/// The still drawing's edges and cards zoomed far out: one texture, shown over `rect` (screen
+/// points, on the pixel grid so each texel is one pixel).
+struct FarView {
+    texture: TextureHandle,
+    rect: Rect,
+    /// The texture's pixels, kept for the next redraw to draw into once the renderer is done
+    /// with them: faulting in a fresh canvas-sized buffer cost about a millisecond a redraw.
+    image: Arc<ColorImage>,
 }
 
 /// Everything the minimap's drawing depends on.
@@ -192,6 +207,7 @@ impl Canvas {
             last_pass: Duration::ZERO,
             scene: MeshCache::default(),
             still: None,
+            far: None,
             minimap_mesh: MeshCache::default(),
             menu_card: None,
         }
@@ -269,6 +285,7 @@ impl Canvas {
         self.wire_refused = refusal.is_some();
         // The still drawing goes here, under the scene's layer, once the scene has drawn it.
         let still_slot = ui.painter().add(Shape::Noop);
+        let far_slot = ui.painter().add(Shape::Noop);
         let mut scene_rect = self.scene_rect;
         let scene = egui::Scene::new().zoom_range(ZOOM_RANGE).drag_pan_buttons(pan_buttons);
         let response = scene
@@ -285,7 +302,13 @@ impl Canvas {
             ctx.request_repaint();
         }
         if let Some(mesh) = self.still.take() {
-            ui.painter_at(outer).set(still_slot, Shape::Mesh(mesh));
+            let painter = ui.painter_at(outer);
+            painter.set(still_slot, Shape::Mesh(mesh));
+            if let Some(far) = &self.far {
+                let mut quad = Mesh::with_texture(far.texture.id());
+                quad.add_rect_with_uv(far.rect, Rect::from_min_max(Pos2::ZERO, pos2(1.0, 1.0)), Color32::WHITE);
+                painter.set(far_slot, Shape::mesh(quad));
+            }
         }
         // "Add here…" adds where the menu was opened, not where its item is clicked.
         if response.secondary_clicked() {
@@ -347,7 +370,7 @@ impl Canvas {
         let region = ids
             .into_iter()
             .filter_map(|id| self.cache.by_id.get(id))
-            .map(|&i| self.cache.rect(i, self.cache.cards[i].pos))
+            .map(|&i| self.cache.rect(i, self.cache.boxes[i].pos))
             .reduce(|a, b| a.union(b));
         if let Some(region) = region {
             let band = self.outer.shrink(8.0);
@@ -448,6 +471,7 @@ impl Canvas {
         // cached mesh, redrawn only when the document, the view or the selection changes;
         // `show` puts it under this layer. What moves or reacts to the pointer is drawn
         // below, every frame, on top of it.
+        let at_rest = moved.is_empty();
         let key = SceneKey {
             revision: self.cache.revision,
             view: [self.to_global.translation.x, self.to_global.translation.y, zoom],
@@ -461,19 +485,17 @@ impl Canvas {
         };
         let mut scene = std::mem::take(&mut self.scene);
         let to_screen = self.to_global;
-        let still = Still { visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced };
-        let mesh = scene.get_with(
-            &ctx,
-            key,
-            to_screen,
-            visible,
-            |p| self.paint_still(p, &still),
-            |mesh| {
-                if zoom < LOD_SOLID {
-                    self.build_still_solid(mesh, to_screen, &still);
-                }
-            },
-        );
+        let still =
+            Still { visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced, at_rest };
+        if !scene.holds(&key) {
+            let last = self.far.take();
+            let t0 = Instant::now();
+            self.far = if zoom < LOD_SOLID { self.rasterize(&ctx, to_screen, &still, last) } else { None };
+            if std::env::var_os("TIMING").is_some() {
+                eprintln!("raster {:?}", t0.elapsed());
+            }
+        }
+        let mesh = scene.get(&ctx, key, to_screen, visible, |p| self.paint_still(p, &still));
         self.scene = scene;
         self.still = Some(mesh);
 
@@ -542,7 +564,7 @@ impl Canvas {
             resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
             // The still drawing has this card already, unless it moves or shows the hover.
             if live[i] || resp.hovered() {
-                paint_card(&painter, rect, card, lod, selected, resp.hovered());
+                paint_card(&painter, rect, (card, self.cache.boxes[i].color), lod, selected, resp.hovered());
             }
             if resp.secondary_clicked() {
                 self.menu_card = Some(card.id.clone());
@@ -601,9 +623,9 @@ impl Canvas {
 
     /// The still part of the canvas: grid, frames, edges, cards and edge labels, leaving out
     /// the cards being dragged (`live`) and everything attached to them. With everything in
-    /// view, edges and cards are left to [`Canvas::build_still_solid`].
+    /// view, edges and cards are left to [`Canvas::rasterize`].
     fn paint_still(&self, painter: &egui::Painter, still: &Still) {
-        let Still { visible, zoom, positions, live, selection, target_edge, replaced } = *still;
+        let Still { visible, zoom, positions, live, selection, target_edge, replaced, .. } = *still;
         let lod = self.lod(zoom);
         self.paint_grid(painter, visible, zoom);
         for (fi, frame) in self.cache.frames.iter().enumerate() {
@@ -639,7 +661,8 @@ impl Canvas {
             if live[i] || !rect.intersects(visible) {
                 continue;
             }
-            paint_card(painter, rect, card, lod, selection.nodes.contains(&card.id), false);
+            let selected = selection.nodes.contains(&card.id);
+            paint_card(painter, rect, (card, self.cache.boxes[i].color), lod, selected, false);
             titles.push(Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER)));
         }
         // A label slides along its edge off any card title it would cover; labels placed
@@ -654,13 +677,39 @@ impl Canvas {
         }
     }
 
-    /// The edges and cards of [`Canvas::paint_still`] with everything in view: edges are
-    /// straight lines and cards solid rects (as [`paint_edge`] and [`paint_card`] draw them
-    /// at this zoom), tens of thousands of them, so they go straight into the mesh as quads
-    /// in screen coordinates, edges first.
-    fn build_still_solid(&self, mesh: &mut Mesh, to_screen: TSTransform, still: &Still) {
-        let Still { visible, zoom, positions, live, selection, target_edge, replaced } = *still;
-        let cards = &self.cache.cards;
+    /// The edges and cards of [`Canvas::paint_still`] zoomed far out, in pixels: edges (the
+    /// highlighted ones over the rest), then cards, as [`paint_edge`] and [`paint_card`]
+    /// draw them at this zoom (straight lines, solid rects, a ring round a selected card too
+    /// small to show its colour). `None` when the canvas has no pixels.
+    fn rasterize(
+        &self,
+        ctx: &egui::Context,
+        to_screen: TSTransform,
+        still: &Still,
+        last: Option<FarView>,
+    ) -> Option<FarView> {
+        let Still { visible, zoom, positions, live, selection, target_edge, replaced, at_rest } = *still;
+        let screen = to_screen * visible;
+        // Pixels per screen point: the display's, unless the canvas is wider than a texture
+        // may be.
+        let max_side = ctx.input(|i| i.max_texture_side) as f32;
+        let ppp = ctx.pixels_per_point();
+        let extent = screen.width().max(screen.height()) * ppp;
+        let density = if extent > max_side { ppp * max_side / extent } else { ppp };
+        let (origin, end) = ((screen.min.to_vec2() * density).floor(), (screen.max.to_vec2() * density).ceil());
+        let size = (end - origin).min(Vec2::splat(max_side));
+        if size.x < 1.0 || size.y < 1.0 {
+            return None;
+        }
+        let (texture, buffer) = match last {
+            Some(FarView { texture, image, .. }) => {
+                (Some(texture), Arc::try_unwrap(image).map(|i| i.pixels).unwrap_or_default())
+            }
+            None => (None, Vec::new()),
+        };
+        let mut pixmap = Pixmap::new(size.x as usize, size.y as usize, buffer);
+        let to_px = |p: Pos2| ((to_screen * p).to_vec2() * density - origin).to_pos2();
+        let cards = &self.cache.boxes;
         // By index, once: looking every card up in the selection's set would compare ids.
         let mut selected = vec![false; cards.len()];
         for id in &selection.nodes {
@@ -668,30 +717,52 @@ impl Canvas {
                 selected[i] = true;
             }
         }
-        let links = &self.cache.links;
-        mesh.reserve_triangles(2 * (links.len() + cards.len()));
-        mesh.reserve_vertices(4 * (links.len() + cards.len()));
-        for link in links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
+        let mut over = Vec::new();
+        // Everything in view (the usual far view): no edge to cull.
+        let all_in_view = at_rest && self.cache.fit_bounds.is_some_and(|b| visible.contains_rect(b));
+        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
             let curve = self.link_curve(link, positions);
-            if curve.hull().intersects(visible) {
-                let stroke =
-                    link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
-                let stroke = Stroke::new(stroke.width * to_screen.scaling, stroke.color);
-                if curve.lane.is_none() {
-                    add_line(mesh, to_screen * curve.from, to_screen * curve.to, stroke);
-                } else {
-                    for corner in curve.polyline().windows(2) {
-                        add_line(mesh, to_screen * corner[0], to_screen * corner[1], stroke);
-                    }
-                }
+            if !all_in_view && !curve.hull().intersects(visible) {
+                continue;
             }
+            let highlighted = selection.edges.contains(&link.seq) || target_edge == Some(link.seq);
+            if highlighted {
+                over.push((curve, link));
+                continue;
+            }
+            draw_line_px(&mut pixmap, curve, &to_px, link_stroke(link, false, false, zoom), zoom * density);
         }
+        for (curve, link) in over {
+            let stroke = link_stroke(link, selection.edges.contains(&link.seq), target_edge == Some(link.seq), zoom);
+            draw_line_px(&mut pixmap, curve, &to_px, stroke, zoom * density);
+        }
+        let mut rings = Vec::new();
         for (i, card) in cards.iter().enumerate() {
             let rect = self.cache.rect(i, positions[i]);
-            if !live[i] && rect.intersects(visible) {
-                mesh.add_colored_rect(to_screen * rect, if selected[i] { theme::ACCENT } else { card.color });
+            if live[i] || !rect.intersects(visible) {
+                continue;
+            }
+            let px = Rect::from_min_max(to_px(rect.min), to_px(rect.max));
+            pixmap.fill_rect(px, if selected[i] { theme::ACCENT } else { card.color });
+            if selected[i] && is_tiny(px, density) {
+                rings.push(mark_ring(px, density));
             }
         }
+        // Last, so no card covers them.
+        for ring in rings {
+            pixmap.stroke_rect(ring, MARK_LINE * density, theme::ACCENT);
+        }
+        let image = Arc::new(pixmap.into_image());
+        let data = ImageData::Color(Arc::clone(&image));
+        let texture = match texture {
+            Some(mut t) => {
+                t.set(data, TextureOptions::NEAREST);
+                t
+            }
+            None => ctx.load_texture("cs-canvas-far", data, TextureOptions::NEAREST),
+        };
+        let rect = Rect::from_min_size((origin / density).to_pos2(), size / density);
+        Some(FarView { texture, rect, image })
     }
 
     fn lod(&self, zoom: f32) -> Lod {
@@ -701,8 +772,8 @@ impl Canvas {
     /// The path of an edge, with cards at `positions`.
     fn link_curve(&self, link: &Link, positions: &[Pos2]) -> Curve {
         let (a, b) = (self.cache.rect(link.from, positions[link.from]), self.cache.rect(link.to, positions[link.to]));
-        let from = port_pos(a, link.from_port, self.cache.cards[link.from].outputs.len(), true);
-        let to = port_pos(b, link.to_port, self.cache.cards[link.to].inputs.len(), false);
+        let from = port_pos(a, link.from_port, self.cache.boxes[link.from].outputs as usize, true);
+        let to = port_pos(b, link.to_port, self.cache.boxes[link.to].inputs as usize, false);
         // The cached span is of the cards at rest; the two ends may be being dragged.
         let (top, bottom) = link.span;
         Curve::between(a, from, b, to).around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
@@ -759,7 +830,7 @@ impl Canvas {
 
     /// Current top-left of every card, with a drag in progress applied.
     fn positions(&self) -> Vec<Pos2> {
-        let mut out: Vec<Pos2> = self.cache.cards.iter().map(|c| c.pos).collect();
+        let mut out: Vec<Pos2> = self.cache.boxes.iter().map(|c| c.pos).collect();
         if let Some(d) = &self.drag {
             for id in &d.ids {
                 if let Some(&i) = self.cache.by_id.get(id) {
@@ -791,7 +862,12 @@ impl Canvas {
     ) {
         let (id, anchor, instance, child) = {
             let card = &self.cache.cards[i];
-            (card.id.clone(), card.pos, card.instance.map(|f| self.cache.frames[f].key.clone()), card.child)
+            (
+                card.id.clone(),
+                self.cache.boxes[i].pos,
+                card.instance.map(|f| self.cache.frames[f].key.clone()),
+                card.child,
+            )
         };
         let only = |selection: &Selection| selection.nodes.len() == 1;
         let mods = resp.ctx.input(|inp| inp.modifiers);
@@ -835,7 +911,7 @@ impl Canvas {
                     .ids
                     .iter()
                     .filter_map(|id| {
-                        let p = self.cache.cards[*self.cache.by_id.get(id)?].pos + delta;
+                        let p = self.cache.boxes[*self.cache.by_id.get(id)?].pos + delta;
                         Some((id.clone(), (f64::from(p.x), f64::from(p.y))))
                     })
                     .collect();
@@ -1130,6 +1206,10 @@ const MINIMAP_CARDS: usize = 2_000;
 #[derive(Default)]
 struct ViewCache {
     revision: Option<(u64, u64)>,
+    /// Where each card is and how it looks from afar, in file order: what the hot loops
+    /// (culling, edges, the far view) read, packed together apart from the text.
+    boxes: Vec<CardBox>,
+    /// What else a card shows, by the same index.
     cards: Vec<Card>,
     by_id: HashMap<String, usize>,
     links: Vec<Link>,
@@ -1140,22 +1220,28 @@ struct ViewCache {
     minimap: Vec<(Rect, u32)>,
 }
 
+#[derive(Clone, Copy)]
+struct CardBox {
+    pos: Pos2,
+    /// Taller than the layout's card when it has more ports than fit.
+    h: f32,
+    color: Color32,
+    inputs: u32,
+    outputs: u32,
+}
+
 struct Card {
     id: String,
     /// The accessible name: display name and id.
     label: String,
     name: String,
     type_id: String,
-    pos: Pos2,
     inputs: Vec<String>,
     outputs: Vec<String>,
     marks: Vec<(&'static str, Color32, &'static str)>,
-    color: Color32,
     instance: Option<usize>,
     /// The node names a sub-chain child (`config.subChainRef` or `config.workflowId`).
     child: bool,
-    /// Taller than the layout's card when it has more ports than fit.
-    h: f32,
 }
 
 struct Link {
@@ -1183,12 +1269,13 @@ struct FrameView {
 impl ViewCache {
     /// The card `i` drawn with its top-left at `pos`.
     fn rect(&self, i: usize, pos: Pos2) -> Rect {
-        Rect::from_min_size(pos, vec2(W, self.cards[i].h))
+        Rect::from_min_size(pos, vec2(W, self.boxes[i].h))
     }
 
     fn build(wf: &Workflow, revision: (u64, u64), catalog: Option<&Catalog>) -> Self {
         let order = wf.nodes_in_order();
         let mut cards = Vec::with_capacity(order.len());
+        let mut boxes = Vec::with_capacity(order.len());
         let mut by_id = HashMap::with_capacity(order.len());
         let mut index_of = HashMap::with_capacity(order.len());
         // Declared ports first, then ports only edges mention: the model's card geometry.
@@ -1200,20 +1287,23 @@ impl ViewCache {
             by_id.insert(node.id().to_owned(), cards.len());
             index_of.insert(*ix, cards.len());
             let p = std::mem::take(&mut ports[ix.index()]);
-            let h = p.size().1 as f32;
+            boxes.push(CardBox {
+                pos: pos2(x as f32, y as f32),
+                h: p.size().1 as f32,
+                color: theme::type_color(node.type_id()),
+                inputs: p.inputs.len() as u32,
+                outputs: p.outputs.len() as u32,
+            });
             cards.push(Card {
                 id: node.id().to_owned(),
                 label: format!("{name} ({})", node.id()),
                 name,
                 type_id: node.type_id().to_owned(),
-                pos: pos2(x as f32, y as f32),
                 inputs: p.inputs,
                 outputs: p.outputs,
                 marks: marks(node),
-                color: theme::type_color(node.type_id()),
                 instance: None,
                 child: node.child_ref().is_some(),
-                h,
             });
         }
         let back: HashSet<_> = crate::graph::dfs(&wf.graph, order.iter().copied()).back_edges.into_iter().collect();
@@ -1260,7 +1350,7 @@ impl ViewCache {
                 frames.push(FrameView { key: prefix, title, nodes, app: true });
             }
         }
-        let mut cache = Self { revision: Some(revision), cards, by_id, links, frames, ..Self::default() };
+        let mut cache = Self { revision: Some(revision), boxes, cards, by_id, links, frames, ..Self::default() };
         cache.measure();
         cache
     }
@@ -1276,7 +1366,7 @@ impl ViewCache {
         for id in ids {
             let (Some(&i), Some(ix)) = (self.by_id.get(id), wf.node(id)) else { return false };
             let (x, y) = wf.graph[ix].position();
-            self.cards[i].pos = pos2(x as f32, y as f32);
+            self.boxes[i].pos = pos2(x as f32, y as f32);
         }
         self.revision = Some(revision);
         self.measure();
@@ -1286,30 +1376,30 @@ impl ViewCache {
     /// The bounds, the fitting bounds and the minimap, from the cards and links.
     fn measure(&mut self) {
         // Back edges only: a loop runs from the target's left to the source's right.
-        let back = |l: &Link, cards: &[Card]| cards[l.to].pos.x < cards[l.from].pos.x;
+        let back = |l: &Link, cards: &[CardBox]| cards[l.to].pos.x < cards[l.from].pos.x;
         let lanes = self
             .links
             .iter()
-            .any(|l| back(l, &self.cards))
-            .then(|| CardSpans::new(self.cards.iter().map(|c| (c.pos.x, c.pos.y, c.pos.y + c.h))));
+            .any(|l| back(l, &self.boxes))
+            .then(|| CardSpans::new(self.boxes.iter().map(|c| (c.pos.x, c.pos.y, c.pos.y + c.h))));
         for l in &mut self.links {
-            let (a, b) = (&self.cards[l.from], &self.cards[l.to]);
+            let (a, b) = (&self.boxes[l.from], &self.boxes[l.to]);
             l.span = match &lanes {
-                Some(lanes) if back(l, &self.cards) => lanes
+                Some(lanes) if back(l, &self.boxes) => lanes
                     .reach(b.pos.x - LOOP_ARM, a.pos.x + W + LOOP_ARM)
                     .unwrap_or((f32::INFINITY, f32::NEG_INFINITY)),
                 _ => (f32::INFINITY, f32::NEG_INFINITY),
             };
         }
-        let cards = &self.cards;
+        let cards = &self.boxes;
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
         // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
         // Exact bounds only for a curve whose hull leaves the cards' bounds (most do not).
         let fit_bounds = self.links.iter().fold(bounds, |acc, l| {
             let (a, b) = (&cards[l.from], &cards[l.to]);
             let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
-            let from = port_pos(ra, l.from_port, a.outputs.len(), true);
-            let to = port_pos(rb, l.to_port, b.inputs.len(), false);
+            let from = port_pos(ra, l.from_port, a.outputs as usize, true);
+            let to = port_pos(rb, l.to_port, b.inputs as usize, false);
             let curve = Curve::between(ra, from, rb, to).around(l.span);
             match acc {
                 Some(fit) if fit.contains_rect(curve.hull()) => Some(fit),
@@ -1330,7 +1420,7 @@ fn port_index(ports: &[String], name: &str) -> usize {
     ports.iter().position(|p| p == name).unwrap_or(0)
 }
 
-fn minimap_cells(cards: &[Card], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
+fn minimap_cells(cards: &[CardBox], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
     let Some(b) = bounds else { return Vec::new() };
     if cards.len() <= MINIMAP_CARDS {
         return cards.iter().map(|c| (Rect::from_min_size(c.pos, vec2(W, c.h)), 1)).collect();
@@ -1420,19 +1510,34 @@ fn px(zoom: f32, n: f32) -> f32 {
     n / zoom.min(1.0)
 }
 
-/// A straight line as one quad (no anti-aliasing: it is a pixel or two wide on screen).
-fn add_line(mesh: &mut Mesh, a: Pos2, b: Pos2, stroke: Stroke) {
-    let along = b - a;
-    if along.length_sq() == 0.0 {
-        return;
+/// An edge drawn far out: a line, or a loop's corners; `stroke` in canvas units and `scale`
+/// pixels per canvas unit.
+fn draw_line_px(pixmap: &mut Pixmap, curve: Curve, to_px: &impl Fn(Pos2) -> Pos2, stroke: Stroke, scale: f32) {
+    let width = stroke.width * scale;
+    if curve.lane.is_none() {
+        pixmap.line(to_px(curve.from), to_px(curve.to), width, stroke.color);
+    } else {
+        for corner in curve.polyline().windows(2) {
+            pixmap.line(to_px(corner[0]), to_px(corner[1]), width, stroke.color);
+        }
     }
-    let side = along.normalized().rot90() * (stroke.width / 2.0);
-    let base = mesh.vertices.len() as u32;
-    for p in [a + side, a - side, b - side, b + side] {
-        mesh.colored_vertex(p, stroke.color);
-    }
-    mesh.add_triangle(base, base + 1, base + 2);
-    mesh.add_triangle(base, base + 2, base + 3);
+}
+
+/// A card drawn smaller than this (screen points) either way cannot show it is selected or
+/// hovered by its own colour: it gets a ring that size instead.
+const MARK: f32 = 7.0;
+/// The width of that ring, in screen points.
+const MARK_LINE: f32 = 1.5;
+
+/// Whether `card` (`unit` of its units to a screen point) is too small to show a highlight.
+fn is_tiny(card: Rect, unit: f32) -> bool {
+    card.width() < MARK * unit || card.height() < MARK * unit
+}
+
+/// The ring round a highlighted card: at least [`MARK`] screen points across, one point
+/// clear of the card.
+fn mark_ring(card: Rect, unit: f32) -> Rect {
+    Rect::from_center_size(card.center(), card.size().max(Vec2::splat(MARK * unit))).expand(unit + MARK_LINE * unit)
 }
 
 /// How an edge is drawn: accent when selected or targeted by a dragged tile, else by kind.
@@ -1700,15 +1805,29 @@ fn text_line(painter: &egui::Painter, text: &str, font: FontId, color: Color32, 
     painter.layout_job(job)
 }
 
-fn paint_card(painter: &egui::Painter, rect: Rect, card: &Card, lod: Lod, selected: bool, hovered: bool) {
+fn paint_card(
+    painter: &egui::Painter,
+    rect: Rect,
+    (card, color): (&Card, Color32),
+    lod: Lod,
+    selected: bool,
+    hovered: bool,
+) {
     let zoom = lod.zoom;
     let header = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER));
     if zoom < LOD_SOLID {
-        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { card.color });
+        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { color });
+        // A hovered card is outlined, and so is a selected one too small to show its colour.
+        let unit = 1.0 / zoom;
+        if hovered || (selected && is_tiny(rect, unit)) {
+            let color = if selected { theme::ACCENT } else { theme::TEXT };
+            let ring = if is_tiny(rect, unit) { mark_ring(rect, unit) } else { rect.expand(unit + MARK_LINE * unit) };
+            painter.rect_stroke(ring, 0.0, Stroke::new(MARK_LINE * unit, color), StrokeKind::Inside);
+        }
         return;
     }
     painter.rect_filled(rect, 6.0, theme::CARD_BG);
-    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, card.color);
+    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, color);
     let border = if selected {
         Stroke::new(px(zoom, 2.0), theme::ACCENT)
     } else if hovered {

@@ -7,9 +7,6 @@
 //! The mesh is tessellated in the coordinates it was painted in, with the pixel density
 //! scaled by the zoom (so anti-aliasing feathers one screen pixel and text snaps to screen
 //! pixels), and then moved to the screen: the same result as egui's own layer transform.
-//! Geometry that needs no tessellator (tens of thousands of plain quads) can be built
-//! straight into the mesh in screen coordinates instead ([`MeshCache::get_with`]): going
-//! through a painter would copy it twice more and move every vertex again.
 
 use egui::emath::TSTransform;
 use egui::epaint::{Mesh, Shape, Tessellator};
@@ -43,6 +40,11 @@ impl Raster {
 }
 
 impl<K: PartialEq> MeshCache<K> {
+    /// Whether the mesh held is the one for `key` (the next [`MeshCache::get`] reuses it).
+    pub fn holds(&self, key: &K) -> bool {
+        self.key.as_ref() == Some(key)
+    }
+
     /// The mesh for `key`: the cached one, or `draw` painted into `clip` (in the drawing's
     /// own coordinates), tessellated, and moved to the screen by `to_screen`.
     pub fn get(
@@ -53,25 +55,9 @@ impl<K: PartialEq> MeshCache<K> {
         clip: Rect,
         draw: impl FnOnce(&Painter),
     ) -> Arc<Mesh> {
-        self.get_with(ctx, key, to_screen, clip, draw, |_| {})
-    }
-
-    /// Like [`MeshCache::get`], and then `build` adds to the mesh, in screen coordinates,
-    /// on top of what `draw` painted.
-    pub fn get_with(
-        &mut self,
-        ctx: &Context,
-        key: K,
-        to_screen: TSTransform,
-        clip: Rect,
-        draw: impl FnOnce(&Painter),
-        build: impl FnOnce(&mut Mesh),
-    ) -> Arc<Mesh> {
-        if self.key.as_ref() != Some(&key) {
+        if !self.holds(&key) {
             let shapes = paint_offscreen(ctx, clip, draw);
-            let mut mesh = tessellate(ctx, shapes, to_screen, clip);
-            build(&mut mesh);
-            self.mesh = Arc::new(mesh);
+            self.mesh = Arc::new(tessellate(ctx, shapes, to_screen, clip));
             self.key = Some(key);
         }
         Arc::clone(&self.mesh)

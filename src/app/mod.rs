@@ -19,6 +19,7 @@ mod mesh_cache;
 mod native_files;
 mod pack_view;
 mod palette;
+mod pixmap;
 mod preview_pane;
 mod problems;
 mod publish;
