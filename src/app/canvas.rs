@@ -14,7 +14,7 @@ use super::palette::{NodeTypeDrag, TileDrag};
 use super::pixmap::Pixmap;
 use super::theme;
 use crate::catalog::Catalog;
-use crate::editor::cards::{self, card_ports};
+use crate::editor::cards::{self, CardPorts, card_ports};
 use crate::editor::commands::{self, CommandId, Os, Place};
 use crate::editor::document::Command;
 use crate::editor::node_type;
@@ -30,6 +30,7 @@ use egui::{
     Align2, Color32, FontFamily, FontId, Id, Modifiers, PointerButton, Pos2, Rect, Role, Sense, Stroke, StrokeKind,
     TextureHandle, TextureOptions, Ui, Vec2, WidgetInfo, pos2, vec2,
 };
+use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -127,6 +128,8 @@ struct SceneKey {
 /// What one still drawing is of (see [`Canvas::paint_still`]).
 #[derive(Clone, Copy)]
 struct Still<'a> {
+    /// The workflow the view cache was built from (the cards' text is read from it).
+    wf: &'a Workflow,
     visible: Rect,
     zoom: f32,
     positions: &'a [Pos2],
@@ -291,7 +294,7 @@ impl Canvas {
         let response = scene
             .show(ui, &mut scene_rect, |ui| {
                 self.to_global = ctx.layer_transform_to_global(ui.layer_id()).unwrap_or_default();
-                self.contents(ui, selection, ghost, actions, (commands, os));
+                self.contents(ui, wf, selection, ghost, actions, (commands, os));
             })
             .response;
         self.scene_rect = scene_rect;
@@ -444,6 +447,7 @@ impl Canvas {
     fn contents(
         &mut self,
         ui: &mut Ui,
+        wf: &Workflow,
         selection: &mut Selection,
         ghost: Option<&Ghost>,
         actions: &mut Vec<Action>,
@@ -486,7 +490,7 @@ impl Canvas {
         let mut scene = std::mem::take(&mut self.scene);
         let to_screen = self.to_global;
         let still =
-            Still { visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced, at_rest };
+            Still { wf, visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced, at_rest };
         if !scene.holds(&key) {
             let last = self.far.take();
             let t0 = Instant::now();
@@ -561,10 +565,13 @@ impl Canvas {
             let card = &self.cache.cards[i];
             let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
             let selected = selection.nodes.contains(&card.id);
-            resp.widget_info(|| WidgetInfo::selected(Role::Button, true, selected, &card.label));
+            let text = self.cache.text(wf, i);
+            resp.widget_info(|| {
+                WidgetInfo::selected(Role::Button, true, selected, format!("{} ({})", text.name, card.id))
+            });
             // The still drawing has this card already, unless it moves or shows the hover.
             if live[i] || resp.hovered() {
-                paint_card(&painter, rect, (card, self.cache.boxes[i].color), lod, selected, resp.hovered());
+                paint_card(&painter, rect, &text, lod, selected, resp.hovered());
             }
             if resp.secondary_clicked() {
                 self.menu_card = Some(card.id.clone());
@@ -596,11 +603,11 @@ impl Canvas {
         }
 
         if let Some(wire) = &self.wire {
-            let card = &self.cache.cards[wire.from];
-            let from = port_pos(self.cache.rect(wire.from, positions[wire.from]), wire.port, card.outputs.len(), true);
+            let outputs = self.cache.boxes[wire.from].outputs as usize;
+            let from = port_pos(self.cache.rect(wire.from, positions[wire.from]), wire.port, outputs, true);
             let hit = self.input_port_at(wire.end, &positions);
             let end = hit.map_or(wire.end, |(n, p)| {
-                port_pos(self.cache.rect(n, positions[n]), p, self.cache.cards[n].inputs.len(), false)
+                port_pos(self.cache.rect(n, positions[n]), p, self.cache.boxes[n].inputs as usize, false)
             });
             let color = match hit {
                 Some(_) if self.wire_refused => theme::ERROR,
@@ -625,7 +632,7 @@ impl Canvas {
     /// the cards being dragged (`live`) and everything attached to them. With everything in
     /// view, edges and cards are left to [`Canvas::rasterize`].
     fn paint_still(&self, painter: &egui::Painter, still: &Still) {
-        let Still { visible, zoom, positions, live, selection, target_edge, replaced, .. } = *still;
+        let Still { wf, visible, zoom, positions, live, selection, target_edge, replaced, .. } = *still;
         let lod = self.lod(zoom);
         self.paint_grid(painter, visible, zoom);
         for (fi, frame) in self.cache.frames.iter().enumerate() {
@@ -650,9 +657,9 @@ impl Canvas {
             let stroke = link_stroke(link, selected, target_edge == Some(link.seq), zoom);
             paint_edge(painter, curve, stroke, zoom);
             if zoom >= LOD_DETAIL
-                && let Some(label) = &link.label
+                && let Some(label) = edge_label(&wf.graph[link.edge])
             {
-                labels.push((curve, label.clone(), stroke.color));
+                labels.push((curve, label, stroke.color));
             }
         }
         let mut titles = Vec::new();
@@ -662,7 +669,7 @@ impl Canvas {
                 continue;
             }
             let selected = selection.nodes.contains(&card.id);
-            paint_card(painter, rect, (card, self.cache.boxes[i].color), lod, selected, false);
+            paint_card(painter, rect, &self.cache.text(wf, i), lod, selected, false);
             titles.push(Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER)));
         }
         // A label slides along its edge off any card title it would cover; labels placed
@@ -688,7 +695,7 @@ impl Canvas {
         still: &Still,
         last: Option<FarView>,
     ) -> Option<FarView> {
-        let Still { visible, zoom, positions, live, selection, target_edge, replaced, at_rest } = *still;
+        let Still { visible, zoom, positions, live, selection, target_edge, replaced, at_rest, .. } = *still;
         let screen = to_screen * visible;
         // Pixels per screen point: the display's, unless the canvas is wider than a texture
         // may be.
@@ -939,7 +946,7 @@ impl Canvas {
     /// assistive technology (and tests) and highlight on hover.
     fn port_handles(&mut self, ui: &Ui, i: usize, pos: Pos2) {
         let rect = self.cache.rect(i, pos);
-        let inputs = self.cache.cards[i].inputs.len();
+        let inputs = self.cache.inputs(i).len();
         for k in 0..inputs {
             let card = &self.cache.cards[i];
             let at = port_pos(rect, k, inputs, false);
@@ -948,19 +955,19 @@ impl Canvas {
                 Id::unique(("cs-in-port", &card.id, k)),
                 Sense::hover(),
             );
-            let label = format!("Input {} of {}", card.inputs[k], card.id);
+            let label = format!("Input {} of {}", self.cache.inputs(i)[k], card.id);
             resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
             if resp.hovered() {
                 ui.painter().circle_stroke(at, PORT_R + 3.0, Stroke::new(1.5, theme::ACCENT));
             }
         }
-        let count = self.cache.cards[i].outputs.len();
+        let count = self.cache.outputs(i).len();
         for p in 0..count {
             let card = &self.cache.cards[i];
             let at = port_pos(rect, p, count, true);
             let id = Id::unique(("cs-port", &card.id, p));
             let resp = ui.interact(Rect::from_center_size(at, vec2(14.0, 14.0)), id, Sense::drag());
-            let label = format!("Output {} of {}", card.outputs[p], card.id);
+            let label = format!("Output {} of {}", self.cache.outputs(i)[p], card.id);
             resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
             if resp.hovered() {
                 ui.painter().circle_stroke(at, PORT_R + 3.0, Stroke::new(1.5, theme::ACCENT));
@@ -1046,9 +1053,9 @@ impl Canvas {
             let to = &self.cache.cards[n];
             actions.push(Action::Doc(Command::Connect {
                 source: from.id.clone(),
-                source_port: from.outputs[w.port].clone(),
+                source_port: self.cache.outputs(w.from)[w.port].clone(),
                 target: to.id.clone(),
-                target_port: to.inputs[p].clone(),
+                target_port: self.cache.inputs(n)[p].clone(),
             }));
         }
     }
@@ -1060,7 +1067,8 @@ impl Canvas {
         let end = pointer.map_or(w.end, |p| self.screen_to_canvas(p));
         let (n, p) = self.input_port_at(end, &self.positions())?;
         let (from, to) = (&self.cache.cards[w.from], &self.cache.cards[n]);
-        node_type::check_connection(wf, catalog, (&from.id, &from.outputs[w.port]), (&to.id, &to.inputs[p])).err()
+        let (output, input) = (&self.cache.outputs(w.from)[w.port], &self.cache.inputs(n)[p]);
+        node_type::check_connection(wf, catalog, (&from.id, output), (&to.id, input)).err()
     }
 
     /// The nearest edge within `tol` canvas units of `p`, by seq.
@@ -1091,13 +1099,14 @@ impl Canvas {
     /// The input port nearest `p`: on its dot, or anywhere over its card (first port).
     fn input_port_at(&self, p: Pos2, positions: &[Pos2]) -> Option<(usize, usize)> {
         let mut best: Option<(f32, usize, usize)> = None;
-        for (i, card) in self.cache.cards.iter().enumerate() {
+        for (i, card) in self.cache.boxes.iter().enumerate() {
             let rect = self.cache.rect(i, positions[i]);
             if !rect.expand(16.0).contains(p) {
                 continue;
             }
-            for k in 0..card.inputs.len() {
-                let d = port_pos(rect, k, card.inputs.len(), false).distance(p);
+            let inputs = card.inputs as usize;
+            for k in 0..inputs {
+                let d = port_pos(rect, k, inputs, false).distance(p);
                 if best.is_none_or(|(bd, _, _)| d < bd) {
                     best = Some((d, i, k));
                 }
@@ -1211,6 +1220,8 @@ struct ViewCache {
     boxes: Vec<CardBox>,
     /// What else a card shows, by the same index.
     cards: Vec<Card>,
+    /// Each distinct list of port names once: most cards of a type have the same ports.
+    ports: CardPorts,
     by_id: HashMap<String, usize>,
     links: Vec<Link>,
     frames: Vec<FrameView>,
@@ -1232,25 +1243,34 @@ struct CardBox {
 
 struct Card {
     id: String,
-    /// The accessible name: display name and id.
-    label: String,
-    name: String,
-    type_id: String,
-    inputs: Vec<String>,
-    outputs: Vec<String>,
-    marks: Vec<(&'static str, Color32, &'static str)>,
+    node: NodeIndex,
+    /// Its input and output port lists, in [`ViewCache::ports`].
+    ports: [u32; 2],
+    /// Capability marks, as bits of [`MARKS`].
+    marks: u8,
     instance: Option<usize>,
     /// The node names a sub-chain child (`config.subChainRef` or `config.workflowId`).
     child: bool,
 }
 
+/// What a card shows, read from the workflow when it is drawn with text.
+struct CardText<'a> {
+    name: &'a str,
+    type_id: &'a str,
+    inputs: &'a [String],
+    outputs: &'a [String],
+    marks: u8,
+    color: Color32,
+}
+
 struct Link {
     seq: u64,
+    /// The edge in the workflow the cache was built from (its label is read from there).
+    edge: EdgeIndex,
     from: usize,
     from_port: usize,
     to: usize,
     to_port: usize,
-    label: Option<String>,
     conditional: bool,
     loopback: bool,
     /// For a back edge: how high and how low the cards between its ends reach (set by
@@ -1267,6 +1287,28 @@ struct FrameView {
 }
 
 impl ViewCache {
+    fn inputs(&self, i: usize) -> &[String] {
+        self.ports.list(self.cards[i].ports[0])
+    }
+
+    fn outputs(&self, i: usize) -> &[String] {
+        self.ports.list(self.cards[i].ports[1])
+    }
+
+    /// What card `i` shows, from `wf`, the workflow the cache was built from.
+    fn text<'a>(&'a self, wf: &'a Workflow, i: usize) -> CardText<'a> {
+        let card = &self.cards[i];
+        let node = &wf.graph[card.node];
+        CardText {
+            name: if node.name().is_empty() { node.id() } else { node.name() },
+            type_id: node.type_id(),
+            inputs: self.inputs(i),
+            outputs: self.outputs(i),
+            marks: card.marks,
+            color: self.boxes[i].color,
+        }
+    }
+
     /// The card `i` drawn with its top-left at `pos`.
     fn rect(&self, i: usize, pos: Pos2) -> Rect {
         Rect::from_min_size(pos, vec2(W, self.boxes[i].h))
@@ -1279,28 +1321,23 @@ impl ViewCache {
         let mut by_id = HashMap::with_capacity(order.len());
         let mut index_of = HashMap::with_capacity(order.len());
         // Declared ports first, then ports only edges mention: the model's card geometry.
-        let mut ports = card_ports(wf, &catalog);
+        let ports = card_ports(wf, &catalog);
         for ix in &order {
             let node = &wf.graph[*ix];
             let (x, y) = node.position();
-            let name = if node.name().is_empty() { node.id().to_owned() } else { node.name().to_owned() };
             by_id.insert(node.id().to_owned(), cards.len());
             index_of.insert(*ix, cards.len());
-            let p = std::mem::take(&mut ports[ix.index()]);
             boxes.push(CardBox {
                 pos: pos2(x as f32, y as f32),
-                h: p.size().1 as f32,
+                h: ports.size(*ix).1 as f32,
                 color: theme::type_color(node.type_id()),
-                inputs: p.inputs.len() as u32,
-                outputs: p.outputs.len() as u32,
+                inputs: ports.inputs(*ix).len() as u32,
+                outputs: ports.outputs(*ix).len() as u32,
             });
             cards.push(Card {
                 id: node.id().to_owned(),
-                label: format!("{name} ({})", node.id()),
-                name,
-                type_id: node.type_id().to_owned(),
-                inputs: p.inputs,
-                outputs: p.outputs,
+                node: *ix,
+                ports: ports.of(*ix),
                 marks: marks(node),
                 instance: None,
                 child: node.child_ref().is_some(),
@@ -1312,15 +1349,15 @@ impl ViewCache {
             let Some((a, b)) = wf.graph.edge_endpoints(e) else { continue };
             let edge = &wf.graph[e];
             let (from, to) = (index_of[&a], index_of[&b]);
-            let from_port = port_index(&cards[from].outputs, edge.source_port());
-            let to_port = port_index(&cards[to].inputs, edge.target_port());
+            let from_port = port_index(ports.outputs(a), edge.source_port());
+            let to_port = port_index(ports.inputs(b), edge.target_port());
             links.push(Link {
                 seq: edge.seq,
                 from,
                 from_port,
                 to,
                 to_port,
-                label: edge_label(edge),
+                edge: e,
                 conditional: edge.has_condition(),
                 loopback: back.contains(&e),
                 span: (f32::INFINITY, f32::NEG_INFINITY),
@@ -1350,7 +1387,7 @@ impl ViewCache {
                 frames.push(FrameView { key: prefix, title, nodes, app: true });
             }
         }
-        let mut cache = Self { revision: Some(revision), boxes, cards, by_id, links, frames, ..Self::default() };
+        let mut cache = Self { revision: Some(revision), boxes, cards, ports, by_id, links, frames, ..Self::default() };
         cache.measure();
         cache
     }
@@ -1445,23 +1482,20 @@ fn minimap_cells(cards: &[CardBox], bounds: Option<Rect>) -> Vec<(Rect, u32)> {
         .collect()
 }
 
-/// Capability marks: glyph, colour, and what it means (hover text in the inspector).
-fn marks(node: &crate::workflow::Node) -> Vec<(&'static str, Color32, &'static str)> {
-    let mut out = Vec::new();
+/// Capability marks a card's title shows: glyph and colour.
+const MARKS: [(&str, Color32); 4] = [("⚡", theme::WARN), ("♻", theme::OK), ("⚠", theme::ERROR), ("↺", theme::ACCENT)];
+
+/// Which of [`MARKS`] a node has (side-effectful, cacheable, irreversible effect, has
+/// compensation), as bits.
+fn marks(node: &crate::workflow::Node) -> u8 {
     let caps = node.capabilities();
-    if caps.iter().any(|c| c == "side-effectful") {
-        out.push(("⚡", theme::WARN, "side-effectful"));
-    }
-    if caps.iter().any(|c| c == "cacheable") {
-        out.push(("♻", theme::OK, "cacheable"));
-    }
-    if node.is_irreversible() {
-        out.push(("⚠", theme::ERROR, "irreversible effect"));
-    }
-    if node.has_member("compensation") {
-        out.push(("↺", theme::ACCENT, "has compensation"));
-    }
-    out
+    let has = [
+        caps.iter().any(|c| c == "side-effectful"),
+        caps.iter().any(|c| c == "cacheable"),
+        node.is_irreversible(),
+        node.has_member("compensation"),
+    ];
+    has.iter().enumerate().filter(|(_, h)| **h).fold(0, |bits, (k, _)| bits | 1 << k)
 }
 
 /// The text shown on an edge: its condition, and its triggerRule when not the default.
@@ -1805,18 +1839,11 @@ fn text_line(painter: &egui::Painter, text: &str, font: FontId, color: Color32, 
     painter.layout_job(job)
 }
 
-fn paint_card(
-    painter: &egui::Painter,
-    rect: Rect,
-    (card, color): (&Card, Color32),
-    lod: Lod,
-    selected: bool,
-    hovered: bool,
-) {
+fn paint_card(painter: &egui::Painter, rect: Rect, card: &CardText<'_>, lod: Lod, selected: bool, hovered: bool) {
     let zoom = lod.zoom;
     let header = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER));
     if zoom < LOD_SOLID {
-        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { color });
+        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { card.color });
         // A hovered card is outlined, and so is a selected one too small to show its colour.
         let unit = 1.0 / zoom;
         if hovered || (selected && is_tiny(rect, unit)) {
@@ -1827,7 +1854,7 @@ fn paint_card(
         return;
     }
     painter.rect_filled(rect, 6.0, theme::CARD_BG);
-    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, color);
+    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, card.color);
     let border = if selected {
         Stroke::new(px(zoom, 2.0), theme::ACCENT)
     } else if hovered {
@@ -1849,18 +1876,19 @@ fn paint_card(
     if !lod.text() {
         return;
     }
-    let marks_w = card.marks.len() as f32 * 16.0;
-    let name = text_line(painter, &card.name, name_font(zoom), Color32::WHITE, W - 16.0 - marks_w);
+    let marks: Vec<(&str, Color32)> =
+        MARKS.iter().enumerate().filter(|(k, _)| card.marks & 1 << k != 0).map(|(_, m)| *m).collect();
+    let marks_w = marks.len() as f32 * 16.0;
+    let name = text_line(painter, card.name, name_font(zoom), Color32::WHITE, W - 16.0 - marks_w);
     painter.galley(pos2(rect.min.x + 8.0, header.center().y - name.size().y / 2.0), name, Color32::WHITE);
-    for (k, (glyph, color, _)) in card.marks.iter().enumerate() {
+    for (k, (glyph, color)) in marks.iter().enumerate() {
         let at = pos2(rect.max.x - 12.0 - 16.0 * k as f32, header.center().y);
         painter.text(at, Align2::CENTER_CENTER, *glyph, FontId::proportional(13.0), *color);
     }
     if zoom < LOD_DETAIL {
         return;
     }
-    let type_id =
-        text_line(painter, &card.type_id, FontId::new(11.0, FontFamily::Monospace), theme::TEXT_DIM, W - 16.0);
+    let type_id = text_line(painter, card.type_id, FontId::new(11.0, FontFamily::Monospace), theme::TEXT_DIM, W - 16.0);
     painter.galley(pos2(rect.min.x + 8.0, header.max.y + 4.0), type_id, theme::TEXT_DIM);
     let label_w = W / 2.0 - 16.0;
     for (k, name) in card.inputs.iter().enumerate() {
@@ -1921,9 +1949,9 @@ fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions:
     };
     let parent_port = |id: &str, output: bool| {
         let i = *cache.by_id.get(id)?;
-        let card = &cache.cards[i];
+        let card = &cache.boxes[i];
         let r = cache.rect(i, positions[i]);
-        Some((r, port_pos(r, 0, if output { card.outputs.len() } else { card.inputs.len() }, output)))
+        Some((r, port_pos(r, 0, if output { card.outputs } else { card.inputs } as usize, output)))
     };
     for e in &g.edges {
         let from = match &e.from {

@@ -77,63 +77,127 @@ impl DeclaredPorts for PortTable {
     }
 }
 
-/// A card's ports, in the order they are drawn.
+/// Every node's ports, by node index: declared ports first, then ports only edges name (in
+/// edge file order), and `input` / `output` on a side with none. Nodes with the same ports
+/// share one list (most nodes of a type do), so a large workflow holds a few lists, not two
+/// per node.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CardPorts {
-    pub inputs: Vec<String>,
-    pub outputs: Vec<String>,
+    lists: Vec<Vec<String>>,
+    /// Per node index: its input list and its output list, in `lists`.
+    of_node: Vec<[u32; 2]>,
 }
 
 impl CardPorts {
-    pub fn size(&self) -> (f64, f64) {
-        (CARD_W, card_height(self.inputs.len().max(self.outputs.len())))
+    /// The input and output lists of node `ix`, for [`CardPorts::list`].
+    pub fn of(&self, ix: NodeIndex) -> [u32; 2] {
+        self.of_node[ix.index()]
+    }
+
+    pub fn list(&self, k: u32) -> &[String] {
+        &self.lists[k as usize]
+    }
+
+    pub fn inputs(&self, ix: NodeIndex) -> &[String] {
+        self.list(self.of(ix)[0])
+    }
+
+    pub fn outputs(&self, ix: NodeIndex) -> &[String] {
+        self.list(self.of(ix)[1])
+    }
+
+    pub fn size(&self, ix: NodeIndex) -> (f64, f64) {
+        (CARD_W, card_height(self.inputs(ix).len().max(self.outputs(ix).len())))
     }
 }
 
-/// Every node's ports, indexed by node index: declared ports first, then ports only edges
-/// name (in edge file order), and `input` / `output` on a side with none.
-pub fn card_ports(wf: &Workflow, declared: &dyn DeclaredPorts) -> Vec<CardPorts> {
-    let mut out = vec![CardPorts::default(); wf.graph.node_bound()];
-    // Names already on a card, per side, so an edge's port is found in constant time.
-    let mut known: Vec<[HashMap<String, ()>; 2]> = Vec::new();
-    known.resize_with(out.len(), Default::default);
-    for ix in wf.graph.node_indices() {
-        if let Some((i, o)) = declared.declared(wf.graph[ix].type_id()) {
-            let p = &mut out[ix.index()];
-            p.inputs = i.to_vec();
-            p.outputs = o.to_vec();
-            known[ix.index()] = [
-                p.inputs.iter().map(|n| (n.clone(), ())).collect(),
-                p.outputs.iter().map(|n| (n.clone(), ())).collect(),
-            ];
-        }
+/// Port names as numbers, and lists of them, each distinct one once.
+#[derive(Default)]
+struct Interner<'a> {
+    names: HashMap<&'a str, u32>,
+    text: Vec<&'a str>,
+    lists: Vec<Vec<u32>>,
+    list_of: HashMap<Vec<u32>, u32>,
+}
+
+impl<'a> Interner<'a> {
+    fn name(&mut self, n: &'a str) -> u32 {
+        let text = &mut self.text;
+        *self.names.entry(n).or_insert_with(|| {
+            text.push(n);
+            (text.len() - 1) as u32
+        })
     }
-    for e in wf.edges_in_order() {
+
+    fn list(&mut self, list: Vec<u32>) -> u32 {
+        let lists = &mut self.lists;
+        *self.list_of.entry(list).or_insert_with_key(|l| {
+            lists.push(l.clone());
+            (lists.len() - 1) as u32
+        })
+    }
+}
+
+/// Every node's ports (see [`CardPorts`]). The ports edges name are found by sorting every
+/// edge end once, O(E log E), with no set or list per node along the way.
+pub fn card_ports<'a>(wf: &'a Workflow, declared: &'a dyn DeclaredPorts) -> CardPorts {
+    let mut at = Interner::default();
+    let none = at.list(Vec::new());
+    let mut of_node = vec![[none, none]; wf.graph.node_bound()];
+    let mut by_type: HashMap<&str, [u32; 2]> = HashMap::new();
+    for ix in wf.graph.node_indices() {
+        let type_id = wf.graph[ix].type_id();
+        let ports = match by_type.get(type_id) {
+            Some(p) => *p,
+            None => {
+                let (i, o) = declared.declared(type_id).unwrap_or_default();
+                let i: Vec<u32> = i.iter().map(|n| at.name(n)).collect();
+                let o: Vec<u32> = o.iter().map(|n| at.name(n)).collect();
+                let p = [at.list(i), at.list(o)];
+                by_type.insert(type_id, p);
+                p
+            }
+        };
+        of_node[ix.index()] = ports;
+    }
+    // Every edge end: (node, side, name, which edge); each name once per node and side, in
+    // the order the edges first name it.
+    let mut ends: Vec<(u32, u8, u32, u32)> = Vec::new();
+    for (k, e) in wf.edges_in_order().into_iter().enumerate() {
         let Some((a, b)) = wf.graph.edge_endpoints(e) else { continue };
         let edge = &wf.graph[e];
-        for (ix, side, name) in [(a, 1, edge.source_port()), (b, 0, edge.target_port())] {
-            if !known[ix.index()][side].contains_key(name) {
-                known[ix.index()][side].insert(name.to_owned(), ());
-                let p = &mut out[ix.index()];
-                if side == 0 { &mut p.inputs } else { &mut p.outputs }.push(name.to_owned());
+        ends.push((a.index() as u32, 1, at.name(edge.source_port()), k as u32));
+        ends.push((b.index() as u32, 0, at.name(edge.target_port()), k as u32));
+    }
+    ends.sort_unstable();
+    ends.dedup_by_key(|(node, side, name, _)| (*node, *side, *name));
+    ends.sort_unstable_by_key(|(node, side, _, seen)| (*node, *side, *seen));
+    for group in ends.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let (node, side) = (group[0].0 as usize, group[0].1 as usize);
+        let have = &at.lists[of_node[node][side] as usize];
+        let extra: Vec<u32> = group.iter().map(|g| g.2).filter(|n| !have.contains(n)).collect();
+        if !extra.is_empty() {
+            let list = have.iter().copied().chain(extra).collect();
+            of_node[node][side] = at.list(list);
+        }
+    }
+    let defaults = [at.name("input"), at.name("output")].map(|n| at.list(vec![n]));
+    for ix in wf.graph.node_indices() {
+        for (side, default) in defaults.iter().enumerate() {
+            if of_node[ix.index()][side] == none {
+                of_node[ix.index()][side] = *default;
             }
         }
     }
-    for ix in wf.graph.node_indices() {
-        let p = &mut out[ix.index()];
-        if p.inputs.is_empty() {
-            p.inputs.push("input".to_owned());
-        }
-        if p.outputs.is_empty() {
-            p.outputs.push("output".to_owned());
-        }
-    }
-    out
+    let text = &at.text;
+    let lists = at.lists.iter().map(|l| l.iter().map(|&n| text[n as usize].to_owned()).collect()).collect();
+    CardPorts { lists, of_node }
 }
 
 /// Every node's card size, indexed by node index.
 pub fn card_sizes(wf: &Workflow, declared: &dyn DeclaredPorts) -> Vec<(f64, f64)> {
-    card_ports(wf, declared).iter().map(CardPorts::size).collect()
+    let ports = card_ports(wf, declared);
+    (0..wf.graph.node_bound()).map(|i| ports.size(NodeIndex::new(i))).collect()
 }
 
 /// An axis-aligned rectangle in canvas units: `min` is the top-left corner.
@@ -275,7 +339,7 @@ mod tests {
     fn cards_grow_with_ports_declared_or_named_by_edges() {
         let wf = Workflow::from_json(json!({
             "id": "w", "name": "w", "version": "1",
-            "nodes": [{"id": "a", "typeId": "t"}, {"id": "b", "typeId": "t"}],
+            "nodes": [{"id": "a", "typeId": "t"}, {"id": "b", "typeId": "t"}, {"id": "c", "typeId": "t"}],
             "edges": [
                 {"id": "e1", "sourceNodeId": "a", "sourceOutput": "x", "targetNodeId": "b"},
                 {"id": "e2", "sourceNodeId": "a", "sourceOutput": "y", "targetNodeId": "b", "targetInput": "in2"},
@@ -285,18 +349,22 @@ mod tests {
         .unwrap();
         let none: Option<&Catalog> = None;
         let ports = card_ports(&wf, &none);
-        let (a, b) = (wf.node("a").unwrap().index(), wf.node("b").unwrap().index());
-        assert_eq!(ports[a].outputs, ["x", "y"]);
-        assert_eq!(ports[a].inputs, ["input"]);
-        assert_eq!(ports[b].inputs, ["input", "in2"]);
+        let (a, b) = (wf.node("a").unwrap(), wf.node("b").unwrap());
+        assert_eq!(ports.outputs(a), ["x", "y"]);
+        assert_eq!(ports.inputs(a), ["input"]);
+        assert_eq!(ports.inputs(b), ["input", "in2"]);
+        assert_eq!(ports.outputs(b), ["output"]);
         let mut table = PortTable::default();
         let many: Vec<String> = (0..8).map(|i| format!("p{i}")).collect();
         table.0.insert("t".into(), (many.clone(), vec!["x".into()]));
         let ports = card_ports(&wf, &table);
-        assert_eq!(ports[a].outputs, ["x", "y"], "a declared port is not repeated");
-        assert_eq!(ports[b].inputs.len(), 10, "eight declared, then `input` and `in2` from the edges");
-        assert_eq!(ports[b].size(), (CARD_W, 40.0 + 10.0 * 18.0 + 6.0));
-        assert_eq!(ports[a].size(), (CARD_W, 40.0 + 8.0 * 18.0 + 6.0));
+        assert_eq!(ports.outputs(a), ["x", "y"], "a declared port is not repeated");
+        assert_eq!(ports.inputs(b).len(), 10, "eight declared, then `input` and `in2` from the edges");
+        assert_eq!(ports.size(b), (CARD_W, 40.0 + 10.0 * 18.0 + 6.0));
+        assert_eq!(ports.size(a), (CARD_W, 40.0 + 8.0 * 18.0 + 6.0));
+        let c = wf.node("c").unwrap();
+        assert_eq!(ports.of(c)[0], ports.of(a)[0], "the same ports are one list, not a copy per node");
+        assert_eq!(ports.outputs(c), ["x"]);
         assert_eq!(card_height(1), CARD_H);
     }
 
