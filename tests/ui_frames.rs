@@ -274,6 +274,37 @@ fn zoomed_far_out_every_card_is_drawn_where_it_is_and_the_selection_shows() {
     assert!(mark.shrink(3.0).contains(at), "around the card at {at:?}: {mark:?}");
 }
 
+#[test]
+fn zoomed_far_out_the_card_under_the_pointer_is_outlined() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open_shown(write(dir.path(), grid(1_200)));
+    h.key_press(Key::F);
+    h.run();
+    let target = 40 * 7 + 9;
+    let at = card_on_screen(&h.state().app, target);
+    let zoom = h.state().app.canvas_to_screen(pos2(1.0, 0.0)).x - h.state().app.canvas_to_screen(Pos2::ZERO).x;
+    // Outlines the frame hands the renderer (on screen) around that card.
+    let outlines = |h: &Harness<'_, Shown>| {
+        h.output()
+            .shapes
+            .iter()
+            .filter_map(|c| match &c.shape {
+                Shape::Rect(r) if r.stroke.width > 0.0 && r.rect.contains(at) && r.rect.width() < 100.0 => Some(r.rect),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(outlines(&h).is_empty(), "nothing is outlined before the pointer comes");
+    h.hover_at(at);
+    h.run();
+    let rings = outlines(&h);
+    assert_eq!(rings.len(), 1, "{rings:?}");
+    // The card is 220 x 96 canvas units, a few points on screen: the ring is at least 7.
+    let ring = rings[0];
+    assert!(ring.width() >= 7.0 && ring.height() >= 7.0, "{ring:?}");
+    assert!(ring.width() >= 220.0 * zoom && ring.height() >= 96.0 * zoom, "around the whole card: {ring:?}");
+}
+
 /// A conditional edge without `left`: the lint warns about it.
 fn with_bad_condition() -> Value {
     let mut doc = grid(2);
