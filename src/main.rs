@@ -24,6 +24,7 @@ fn main() -> ExitCode {
 
 #[cfg(feature = "gui")]
 fn editor(files: Vec<std::path::PathBuf>) -> ExitCode {
+    keep_pages_small();
     match chainsmith::app::run(files) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -32,6 +33,23 @@ fn editor(files: Vec<std::path::PathBuf>) -> ExitCode {
         }
     }
 }
+
+/// The editor stays open for hours with a workflow of small objects spread over its heap.
+/// Transparent huge pages (mimalloc asks for them, and the GL driver's heap gets them too)
+/// kept partly used 2 MiB pages resident: the app with a 100,000-node workflow peaked 14 to
+/// 20 MiB higher with them, and no frame time changed without them. The command line keeps
+/// them: a short run faults in its memory faster with them (`expand` about a fifth faster).
+#[cfg(all(feature = "gui", target_os = "linux"))]
+fn keep_pages_small() {
+    // SAFETY: PR_SET_THP_DISABLE only sets a flag on this process; the call takes no
+    // pointers. Failure (an old kernel) leaves huge pages on, which is only more memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
+#[cfg(all(feature = "gui", not(target_os = "linux")))]
+fn keep_pages_small() {}
 
 /// A CLI-only build: say how to get the editor instead of failing silently.
 #[cfg(not(feature = "gui"))]
