@@ -375,7 +375,7 @@ fn preflight_applies_every_value_independent_refusal_without_expanding() {
 }
 
 #[test]
-fn a_fragment_large_enough_for_two_threads_expands_every_node_in_order() {
+fn a_fragment_large_enough_for_two_threads_expands_every_node_and_edge_in_order() {
     let n = PARALLEL_EXPANSION_NODES + 501;
     let nodes: Vec<Value> = (0..n)
         .map(|i| {
@@ -385,7 +385,11 @@ fn a_fragment_large_enough_for_two_threads_expands_every_node_in_order() {
             json!({"id": format!("n{i}"), "typeId": "core.x", "config": {"v": text, "f": 2.0}})
         })
         .collect();
-    let edges: Vec<Value> = (1..n).map(|i| json!({"from": format!("n{}", i - 1), "to": format!("n{i}")})).collect();
+    let mut edges: Vec<Value> =
+        (1..n).map(|i| json!({"from": format!("n{}", i - 1), "to": format!("n{i}.in")})).collect();
+    // An edge from a parent node, late in the list: it keeps its end and is no edge of the
+    // fragment's graph, so the graph's edge weights skip its position.
+    edges.insert(n - 10, json!({"from": "parent.out", "to": "n7"}));
     let c = json!({"chainId":"c.big","version":"1.0.0","label":"B","description":"d",
         "parameters":{"type":"object","properties":{"x":{"type":"string"}}},
         "dag":{"nodes": nodes, "edges": edges}});
@@ -401,5 +405,22 @@ fn a_fragment_large_enough_for_two_threads_expands_every_node_in_order() {
     let leftovers: Vec<&str> =
         e.warnings.iter().filter(|w| w.code == code::LEFTOVER_TOKEN).map(|w| w.pointer.as_str()).collect();
     assert_eq!(leftovers, ["/nodes/10/config/v".to_owned(), format!("/nodes/{}/config/v", n - 3)]);
+    assert_eq!(e.edges.len(), n);
+    for (i, edge) in e.edges.iter().enumerate() {
+        let (from, to) = match i {
+            i if i < n - 10 => (format!("c_big_p_n{i}"), format!("c_big_p_n{}.in", i + 1)),
+            i if i == n - 10 => ("parent.out".to_owned(), "c_big_p_n7".to_owned()),
+            i => (format!("c_big_p_n{}", i - 1), format!("c_big_p_n{i}.in")),
+        };
+        assert_eq!((edge["from"].as_str(), edge["to"].as_str()), (Some(&*from), Some(&*to)), "edge {i}");
+    }
     assert_eq!(e.graph.edge_count(), n - 1);
+    for edge in petgraph::visit::IntoEdgeReferences::edge_references(&e.graph) {
+        use petgraph::visit::EdgeRef;
+        // Weights are edge positions; the parent edge's position is skipped.
+        let at = *edge.weight();
+        let from = if at < n - 10 { at } else { at - 1 };
+        assert_ne!(at, n - 10);
+        assert_eq!((edge.source().index(), edge.target().index()), (from, from + 1), "edge {at}");
+    }
 }
