@@ -5,9 +5,12 @@
 //! again, autosaves the recovery file, undoes, redoes and saves — printing the process's peak
 //! resident set size (VmHWM, never reset) after each step, so the step that raised it shows.
 //!
-//! `cargo run --release --example workflow_rss [-- NODES [DIR]]` (Linux: reads
-//! /proc/self/status). With DIR, the workflow (`big.json`) and the pack (`pack.json`) are
-//! left there, so the CLI can be measured on the same bytes:
+//! `cargo run --release --example workflow_rss [-- NODES [DIR [lean]]]` (Linux: reads
+//! /proc/self/status). `lean` writes nodes of only id, type, name and position, and edges of
+//! only id and ends (about 155 bytes per node and edge, as in issue 12's 16 MB workflow)
+//! instead of nodes with a config and an input as well (about 310). With DIR, the workflow
+//! (`big.json`) and the pack (`pack.json`) are left there, so the CLI can be measured on
+//! the same bytes:
 //! `/usr/bin/time -v chainsmith inline DIR/big.json DIR/pack.json --chain rss.chain --set t=x -o DIR/out.json`.
 
 use chainsmith::catalog::Trust;
@@ -42,14 +45,17 @@ fn report(step: &str, started: Instant, file_mib: f64) {
 }
 
 /// The workflow, written node by node so generating it leaves no big document behind.
-fn write_workflow(path: &Path, n: usize) {
+fn write_workflow(path: &Path, n: usize, lean: bool) {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     write!(out, r#"{{"id": "big", "name": "Big", "version": "1.0.0", "nodes": ["#).unwrap();
     for i in 0..n {
-        let node = json!({"id": format!("w{i}"), "typeId": "core.ai.callPrompt", "name": format!("Node {i}"),
-            "position": {"x": (i % 100) * 320, "y": (i / 100) * 140},
-            "config": {"systemPrompt": format!("You handle step {i} of the pipeline."), "temperature": 0.2},
-            "inputs": {"in": {"type": "connection", "nodeId": format!("w{}", i.saturating_sub(1)), "outputKey": "output"}}});
+        let mut node = json!({"id": format!("w{i}"), "typeId": "core.ai.callPrompt", "name": format!("Node {i}"),
+            "position": {"x": (i % 100) * 320, "y": (i / 100) * 140}});
+        if !lean {
+            node["config"] =
+                json!({"systemPrompt": format!("You handle step {i} of the pipeline."), "temperature": 0.2});
+            node["inputs"] = json!({"in": {"type": "connection", "nodeId": format!("w{}", i.saturating_sub(1)), "outputKey": "output"}});
+        }
         write!(out, "{}{node}", if i == 0 { "" } else { ",\n" }).unwrap();
     }
     write!(out, r#"], "edges": ["#).unwrap();
@@ -80,11 +86,12 @@ fn main() {
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let temp = tempfile::tempdir().unwrap();
     let dir = args.next().map_or_else(|| temp.path().to_path_buf(), std::path::PathBuf::from);
+    let lean = args.next().as_deref() == Some("lean");
     std::fs::create_dir_all(&dir).unwrap();
     let (wf_path, pack_path) = (dir.join("big.json"), dir.join("pack.json"));
 
     let t = Instant::now();
-    write_workflow(&wf_path, n);
+    write_workflow(&wf_path, n, lean);
     write_pack(&pack_path);
     let file_mib = std::fs::metadata(&wf_path).unwrap().len() as f64 / 1048576.0;
     report(&format!("wrote {n} nodes ({file_mib:.1} MiB)"), t, file_mib);
