@@ -52,7 +52,7 @@ struct Deferred<'a> {
 fn parse_split(bytes: &[u8]) -> Option<Value> {
     let mut deferred = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let mut skeleton = Root { deferred: &mut deferred }.deserialize(&mut de).ok()?;
+    let mut skeleton = Skim { level: Level::Manifest, deferred: &mut deferred }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     let runs: Vec<&[&RawValue]> = deferred.iter().flat_map(|d| d.elements.chunks(RUN_ELEMENTS)).collect();
     // One run (say, one huge node) is not worth a thread and its stack and heap.
@@ -105,8 +105,8 @@ fn offset_in(bytes: &[u8], part: &str) -> Option<usize> {
 /// `arbitrary_precision`): a number where an object was expected.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// An object's members, read as plain values except where `member` takes one over;
-/// `None` for a repeated name (the plain parse decides which one stands).
+/// An object's members, read as plain values except where `member` takes one over; a
+/// repeated name is an error (the plain parse then decides which one stands).
 fn read_object<'de, A: MapAccess<'de>>(
     mut map: A,
     mut member: impl FnMut(&str, &mut A) -> std::result::Result<Option<Value>, A::Error>,
@@ -125,116 +125,65 @@ fn read_object<'de, A: MapAccess<'de>>(
     Ok(out)
 }
 
-struct Root<'d, 'de> {
+/// Where on the path to the node and edge arrays the first pass is: the manifest, its
+/// `chains`, chain `i`, or chain `i`'s `dag`.
+#[derive(Clone, Copy)]
+enum Level {
+    Manifest,
+    Chains,
+    Chain(usize),
+    Dag(usize),
+}
+
+/// The first pass at one level: every value off the path is built as a plain parse builds
+/// it; the node and edge arrays are only delimited, into `deferred`.
+struct Skim<'d, 'de> {
+    level: Level,
     deferred: &'d mut Vec<Deferred<'de>>,
 }
 
-impl<'de> DeserializeSeed<'de> for Root<'_, 'de> {
+impl<'de> DeserializeSeed<'de> for Skim<'_, 'de> {
     type Value = Value;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
-        d.deserialize_map(self)
+        match self.level {
+            Level::Chains => d.deserialize_seq(self),
+            _ => d.deserialize_map(self),
+        }
     }
 }
 
-impl<'de> Visitor<'de> for Root<'_, 'de> {
+impl<'de> Visitor<'de> for Skim<'_, 'de> {
     type Value = Value;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a manifest object")
+        f.write_str("a chain manifest of the usual shape")
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
-        let deferred = self.deferred;
-        read_object(map, |key, map| match key {
-            "chains" => map.next_value_seed(Chains { deferred: &mut *deferred }).map(Some),
-            _ => Ok(None),
-        })
-        .map(Value::Object)
-    }
-}
 
-struct Chains<'d, 'de> {
-    deferred: &'d mut Vec<Deferred<'de>>,
-}
-
-impl<'de> DeserializeSeed<'de> for Chains<'_, 'de> {
-    type Value = Value;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Chains<'_, 'de> {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array of chains")
-    }
+    /// `chains`, the only array on the path.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
         let mut chains = Vec::new();
         while let Some(chain) =
-            seq.next_element_seed(ChainObject { index: chains.len(), deferred: &mut *self.deferred })?
+            seq.next_element_seed(Skim { level: Level::Chain(chains.len()), deferred: &mut *self.deferred })?
         {
             chains.push(chain);
         }
         Ok(Value::Array(chains))
     }
-}
 
-/// A chain: its `dag` is read by [`DagObject`].
-struct ChainObject<'d, 'de> {
-    index: usize,
-    deferred: &'d mut Vec<Deferred<'de>>,
-}
-
-impl<'de> DeserializeSeed<'de> for ChainObject<'_, 'de> {
-    type Value = Value;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ChainObject<'_, 'de> {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a chain object")
-    }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
-        let (index, deferred) = (self.index, self.deferred);
-        read_object(map, |key, map| match key {
-            "dag" => map.next_value_seed(DagObject { index, deferred: &mut *deferred }).map(Some),
-            _ => Ok(None),
-        })
-        .map(Value::Object)
-    }
-}
-
-/// A chain's `dag`: its `nodes` and `edges` arrays are only delimited here.
-struct DagObject<'d, 'de> {
-    index: usize,
-    deferred: &'d mut Vec<Deferred<'de>>,
-}
-
-impl<'de> DeserializeSeed<'de> for DagObject<'_, 'de> {
-    type Value = Value;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for DagObject<'_, 'de> {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a dag object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
-        let (chain, deferred) = (self.index, self.deferred);
+        let Skim { level, deferred } = self;
         read_object(map, |key, map| {
-            let member = match key {
-                "nodes" => "nodes",
-                "edges" => "edges",
+            let next = match (level, key) {
+                (Level::Manifest, "chains") => Level::Chains,
+                (Level::Chain(chain), "dag") => Level::Dag(chain),
+                (Level::Dag(chain), "nodes" | "edges") => {
+                    let member = if key == "nodes" { "nodes" } else { "edges" };
+                    let elements = map.next_value::<Vec<&'de RawValue>>()?;
+                    deferred.push(Deferred { chain, member, elements });
+                    return Ok(Some(Value::Array(Vec::new())));
+                }
                 _ => return Ok(None),
             };
-            let elements = map.next_value::<Vec<&'de RawValue>>()?;
-            deferred.push(Deferred { chain, member, elements });
-            Ok(Some(Value::Array(Vec::new())))
+            map.next_value_seed(Skim { level: next, deferred: &mut *deferred }).map(Some)
         })
         .map(Value::Object)
     }
