@@ -804,12 +804,8 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
             let bytes =
                 chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)
                     .map_err(Error::not_a_pack)?;
-            let workflow: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
-                    .with("path", path.display().to_string())
-                    .with("line", e.line())
-                    .with("column", e.column())
-            })?;
+            let workflow: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| chainsmith::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
             format.project_workflow(&workflow, &opts)
         }
         (None, Some(pack_path), Some(chain_id)) => {

@@ -238,6 +238,14 @@ pub fn json_error_text(e: &serde_json::Error) -> String {
     }
 }
 
+/// The refusal of a file that is not valid JSON: `code`, the file and where it broke.
+pub fn invalid_json_error(code: &'static str, path: &Path, e: &serde_json::Error) -> Error {
+    Error::new(code, format!("{}: not valid JSON: {}", path.display(), json_error_text(e)))
+        .with("path", path.display().to_string())
+        .with("line", e.line())
+        .with("column", e.column())
+}
+
 /// Pretty JSON with a final newline, as chainsmith writes every JSON file.
 pub fn to_pretty_json(value: &serde_json::Value) -> Vec<u8> {
     let mut out = Vec::new();

@@ -63,12 +63,8 @@ impl Lockfile {
 
     /// Parse and validate lockfile bytes; `source` locates relative registry paths.
     pub fn from_bytes(source: &Path, bytes: &[u8]) -> Result<Self> {
-        let document: Value = serde_json::from_slice(bytes).map_err(|e| {
-            Error::new(code::PACK_LOCKFILE_INVALID, format!("{}: not valid JSON: {e}", source.display()))
-                .with("path", source.display().to_string())
-                .with("line", e.line())
-                .with("column", e.column())
-        })?;
+        let document: Value = serde_json::from_slice(bytes)
+            .map_err(|e| crate::fsio::invalid_json_error(code::PACK_LOCKFILE_INVALID, source, &e))?;
         if !document.is_object() {
             return Err(Error::new(
                 code::PACK_LOCKFILE_INVALID,

@@ -300,12 +300,8 @@ impl Catalog {
     pub fn add_node_catalog(&mut self, path: &Path) -> Result<usize, Error> {
         let bytes = crate::fsio::read_limited(path, crate::pack::MAX_MANIFEST_BYTES, code::INVALID_REQUEST)
             .map_err(Error::not_a_pack)?;
-        let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::new(code::INVALID_REQUEST, format!("{}: not valid JSON: {e}", path.display()))
-                .with("path", path.display().to_string())
-                .with("line", e.line())
-                .with("column", e.column())
-        })?;
+        let doc: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| crate::fsio::invalid_json_error(code::INVALID_REQUEST, path, &e))?;
         let Some(nodes) = doc.get("nodes").and_then(Value::as_array) else {
             return Err(Error::new(
                 code::INVALID_REQUEST,

@@ -189,12 +189,8 @@ pub fn reparam(args: &ReparamArgs) -> Result<ExitCode> {
     use chainsmith::workflow::app_instance::{AppInstance, HandEdit};
     let path = &args.workflow;
     let bytes = chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
-    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
-            .with("path", path.display().to_string())
-            .with("line", e.line())
-            .with("column", e.column())
-    })?;
+    let doc: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| chainsmith::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
     let inst = AppInstance::recognise(&doc).ok_or_else(|| {
         Error::new(
             code::INVALID_REQUEST,

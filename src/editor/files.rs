@@ -40,12 +40,8 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
         return Ok(Opened::Workflow(Box::new(wf)));
     }
     let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Error::new(code::VALIDATION_ERROR, format!("{}: not valid JSON: {e}", path.display()))
-            .with("path", path.display().to_string())
-            .with("line", e.line())
-            .with("column", e.column())
-    })?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| crate::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
     if is_workflow(&value) {
         // The OpenWOP app writes `nodeId`/`edgeId` and no positions (interop §5).
         let app_form = app_instance::is_app_form(&value);

@@ -6,7 +6,7 @@
 //! outside the expected shape, or not valid JSON, is parsed again the plain way, so its
 //! error (or value) is exactly that parse's.
 
-use crate::error::{Error, Result, code};
+use crate::error::{Result, code};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -29,15 +29,7 @@ pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
     {
         return Ok(value);
     }
-    serde_json::from_slice(bytes).map_err(|e| {
-        Error::new(
-            code::PACK_MANIFEST_INVALID,
-            format!("{}: not valid JSON: {}", source.display(), crate::fsio::json_error_text(&e)),
-        )
-        .with("path", source.display().to_string())
-        .with("line", e.line())
-        .with("column", e.column())
-    })
+    serde_json::from_slice(bytes).map_err(|e| crate::fsio::invalid_json_error(code::PACK_MANIFEST_INVALID, source, &e))
 }
 
 /// An array left empty in the skeleton, to be filled from its elements' text.

@@ -336,15 +336,7 @@ fn check_segment(what: &str, value: &str) -> Result<()> {
 /// Read a registry JSON document.
 pub fn read_json(path: &Path) -> Result<Value> {
     let bytes = crate::fsio::read_limited(path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST)?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Error::new(
-            code::INVALID_REQUEST,
-            format!("{}: not valid JSON: {}", path.display(), crate::fsio::json_error_text(&e)),
-        )
-        .with("path", path.display().to_string())
-        .with("line", e.line())
-        .with("column", e.column())
-    })
+    serde_json::from_slice(&bytes).map_err(|e| crate::fsio::invalid_json_error(code::INVALID_REQUEST, path, &e))
 }
 
 #[cfg(test)]

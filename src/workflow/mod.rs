@@ -127,15 +127,8 @@ impl Workflow {
     /// The file parsed as one value first: the path every refusal of the member-by-member
     /// read ([`read`]) comes from.
     fn load_whole(bytes: &[u8], path: &Path) -> Result<Self> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-            Error::new(
-                code::VALIDATION_ERROR,
-                format!("{}: not valid JSON: {}", path.display(), crate::fsio::json_error_text(&e)),
-            )
-            .with("path", path.display().to_string())
-            .with("line", e.line())
-            .with("column", e.column())
-        })?;
+        let value: Value = serde_json::from_slice(bytes)
+            .map_err(|e| crate::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
         if let Some(why) = not_a_definition(&value) {
             return Err(not_a_definition_error(path, &why));
         }
