@@ -331,3 +331,20 @@ fn findings_come_from_the_lint_worker() {
     h.run();
     assert!(h.query_by_label_contains("no problems").is_some());
 }
+
+#[test]
+fn the_findings_show_once_the_worker_answers_with_no_input_after() {
+    // The worker's answer is taken after the status bar is drawn. Opening a 100,000-node
+    // workflow, every other frame had settled by then, so the bar said "checking…" until
+    // the pointer moved.
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(write(dir.path(), with_bad_condition()), bundled());
+    let mut frames = 0;
+    while h.ctx.has_requested_repaint() && frames < 2_000 {
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+        frames += 1;
+    }
+    assert!(!h.ctx.has_requested_repaint(), "the frames settle");
+    assert!(h.query_by_label_contains("1 warning").is_some(), "the last frame shows the worker's findings");
+}
