@@ -29,6 +29,10 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// The allocator the `chainsmith` binary (and so the editor) runs with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SCREEN: [f32; 2] = [1440.0, 900.0];
 const FRAMES: usize = 60;
 /// Edits measured per size (each followed by 0.6 s of idle frames).

@@ -493,11 +493,7 @@ impl Canvas {
             Still { wf, visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced, at_rest };
         if !scene.holds(&key) {
             let last = self.far.take();
-            let t0 = Instant::now();
             self.far = if zoom < LOD_SOLID { self.rasterize(&ctx, to_screen, &still, last) } else { None };
-            if std::env::var_os("TIMING").is_some() {
-                eprintln!("raster {:?}", t0.elapsed());
-            }
         }
         let mesh = scene.get(&ctx, key, to_screen, visible, |p| self.paint_still(p, &still));
         self.scene = scene;
