@@ -454,7 +454,6 @@ impl Canvas {
         (commands, os): (&commands::Context, Os),
     ) {
         let zoom = self.to_global.scaling;
-        let lod = self.lod(zoom);
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
         let ctx = ui.ctx().clone();
@@ -470,39 +469,81 @@ impl Canvas {
         let live = self.live_cards();
         let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
         let replaced = ghost.and_then(|g| g.replaced);
+        let still = Still {
+            wf,
+            visible,
+            zoom,
+            positions: &positions,
+            live: &live,
+            selection,
+            target_edge,
+            replaced,
+            at_rest: moved.is_empty(),
+        };
+        self.draw_still(&ctx, &still, moved);
 
-        // What stays still (grid, frames, edges, cards not being dragged) is drawn into a
-        // cached mesh, redrawn only when the document, the view or the selection changes;
-        // `show` puts it under this layer. What moves or reacts to the pointer is drawn
-        // below, every frame, on top of it.
-        let at_rest = moved.is_empty();
+        self.frames(ui, &positions, &live, selection, actions, (commands, os));
+        // Edges to and from the cards being dragged follow them.
+        for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
+            let curve = self.link_curve(link, &positions);
+            let selected = selection.edges.contains(&link.seq);
+            paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
+        }
+        self.cards(ui, wf, &positions, &live, selection, actions, (commands, os));
+        if let Some(g) = ghost {
+            self.ghost(ui, g, &positions, actions);
+        }
+        self.gestures(&painter, &positions);
+        if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
+            paint_empty_hint(&painter, visible, zoom);
+        }
+    }
+
+    /// What stays still (grid, frames, edges, cards not being dragged) is drawn into a
+    /// cached mesh, redrawn only when the document, the view or the selection changes;
+    /// `show` puts it under this layer. What moves or reacts to the pointer is drawn
+    /// after it, every frame, on top of it. `moved`: the cards an insert preview moves.
+    fn draw_still(&mut self, ctx: &egui::Context, still: &Still, moved: Vec<(usize, Pos2)>) {
+        let zoom = still.zoom;
         let key = SceneKey {
             revision: self.cache.revision,
             view: [self.to_global.translation.x, self.to_global.translation.y, zoom],
-            visible,
-            raster: Raster::of(&ctx),
-            selection: selection.clone(),
-            live: live.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i).collect(),
-            target_edge,
+            visible: still.visible,
+            raster: Raster::of(ctx),
+            selection: still.selection.clone(),
+            live: still.live.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i).collect(),
+            target_edge: still.target_edge,
             moved,
-            replaced,
+            replaced: still.replaced,
         };
         let mut scene = std::mem::take(&mut self.scene);
         let to_screen = self.to_global;
-        let still =
-            Still { wf, visible, zoom, positions: &positions, live: &live, selection, target_edge, replaced, at_rest };
         if !scene.holds(&key) {
             let last = self.far.take();
-            self.far = if zoom < LOD_SOLID { self.rasterize(&ctx, to_screen, &still, last) } else { None };
+            self.far = if zoom < LOD_SOLID { self.rasterize(ctx, to_screen, still, last) } else { None };
         }
-        let mesh = scene.get(&ctx, key, to_screen, visible, |p| self.paint_still(p, &still));
+        let mesh = scene.get(ctx, key, to_screen, still.visible, |p| self.paint_still(p, still));
         self.scene = scene;
         self.still = Some(mesh);
+    }
 
-        // Frames first: they sit under their nodes and only take clicks, so dragging on
-        // them still pans.
+    /// The chain instances' frames, for clicks and menus (drawn first: they sit under their
+    /// nodes and only take clicks, so dragging on them still pans).
+    fn frames(
+        &mut self,
+        ui: &mut Ui,
+        positions: &[Pos2],
+        live: &[bool],
+        selection: &mut Selection,
+        actions: &mut Vec<Action>,
+        (commands, os): (&commands::Context, Os),
+    ) {
+        let zoom = self.to_global.scaling;
+        let lod = self.lod(zoom);
+        let visible = ui.clip_rect();
+        let painter = ui.painter().clone();
         for fi in 0..self.cache.frames.len() {
-            let Some(rect) = self.frame_rect(fi, &positions) else { continue };
+            let Some(rect) = self.frame_rect(fi, positions) else { continue };
             if !rect.intersects(visible) {
                 continue;
             }
@@ -547,15 +588,26 @@ impl Canvas {
                 command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
             });
         }
+    }
 
-        // Edges to and from the cards being dragged follow them.
-        for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
-            let curve = self.link_curve(link, &positions);
-            let selected = selection.edges.contains(&link.seq);
-            paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
-        }
-
-        let interactive = self.interactive_cards(&ctx, visible, &positions, &live);
+    /// The cards that take the pointer this frame, as widgets (drawn here when they move or
+    /// show the hover), and their ports' handles when zoomed in enough to use them.
+    #[allow(clippy::too_many_arguments)]
+    fn cards(
+        &mut self,
+        ui: &mut Ui,
+        wf: &Workflow,
+        positions: &[Pos2],
+        live: &[bool],
+        selection: &mut Selection,
+        actions: &mut Vec<Action>,
+        (commands, os): (&commands::Context, Os),
+    ) {
+        let zoom = self.to_global.scaling;
+        let lod = self.lod(zoom);
+        let ctx = ui.ctx().clone();
+        let painter = ui.painter().clone();
+        let interactive = self.interactive_cards(&ctx, ui.clip_rect(), positions, live);
         for &i in &interactive {
             let rect = self.cache.rect(i, positions[i]);
             let card = &self.cache.cards[i];
@@ -579,29 +631,37 @@ impl Canvas {
                 self.port_handles(ui, i, positions[i]);
             }
         }
+    }
 
-        if let Some(g) = ghost {
-            // The edge the splice replaces, going away: faint and dashed under the ghosts'
-            // edges that take its place.
-            if let Some(link) = self.cache.links.iter().find(|l| Some(l.seq) == g.replaced) {
-                let stroke = Stroke::new(px(zoom, 1.2), theme::TEXT_DIM.gamma_multiply(0.35));
-                let pts = self.link_curve(link, &positions).points(16);
-                painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
-            }
-            paint_ghost(&painter, g, &self.cache, &positions, lod);
-            for (gi, n) in g.nodes.iter().enumerate() {
-                let resp = ui.interact(ghost_rect(n), Id::unique(("cs-ghost", gi)), Sense::click());
-                resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, format!("Preview {}", n.id)));
-                if resp.clicked() {
-                    actions.push(Action::SelectGhost(gi));
-                }
+    /// An insert's preview: the edge a splice replaces going away, the ghost nodes and
+    /// edges, each ghost a button that shows its node in the form.
+    fn ghost(&self, ui: &mut Ui, g: &Ghost, positions: &[Pos2], actions: &mut Vec<Action>) {
+        let zoom = self.to_global.scaling;
+        let painter = ui.painter().clone();
+        // Faint and dashed under the ghosts' edges that take its place.
+        if let Some(link) = self.cache.links.iter().find(|l| Some(l.seq) == g.replaced) {
+            let stroke = Stroke::new(px(zoom, 1.2), theme::TEXT_DIM.gamma_multiply(0.35));
+            let pts = self.link_curve(link, positions).points(16);
+            painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
+        }
+        paint_ghost(&painter, g, &self.cache, positions, self.lod(zoom));
+        for (gi, n) in g.nodes.iter().enumerate() {
+            let resp = ui.interact(ghost_rect(n), Id::unique(("cs-ghost", gi)), Sense::click());
+            resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, format!("Preview {}", n.id)));
+            if resp.clicked() {
+                actions.push(Action::SelectGhost(gi));
             }
         }
+    }
 
+    /// What a gesture in progress shows: the wire being dragged from a port, the marquee,
+    /// and where a dragged tile would land.
+    fn gestures(&self, painter: &egui::Painter, positions: &[Pos2]) {
+        let zoom = self.to_global.scaling;
         if let Some(wire) = &self.wire {
             let outputs = self.cache.boxes[wire.from].outputs as usize;
             let from = port_pos(self.cache.rect(wire.from, positions[wire.from]), wire.port, outputs, true);
-            let hit = self.input_port_at(wire.end, &positions);
+            let hit = self.input_port_at(wire.end, positions);
             let end = hit.map_or(wire.end, |(n, p)| {
                 port_pos(self.cache.rect(n, positions[n]), p, self.cache.boxes[n].inputs as usize, false)
             });
@@ -610,17 +670,14 @@ impl Canvas {
                 Some(_) => theme::ACCENT,
                 None => theme::TEXT_DIM,
             };
-            paint_edge(&painter, Curve::forward(from, end), Stroke::new(px(zoom, 2.0), color), zoom);
+            paint_edge(painter, Curve::forward(from, end), Stroke::new(px(zoom, 2.0), color), zoom);
         }
         if let Some(m) = self.marquee {
             painter.rect_filled(m, 0.0, theme::ACCENT.gamma_multiply(0.12));
             painter.rect_stroke(m, 0.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
         }
         if let Some(t) = &self.tile_target {
-            paint_tile_ghost(&painter, t, zoom);
-        }
-        if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
-            paint_empty_hint(&painter, visible, zoom);
+            paint_tile_ghost(painter, t, zoom);
         }
     }
 
