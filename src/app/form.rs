@@ -595,132 +595,139 @@ impl Fields {
 
     /// The widget for one field; returns its response for outlining and touch tracking.
     fn widget(&mut self, ui: &mut Ui, field: &Field, value: Option<Value>, label: Id) -> Option<egui::Response> {
-        let ptr = field.pointer.clone();
-        let mut set: Option<Option<Value>> = None;
-        let response = match &field.kind {
-            FieldKind::Text | FieldKind::MultilineText => {
-                let mut text = match &value {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(v) => v.to_string(),
-                    None => String::new(),
-                };
-                let mut edit = if field.kind == FieldKind::MultilineText {
-                    egui::TextEdit::multiline(&mut text).desired_rows(3)
-                } else {
-                    egui::TextEdit::singleline(&mut text)
-                };
-                edit = edit.desired_width(ui.available_width() - 8.0).password(field.sensitive);
-                if let Some(hint) = format_hint(field) {
-                    edit = edit.hint_text(hint);
-                }
-                let r = ui.add(edit).labelled_by(label);
-                if r.changed() {
-                    set =
-                        Some(if text.is_empty() && field.default.is_none() { None } else { Some(Value::String(text)) });
-                }
-                Some(r)
-            }
-            FieldKind::Enum(options) => {
-                let current = value.as_ref().map(display).unwrap_or_else(|| "—".to_owned());
-                let r = egui::ComboBox::from_id_salt(("cs-enum", &ptr))
-                    .selected_text(current)
-                    .width(ui.available_width().min(240.0))
-                    .show_ui(ui, |ui| {
-                        if !field.required && ui.selectable_label(value.is_none(), "—").clicked() {
-                            set = Some(None);
-                        }
-                        for option in options {
-                            if ui.selectable_label(value.as_ref() == Some(option), display(option)).clicked() {
-                                set = Some(Some(option.clone()));
-                            }
-                        }
-                    });
-                let r = r.response.labelled_by(label);
-                if set.is_some() {
-                    let mut r = r;
-                    r.mark_changed();
-                    Some(r)
-                } else {
-                    Some(r)
-                }
-            }
-            FieldKind::Number | FieldKind::Integer => {
-                // A text box, not a drag value: what is typed stays as typed (`abc`, `2.5` in
-                // an integer field) and the schema says what is wrong with it.
-                let integer = field.kind == FieldKind::Integer;
-                let mut text =
-                    self.raw_text.get(&ptr).cloned().unwrap_or_else(|| value.as_ref().map(display).unwrap_or_default());
-                let hint = if integer { "whole number" } else { "number" };
-                let edit = egui::TextEdit::singleline(&mut text).desired_width(140.0).hint_text(hint);
-                let r = ui.add(edit).labelled_by(label);
-                if r.changed() {
-                    set = Some(typed_number(&text));
-                    self.raw_text.insert(ptr.clone(), text);
-                }
-                if let Some(b) = bounds_hint(field) {
-                    ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
-                }
-                Some(r)
-            }
+        // What the widget did: its response, and the field's new value (`Some(None)`: unset).
+        let (response, set) = match &field.kind {
+            FieldKind::Text | FieldKind::MultilineText => text_widget(ui, field, value.as_ref(), label),
+            FieldKind::Enum(options) => enum_widget(ui, field, options, value.as_ref(), label),
+            FieldKind::Number | FieldKind::Integer => self.number_widget(ui, field, value.as_ref(), label),
             FieldKind::Boolean => {
                 let mut b = value.as_ref().and_then(Value::as_bool).unwrap_or(false);
                 let r = ui.checkbox(&mut b, &field.title);
-                if r.changed() {
-                    set = Some(Some(Value::Bool(b)));
-                }
-                Some(r)
+                let set = r.changed().then_some(Some(Value::Bool(b)));
+                (Some(r), set)
             }
             FieldKind::Array(kind) => {
                 let items = value.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
                 let (new_items, r) = array_rows(ui, field, *kind, items, &mut self.raw_text);
-                if let Some(items) = new_items {
-                    set = Some(Some(Value::Array(items)));
-                }
-                r
+                (r, new_items.map(|items| Some(Value::Array(items))))
             }
-            FieldKind::Raw => {
-                let mut text = self.raw_text.get(&ptr).cloned().unwrap_or_else(|| {
-                    value.as_ref().map(|v| serde_json::to_string_pretty(v).expect("JSON")).unwrap_or_default()
-                });
-                let r = ui.add(
-                    egui::TextEdit::multiline(&mut text)
-                        .code_editor()
-                        .desired_rows(3)
-                        .desired_width(ui.available_width() - 8.0)
-                        .hint_text("JSON"),
-                );
-                let r = r.labelled_by(label);
-                if r.changed() {
-                    if text.trim().is_empty() {
-                        self.parse_errors.remove(&ptr);
-                        self.raw_text.remove(&ptr);
-                        set = Some(None);
-                    } else {
-                        match serde_json::from_str::<Value>(&text) {
-                            Ok(v) => {
-                                self.parse_errors.remove(&ptr);
-                                self.raw_text.remove(&ptr);
-                                set = Some(Some(v));
-                            }
-                            Err(e) => {
-                                self.parse_errors.insert(ptr.clone(), format!("not valid JSON: {e}"));
-                                self.raw_text.insert(ptr.clone(), text);
-                                self.stale = true;
-                            }
-                        }
-                    }
-                }
-                Some(r)
-            }
-            FieldKind::Object(_) => None,
+            FieldKind::Raw => self.raw_widget(ui, field, value.as_ref(), label),
+            FieldKind::Object(_) => (None, None),
         };
         if let Some(v) = set {
-            put(&mut self.values, &ptr, v);
-            self.touched.insert(ptr);
+            put(&mut self.values, &field.pointer, v);
+            self.touched.insert(field.pointer.clone());
             self.stale = true;
         }
         response
     }
+
+    /// A text box, not a drag value: what is typed stays as typed (`abc`, `2.5` in an
+    /// integer field) and the schema says what is wrong with it.
+    fn number_widget(&mut self, ui: &mut Ui, field: &Field, value: Option<&Value>, label: Id) -> Widget {
+        let ptr = &field.pointer;
+        let integer = field.kind == FieldKind::Integer;
+        let mut text = self.raw_text.get(ptr).cloned().unwrap_or_else(|| value.map(display).unwrap_or_default());
+        let hint = if integer { "whole number" } else { "number" };
+        let edit = egui::TextEdit::singleline(&mut text).desired_width(140.0).hint_text(hint);
+        let r = ui.add(edit).labelled_by(label);
+        let mut set = None;
+        if r.changed() {
+            set = Some(typed_number(&text));
+            self.raw_text.insert(ptr.clone(), text);
+        }
+        if let Some(b) = bounds_hint(field) {
+            ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
+        }
+        (Some(r), set)
+    }
+
+    /// Any JSON, typed as text; text that does not parse is kept as typed and reported.
+    fn raw_widget(&mut self, ui: &mut Ui, field: &Field, value: Option<&Value>, label: Id) -> Widget {
+        let ptr = &field.pointer;
+        let mut text = self
+            .raw_text
+            .get(ptr)
+            .cloned()
+            .unwrap_or_else(|| value.map(|v| serde_json::to_string_pretty(v).expect("JSON")).unwrap_or_default());
+        let r = ui.add(
+            egui::TextEdit::multiline(&mut text)
+                .code_editor()
+                .desired_rows(3)
+                .desired_width(ui.available_width() - 8.0)
+                .hint_text("JSON"),
+        );
+        let r = r.labelled_by(label);
+        if !r.changed() {
+            return (Some(r), None);
+        }
+        if text.trim().is_empty() {
+            self.parse_errors.remove(ptr);
+            self.raw_text.remove(ptr);
+            return (Some(r), Some(None));
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) => {
+                self.parse_errors.remove(ptr);
+                self.raw_text.remove(ptr);
+                (Some(r), Some(Some(v)))
+            }
+            Err(e) => {
+                self.parse_errors.insert(ptr.clone(), format!("not valid JSON: {e}"));
+                self.raw_text.insert(ptr.clone(), text);
+                self.stale = true;
+                (Some(r), None)
+            }
+        }
+    }
+}
+
+/// What a field's widget did: its response (none for an object, whose members have their
+/// own), and the field's new value when it changed (`Some(None)`: unset).
+type Widget = (Option<egui::Response>, Option<Option<Value>>);
+
+fn text_widget(ui: &mut Ui, field: &Field, value: Option<&Value>, label: Id) -> Widget {
+    let mut text = match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    let mut edit = if field.kind == FieldKind::MultilineText {
+        egui::TextEdit::multiline(&mut text).desired_rows(3)
+    } else {
+        egui::TextEdit::singleline(&mut text)
+    };
+    edit = edit.desired_width(ui.available_width() - 8.0).password(field.sensitive);
+    if let Some(hint) = format_hint(field) {
+        edit = edit.hint_text(hint);
+    }
+    let r = ui.add(edit).labelled_by(label);
+    let set =
+        r.changed().then(|| if text.is_empty() && field.default.is_none() { None } else { Some(Value::String(text)) });
+    (Some(r), set)
+}
+
+fn enum_widget(ui: &mut Ui, field: &Field, options: &[Value], value: Option<&Value>, label: Id) -> Widget {
+    let mut set = None;
+    let current = value.map(display).unwrap_or_else(|| "—".to_owned());
+    let r = egui::ComboBox::from_id_salt(("cs-enum", &field.pointer))
+        .selected_text(current)
+        .width(ui.available_width().min(240.0))
+        .show_ui(ui, |ui| {
+            if !field.required && ui.selectable_label(value.is_none(), "—").clicked() {
+                set = Some(None);
+            }
+            for option in options {
+                if ui.selectable_label(value == Some(option), display(option)).clicked() {
+                    set = Some(Some(option.clone()));
+                }
+            }
+        });
+    let mut r = r.response.labelled_by(label);
+    if set.is_some() {
+        r.mark_changed();
+    }
+    (Some(r), set)
 }
 
 /// Rows of an array of scalars, with add, remove and reorder. Returns the new items when
