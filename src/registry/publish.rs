@@ -303,36 +303,7 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
     };
     let mut manifest = jcs::parse_strict(&original).map_err(bad_manifest)?;
     let mut warnings = Vec::new();
-
-    // The bytes to publish and their signature.
-    let (bytes, signature) = match signer {
-        Some((key, key_id)) => {
-            let (b, s) = sign_manifest(&mut manifest, key, Scheme::V2 { key_id })?;
-            (b, Some(s.to_vec()))
-        }
-        None => match manifest.get("signing") {
-            None => (jcs::canonical(&manifest).map_err(bad_manifest)?, None),
-            Some(s) if s.get("keyId").is_some() || s.get("scheme").is_some() => {
-                if !jcs::is_canonical(&original) {
-                    return Err(bad_manifest(
-                        "a v2-signed pack.json must be in canonical form; sign it again with `pack sign --key-id`"
-                            .into(),
-                    ));
-                }
-                let sig_path = pack_dir.join(SIGNATURE_FILE);
-                let sig = crate::fsio::read_limited(&sig_path, 4096, code::SIGNATURE_NOT_AVAILABLE).map_err(|e| {
-                    Error::new(code::SIGNATURE_NOT_AVAILABLE, format!("{}: {}", sig_path.display(), e.message))
-                })?;
-                (original.clone(), Some(sig))
-            }
-            Some(_) => {
-                return Err(Error::new(
-                    code::INVALID_REQUEST,
-                    "this pack carries a v1 signature whose key a registry does not list; publish with --key and --key-id to sign it for the registry",
-                ));
-            }
-        },
-    };
+    let (bytes, signature) = signed_bytes(&pack_dir, &original, &mut manifest, signer, bad_manifest)?;
     let pack = load_bytes(&manifest_file, &bytes, LoadOptions::default())?;
     if let Some(first) = pack.errors().next() {
         let count = pack.errors().count();
@@ -343,34 +314,7 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
         return Err(bad_manifest(format!("version \"{version}\" is not a semantic version")));
     }
 
-    // The registry: open it, or lay out a new one.
-    let exists = registry_dir.join(DISCOVERY_PATH).is_file();
-    if !registry_dir.exists() {
-        std::fs::create_dir_all(registry_dir).map_err(|e| Error::io(registry_dir, &e))?;
-    }
-    let mut reg =
-        if exists { Registry::open(registry_dir)? } else { Registry::from_document(registry_dir, new_document())? };
-    let key_id = pack.manifest.pointer("/signing/keyId").and_then(Value::as_str).map(str::to_owned);
-    let mut new_doc = if exists { None } else { Some(new_document()) };
-    if let Some((key, id)) = signer {
-        if let Some(doc) = ensure_key(&reg, key, id, &name, &mut warnings)? {
-            new_doc = Some(doc);
-        }
-    } else if let Some(id) = &key_id {
-        let entry = reg.key(id).ok_or_else(|| {
-            Error::new(code::PACK_SIGNATURE_INVALID, format!("key \"{id}\" is not among the registry's signingKeys"))
-                .with("reason", "unknown_key")
-                .with("keyId", id.as_str())
-        })?;
-        if !entry.covers(&name) {
-            return Err(Error::new(code::PACK_SIGNATURE_INVALID, format!("registry key \"{id}\" may not sign {name}"))
-                .with("reason", "namespace")
-                .with("keyId", id.as_str()));
-        }
-    }
-    if let Some(doc) = &new_doc {
-        reg = Registry::from_document(registry_dir, doc.clone())?;
-    }
+    let (reg, new_doc) = registry_for(registry_dir, &pack, signer, &mut warnings)?;
     let version_manifest_path = reg.version_manifest_path(&name, &version)?;
     let tarball_path = reg.tarball_path(&name, &version)?;
     if version_manifest_path.exists() || tarball_path.exists() {
@@ -382,86 +326,21 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
         .with("version", version.as_str()));
     }
 
-    // The tarball's files.
-    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    let mut skipped = Vec::new();
-    for rel in list_files(&pack_dir)? {
-        if rel == "pack.json" || rel == SIGNATURE_FILE {
-            continue;
-        }
-        if rel.ends_with('/') || !allowed(&pack.kind, &rel) {
-            skipped.push(rel);
-            continue;
-        }
-        let data = crate::fsio::read_limited(&pack_dir.join(&rel), MAX_MANIFEST_BYTES, code::INVALID_REQUEST)?;
-        files.insert(rel, data);
-    }
-    files.insert("pack.json".into(), bytes.clone());
-    if let Some(sig) = &signature {
-        files.insert(SIGNATURE_FILE.into(), sig.clone());
-    }
+    let (files, skipped) = tarball_files(&pack_dir, &pack, &bytes, signature.as_deref())?;
     let tgz = tarball::build(&files)?;
     debug_assert_eq!(PackArchive::from_tgz(&tgz).map(|a| a.files).ok().as_ref(), Some(&files));
     let integrity = sri(&tgz);
-
     // Version manifest: the manifest as published, plus its integrity.
     let mut version_manifest = Value::clone(&pack.manifest);
     version_manifest["integrity"] = json!(integrity);
-
-    // Pack index.
     let now = timestamp();
     let pack_index_path = reg.pack_index_path(&name)?;
-    let mut index = if pack_index_path.is_file() { read_json(&pack_index_path)? } else { json!({}) };
-    let mut rows: Vec<Value> = index.get("versions").and_then(Value::as_array).cloned().unwrap_or_default();
-    let mut row = json!({
-        "version": version, "publishedAt": now,
-        "manifestUrl": reg.url(&reg.endpoints.version_manifest, &name, &version),
-        "tarballUrl": reg.url(&reg.endpoints.version_tarball, &name, &version),
-    });
-    if signature.is_some() {
-        row["signatureUrl"] = json!(reg.url(&reg.endpoints.version_signature, &name, &version));
-    }
-    row["sbomUrl"] = json!(reg.url(&reg.sbom_template(), &name, &version));
-    if let Some(id) = pack.manifest.pointer("/signing/keyId") {
-        row["signingScheme"] = json!(V2_SCHEME);
-        row["signingKeyId"] = id.clone();
-    }
-    row["integrity"] = json!(integrity);
-    row["versionDeprecated"] = json!(false);
-    row["yanked"] = json!(false);
-    rows.push(row);
-    rows.sort_by(|a, b| {
-        let v = |r: &Value| r.get("version").and_then(Value::as_str).and_then(|s| Version::parse(s).ok());
-        v(a).cmp(&v(b))
-    });
-    let latest_version = latest(&rows).unwrap_or_else(|| version.clone());
-    let newest_is_this = latest_version == version;
-    let mut top = if newest_is_this { summary(&pack) } else { index.as_object().cloned().unwrap_or_default() };
-    top.insert("chainCount".into(), json!(pack.chains.len()));
-    top.insert("latest".into(), json!(latest_version));
-    top.entry("deprecated").or_insert(json!(false));
-    top.insert("versions".into(), Value::Array(rows));
-    index = Value::Object(top);
-
-    // Registry index.
+    let old_index = if pack_index_path.is_file() { read_json(&pack_index_path)? } else { json!({}) };
+    let (index, newest_is_this) = pack_index(&reg, &pack, old_index, &integrity, signature.is_some(), &now);
     let registry_index_path = reg.registry_index_path()?;
-    let mut reg_index = if registry_index_path.is_file() { read_json(&registry_index_path)? } else { json!({}) };
-    let mut packs: Vec<Value> = reg_index.get("packs").and_then(Value::as_array).cloned().unwrap_or_default();
-    let mut reg_row = summary(&pack);
-    if !newest_is_this
-        && let Some(existing) = packs.iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name.as_str()))
-    {
-        reg_row = existing.as_object().cloned().unwrap_or(reg_row);
-    }
-    reg_row.insert("latestVersion".into(), json!(latest_version));
-    reg_row.entry("deprecated").or_insert(json!(false));
-    reg_row.entry("yanked").or_insert(json!(false));
-    packs.retain(|p| p.get("name").and_then(Value::as_str) != Some(name.as_str()));
-    packs.push(Value::Object(reg_row));
-    packs.sort_by(|a, b| a.get("name").and_then(Value::as_str).cmp(&b.get("name").and_then(Value::as_str)));
-    let registry_version = reg_index.get("registryVersion").cloned().unwrap_or(json!("1.0.0"));
-    reg_index =
-        json!({"registryVersion": registry_version, "generatedAt": now, "packCount": packs.len(), "packs": packs});
+    let old_reg_index = if registry_index_path.is_file() { read_json(&registry_index_path)? } else { json!({}) };
+    let latest_version = index["latest"].as_str().unwrap_or(&version).to_owned();
+    let reg_index = registry_index(&pack, old_reg_index, &latest_version, newest_is_this, &now);
 
     // Write: content first, indexes after, the discovery document last.
     write_bytes(&tarball_path, &tgz)?;
@@ -490,6 +369,163 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
         skipped,
         warnings,
     })
+}
+
+/// The manifest bytes to publish and their signature: signed now with `signer`, or as the
+/// pack carries them (a v2 signature beside a canonical `pack.json`), or unsigned.
+fn signed_bytes(
+    pack_dir: &Path,
+    original: &[u8],
+    manifest: &mut Value,
+    signer: Option<(&SigningKey, &str)>,
+    bad_manifest: impl Fn(String) -> Error,
+) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    if let Some((key, key_id)) = signer {
+        let (b, s) = sign_manifest(manifest, key, Scheme::V2 { key_id })?;
+        return Ok((b, Some(s.to_vec())));
+    }
+    match manifest.get("signing") {
+        None => Ok((jcs::canonical(manifest).map_err(bad_manifest)?, None)),
+        Some(s) if s.get("keyId").is_some() || s.get("scheme").is_some() => {
+            if !jcs::is_canonical(original) {
+                return Err(bad_manifest(
+                    "a v2-signed pack.json must be in canonical form; sign it again with `pack sign --key-id`".into(),
+                ));
+            }
+            let sig_path = pack_dir.join(SIGNATURE_FILE);
+            let sig = crate::fsio::read_limited(&sig_path, 4096, code::SIGNATURE_NOT_AVAILABLE).map_err(|e| {
+                Error::new(code::SIGNATURE_NOT_AVAILABLE, format!("{}: {}", sig_path.display(), e.message))
+            })?;
+            Ok((original.to_vec(), Some(sig)))
+        }
+        Some(_) => Err(Error::new(
+            code::INVALID_REQUEST,
+            "this pack carries a v1 signature whose key a registry does not list; publish with --key and --key-id to sign it for the registry",
+        )),
+    }
+}
+
+/// The registry folder, opened or laid out new, with the signing key it must list: the
+/// signer's (added when missing) or the one the pack is signed with (which must be there
+/// and cover the pack's name). Also the discovery document to write, when it changes.
+fn registry_for(
+    registry_dir: &Path,
+    pack: &Pack,
+    signer: Option<(&SigningKey, &str)>,
+    warnings: &mut Vec<Finding>,
+) -> Result<(Registry, Option<Value>)> {
+    let name = pack.name();
+    let exists = registry_dir.join(DISCOVERY_PATH).is_file();
+    if !registry_dir.exists() {
+        std::fs::create_dir_all(registry_dir).map_err(|e| Error::io(registry_dir, &e))?;
+    }
+    let mut reg =
+        if exists { Registry::open(registry_dir)? } else { Registry::from_document(registry_dir, new_document())? };
+    let key_id = pack.manifest.pointer("/signing/keyId").and_then(Value::as_str);
+    let mut new_doc = if exists { None } else { Some(new_document()) };
+    if let Some((key, id)) = signer {
+        if let Some(doc) = ensure_key(&reg, key, id, name, warnings)? {
+            new_doc = Some(doc);
+        }
+    } else if let Some(id) = key_id {
+        let entry = reg.key(id).ok_or_else(|| {
+            Error::new(code::PACK_SIGNATURE_INVALID, format!("key \"{id}\" is not among the registry's signingKeys"))
+                .with("reason", "unknown_key")
+                .with("keyId", id)
+        })?;
+        if !entry.covers(name) {
+            return Err(Error::new(code::PACK_SIGNATURE_INVALID, format!("registry key \"{id}\" may not sign {name}"))
+                .with("reason", "namespace")
+                .with("keyId", id));
+        }
+    }
+    if let Some(doc) = &new_doc {
+        reg = Registry::from_document(registry_dir, doc.clone())?;
+    }
+    Ok((reg, new_doc))
+}
+
+/// A tarball's contents: file bytes by path.
+type Files = BTreeMap<String, Vec<u8>>;
+
+/// The tarball's files by path: the pack folder's files its kind may ship, `pack.json` as
+/// published and its signature; and the paths left out.
+fn tarball_files(pack_dir: &Path, pack: &Pack, bytes: &[u8], signature: Option<&[u8]>) -> Result<(Files, Vec<String>)> {
+    let mut files = Files::new();
+    let mut skipped = Vec::new();
+    for rel in list_files(pack_dir)? {
+        if rel == "pack.json" || rel == SIGNATURE_FILE {
+            continue;
+        }
+        if rel.ends_with('/') || !allowed(&pack.kind, &rel) {
+            skipped.push(rel);
+            continue;
+        }
+        let data = crate::fsio::read_limited(&pack_dir.join(&rel), MAX_MANIFEST_BYTES, code::INVALID_REQUEST)?;
+        files.insert(rel, data);
+    }
+    files.insert("pack.json".into(), bytes.to_vec());
+    if let Some(sig) = signature {
+        files.insert(SIGNATURE_FILE.into(), sig.to_vec());
+    }
+    Ok((files, skipped))
+}
+
+/// The pack's index with this version added (versions in semver order, the summary the
+/// newest one's), and whether this version is the newest.
+fn pack_index(reg: &Registry, pack: &Pack, index: Value, integrity: &str, signed: bool, now: &str) -> (Value, bool) {
+    let (name, version) = (pack.name(), pack.version());
+    let mut rows: Vec<Value> = index.get("versions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut row = json!({
+        "version": version, "publishedAt": now,
+        "manifestUrl": reg.url(&reg.endpoints.version_manifest, name, version),
+        "tarballUrl": reg.url(&reg.endpoints.version_tarball, name, version),
+    });
+    if signed {
+        row["signatureUrl"] = json!(reg.url(&reg.endpoints.version_signature, name, version));
+    }
+    row["sbomUrl"] = json!(reg.url(&reg.sbom_template(), name, version));
+    if let Some(id) = pack.manifest.pointer("/signing/keyId") {
+        row["signingScheme"] = json!(V2_SCHEME);
+        row["signingKeyId"] = id.clone();
+    }
+    row["integrity"] = json!(integrity);
+    row["versionDeprecated"] = json!(false);
+    row["yanked"] = json!(false);
+    rows.push(row);
+    rows.sort_by(|a, b| {
+        let v = |r: &Value| r.get("version").and_then(Value::as_str).and_then(|s| Version::parse(s).ok());
+        v(a).cmp(&v(b))
+    });
+    let latest_version = latest(&rows).unwrap_or_else(|| version.to_owned());
+    let newest_is_this = latest_version == version;
+    let mut top = if newest_is_this { summary(pack) } else { index.as_object().cloned().unwrap_or_default() };
+    top.insert("chainCount".into(), json!(pack.chains.len()));
+    top.insert("latest".into(), json!(latest_version));
+    top.entry("deprecated").or_insert(json!(false));
+    top.insert("versions".into(), Value::Array(rows));
+    (Value::Object(top), newest_is_this)
+}
+
+/// The registry's index with the pack's row added or replaced (its summary taken from this
+/// version when it is the newest), packs in name order.
+fn registry_index(pack: &Pack, index: Value, latest_version: &str, newest_is_this: bool, now: &str) -> Value {
+    let name = pack.name();
+    let mut packs: Vec<Value> = index.get("packs").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut row = summary(pack);
+    if !newest_is_this
+        && let Some(existing) = packs.iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+    {
+        row = existing.as_object().cloned().unwrap_or(row);
+    }
+    row.insert("latestVersion".into(), json!(latest_version));
+    row.entry("deprecated").or_insert(json!(false));
+    row.entry("yanked").or_insert(json!(false));
+    packs.retain(|p| p.get("name").and_then(Value::as_str) != Some(name));
+    packs.push(Value::Object(row));
+    packs.sort_by(|a, b| a.get("name").and_then(Value::as_str).cmp(&b.get("name").and_then(Value::as_str)));
+    let registry_version = index.get("registryVersion").cloned().unwrap_or(json!("1.0.0"));
+    json!({"registryVersion": registry_version, "generatedAt": now, "packCount": packs.len(), "packs": packs})
 }
 
 #[cfg(test)]
