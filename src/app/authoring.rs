@@ -564,169 +564,183 @@ fn not_promotable(node: &str, pointer: &str) -> Error {
 
 /// The dialog's content; returns whether Extract, and whether Cancel, was clicked.
 fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bool) {
-    let (mut confirm, mut cancel) = (false, false);
-    let form = &mut d.form;
-    let mut changed = false;
+    let form = &d.form;
     ui.label(RichText::new(format!("{} node(s): {}", form.nodes.len(), form.nodes.join(", "))).color(theme::TEXT_DIM));
-    egui::Panel::bottom(Id::unique("cs-extract-actions")).show(ui, |ui| {
-        ui.add_space(4.0);
-        let bad = form.bad_names();
-        let ready = matches!(form.preview(), Some(Ok(_))) && bad.is_empty() && form.refusal.is_none();
-        ui.horizontal(|ui| {
-            let extract = ui.add_enabled(ready, egui::Button::new(RichText::new("Extract").strong()));
-            if extract.clicked() {
-                confirm = true;
-            }
-            extract.on_disabled_hover_text("Fix the problems shown first");
-            if ui.button("Cancel").clicked() {
-                cancel = true;
-            }
-            if !bad.is_empty() {
-                ui.label(
-                    RichText::new(format!(
-                        "Not a parameter name: {} (letters, digits and _, not starting with a digit)",
-                        bad.join(", ")
-                    ))
-                    .color(theme::ERROR),
-                );
-            }
-        });
-        ui.add_space(2.0);
-    });
+    let (confirm, cancel) =
+        egui::Panel::bottom(Id::unique("cs-extract-actions")).show(ui, |ui| extract_actions(ui, form)).inner;
     let height = ui.available_height();
+    let mut changed = false;
     ui.columns(2, |cols| {
-        let ui = &mut cols[0];
-        egui::ScrollArea::vertical().id_salt("cs-extract-left").max_height(height).auto_shrink([false, false]).show(
-            ui,
-            |ui| {
-                egui::Grid::new("cs-extract-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
-                    let pack_label = ui.label("pack");
-                    let chain_packs: Vec<usize> =
-                        (0..packs.len()).filter(|&i| packs[i].kind == PackKind::WorkflowChain).collect();
-                    let shown_target = match &form.target {
-                        PackTarget::New { .. } => "New pack".to_owned(),
-                        PackTarget::Loaded(i) => packs.get(*i).map_or("?".to_owned(), |p| p.name().to_owned()),
-                    };
-                    let combo = egui::ComboBox::from_id_salt("cs-extract-pack")
-                        .selected_text(shown_target)
-                        .width(260.0)
-                        .show_ui(ui, |ui| {
-                            let is_new = matches!(form.target, PackTarget::New { .. });
-                            if ui.selectable_label(is_new, "New pack").clicked() && !is_new {
-                                form.target =
-                                    PackTarget::New { name: "vendor.my.chains".into(), version: "1.0.0".into() };
-                                changed = true;
-                            }
-                            for i in chain_packs {
-                                let sel = form.target == PackTarget::Loaded(i);
-                                let text = format!("{} {}", packs[i].name(), packs[i].version());
-                                if ui.selectable_label(sel, text).clicked() && !sel {
-                                    form.target = PackTarget::Loaded(i);
-                                    changed = true;
-                                }
-                            }
-                        });
-                    combo.response.labelled_by(pack_label.id);
-                    ui.end_row();
-                    if let PackTarget::New { name, version } = &mut form.target {
-                        changed |= labelled_text(ui, "new pack name", name);
-                        ui.end_row();
-                        changed |= labelled_text(ui, "new pack version", version);
-                        ui.end_row();
-                    }
-                    changed |= labelled_text(ui, "chainId", &mut form.chain_id);
-                    ui.end_row();
-                    changed |= labelled_text(ui, "label", &mut form.label);
-                    ui.end_row();
-                    let l = ui.label("description");
-                    changed |= ui
-                        .add(egui::TextEdit::multiline(&mut form.description).desired_rows(2).desired_width(300.0))
-                        .labelled_by(l.id)
-                        .changed();
-                    ui.end_row();
-                });
-                ui.add_space(6.0);
-                ui.label(RichText::new("Values that can become parameters").strong());
-                if let Some(e) = &form.refusal {
-                    super::form::refusal(ui, e);
-                } else if form.rows.is_empty() {
-                    ui.label(
-                        RichText::new("The selected nodes hold no strings, numbers or booleans.")
-                            .color(theme::TEXT_DIM),
-                    );
-                }
-                egui::Grid::new("cs-extract-rows").num_columns(3).spacing([8.0, 4.0]).striped(true).show(ui, |ui| {
-                    for (i, row) in form.rows.iter_mut().enumerate() {
-                        let place = format!("{} {}", row.node, row.candidate.pointer);
-                        let check = ui.checkbox(&mut row.checked, &place);
-                        changed |= check.changed();
-                        let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
-                        // Sized explicitly: a grid cell would otherwise shrink the field to its hint.
-                        let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
-                        let name = name.labelled_by(check.id);
-                        changed |= name.changed();
-                        let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
-                        ui.add(egui::Label::new(value).truncate());
-                        if d.focus == Some(i) {
-                            d.focus = None;
-                            name.request_focus();
-                            name.scroll_to_me(Some(egui::Align::Center));
-                        }
-                        ui.end_row();
-                    }
-                });
-                let boundary = form.boundary();
-                if !boundary.is_empty() {
-                    ui.add_space(6.0);
-                    ui.label(RichText::new("Edges crossing the selection (the splice wires them on insert)").strong());
-                    for b in boundary {
-                        let text = if b.incoming {
-                            format!("{}: {} ➡ {}", b.edge_id, b.outside, b.inside)
-                        } else {
-                            format!("{}: {} ➡ {}", b.edge_id, b.inside, b.outside)
-                        };
-                        ui.label(RichText::new(text).monospace().small());
-                    }
-                }
-            },
-        );
-        let ui = &mut cols[1];
-        egui::ScrollArea::vertical().id_salt("cs-extract-right").max_height(height).auto_shrink([false, false]).show(
-            ui,
-            |ui| {
-                ui.label(RichText::new("Tile").strong());
-                match form.preview() {
-                    Some(Ok(p)) => {
-                        let invalid = p.findings.iter().any(|f| f.is_error());
-                        palette::tile_card(ui, &p.chain, &[], invalid, false);
-                        for f in p.findings.iter().chain(&p.extraction.warnings) {
-                            let color = if f.is_error() { theme::ERROR } else { theme::WARN };
-                            ui.horizontal_wrapped(|ui| {
-                                ui.label(RichText::new(f.code).monospace().small().color(color));
-                                ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
-                            });
-                            ui.add(egui::Label::new(RichText::new(&f.message).small()).wrap());
-                        }
-                        ui.add_space(6.0);
-                        ui.label(RichText::new("Its parameter form").strong());
-                        let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != *p.chain.raw());
-                        if stale {
-                            d.form_preview = Some((p.chain.raw().clone(), FormSession::preview_of(&p.chain)));
-                        }
-                        if let Some((_, session)) = &mut d.form_preview {
-                            session.show_fields(ui, &p.chain);
-                        }
-                    }
-                    Some(Err(e)) => super::form::refusal(ui, e),
-                    None => {}
-                }
-            },
-        );
+        let scroll = |id| egui::ScrollArea::vertical().id_salt(id).max_height(height).auto_shrink([false, false]);
+        scroll("cs-extract-left").show(&mut cols[0], |ui| {
+            changed |= extract_target(ui, &mut d.form, packs);
+            ui.add_space(6.0);
+            changed |= extract_values(ui, d);
+        });
+        scroll("cs-extract-right").show(&mut cols[1], |ui| extract_preview(ui, d));
     });
     if changed {
-        form.touch();
+        d.form.touch();
     }
     (confirm, cancel)
+}
+
+/// Extract (enabled once the preview is a valid chain and every name is one) and Cancel;
+/// returns which was clicked.
+fn extract_actions(ui: &mut Ui, form: &ExtractForm) -> (bool, bool) {
+    let (mut confirm, mut cancel) = (false, false);
+    ui.add_space(4.0);
+    let bad = form.bad_names();
+    let ready = matches!(form.preview(), Some(Ok(_))) && bad.is_empty() && form.refusal.is_none();
+    ui.horizontal(|ui| {
+        let extract = ui.add_enabled(ready, egui::Button::new(RichText::new("Extract").strong()));
+        if extract.clicked() {
+            confirm = true;
+        }
+        extract.on_disabled_hover_text("Fix the problems shown first");
+        if ui.button("Cancel").clicked() {
+            cancel = true;
+        }
+        if !bad.is_empty() {
+            ui.label(
+                RichText::new(format!(
+                    "Not a parameter name: {} (letters, digits and _, not starting with a digit)",
+                    bad.join(", ")
+                ))
+                .color(theme::ERROR),
+            );
+        }
+    });
+    ui.add_space(2.0);
+    (confirm, cancel)
+}
+
+/// Where the chain goes (a loaded chain pack or a new one) and what it is called; returns
+/// whether anything changed.
+fn extract_target(ui: &mut Ui, form: &mut ExtractForm, packs: &[Pack]) -> bool {
+    let mut changed = false;
+    egui::Grid::new("cs-extract-grid").num_columns(2).spacing([10.0, 6.0]).show(ui, |ui| {
+        let pack_label = ui.label("pack");
+        let chain_packs: Vec<usize> = (0..packs.len()).filter(|&i| packs[i].kind == PackKind::WorkflowChain).collect();
+        let shown_target = match &form.target {
+            PackTarget::New { .. } => "New pack".to_owned(),
+            PackTarget::Loaded(i) => packs.get(*i).map_or("?".to_owned(), |p| p.name().to_owned()),
+        };
+        let combo = egui::ComboBox::from_id_salt("cs-extract-pack").selected_text(shown_target).width(260.0).show_ui(
+            ui,
+            |ui| {
+                let is_new = matches!(form.target, PackTarget::New { .. });
+                if ui.selectable_label(is_new, "New pack").clicked() && !is_new {
+                    form.target = PackTarget::New { name: "vendor.my.chains".into(), version: "1.0.0".into() };
+                    changed = true;
+                }
+                for i in chain_packs {
+                    let sel = form.target == PackTarget::Loaded(i);
+                    let text = format!("{} {}", packs[i].name(), packs[i].version());
+                    if ui.selectable_label(sel, text).clicked() && !sel {
+                        form.target = PackTarget::Loaded(i);
+                        changed = true;
+                    }
+                }
+            },
+        );
+        combo.response.labelled_by(pack_label.id);
+        ui.end_row();
+        if let PackTarget::New { name, version } = &mut form.target {
+            changed |= labelled_text(ui, "new pack name", name);
+            ui.end_row();
+            changed |= labelled_text(ui, "new pack version", version);
+            ui.end_row();
+        }
+        changed |= labelled_text(ui, "chainId", &mut form.chain_id);
+        ui.end_row();
+        changed |= labelled_text(ui, "label", &mut form.label);
+        ui.end_row();
+        let l = ui.label("description");
+        changed |= ui
+            .add(egui::TextEdit::multiline(&mut form.description).desired_rows(2).desired_width(300.0))
+            .labelled_by(l.id)
+            .changed();
+        ui.end_row();
+    });
+    changed
+}
+
+/// The selection's values that can become parameters (each a checkbox and a name), then
+/// the edges that cross the selection; returns whether anything changed.
+fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
+    let mut changed = false;
+    let form = &mut d.form;
+    ui.label(RichText::new("Values that can become parameters").strong());
+    if let Some(e) = &form.refusal {
+        super::form::refusal(ui, e);
+    } else if form.rows.is_empty() {
+        ui.label(RichText::new("The selected nodes hold no strings, numbers or booleans.").color(theme::TEXT_DIM));
+    }
+    egui::Grid::new("cs-extract-rows").num_columns(3).spacing([8.0, 4.0]).striped(true).show(ui, |ui| {
+        for (i, row) in form.rows.iter_mut().enumerate() {
+            let place = format!("{} {}", row.node, row.candidate.pointer);
+            let check = ui.checkbox(&mut row.checked, &place);
+            changed |= check.changed();
+            let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
+            // Sized explicitly: a grid cell would otherwise shrink the field to its hint.
+            let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
+            let name = name.labelled_by(check.id);
+            changed |= name.changed();
+            let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
+            ui.add(egui::Label::new(value).truncate());
+            if d.focus == Some(i) {
+                d.focus = None;
+                name.request_focus();
+                name.scroll_to_me(Some(egui::Align::Center));
+            }
+            ui.end_row();
+        }
+    });
+    let boundary = form.boundary();
+    if !boundary.is_empty() {
+        ui.add_space(6.0);
+        ui.label(RichText::new("Edges crossing the selection (the splice wires them on insert)").strong());
+        for b in boundary {
+            let text = if b.incoming {
+                format!("{}: {} ➡ {}", b.edge_id, b.outside, b.inside)
+            } else {
+                format!("{}: {} ➡ {}", b.edge_id, b.inside, b.outside)
+            };
+            ui.label(RichText::new(text).monospace().small());
+        }
+    }
+    changed
+}
+
+/// The chain as it would be extracted: its tile, its findings and its parameter form.
+fn extract_preview(ui: &mut Ui, d: &mut ExtractDialog) {
+    ui.label(RichText::new("Tile").strong());
+    match d.form.preview() {
+        Some(Ok(p)) => {
+            let invalid = p.findings.iter().any(|f| f.is_error());
+            palette::tile_card(ui, &p.chain, &[], invalid, false);
+            for f in p.findings.iter().chain(&p.extraction.warnings) {
+                let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(f.code).monospace().small().color(color));
+                    ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
+                });
+                ui.add(egui::Label::new(RichText::new(&f.message).small()).wrap());
+            }
+            ui.add_space(6.0);
+            ui.label(RichText::new("Its parameter form").strong());
+            let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != *p.chain.raw());
+            if stale {
+                d.form_preview = Some((p.chain.raw().clone(), FormSession::preview_of(&p.chain)));
+            }
+            if let Some((_, session)) = &mut d.form_preview {
+                session.show_fields(ui, &p.chain);
+            }
+        }
+        Some(Err(e)) => super::form::refusal(ui, e),
+        None => {}
+    }
 }
 
 /// A labelled single-line field in a grid row; returns whether it changed.
