@@ -176,59 +176,12 @@ pub fn check_signature(
     let Some(signing) = manifest.get("signing") else { return Ok(SignatureCheck::Unsigned) };
     let empty = Map::new();
     let block = signing.as_object().unwrap_or(&empty);
-    let text = |k: &str| block.get(k).and_then(Value::as_str);
     let bad = |reason: &str, message: String| invalid(name, version, reason, message);
-
-    // The v2 recipe names its scheme. A block with a `method` and no scheme is the v1 or
-    // legacy recipe, whichever key field (`publicKeyRef`, or `keyId` as older registry
-    // manifests spell it) names the registry key.
-    let v2 = block.contains_key("scheme") || (block.contains_key("keyId") && !block.contains_key("method"));
-    // (1) a v2 block carries nothing of the v1 recipe, and names the one v2 scheme.
-    let (scheme, key_id) = if v2 {
-        if let Some(legacy) = ["method", "publicKeyRef", "signatureRef"].into_iter().find(|k| block.contains_key(*k)) {
-            return Err(bad("legacy_fields", format!("the v2 `signing` block also carries the v1 field `{legacy}`")));
-        }
-        if text("scheme") != Some(V2_SCHEME) {
-            return Err(bad("scheme", format!("`signing.scheme` must be \"{V2_SCHEME}\"")));
-        }
-        let key_id = text("keyId").ok_or_else(|| bad("unknown_key", "`signing.keyId` is missing".into()))?;
-        (V2_SCHEME, key_id)
-    } else {
-        match text("method") {
-            Some("manual") => {}
-            Some("sigstore") => {
-                return Err(bad("unsupported_method", "Sigstore bundles are not verified by chainsmith".into()));
-            }
-            // The legacy recipe signs the whole tarball.
-            Some("ed25519") | None => {}
-            Some(other) => return Err(bad("unsupported_method", format!("signing method \"{other}\" is unknown"))),
-        }
-        let key_id = text("publicKeyRef")
-            .or_else(|| text("keyId"))
-            .ok_or_else(|| bad("unknown_key", "`signing.publicKeyRef` names no registry key".into()))?;
-        (if text("method") == Some("manual") { "manual" } else { "ed25519" }, key_id)
-    };
-
-    // (2) the key is one of the registry's, (3) and it covers the pack's namespace.
-    let entry: &KeyEntry = registry.key(key_id).ok_or_else(|| {
-        bad("unknown_key", format!("key \"{key_id}\" is not among the registry's signingKeys")).with("keyId", key_id)
-    })?;
-    if !entry.covers(name) {
-        return Err(bad(
-            "namespace",
-            format!(
-                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
-                entry.permitted_namespaces
-            ),
-        )
-        .with("keyId", key_id)
-        .with("permittedNamespaces", entry.permitted_namespaces.clone()));
-    }
-    let key: VerifyingKey = registry
-        .public_key(entry)
-        .map_err(|msg| bad("unknown_key", format!("key \"{key_id}\" cannot be read: {msg}")).with("keyId", key_id))?;
-
-    let in_archive = archive.file(text("signatureRef").unwrap_or(SIGNATURE_FILE)).map(<[u8]>::to_vec);
+    let recipe = Recipe::of(block, &bad)?;
+    let key_id = recipe.key_id;
+    let (entry, key) = registry_key(registry, key_id, name, &bad)?;
+    let signature_file = block.get("signatureRef").and_then(Value::as_str).unwrap_or(SIGNATURE_FILE);
+    let in_archive = archive.file(signature_file).map(<[u8]>::to_vec);
     let signature_bytes = match (served_signature, in_archive) {
         (Some(served), Some(packed)) if served != packed => {
             return Err(bad(
@@ -246,10 +199,84 @@ pub fn check_signature(
             .with("version", version));
         }
     };
+    let signed =
+        if recipe.scheme == "ed25519" { tarball } else { recipe.packed_manifest(archive, name, version, &bad)? };
+    // (6) a raw 64-byte signature.
+    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice()).map_err(|_| {
+        bad(
+            "signature_length",
+            format!("the signature is {} bytes; an Ed25519 signature is 64 raw bytes", signature_bytes.len()),
+        )
+    })?;
+    // (7) Ed25519 over the exact bytes.
+    key.verify_strict(signed, &Signature::from_bytes(&raw)).map_err(|_| {
+        bad("signature_mismatch", format!("the Ed25519 signature does not verify with key \"{key_id}\""))
+            .with("keyId", key_id)
+    })?;
+    Ok(SignatureCheck::Verified {
+        scheme: recipe.scheme.to_owned(),
+        key_id: key_id.to_owned(),
+        key_status: entry.status.clone(),
+    })
+}
 
-    let signed: &[u8] = if scheme == "ed25519" {
-        tarball
-    } else {
+/// How a `signing` block says the pack is signed.
+struct Recipe<'a> {
+    /// `V2_SCHEME`, `manual` (v1: the canonical manifest) or `ed25519` (legacy: the tarball).
+    scheme: &'static str,
+    key_id: &'a str,
+    v2: bool,
+}
+
+impl<'a> Recipe<'a> {
+    /// The v2 recipe names its scheme. A block with a `method` and no scheme is the v1 or
+    /// legacy recipe, whichever key field (`publicKeyRef`, or `keyId` as older registry
+    /// manifests spell it) names the registry key.
+    fn of(block: &'a Map<String, Value>, bad: &dyn Fn(&str, String) -> Error) -> Result<Self> {
+        let text = |k: &str| block.get(k).and_then(Value::as_str);
+        let v2 = block.contains_key("scheme") || (block.contains_key("keyId") && !block.contains_key("method"));
+        if v2 {
+            // (1) a v2 block carries nothing of the v1 recipe, and names the one v2 scheme.
+            if let Some(legacy) =
+                ["method", "publicKeyRef", "signatureRef"].into_iter().find(|k| block.contains_key(*k))
+            {
+                return Err(bad(
+                    "legacy_fields",
+                    format!("the v2 `signing` block also carries the v1 field `{legacy}`"),
+                ));
+            }
+            if text("scheme") != Some(V2_SCHEME) {
+                return Err(bad("scheme", format!("`signing.scheme` must be \"{V2_SCHEME}\"")));
+            }
+            let key_id = text("keyId").ok_or_else(|| bad("unknown_key", "`signing.keyId` is missing".into()))?;
+            return Ok(Self { scheme: V2_SCHEME, key_id, v2 });
+        }
+        match text("method") {
+            Some("manual") => {}
+            Some("sigstore") => {
+                return Err(bad("unsupported_method", "Sigstore bundles are not verified by chainsmith".into()));
+            }
+            // The legacy recipe signs the whole tarball.
+            Some("ed25519") | None => {}
+            Some(other) => return Err(bad("unsupported_method", format!("signing method \"{other}\" is unknown"))),
+        }
+        let key_id = text("publicKeyRef")
+            .or_else(|| text("keyId"))
+            .ok_or_else(|| bad("unknown_key", "`signing.publicKeyRef` names no registry key".into()))?;
+        let scheme = if text("method") == Some("manual") { "manual" } else { "ed25519" };
+        Ok(Self { scheme, key_id, v2 })
+    }
+
+    /// The packed `pack.json`, which v1 and v2 sign: it must be the version asked for,
+    /// signed under the same key, (5) and for v2 exactly its canonical bytes.
+    fn packed_manifest<'b>(
+        &self,
+        archive: &'b PackArchive,
+        name: &str,
+        version: &str,
+        bad: &dyn Fn(&str, String) -> Error,
+    ) -> Result<&'b [u8]> {
+        let (v2, key_id) = (self.v2, self.key_id);
         let bytes =
             archive.manifest().ok_or_else(|| bad("manifest_mismatch", "the tarball has no pack.json".into()))?;
         // (4) the packed manifest is the version asked for, signed under the same key.
@@ -265,29 +292,38 @@ pub fn check_signature(
                 format!("the packed pack.json is not {name}@{version} signed with key \"{key_id}\""),
             ));
         }
-        // (5) v2 signs canonical bytes, and the packed manifest must be exactly them.
         if v2 && !jcs::is_canonical(bytes) {
             return Err(bad("not_canonical", "the packed pack.json is not in RFC 8785 canonical form".into()));
         }
-        bytes
-    };
-    // (6) a raw 64-byte signature.
-    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice()).map_err(|_| {
-        bad(
-            "signature_length",
-            format!("the signature is {} bytes; an Ed25519 signature is 64 raw bytes", signature_bytes.len()),
+        Ok(bytes)
+    }
+}
+
+/// (2) The key is one of the registry's, (3) and it covers the pack's namespace.
+fn registry_key<'r>(
+    registry: &'r Registry,
+    key_id: &str,
+    name: &str,
+    bad: &dyn Fn(&str, String) -> Error,
+) -> Result<(&'r KeyEntry, VerifyingKey)> {
+    let entry = registry.key(key_id).ok_or_else(|| {
+        bad("unknown_key", format!("key \"{key_id}\" is not among the registry's signingKeys")).with("keyId", key_id)
+    })?;
+    if !entry.covers(name) {
+        return Err(bad(
+            "namespace",
+            format!(
+                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
+                entry.permitted_namespaces
+            ),
         )
-    })?;
-    // (7) Ed25519 over the exact bytes.
-    key.verify_strict(signed, &Signature::from_bytes(&raw)).map_err(|_| {
-        bad("signature_mismatch", format!("the Ed25519 signature does not verify with key \"{key_id}\""))
-            .with("keyId", key_id)
-    })?;
-    Ok(SignatureCheck::Verified {
-        scheme: scheme.to_owned(),
-        key_id: key_id.to_owned(),
-        key_status: entry.status.clone(),
-    })
+        .with("keyId", key_id)
+        .with("permittedNamespaces", entry.permitted_namespaces.clone()));
+    }
+    let key = registry
+        .public_key(entry)
+        .map_err(|msg| bad("unknown_key", format!("key \"{key_id}\" cannot be read: {msg}")).with("keyId", key_id))?;
+    Ok((entry, key))
 }
 
 #[cfg(test)]
