@@ -460,3 +460,59 @@ fn a_small_workflow_keeps_its_card_names_below_the_zoom_where_a_large_one_drops_
     view_at(&mut h, pos2(400.0, 40.0), 1.0);
     assert!(title_has_text(&h, "n1"), "and draws them at 1:1");
 }
+
+#[test]
+fn text_over_a_far_zoomed_canvas_leaves_the_font_atlas_as_it_was() {
+    // The empty canvas's hint and a dragged tile's label were laid out in the scene at
+    // their size over the zoom: at 1% zoom their glyphs were rasterised a hundred times
+    // larger, and the font atlas (and its texture) grew to 134 MB after "delete all".
+    let (_dir, mut h) = open(workflow(Vec::new(), Vec::new()));
+    let atlas = |h: &Harness<'static, App>| h.ctx.fonts(|f| f.font_image_size());
+    let at_start = atlas(&h);
+    let view = h.state().canvas_view();
+    h.state_mut().set_canvas_view(egui::Rect::from_center_size(view.center(), view.size() * 100.0));
+    h.run();
+    assert!(zoom(&h) < 0.015, "zoomed far out: {}", zoom(&h));
+    let hint = text_drawn(&h, "Drag a chain tile").expect("the empty canvas says what to do");
+    assert!((19.0..=21.0).contains(&hint), "the hint is laid out at the 20 points it is shown at: {hint}");
+    assert_eq!(atlas(&h), at_start, "the hint's glyphs are the size it is shown at");
+
+    // A tile dragged over the canvas, held there: its label shows, at its screen size too.
+    let from = h.get_by_label("Triage queue").rect().center();
+    let to = h.state().canvas_rect().center();
+    h.hover_at(from);
+    h.step();
+    let press = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    h.event(press(from, true));
+    h.step();
+    for i in 1..=10 {
+        h.hover_at(from.lerp(to, i as f32 / 10.0));
+        h.step();
+    }
+    let label = text_drawn(&h, "drop to insert here").expect("the tile's label is drawn");
+    assert!((12.0..=14.0).contains(&label), "the label is laid out at the 13 points it is shown at: {label}");
+    let [w, hgt] = atlas(&h);
+    assert!(w * hgt <= 2 * at_start[0] * at_start[1], "{:?} from {at_start:?}", [w, hgt]);
+    h.event(press(to, false));
+    h.run();
+}
+
+/// The font size (points, as laid out) of the first text drawn in the last frame that
+/// contains `needle`.
+fn text_drawn(h: &Harness<'_, App>, needle: &str) -> Option<f32> {
+    fn find(shape: &egui::Shape, needle: &str) -> Option<f32> {
+        match shape {
+            egui::Shape::Vec(v) => v.iter().find_map(|s| find(s, needle)),
+            egui::Shape::Text(t) if t.galley.job.text.contains(needle) => {
+                t.galley.job.sections.first().map(|s| s.format.font_id.size)
+            }
+            _ => None,
+        }
+    }
+    h.output().shapes.iter().find_map(|c| find(&c.shape, needle))
+}

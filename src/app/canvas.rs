@@ -298,6 +298,17 @@ impl Canvas {
             })
             .response;
         self.scene_rect = scene_rect;
+        // Text that keeps its size on screen whatever the zoom is drawn here, in screen
+        // space: laid out in the scene at its size over the zoom, its glyphs were rasterised
+        // that many times larger (at 1% zoom the empty canvas's hint grew the font atlas and
+        // its texture to 134 MB each).
+        let painter = ui.painter_at(outer);
+        if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
+            paint_empty_hint(&painter, outer.center());
+        }
+        if let Some(t) = &self.tile_target {
+            paint_tile_label(&painter, t, self.to_global);
+        }
         // The toolbar above shows the zoom of the last frame; when the view moved in this
         // one (Fit, a zoom step, the fit once the panels settle), no input may follow to
         // draw it again.
@@ -494,9 +505,6 @@ impl Canvas {
             self.ghost(ui, g, &positions, actions);
         }
         self.gestures(&painter, &positions);
-        if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
-            paint_empty_hint(&painter, visible, zoom);
-        }
     }
 
     /// What stays still (grid, frames, edges, cards not being dragged) is drawn into a
@@ -2065,10 +2073,10 @@ fn show_refusal_at_pointer(ctx: &egui::Context, e: &Error) {
 }
 
 /// What to do on an empty canvas, at a constant size on screen.
-fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
-    let c = visible.center();
-    let big = FontId::proportional(20.0 / zoom);
-    let small = FontId::proportional(13.0 / zoom);
+/// What an empty canvas says, centred on `c` (screen space).
+fn paint_empty_hint(painter: &egui::Painter, c: Pos2) {
+    let big = FontId::proportional(20.0);
+    let small = FontId::proportional(13.0);
     painter.text(
         c,
         Align2::CENTER_BOTTOM,
@@ -2077,28 +2085,34 @@ fn paint_empty_hint(painter: &egui::Painter, visible: Rect, zoom: f32) {
         theme::TEXT_DIM,
     );
     let help = "Drag: pan  ·  Shift+drag: box select  ·  Ctrl+wheel or pinch: zoom  ·  F: fit";
-    painter.text(c + vec2(0.0, 12.0 / zoom), Align2::CENTER_TOP, help, small, theme::TEXT_DIM);
+    painter.text(c + vec2(0.0, 12.0), Align2::CENTER_TOP, help, small, theme::TEXT_DIM);
 }
 
+/// Where a dragged tile would land: its cards' outlines (canvas space).
 fn paint_tile_ghost(painter: &egui::Painter, t: &TileTarget, zoom: f32) {
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
-    let mut top_left: Option<Pos2> = None;
     for r in &t.footprint {
         let rect = r.translate(t.at.to_vec2());
         painter.rect_filled(rect, 6.0, theme::GHOST.gamma_multiply(0.10));
         painter.rect_stroke(rect, 6.0, stroke, StrokeKind::Outside);
-        top_left = Some(top_left.map_or(rect.min, |p| p.min(rect.min)));
     }
+}
+
+/// What a dropped tile would be, over the top-left of its outlines: drawn in screen space
+/// (`to_screen` maps the canvas there), never smaller than 13 points, growing with the
+/// cards when zoomed in.
+fn paint_tile_label(painter: &egui::Painter, t: &TileTarget, to_screen: TSTransform) {
+    let top_left = t.footprint.iter().map(|r| r.min + t.at.to_vec2()).reduce(|a, b| a.min(b)).unwrap_or(t.at);
+    let scale = to_screen.scaling.max(1.0);
     let hint = if t.edge.is_some() { "drop to splice into this edge" } else { "drop to insert here" };
     let what = match &t.dropped {
         Dropped::Chain { .. } => "",
         Dropped::NodeType(_) => " (one node)",
     };
     let text = format!("{}{what} — {hint}", t.label);
-    let at = top_left.unwrap_or(t.at) - vec2(0.0, 8.0 / zoom.min(1.0));
     painter.add(TextShape::new(
-        at - vec2(0.0, 16.0 / zoom.min(1.0)),
-        painter.layout_no_wrap(text, FontId::proportional(13.0 / zoom.min(1.0)), theme::GHOST),
+        to_screen * top_left - vec2(0.0, 24.0 * scale),
+        painter.layout_no_wrap(text, FontId::proportional(13.0 * scale), theme::GHOST),
         theme::GHOST,
     ));
 }
