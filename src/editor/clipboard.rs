@@ -36,40 +36,65 @@ fn selected_edges<'a>(wf: &'a Workflow, ids: &'a HashSet<String>) -> impl Iterat
 }
 
 /// The nodes named by `ids` and the edges among them, in file order (what a copy or a
-/// duplicate takes).
-pub fn selected_objects(wf: &Workflow, ids: &HashSet<String>) -> (Objects, Objects) {
-    let nodes = wf
-        .nodes_in_order()
-        .into_iter()
-        .filter(|ix| ids.contains(wf.graph[*ix].id()))
-        .map(|ix| wf.graph[ix].object())
-        .collect();
-    (nodes, selected_edges(wf, ids).map(Edge::json).collect())
+/// duplicate takes): copies that share their text with the workflow's.
+pub fn selected(wf: &Workflow, ids: &HashSet<String>) -> (Vec<Node>, Vec<Edge>) {
+    let nodes =
+        wf.nodes_in_order().into_iter().map(|ix| &wf.graph[ix]).filter(|n| ids.contains(n.id())).cloned().collect();
+    (nodes, selected_edges(wf, ids).cloned().collect())
 }
 
-const CLIPBOARD_TAG: &str = "chainsmithClipboard";
+/// Read clipboard text written by [`clipboard_json`]; anything else is not ours. Each node
+/// and edge is held compactly as soon as it is read (as parsed objects, the nodes of a
+/// 100,000-node paste took over 200 MiB at once); members that are not objects are skipped.
+pub fn parse_clipboard(text: &str) -> Option<(Vec<Node>, Vec<Edge>)> {
+    #[derive(serde::Deserialize)]
+    struct Clipboard {
+        #[serde(rename = "chainsmithClipboard")]
+        _tag: serde::de::IgnoredAny,
+        #[serde(default)]
+        nodes: Vec<Compact<Node>>,
+        #[serde(default)]
+        edges: Vec<Compact<Edge>>,
+    }
+    // An object only (serde would read a struct from a list as well).
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let clipboard: Clipboard = serde_json::from_str(text).ok()?;
+    Some((held(clipboard.nodes), held(clipboard.edges)))
+}
 
-/// JSON objects (nodes or edges) as the clipboard carries them.
-pub type Objects = Vec<Map<String, Value>>;
+/// One element of the clipboard's `nodes` or `edges`: held compactly when it is an object.
+struct Compact<T>(Option<T>);
 
-/// Read clipboard text written by [`clipboard_json`]; anything else is not ours.
-pub fn parse_clipboard(text: &str) -> Option<(Objects, Objects)> {
-    let Value::Object(mut doc) = serde_json::from_str(text).ok()? else { return None };
-    doc.get(CLIPBOARD_TAG)?;
-    // Taken out of the document, not copied: a paste of 100,000 nodes held them twice.
-    let mut objects = |k: &str| -> Objects {
-        match doc.remove(k) {
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .filter_map(|x| match x {
-                    Value::Object(o) => Some(o),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    Some((objects("nodes"), objects("edges")))
+fn held<T>(items: Vec<Compact<T>>) -> Vec<T> {
+    items.into_iter().filter_map(|c| c.0).collect()
+}
+
+/// Nodes and edges, made from their objects.
+trait FromObject {
+    fn from_object(object: Map<String, Value>) -> Self;
+}
+
+impl FromObject for Node {
+    fn from_object(object: Map<String, Value>) -> Self {
+        Node::new(object, 0)
+    }
+}
+
+impl FromObject for Edge {
+    fn from_object(object: Map<String, Value>) -> Self {
+        Edge::new(object, 0)
+    }
+}
+
+impl<'de, T: FromObject> serde::Deserialize<'de> for Compact<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self(match Value::deserialize(d)? {
+            Value::Object(o) => Some(T::from_object(o)),
+            _ => None,
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -96,17 +121,22 @@ mod tests {
         .unwrap();
         let wf = Workflow::from_json(doc).unwrap();
         let ids: HashSet<String> = ["a".to_owned(), "b".to_owned()].into();
-        let (nodes, edges) = selected_objects(&wf, &ids);
-        let wrap = |v: Objects| v.into_iter().map(Value::Object).collect::<Vec<_>>();
+        let (nodes, edges) = selected(&wf, &ids);
+        let nodes: Vec<Value> = nodes.iter().map(|n| Value::Object(n.object())).collect();
+        let edges: Vec<Value> = edges.iter().map(|e| Value::Object(e.json())).collect();
         let expected =
-            serde_json::to_string_pretty(&json!({CLIPBOARD_TAG: 1, "nodes": wrap(nodes), "edges": wrap(edges)}))
-                .unwrap();
+            serde_json::to_string_pretty(&json!({"chainsmithClipboard": 1, "nodes": nodes, "edges": edges})).unwrap();
         let text = clipboard_json(&wf, &ids).unwrap();
         assert_eq!(text, expected);
         let (nodes, edges) = parse_clipboard(&text).unwrap();
-        assert_eq!(nodes.iter().map(|n| n["id"].clone()).collect::<Vec<_>>(), [json!("a"), json!("b")]);
+        assert_eq!(nodes.iter().map(Node::id).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(edges.len(), 1, "only the edge between copied nodes");
-        assert_eq!(nodes[0]["config"]["n"].to_string(), "1.50", "numbers keep their text");
+        assert_eq!(nodes[0].object()["config"]["n"].to_string(), "1.50", "numbers keep their text");
+        let mixed = r#"{"chainsmithClipboard": 1, "nodes": [3, {"id": "x"}, null], "edges": "no"}"#;
+        assert!(parse_clipboard(mixed).is_none(), "edges that are not a list: not ours");
+        let mixed = r#"{"chainsmithClipboard": 1, "nodes": [3, {"id": "x"}, null]}"#;
+        let (nodes, edges) = parse_clipboard(mixed).unwrap();
+        assert_eq!((nodes.len(), edges.len()), (1, 0), "members that are not objects are skipped");
         assert!(clipboard_json(&wf, &HashSet::new()).is_none());
         assert!(parse_clipboard("[1]").is_none() && parse_clipboard("{\"nodes\": []}").is_none());
     }

@@ -60,8 +60,8 @@ pub enum Command {
     },
     /// Add copies of nodes and the edges among them, with fresh ids, offset by `offset`.
     Paste {
-        nodes: Vec<Map<String, Value>>,
-        edges: Vec<Map<String, Value>>,
+        nodes: Vec<Node>,
+        edges: Vec<Edge>,
         offset: (f64, f64),
     },
     /// Add one node (see [`super::node_type::node_from_type`]) under a fresh id made from
@@ -413,7 +413,7 @@ impl Document {
             }
             Command::Duplicate { nodes, ports } => {
                 let ids: HashSet<String> = nodes.iter().filter(|id| self.wf.contains_node(id)).cloned().collect();
-                let (objects, edges) = super::clipboard::selected_objects(&self.wf, &ids);
+                let (objects, edges) = super::clipboard::selected(&self.wf, &ids);
                 if objects.is_empty() {
                     return Err(Error::new(code::INVALID_REQUEST, "Duplicate: select a node first"));
                 }
@@ -635,18 +635,14 @@ impl Document {
         Ok((Change::Batch(inverse), outcome))
     }
 
-    fn paste(
-        &mut self,
-        nodes: Vec<Map<String, Value>>,
-        edges: Vec<Map<String, Value>>,
-        offset: (f64, f64),
-    ) -> Result<(Change, Outcome), Error> {
+    fn paste(&mut self, nodes: Vec<Node>, edges: Vec<Edge>, offset: (f64, f64)) -> Result<(Change, Outcome), Error> {
         if nodes.is_empty() {
             return Err(Error::new(code::INVALID_REQUEST, "the clipboard holds no nodes"));
         }
         let mut renamed: HashMap<String, String> = HashMap::new();
         let mut new_nodes = Vec::new();
-        for mut json in nodes {
+        for node in nodes {
+            let mut json = node.object();
             let old = json.get("id").and_then(Value::as_str).unwrap_or("node").to_owned();
             let id = self.wf.fresh_node_id(&old);
             json.insert("id".into(), Value::String(id.clone()));
@@ -667,7 +663,8 @@ impl Document {
         }
         let mut new_edges = Vec::new();
         let mut ids = self.wf.edge_ids();
-        for mut json in edges {
+        for edge in edges {
+            let mut json = edge.json();
             let ends = ["sourceNodeId", "targetNodeId"]
                 .map(|k| json.get(k).and_then(Value::as_str).and_then(|id| renamed.get(id)).cloned());
             let [Some(s), Some(t)] = ends else { continue };
@@ -850,7 +847,7 @@ mod tests {
             },
             Command::Delete { nodes: vec!["b".into()], edges: vec![] },
             Command::Paste {
-                nodes: vec![wf.graph[wf.node("a").unwrap()].object()],
+                nodes: vec![wf.graph[wf.node("a").unwrap()].clone()],
                 edges: vec![],
                 offset: (40.0, 40.0),
             },
