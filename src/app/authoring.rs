@@ -565,7 +565,7 @@ fn not_promotable(node: &str, pointer: &str) -> Error {
 /// The dialog's content; returns whether Extract, and whether Cancel, was clicked.
 fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bool) {
     let form = &d.form;
-    ui.label(RichText::new(format!("{} node(s): {}", form.nodes.len(), form.nodes.join(", "))).color(theme::TEXT_DIM));
+    ui.label(RichText::new(selection_summary(&form.nodes)).color(theme::TEXT_DIM));
     let (confirm, cancel) =
         egui::Panel::bottom(Id::unique("cs-extract-actions")).show(ui, |ui| extract_actions(ui, form)).inner;
     let height = ui.available_height();
@@ -583,6 +583,19 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bo
         d.form.touch();
     }
     (confirm, cancel)
+}
+
+/// The nodes being extracted, by id; a long selection names its first few and counts the
+/// rest (all 100,000 ids of a large workflow filled the dialog, hiding its fields and
+/// buttons).
+fn selection_summary(nodes: &[String]) -> String {
+    const NAMED: usize = 12;
+    let named = nodes.iter().take(NAMED).map(String::as_str).collect::<Vec<_>>().join(", ");
+    match nodes.len() {
+        1 => format!("1 node: {named}"),
+        n if n <= NAMED => format!("{n} nodes: {named}"),
+        n => format!("{n} nodes: {named} and {} more", n - NAMED),
+    }
 }
 
 /// Extract (enabled once the preview is a valid chain and every name is one) and Cancel;
@@ -747,4 +760,19 @@ fn extract_preview(ui: &mut Ui, d: &mut ExtractDialog) {
 fn labelled_text(ui: &mut Ui, label: &str, text: &mut String) -> bool {
     let l = ui.label(label);
     ui.add(egui::TextEdit::singleline(text).desired_width(300.0)).labelled_by(l.id).changed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selection_summary;
+
+    #[test]
+    fn a_long_selection_is_summed_up_not_listed() {
+        let ids = |n: usize| (0..n).map(|i| format!("n{i}")).collect::<Vec<_>>();
+        assert_eq!(selection_summary(&ids(1)), "1 node: n0");
+        assert_eq!(selection_summary(&ids(3)), "3 nodes: n0, n1, n2");
+        let long = selection_summary(&ids(100_000));
+        assert!(long.starts_with("100000 nodes: n0, n1,"), "{long}");
+        assert!(long.ends_with("n11 and 99988 more"), "{long}");
+    }
 }
