@@ -55,7 +55,8 @@ struct ExtractDialog {
     /// The target pack's draft when it is a loaded pack nobody edits yet (read-only copy).
     loaded: Option<(usize, PackDraft)>,
     /// The form preview, rebuilt when the previewed chain changes.
-    form_preview: Option<(Value, FormSession)>,
+    /// Keyed by the preview it was made from ([`ExtractForm::preview_revision`]).
+    form_preview: Option<(u64, FormSession)>,
     /// A row to scroll to and focus (ticked from the inspector).
     focus: Option<usize>,
 }
@@ -743,9 +744,9 @@ fn extract_preview(ui: &mut Ui, d: &mut ExtractDialog) {
             }
             ui.add_space(6.0);
             ui.label(RichText::new("Its parameter form").strong());
-            let stale = d.form_preview.as_ref().is_none_or(|(raw, _)| *raw != *p.chain.raw());
-            if stale {
-                d.form_preview = Some((p.chain.raw().clone(), FormSession::preview_of(&p.chain)));
+            let revision = d.form.preview_revision();
+            if d.form_preview.as_ref().is_none_or(|(made_from, _)| *made_from != revision) {
+                d.form_preview = Some((revision, FormSession::preview_of(&p.chain)));
             }
             if let Some((_, session)) = &mut d.form_preview {
                 session.show_fields(ui, &p.chain);

@@ -3,7 +3,7 @@
 //! the way loading does (schema, semantic checks, token lints) and adds version-bump help;
 //! saving is atomic, pretty-printed, members in schema order, unknown members kept.
 
-use super::order::in_schema_order;
+use super::order::{in_schema_order, into_schema_order};
 use crate::catalog::{Catalog, is_core};
 use crate::error::{Error, Finding, Result, code};
 use crate::pack::{LoadOptions, Pack, PackKind, load_bytes, load_file};
@@ -133,7 +133,7 @@ impl PackDraft {
         }
         let Value::Object(manifest) = &*pack.manifest else { unreachable!("a loaded pack is an object") };
         let mut draft = Self {
-            manifest: reordered(manifest),
+            manifest: reordered(manifest.clone()),
             baseline: Some(manifest.clone()),
             path: file,
             findings: Vec::new(),
@@ -187,7 +187,7 @@ impl PackDraft {
     pub fn apply(&mut self, edit: PackEdit) -> Result<PackEdit> {
         let inverse = self.apply_unchecked(edit)?;
         // Kept in schema order at all times, so an undone edit restores the same order.
-        self.manifest = reordered(&self.manifest);
+        self.manifest = reordered(std::mem::take(&mut self.manifest));
         self.revalidate();
         Ok(inverse)
     }
@@ -392,8 +392,8 @@ fn check_index(index: usize, len: usize) -> Result<()> {
     }
 }
 
-fn reordered(m: &Map<String, Value>) -> Map<String, Value> {
-    match in_schema_order(&Value::Object(m.clone())) {
+fn reordered(m: Map<String, Value>) -> Map<String, Value> {
+    match into_schema_order(Value::Object(m)) {
         Value::Object(o) => o,
         _ => unreachable!("an object stays an object"),
     }

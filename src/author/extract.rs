@@ -50,8 +50,9 @@ pub struct Extraction {
     pub instance: Option<String>,
 }
 
+#[cfg(test)]
 impl Extraction {
-    pub fn nodes(&self) -> &[Value] {
+    fn nodes(&self) -> &[Value] {
         self.chain
             .get("dag")
             .and_then(|d| d.get("nodes"))
@@ -60,7 +61,7 @@ impl Extraction {
             .unwrap_or_default()
     }
 
-    pub fn edges(&self) -> &[Value] {
+    fn edges(&self) -> &[Value] {
         self.chain
             .get("dag")
             .and_then(|d| d.get("edges"))

@@ -60,6 +60,8 @@ pub struct ExtractRequest {
 /// The result of [`extract_into`].
 #[derive(Debug, Clone)]
 pub struct Extracted {
+    /// What extraction found; its `chain` has moved into the draft (at `index`) and is empty
+    /// here, so a large chain is not held twice.
     pub extraction: Extraction,
     /// The chain's position in the pack.
     pub index: usize,
@@ -100,7 +102,7 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
         !(w.code == code::TOKEN_LIKE_TEXT && covered)
     });
     let previous = draft.chain_index(&req.chain.chain_id).map(|i| draft.chains()[i].clone());
-    let chain = &mut extraction.chain;
+    let mut chain = std::mem::take(&mut extraction.chain);
     let inherited = |key: &str| previous.as_ref().and_then(|p| p.get(key)).cloned();
     if req.chain.version.is_none()
         && let Some(v) = inherited("version")
@@ -117,8 +119,8 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
             chain.insert(key.into(), v);
         }
     }
-    let ordered = in_schema_order(&serde_json::json!({"chains": [Value::Object(chain.clone())]}));
-    let (index, placement, undo) = draft.put_chain(ordered["chains"][0].clone())?;
+    let mut ordered = order::into_schema_order(serde_json::json!({"chains": [Value::Object(chain)]}));
+    let (index, placement, undo) = draft.put_chain(ordered["chains"][0].take())?;
     Ok(Extracted { extraction, index, placement, undo })
 }
 

@@ -128,6 +128,7 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
     }
     draft.save(&file)?;
     let chain = &draft.chains()[out.index];
+    let count = |list: &str| chain.pointer(&format!("/dag/{list}")).and_then(Value::as_array).map_or(0, Vec::len);
     let parameters: Vec<&String> = chain
         .pointer("/parameters/properties")
         .and_then(Value::as_object)
@@ -141,8 +142,8 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
         "chainId": args.chain_id,
         "chainVersion": chain["version"],
         "placement": match out.placement { Placement::Added => "added", Placement::Replaced => "replaced" },
-        "nodes": out.extraction.nodes().len(),
-        "edges": out.extraction.edges().len(),
+        "nodes": count("nodes"),
+        "edges": count("edges"),
         "parameters": parameters,
         "boundaryEdges": out.extraction.boundary.iter().map(BoundaryEdge::to_json).collect::<Vec<_>>(),
         "warnings": out.extraction.warnings.len() + pack_warnings.len(),

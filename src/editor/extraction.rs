@@ -52,6 +52,8 @@ pub struct ExtractForm {
     /// Why the selection cannot be extracted at all (no candidates are offered then).
     pub refusal: Option<Error>,
     preview: Option<Result<Preview>>,
+    /// Counts the previews made, so a view built from one knows when it is out of date.
+    preview_revision: u64,
     stale: bool,
 }
 
@@ -80,6 +82,7 @@ impl ExtractForm {
             rows: Vec::new(),
             refusal: None,
             preview: None,
+            preview_revision: 0,
             stale: true,
         };
         form.find_rows(wf);
@@ -172,6 +175,7 @@ impl ExtractForm {
             return;
         }
         self.stale = false;
+        self.preview_revision += 1;
         let mut draft = match (&self.target, target) {
             (_, Some(d)) => d.clone(),
             (PackTarget::New { name, version }, None) => Self::new_pack(name, version),
@@ -196,6 +200,11 @@ impl ExtractForm {
 
     pub fn preview(&self) -> Option<&Result<Preview>> {
         self.preview.as_ref()
+    }
+
+    /// Which preview [`Self::preview`] is: it changes whenever the preview is made again.
+    pub fn preview_revision(&self) -> u64 {
+        self.preview_revision
     }
 
     pub fn boundary(&self) -> &[BoundaryEdge] {
