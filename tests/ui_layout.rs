@@ -516,3 +516,29 @@ fn text_drawn(h: &Harness<'_, App>, needle: &str) -> Option<f32> {
     }
     h.output().shapes.iter().find_map(|c| find(&c.shape, needle))
 }
+
+#[test]
+fn a_large_workflow_s_minimap_is_one_textured_quad_not_a_rect_per_cell() {
+    // Past 2,000 cards the minimap shows how many cards fall in each cell of a grid. As a
+    // rect per cell, a 100,000-node workflow's minimap was 49,000 vertices the renderer took
+    // again every frame.
+    let nodes: Vec<Value> =
+        (0..2_500).map(|i| node(&format!("n{i}"), (i % 50) as f64 * 320.0, (i / 50) as f64 * 150.0)).collect();
+    let (_dir, mut h) = open(workflow(nodes, Vec::new()));
+    h.run();
+    let map = h.get(By::new().label("Minimap").role(Role::Image)).rect();
+    let out = h.output().clone();
+    let primitives = h.ctx.tessellate(out.shapes, out.pixels_per_point);
+    let (mut vertices, mut textured) = (0, 0);
+    for p in &primitives {
+        if let egui::epaint::Primitive::Mesh(m) = &p.primitive {
+            let inside = m.vertices.iter().filter(|v| map.expand(1.0).contains(v.pos)).count();
+            vertices += inside;
+            if m.texture_id != egui::TextureId::default() && inside == m.vertices.len() && inside == 4 {
+                textured += 1;
+            }
+        }
+    }
+    assert_eq!(textured, 1, "the density grid is one textured quad");
+    assert!(vertices < 1_000, "{vertices} vertices in the minimap (its background, border and view, and the grid under it)");
+}
