@@ -540,5 +540,8 @@ fn a_large_workflow_s_minimap_is_one_textured_quad_not_a_rect_per_cell() {
         }
     }
     assert_eq!(textured, 1, "the density grid is one textured quad");
-    assert!(vertices < 1_000, "{vertices} vertices in the minimap (its background, border and view, and the grid under it)");
+    assert!(
+        vertices < 1_000,
+        "{vertices} vertices in the minimap (its background, border and view, and the grid under it)"
+    );
 }
