@@ -107,8 +107,8 @@ pub struct Canvas {
     /// The selection the still drawing was last asked for, copied only when it changes: with
     /// 100,000 nodes selected, copying it into every frame's key cost 13 ms a frame.
     selection_drawn: Arc<Selection>,
-    /// The minimap's density image as a texture, and the revision it shows.
-    minimap_texture: Option<(Option<(u64, u64)>, TextureHandle)>,
+    /// The minimap's density image as a texture, and the image it shows.
+    minimap_texture: Option<(Arc<ColorImage>, TextureHandle)>,
     /// The card whose context menu is open (it keeps taking input while many are in view).
     menu_card: Option<String>,
 }
@@ -833,14 +833,7 @@ impl Canvas {
             pixmap.stroke_rect(ring, MARK_LINE * density, theme::ACCENT);
         }
         let image = Arc::new(pixmap.into_image());
-        let data = ImageData::Color(Arc::clone(&image));
-        let texture = match texture {
-            Some(mut t) => {
-                t.set(data, TextureOptions::NEAREST);
-                t
-            }
-            None => ctx.load_texture("cs-canvas-far", data, TextureOptions::NEAREST),
-        };
+        let texture = show_image(ctx, texture, "cs-canvas-far", &image);
         let rect = Rect::from_min_size((origin / density).to_pos2(), size / density);
         Some(FarView { texture, rect, image })
     }
@@ -1244,22 +1237,15 @@ impl Canvas {
             let painter = ui.painter_at(rect);
             painter.add(Shape::Mesh(mesh));
             if let Minimap::Density { area, image } = minimap {
-                let revision = self.cache.revision;
                 let texture = match self.minimap_texture.take() {
-                    Some((shown, t)) if shown == revision => t,
-                    Some((_, mut t)) => {
-                        t.set(ImageData::Color(Arc::clone(image)), TextureOptions::NEAREST);
-                        t
-                    }
-                    None => {
-                        ctx.load_texture("cs-minimap", ImageData::Color(Arc::clone(image)), TextureOptions::NEAREST)
-                    }
+                    Some((shown, t)) if Arc::ptr_eq(&shown, image) => t,
+                    held => show_image(ctx, held.map(|(_, t)| t), "cs-minimap", image),
                 };
                 let mut quad = Mesh::with_texture(texture.id());
                 let uv = Rect::from_min_max(Pos2::ZERO, pos2(1.0, 1.0));
                 quad.add_rect_with_uv(Rect::from_min_max(map(area.min), map(area.max)), uv, Color32::WHITE);
                 painter.add(Shape::mesh(quad));
-                self.minimap_texture = Some((revision, texture));
+                self.minimap_texture = Some((Arc::clone(image), texture));
             }
             let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max)).intersect(rect);
             painter.rect_stroke(view, 2.0, Stroke::new(1.5, theme::ACCENT), StrokeKind::Inside);
@@ -1546,6 +1532,19 @@ impl ViewCache {
 /// Where a port an edge names is on its card (the card lists every such port).
 fn port_index(ports: &[String], name: &str) -> usize {
     ports.iter().position(|p| p == name).unwrap_or(0)
+}
+
+/// `image` as a texture sampled nearest-neighbour: into `held` when there is one, else a new
+/// texture called `name`.
+fn show_image(ctx: &egui::Context, held: Option<TextureHandle>, name: &str, image: &Arc<ColorImage>) -> TextureHandle {
+    let data = ImageData::Color(Arc::clone(image));
+    match held {
+        Some(mut t) => {
+            t.set(data, TextureOptions::NEAREST);
+            t
+        }
+        None => ctx.load_texture(name, data, TextureOptions::NEAREST),
+    }
 }
 
 /// What the minimap shows of the cards.

@@ -5,7 +5,7 @@
 use super::theme;
 use crate::catalog::{Catalog, HostProfile};
 use crate::editor::document::Document;
-use crate::editor::lint::{Linter, Revision};
+use crate::editor::lint::{Linted, Linter, Revision};
 use crate::error::{Error, Finding, Severity};
 use crate::workflow::Workflow;
 use egui::{RichText, Ui};
@@ -69,11 +69,7 @@ impl Problems {
     ) -> Option<Duration> {
         let revision = (doc.revision(), catalog_gen);
         if let Some(done) = self.linter.poll(revision) {
-            let old = std::mem::replace(&mut self.findings, done.findings);
-            self.linter.discard(old);
-            // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
-            self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
-            self.linted_revision = Some(done.revision);
+            self.take(done, doc, host);
             // The bar was drawn earlier in this frame, still without them: one more frame
             // shows them even when no input follows (a large workflow's answer comes after
             // every other frame has settled).
@@ -122,10 +118,17 @@ impl Problems {
             self.requested = Some(revision);
         }
         if let Some(done) = self.linter.wait(revision, timeout) {
-            self.findings = done.findings;
-            self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
-            self.linted_revision = Some(done.revision);
+            self.take(done, doc, host);
         }
+    }
+
+    /// Show the worker's answer (the findings it replaces are freed on the worker).
+    fn take(&mut self, done: Linted, doc: &Document, host: &HostProfile) {
+        let old = std::mem::replace(&mut self.findings, done.findings);
+        self.linter.discard(old);
+        // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
+        self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
+        self.linted_revision = Some(done.revision);
     }
 
     pub fn show(&mut self, ui: &mut Ui, wf: &Workflow) -> Option<ProblemPick> {

@@ -9,8 +9,7 @@ use std::collections::HashSet;
 /// Written from the nodes' and edges' own text: copying all 100,000 nodes of a workflow
 /// through parsed objects first raised the editor's peak by 270 MiB.
 pub fn clipboard_json(wf: &Workflow, ids: &HashSet<String>) -> Option<String> {
-    let nodes: Vec<&Node> =
-        wf.nodes_in_order().into_iter().map(|ix| &wf.graph[ix]).filter(|n| ids.contains(n.id())).collect();
+    let nodes: Vec<&Node> = selected_nodes(wf, ids).collect();
     if nodes.is_empty() {
         return None;
     }
@@ -27,6 +26,11 @@ struct Clipboard<'a> {
     edges: Vec<&'a Edge>,
 }
 
+/// The nodes named by `ids`, in file order.
+fn selected_nodes<'a>(wf: &'a Workflow, ids: &'a HashSet<String>) -> impl Iterator<Item = &'a Node> + 'a {
+    wf.nodes_in_order().into_iter().map(|ix| &wf.graph[ix]).filter(|n| ids.contains(n.id()))
+}
+
 /// The edges between nodes named by `ids`, in file order.
 fn selected_edges<'a>(wf: &'a Workflow, ids: &'a HashSet<String>) -> impl Iterator<Item = &'a Edge> + 'a {
     wf.edges_in_order()
@@ -38,9 +42,7 @@ fn selected_edges<'a>(wf: &'a Workflow, ids: &'a HashSet<String>) -> impl Iterat
 /// The nodes named by `ids` and the edges among them, in file order (what a copy or a
 /// duplicate takes): copies that share their text with the workflow's.
 pub fn selected(wf: &Workflow, ids: &HashSet<String>) -> (Vec<Node>, Vec<Edge>) {
-    let nodes =
-        wf.nodes_in_order().into_iter().map(|ix| &wf.graph[ix]).filter(|n| ids.contains(n.id())).cloned().collect();
-    (nodes, selected_edges(wf, ids).cloned().collect())
+    (selected_nodes(wf, ids).cloned().collect(), selected_edges(wf, ids).cloned().collect())
 }
 
 /// Read clipboard text written by [`clipboard_json`]; anything else is not ours. Each node

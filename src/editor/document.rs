@@ -650,7 +650,7 @@ impl Document {
             let (x, y) = node.position();
             node.set_position(x + offset.0, y + offset.1);
             // A pasted copy is a plain node; only the original belongs to its chain instance.
-            match self.wf_mut().add_node(node.object()) {
+            match self.wf_mut().insert_node(node) {
                 Ok(_) => {
                     renamed.insert(old, id.clone());
                     new_nodes.push(id);

@@ -193,7 +193,7 @@ impl Workflow {
     }
 
     /// Add a node as it is (its `seq` is given the next one, as by [`Self::add_node`]).
-    fn insert_node(&mut self, mut node: Node) -> Result<NodeIndex> {
+    pub(crate) fn insert_node(&mut self, mut node: Node) -> Result<NodeIndex> {
         let id = node.id();
         if id.is_empty() {
             return Err(Error::new(code::VALIDATION_ERROR, "a node needs a non-empty string id"));
