@@ -3,7 +3,8 @@
 //! - `chainsmith_corpus`: the shared corpus is at `../shared/corpus` beside the checkout (or
 //!   under `$CHAINSMITH_SHARED`);
 //! - `chainsmith_display`: Xvfb and xdotool are on `PATH` (the real-window crash test);
-//! - `chainsmith_registry_tools`: python3 and openssl are on `PATH` (registry interop tests).
+//! - `chainsmith_registry_tools`: python3, openssl and node are on `PATH` (registry interop
+//!   tests; node reads the keys `keygen` writes as the OpenWOP CLI would).
 //!
 //! CI sets `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1` and
 //! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`; then an absence fails the build instead of
@@ -47,7 +48,7 @@ fn main() {
         panic!("CHAINSMITH_REQUIRE_DISPLAY_TESTS=1, but {} not on PATH", missing.join(" and "));
     }
 
-    let missing: Vec<&str> = ["python3", "openssl"].into_iter().filter(|t| !on_path(t)).collect();
+    let missing: Vec<&str> = ["python3", "openssl", "node"].into_iter().filter(|t| !on_path(t)).collect();
     if missing.is_empty() {
         println!("cargo::rustc-cfg=chainsmith_registry_tools");
     } else if required("CHAINSMITH_REQUIRE_REGISTRY_TOOLS") {

@@ -107,6 +107,9 @@ pub mod code {
     pub const PACK_VERSION_EXISTS: &str = "pack_version_exists";
     pub const TYPEID_PIN_INVALID: &str = "typeid_pin_invalid";
     pub const REGISTRY_KEY_ADDED: &str = "registry_key_added";
+    pub const PACK_NAME_INVALID: &str = "pack_name_invalid";
+    pub const SYMLINK_REFUSED: &str = "symlink_refused";
+    pub const NUMBER_NOT_SIGNABLE: &str = "number_not_signable";
 }
 
 /// A refusal: code, human message, structured details.

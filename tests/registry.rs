@@ -3,8 +3,8 @@
 //! key and signature with OpenSSL; chainsmith must verify, install and open them, refuse
 //! the broken ones with their codes, and publish folders those tools accept in turn.
 //!
-//! Without python3 or openssl on PATH (build.rs decides) these tests are ignored; CI installs
-//! both and sets `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`, which turns their absence into a
+//! Without python3, openssl or node on PATH (build.rs decides) these tests are ignored; CI installs
+//! all three and sets `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`, which turns their absence into a
 //! build failure.
 
 use base64::Engine;
@@ -49,7 +49,7 @@ fn expected(root: &Path) -> Value {
 }
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn verifies_v2_and_v1_registries_built_by_python_and_openssl() {
     let root = registries();
     let want = expected(root.path());
@@ -71,7 +71,7 @@ fn verifies_v2_and_v1_registries_built_by_python_and_openssl() {
 }
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn tampered_wrong_signer_and_uncovered_namespace_are_refused_with_their_codes() {
     let root = registries();
     let v2 = root.path().join("v2reg");
@@ -109,7 +109,7 @@ fn tampered_wrong_signer_and_uncovered_namespace_are_refused_with_their_codes() 
 }
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn installs_resolve_like_openwop_and_skip_yanked_versions() {
     let root = registries();
     let v2 = root.path().join("v2reg");
@@ -183,7 +183,7 @@ fn installs_resolve_like_openwop_and_skip_yanked_versions() {
 }
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn packs_open_from_registry_tarballs_and_the_install_cache() {
     let root = registries();
     let v2 = root.path().join("v2reg");
@@ -235,7 +235,7 @@ fn hex(text: &str) -> Vec<u8> {
 const VECTOR: &str = r#"{"chains":[{"chainId":"tiles.echo","dag":{"nodes":[{"config":{"value":"{{params.text}}"},"id":"say","typeId":"core.identity@1.0.0"}]},"description":"Say it back.","label":"Echo","parameters":{"properties":{"text":{"type":"string"}},"type":"object"},"version":"0.1.0"}],"engines":{"openwop":">=1.0.0 <3.0.0"},"kind":"workflow-chain","name":"community.example.tiles","signing":{"keyId":"example-1","scheme":"ed25519-canonical-json"},"version":"0.1.0"}"#;
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn pack_sign_reproduces_the_interop_vector_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let key = vector_key(dir.path());
@@ -312,7 +312,7 @@ print(json.dumps(names))
 "#;
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn pack_publish_output_verifies_with_chainsmith_python_and_openssl() {
     let dir = tempfile::tempdir().unwrap();
     let pack = dir.path().join("tiles");
@@ -431,7 +431,7 @@ fn v1_signing_round_trips_through_validate_and_keygen_keeps_keys_private() {
 }
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn resolve_checks_registry_integrity_and_warns_about_yanked_pins() {
     let root = registries();
     let want = expected(root.path());
@@ -466,7 +466,7 @@ fn resolve_checks_registry_integrity_and_warns_about_yanked_pins() {
 }
 
 #[test]
-fn unsigned_packs_publish_and_install_with_a_warning_and_never_verify() {
+fn unsigned_packs_publish_but_install_only_with_allow_unsigned_and_never_verify() {
     let dir = tempfile::tempdir().unwrap();
     let pack = dir.path().join("tiles");
     std::fs::create_dir(&pack).unwrap();
@@ -487,16 +487,24 @@ fn unsigned_packs_publish_and_install_with_a_warning_and_never_verify() {
     let e = envelope(&run(&["verify", "community.example.tiles@0.1.0", "--registry", s(&reg)]));
     assert_eq!(e["error"], "signature_not_available");
     let cache = dir.path().join("cache");
-    let out = run(&["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache)]);
+    // Refused by default, as the OpenWOP CLI refuses it; installed on request, with a warning.
+    let install = |extra: &[&str]| {
+        let mut args = vec!["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache)];
+        args.extend(extra);
+        run(&args)
+    };
+    let e = envelope(&install(&[]));
+    assert_eq!(e["error"], "pack_unsigned", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("--allow-unsigned"), "{e}");
+    assert!(!cache.exists());
+    assert_eq!(envelope(&install(&["--require-signed"]))["error"], "pack_unsigned");
+    let out = install(&["--allow-unsigned"]);
     assert_eq!(ok_json(&out)["signature"]["status"], "unsigned");
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_unsigned"));
-    let out =
-        run(&["install", "community.example.tiles", "--registry", s(&reg), "--dir", s(&cache), "--require-signed"]);
-    assert_eq!(envelope(&out)["error"], "pack_unsigned");
 }
 
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn resolve_verifies_signatures_per_issuing_registry_and_recorded_tarball_signatures() {
     let root = registries();
     let want = expected(root.path());
@@ -525,4 +533,263 @@ fn resolve_verifies_signatures_per_issuing_registry_and_recorded_tarball_signatu
         (e["error"].as_str(), e["details"]["reason"].as_str()),
         (Some("pack_signature_invalid"), Some("signature_mismatch"))
     );
+}
+
+/// The hostile registries `tests/tools/make_hostile.py` builds, in a fresh temporary folder.
+fn hostile() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_hostile.py");
+    let out = Command::new("python3").arg(script).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "make_hostile.py: {}", String::from_utf8_lossy(&out.stderr));
+    dir
+}
+
+fn code_reason(e: &Value) -> (&str, &str) {
+    (e["error"].as_str().unwrap_or_default(), e["details"]["reason"].as_str().unwrap_or_default())
+}
+
+#[test]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
+fn tarballs_other_tools_read_differently_are_refused_by_verify_install_and_open() {
+    let root = hostile();
+    let want = expected(root.path());
+    // The split tarball really is a bypass: Python and tar -xzf read the unsigned pack.json.
+    assert_eq!(
+        want["split"],
+        serde_json::json!({"pythonReadsEvil": true, "tarReadsEvil": true, "firstMemberIsSigned": true})
+    );
+    let reg = root.path().join("hostile");
+    let cache = root.path().join("cache");
+    for (name, reason) in [
+        ("vendor.acme.split", "gzip_members"),
+        ("vendor.acme.dup", "duplicate_entry"),
+        ("vendor.acme.after", "trailing_data"),
+        ("vendor.acme.pax", "entry_not_file"),
+    ] {
+        let spec = format!("{name}@1.0.0");
+        let e = envelope(&run(&["verify", &spec, "--registry", s(&reg)]));
+        assert_eq!(code_reason(&e), ("pack_integrity_failure", reason), "{name}: {e}");
+        let e = envelope(&run(&["install", &spec, "--registry", s(&reg), "--dir", s(&cache)]));
+        assert_eq!(code_reason(&e), ("pack_integrity_failure", reason), "{name}: {e}");
+        // Opening the tarball itself (the editor's and validate's reader) refuses it too.
+        let tgz = reg.join(format!("v2/packs/{name}/-/1.0.0.tgz"));
+        let out = run(&["validate", "--json", s(&tgz)]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    assert!(!cache.exists(), "nothing was installed");
+}
+
+#[test]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
+fn hex_integrity_and_revoked_keys_are_refused_with_specific_reasons() {
+    let root = hostile();
+    let reg = root.path().join("hostile");
+    let cache = root.path().join("cache");
+    let e = envelope(&run(&["verify", "vendor.acme.hex@1.0.0", "--registry", s(&reg)]));
+    assert_eq!(code_reason(&e), ("pack_integrity_failure", "integrity_format"), "{e}");
+    assert!(e["details"]["expected"].as_str().unwrap().starts_with("sha256:"), "{e}");
+
+    let e = envelope(&run(&["verify", "vendor.acme.revoked@1.0.0", "--registry", s(&reg)]));
+    assert_eq!(code_reason(&e), ("pack_signature_invalid", "key_revoked"), "{e}");
+    assert_eq!(e["details"]["keyId"], "old-1");
+    for extra in [&[][..], &["--require-signed"][..]] {
+        let mut args = vec!["install", "vendor.acme.revoked@1.0.0", "--registry", s(&reg), "--dir", s(&cache)];
+        args.extend(extra);
+        assert_eq!(code_reason(&envelope(&run(&args))).1, "key_revoked");
+    }
+    assert!(!cache.exists());
+
+    // Signing with the revoked key against that registry is refused; the active key signs.
+    let pack = root.path().join("pack");
+    std::fs::create_dir(&pack).unwrap();
+    let mut m: Value = serde_json::from_str(VECTOR).unwrap();
+    m["name"] = "vendor.acme.new".into();
+    m.as_object_mut().unwrap().remove("signing");
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let before = std::fs::read(pack.join("pack.json")).unwrap();
+    let sign = |key: &str, id: &str| {
+        let key = root.path().join("private").join(key);
+        run(&["pack", "sign", s(&pack), "--key", s(&key), "--key-id", id, "--registry", s(&reg)])
+    };
+    let e = envelope(&sign("old-1.pem", "old-1"));
+    assert_eq!(
+        (code_reason(&e), e["details"]["keyId"].as_str()),
+        (("pack_signature_invalid", "key_revoked"), Some("old-1"))
+    );
+    let e = envelope(&sign("good-1.pem", "old-1"));
+    assert_eq!(code_reason(&e).1, "key_revoked");
+    let e = envelope(&sign("old-1.pem", "good-1"));
+    assert_eq!(code_reason(&e).1, "key_mismatch");
+    assert_eq!(std::fs::read(pack.join("pack.json")).unwrap(), before, "nothing was written");
+    assert!(!pack.join("keys").exists());
+    assert_eq!(ok_json(&sign("good-1.pem", "good-1"))["keyId"], "good-1");
+}
+
+#[test]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
+fn install_checks_the_name_and_never_writes_outside_the_cache() {
+    let root = hostile();
+    let reg = root.path().join("noname");
+    let base = root.path().join("a/b/cache");
+    std::fs::create_dir_all(&base).unwrap();
+    let install = |spec: &str| run(&["install", spec, "--registry", s(&reg), "--dir", s(&base), "--allow-unsigned"]);
+    let e = envelope(&install("../../escaped/x@1.0.0"));
+    assert_eq!(e["error"], "pack_name_invalid", "{e}");
+    assert!(!root.path().join("a/escaped").exists() && !root.path().join("escaped").exists());
+    // A valid name the tarball's pack.json does not carry (the templates ignore the name).
+    let e = envelope(&install("vendor.acme.other@1.0.0"));
+    assert_eq!(code_reason(&e), ("pack_integrity_failure", "manifest_mismatch"), "{e}");
+    assert_eq!(e["details"]["packedName"], "vendor.acme.x");
+    assert_eq!(std::fs::read_dir(&base).unwrap().count(), 0);
+    ok_json(&install("vendor.acme.x@1.0.0"));
+    // A link planted in the cache is not written through.
+    let outside = root.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::remove_dir_all(base.join("vendor.acme.x")).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, base.join("vendor.acme.x")).unwrap();
+        let e = envelope(&install("vendor.acme.x@1.0.0"));
+        assert_eq!(e["error"], "symlink_refused", "{e}");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    }
+}
+
+#[test]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
+fn resolve_reports_only_the_manifest_it_verified() {
+    let root = registries();
+    let want = expected(root.path());
+    let v2 = root.path().join("v2reg");
+    // Another pack.json of the same name and version, found first when the folder is scanned.
+    let stray = v2.join("0stray/pack.json");
+    std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+    let tgz = v2.join("v2/packs/vendor.acme.tiles/-/1.0.0.tgz");
+    let packed = chainsmith::registry::PackArchive::read(&tgz).unwrap().manifest().unwrap().to_vec();
+    let mut other: Value = serde_json::from_slice(&packed).unwrap();
+    other["description"] = "not the published one".into();
+    other["dependencies"] = serde_json::json!({"vendor.acme.unlocked": "^1.0.0"});
+    std::fs::write(&stray, other.to_string()).unwrap();
+    let lock = root.path().join("pack-lock.json");
+    let doc = serde_json::json!({"lockfileVersion": 1, "generatedAt": "2026-01-01T00:00:00Z",
+        "packs": [{"name": "vendor.acme.tiles", "version": "1.0.0", "integrity": want["vendor.acme.tiles@1.0.0"]["integrity"]}]});
+    std::fs::write(&lock, doc.to_string()).unwrap();
+    let v = ok_json(&run(&["resolve", s(&lock), "--registry", s(&v2)]));
+    assert_eq!(v["packs"][0]["integrityVerified"], true);
+    assert_eq!(v["packs"][0]["manifest"], s(&tgz), "{v}");
+    // The stray manifest's dependency was never read.
+    let findings = v["findings"].as_array().unwrap();
+    assert!(findings.iter().all(|f| f["code"] != "pack_lockfile_incomplete"), "{findings:?}");
+}
+
+/// An unsigned v1 pack folder (the VECTOR chain, typeIds unpinned) at `dir/pack`.
+fn unsigned_pack(dir: &Path) -> PathBuf {
+    let pack = dir.join("pack");
+    std::fs::create_dir_all(&pack).unwrap();
+    let mut m: Value = serde_json::from_str(VECTOR).unwrap();
+    m.as_object_mut().unwrap().remove("signing");
+    m["chains"][0]["dag"]["nodes"][0]["typeId"] = "core.identity".into();
+    std::fs::write(pack.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    pack
+}
+
+#[test]
+#[cfg(unix)]
+fn pack_sign_never_writes_through_a_symbolic_link() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = ok_json(&run(&["keygen", s(&dir.path().join("k"))]));
+    let key = keys["privateKey"].as_str().unwrap().to_owned();
+    let victim = dir.path().join("victim.txt");
+    let victims = dir.path().join("victims");
+    std::fs::create_dir(&victims).unwrap();
+    let sign = |pack: &Path, key_id: Option<&str>| {
+        let mut args = vec!["pack", "sign", s(pack), "--key", &key];
+        args.extend(key_id.map(|id| ["--key-id", id]).into_iter().flatten());
+        run(&args)
+    };
+    // keys/pack.json.sig, keys/pack.pub.pem, the keys folder, and pack.json itself as links.
+    type Plant<'a> = dyn Fn(&Path) + 'a;
+    let cases: [(&str, &Plant<'_>); 4] = [
+        ("sig", &|pack| {
+            std::fs::create_dir(pack.join("keys")).unwrap();
+            symlink(&victim, pack.join("keys/pack.json.sig")).unwrap();
+        }),
+        ("pub", &|pack| {
+            std::fs::create_dir(pack.join("keys")).unwrap();
+            symlink(&victim, pack.join("keys/pack.pub.pem")).unwrap();
+        }),
+        ("dir", &|pack| symlink(&victims, pack.join("keys")).unwrap()),
+        ("manifest", &|pack| {
+            let real = pack.parent().unwrap().join("real.json");
+            std::fs::rename(pack.join("pack.json"), &real).unwrap();
+            symlink(&real, pack.join("pack.json")).unwrap();
+        }),
+    ];
+    for (label, plant) in cases {
+        std::fs::write(&victim, "keep me").unwrap();
+        let case = dir.path().join(label);
+        let pack = unsigned_pack(&case);
+        plant(&pack);
+        let e = envelope(&sign(&pack, None));
+        assert_eq!(e["error"], "symlink_refused", "{label}: {e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me", "{label}");
+        assert_eq!(std::fs::read_dir(&victims).unwrap().count(), 0, "{label}");
+    }
+}
+
+#[test]
+fn numbers_jcs_cannot_carry_are_refused_with_their_pointer_never_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = ok_json(&run(&["keygen", s(&dir.path().join("k"))]));
+    let key = keys["privateKey"].as_str().unwrap().to_owned();
+    for (number, pointer) in [
+        ("18446744073709551616", "/chains/0/dag/nodes/0/config/n"),
+        ("-123456789012345678901234567890", "/chains/0/dag/nodes/0/config/n"),
+        ("1e-400", "/chains/0/dag/nodes/0/config/n"),
+        ("9007199254740993", "/chains/0/dag/nodes/0/config/n"),
+    ] {
+        let case = dir.path().join(number);
+        let pack = unsigned_pack(&case);
+        let text = std::fs::read_to_string(pack.join("pack.json")).unwrap();
+        let text = text.replacen("\"value\":", &format!("\"n\": {number},\n \"value\":"), 1);
+        std::fs::write(pack.join("pack.json"), &text).unwrap();
+        let e = envelope(&run(&["pack", "sign", s(&pack), "--key", &key]));
+        assert_eq!(
+            (e["error"].as_str(), e["details"]["path"].as_str()),
+            (Some("number_not_signable"), Some(pointer)),
+            "{e}"
+        );
+        assert!(e["message"].as_str().unwrap().contains(number), "{e}");
+        assert_eq!(std::fs::read_to_string(pack.join("pack.json")).unwrap(), text, "pack.json is left as it was");
+        assert!(!pack.join("keys").exists());
+        // validate says so before anyone signs.
+        let out = run(&["validate", "--json", s(&pack)]);
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(report.contains("number_not_signable") && report.contains(pointer), "{report}");
+    }
+}
+
+#[test]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
+fn keygen_keys_are_read_by_openssl_and_node_and_their_signatures_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = ok_json(&run(&["keygen", s(&dir.path().join("k"))]));
+    let private = keys["privateKey"].as_str().unwrap();
+    let out = Command::new("openssl").args(["pkey", "-in", private, "-noout"]).output().unwrap();
+    assert!(out.status.success(), "openssl: {}", String::from_utf8_lossy(&out.stderr));
+    let node = Command::new("node")
+        .args(["-e", "const c = require('crypto'); const k = c.createPrivateKey(require('fs').readFileSync(process.argv[1])); if (k.asymmetricKeyType !== 'ed25519') process.exit(3);", private])
+        .output()
+        .unwrap();
+    assert!(node.status.success(), "node: {}", String::from_utf8_lossy(&node.stderr));
+    // What chainsmith signs with it verifies under OpenSSL with the public key it wrote.
+    let pack = unsigned_pack(dir.path());
+    ok_json(&run(&["pack", "sign", s(&pack), "--key", private]));
+    let verified = Command::new("openssl")
+        .args(["pkeyutl", "-verify", "-pubin", "-inkey", keys["publicKey"].as_str().unwrap(), "-rawin"])
+        .args(["-in", s(&pack.join("pack.json")), "-sigfile", s(&pack.join("keys/pack.json.sig"))])
+        .output()
+        .unwrap();
+    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
 }

@@ -127,7 +127,7 @@ fn wait_for_listing(h: &mut Harness<'_, App>) {
 
 #[test]
 #[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus")]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3 and openssl on PATH")]
+#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     let root = tempfile::tempdir().unwrap();
     let (reg, corpus, unsigned) = corpus_registry(root.path());

@@ -270,7 +270,8 @@ impl super::App {
             Request::ChooseInstallFolder => self.ask(super::dialogs::Purpose::InstallFolder),
             Request::Install { name, version } => {
                 let opts = crate::registry::InstallOptions {
-                    require_signed: self.settings.trust.require_signed,
+                    // The editor's own trust switch decides, as it does for opening packs.
+                    allow_unsigned: !self.settings.trust.require_signed,
                     protocol_major: self.trust.host.protocol_major,
                 };
                 match self.registry.view.install(&name, &version, opts) {

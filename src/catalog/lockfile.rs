@@ -10,9 +10,12 @@
 //! many spellings name it, and only when the sources before it do not serve a pack.
 //!
 //! A folder that is an OpenWOP registry tree (it has `.well-known/openwop-registry.json`)
-//! serves tarballs: a pack found there is checked as `chainsmith verify` checks it (the
-//! tarball against its version manifest's `integrity`, its signature against that issuing
-//! registry's `signingKeys[]`), then against the lockfile's `integrity`
+//! serves tarballs, through its endpoints only: a pack found there is checked as
+//! `chainsmith verify` checks it (the tarball against its version manifest's `integrity`,
+//! its signature against that issuing registry's `signingKeys[]`), and the manifest used and
+//! reported (`manifest`: the tarball) is the `pack.json` inside that verified tarball, never
+//! another file of the same name and version lying in the folder. It is then checked
+//! against the lockfile's `integrity`
 //! (`pack_integrity_mismatch`) and recorded tarball `signature`; a locked version the
 //! registry has yanked resolves with a warning (a lockfile pins exact versions; yanked
 //! versions are never chosen for a range).
@@ -468,15 +471,37 @@ fn resolve_entry(
 ) -> Option<ResolvedPack> {
     let version = set.chosen(&entry.name)?;
     let overridden = set.overrides.contains_key(entry.name.as_str());
-    let Some((served_by, pack)) = find(registries, &entry.name, &version) else {
-        let at = if overridden {
-            pointer_join("/overrides", &entry.name)
-        } else {
-            format!("/packs/{}/version", entry.index)
-        };
-        findings.push(not_found(registries, &entry.name, &version, &at));
-        return None;
+    let at = format!("/packs/{}", entry.index);
+    let (served_by, pack, integrity_verified) = match find(registries, &entry.name, &version) {
+        None => {
+            let at = if overridden {
+                pointer_join("/overrides", &entry.name)
+            } else {
+                format!("/packs/{}/version", entry.index)
+            };
+            findings.push(not_found(registries, &entry.name, &version, &at));
+            return None;
+        }
+        Some(Served::Folder(r, pack)) => (r, pack.clone(), false),
+        Some(Served::Refused(e)) => {
+            findings.push(finding_from(e, &at, Severity::Error).with("packName", entry.name.as_str()));
+            return None;
+        }
+        Some(Served::Tree(r, verified, tarball)) => {
+            // The verified bytes, labelled by the tarball that holds them.
+            let bytes = verified.archive.manifest().unwrap_or_default();
+            let pack = match crate::pack::load_bytes(&tarball, bytes, LoadOptions::default()) {
+                Ok(pack) => pack,
+                Err(e) => {
+                    findings.push(finding_from(e, &at, Severity::Error).with("packName", entry.name.as_str()));
+                    return None;
+                }
+            };
+            let checked = registry_checks(&verified, entry, &version, findings);
+            (r, pack, checked)
+        }
     };
+    let pack = &pack;
     for (dep, range) in pack.dependencies() {
         let requester = format!("{}@{}", entry.name, version);
         if !set.locked.contains_key(dep) {
@@ -504,7 +529,7 @@ fn resolve_entry(
         pack: pack.clone(),
         dependencies: entry.dependencies.clone(),
         signature,
-        integrity_verified: served_by.tree().is_some_and(|tree| registry_checks(tree, entry, &version, findings)),
+        integrity_verified,
     })
 }
 
@@ -598,20 +623,41 @@ fn not_found(registries: &[Registry], name: &str, version: &str, pointer: &str) 
         .with("searched", searched)
 }
 
-/// The first registry (in search order) serving `name` at exactly `version`.
-fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<(&'r Registry, &'r Pack)> {
+/// How a registry serves one version.
+enum Served<'r> {
+    /// A registry tree, verified as `chainsmith verify` verifies (with its tarball's path).
+    Tree(&'r Registry, Box<crate::registry::Verified>, PathBuf),
+    /// A registry tree that has the version, and refuses it.
+    Refused(Error),
+    /// A folder of unpacked packs: nothing to check it against.
+    Folder(&'r Registry, &'r Pack),
+}
+
+/// The first registry (in search order) serving `name` at exactly `version`. A registry tree
+/// serves through its endpoints only: a `pack.json` lying elsewhere in its folder is not
+/// what it publishes.
+fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<Served<'r>> {
     registries.iter().find_map(|r| {
-        let (_, pack) = r.packs().get(name)?.iter().find(|(v, _)| v == version)?;
-        Some((r, pack))
+        let Some(tree) = r.tree() else {
+            let (_, pack) = r.packs().get(name)?.iter().find(|(v, _)| v == version)?;
+            return Some(Served::Folder(r, pack));
+        };
+        match crate::registry::verify(tree, name, version) {
+            Ok(verified) => {
+                let tarball = tree.tarball_path(name, version).ok()?;
+                Some(Served::Tree(r, Box::new(verified), tarball))
+            }
+            Err(e) if e.code == code::PACK_VERSION_NOT_FOUND => None,
+            Err(e) => Some(Served::Refused(e)),
+        }
     })
 }
 
-/// Check a registry tree's copy of a locked pack as an install would: the tarball's
-/// published integrity and its signature against the issuing registry's keys
-/// (`chainsmith verify`), then the lockfile's own integrity (`pack_integrity_mismatch`) and
-/// recorded tarball signature; warn when the version is yanked. `true` when all of it holds.
+/// Check a verified registry tree's copy of a locked pack against the lockfile: its own
+/// integrity (`pack_integrity_mismatch`) and recorded tarball signature; warn when the
+/// version is yanked. `true` when all of it holds.
 fn registry_checks(
-    tree: &crate::registry::Registry,
+    verified: &crate::registry::Verified,
     entry: &LockedPack,
     version: &str,
     findings: &mut Vec<Finding>,
@@ -619,15 +665,6 @@ fn registry_checks(
     use crate::registry::integrity_matches;
     let name = entry.name.as_str();
     let at = format!("/packs/{}", entry.index);
-    let verified = match crate::registry::verify(tree, name, version) {
-        Ok(v) => v,
-        // The folder serves the pack, but not through its registry tree: nothing to check.
-        Err(e) if e.code == code::PACK_VERSION_NOT_FOUND => return false,
-        Err(e) => {
-            findings.push(finding_from(e, &at, Severity::Error).with("packName", name));
-            return false;
-        }
-    };
     if verified.yanked() {
         let reason = verified.manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
         findings.push(

@@ -35,6 +35,10 @@ pub struct SignArgs {
     /// Sign with the v2 scheme under this registry key id.
     #[arg(long, value_name = "ID")]
     pub key_id: Option<String>,
+    /// The registry folder whose signingKeys[] must list ID as active, covering the pack's
+    /// name, with this key's public half (a revoked or rotated key is refused).
+    #[arg(long, value_name = "REG", requires = "key_id")]
+    pub registry: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -71,8 +75,12 @@ pub struct InstallArgs {
     /// Cache base (default $OPENWOP_CONFIG_HOME/.openwop/packs, else ~/.openwop/packs).
     #[arg(long, value_name = "CACHE")]
     pub dir: Option<PathBuf>,
-    /// Refuse unsigned versions.
-    #[arg(long)]
+    /// Install an unsigned version (with a `pack_unsigned` warning); refused by default, as
+    /// the OpenWOP CLI refuses it.
+    #[arg(long, conflicts_with = "require_signed")]
+    pub allow_unsigned: bool,
+    /// Refuse unsigned versions: the default, accepted for older scripts.
+    #[arg(long, hide = true)]
     pub require_signed: bool,
     /// Target host profile (JSON); its `protocolMajor` must be admitted by a v2 pack's
     /// `engines.openwop`.
@@ -106,7 +114,8 @@ fn sign(args: &SignArgs) -> Result<ExitCode> {
         Some(id) => Scheme::V2 { key_id: id },
         None => Scheme::V1Manual,
     };
-    let signed = registry::sign_pack(&args.dir, &key, scheme)?;
+    let authority = args.registry.as_deref().map(Registry::open).transpose()?;
+    let signed = registry::sign::sign_pack_for(&args.dir, &key, scheme, authority.as_ref())?;
     print_line(&json!({
         "name": signed.name,
         "version": signed.version,
@@ -157,7 +166,8 @@ pub fn install(args: &InstallArgs) -> Result<ExitCode> {
         Error::new(code::INVALID_REQUEST, "no cache folder: give --dir, or set OPENWOP_CONFIG_HOME or HOME")
     })?;
     let host = super::host_profile(&args.host)?;
-    let opts = registry::InstallOptions { require_signed: args.require_signed, protocol_major: host.protocol_major };
+    let allow_unsigned = args.allow_unsigned && !args.require_signed;
+    let opts = registry::InstallOptions { allow_unsigned, protocol_major: host.protocol_major };
     let installed = registry::install(&reg, &args.spec, &base, opts)?;
     print_warnings(&installed.warnings);
     print_line(&installed.to_json())

@@ -82,6 +82,15 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
 
     let mut findings = Vec::new();
     kind_findings(&kind, obj, &mut findings);
+    // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
+    // `pack sign`; the manifest keeps their text.
+    findings.extend(crate::registry::jcs::unsignable_numbers(&manifest).into_iter().map(|r| {
+        Finding::warning(
+            code::NUMBER_NOT_SIGNABLE,
+            r.pointer,
+            format!("{}; `pack sign` and `pack publish` refuse it", r.message),
+        )
+    }));
     // v2 manifests (interop §3) are checked by their own rules; the v1 schema then sees a
     // view without the v2-only spellings.
     let v2_view = super::v2::is_v2(&manifest).then(|| super::v2::check(&manifest, &mut findings));

@@ -1,6 +1,11 @@
 //! `chainsmith install`: resolve a version the way `openwop packs install` does (interop
 //! §2.4), verify it, and write the OpenWOP install cache
 //! (`<base>/<name>/<version>/<version>.{tgz,json}`, not extracted).
+//!
+//! The name is checked against the pack-name grammar before it names any file, and the
+//! version is exact semver: the cache path is built from those checked parts only, and
+//! never through a symbolic link below the base. Unsigned versions are refused unless
+//! `allow_unsigned` (the OpenWOP CLI refuses them too).
 
 use super::layout::Registry;
 use super::verify::{SignatureCheck, verify};
@@ -16,6 +21,44 @@ pub fn split_spec(text: &str) -> (&str, Option<&str>) {
         Some(i) if i > 0 => (&text[..i], Some(&text[i + 1..]).filter(|s| !s.is_empty())),
         _ => (text, None),
     }
+}
+
+/// The manifest schemas' pack-name grammar:
+/// `(core|vendor|community|private).<seg>(.<seg>)+`, the first segment after the namespace
+/// `[a-z][a-z0-9_-]*`, later ones `[a-z][a-zA-Z0-9_-]*`; at most 255 bytes (one file name).
+pub fn is_pack_name(name: &str) -> bool {
+    let mut segments = name.split('.');
+    let namespace_ok = matches!(segments.next(), Some("core" | "vendor" | "community" | "private"));
+    let rest: Vec<&str> = segments.collect();
+    let segment_ok = |seg: &str, upper: bool| {
+        let mut chars = seg.chars();
+        chars.next().is_some_and(|c| c.is_ascii_lowercase())
+            && chars.all(|c| {
+                c.is_ascii_lowercase()
+                    || c.is_ascii_digit()
+                    || c == '_'
+                    || c == '-'
+                    || (upper && c.is_ascii_uppercase())
+            })
+    };
+    name.len() <= 255
+        && namespace_ok
+        && rest.len() >= 2
+        && rest.iter().enumerate().all(|(i, seg)| segment_ok(seg, i > 0))
+}
+
+/// `pack_name_invalid` unless `name` is a pack name.
+pub fn check_pack_name(name: &str) -> Result<()> {
+    if is_pack_name(name) {
+        return Ok(());
+    }
+    Err(Error::new(
+        code::PACK_NAME_INVALID,
+        format!(
+            "\"{name}\" is not a pack name: (core|vendor|community|private) and at least two dot-separated segments of a-z 0-9 _ - (each starting with a letter)"
+        ),
+    )
+    .with("packName", name))
 }
 
 /// The cache base: `--dir`, else `$OPENWOP_CONFIG_HOME/.openwop/packs`, else
@@ -132,8 +175,8 @@ impl Installed {
 /// How to install.
 #[derive(Debug, Clone, Copy)]
 pub struct InstallOptions {
-    /// Refuse unsigned versions.
-    pub require_signed: bool,
+    /// Install unsigned versions (with a warning); refused otherwise.
+    pub allow_unsigned: bool,
     /// The target host's OpenWOP protocol major: a v2 manifest's `engines.openwop` must admit
     /// it (interop §3.2, refused at install on every path).
     pub protocol_major: u64,
@@ -141,13 +184,14 @@ pub struct InstallOptions {
 
 impl Default for InstallOptions {
     fn default() -> Self {
-        Self { require_signed: false, protocol_major: 1 }
+        Self { allow_unsigned: false, protocol_major: 1 }
     }
 }
 
 /// Resolve, verify and write the cache.
 pub fn install(registry: &Registry, spec_text: &str, base: &Path, opts: InstallOptions) -> Result<Installed> {
     let (name, spec) = split_spec(spec_text);
+    check_pack_name(name)?;
     let version = resolve_version(registry, name, spec)?;
     let verified = verify(registry, name, &version)?;
     if crate::pack::v2::is_v2(&verified.manifest) {
@@ -170,9 +214,11 @@ pub fn install(registry: &Registry, spec_text: &str, base: &Path, opts: InstallO
     }
     let mut warnings = Vec::new();
     if verified.signature == SignatureCheck::Unsigned {
-        let f = Finding::warning(code::PACK_UNSIGNED, "/signing", format!("{name}@{version} is unsigned"))
-            .with("packName", name);
-        if opts.require_signed {
+        let mut f = Finding::warning(code::PACK_UNSIGNED, "/signing", format!("{name}@{version} is unsigned"))
+            .with("packName", name)
+            .with("version", version.as_str());
+        if !opts.allow_unsigned {
+            f.message.push_str("; install refuses unsigned versions unless --allow-unsigned is given");
             return Err(f.into_error());
         }
         warnings.push(f);
@@ -199,10 +245,16 @@ pub fn install(registry: &Registry, spec_text: &str, base: &Path, opts: InstallO
         warnings.push(f);
     }
 
+    // Both parts are checked: the pack-name grammar, and `resolve_version` returns only text
+    // that parsed as exact semver (no `/`, no `..`). Each is one path segment.
+    let (tgz_name, json_name) = (format!("{version}.tgz"), format!("{version}.json"));
+    for file in [&tgz_name, &json_name] {
+        crate::fsio::refuse_links_below(base, &[name, &version, file])?;
+    }
     let folder = base.join(name).join(&version);
     std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, &e))?;
-    let tarball = folder.join(format!("{version}.tgz"));
-    let manifest = folder.join(format!("{version}.json"));
+    let tarball = folder.join(tgz_name);
+    let manifest = folder.join(json_name);
     crate::fsio::write_atomic(&tarball, &verified.tarball)?;
     crate::fsio::write_atomic(&manifest, &crate::fsio::to_pretty_json(&verified.manifest))?;
     Ok(Installed {
@@ -235,5 +287,29 @@ mod tests {
     #[test]
     fn cache_base_prefers_the_flag() {
         assert_eq!(cache_base(Some(Path::new("/c"))), Some(PathBuf::from("/c")));
+    }
+
+    #[test]
+    fn pack_names_follow_the_manifest_grammar() {
+        for ok in ["vendor.acme.tiles", "community.local.wf-1", "core.openwop.workflows_x", "private.a.b.cD"] {
+            assert!(is_pack_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "vendor.acme",
+            "../../escaped/x",
+            "vendor.acme/../x",
+            "vendor.acme..x",
+            "vendor.Acme.x",
+            "other.acme.x",
+            "vendor.acme.x/",
+            "vendor.acme.1x",
+            "vendor.acme.Xy",
+            "vendor.acme.x\0",
+        ] {
+            assert!(!is_pack_name(bad), "{bad}");
+        }
+        assert!(!is_pack_name(&format!("vendor.acme.{}", "x".repeat(250))));
+        assert_eq!(check_pack_name("../x").unwrap_err().code, code::PACK_NAME_INVALID);
     }
 }

@@ -3,10 +3,11 @@
 //!
 //! The serialisation itself is `serde_json_canonicalizer` (keys sorted by UTF-16 code
 //! units, ECMAScript number text, `JSON.stringify` string escaping). What it cannot see
-//! after serde_json has parsed a document is checked here while parsing, as the registry's
-//! signer does: duplicate member names, and integers beyond ±(2^53−1) that JavaScript would
-//! silently round, are refused rather than coerced. Lone surrogates and non-finite numbers
-//! are already parse errors in serde_json.
+//! after serde_json has parsed a document is checked here, as the registry's signer does:
+//! duplicate member names (while parsing), and numbers a JavaScript reader would change
+//! (from their exact text, with their JSON pointer): integers beyond ±(2^53−1), numbers too
+//! large for a double (`1e400`), and non-zero numbers that underflow to 0 (`1e-400`). They
+//! are refused, never rounded. Lone surrogates are parse errors in serde_json.
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -15,19 +16,59 @@ use std::fmt;
 /// `Number.MAX_SAFE_INTEGER`.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
+/// Why JSON cannot be signed as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The JSON pointer of the number at fault; empty for a document-level problem.
+    pub pointer: String,
+    pub message: String,
+    /// A number JCS cannot carry exactly (else the text is not strict JSON).
+    pub number: bool,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.number {
+            write!(f, "at {}: ", if self.pointer.is_empty() { "the root" } else { &self.pointer })?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
 /// Parse JSON bytes, refusing what canonicalisation would change silently.
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, String> {
+    parse_strict_located(bytes).map_err(|r| r.to_string())
+}
+
+/// [`parse_strict`], saying where a refused number is.
+pub fn parse_strict_located(bytes: &[u8]) -> Result<Value, Refusal> {
+    let syntax = |e: serde_json::Error| Refusal {
+        pointer: String::new(),
+        message: crate::fsio::json_error_text(&e),
+        number: false,
+    };
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let Strict(value) = Strict::deserialize(&mut de).map_err(|e| crate::fsio::json_error_text(&e))?;
-    de.end().map_err(|e| crate::fsio::json_error_text(&e))?;
+    let Strict(value) = Strict::deserialize(&mut de).map_err(syntax)?;
+    de.end().map_err(syntax)?;
+    check_numbers(&value)?;
     Ok(value)
 }
 
-/// The canonical bytes of a value. Fails on integers outside the safe range (a value built
+/// The canonical bytes of a value. Fails on numbers JCS cannot carry exactly (a value built
 /// in memory has not been through [`parse_strict`]).
 pub fn canonical(value: &Value) -> Result<Vec<u8>, String> {
-    check_integers(value)?;
+    check_numbers(value).map_err(|r| r.to_string())?;
     serde_json_canonicalizer::to_vec(&Plain(value)).map_err(|e| format!("cannot canonicalise: {e}"))
+}
+
+/// Every number of `value` that signing would refuse, with its pointer, in document order.
+pub fn unsignable_numbers(value: &Value) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    // Pointers are only built when there is something to report.
+    if first_unsignable(value).is_some() {
+        collect_unsignable(value, &mut String::new(), &mut out);
+    }
+    out
 }
 
 /// A value whose numbers serialise as plain integers or floats. chainsmith keeps numbers
@@ -69,25 +110,6 @@ impl serde::Serialize for Plain<'_> {
 /// The member name under which serde_json hands an exact number to a visitor.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// A number from its JSON text, as a reader without arbitrary precision would take it: an
-/// integer when it is one that fits, else a finite double.
-fn number_from_text(text: &str) -> Result<Number, String> {
-    if let Ok(i) = text.parse::<i64>() {
-        let n = Number::from(i);
-        check_number(&n)?;
-        return Ok(n);
-    }
-    if let Ok(u) = text.parse::<u64>() {
-        let n = Number::from(u);
-        check_number(&n)?;
-        return Ok(n);
-    }
-    text.parse::<f64>()
-        .ok()
-        .and_then(Number::from_f64)
-        .ok_or_else(|| format!("the number {text} has no finite double value"))
-}
-
 /// Parse and canonicalise JSON bytes.
 pub fn canonicalize(bytes: &[u8]) -> Result<Vec<u8>, String> {
     canonical(&parse_strict(bytes)?)
@@ -98,27 +120,86 @@ pub fn is_canonical(bytes: &[u8]) -> bool {
     canonicalize(bytes).is_ok_and(|c| c == bytes)
 }
 
-/// Walk every number without recursion (values built in memory may nest deeply).
-fn check_integers(value: &Value) -> Result<(), String> {
+/// The first unsignable number of `value`, with its pointer.
+fn check_numbers(value: &Value) -> Result<(), Refusal> {
+    match unsignable_numbers(value).into_iter().next() {
+        Some(r) => Err(r),
+        None => Ok(()),
+    }
+}
+
+/// Whether any number is unsignable, walked without recursion (values built in memory may
+/// nest deeply) and without building pointers.
+fn first_unsignable(value: &Value) -> Option<String> {
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         match v {
-            Value::Number(n) => check_number(n)?,
+            Value::Number(n) => {
+                if let Some(why) = number_problem(n) {
+                    return Some(why);
+                }
+            }
             Value::Array(items) => stack.extend(items),
             Value::Object(m) => stack.extend(m.values()),
             _ => {}
         }
     }
-    Ok(())
+    None
 }
 
-fn check_number(n: &Number) -> Result<(), String> {
-    let unsafe_int = n.as_u64().is_some_and(|u| u > MAX_SAFE_INTEGER)
-        || n.as_i64().is_some_and(|i| i.unsigned_abs() > MAX_SAFE_INTEGER);
-    if unsafe_int {
-        return Err(format!("the integer {n} is beyond ±(2^53−1) and would not survive a JavaScript reader"));
+/// The pointer walk, only taken when [`first_unsignable`] found something (its depth is
+/// that of a document that parsed, or was built, and already walked).
+fn collect_unsignable(value: &Value, pointer: &mut String, out: &mut Vec<Refusal>) {
+    match value {
+        Value::Number(n) => {
+            if let Some(message) = number_problem(n) {
+                out.push(Refusal { pointer: pointer.clone(), message, number: true });
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{i}"));
+                collect_unsignable(item, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                let len = pointer.len();
+                *pointer = crate::error::pointer_join(pointer, k);
+                collect_unsignable(item, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
     }
-    Ok(())
+}
+
+/// What a JavaScript reader (and so JCS) would change in this number, judged on its exact
+/// text: an integer beyond ±(2^53−1) is rounded, a number beyond a double's range becomes
+/// Infinity, and a non-zero one below its range becomes 0.
+fn number_problem(n: &Number) -> Option<String> {
+    let text = n.as_str();
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        let beyond = digits.len() > 16 || digits.parse::<u64>().is_ok_and(|u| u > MAX_SAFE_INTEGER);
+        return beyond
+            .then(|| format!("the integer {text} is beyond ±(2^53−1); signing would round it (JCS, RFC 8785)"));
+    }
+    match text.parse::<f64>() {
+        Ok(f) if !f.is_finite() => Some(format!("the number {text} is beyond the range of a double")),
+        Ok(0.0) if mantissa_is_non_zero(digits) => {
+            Some(format!("the number {text} is below the range of a double and would be written as 0"))
+        }
+        Ok(_) => None,
+        Err(_) => Some(format!("the number {text} is not a JSON number")),
+    }
+}
+
+/// Whether the digits before any exponent hold a non-zero digit.
+fn mantissa_is_non_zero(text: &str) -> bool {
+    text.split(['e', 'E']).next().unwrap_or_default().bytes().any(|b| (b'1'..=b'9').contains(&b))
 }
 
 /// A `Value` deserialised with the strict rules.
@@ -143,16 +224,12 @@ impl<'de> Visitor<'de> for StrictVisitor {
         Ok(Value::Bool(v))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
-        let n = Number::from(v);
-        check_number(&n).map_err(E::custom)?;
-        Ok(Value::Number(n))
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(Number::from(v)))
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
-        let n = Number::from(v);
-        check_number(&n).map_err(E::custom)?;
-        Ok(Value::Number(n))
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(Number::from(v)))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
@@ -183,8 +260,9 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if key == NUMBER_TOKEN && out.is_empty() {
+                // The number's exact text: judged (with its pointer) once the whole is read.
                 let text: String = map.next_value()?;
-                return number_from_text(&text).map(Value::Number).map_err(de::Error::custom);
+                return serde_json::from_str::<Number>(&text).map(Value::Number).map_err(de::Error::custom);
             }
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!("duplicate member name \"{key}\"")));
@@ -232,6 +310,7 @@ mod tests {
         assert!(parse_strict(b"-9007199254740992").is_err());
         assert!(parse_strict(br#""\ud800""#).is_err());
         assert!(parse_strict(b"1e400").is_err());
+        assert!(parse_strict(b"1e-400").is_err());
         assert!(parse_strict(b"{} x").is_err());
         assert!(canonical(&serde_json::json!(u64::MAX)).is_err());
     }
@@ -242,5 +321,21 @@ mod tests {
         assert_eq!(c, br#"{"a":{"c":"x","d":2.5},"b":[true,null]}"#);
         assert!(is_canonical(&c));
         assert!(!is_canonical(b"{\"a\":1}\n"));
+    }
+
+    #[test]
+    fn numbers_a_javascript_reader_would_change_are_refused_with_their_pointer() {
+        let doc = br#"{"version": "1.0.0", "a": {"big": 18446744073709551616, "x/y": [1, 1e-400]}, "c": -1e400}"#;
+        let refusal = parse_strict_located(doc).unwrap_err();
+        assert_eq!((refusal.pointer.as_str(), refusal.number), ("/a/big", true));
+        assert!(refusal.message.contains("18446744073709551616"), "{}", refusal.message);
+        let all: Vec<String> =
+            unsignable_numbers(&serde_json::from_slice(doc).unwrap()).into_iter().map(|r| r.pointer).collect();
+        assert_eq!(all, ["/a/big", "/a/x~1y/1", "/c"]);
+        // What JCS carries exactly (or only re-spells) passes.
+        for fine in ["9007199254740991", "-9007199254740991", "1e21", "0.0", "0e-400", "1.5e-300", "100.0"] {
+            assert!(parse_strict(fine.as_bytes()).is_ok(), "{fine}");
+        }
+        assert!(parse_strict(b"12345678901234567890").unwrap_err().contains("at the root"));
     }
 }

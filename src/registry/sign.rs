@@ -8,8 +8,14 @@
 //!   found through the registry's `signingKeys[]` (or a trusted-keys file named `ID.pub`).
 //! - v1 manual (no key id): `signing = {method: "manual", publicKeyRef, signatureRef}` with
 //!   the public key written into the pack, so `validate --trusted-keys` can check it offline.
+//!
+//! Nothing is written through a symbolic link inside the pack folder (`pack.json`, `keys/`,
+//! the files in it): a pack folder may come from someone else. Numbers JCS cannot carry
+//! exactly are refused with their JSON pointer, never rounded and written back.
 
-use super::{jcs, keys};
+use super::jcs;
+use super::keys::{self, KeyUse, check_key_status};
+use super::layout::Registry;
 use crate::error::{Error, Result, code};
 use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, load_bytes};
 use ed25519_dalek::{Signer, SigningKey};
@@ -86,15 +92,60 @@ pub fn manifest_path(path: &Path) -> PathBuf {
     if path.is_dir() { path.join("pack.json") } else { path.to_path_buf() }
 }
 
+/// Whether `key` may sign `name` as registry key `key_id`: the key is one of the registry's
+/// `signingKeys[]`, `active` ([`check_key_status`]), covers the name, and its published
+/// public key is this private key's. `Err` is `pack_signature_invalid` with
+/// `details.reason` (`unknown_key`, `key_revoked`, `key_not_active`, `namespace`,
+/// `key_mismatch`) and the key id. Publishing under a registry key calls this too.
+pub fn check_signer(registry: &Registry, key_id: &str, key: &SigningKey, name: &str) -> Result<()> {
+    let refuse = |reason: &str, message: String| {
+        Error::new(code::PACK_SIGNATURE_INVALID, message).with("reason", reason).with("keyId", key_id)
+    };
+    let entry = registry
+        .key(key_id)
+        .ok_or_else(|| refuse("unknown_key", format!("key \"{key_id}\" is not among the registry's signingKeys")))?;
+    check_key_status(key_id, &entry.status, KeyUse::Sign)?;
+    if !entry.covers(name) {
+        return Err(refuse(
+            "namespace",
+            format!(
+                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
+                entry.permitted_namespaces
+            ),
+        ));
+    }
+    let published = registry
+        .public_key(entry)
+        .map_err(|msg| refuse("unknown_key", format!("key \"{key_id}\" cannot be read: {msg}")))?;
+    if published != key.verifying_key() {
+        return Err(refuse(
+            "key_mismatch",
+            format!("the private key given is not registry key \"{key_id}\" (its public key differs)"),
+        ));
+    }
+    Ok(())
+}
+
 /// Sign the pack at `path` (its folder or its `pack.json`) in place. A manifest with
 /// errors is refused: a signature would freeze them.
 pub fn sign_pack(path: &Path, key: &SigningKey, scheme: Scheme) -> Result<Signed> {
+    sign_pack_for(path, key, scheme, None)
+}
+
+/// [`sign_pack`], and with `registry` the v2 key must be one that registry lets sign this
+/// pack ([`check_signer`]).
+pub fn sign_pack_for(path: &Path, key: &SigningKey, scheme: Scheme, registry: Option<&Registry>) -> Result<Signed> {
     let manifest_file = manifest_path(path);
     let dir = manifest_file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let manifest_name = manifest_file.file_name().and_then(|n| n.to_str()).unwrap_or("pack.json");
+    crate::fsio::refuse_links_below(&dir, &[manifest_name])?;
     let original = crate::fsio::read_limited(&manifest_file, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
-    let mut manifest = jcs::parse_strict(&original).map_err(|msg| {
-        Error::new(code::PACK_MANIFEST_INVALID, format!("{}: {msg}", manifest_file.display()))
-            .with("path", manifest_file.display().to_string())
+    let mut manifest = jcs::parse_strict_located(&original).map_err(|refusal| {
+        let code = if refusal.number { code::NUMBER_NOT_SIGNABLE } else { code::PACK_MANIFEST_INVALID };
+        let at = if refusal.number { refusal.pointer.clone() } else { manifest_file.display().to_string() };
+        Error::new(code, format!("{}: {refusal}", manifest_file.display()))
+            .with("path", at)
+            .with("file", manifest_file.display().to_string())
     })?;
     let (bytes, signature) = sign_manifest(&mut manifest, key, scheme)?;
     let pack = load_bytes(&manifest_file, &bytes, LoadOptions::default())?;
@@ -102,7 +153,14 @@ pub fn sign_pack(path: &Path, key: &SigningKey, scheme: Scheme) -> Result<Signed
         let count = pack.errors().count();
         return Err(first.clone().into_error().with("errors", count).with("file", manifest_file.display().to_string()));
     }
+    if let (Some(registry), Scheme::V2 { key_id }) = (registry, scheme) {
+        check_signer(registry, key_id, key, pack.name())?;
+    }
 
+    crate::fsio::refuse_links_below(&dir, &["keys", "pack.json.sig"])?;
+    if scheme == Scheme::V1Manual {
+        crate::fsio::refuse_links_below(&dir, &["keys", "pack.pub.pem"])?;
+    }
     let signature_file = dir.join(SIGNATURE_FILE);
     let keys_dir = dir.join("keys");
     std::fs::create_dir_all(&keys_dir).map_err(|e| Error::io(&keys_dir, &e))?;

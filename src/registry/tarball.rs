@@ -10,8 +10,8 @@
 //! zero blocks at the end; gzip at level 9 with header mtime 0 and OS byte 0xFF.
 
 use crate::error::{Error, Result, code};
-use flate2::{Compression, GzBuilder, read::GzDecoder};
-use std::collections::BTreeMap;
+use flate2::{Compression, GzBuilder};
+use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 use std::path::{Component, Path};
 
@@ -30,42 +30,87 @@ pub struct PackArchive {
     pub files: BTreeMap<String, Vec<u8>>,
 }
 
+/// Why an archive was refused: a stable `reason` (reported as `details.reason`) and a
+/// message naming the entry at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    fn new(reason: &'static str, message: impl Into<String>) -> Self {
+        Self { reason, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 impl PackArchive {
-    /// Unpack gzip'd tar bytes in memory.
-    pub fn from_tgz(gz: &[u8]) -> std::result::Result<Self, String> {
-        let mut tar = Vec::new();
-        GzDecoder::new(gz)
-            .take(MAX_UNPACKED_BYTES + 1)
-            .read_to_end(&mut tar)
-            .map_err(|e| format!("not a gzip'd tarball: {e}"))?;
-        if tar.len() as u64 > MAX_UNPACKED_BYTES {
-            return Err(format!("unpacks to more than {MAX_UNPACKED_BYTES} bytes"));
-        }
+    /// Unpack gzip'd tar bytes in memory. Every reader must see the same files, so what
+    /// other tools would read differently is refused: a second gzip member or any bytes
+    /// after the gzip stream (`tar -xzf`, Python and Node read on), bytes after the tar's
+    /// end, a path twice, pax and GNU extension headers (they rename the next entry), links,
+    /// devices, and names that leave the archive.
+    pub fn from_tgz(gz: &[u8]) -> std::result::Result<Self, Refusal> {
+        let tar = gunzip_one_member(gz)?;
         let mut archive = tar::Archive::new(tar.as_slice());
         let mut files = BTreeMap::new();
-        let entries = archive.entries().map_err(|e| format!("not a tarball: {e}"))?;
+        // Case-folded names: two entries that one file system would write to one file.
+        let mut folded = HashSet::new();
+        // Where the last entry's data ends; only zero blocks may follow.
+        let mut end = 0u64;
+        let unreadable = |e: std::io::Error| Refusal::new("not_tar", format!("not a tarball: {e}"));
+        // Raw: extension headers come back as entries of their own, to be refused.
+        let entries = archive.entries().map_err(unreadable)?.raw(true);
         for (n, entry) in entries.enumerate() {
             if n >= MAX_ENTRIES {
-                return Err(format!("holds more than {MAX_ENTRIES} entries"));
+                return Err(Refusal::new("too_many_entries", format!("holds more than {MAX_ENTRIES} entries")));
             }
-            let mut entry = entry.map_err(|e| format!("unreadable tar entry: {e}"))?;
-            let raw_path = entry.path().map_err(|e| format!("unreadable entry name: {e}"))?.into_owned();
+            let mut entry = entry.map_err(unreadable)?;
+            let raw_path = entry.path().map_err(unreadable)?.into_owned();
             let kind = entry.header().entry_type();
+            end = entry.raw_file_position() + entry.size().div_ceil(512) * 512;
+            if kind.is_pax_global_extensions()
+                || kind.is_pax_local_extensions()
+                || kind.is_gnu_longname()
+                || kind.is_gnu_longlink()
+            {
+                return Err(Refusal::new(
+                    "entry_not_file",
+                    format!(
+                        "entry {} is a {kind:?} extension header; a pack tarball is plain USTAR (names of at most {MAX_NAME_BYTES} bytes)",
+                        raw_path.display()
+                    ),
+                ));
+            }
+            let rel = relative_name(&raw_path)?;
             if kind.is_dir() {
                 continue;
             }
             if !(kind.is_file() || kind == tar::EntryType::Continuous) {
-                return Err(format!(
-                    "entry {} is not a regular file ({kind:?}); a pack holds files only",
-                    raw_path.display()
+                return Err(Refusal::new(
+                    "entry_not_file",
+                    format!("entry {rel} is not a regular file ({kind:?}); a pack holds files only"),
                 ));
             }
-            let rel = relative_name(&raw_path)?;
             let mut data = Vec::new();
-            entry.read_to_end(&mut data).map_err(|e| format!("entry {rel}: {e}"))?;
-            if files.insert(rel.clone(), data).is_some() {
-                return Err(format!("entry {rel} appears twice"));
+            entry.read_to_end(&mut data).map_err(|e| Refusal::new("not_tar", format!("entry {rel}: {e}")))?;
+            if !folded.insert(rel.to_lowercase()) {
+                return Err(Refusal::new("duplicate_entry", format!("entry {rel} appears twice")));
             }
+            files.insert(rel, data);
+        }
+        let after = usize::try_from(end).ok().and_then(|e| tar.get(e..)).unwrap_or_default();
+        if let Some(at) = after.iter().position(|b| *b != 0) {
+            return Err(Refusal::new(
+                "trailing_data",
+                format!("bytes follow the end of the tar archive (at offset {})", end as usize + at),
+            ));
         }
         // npm-style archives keep everything under `package/`.
         if !files.contains_key("pack.json") && files.keys().all(|k| k.starts_with("package/")) {
@@ -77,9 +122,10 @@ impl PackArchive {
     /// Read and unpack a `.tgz` file.
     pub fn read(path: &Path) -> Result<Self> {
         let gz = crate::fsio::read_limited(path, MAX_TARBALL_BYTES, code::PACK_MANIFEST_INVALID)?;
-        Self::from_tgz(&gz).map_err(|msg| {
-            Error::new(code::PACK_MANIFEST_INVALID, format!("{}: {msg}", path.display()))
+        Self::from_tgz(&gz).map_err(|refusal| {
+            Error::new(code::PACK_MANIFEST_INVALID, format!("{}: {refusal}", path.display()))
                 .with("path", path.display().to_string())
+                .with("reason", refusal.reason)
         })
     }
 
@@ -93,20 +139,45 @@ impl PackArchive {
     }
 }
 
-/// `a/./b` → `a/b`; absolute paths and `..` are refused.
-fn relative_name(path: &Path) -> std::result::Result<String, String> {
+/// The one gzip member of `gz`, bounded. Anything after it is refused rather than ignored:
+/// a second member is what `tar -xzf` would go on to unpack.
+fn gunzip_one_member(gz: &[u8]) -> std::result::Result<Vec<u8>, Refusal> {
+    let mut decoder = flate2::bufread::GzDecoder::new(gz);
+    let mut tar = Vec::new();
+    (&mut decoder)
+        .take(MAX_UNPACKED_BYTES + 1)
+        .read_to_end(&mut tar)
+        .map_err(|e| Refusal::new("not_gzip", format!("not a gzip'd tarball: {e}")))?;
+    if tar.len() as u64 > MAX_UNPACKED_BYTES {
+        return Err(Refusal::new("too_large", format!("unpacks to more than {MAX_UNPACKED_BYTES} bytes")));
+    }
+    // The bufread decoder consumes exactly its member: what is left follows it.
+    let rest = decoder.into_inner();
+    if rest.starts_with(&[0x1f, 0x8b]) {
+        return Err(Refusal::new(
+            "gzip_members",
+            "the tarball holds a second gzip member, which other tools would unpack as well",
+        ));
+    }
+    if !rest.is_empty() {
+        return Err(Refusal::new("trailing_data", format!("{} bytes follow the gzip stream", rest.len())));
+    }
+    Ok(tar)
+}
+
+/// `a/./b` → `a/b`; absolute paths, `..`, empty and non-UTF-8 names are refused.
+fn relative_name(path: &Path) -> std::result::Result<String, Refusal> {
+    let bad = |why: &str| Refusal::new("entry_name_invalid", format!("entry {} {why}", path.display()));
     let mut parts = Vec::new();
     for c in path.components() {
         match c {
-            Component::Normal(p) => {
-                parts.push(p.to_str().ok_or_else(|| format!("entry name {} is not UTF-8", path.display()))?)
-            }
+            Component::Normal(p) => parts.push(p.to_str().ok_or_else(|| bad("has a name that is not UTF-8"))?),
             Component::CurDir => {}
-            _ => return Err(format!("entry {} leaves the archive (absolute path or `..`)", path.display())),
+            _ => return Err(bad("leaves the archive (absolute path or `..`)")),
         }
     }
     if parts.is_empty() {
-        return Err("an entry has an empty name".into());
+        return Err(bad("has an empty name"));
     }
     Ok(parts.join("/"))
 }
@@ -190,11 +261,11 @@ mod tests {
     fn hostile_archives_are_refused() {
         assert!(PackArchive::from_tgz(b"not gzip").is_err());
         let escape = raw_tar(b"../evil", tar::EntryType::Regular, b"x");
-        assert!(PackArchive::from_tgz(&escape).unwrap_err().contains("leaves the archive"));
+        assert!(PackArchive::from_tgz(&escape).unwrap_err().reason == "entry_name_invalid");
         let abs = raw_tar(b"/etc/x", tar::EntryType::Regular, b"x");
         assert!(PackArchive::from_tgz(&abs).is_err());
         let link = raw_tar(b"pack.json", tar::EntryType::Symlink, b"");
-        assert!(PackArchive::from_tgz(&link).unwrap_err().contains("regular file"));
+        assert!(PackArchive::from_tgz(&link).unwrap_err().reason == "entry_not_file");
         // A gzip bomb: far more zeros than the limit, compressed to almost nothing.
         let mut gz = GzBuilder::new().write(Vec::new(), Compression::best());
         let zeros = vec![0u8; 1 << 20];
@@ -202,6 +273,46 @@ mod tests {
             std::io::Write::write_all(&mut gz, &zeros).unwrap();
         }
         let bomb = gz.finish().unwrap();
-        assert!(PackArchive::from_tgz(&bomb).unwrap_err().contains("more than"));
+        assert!(PackArchive::from_tgz(&bomb).unwrap_err().reason == "too_large");
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut gz = GzBuilder::new().write(Vec::new(), Compression::fast());
+        std::io::Write::write_all(&mut gz, bytes).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn ungzip(gz: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(gz).read_to_end(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn anything_another_reader_would_see_differently_is_refused() {
+        let good = build(&files(&[("pack.json", "{\"a\":1}")])).unwrap();
+        let tar = ungzip(&good);
+        // The tar split over two gzip members: `tar -xzf` reads both.
+        let split = [gzip(&tar[..512]), gzip(&tar[512..])].concat();
+        assert_eq!(PackArchive::from_tgz(&split).unwrap_err().reason, "gzip_members");
+        let appended = [good.clone(), b"junk".to_vec()].concat();
+        assert_eq!(PackArchive::from_tgz(&appended).unwrap_err().reason, "trailing_data");
+        // A second archive after the first one's end blocks.
+        let other = ungzip(&build(&files(&[("pack.json", "{\"a\":2}")])).unwrap());
+        let after_end = gzip(&[tar.clone(), other].concat());
+        assert_eq!(PackArchive::from_tgz(&after_end).unwrap_err().reason, "trailing_data");
+        // Zero padding after the end (GNU tar pads to 10 KiB records) is fine.
+        let padded = gzip(&[tar.clone(), vec![0u8; 10240]].concat());
+        assert!(PackArchive::from_tgz(&padded).is_ok());
+        let twice = raw_tar(b"pack.json", tar::EntryType::Regular, b"{}");
+        let twice_tar = ungzip(&twice);
+        let dup = gzip(&[&twice_tar[..1024], &ungzip(&raw_tar(b"Pack.json", tar::EntryType::Regular, b"{}"))].concat());
+        assert_eq!(PackArchive::from_tgz(&dup).unwrap_err().reason, "duplicate_entry");
+        let pax = raw_tar(b"PaxHeaders/pack.json", tar::EntryType::XHeader, b"");
+        assert_eq!(PackArchive::from_tgz(&pax).unwrap_err().reason, "entry_not_file");
+        let long = raw_tar(b"././@LongLink", tar::EntryType::GNULongName, b"");
+        assert_eq!(PackArchive::from_tgz(&long).unwrap_err().reason, "entry_not_file");
+        let hard = raw_tar(b"pack.json", tar::EntryType::Link, b"");
+        assert_eq!(PackArchive::from_tgz(&hard).unwrap_err().reason, "entry_not_file");
     }
 }

@@ -2,13 +2,15 @@
 //! the tarball's integrity against its version manifest, then its signature in the order
 //! and with the reasons of the OpenWOP CLI's `verifyV2` (interop §1.3).
 //!
-//! The key comes from the issuing registry's `signingKeys[]` and must cover the pack's
-//! namespace: trust is per registry. A key whose status is not `active` still verifies
-//! (its status is reported). Version manifests signed with the v1 `manual` recipe name a
+//! The tarball must read the same in every tool (one gzip member, nothing ambiguous, see
+//! `tarball`), and its `pack.json` must be the version asked for. The key comes from the
+//! issuing registry's `signingKeys[]` and must cover the pack's namespace: trust is per
+//! registry. A rotated key still verifies (its status is reported); a revoked one does not. Version manifests signed with the v1 `manual` recipe name a
 //! registry key id in `publicKeyRef` and are checked the same way over the exact
 //! `pack.json` bytes; the legacy whole-tarball signature is checked over the `.tgz`.
 
 use super::jcs;
+use super::keys::{KeyUse, check_key_status};
 use super::layout::{KeyEntry, MAX_SIGNATURE_BYTES, Registry};
 use super::sign::{SIGNATURE_FILE, V2_SCHEME};
 use super::tarball::{MAX_TARBALL_BYTES, PackArchive};
@@ -28,13 +30,20 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Whether `expected` (SRI `sha256-<base64>`, or the `sha256:<hex>` some OpenWOP tools
-/// write, interop Q10) names these bytes.
+/// Whether `expected` names these bytes. Only the SRI form registries publish
+/// (`sha256-<base64>`, 51 characters) is read: the OpenWOP CLI compares that text exactly,
+/// so the `sha256:<hex>` some tools write (interop Q10) never matches, here or there.
 pub fn integrity_matches(expected: &str, bytes: &[u8]) -> bool {
-    match expected.strip_prefix("sha256:") {
-        Some(hex) => hex.eq_ignore_ascii_case(&sha256_hex(bytes)),
-        None => expected == sri(bytes),
-    }
+    expected == sri(bytes)
+}
+
+/// Whether `text` has the SRI shape (`sha256-` and 44 base64 characters).
+fn is_sri(text: &str) -> bool {
+    text.strip_prefix("sha256-").is_some_and(|b64| {
+        b64.len() == 44
+            && b64.ends_with('=')
+            && b64[..43].bytes().all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
+    })
 }
 
 /// How a verified version is signed.
@@ -132,18 +141,35 @@ pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified
         )
         .with("actual", actual));
     };
+    if !is_sri(expected) {
+        return Err(integrity_failure(
+            name,
+            version,
+            format!(
+                "the version manifest of {name}@{version} gives integrity \"{expected}\"; only `sha256-<base64>` (44 base64 characters) is read, as the OpenWOP CLI reads it"
+            ),
+        )
+        .with("reason", "integrity_format")
+        .with("expected", expected)
+        .with("actual", actual));
+    }
     if !integrity_matches(expected, &tarball) {
         return Err(integrity_failure(
             name,
             version,
             format!("the tarball of {name}@{version} does not match its version manifest's integrity"),
         )
+        .with("reason", "integrity_mismatch")
         .with("expected", expected)
         .with("actual", actual)
         .with("path", tarball_path.display().to_string()));
     }
-    let archive = PackArchive::from_tgz(&tarball)
-        .map_err(|msg| integrity_failure(name, version, format!("{}: {msg}", tarball_path.display())))?;
+    let archive = PackArchive::from_tgz(&tarball).map_err(|refusal| {
+        integrity_failure(name, version, format!("{}: {refusal}", tarball_path.display()))
+            .with("reason", refusal.reason)
+            .with("path", tarball_path.display().to_string())
+    })?;
+    check_packed_identity(&archive, name, version)?;
 
     let served_signature = {
         let p = registry.signature_path(name, version)?;
@@ -163,6 +189,29 @@ pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified
     })
 }
 
+/// Every version, signed or not, must pack the `pack.json` of the name and version asked for:
+/// what is installed under `<name>/<version>` is that pack and no other.
+fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Result<()> {
+    let mismatch = |message: String| {
+        integrity_failure(name, version, format!("{name}@{version}: {message}")).with("reason", "manifest_mismatch")
+    };
+    let bytes = archive.manifest().ok_or_else(|| mismatch("the tarball has no pack.json".into()))?;
+    let packed: Value =
+        serde_json::from_slice(bytes).map_err(|e| mismatch(format!("the packed pack.json is not JSON: {e}")))?;
+    let text = |k: &str| packed.get(k).and_then(Value::as_str).map(str::to_owned);
+    let (packed_name, packed_version) = (text("name"), text("version"));
+    if packed_name.as_deref() != Some(name) || packed_version.as_deref() != Some(version) {
+        return Err(mismatch(format!(
+            "the packed pack.json is {}@{}",
+            packed_name.as_deref().unwrap_or("(no name)"),
+            packed_version.as_deref().unwrap_or("(no version)")
+        ))
+        .with("packedName", packed_name)
+        .with("packedVersion", packed_version));
+    }
+    Ok(())
+}
+
 /// The signature checks on an archive whose integrity is already established.
 pub fn check_signature(
     registry: &Registry,
@@ -176,7 +225,14 @@ pub fn check_signature(
     let Some(signing) = manifest.get("signing") else { return Ok(SignatureCheck::Unsigned) };
     let empty = Map::new();
     let block = signing.as_object().unwrap_or(&empty);
-    let bad = |reason: &str, message: String| invalid(name, version, reason, message);
+    let named_key = ["keyId", "publicKeyRef"].into_iter().find_map(|k| block.get(k).and_then(Value::as_str));
+    let bad = |reason: &str, message: String| {
+        let e = invalid(name, version, reason, message);
+        match named_key {
+            Some(k) => e.with("keyId", k),
+            None => e,
+        }
+    };
     let recipe = Recipe::of(block, &bad)?;
     let key_id = recipe.key_id;
     let (entry, key) = registry_key(registry, key_id, name, &bad)?;
@@ -308,6 +364,12 @@ fn registry_key<'r>(
 ) -> Result<(&'r KeyEntry, VerifyingKey)> {
     let entry = registry.key(key_id).ok_or_else(|| {
         bad("unknown_key", format!("key \"{key_id}\" is not among the registry's signingKeys")).with("keyId", key_id)
+    })?;
+    // A revoked key is refused before anything it signed is looked at.
+    check_key_status(key_id, &entry.status, KeyUse::Verify).map_err(|e| {
+        let mut refusal = bad("key_revoked", e.message.clone());
+        refusal.details.extend(e.details);
+        refusal
     })?;
     if !entry.covers(name) {
         return Err(bad(
@@ -448,15 +510,31 @@ mod tests {
     }
 
     #[test]
-    fn integrity_accepts_sri_and_hex_forms() {
+    fn integrity_is_read_in_the_sri_form_only() {
         let sri_text = sri(b"abc");
         assert_eq!(sri_text, "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
+        assert!(is_sri(&sri_text));
         assert!(integrity_matches(&sri_text, b"abc") && !integrity_matches(&sri_text, b"abd"));
+        // The hex form names the same digest, and is refused as the OpenWOP CLI refuses it.
         let hex = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-        assert!(
-            integrity_matches(hex, b"abc")
-                && integrity_matches(&hex.to_uppercase().replace("SHA256", "sha256"), b"abc")
+        assert!(!integrity_matches(hex, b"abc") && !is_sri(hex));
+        assert!(!integrity_matches("sha512-x", b"abc") && !is_sri("sha256-short="));
+    }
+
+    #[test]
+    fn a_revoked_key_does_not_verify_and_every_refusal_names_the_key() {
+        let mut f = fixture();
+        let v2 = json!({"keyId": "k1", "scheme": V2_SCHEME});
+        f.registry.keys[0].status = "revoked".into();
+        let e = reason(&f, "vendor.acme.x", v2.clone(), |_| {}).unwrap_err();
+        assert_eq!(
+            (e.code, e.details["reason"].as_str(), e.details["keyId"].as_str()),
+            (code::PACK_SIGNATURE_INVALID, Some("key_revoked"), Some("k1"))
         );
-        assert!(!integrity_matches("sha512-x", b"abc"));
+        f.registry.keys[0].status = "rotated".into();
+        let pretty =
+            |b: &mut Vec<u8>| *b = serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(b).unwrap()).unwrap();
+        let e = reason(&f, "vendor.acme.x", v2, pretty).unwrap_err();
+        assert_eq!((e.details["reason"].as_str(), e.details["keyId"].as_str()), (Some("not_canonical"), Some("k1")));
     }
 }
