@@ -12,7 +12,7 @@ usage: make_hostile.py OUT
 OUT/hostile   v2 registry; keys good-1 (vendor.acme.*, active) and old-1 (vendor.acme.*,
               revoked):
   vendor.acme.split 1.0.0     signed tar split over two gzip members; the second carries
-                              another pack.json, which `tar -xzf` and Python read
+                              another pack.json, which `tar -xzf`, Python and Node's zlib read
   vendor.acme.dup 1.0.0       one member, pack.json twice (the second one unsigned)
   vendor.acme.after 1.0.0     a second tar archive after the first one's end blocks
   vendor.acme.pax 1.0.0       pax-format tarball (a pax header before pack.json)
@@ -20,7 +20,7 @@ OUT/hostile   v2 registry; keys good-1 (vendor.acme.*, active) and old-1 (vendor
   vendor.acme.revoked 1.0.0   signed by the revoked key old-1
 OUT/noname    v2 registry whose templates lack {name}: one unsigned vendor.acme.x 1.0.0
 OUT/private/<keyId>.pem      the private keys
-OUT/expected.json            what Python and tar made of the split tarball
+OUT/expected.json            what Python, tar and Node made of the split tarball
 """
 
 import base64
@@ -89,7 +89,7 @@ def publish_raw(reg, manifest, archive, signature, integrity=None, key_id="good-
 
 
 def what_others_read(archive, scratch):
-    """pack.json as Python's tarfile and GNU tar -xzf see it."""
+    """pack.json as Python's tarfile and GNU tar -xzf see it, and the tar Node's zlib unpacks."""
     path = os.path.join(scratch, "probe.tgz")
     with open(path, "wb") as f:
         f.write(archive)
@@ -99,7 +99,10 @@ def what_others_read(archive, scratch):
     subprocess.run(["tar", "-xzf", path, "-C", out], check=True, capture_output=True)
     with open(os.path.join(out, "pack.json"), "rb") as f:
         gnu = f.read()
-    return python, gnu
+    node = subprocess.run(
+        ["node", "-e", "process.stdout.write(require('zlib').gunzipSync(require('fs').readFileSync(process.argv[1])))",
+         path], check=True, capture_output=True).stdout
+    return python, gnu, node
 
 
 def main(out):
@@ -121,8 +124,9 @@ def main(out):
     first = tar_entry("keys/pack.json.sig", sig) + tar_entry("pack.json", body)
     second = tar_entry("pack.json", evil_body("vendor.acme.split")) + END
     archive = gz(first) + gz(second)
-    python, gnu = what_others_read(archive, scratch)
+    python, gnu, node = what_others_read(archive, scratch)
     expected["split"] = {"pythonReadsEvil": b"EVIL" in python, "tarReadsEvil": b"EVIL" in gnu,
+                         "nodeZlibReadsEvil": b"EVIL" in node,
                          "firstMemberIsSigned": gzip.GzipFile(fileobj=io.BytesIO(gz(first))).read() == first}
     publish_raw(reg, manifest, archive, sig)
 
