@@ -107,6 +107,13 @@ pub mod code {
     pub const PACK_VERSION_EXISTS: &str = "pack_version_exists";
     pub const TYPEID_PIN_INVALID: &str = "typeid_pin_invalid";
     pub const REGISTRY_KEY_ADDED: &str = "registry_key_added";
+    /// Publishing: the key may not sign the name, or a new key would take a namespace
+    /// another key holds (interop §1.3).
+    pub const PACK_NAMESPACE_UNAUTHORIZED: &str = "pack_namespace_unauthorized";
+    /// Publishing: the pack's signature is the other tree's recipe.
+    pub const REGISTRY_TREE_MISMATCH: &str = "registry_tree_mismatch";
+    /// Publishing: an interrupted publish of the same bytes was finished.
+    pub const PUBLISH_COMPLETED: &str = "publish_completed";
 }
 
 /// A refusal: code, human message, structured details.
