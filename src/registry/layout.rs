@@ -411,6 +411,24 @@ mod tests {
         assert_eq!(r.tree, Tree::V1);
         assert_eq!(r.tarball_path("a.b", "1.0.0").unwrap(), Path::new("/r/flat/a.b/1.0.0.tgz"));
         assert_eq!(r.pack_index_path("a.b").unwrap(), Path::new("/r/v1/packs/a.b/index.json"));
+        // A tree asked for must be named whole; the v1 one from the flat keys.
+        let v2_only = json!({"endpoints": {"v2": v2.clone()}});
+        assert_eq!(
+            Registry::from_document_tree(Path::new("/r"), v2_only.clone(), Some(Tree::V2)).unwrap().tree,
+            Tree::V2
+        );
+        let err = Registry::from_document_tree(Path::new("/r"), v2_only, Some(Tree::V1)).unwrap_err();
+        assert!(err.message.contains("no whole v1 tree"), "{}", err.message);
+        let mut both = v2.clone();
+        for (k, t) in v2.as_object().unwrap() {
+            both[k] = json!(t.as_str().unwrap().replace("/v2/", "/v1/"));
+        }
+        both["v2"] = v2.clone();
+        let r = Registry::from_document_tree(Path::new("/r"), json!({"endpoints": both}), Some(Tree::V1)).unwrap();
+        assert_eq!((r.tree, r.registry_index_path().unwrap()), (Tree::V1, PathBuf::from("/r/v1/index.json")));
+        let v1_only = json!({"endpoints": {"registryIndex": "/v1/index.json"}});
+        assert!(Registry::from_document_tree(Path::new("/r"), v1_only.clone(), Some(Tree::V2)).is_err());
+        assert!(Registry::from_document_tree(Path::new("/r"), v1_only, Some(Tree::V1)).is_err());
     }
 
     #[test]
