@@ -8,7 +8,7 @@
 //!
 //! A publish is all or nothing and safe to run in parallel: it holds the registry's lock,
 //! stages every file inside the registry folder, verifies the staged version exactly as
-//! `chainsmith verify` would, and only then renames the files into place (see [`commit`]).
+//! `chainsmith verify` would, and only then renames the files into place (see `commit`).
 
 use super::layout::{DISCOVERY_PATH, Endpoints, KeyEntry, Registry, Tree, namespaces_overlap, read_json};
 use super::sign::{SIGNATURE_FILE, Scheme, V2_SCHEME, check_key_id, manifest_path, sign_manifest};
@@ -417,8 +417,8 @@ impl Source {
 }
 
 /// Publish with options. The whole publish holds the registry's lock
-/// ([`RegistryLock`]); every file is staged and verified inside the registry folder, then
-/// renamed into place, the pack index last but one (see [`commit`]). On any failure the
+/// (`RegistryLock`); every file is staged and verified inside the registry folder, then
+/// renamed into place, the pack index last but one (see `commit`). On any failure the
 /// folder is left as it was, and a folder this call created is removed again.
 pub fn publish_with(dir: &Path, registry_dir: &Path, opts: &PublishOptions) -> Result<Published> {
     let source = Source::read(dir)?;
