@@ -4,22 +4,27 @@
 //!   under `$CHAINSMITH_SHARED`);
 //! - `chainsmith_display`: Xvfb and xdotool are on `PATH` (the real-window crash test);
 //! - `chainsmith_registry_tools`: python3, openssl and node are on `PATH` (registry interop
-//!   tests; node reads the keys `keygen` writes as the OpenWOP CLI would).
+//!   tests; node reads the keys `keygen` writes as the OpenWOP CLI would);
+//! - `chainsmith_node`: Node.js 18 or later is on `PATH` as `node` (the OpenWOP client's
+//!   verification recipe, `tests/tools/openwop_verify.mjs`).
 //!
-//! CI sets `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1` and
-//! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`; then an absence fails the build instead of
-//! ignoring the tests.
+//! CI sets `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1`,
+//! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1` and `CHAINSMITH_REQUIRE_NODE=1`; then an absence
+//! fails the build instead of ignoring the tests.
 
 use std::path::PathBuf;
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(chainsmith_corpus, chainsmith_display, chainsmith_registry_tools)");
+    println!(
+        "cargo::rustc-check-cfg=cfg(chainsmith_corpus, chainsmith_display, chainsmith_registry_tools, chainsmith_node)"
+    );
     println!("cargo::rerun-if-changed=build.rs");
     for var in [
         "CHAINSMITH_SHARED",
         "CHAINSMITH_REQUIRE_CORPUS",
         "CHAINSMITH_REQUIRE_DISPLAY_TESTS",
         "CHAINSMITH_REQUIRE_REGISTRY_TOOLS",
+        "CHAINSMITH_REQUIRE_NODE",
         "PATH",
     ] {
         println!("cargo::rerun-if-env-changed={var}");
@@ -53,5 +58,21 @@ fn main() {
         println!("cargo::rustc-cfg=chainsmith_registry_tools");
     } else if required("CHAINSMITH_REQUIRE_REGISTRY_TOOLS") {
         panic!("CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1, but {} not on PATH", missing.join(" and "));
+    }
+
+    // The recipe script uses what Node 18 has (Ed25519 in node:crypto, `??`, `?.`).
+    let node_major = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|v| v.trim().trim_start_matches('v').split('.').next()?.parse::<u32>().ok());
+    match node_major {
+        Some(major) if major >= 18 => println!("cargo::rustc-cfg=chainsmith_node"),
+        found if required("CHAINSMITH_REQUIRE_NODE") => {
+            panic!("CHAINSMITH_REQUIRE_NODE=1, but node 18 or later is not on PATH (found major {found:?})")
+        }
+        _ => {}
     }
 }

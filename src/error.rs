@@ -110,6 +110,13 @@ pub mod code {
     pub const PACK_NAME_INVALID: &str = "pack_name_invalid";
     pub const SYMLINK_REFUSED: &str = "symlink_refused";
     pub const NUMBER_NOT_SIGNABLE: &str = "number_not_signable";
+    /// Publishing: the key may not sign the name, or a new key would take a namespace
+    /// another key holds (interop §1.3).
+    pub const PACK_NAMESPACE_UNAUTHORIZED: &str = "pack_namespace_unauthorized";
+    /// Publishing: the pack's signature is the other tree's recipe.
+    pub const REGISTRY_TREE_MISMATCH: &str = "registry_tree_mismatch";
+    /// Publishing: an interrupted publish of the same bytes was finished.
+    pub const PUBLISH_COMPLETED: &str = "publish_completed";
 }
 
 /// A refusal: code, human message, structured details.

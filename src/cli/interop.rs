@@ -21,7 +21,7 @@ pub enum PackCommand {
     /// else the v1 manual recipe with the public key inside the pack).
     Sign(SignArgs),
     /// Publish a pack folder into a registry folder: tarball, version manifest, signature,
-    /// SBOM, and the pack and registry indexes.
+    /// SBOM, and the pack and registry indexes, all or nothing, under the folder's lock.
     Publish(PublishArgs),
 }
 
@@ -48,12 +48,21 @@ pub struct PublishArgs {
     /// The registry folder to publish into (created when missing).
     #[arg(long, value_name = "REG")]
     pub registry: PathBuf,
-    /// Sign the published pack.json (v2) with this private key.
+    /// Sign the published pack.json with this private key, by the tree's recipe (v2
+    /// ed25519-canonical-json, v1 manual).
     #[arg(long, value_name = "KEY.pem", requires = "key_id")]
     pub key: Option<PathBuf>,
     /// The registry key id to sign under.
     #[arg(long, value_name = "ID", requires = "key")]
     pub key_id: Option<String>,
+    /// The tree to write: for a new registry folder (default v2), or one of the trees the
+    /// discovery document names (default: the one the OpenWOP CLI reads).
+    #[arg(long, value_name = "TREE", value_parser = ["v1", "v2"])]
+    pub tree: Option<String>,
+    /// Let a key id the registry does not list yet be granted a namespace that one of its
+    /// keys already holds (refused otherwise: pack_namespace_unauthorized).
+    #[arg(long, requires = "key_id")]
+    pub share_namespace: bool,
 }
 
 #[derive(Args)]
@@ -133,7 +142,9 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
         (Some(k), Some(id)) => Some((k, id.as_str())),
         _ => None,
     };
-    let published = registry::publish::publish(&args.dir, &args.registry, signer)?;
+    let tree = args.tree.as_deref().map(|t| if t == "v1" { registry::Tree::V1 } else { registry::Tree::V2 });
+    let opts = registry::publish::PublishOptions { signer, tree, share_namespace: args.share_namespace };
+    let published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
     print_warnings(&published.warnings);
     print_line(&published.to_json())
 }

@@ -13,6 +13,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub const DISCOVERY_PATH: &str = ".well-known/openwop-registry.json";
+/// The templates a tree must name (the CLI's `REQUIRED_ENDPOINTS`).
+pub const TEMPLATE_KEYS: [&str; 5] =
+    ["registryIndex", "packMetadata", "versionManifest", "versionTarball", "versionSignature"];
 /// Registry JSON documents (indexes, version manifests) are far smaller than this.
 const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 /// A signature file is 64 bytes; a little room for the base64 some tools write.
@@ -89,6 +92,17 @@ pub fn covers(entry: &str, name: &str) -> bool {
     }
 }
 
+/// Whether two `permittedNamespaces` entries cover a name in common.
+pub fn namespaces_overlap(a: &str, b: &str) -> bool {
+    let prefix = |e: &str| e.strip_suffix('*').filter(|p| p.ends_with('.')).map(str::to_owned);
+    match (prefix(a), prefix(b)) {
+        (Some(p), Some(q)) => p.starts_with(&q) || q.starts_with(&p),
+        (Some(_), None) => covers(a, b),
+        (None, Some(_)) => covers(b, a),
+        (None, None) => a == b && !a.ends_with('*'),
+    }
+}
+
 /// An opened registry folder.
 #[derive(Debug, Clone)]
 pub struct Registry {
@@ -134,6 +148,14 @@ impl Registry {
 
     /// A registry described by `doc`, rooted at `root`.
     pub fn from_document(root: &Path, doc: Value) -> Result<Self> {
+        Self::from_document_tree(root, doc, None)
+    }
+
+    /// A registry described by `doc`, read through `tree` when given (as the OpenWOP CLI's
+    /// `--tree`). A tree asked for must be named whole by the document (all five
+    /// templates), since a client reads nothing else; without one the CLI's choice is made
+    /// and missing v1 templates fall back to the standard `/v1/…` paths.
+    pub fn from_document_tree(root: &Path, doc: Value, tree: Option<Tree>) -> Result<Self> {
         let doc_path = root.join(DISCOVERY_PATH);
         let bad = |msg: String| {
             Error::new(code::PACK_REGISTRY_UNREACHABLE, format!("{}: {msg}", doc_path.display()))
@@ -144,16 +166,24 @@ impl Registry {
         let text =
             |map: &serde_json::Map<String, Value>, k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
         let public_key = text(endpoints, "publicKey").unwrap_or_else(|| "/keys/{keyId}.pub".into());
-        let v2 = endpoints.get("v2").and_then(Value::as_object);
-        let v2_keys = ["registryIndex", "packMetadata", "versionManifest", "versionTarball", "versionSignature"];
-        let (tree, map) = match v2 {
-            Some(m) if v2_keys.iter().all(|k| text(m, k).is_some()) => (Tree::V2, m),
-            // A nested `v1` map wins over the flat keys when present.
-            _ => (Tree::V1, endpoints.get("v1").and_then(Value::as_object).unwrap_or(endpoints)),
+        let names_all = |m: &serde_json::Map<String, Value>| TEMPLATE_KEYS.iter().all(|k| text(m, k).is_some());
+        let v2 = endpoints.get("v2").and_then(Value::as_object).filter(|m| names_all(m));
+        // A nested `v1` map wins over the flat keys when present.
+        let mut v1 = endpoints.clone();
+        v1.remove("v2");
+        if let Some(nested) = endpoints.get("v1").and_then(Value::as_object) {
+            v1.extend(nested.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let (tree, map) = match (tree, v2) {
+            (Some(Tree::V2) | None, Some(m)) => (Tree::V2, m),
+            (Some(Tree::V2), None) => return Err(bad("the document names no whole v2 tree (`endpoints.v2`)".into())),
+            (Some(_), _) if !names_all(&v1) => {
+                return Err(bad("the document names no whole v1 tree (flat `endpoints` templates)".into()));
+            }
+            _ => (Tree::V1, &v1),
         };
         let defaults = Endpoints::standard("v1");
-        let pick =
-            |k: &str, default: &str| text(map, k).or_else(|| text(endpoints, k)).unwrap_or_else(|| default.to_owned());
+        let pick = |k: &str, default: &str| text(map, k).unwrap_or_else(|| default.to_owned());
         let chosen = Endpoints {
             registry_index: pick("registryIndex", &defaults.registry_index),
             pack_metadata: pick("packMetadata", &defaults.pack_metadata),
@@ -353,6 +383,13 @@ mod tests {
         assert!(covers("community.openwop-team.demo", "community.openwop-team.demo"));
         assert!(!covers("community.openwop-team.demo", "community.openwop-team.demo.x"));
         assert!(!covers("vendor*", "vendorx"));
+        assert!(namespaces_overlap("vendor.acme.*", "vendor.acme.x.*"));
+        assert!(namespaces_overlap("vendor.acme.x.*", "vendor.acme.*"));
+        assert!(namespaces_overlap("vendor.acme.*", "vendor.acme.tiles"));
+        assert!(namespaces_overlap("vendor.acme.tiles", "vendor.acme.tiles"));
+        assert!(!namespaces_overlap("vendor.acme.*", "vendor.acmex.*"));
+        assert!(!namespaces_overlap("vendor.acme.*", "vendor.acme"));
+        assert!(!namespaces_overlap("vendor*", "vendorx.*"));
     }
 
     fn registry(doc: Value) -> Registry {
@@ -374,6 +411,24 @@ mod tests {
         assert_eq!(r.tree, Tree::V1);
         assert_eq!(r.tarball_path("a.b", "1.0.0").unwrap(), Path::new("/r/flat/a.b/1.0.0.tgz"));
         assert_eq!(r.pack_index_path("a.b").unwrap(), Path::new("/r/v1/packs/a.b/index.json"));
+        // A tree asked for must be named whole; the v1 one from the flat keys.
+        let v2_only = json!({"endpoints": {"v2": v2.clone()}});
+        assert_eq!(
+            Registry::from_document_tree(Path::new("/r"), v2_only.clone(), Some(Tree::V2)).unwrap().tree,
+            Tree::V2
+        );
+        let err = Registry::from_document_tree(Path::new("/r"), v2_only, Some(Tree::V1)).unwrap_err();
+        assert!(err.message.contains("no whole v1 tree"), "{}", err.message);
+        let mut both = v2.clone();
+        for (k, t) in v2.as_object().unwrap() {
+            both[k] = json!(t.as_str().unwrap().replace("/v2/", "/v1/"));
+        }
+        both["v2"] = v2.clone();
+        let r = Registry::from_document_tree(Path::new("/r"), json!({"endpoints": both}), Some(Tree::V1)).unwrap();
+        assert_eq!((r.tree, r.registry_index_path().unwrap()), (Tree::V1, PathBuf::from("/r/v1/index.json")));
+        let v1_only = json!({"endpoints": {"registryIndex": "/v1/index.json"}});
+        assert!(Registry::from_document_tree(Path::new("/r"), v1_only.clone(), Some(Tree::V2)).is_err());
+        assert!(Registry::from_document_tree(Path::new("/r"), v1_only, Some(Tree::V1)).is_err());
     }
 
     #[test]

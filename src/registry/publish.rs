@@ -2,21 +2,31 @@
 //! folder is what an OpenWOP registry serves (interop §2.2–2.3): the deterministic
 //! tarball, the version manifest with its integrity, the raw signature, the CycloneDX
 //! SBOM, and the pack and registry indexes. A folder without a discovery document gets
-//! one (v2 tree). Versions are immutable: publishing an existing version is refused.
-//! The result is verified exactly as `chainsmith verify` would before it is reported.
+//! one naming the tree written (v2, or v1 where a legacy `/v1` tree is). The signature
+//! follows the tree's recipe (v2 `ed25519-canonical-json`, v1 `manual`). Versions are
+//! immutable: publishing an existing version is refused.
+//!
+//! A publish is all or nothing and safe to run in parallel: it holds the registry's lock,
+//! stages every file inside the registry folder, verifies the staged version exactly as
+//! `chainsmith verify` would, and only then renames the files into place (see `commit`).
 
-use super::layout::{DISCOVERY_PATH, Endpoints, Registry, read_json};
-use super::sign::{SIGNATURE_FILE, Scheme, V2_SCHEME, manifest_path, sign_manifest};
-use super::tarball::{self, PackArchive};
+use super::layout::{DISCOVERY_PATH, Endpoints, KeyEntry, Registry, Tree, namespaces_overlap, read_json};
+use super::sign::{SIGNATURE_FILE, Scheme, V2_SCHEME, check_key_id, manifest_path, sign_manifest};
+use super::tarball;
 use super::verify::{sha256_hex, sri, verify};
 use super::{jcs, keys};
 use crate::error::{Error, Finding, Result, code};
 use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, PackKind, load_bytes};
-use ed25519_dalek::SigningKey;
+use ed25519_dalek::{Signer, SigningKey};
 use semver::Version;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The registry's lock file, present only while a publish holds it.
+pub const LOCK_FILE: &str = ".chainsmith-publish.lock";
+/// Staging folders in the registry root start with this.
+const STAGING_PREFIX: &str = ".chainsmith-staging-";
 
 /// What `publish` wrote.
 #[derive(Debug, Clone)]
@@ -118,30 +128,32 @@ fn rfc3339(secs: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-/// The discovery document a new registry folder gets.
-fn new_document() -> Value {
-    let v1 = Endpoints::standard("v1");
-    let v2 = Endpoints::standard("v2");
+/// The discovery document a new registry folder gets: it names only the tree it is written
+/// with, so a client never reads a tree that was not written.
+fn new_document(tree: Tree) -> Value {
+    let tree_name = tree.as_str();
+    let t = Endpoints::standard(tree_name);
+    let templates = json!({
+        "registryIndex": t.registry_index,
+        "packMetadata": t.pack_metadata,
+        "versionManifest": t.version_manifest,
+        "versionTarball": t.version_tarball,
+        "versionSignature": t.version_signature,
+    });
+    let (protocol, methods, endpoints) = match tree {
+        Tree::V2 => ("2.0", json!([V2_SCHEME]), json!({"publicKey": t.public_key, "v2": templates})),
+        Tree::V1 | Tree::Legacy => {
+            let mut flat = templates;
+            flat["publicKey"] = json!(t.public_key);
+            ("1.0", json!(["ed25519"]), flat)
+        }
+    };
     json!({
         "registryVersion": "1.0.0",
-        "protocolVersion": "2.0",
+        "protocolVersion": protocol,
         "name": "chainsmith local registry",
-        "supportedSigningMethods": [V2_SCHEME],
-        "endpoints": {
-            "publicKey": v1.public_key,
-            "registryIndex": v1.registry_index,
-            "packMetadata": v1.pack_metadata,
-            "versionManifest": v1.version_manifest,
-            "versionTarball": v1.version_tarball,
-            "versionSignature": v1.version_signature,
-            "v2": {
-                "registryIndex": v2.registry_index,
-                "packMetadata": v2.pack_metadata,
-                "versionManifest": v2.version_manifest,
-                "versionTarball": v2.version_tarball,
-                "versionSignature": v2.version_signature,
-            },
-        },
+        "supportedSigningMethods": methods,
+        "endpoints": endpoints,
         "writeApi": {"supported": false},
         "lifecycle": {"yankSupported": true, "deprecateSupported": true, "keyRotationSupported": true},
         "signingKeys": [],
@@ -149,15 +161,51 @@ fn new_document() -> Value {
     })
 }
 
-/// Make sure the registry lists `key_id` for this key and pack; add it when the registry
-/// does not know the id yet. Returns the (possibly updated) discovery document.
+/// The registry folder read through the tree publish writes: `--tree`, else the one its
+/// discovery document names (the CLI's choice), which must be named whole. A folder
+/// without a document gets a new one: v1 when it already holds a legacy `/v1` tree,
+/// else v2. Returns whether the document is new.
+fn open_registry(root: &Path, tree: Option<Tree>) -> Result<(Registry, bool)> {
+    let doc_path = root.join(DISCOVERY_PATH);
+    if doc_path.is_file() {
+        let doc = read_json(&doc_path)?;
+        let chosen = tree.unwrap_or(Registry::from_document(root, doc.clone())?.tree);
+        let reg = Registry::from_document_tree(root, doc, Some(chosen)).map_err(|e| match tree {
+            Some(asked) => Error::new(
+                code::INVALID_REQUEST,
+                format!("--tree {}: {}; publish without --tree to use the tree it names", asked.as_str(), e.message),
+            )
+            .with("tree", asked.as_str())
+            .with("path", doc_path.display().to_string()),
+            None => e,
+        })?;
+        return Ok((reg, false));
+    }
+    let legacy = Endpoints::standard("v1");
+    let has_legacy = root.join(legacy.registry_index.trim_start_matches('/')).is_file();
+    let tree = tree.unwrap_or(if has_legacy { Tree::V1 } else { Tree::V2 });
+    Ok((Registry::from_document_tree(root, new_document(tree), Some(tree))?, true))
+}
+
+/// A key's public half to add to the registry, and the document that lists it.
+struct NewKey {
+    document: Value,
+    /// The key file to write, unless the same key is there already.
+    file: Option<(PathBuf, Vec<u8>)>,
+}
+
+/// Make sure the registry lists `key_id` for this key and pack, and that the key may sign
+/// new versions. An id the registry does not list is added for the pack's two-segment
+/// namespace — refused when another key or assignment holds any of it, unless
+/// `share_namespace` (the registry's own keys are its authority over those names).
 fn ensure_key(
     reg: &Registry,
     key: &SigningKey,
     key_id: &str,
     name: &str,
+    share_namespace: bool,
     warnings: &mut Vec<Finding>,
-) -> Result<Option<Value>> {
+) -> Result<Option<NewKey>> {
     let refuse = |reason: &str, msg: String| {
         Error::new(code::PACK_SIGNATURE_INVALID, msg)
             .with("reason", reason)
@@ -173,34 +221,54 @@ fn ensure_key(
                 format!("the registry's key \"{key_id}\" is not the public half of this private key"),
             ));
         }
-        if !entry.covers(name) {
-            return Err(refuse(
-                "namespace",
-                format!(
-                    "registry key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
-                    entry.permitted_namespaces
-                ),
-            ));
-        }
+        check_signer(entry, name)?;
         return Ok(None);
     }
-    let mut doc = reg.document.clone().unwrap_or_else(new_document);
-    let url = format!("/keys/{key_id}.pub");
-    let key_file = reg.local(&url)?;
-    let pem = keys::public_key_pem(&key.verifying_key());
-    match std::fs::read(&key_file) {
-        Ok(existing) if existing != pem.as_bytes() => {
-            return Err(refuse("unknown_key", format!("{} already holds another key", key_file.display())));
-        }
-        Ok(_) => {}
-        Err(_) => {
-            if let Some(parent) = key_file.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
-            }
-            crate::fsio::write_atomic(&key_file, pem.as_bytes())?;
+    let namespace = namespace_of(name);
+    let mut held: Vec<(String, String)> =
+        reg.keys.iter().flat_map(|k| k.permitted_namespaces.iter().map(|ns| (k.key_id.clone(), ns.clone()))).collect();
+    let assignments = reg.document.as_ref().and_then(|d| d.get("namespaceAssignments")).and_then(Value::as_array);
+    for a in assignments.into_iter().flatten() {
+        if let Some(ns) = a.get("namespace").and_then(Value::as_str) {
+            let holder = a.get("signingKeyId").and_then(Value::as_str).unwrap_or("an assignment");
+            held.push((holder.to_owned(), ns.to_owned()));
         }
     }
-    let namespace = namespace_of(name);
+    if let Some((holder, ns)) = held.iter().find(|(_, ns)| namespaces_overlap(ns, &namespace)) {
+        if !share_namespace {
+            return Err(Error::new(
+                code::PACK_NAMESPACE_UNAUTHORIZED,
+                format!(
+                    "{name}: the new key \"{key_id}\" would be granted {namespace}, but the registry's key \"{holder}\" \
+                     holds {ns}; sign with that key, or pass --share-namespace to grant it to both"
+                ),
+            )
+            .with("keyId", key_id)
+            .with("packName", name)
+            .with("namespace", namespace.as_str())
+            .with("heldBy", holder.as_str())
+            .with("heldNamespace", ns.as_str()));
+        }
+        warnings.push(
+            Finding::warning(
+                code::PACK_NAMESPACE_UNAUTHORIZED,
+                "/signingKeys",
+                format!("{namespace} is shared with key \"{holder}\" ({ns}) as --share-namespace asked"),
+            )
+            .with("keyId", key_id),
+        );
+    }
+    let mut doc = reg.document.clone().unwrap_or_else(|| new_document(reg.tree));
+    let url = reg.endpoints.public_key.replace("{keyId}", key_id);
+    let key_file = reg.local(&url)?;
+    let pem = keys::public_key_pem(&key.verifying_key()).into_bytes();
+    let file = match std::fs::read(&key_file) {
+        Ok(existing) if existing != pem => {
+            return Err(refuse("unknown_key", format!("{} already holds another key", key_file.display())));
+        }
+        Ok(_) => None,
+        Err(_) => Some((key_file, pem)),
+    };
     let entry = json!({"keyId": key_id, "algorithm": "ed25519", "publicKeyUrl": url,
         "permittedNamespaces": [namespace], "status": "active"});
     match doc.get_mut("signingKeys").and_then(Value::as_array_mut) {
@@ -215,9 +283,39 @@ fn ensure_key(
         )
         .with("keyId", key_id),
     );
-    Ok(Some(doc))
+    Ok(Some(NewKey { document: doc, file }))
 }
 
+/// A listed key signs a new version only while it is active and covers the name.
+fn check_signer(entry: &KeyEntry, name: &str) -> Result<()> {
+    let key_id = entry.key_id.as_str();
+    if entry.status != "active" {
+        return Err(Error::new(
+            code::PACK_SIGNATURE_INVALID,
+            format!(
+                "registry key \"{key_id}\" is {}: it still verifies what it signed, but signs no new version",
+                entry.status
+            ),
+        )
+        .with("reason", "key_status")
+        .with("keyId", key_id)
+        .with("keyStatus", entry.status.as_str())
+        .with("packName", name));
+    }
+    if !entry.covers(name) {
+        return Err(Error::new(
+            code::PACK_NAMESPACE_UNAUTHORIZED,
+            format!(
+                "registry key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
+                entry.permitted_namespaces
+            ),
+        )
+        .with("keyId", key_id)
+        .with("packName", name)
+        .with("permittedNamespaces", entry.permitted_namespaces.clone()));
+    }
+    Ok(())
+}
 /// Counts and ids an index row repeats from the manifest.
 fn summary(pack: &Pack) -> Map<String, Value> {
     let m = &pack.manifest;
@@ -277,91 +375,174 @@ fn sbom(pack: &Pack, tgz: &[u8], files: &BTreeMap<String, Vec<u8>>) -> Value {
     })
 }
 
-fn write_json(path: &Path, value: &Value) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
-    }
-    crate::fsio::write_atomic(path, &crate::fsio::to_pretty_json(value))
+/// How to publish.
+#[derive(Clone, Copy, Default)]
+pub struct PublishOptions<'a> {
+    /// Sign the published `pack.json` with this key under this registry key id.
+    pub signer: Option<(&'a SigningKey, &'a str)>,
+    /// The tree to write (`--tree`); default: the one the discovery document names.
+    pub tree: Option<Tree>,
+    /// Let a new key id share a namespace the registry's keys already hold.
+    pub share_namespace: bool,
 }
 
-fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
-    }
-    crate::fsio::write_atomic(path, bytes)
-}
-
-/// Publish the pack at `dir` into the registry folder `registry_dir`, signing it (v2) when
-/// a key and key id are given.
+/// Publish the pack at `dir` into the registry folder `registry_dir`, signing it when a key
+/// and key id are given.
 pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &str)>) -> Result<Published> {
-    let manifest_file = manifest_path(dir);
-    let pack_dir = manifest_file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let original = crate::fsio::read_limited(&manifest_file, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
-    let bad_manifest = |msg: String| {
-        Error::new(code::PACK_MANIFEST_INVALID, format!("{}: {msg}", manifest_file.display()))
-            .with("path", manifest_file.display().to_string())
-    };
-    let mut manifest = jcs::parse_strict(&original).map_err(bad_manifest)?;
+    publish_with(dir, registry_dir, &PublishOptions { signer, ..PublishOptions::default() })
+}
+
+/// The pack folder's manifest as read.
+struct Source {
+    manifest_file: PathBuf,
+    pack_dir: PathBuf,
+    original: Vec<u8>,
+    manifest: Value,
+}
+
+impl Source {
+    fn read(dir: &Path) -> Result<Self> {
+        let manifest_file = manifest_path(dir);
+        let pack_dir = manifest_file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let original = crate::fsio::read_limited(&manifest_file, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
+        let source = Self { manifest_file, pack_dir, original, manifest: Value::Null };
+        let manifest = jcs::parse_strict(&source.original).map_err(|m| source.bad(m))?;
+        Ok(Self { manifest, ..source })
+    }
+
+    fn bad(&self, msg: String) -> Error {
+        Error::new(code::PACK_MANIFEST_INVALID, format!("{}: {msg}", self.manifest_file.display()))
+            .with("path", self.manifest_file.display().to_string())
+    }
+}
+
+/// Publish with options. The whole publish holds the registry's lock
+/// (`RegistryLock`); every file is staged and verified inside the registry folder, then
+/// renamed into place, the pack index last but one (see `commit`). On any failure the
+/// folder is left as it was, and a folder this call created is removed again.
+pub fn publish_with(dir: &Path, registry_dir: &Path, opts: &PublishOptions) -> Result<Published> {
+    let source = Source::read(dir)?;
+    if let Some((_, key_id)) = opts.signer {
+        check_key_id(key_id)?;
+    }
+    // The outermost folder this call creates, to remove again if the publish fails.
+    let created = registry_dir.ancestors().take_while(|a| !a.as_os_str().is_empty() && !a.exists()).last();
+    let created = created.map(Path::to_path_buf);
+    let result = RegistryLock::acquire(registry_dir).and_then(|lock| {
+        remove_stale_staging(registry_dir);
+        let result = publish_locked(&source, registry_dir, opts);
+        lock.release();
+        result
+    });
+    if result.is_err()
+        && let Some(top) = created
+    {
+        // Only folders left empty go: a concurrent publish may have filled them.
+        for d in registry_dir.ancestors().take_while(|a| a.starts_with(&top)) {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+    result
+}
+
+fn publish_locked(src: &Source, root: &Path, opts: &PublishOptions) -> Result<Published> {
     let mut warnings = Vec::new();
-    let (bytes, signature) = signed_bytes(&pack_dir, &original, &mut manifest, signer, bad_manifest)?;
-    let pack = load_bytes(&manifest_file, &bytes, LoadOptions::default())?;
+    let (reg, new_registry) = open_registry(root, opts.tree)?;
+    let mut manifest = src.manifest.clone();
+    let (bytes, signature) = signed_bytes(src, &mut manifest, opts.signer, reg.tree)?;
+    let pack = load_bytes(&src.manifest_file, &bytes, LoadOptions::default())?;
     if let Some(first) = pack.errors().next() {
         let count = pack.errors().count();
         return Err(first.clone().into_error().with("errors", count));
     }
     let (name, version) = (pack.name().to_owned(), pack.version().to_owned());
     if Version::parse(&version).is_err() {
-        return Err(bad_manifest(format!("version \"{version}\" is not a semantic version")));
+        return Err(src.bad(format!("version \"{version}\" is not a semantic version")));
     }
 
-    let (reg, new_doc) = registry_for(registry_dir, &pack, signer, &mut warnings)?;
-    let version_manifest_path = reg.version_manifest_path(&name, &version)?;
-    let tarball_path = reg.tarball_path(&name, &version)?;
-    if version_manifest_path.exists() || tarball_path.exists() {
-        return Err(Error::new(
-            code::PACK_VERSION_EXISTS,
-            format!("{name}@{version} is already published; versions are immutable"),
-        )
-        .with("packName", name.as_str())
-        .with("version", version.as_str()));
-    }
+    let new_key = match opts.signer {
+        Some((key, id)) => ensure_key(&reg, key, id, &name, opts.share_namespace, &mut warnings)?,
+        None => {
+            if let Some(id) = signing_key_id(&pack.manifest) {
+                let entry = reg.key(id).ok_or_else(|| {
+                    Error::new(
+                        code::PACK_SIGNATURE_INVALID,
+                        format!("key \"{id}\" is not among the registry's signingKeys"),
+                    )
+                    .with("reason", "unknown_key")
+                    .with("keyId", id)
+                })?;
+                check_signer(entry, &name)?;
+            }
+            None
+        }
+    };
+    let document = match &new_key {
+        Some(k) => Some(k.document.clone()),
+        None if new_registry => reg.document.clone(),
+        None => None,
+    };
 
-    let (files, skipped) = tarball_files(&pack_dir, &pack, &bytes, signature.as_deref())?;
+    let (files, skipped) = tarball_files(&src.pack_dir, &pack, &bytes, signature.as_deref())?;
     let tgz = tarball::build(&files)?;
-    debug_assert_eq!(PackArchive::from_tgz(&tgz).map(|a| a.files).ok().as_ref(), Some(&files));
     let integrity = sri(&tgz);
-    // Version manifest: the manifest as published, plus its integrity.
     let mut version_manifest = Value::clone(&pack.manifest);
     version_manifest["integrity"] = json!(integrity);
     let now = timestamp();
     let pack_index_path = reg.pack_index_path(&name)?;
     let old_index = if pack_index_path.is_file() { read_json(&pack_index_path)? } else { json!({}) };
-    let (index, newest_is_this) = pack_index(&reg, &pack, old_index, &integrity, signature.is_some(), &now);
     let registry_index_path = reg.registry_index_path()?;
     let old_reg_index = if registry_index_path.is_file() { read_json(&registry_index_path)? } else { json!({}) };
+    let version_manifest_path = reg.version_manifest_path(&name, &version)?;
+    let resumed = check_new_version(&version_manifest_path, &integrity, &old_index, &old_reg_index, &name, &version)?;
+    if resumed {
+        warnings.push(Finding::warning(
+            code::PUBLISH_COMPLETED,
+            "",
+            format!("{name}@{version}: finished an interrupted publish of the same bytes"),
+        ));
+    }
+    let (index, newest_is_this) = pack_index(&reg, &pack, old_index, &integrity, &now);
     let latest_version = index["latest"].as_str().unwrap_or(&version).to_owned();
     let reg_index = registry_index(&pack, old_reg_index, &latest_version, newest_is_this, &now);
 
-    // Write: content first, indexes after, the discovery document last.
-    write_bytes(&tarball_path, &tgz)?;
+    // In commit order: what no reader finds without the indexes, then the key and the
+    // document that lists it, the version manifest, and the indexes.
+    let tarball_path = reg.tarball_path(&name, &version)?;
+    let mut writes: Vec<(PathBuf, Vec<u8>)> = vec![(tarball_path.clone(), tgz.clone())];
     if let Some(sig) = &signature {
-        write_bytes(&reg.signature_path(&name, &version)?, sig)?;
+        writes.push((reg.signature_path(&name, &version)?, sig.clone()));
     }
-    write_json(&reg.sbom_path(&name, &version)?, &sbom(&pack, &tgz, &files))?;
-    write_json(&version_manifest_path, &version_manifest)?;
-    write_json(&pack_index_path, &index)?;
-    write_json(&registry_index_path, &reg_index)?;
-    if let Some(doc) = &new_doc {
-        write_json(&registry_dir.join(DISCOVERY_PATH), doc)?;
+    writes.push((reg.sbom_path(&name, &version)?, pretty(&sbom(&pack, &tgz, &files))));
+    if let Some((path, pem)) = new_key.as_ref().and_then(|k| k.file.clone()) {
+        writes.push((path, pem));
     }
+    if let Some(doc) = &document {
+        writes.push((root.join(DISCOVERY_PATH), pretty(doc)));
+    }
+    writes.push((version_manifest_path.clone(), pretty(&version_manifest)));
+    writes.push((pack_index_path, pretty(&index)));
+    writes.push((registry_index_path, pretty(&reg_index)));
 
-    // What was written must verify as any reader would check it.
-    let verified = verify(&Registry::open(registry_dir)?, &name, &version)?;
+    let staging = Staging::new(root)?;
+    let result = staging.stage(&writes).and_then(|()| {
+        // What was staged must verify as any reader would check it, before a byte of the
+        // registry changes.
+        let doc = document.clone().or_else(|| reg.document.clone()).unwrap_or_else(|| new_document(reg.tree));
+        let staged = Registry::from_document_tree(&staging.dir, doc, Some(reg.tree))?;
+        if signature.is_some() {
+            staging.borrow_key(&reg, &staged, signing_key_id(&pack.manifest).unwrap_or_default())?;
+        }
+        verify(&staged, &name, &version)?;
+        commit(root, &staging, &writes)
+    });
+    staging.remove();
+    result?;
     Ok(Published {
         name,
         version,
         tree: reg.tree.as_str(),
-        integrity: verified.integrity,
+        integrity,
         signed: signature.is_some(),
         tarball: tarball_path,
         manifest: version_manifest_path,
@@ -371,78 +552,288 @@ pub fn publish(dir: &Path, registry_dir: &Path, signer: Option<(&SigningKey, &st
     })
 }
 
-/// The manifest bytes to publish and their signature: signed now with `signer`, or as the
-/// pack carries them (a v2 signature beside a canonical `pack.json`), or unsigned.
+/// The registry key a manifest's `signing` names (v2 `keyId`, v1 `publicKeyRef`).
+fn signing_key_id(manifest: &Value) -> Option<&str> {
+    let signing = manifest.get("signing")?;
+    signing.get("keyId").or_else(|| signing.get("publicKeyRef")).and_then(Value::as_str)
+}
+
+/// Versions are immutable: a version manifest already there refuses the publish — unless
+/// it is this very publish interrupted (same integrity) and the indexes do not list it
+/// yet, which is then finished (returns true).
+fn check_new_version(
+    manifest_path: &Path,
+    integrity: &str,
+    index: &Value,
+    reg_index: &Value,
+    name: &str,
+    version: &str,
+) -> Result<bool> {
+    if !manifest_path.is_file() {
+        return Ok(false);
+    }
+    let exists = || {
+        Error::new(code::PACK_VERSION_EXISTS, format!("{name}@{version} is already published; versions are immutable"))
+            .with("packName", name)
+            .with("version", version)
+    };
+    let existing = read_json(manifest_path).map_err(|_| exists())?;
+    if existing.get("integrity").and_then(Value::as_str) != Some(integrity) {
+        return Err(exists());
+    }
+    let rows = index.get("versions").and_then(Value::as_array);
+    let listed = rows.into_iter().flatten().any(|r| r.get("version").and_then(Value::as_str) == Some(version));
+    let latest = index.get("latest").and_then(Value::as_str);
+    let packs = reg_index.get("packs").and_then(Value::as_array);
+    let reg_row = packs.into_iter().flatten().find(|p| p.get("name").and_then(Value::as_str) == Some(name));
+    let reg_current = reg_row.is_some_and(|r| r.get("latestVersion").and_then(Value::as_str) == latest);
+    if listed && reg_current { Err(exists()) } else { Ok(true) }
+}
+
+fn pretty(value: &Value) -> Vec<u8> {
+    crate::fsio::to_pretty_json(value)
+}
+
+/// The manifest bytes to publish and their signature: signed now with `signer` by the
+/// tree's recipe (v2 `{keyId, scheme}`; v1 `{method: "manual", publicKeyRef: keyId,
+/// signatureRef}`), or as the pack carries them when that is the tree's recipe under a
+/// registry key id, or unsigned.
 fn signed_bytes(
-    pack_dir: &Path,
-    original: &[u8],
+    src: &Source,
     manifest: &mut Value,
     signer: Option<(&SigningKey, &str)>,
-    bad_manifest: impl Fn(String) -> Error,
+    tree: Tree,
 ) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    let v2 = tree == Tree::V2;
     if let Some((key, key_id)) = signer {
-        let (b, s) = sign_manifest(manifest, key, Scheme::V2 { key_id })?;
+        let (b, s) = if v2 {
+            sign_manifest(manifest, key, Scheme::V2 { key_id })?
+        } else {
+            let obj = manifest.as_object_mut().ok_or_else(|| src.bad("a manifest is a JSON object".into()))?;
+            obj.insert(
+                "signing".into(),
+                json!({"method": "manual", "publicKeyRef": key_id, "signatureRef": SIGNATURE_FILE}),
+            );
+            let bytes = jcs::canonical(manifest).map_err(|m| src.bad(m))?;
+            let sig = key.sign(&bytes).to_bytes();
+            (bytes, sig)
+        };
         return Ok((b, Some(s.to_vec())));
     }
-    match manifest.get("signing") {
-        None => Ok((jcs::canonical(manifest).map_err(bad_manifest)?, None)),
-        Some(s) if s.get("keyId").is_some() || s.get("scheme").is_some() => {
-            if !jcs::is_canonical(original) {
-                return Err(bad_manifest(
-                    "a v2-signed pack.json must be in canonical form; sign it again with `pack sign --key-id`".into(),
-                ));
-            }
-            let sig_path = pack_dir.join(SIGNATURE_FILE);
-            let sig = crate::fsio::read_limited(&sig_path, 4096, code::SIGNATURE_NOT_AVAILABLE).map_err(|e| {
-                Error::new(code::SIGNATURE_NOT_AVAILABLE, format!("{}: {}", sig_path.display(), e.message))
-            })?;
-            Ok((original.to_vec(), Some(sig)))
-        }
-        Some(_) => Err(Error::new(
+    let Some(signing) = manifest.get("signing") else {
+        return Ok((jcs::canonical(manifest).map_err(|m| src.bad(m))?, None));
+    };
+    let carries_v2 = signing.get("keyId").is_some() || signing.get("scheme").is_some();
+    // The v1 registry recipe names a key id in `publicKeyRef`; `pack sign` without
+    // --key-id names a key file inside the pack, which no registry lists.
+    let carries_v1 = signing.get("method").and_then(Value::as_str) == Some("manual")
+        && signing.get("publicKeyRef").and_then(Value::as_str).is_some_and(|r| !r.contains('/'));
+    if carries_v2 != v2 && (carries_v2 || carries_v1) {
+        let (has, wants) = if carries_v2 { ("v2", "v1") } else { ("v1", "v2") };
+        return Err(Error::new(
+            code::REGISTRY_TREE_MISMATCH,
+            format!(
+                "{} is signed with the {has} recipe, but the registry's tree is {wants}; publish with --key and \
+                 --key-id to sign it for this tree",
+                src.manifest_file.display()
+            ),
+        )
+        .with("path", src.manifest_file.display().to_string())
+        .with("tree", wants));
+    }
+    if !carries_v2 && !carries_v1 {
+        return Err(Error::new(
             code::INVALID_REQUEST,
             "this pack carries a v1 signature whose key a registry does not list; publish with --key and --key-id to sign it for the registry",
-        )),
+        ));
+    }
+    if carries_v2 && !jcs::is_canonical(&src.original) {
+        return Err(
+            src.bad("a v2-signed pack.json must be in canonical form; sign it again with `pack sign --key-id`".into())
+        );
+    }
+    let sig_path = src.pack_dir.join(SIGNATURE_FILE);
+    let sig = crate::fsio::read_limited(&sig_path, 4096, code::SIGNATURE_NOT_AVAILABLE)
+        .map_err(|e| Error::new(code::SIGNATURE_NOT_AVAILABLE, format!("{}: {}", sig_path.display(), e.message)))?;
+    Ok((src.original.clone(), Some(sig)))
+}
+
+/// The registry folder's advisory lock (`LOCK_FILE` in its root, `flock` on unix): held
+/// for the whole read-modify-write of a publish, so parallel publishes into one folder
+/// queue instead of losing each other's index rows. The holder removes the file when it
+/// is done, so no trace is left; a waiter that then gets the lock on the removed file
+/// sees that the path no longer names it and tries again.
+struct RegistryLock {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl RegistryLock {
+    fn acquire(root: &Path) -> Result<Self> {
+        let path = root.join(LOCK_FILE);
+        loop {
+            std::fs::create_dir_all(root).map_err(|e| Error::io(root, &e))?;
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| Error::io(&path, &e))?;
+            file.lock().map_err(|e| Error::io(&path, &e))?;
+            if Self::still_named(&file, &path) {
+                return Ok(Self { file, path });
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    fn still_named(file: &std::fs::File, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::symlink_metadata(path)) {
+            (Ok(held), Ok(named)) => held.dev() == named.dev() && held.ino() == named.ino(),
+            _ => false,
+        }
+    }
+
+    /// Elsewhere an open file cannot be removed, so the path always names it.
+    #[cfg(not(unix))]
+    fn still_named(_: &std::fs::File, _: &Path) -> bool {
+        true
+    }
+
+    fn release(self) {
+        let _ = std::fs::remove_file(&self.path);
+        drop(self.file);
     }
 }
 
-/// The registry folder, opened or laid out new, with the signing key it must list: the
-/// signer's (added when missing) or the one the pack is signed with (which must be there
-/// and cover the pack's name). Also the discovery document to write, when it changes.
-fn registry_for(
-    registry_dir: &Path,
-    pack: &Pack,
-    signer: Option<(&SigningKey, &str)>,
-    warnings: &mut Vec<Finding>,
-) -> Result<(Registry, Option<Value>)> {
-    let name = pack.name();
-    let exists = registry_dir.join(DISCOVERY_PATH).is_file();
-    if !registry_dir.exists() {
-        std::fs::create_dir_all(registry_dir).map_err(|e| Error::io(registry_dir, &e))?;
-    }
-    let mut reg =
-        if exists { Registry::open(registry_dir)? } else { Registry::from_document(registry_dir, new_document())? };
-    let key_id = pack.manifest.pointer("/signing/keyId").and_then(Value::as_str);
-    let mut new_doc = if exists { None } else { Some(new_document()) };
-    if let Some((key, id)) = signer {
-        if let Some(doc) = ensure_key(&reg, key, id, name, warnings)? {
-            new_doc = Some(doc);
-        }
-    } else if let Some(id) = key_id {
-        let entry = reg.key(id).ok_or_else(|| {
-            Error::new(code::PACK_SIGNATURE_INVALID, format!("key \"{id}\" is not among the registry's signingKeys"))
-                .with("reason", "unknown_key")
-                .with("keyId", id)
-        })?;
-        if !entry.covers(name) {
-            return Err(Error::new(code::PACK_SIGNATURE_INVALID, format!("registry key \"{id}\" may not sign {name}"))
-                .with("reason", "namespace")
-                .with("keyId", id));
+/// Staging folders left by a publish that crashed; none can be in use while the lock is held.
+fn remove_stale_staging(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else { return };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(STAGING_PREFIX) && e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(e.path());
         }
     }
-    if let Some(doc) = &new_doc {
-        reg = Registry::from_document(registry_dir, doc.clone())?;
+}
+
+/// A hidden folder in the registry root (so renames out of it stay on one file system)
+/// holding the new files at their registry-relative paths, and the old files' backups.
+struct Staging {
+    dir: PathBuf,
+    root: PathBuf,
+}
+
+impl Staging {
+    fn new(root: &Path) -> Result<Self> {
+        let dir = root.join(format!("{STAGING_PREFIX}{}-{:08x}", std::process::id(), rand::random::<u32>()));
+        std::fs::create_dir(&dir).map_err(|e| Error::io(&dir, &e))?;
+        Ok(Self { dir, root: root.to_path_buf() })
     }
-    Ok((reg, new_doc))
+
+    /// Where a registry file is staged.
+    fn path(&self, target: &Path) -> PathBuf {
+        self.dir.join(target.strip_prefix(&self.root).unwrap_or(target))
+    }
+
+    fn stage(&self, writes: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+        for (target, bytes) in writes {
+            write_synced(&self.path(target), bytes)?;
+        }
+        Ok(())
+    }
+
+    /// A listed key's file, copied beside the staged files so the staged version verifies
+    /// against it (it is not moved into the registry).
+    fn borrow_key(&self, reg: &Registry, staged: &Registry, key_id: &str) -> Result<()> {
+        let (Some(entry), Some(staged_entry)) = (reg.key(key_id), staged.key(key_id)) else { return Ok(()) };
+        let to = staged.public_key_path(staged_entry)?;
+        if to.exists() {
+            return Ok(());
+        }
+        let from = reg.public_key_path(entry)?;
+        let bytes = crate::fsio::read_limited(&from, 64 * 1024, code::INVALID_REQUEST)?;
+        write_synced(&to, &bytes)
+    }
+
+    fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
+    }
+    let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, &e))?;
+    f.write_all(bytes).and_then(|()| f.sync_all()).map_err(|e| Error::io(path, &e))
+}
+
+/// Rename the staged files into place in `writes` order. A file replaced is kept first as a
+/// hard link in the staging folder; on any failure every rename done is undone (old files
+/// back, new ones and new folders removed), so the folder is as it was. Each rename is
+/// atomic and its folder synced before the next, so a crash leaves the old state or the
+/// new one for every reader: nothing finds the version before its manifest is in place,
+/// nothing resolves it before the pack index lists it, and a retry of the same publish
+/// finishes one interrupted after its manifest ([`check_new_version`]).
+fn commit(root: &Path, staging: &Staging, writes: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
+    let mut done: Vec<(&Path, Option<PathBuf>)> = Vec::new();
+    for (i, (target, _)) in writes.iter().enumerate() {
+        match move_into_place(root, staging, i, target, &mut created_dirs) {
+            Ok(backup) => done.push((target, backup)),
+            Err(e) => {
+                for (target, backup) in done.iter().rev() {
+                    match backup {
+                        Some(b) => drop(std::fs::rename(b, target)),
+                        None => drop(std::fs::remove_file(target)),
+                    }
+                }
+                for d in created_dirs.iter().rev() {
+                    let _ = std::fs::remove_dir(d);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One step of [`commit`]: returns the backup of the file replaced, if one was there.
+fn move_into_place(
+    root: &Path,
+    staging: &Staging,
+    step: usize,
+    target: &Path,
+    created_dirs: &mut Vec<PathBuf>,
+) -> Result<Option<PathBuf>> {
+    let parent = target.parent().unwrap_or(root);
+    let missing: Vec<PathBuf> =
+        parent.ancestors().take_while(|a| a.starts_with(root) && !a.exists()).map(Path::to_path_buf).collect();
+    let made = std::fs::create_dir_all(parent);
+    // Folders made before a failure part way are removed with the rest.
+    created_dirs.extend(missing.into_iter().rev().filter(|d| d.is_dir()));
+    made.map_err(|e| Error::io(parent, &e))?;
+    let backup = match std::fs::symlink_metadata(target) {
+        Ok(_) => {
+            let b = staging.dir.join(format!(".old-{step}"));
+            std::fs::hard_link(target, &b).map_err(|e| Error::io(target, &e))?;
+            Some(b)
+        }
+        Err(_) => None,
+    };
+    if let Err(e) = std::fs::rename(staging.path(target), target) {
+        if let Some(b) = &backup {
+            let _ = std::fs::remove_file(b);
+        }
+        return Err(Error::io(target, &e));
+    }
+    if let Ok(d) = std::fs::File::open(parent) {
+        let _ = d.sync_all();
+    }
+    Ok(backup)
 }
 
 /// A tarball's contents: file bytes by path.
@@ -472,35 +863,48 @@ fn tarball_files(pack_dir: &Path, pack: &Pack, bytes: &[u8], signature: Option<&
 }
 
 /// The pack's index with this version added (versions in semver order, the summary the
-/// newest one's), and whether this version is the newest.
-fn pack_index(reg: &Registry, pack: &Pack, index: Value, integrity: &str, signed: bool, now: &str) -> (Value, bool) {
+/// newest one's), and whether this version is the newest. Rows are the tree's: v2 names
+/// the `signingScheme` and `versionDeprecated`, v1 the `signingMethod` and `deprecated`.
+/// A row the index already has (an interrupted publish being finished) is kept.
+fn pack_index(reg: &Registry, pack: &Pack, index: Value, integrity: &str, now: &str) -> (Value, bool) {
     let (name, version) = (pack.name(), pack.version());
     let mut rows: Vec<Value> = index.get("versions").and_then(Value::as_array).cloned().unwrap_or_default();
-    let mut row = json!({
-        "version": version, "publishedAt": now,
-        "manifestUrl": reg.url(&reg.endpoints.version_manifest, name, version),
-        "tarballUrl": reg.url(&reg.endpoints.version_tarball, name, version),
-    });
-    if signed {
-        row["signatureUrl"] = json!(reg.url(&reg.endpoints.version_signature, name, version));
+    if !rows.iter().any(|r| r.get("version").and_then(Value::as_str) == Some(version)) {
+        let url = |template: &str| json!(reg.url(template, name, version));
+        let mut row = Map::new();
+        row.insert("version".into(), json!(version));
+        row.insert("publishedAt".into(), json!(now));
+        row.insert("manifestUrl".into(), url(&reg.endpoints.version_manifest));
+        row.insert("tarballUrl".into(), url(&reg.endpoints.version_tarball));
+        let key_id = signing_key_id(&pack.manifest);
+        if key_id.is_some() {
+            row.insert("signatureUrl".into(), url(&reg.endpoints.version_signature));
+        }
+        let v2 = reg.tree == Tree::V2;
+        if v2 {
+            row.insert("sbomUrl".into(), url(&reg.sbom_template()));
+        }
+        if let Some(id) = key_id {
+            let (field, recipe) = if v2 { ("signingScheme", V2_SCHEME) } else { ("signingMethod", "manual") };
+            row.insert(field.into(), json!(recipe));
+            row.insert("signingKeyId".into(), json!(id));
+        }
+        row.insert("integrity".into(), json!(integrity));
+        row.insert((if v2 { "versionDeprecated" } else { "deprecated" }).into(), json!(false));
+        row.insert("yanked".into(), json!(false));
+        rows.push(Value::Object(row));
     }
-    row["sbomUrl"] = json!(reg.url(&reg.sbom_template(), name, version));
-    if let Some(id) = pack.manifest.pointer("/signing/keyId") {
-        row["signingScheme"] = json!(V2_SCHEME);
-        row["signingKeyId"] = id.clone();
-    }
-    row["integrity"] = json!(integrity);
-    row["versionDeprecated"] = json!(false);
-    row["yanked"] = json!(false);
-    rows.push(row);
     rows.sort_by(|a, b| {
         let v = |r: &Value| r.get("version").and_then(Value::as_str).and_then(|s| Version::parse(s).ok());
         v(a).cmp(&v(b))
     });
     let latest_version = latest(&rows).unwrap_or_else(|| version.to_owned());
     let newest_is_this = latest_version == version;
-    let mut top = if newest_is_this { summary(pack) } else { index.as_object().cloned().unwrap_or_default() };
-    top.insert("chainCount".into(), json!(pack.chains.len()));
+    let mut top = index.as_object().cloned().unwrap_or_default();
+    if newest_is_this || top.is_empty() {
+        top.extend(summary(pack));
+        top.insert("chainCount".into(), json!(pack.chains.len()));
+    }
     top.insert("latest".into(), json!(latest_version));
     top.entry("deprecated").or_insert(json!(false));
     top.insert("versions".into(), Value::Array(rows));
