@@ -765,6 +765,15 @@ fn numbers_jcs_cannot_carry_are_refused_with_their_pointer_never_rewritten() {
         assert!(e["message"].as_str().unwrap().contains(number), "{e}");
         assert_eq!(std::fs::read_to_string(pack.join("pack.json")).unwrap(), text, "pack.json is left as it was");
         assert!(!pack.join("keys").exists());
+        // publish signs too: the same refusal, the same pointer, and no registry written.
+        let reg = case.join("reg");
+        let e = envelope(&run(&["pack", "publish", s(&pack), "--registry", s(&reg), "--key", &key, "--key-id", "k-1"]));
+        assert_eq!(
+            (e["error"].as_str(), e["details"]["path"].as_str()),
+            (Some("number_not_signable"), Some(pointer)),
+            "publish: {e}"
+        );
+        assert!(!reg.exists(), "a refused publish leaves no registry folder");
         // validate says so before anyone signs.
         let out = run(&["validate", "--json", s(&pack)]);
         let report = String::from_utf8_lossy(&out.stdout);

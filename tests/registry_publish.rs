@@ -318,7 +318,7 @@ fn a_revoked_or_rotated_key_signs_no_new_version() {
     let reg = dir.path().join("reg");
     ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.one", "1.0.0", true), &reg, &key, "acme-1", &[]));
     let doc_path = reg.join(".well-known/openwop-registry.json");
-    for status in ["revoked", "rotated"] {
+    for (status, reason) in [("revoked", "key_revoked"), ("rotated", "key_not_active")] {
         let mut doc = read_json(&doc_path);
         doc["signingKeys"][0]["status"] = json!(status);
         std::fs::write(&doc_path, doc.to_string()).unwrap();
@@ -327,12 +327,18 @@ fn a_revoked_or_rotated_key_signs_no_new_version() {
             envelope(&publish(&chain_pack(dir.path(), "vendor.acme.one", "1.1.0", true), &reg, &key, "acme-1", &[]));
         assert_eq!(
             (e["error"].as_str(), e["details"]["reason"].as_str(), e["details"]["keyStatus"].as_str()),
-            (Some("pack_signature_invalid"), Some("key_status"), Some(status)),
+            (Some("pack_signature_invalid"), Some(reason), Some(status)),
             "{e}"
         );
         assert_same(&before, &reg, status);
-        // What it signed before still verifies.
-        ok_json(&run(&["verify", "vendor.acme.one@1.0.0", "--registry", s(&reg)]));
+        // What a rotated key signed still verifies (interop §1.3); nothing a revoked one
+        // signed is trusted.
+        let verified = run(&["verify", "vendor.acme.one@1.0.0", "--registry", s(&reg)]);
+        if status == "rotated" {
+            ok_json(&verified);
+        } else {
+            assert_eq!(envelope(&verified)["details"]["reason"], "key_revoked");
+        }
     }
 }
 

@@ -286,22 +286,12 @@ fn ensure_key(
     Ok(Some(NewKey { document: doc, file }))
 }
 
-/// A listed key signs a new version only while it is active and covers the name.
+/// A listed key signs a new version only while it is active (the one status check `verify`
+/// and `pack sign` use) and covers the name.
 fn check_signer(entry: &KeyEntry, name: &str) -> Result<()> {
     let key_id = entry.key_id.as_str();
-    if entry.status != "active" {
-        return Err(Error::new(
-            code::PACK_SIGNATURE_INVALID,
-            format!(
-                "registry key \"{key_id}\" is {}: it still verifies what it signed, but signs no new version",
-                entry.status
-            ),
-        )
-        .with("reason", "key_status")
-        .with("keyId", key_id)
-        .with("keyStatus", entry.status.as_str())
-        .with("packName", name));
-    }
+    crate::registry::keys::check_key_status(key_id, &entry.status, crate::registry::keys::KeyUse::Sign)
+        .map_err(|e| e.with("packName", name))?;
     if !entry.covers(name) {
         return Err(Error::new(
             code::PACK_NAMESPACE_UNAUTHORIZED,
@@ -406,7 +396,15 @@ impl Source {
         let pack_dir = manifest_file.parent().map(Path::to_path_buf).unwrap_or_default();
         let original = crate::fsio::read_limited(&manifest_file, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
         let source = Self { manifest_file, pack_dir, original, manifest: Value::Null };
-        let manifest = jcs::parse_strict(&source.original).map_err(|m| source.bad(m))?;
+        let manifest = jcs::parse_strict_located(&source.original).map_err(|refusal| {
+            if refusal.number {
+                Error::new(code::NUMBER_NOT_SIGNABLE, format!("{}: {refusal}", source.manifest_file.display()))
+                    .with("path", refusal.pointer.clone())
+                    .with("file", source.manifest_file.display().to_string())
+            } else {
+                source.bad(refusal.to_string())
+            }
+        })?;
         Ok(Self { manifest, ..source })
     }
 
