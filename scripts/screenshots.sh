@@ -532,25 +532,27 @@ json.dump(doc("Twenty thousand", big, big_edges), open(f"{out}/large-20000.json"
 PY
     PACK=packs/vendor.chainsmith.support-desk
     "$BIN" inline --new "Spliced" "$PACK" --chain support.triage --set queueName=billing \
-        --expansion-id t001 --at 0,0 -o "$SCRATCH/one.json" >/dev/null
+        --expansion-id t001 --at 0,0 -o "$SCRATCH/one.json" >/dev/null 2>&1
     ENTRY=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=[e for e in d["edges"] if e["sourceNodeId"].endswith("fetch")][0]; print(e["sourceNodeId"], e["targetNodeId"])' "$SCRATCH/one.json")
     # shellcheck disable=SC2086
     "$BIN" inline "$SCRATCH/one.json" "$PACK" --chain support.triage --set queueName=refunds \
-        --expansion-id t002 --between $ENTRY --at 300,0 -o "$SCRATCH/spliced.json" >/dev/null
+        --expansion-id t002 --between $ENTRY --at 300,0 -o "$SCRATCH/spliced.json" >/dev/null 2>&1
 
-    # 59-60. Five cards open fitted (at 1:1 when the canvas holds them); zoomed out to 57%
-    # the cards still show their type and port names.
+    # 59-60. Five cards open fitted (at 1:1 when the canvas holds them, else at 75% round
+    # the first card when whole they would be too small to read), type and port names shown
+    # down to 50%; one step further out (under 50% they are left out).
     start_app "$SCRATCH/five.json"
     focus
     shot "59-fit-five-$SIZE"
     read -r CW CH < <(xdotool getdisplaygeometry)
-    xdotool mousemove $((CW / 2)) $((CH / 2))
-    for _ in 1 2 3 4; do xdotool keydown ctrl click 5 keyup ctrl; sleep 0.2; done
+    # The toolbar's "−" (one step out) sits right of Fit at the canvas's top left.
+    click 357 38
     shot "60-cards-zoomed-out-$SIZE"
-    # 61. Arrow keys: Right three times from the card nearest the middle walks downstream.
+    # 61. Arrow keys: Right twice from the card nearest the middle of the view walks
+    # downstream along the edges (the inspector names the node reached).
     xdotool key f
     sleep 0.5
-    for _ in 1 2 3; do xdotool key Right; sleep 0.3; done
+    for _ in 1 2; do xdotool key Right; sleep 0.3; done
     shot "61-arrow-keys-$SIZE"
     stop_app
 

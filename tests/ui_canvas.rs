@@ -161,7 +161,8 @@ fn arrow_keys_walk_the_selection_along_edges_and_to_the_nearest_card() {
     assert_eq!(selected(&h), ["a"], "nothing above: the selection stays");
 
     // While a text field has the focus its arrows move its cursor, not the selection.
-    let editable = |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::SearchInput);
+    let editable =
+        |n: &egui_kittest::kittest::AccessKitNode<'_>| matches!(n.role(), Role::TextInput | Role::SearchInput);
     let field = h.query_all(By::new().predicate(editable)).next().expect("a text field on screen").rect().center();
     h.hover_at(field);
     h.run();
@@ -177,9 +178,8 @@ fn arrow_keys_walk_the_selection_along_edges_and_to_the_nearest_card() {
 
 /// `n` cards on a grid 40 wide, each row a chain.
 fn grid(n: usize) -> Value {
-    let nodes: Vec<Value> = (0..n)
-        .map(|i| node(&format!("n{i}"), ((i % 40) * 320) as f64, ((i / 40) * 150) as f64))
-        .collect();
+    let nodes: Vec<Value> =
+        (0..n).map(|i| node(&format!("n{i}"), ((i % 40) * 320) as f64, ((i / 40) * 150) as f64)).collect();
     let edges: Vec<Value> = (1..n)
         .filter(|i| i % 40 != 0)
         .map(|i| edge(&format!("e{i}"), &format!("n{}", i - 1), &format!("n{i}")))

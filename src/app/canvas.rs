@@ -1330,7 +1330,9 @@ impl Canvas {
                 painter.add(Shape::mesh(quad));
                 self.minimap_texture = Some((Arc::clone(image), texture));
             }
-            let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max)).intersect(rect);
+            // A view far smaller than the workflow still shows where it is.
+            let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max));
+            let view = Rect::from_center_size(view.center(), view.size().max(vec2(6.0, 6.0))).intersect(rect);
             painter.rect_stroke(view, 2.0, Stroke::new(1.5, theme::ACCENT), StrokeKind::Inside);
             if (resp.clicked() || resp.dragged())
                 && let Some(p) = resp.interact_pointer_pos()
@@ -2052,7 +2054,7 @@ fn card_text_areas(rect: Rect, (inputs, outputs): (usize, usize), font: f32) -> 
     let row = move |k: usize, n: usize, output: bool| {
         let p = port_pos(rect, k, n, output);
         let left = if output { p.x - 10.0 - half } else { p.x + 10.0 };
-        Rect::from_min_size(pos2(left, p.y - font * 0.6), vec2(half, font * 1.2))
+        Rect::from_min_size(pos2(left, p.y - font * 0.75), vec2(half, font * 1.5))
     };
     let ins = (0..inputs).map(move |k| row(k, inputs, false));
     let outs = (0..outputs).map(move |k| row(k, outputs, true));

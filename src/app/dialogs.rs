@@ -220,7 +220,8 @@ impl InApp {
             return None;
         }
         let path = self.dir.join(name);
-        let ok = if self.purpose.is_save() { !path.is_dir() && self.missing_folder().is_none() } else { path.is_file() };
+        let ok =
+            if self.purpose.is_save() { !path.is_dir() && self.missing_folder().is_none() } else { path.is_file() };
         ok.then_some(path)
     }
 

@@ -1029,9 +1029,10 @@ mod tests {
         let drop = (60.0, 240.0);
         let chain = insert_triage(&mut doc, "t002", drop, None);
         no_conflicts(&doc);
-        let first = chain.iter().map(|id| position(&doc, id)).fold((f64::INFINITY, f64::INFINITY), |m, p| {
-            if (p.0, p.1) < m { p } else { m }
-        });
+        let first = chain
+            .iter()
+            .map(|id| position(&doc, id))
+            .fold((f64::INFINITY, f64::INFINITY), |m, p| if (p.0, p.1) < m { p } else { m });
         let dist = (first.0 - drop.0).hypot(first.1 - drop.1);
         assert!(dist < 1000.0, "near the drop: {first:?}, {dist} away");
         // A drop on empty canvas stays where it was dropped.

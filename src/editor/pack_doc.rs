@@ -283,7 +283,11 @@ fn in_order_of(value: &Value, like: &Value) -> Value {
             Value::Object(out)
         }
         (Value::Array(items), Value::Array(order)) => Value::Array(
-            items.iter().enumerate().map(|(i, v)| order.get(i).map_or_else(|| v.clone(), |l| in_order_of(v, l))).collect(),
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| order.get(i).map_or_else(|| v.clone(), |l| in_order_of(v, l)))
+                .collect(),
         ),
         _ => value.clone(),
     }
@@ -504,7 +508,10 @@ mod tests {
             (keys_of(&c["parameters"]["properties"]), keys_of(&c["dag"]["nodes"][0]["config"]))
         };
         let authored = order(&doc);
-        assert_eq!(authored, (vec!["url".to_owned(), "retries".to_owned()], vec!["url".to_owned(), "retries".to_owned()]));
+        assert_eq!(
+            authored,
+            (vec!["url".to_owned(), "retries".to_owned()], vec!["url".to_owned(), "retries".to_owned()])
+        );
         let file = doc.save(dir.path()).unwrap();
         let pair = keys::generate(&dir.path().join("signer")).unwrap();
         sign_pack(&file, &keys::read_signing_key(&pair.private_key).unwrap(), Scheme::V1Manual).unwrap();

@@ -129,16 +129,13 @@ impl Selection {
         });
         // Nearest in the direction, a card off to the side counting as twice as far.
         let spatial = || {
-            wf.graph
-                .node_indices()
-                .filter(|&n| n != from && offset(n).0 > 1.0)
-                .min_by(|&a, &b| {
-                    let score = |n| {
-                        let (along, across) = offset(n);
-                        along + 2.0 * across
-                    };
-                    score(a).total_cmp(&score(b))
-                })
+            wf.graph.node_indices().filter(|&n| n != from && offset(n).0 > 1.0).min_by(|&a, &b| {
+                let score = |n| {
+                    let (along, across) = offset(n);
+                    along + 2.0 * across
+                };
+                score(a).total_cmp(&score(b))
+            })
         };
         let next = along_edges.or_else(spatial);
         self.select(wf, next)
