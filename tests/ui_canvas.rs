@@ -94,7 +94,7 @@ fn fit_shows_a_small_workflow_at_one_to_one_when_it_fits() {
     let edges = vec![edge("e1", "n0", "n1"), edge("e2", "n1", "n2")];
     let (_dir, mut h) = open(workflow(row, edges));
     let width = h.state().canvas_rect().width();
-    assert!(width >= 700.0 + 2.0 * 40.0, "the canvas holds the row at 1:1 with some room: {width}");
+    assert!(width >= 700.0 + 2.0 * 48.0, "the canvas holds the row at 1:1 with some room: {width}");
     view_at(&mut h, pos2(0.0, 0.0), 0.3);
     h.key_press(Key::F);
     h.run();

@@ -45,7 +45,7 @@ const PORT_R: f32 = 4.5;
 const FRAME_PAD: f32 = cards::FRAME_PAD as f32;
 const FRAME_HEADER: f32 = cards::FRAME_HEADER as f32;
 /// Room Fit leaves round the cards' bounds (canvas units).
-const FIT_MARGIN: f32 = FRAME_PAD + 12.0;
+const FIT_MARGIN: f32 = FRAME_PAD + 32.0;
 /// The zoom a workflow too large to show legibly whole opens at, around its entry.
 const OPEN_ZOOM: f32 = 0.75;
 /// Largest zoom change one wheel notch (one line of scrolling) makes.
@@ -483,22 +483,22 @@ impl Canvas {
         let Some(b) = bounds else {
             return Rect::from_center_size(pos2(outer.width() / 2.0 - 80.0, outer.height() / 2.0 - 80.0), outer.size());
         };
-        // A margin for frames and a little air: a wider one made a row of five cards that
-        // fits at 1:1 in a 1,600-point canvas fit at 90%.
+        // A margin for frames and a little air (it was 60 units a side, and 82 above and
+        // below: a row that fits at 1:1 was shown at 98%).
         let b = b.expand2(vec2(FIT_MARGIN, FIT_MARGIN + FRAME_HEADER));
         // Never magnify past 1:1 when fitting a small graph.
         let scale = (outer.width() / b.width()).min(outer.height() / b.height()).min(1.0);
         Rect::from_center_size(b.center(), outer.size() / scale)
     }
 
-    /// Where a workflow opens: fitted whole when its card names are drawn at that zoom, else
-    /// (a large workflow fits at a hairline: 20,000 nodes at 1%) its entry at
+    /// Where a workflow opens: fitted whole when it is small or its card names are drawn at
+    /// that zoom, else (a large workflow fits at a hairline: 20,000 nodes at 1%) its entry at
     /// [`OPEN_ZOOM`]: the left edge of the cards in view, level with the leftmost card that
     /// has no incoming edge. The minimap shows the whole.
     fn open_rect(&self, outer: Rect) -> Rect {
         let fit = self.fit_rect(None, outer);
         let (Some(bounds), Some(entry)) = (self.cache.bounds, self.cache.entry()) else { return fit };
-        if self.lod(outer.width() / fit.width()).text() {
+        if self.cache.cards.len() <= FEW_CARDS || self.lod(outer.width() / fit.width()).text() {
             return fit;
         }
         let size = outer.size() / OPEN_ZOOM;
