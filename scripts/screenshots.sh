@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add large)
+#       quick-add canvas large)
 #
 # Needs: xvfb, xdotool, imagemagick (apt-get install xvfb xdotool imagemagick).
 # Coordinates assume the default layout of a first start at 1440x900 (fresh settings); the
@@ -18,7 +18,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add large}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large}
 want() { [[ " $SHOTS " == *" $1 "* ]]; }
 
 # CHAINSMITH_BIN runs another build (a debug one, to find coordinates) and skips the
@@ -494,6 +494,104 @@ JSON
     # The back edge where its loop runs under the gap between Retry and Middle.
     click 580 513
     quick_add_triage space 57-splice-back-edge-form 58-spliced-back-edge
+    stop_app
+fi
+
+if want canvas; then
+    # 59-66. The canvas as a newcomer reads it (issue 25, items 5-10), at whatever size this
+    # screen is (its size ends each name): cards keep type and ports when zoomed out, Fit
+    # shows a small workflow at 1:1 when it fits, labels of parallel edges stack apart, Tidy
+    # after a splice into a chain keeps every edge running forward, the in-app dialog offers
+    # to make a missing folder, arrow keys walk the selection, a drop onto a frame lands
+    # beside it, and a 20,000-node workflow opens legible at its entry.
+    SIZE=$(xdotool getdisplaygeometry | tr ' ' x)
+    python3 - "$SCRATCH" <<'PY'
+import json, sys
+out = sys.argv[1]
+def node(i, x, y, t="core.noop", name=None):
+    return {"id": i, "typeId": t, "name": name or i, "position": {"x": x, "y": y}, "config": {}, "inputs": {}}
+def doc(name, nodes, edges):
+    return {"id": name.lower().replace(" ", "-"), "name": name, "version": "1.0.0", "nodes": nodes,
+            "edges": edges, "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+def edge(i, a, b, **kw):
+    return dict({"id": i, "sourceNodeId": a, "targetNodeId": b}, **kw)
+five = [node(f"step{k}", k * 310, 0, "vendor.chainsmith.classify", f"Step {k}") for k in range(5)]
+json.dump(doc("Five steps", five, [edge(f"e{k}", f"step{k}", f"step{k+1}") for k in range(4)]),
+          open(f"{out}/five.json", "w"))
+pair = [node("classify", 0, 0, "vendor.chainsmith.classify", "Classify"),
+        node("notify", 310, 0, "vendor.chainsmith.http-request", "Notify")]
+cond = lambda t, left: {"type": t, "left": left}
+labels = [edge("urgent", "classify", "notify", sourceOutput="urgent", condition=cond("truthy", "output.urgent")),
+          edge("calm", "classify", "notify", sourceOutput="label", condition=cond("falsy", "output.urgent")),
+          edge("vip", "classify", "notify", sourceOutput="urgent", condition=cond("truthy", "output.vip"))]
+json.dump(doc("Parallel edges", pair, labels), open(f"{out}/labels.json", "w"))
+# 20,000 nodes as Tidy lays out long chains: 50 rows of 400.
+big = [node(f"n{i}", (i % 400) * 310, (i // 400) * 136, "core.noop", f"Step {i}") for i in range(20000)]
+big_edges = [edge(f"e{i}", f"n{i-1}", f"n{i}") for i in range(1, 20000) if i % 400]
+json.dump(doc("Twenty thousand", big, big_edges), open(f"{out}/large-20000.json", "w"))
+PY
+    PACK=packs/vendor.chainsmith.support-desk
+    "$BIN" inline --new "Spliced" "$PACK" --chain support.triage --set queueName=billing \
+        --expansion-id t001 --at 0,0 -o "$SCRATCH/one.json" >/dev/null 2>&1
+    ENTRY=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=[e for e in d["edges"] if e["sourceNodeId"].endswith("fetch")][0]; print(e["sourceNodeId"], e["targetNodeId"])' "$SCRATCH/one.json")
+    # shellcheck disable=SC2086
+    "$BIN" inline "$SCRATCH/one.json" "$PACK" --chain support.triage --set queueName=refunds \
+        --expansion-id t002 --between $ENTRY --at 300,0 -o "$SCRATCH/spliced.json" >/dev/null 2>&1
+
+    # 59-60. Five cards open fitted (at 1:1 when the canvas holds them, else at 75% round
+    # the first card when whole they would be too small to read), type and port names shown
+    # down to 50%; one step further out (under 50% they are left out).
+    start_app "$SCRATCH/five.json"
+    focus
+    shot "59-fit-five-$SIZE"
+    read -r CW CH < <(xdotool getdisplaygeometry)
+    # The toolbar's "−" (one step out) sits right of Fit at the canvas's top left.
+    click 357 38
+    shot "60-cards-zoomed-out-$SIZE"
+    # 61. Arrow keys: Right twice from the card nearest the middle of the view walks
+    # downstream along the edges (the inspector names the node reached).
+    xdotool key f
+    sleep 0.5
+    for _ in 1 2; do xdotool key Right; sleep 0.3; done
+    shot "61-arrow-keys-$SIZE"
+    stop_app
+
+    # 62. Three conditional edges between the same two cards: labels stack clear of the text.
+    start_app "$SCRATCH/labels.json"
+    focus
+    shot "62-parallel-labels-$SIZE"
+    stop_app
+
+    # 63. Triage spliced into the first edge of another Triage instance, then Tidy: the
+    # spliced frame sits inside its host's and every edge runs left to right.
+    start_app "$SCRATCH/spliced.json"
+    focus
+    xdotool key shift+alt+t
+    shot "63-tidy-after-splice-$SIZE" 1.0
+    # 64. Quick-add over the frame: the new instance lands beside it, not on top of it.
+    xdotool key f
+    sleep 0.5
+    xdotool mousemove $((CW / 2)) $((CH / 2))
+    quick_add_triage space "64a-drop-on-frame-form-$SIZE" "64-drop-on-frame-$SIZE"
+    stop_app
+
+    # 65. Saving into a folder that does not exist: the in-app dialog stays and offers it.
+    export CHAINSMITH_FILE_DIALOG=in-app
+    start_app "$SCRATCH/five.json"
+    focus
+    xdotool key ctrl+shift+s
+    sleep 1
+    type_text "new-folder/five.json"
+    xdotool key Return
+    shot "65-dialog-missing-folder-$SIZE"
+    xdotool key Escape
+    stop_app
+    unset CHAINSMITH_FILE_DIALOG
+
+    # 66. 20,000 nodes open at a legible zoom round the entry, the minimap showing the whole.
+    start_app "$SCRATCH/large-20000.json"
+    focus
+    shot "66-large-opens-at-entry-$SIZE" 2.0
     stop_app
 fi
 

@@ -237,3 +237,46 @@ fn without_a_system_dialog_publish_saves_through_the_in_app_dialog() {
     assert!(h.query_by_label_contains("Saved the CompactToolDescriptor to").is_some());
     assert_eq!(absent.0.get(), 0, "the missing system dialog was never asked");
 }
+
+#[test]
+fn the_in_app_dialog_makes_a_missing_folder_and_a_new_one_instead_of_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(Absent::default());
+    open_from_tile(&mut h, "Triage queue");
+    h.get(By::new().label("Save compact…").role(Role::Button)).click();
+    h.run();
+    type_into(&mut h, "Folder", &dir.path().display().to_string());
+    h.key_press(Key::Enter);
+    h.run();
+    // A name in a folder that does not exist: the dialog stays open and offers to make it.
+    type_into(&mut h, "File name", "tools/compact.json");
+    h.key_press(Key::Enter);
+    h.run();
+    assert!(h.query_by_label("Save the CompactToolDescriptor").is_some(), "the dialog stays open");
+    assert!(h.query_by_label_contains("does not exist").is_some(), "and says why it cannot save there");
+    assert!(h.state().last_error().is_none(), "no io_error: {:?}", h.state().last_error());
+    h.get(By::new().label("Create folder").role(Role::Button)).click();
+    h.run();
+    assert!(dir.path().join("tools").is_dir(), "the folder was made");
+    let save =
+        |n: &egui_kittest::kittest::AccessKitNode<'_>| n.role() == Role::Button && n.label().as_deref() == Some("Save");
+    h.query_all(By::new().predicate(save)).last().expect("the dialog's Save button").click();
+    h.run();
+    assert!(dir.path().join("tools/compact.json").is_file(), "saved there: {:?}", h.state().last_error());
+
+    // "New folder" makes a folder where the dialog is and goes into it.
+    h.get(By::new().label("Save compact…").role(Role::Button)).click();
+    h.run();
+    type_into(&mut h, "Folder", &dir.path().display().to_string());
+    h.key_press(Key::Enter);
+    h.run();
+    h.get(By::new().label("🗀 New folder").role(Role::Button)).click();
+    h.run();
+    type_into(&mut h, "New folder", "drafts");
+    h.get(By::new().label("Create").role(Role::Button)).click();
+    h.run();
+    let made = dir.path().join("drafts");
+    assert!(made.is_dir(), "the new folder exists");
+    let folder = h.get(By::new().label("Folder").role(Role::TextInput)).value();
+    assert_eq!(folder.as_deref(), Some(made.display().to_string().as_str()), "the dialog shows it");
+}

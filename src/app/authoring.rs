@@ -323,6 +323,7 @@ impl Authoring {
                 }
                 actions.push(Action::AskFile(Purpose::SigningKey));
             }
+            ViewOp::GenerateKey => actions.push(Action::AskFile(Purpose::GenerateKey)),
         }
     }
 
@@ -381,6 +382,23 @@ impl Authoring {
                 s.version,
                 s.signature.display(),
                 s.public_key.map(|p| p.display().to_string()).unwrap_or_default()
+            ))),
+            Err(e) => self.notes.push(Note::Error(e)),
+        }
+    }
+
+    /// Generate a signing key pair named by `chosen` (a `.pem` ending the user typed is
+    /// dropped: the pair's names add their own), with the core code `chainsmith keygen` runs.
+    pub fn generate_key(&mut self, chosen: &Path) {
+        let prefix = match chosen.to_str().and_then(|s| s.strip_suffix(".pem")) {
+            Some(stem) => PathBuf::from(stem.trim_end_matches(".private").trim_end_matches(".public")),
+            None => chosen.to_path_buf(),
+        };
+        match crate::registry::keys::generate(&prefix) {
+            Ok(pair) => self.notes.push(Note::Status(format!(
+                "Generated a signing key: {} (private: keep it safe, outside the pack) and {}; Sign… to use it",
+                pair.private_key.display(),
+                pair.public_key.display()
             ))),
             Err(e) => self.notes.push(Note::Error(e)),
         }

@@ -20,7 +20,7 @@ use crate::editor::document::Command;
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
-use crate::editor::selection::Selection;
+use crate::editor::selection::{Selection, Step};
 use crate::error::Error;
 use crate::workflow::Workflow;
 use egui::emath::TSTransform;
@@ -44,13 +44,20 @@ const PORT_TOP: f32 = cards::PORT_TOP as f32;
 const PORT_R: f32 = 4.5;
 const FRAME_PAD: f32 = cards::FRAME_PAD as f32;
 const FRAME_HEADER: f32 = cards::FRAME_HEADER as f32;
+/// Room Fit leaves round the cards' bounds (canvas units).
+const FIT_MARGIN: f32 = FRAME_PAD + 32.0;
+/// The zoom a workflow too large to show legibly whole opens at, around its entry.
+const OPEN_ZOOM: f32 = 0.75;
 /// Largest zoom change one wheel notch (one line of scrolling) makes.
 pub const WHEEL_STEP: f32 = 1.15;
 /// Zoomed out far enough to show 20,000 nodes and more in one view.
 const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.01..=2.5;
 
-/// Below these zoom levels a detail is not drawn (screen points per canvas unit).
-const LOD_DETAIL: f32 = 0.7;
+/// Below these zoom levels a detail is not drawn (screen points per canvas unit). Type
+/// lines, port names and edge labels grow as the view zooms out (see [`detail_font`]) and
+/// are dropped only where even their largest size, a port pitch, falls under
+/// [`LEGIBLE`] on screen.
+const LOD_DETAIL: f32 = LEGIBLE / DETAIL_MAX;
 const LOD_TEXT: f32 = 0.42;
 const LOD_PORTS: f32 = 0.28;
 const LOD_SOLID: f32 = 0.12;
@@ -61,6 +68,12 @@ const INTERACT_ALL: usize = 400;
 /// unreadable, while the cost of text only matters on large graphs.
 const FEW_CARDS: usize = INTERACT_ALL;
 const LOD_TEXT_FEW: f32 = 0.3;
+/// Smallest glyph size (screen points) worth drawing.
+const LEGIBLE: f32 = 8.0;
+/// Size of a card's small print at 1:1, and the most it grows to as the view zooms out:
+/// a port name fills its port pitch at most.
+const DETAIL_FONT: f32 = 11.0;
+const DETAIL_MAX: f32 = cards::PORT_PITCH as f32 - 2.0;
 
 /// What the canvas needs from the app for one frame.
 pub struct CanvasCtx<'a> {
@@ -91,6 +104,8 @@ pub struct Canvas {
     wire: Option<Wire>,
     marquee: Option<Rect>,
     fit_requested: bool,
+    /// The pending fit is for a workflow just opened (see [`Canvas::open_rect`]).
+    opening: bool,
     to_global: TSTransform,
     outer: Rect,
     tile_target: Option<TileTarget>,
@@ -210,6 +225,7 @@ impl Canvas {
             wire: None,
             marquee: None,
             fit_requested: scene_rect.is_none(),
+            opening: scene_rect.is_none(),
             to_global: TSTransform::IDENTITY,
             outer: Rect::NOTHING,
             tile_target: None,
@@ -234,6 +250,13 @@ impl Canvas {
     /// Frame every node (and the preview) on the next frame.
     pub fn request_fit(&mut self) {
         self.fit_requested = true;
+        self.opening = false;
+    }
+
+    /// Show a workflow just opened: whole, or its entry when whole it would be unreadable.
+    pub fn request_open_view(&mut self) {
+        self.fit_requested = true;
+        self.opening = true;
     }
 
     /// CPU time of the last canvas pass (layout, culling, drawing, interaction).
@@ -279,12 +302,14 @@ impl Canvas {
         // and again once the canvas keeps its size.
         let no_view = !(self.scene_rect.is_finite() && self.scene_rect.is_positive());
         if (self.fit_requested || no_view) && outer.is_positive() {
-            self.scene_rect = self.fit_rect(ghost, outer);
+            self.scene_rect = if self.opening { self.open_rect(outer) } else { self.fit_rect(ghost, outer) };
             self.fit_requested &= !settled;
+            self.opening &= self.fit_requested;
         }
         self.track_tile(ui, outer, actions);
 
         let ctx = ui.ctx().clone();
+        self.arrow_keys(&ctx, wf, selection);
         let modifiers = ctx.input(|i| i.modifiers);
         let box_mode = self.marquee.is_some() || modifiers.shift;
         let pan_buttons = if box_mode {
@@ -350,6 +375,37 @@ impl Canvas {
             self.show_minimap(&ctx, outer);
         }
         self.last_pass = started.elapsed();
+    }
+
+    /// Arrow keys move the selection from node to node ([`Selection::step`]) unless a
+    /// widget has the keyboard focus (a text field keeps its arrows), and pan the node
+    /// reached into view.
+    fn arrow_keys(&mut self, ctx: &egui::Context, wf: &Workflow, selection: &mut Selection) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        const KEYS: [(egui::Key, Step); 4] = [
+            (egui::Key::ArrowLeft, Step::Left),
+            (egui::Key::ArrowRight, Step::Right),
+            (egui::Key::ArrowUp, Step::Up),
+            (egui::Key::ArrowDown, Step::Down),
+        ];
+        let pressed = ctx.input_mut(|i| KEYS.iter().find(|(k, _)| i.consume_key(Modifiers::NONE, *k)).map(|(_, d)| *d));
+        let centre = self.scene_rect.center();
+        let Some(id) = pressed.and_then(|dir| selection.step(wf, dir, (f64::from(centre.x), f64::from(centre.y))))
+        else {
+            return;
+        };
+        if let Some(&i) = self.cache.by_id.get(&id) {
+            let card = self.cache.rect(i, self.cache.boxes[i].pos).expand(40.0);
+            let view = self.scene_rect;
+            let shift = |lo: f32, hi: f32, v_lo: f32, v_hi: f32| (lo - v_lo).min(0.0) + (hi - v_hi).max(0.0);
+            let d = vec2(
+                shift(card.min.x, card.max.x, view.min.x, view.max.x),
+                shift(card.min.y, card.max.y, view.min.y, view.max.y),
+            );
+            self.scene_rect = view.translate(d);
+        }
     }
 
     /// Fit, zoom and the view toggles, from the command registry.
@@ -427,10 +483,27 @@ impl Canvas {
         let Some(b) = bounds else {
             return Rect::from_center_size(pos2(outer.width() / 2.0 - 80.0, outer.height() / 2.0 - 80.0), outer.size());
         };
-        let b = b.expand2(vec2(60.0, 60.0 + FRAME_HEADER));
+        // A margin for frames and a little air (it was 60 units a side, and 82 above and
+        // below: a row that fits at 1:1 was shown at 98%).
+        let b = b.expand2(vec2(FIT_MARGIN, FIT_MARGIN + FRAME_HEADER));
         // Never magnify past 1:1 when fitting a small graph.
         let scale = (outer.width() / b.width()).min(outer.height() / b.height()).min(1.0);
         Rect::from_center_size(b.center(), outer.size() / scale)
+    }
+
+    /// Where a workflow opens: fitted whole when it is small or its card names are drawn at
+    /// that zoom, else (a large workflow fits at a hairline: 20,000 nodes at 1%) its entry at
+    /// [`OPEN_ZOOM`]: the left edge of the cards in view, level with the leftmost card that
+    /// has no incoming edge. The minimap shows the whole.
+    fn open_rect(&self, outer: Rect) -> Rect {
+        let fit = self.fit_rect(None, outer);
+        let (Some(bounds), Some(entry)) = (self.cache.bounds, self.cache.entry()) else { return fit };
+        if self.cache.cards.len() <= FEW_CARDS || self.lod(outer.width() / fit.width()).text() {
+            return fit;
+        }
+        let size = outer.size() / OPEN_ZOOM;
+        let top = (entry.center().y - size.y / 2.0).max(bounds.min.y - FIT_MARGIN - FRAME_HEADER);
+        Rect::from_min_size(pos2(bounds.min.x - FIT_MARGIN, top), size)
     }
 
     /// While a tile or a node type is dragged over the canvas: where it would land, and on
@@ -735,7 +808,7 @@ impl Canvas {
                 labels.push((curve, label, stroke.color));
             }
         }
-        let mut titles = Vec::new();
+        let mut drawn = Vec::new();
         for (i, card) in self.cache.cards.iter().enumerate() {
             let rect = self.cache.rect(i, positions[i]);
             if live[i] || !rect.intersects(visible) {
@@ -743,13 +816,17 @@ impl Canvas {
             }
             let selected = selection.nodes.contains(&card.id);
             paint_card(painter, rect, &self.cache.text(wf, i), lod, selected, false);
-            titles.push(Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER)));
+            if !labels.is_empty() {
+                let ports = (self.cache.inputs(i).len(), self.cache.outputs(i).len());
+                drawn.extend(card_text_areas(rect, ports, detail_font(zoom)));
+            }
         }
-        // A label slides along its edge off any card title it would cover; labels placed
-        // so far are obstacles too, so two labels do not stack.
-        let mut obstacles = titles;
+        // A label moves off the text of any card it would cover (title, type, port names);
+        // labels placed so far are obstacles too, so two labels never draw over each other.
+        let mut obstacles = drawn;
+        let font = FontId::proportional(detail_font(zoom));
         for (curve, text, color) in labels {
-            let galley = painter.layout_no_wrap(text, FontId::proportional(11.0), theme::TEXT);
+            let galley = painter.layout_no_wrap(text, font.clone(), theme::TEXT);
             let size = galley.size() + vec2(10.0, 4.0);
             let at = label_spot(curve, size, &obstacles);
             obstacles.push(Rect::from_center_size(at, size));
@@ -1215,9 +1292,15 @@ impl Canvas {
             let (rect, resp) = ui.allocate_exact_size(size, Sense::click_and_drag());
             resp.widget_info(|| WidgetInfo::labeled(Role::Image, true, "Minimap"));
             let inner = rect.shrink(6.0);
+            // To scale, except that a workflow far wider than high (or the reverse) is
+            // stretched across to a quarter of the map, so it shows as more than a hairline.
             let scale = (inner.width() / world.width()).min(inner.height() / world.height());
-            let offset = inner.center() - world.center() * scale;
-            let map = |p: Pos2| pos2(p.x * scale, p.y * scale) + offset;
+            let scale = vec2(
+                scale.max((inner.width() / 4.0 / world.width()).min(inner.width() / world.width())),
+                scale.max((inner.height() / 4.0 / world.height()).min(inner.height() / world.height())),
+            );
+            let offset = inner.center().to_vec2() - world.center().to_vec2() * scale;
+            let map = |p: Pos2| pos2(p.x * scale.x, p.y * scale.y) + offset;
             // Thousands of cells: drawn once per document and view, not every frame.
             let key =
                 MinimapKey { revision: self.cache.revision, view: self.scene_rect, at: rect, raster: Raster::of(ctx) };
@@ -1247,12 +1330,14 @@ impl Canvas {
                 painter.add(Shape::mesh(quad));
                 self.minimap_texture = Some((Arc::clone(image), texture));
             }
-            let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max)).intersect(rect);
+            // A view far smaller than the workflow still shows where it is.
+            let view = Rect::from_min_max(map(self.scene_rect.min), map(self.scene_rect.max));
+            let view = Rect::from_center_size(view.center(), view.size().max(vec2(6.0, 6.0))).intersect(rect);
             painter.rect_stroke(view, 2.0, Stroke::new(1.5, theme::ACCENT), StrokeKind::Inside);
             if (resp.clicked() || resp.dragged())
                 && let Some(p) = resp.interact_pointer_pos()
             {
-                let target = (p - offset) / scale;
+                let target = (p - offset).to_vec2() / scale;
                 self.scene_rect = Rect::from_center_size(pos2(target.x, target.y), self.scene_rect.size());
             }
         });
@@ -1364,6 +1449,24 @@ struct FrameView {
 }
 
 impl ViewCache {
+    /// The card of the leftmost node with no incoming edge (the topmost of those level),
+    /// else the leftmost card.
+    fn entry(&self) -> Option<Rect> {
+        let mut fed = vec![false; self.boxes.len()];
+        for l in self.links.iter().filter(|l| l.from != l.to) {
+            fed[l.to] = true;
+        }
+        let leftmost = |candidates: &mut dyn Iterator<Item = usize>| {
+            candidates.min_by(|&a, &b| {
+                let (pa, pb) = (self.boxes[a].pos, self.boxes[b].pos);
+                pa.x.total_cmp(&pb.x).then(pa.y.total_cmp(&pb.y))
+            })
+        };
+        let i = leftmost(&mut (0..self.boxes.len()).filter(|&i| !fed[i]))
+            .or_else(|| leftmost(&mut (0..self.boxes.len())))?;
+        Some(self.rect(i, self.boxes[i].pos))
+    }
+
     fn inputs(&self, i: usize) -> &[String] {
         self.ports.list(self.cards[i].ports[0])
     }
@@ -1912,21 +2015,50 @@ fn paint_edge(painter: &egui::Painter, curve: Curve, stroke: Stroke, zoom: f32) 
     painter.add(Shape::convex_polygon(vec![tip, base + side, base - side], stroke.color, Stroke::NONE));
 }
 
-/// Where along `curve` a label of `size` goes: the middle, or the point nearest to it
-/// whose label covers none of `titles` (card titles and labels already placed); the middle
-/// when there is none.
-fn label_spot(curve: Curve, size: Vec2, titles: &[Rect]) -> Pos2 {
-    let span = curve.bounds().expand2(size);
-    let near: Vec<&Rect> = titles.iter().filter(|t| t.intersects(span)).collect();
+/// Where along `curve` a label of `size` goes: the middle, or the spot nearest to it whose
+/// label covers none of `obstacles` (the text on cards, see [`card_text_areas`], and labels
+/// already placed): first sliding along the edge, then stacked above or
+/// below it (parallel edges between the same cards have the same middle). Where every
+/// spot is covered, the one covering least.
+fn label_spot(curve: Curve, size: Vec2, obstacles: &[Rect]) -> Pos2 {
     const TRIES: [f32; 9] = [0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82];
-    TRIES
-        .iter()
-        .map(|&t| curve.at(t))
-        .find(|&p| {
-            let r = Rect::from_center_size(p, size);
-            !near.iter().any(|t| t.intersects(r))
-        })
-        .unwrap_or_else(|| curve.at(0.5))
+    const STACK: [f32; 11] = [0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0, 5.0, -5.0];
+    let span = curve.bounds().expand2(vec2(size.x, size.y * 7.0));
+    let near: Vec<&Rect> = obstacles.iter().filter(|t| t.intersects(span)).collect();
+    let covered = |p: Pos2| {
+        let r = Rect::from_center_size(p, size);
+        near.iter().map(|t| t.intersect(r)).filter(|i| i.is_positive()).map(|i| i.area()).sum::<f32>()
+    };
+    let mut best = (f32::INFINITY, curve.at(0.5));
+    for k in STACK {
+        for &t in &TRIES {
+            let p = curve.at(t) + vec2(0.0, k * (size.y + 2.0));
+            let c = covered(p);
+            if c == 0.0 {
+                return p;
+            }
+            if c < best.0 {
+                best = (c, p);
+            }
+        }
+    }
+    best.1
+}
+
+/// Where a card at `rect` with `(inputs, outputs)` ports draws text, port names in `font`
+/// (canvas units): its title and type line across the top, and a half-width row per port
+/// name, inside the port dots.
+fn card_text_areas(rect: Rect, (inputs, outputs): (usize, usize), font: f32) -> impl Iterator<Item = Rect> {
+    let top = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + PORT_TOP));
+    let half = W / 2.0 - 16.0;
+    let row = move |k: usize, n: usize, output: bool| {
+        let p = port_pos(rect, k, n, output);
+        let left = if output { p.x - 10.0 - half } else { p.x + 10.0 };
+        Rect::from_min_size(pos2(left, p.y - font * 0.75), vec2(half, font * 1.5))
+    };
+    let ins = (0..inputs).map(move |k| row(k, inputs, false));
+    let outs = (0..outputs).map(move |k| row(k, outputs, true));
+    std::iter::once(top).chain(ins).chain(outs)
 }
 
 fn paint_pill(painter: &egui::Painter, at: Pos2, galley: Arc<egui::Galley>, color: Color32) {
@@ -1992,17 +2124,20 @@ fn paint_card(painter: &egui::Painter, rect: Rect, card: &CardText<'_>, lod: Lod
     if zoom < LOD_DETAIL {
         return;
     }
-    let type_id = text_line(painter, card.type_id, FontId::new(11.0, FontFamily::Monospace), theme::TEXT_DIM, W - 16.0);
-    painter.galley(pos2(rect.min.x + 8.0, header.max.y + 4.0), type_id, theme::TEXT_DIM);
+    // The type line has the room between the title and the first port name.
+    let type_font = FontId::new(detail_font(zoom).min(PORT_TOP - HEADER - 2.0), FontFamily::Monospace);
+    let type_id = text_line(painter, card.type_id, type_font, theme::TEXT_DIM, W - 16.0);
+    painter.galley(pos2(rect.min.x + 8.0, header.max.y + 1.0), type_id, theme::TEXT_DIM);
     let label_w = W / 2.0 - 16.0;
+    let port_font = FontId::proportional(detail_font(zoom));
     for (k, name) in card.inputs.iter().enumerate() {
         let p = port_pos(rect, k, card.inputs.len(), false);
-        let g = text_line(painter, name, FontId::proportional(11.0), theme::TEXT, label_w);
+        let g = text_line(painter, name, port_font.clone(), theme::TEXT, label_w);
         painter.galley(pos2(p.x + 10.0, p.y - g.size().y / 2.0), g, theme::TEXT);
     }
     for (k, name) in card.outputs.iter().enumerate() {
         let p = port_pos(rect, k, card.outputs.len(), true);
-        let g = text_line(painter, name, FontId::proportional(11.0), theme::TEXT, label_w);
+        let g = text_line(painter, name, port_font.clone(), theme::TEXT, label_w);
         painter.galley(pos2(p.x - 10.0 - g.size().x, p.y - g.size().y / 2.0), g, theme::TEXT);
     }
 }
@@ -2011,6 +2146,13 @@ fn paint_card(painter: &egui::Painter, rect: Rect, card: &CardText<'_>, lod: Lod
 /// down to the zoom where text is dropped.
 fn name_font(zoom: f32) -> FontId {
     FontId::proportional(13.5 * (0.8 / zoom).clamp(1.0, 2.5))
+}
+
+/// The size (canvas units) of a card's small print and of edge labels at `zoom`: 11 at
+/// 1:1 and closer, growing as the view zooms out to stay [`LEGIBLE`] on screen, up to
+/// [`DETAIL_MAX`].
+fn detail_font(zoom: f32) -> f32 {
+    (LEGIBLE / zoom).clamp(DETAIL_FONT, DETAIL_MAX)
 }
 
 /// What detail a zoom level draws; text also depends on the workflow's size.
@@ -2174,8 +2316,42 @@ mod tests {
         let at = label_spot(curve, size, &[title]);
         assert!(!Rect::from_center_size(at, size).intersects(title), "{at:?}");
         // Covered everywhere: the middle, where it would have been.
-        let wall = Rect::from_min_max(pos2(-100.0, -50.0), pos2(500.0, 50.0));
+        let wall = Rect::from_min_max(pos2(-100.0, -500.0), pos2(500.0, 500.0));
         assert_eq!(label_spot(curve, size, &[wall]), curve.at(0.5));
+    }
+
+    /// Labels of `n` edges between the same two cards one column apart, with two ports
+    /// each (so some edges join the same pair of ports), placed as [`Canvas::paint_still`]
+    /// does: the cards' text and each placed label are obstacles.
+    fn parallel_labels(n: usize, size: Vec2) -> (Vec<Rect>, Vec<Rect>) {
+        let a = Rect::from_min_size(pos2(0.0, 0.0), vec2(W, H));
+        let b = Rect::from_min_size(pos2(W + 90.0, 0.0), vec2(W, H));
+        let mut obstacles: Vec<Rect> = [a, b].iter().flat_map(|&c| card_text_areas(c, (2, 2), 11.0)).collect();
+        let mut labels = Vec::new();
+        for k in 0..n {
+            let curve = Curve::between(a, port_pos(a, k % 2, 2, true), b, port_pos(b, k % 2, 2, false));
+            let at = label_spot(curve, size, &obstacles);
+            obstacles.push(Rect::from_center_size(at, size));
+            labels.push(Rect::from_center_size(at, size));
+        }
+        let text = [a, b].iter().flat_map(|&c| card_text_areas(c, (2, 2), 11.0)).collect();
+        (labels, text)
+    }
+
+    #[test]
+    fn labels_of_parallel_edges_stack_apart_and_clear_of_the_cards_port_names() {
+        // Three conditional edges between the same two cards, labels wider than the gap
+        // between the cards: they landed in the middle of the gap, over the port names on
+        // both cards (only titles kept labels off).
+        let (labels, text) = parallel_labels(3, vec2(120.0, 16.0));
+        for (i, l) in labels.iter().enumerate() {
+            for c in &text {
+                assert!(!l.intersects(*c), "label {i} {l:?} covers card text {c:?}");
+            }
+            for (j, m) in labels.iter().enumerate().skip(i + 1) {
+                assert!(!l.intersects(*m), "labels {i} {l:?} and {j} {m:?} overlap");
+            }
+        }
     }
 
     /// Three cards in a row and an edge from the last back to the first.

@@ -37,6 +37,8 @@ pub enum Purpose {
     SavePack,
     /// The Ed25519 private key (PKCS#8 PEM) the pack view signs with.
     SigningKey,
+    /// Where the pack view writes a new key pair (`NAME.private.pem`, `NAME.public.pem`).
+    GenerateKey,
     /// Where the workflow goes, its sub-chain children beside it.
     ExportBundle,
     /// Where the Publish window saves the tool document it shows in this format.
@@ -58,6 +60,7 @@ impl Purpose {
             Purpose::NodeCatalog => "Import a host node catalog",
             Purpose::SavePack => "Save pack",
             Purpose::SigningKey => "Choose the private key to sign with",
+            Purpose::GenerateKey => "Generate a signing key: its folder and name",
             Purpose::ExportBundle => "Export the workflow with its sub-chain children",
             Purpose::SaveTool(ToolFormat::Compact) => "Save the CompactToolDescriptor",
             Purpose::SaveTool(ToolFormat::MiRuntime) => "Save the MiRuntime tool contract",
@@ -67,8 +70,21 @@ impl Purpose {
     fn is_save(&self) -> bool {
         matches!(
             self,
-            Purpose::Save | Purpose::Export(_) | Purpose::SavePack | Purpose::ExportBundle | Purpose::SaveTool(_)
+            Purpose::Save
+                | Purpose::Export(_)
+                | Purpose::SavePack
+                | Purpose::ExportBundle
+                | Purpose::SaveTool(_)
+                | Purpose::GenerateKey
         )
+    }
+
+    /// The files listed unless "Show all files" is on, by how their names end.
+    fn extensions(&self) -> &'static [&'static str] {
+        match self {
+            Purpose::SigningKey | Purpose::GenerateKey => &[".pem"],
+            _ => &[".json", ".tgz"],
+        }
     }
 
     fn is_folder(&self) -> bool {
@@ -161,6 +177,10 @@ struct InApp {
     show_all: bool,
     /// The name field takes focus when the dialog opens.
     focus_name: bool,
+    /// The name of the folder being made with "New folder", while its field is open.
+    new_folder: Option<String>,
+    /// Why the last folder could not be made.
+    problem: Option<String>,
 }
 
 /// Folders list at most this many entries (a folder is read whenever it is entered).
@@ -176,6 +196,8 @@ impl InApp {
             name: suggested.to_owned(),
             show_all: false,
             focus_name: true,
+            new_folder: None,
+            problem: None,
         };
         d.enter(dir);
         d
@@ -183,7 +205,8 @@ impl InApp {
 
     fn enter(&mut self, dir: PathBuf) {
         self.dir_text = dir.display().to_string();
-        self.entries = read_folder(&dir, self.show_all, self.purpose.is_folder());
+        let shown = if self.purpose.is_folder() { None } else { Some(self.purpose.extensions()) };
+        self.entries = read_folder(&dir, self.show_all, shown);
         self.dir = dir;
     }
 
@@ -197,8 +220,30 @@ impl InApp {
             return None;
         }
         let path = self.dir.join(name);
-        let ok = if self.purpose.is_save() { !path.is_dir() } else { path.is_file() };
+        let ok =
+            if self.purpose.is_save() { !path.is_dir() && self.missing_folder().is_none() } else { path.is_file() };
         ok.then_some(path)
+    }
+
+    /// The folder a save would go into when it does not exist (the folder shown, or one
+    /// named in the file name): saving waits until it is made.
+    fn missing_folder(&self) -> Option<PathBuf> {
+        let folder = self.dir.join(self.name.trim()).parent()?.to_path_buf();
+        (self.purpose.is_save() && !folder.is_dir()).then_some(folder)
+    }
+
+    /// Make `folder` (and what leads to it); a failure is shown in the dialog, which stays.
+    fn make_folder(&mut self, folder: &Path) -> bool {
+        match std::fs::create_dir_all(folder) {
+            Ok(()) => {
+                self.problem = None;
+                true
+            }
+            Err(e) => {
+                self.problem = Some(format!("Could not make the folder {}: {e}", folder.display()));
+                false
+            }
+        }
     }
 
     /// `Some(answer)` once the user confirms (one path) or cancels (none).
@@ -278,11 +323,57 @@ impl InApp {
                 }
             });
         }
+        if let Some(folder) = self.missing_folder() {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(format!("The folder {} does not exist.", folder.display())).color(theme::WARN));
+                if ui.button("Create folder").on_hover_text("Make it, then save there").clicked()
+                    && self.make_folder(&folder)
+                {
+                    go = Some(self.dir.clone());
+                }
+            });
+        } else if !self.dir.is_dir() && self.purpose.is_folder() {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new("This folder does not exist.").color(theme::WARN));
+                if ui.button("Create folder").clicked() && self.make_folder(&self.dir.clone()) {
+                    go = Some(self.dir.clone());
+                }
+            });
+        }
+        if let Some(name) = &mut self.new_folder {
+            let mut made = None;
+            let mut close = false;
+            ui.horizontal(|ui| {
+                let label = ui.label("New folder");
+                let field = ui.add(egui::TextEdit::singleline(name).desired_width(240.0)).labelled_by(label.id);
+                let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if ui.add_enabled(!name.trim().is_empty(), egui::Button::new("Create")).clicked()
+                    || (entered && !name.trim().is_empty())
+                {
+                    made = Some(self.dir.join(name.trim()));
+                }
+                close = ui.button("Cancel").clicked();
+            });
+            if let Some(folder) = made
+                && self.make_folder(&folder)
+            {
+                self.new_folder = None;
+                go = Some(folder);
+            } else if close {
+                self.new_folder = None;
+            }
+        }
+        if let Some(problem) = &self.problem {
+            ui.label(RichText::new(problem).color(theme::ERROR));
+        }
         let target = self.target();
         let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
         ui.horizontal(|ui| {
             if ui.checkbox(&mut self.show_all, "Show all files").changed() {
                 go = Some(self.dir.clone());
+            }
+            if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
+                self.new_folder = Some(String::new());
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.button("Cancel").clicked() {
@@ -310,8 +401,9 @@ impl InApp {
 }
 
 /// A folder's entries: folders first, then files, each by name; hidden ones and (unless
-/// `all`) files other than JSON left out; no files at all when choosing a folder.
-fn read_folder(dir: &Path, all: bool, folders_only: bool) -> Result<Vec<Entry>, String> {
+/// `all`) files whose names do not end in one of `extensions` left out; no files at all
+/// when `extensions` is `None` (choosing a folder).
+fn read_folder(dir: &Path, all: bool, extensions: Option<&[&str]>) -> Result<Vec<Entry>, String> {
     let read = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
     let mut out: Vec<Entry> = read
         .flatten()
@@ -321,8 +413,8 @@ fn read_folder(dir: &Path, all: bool, folders_only: bool) -> Result<Vec<Entry>, 
             // Follows symbolic links, so a link to a folder can be entered.
             let is_dir = entry.path().is_dir();
             let hidden = name.starts_with('.');
-            let shown =
-                !hidden && (is_dir || (!folders_only && (all || name.ends_with(".json") || name.ends_with(".tgz"))));
+            let file_shown = extensions.is_some_and(|ext| all || ext.iter().any(|e| name.ends_with(e)));
+            let shown = !hidden && (is_dir || file_shown);
             shown.then_some(Entry { name, is_dir })
         })
         .collect();
@@ -342,13 +434,25 @@ mod tests {
         for f in ["b.json", "A.json", "notes.txt", ".secret.json"] {
             std::fs::write(dir.path().join(f), "{}").unwrap();
         }
-        let names = |all, folders| {
-            read_folder(dir.path(), all, folders).unwrap().into_iter().map(|e| e.name).collect::<Vec<_>>()
+        let names = |all, purpose: Purpose| {
+            let shown = if purpose.is_folder() { None } else { Some(purpose.extensions()) };
+            read_folder(dir.path(), all, shown).unwrap().into_iter().map(|e| e.name).collect::<Vec<_>>()
         };
-        assert_eq!(names(false, false), ["packs", "A.json", "b.json"]);
-        assert_eq!(names(true, false), ["packs", "A.json", "b.json", "notes.txt"]);
-        assert_eq!(names(false, true), ["packs"]);
-        assert!(read_folder(&dir.path().join("missing"), false, false).is_err());
+        assert_eq!(names(false, Purpose::Open), ["packs", "A.json", "b.json"]);
+        assert_eq!(names(true, Purpose::Open), ["packs", "A.json", "b.json", "notes.txt"]);
+        assert_eq!(names(false, Purpose::OpenFolder), ["packs"]);
+        assert!(read_folder(&dir.path().join("missing"), false, None).is_err());
+    }
+
+    #[test]
+    fn the_key_picker_lists_pem_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["signer.private.pem", "signer.public.pem", "pack.json"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        let picker = InApp::new(Purpose::SigningKey, dir.path().to_path_buf(), "");
+        let names: Vec<String> = picker.entries.unwrap().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["signer.private.pem", "signer.public.pem"]);
     }
 
     #[test]

@@ -356,7 +356,7 @@ impl App {
     pub fn replace_workflow(&mut self, wf: Workflow, path: Option<PathBuf>) {
         self.doc = Document::new(wf, path);
         self.form = None;
-        self.canvas.request_fit();
+        self.canvas.request_open_view();
     }
 
     /// One frame of the whole editor.
@@ -1137,6 +1137,7 @@ impl App {
             Purpose::Save | Purpose::ExportBundle => files::suggested_name(self.doc.workflow()),
             Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
             Purpose::SavePack => "pack.json".to_owned(),
+            Purpose::GenerateKey => "signing-key".to_owned(),
             Purpose::SaveTool(format) => {
                 self.publish.as_ref().and_then(|p| p.suggested_name(*format)).unwrap_or_default()
             }
@@ -1178,6 +1179,7 @@ impl App {
             Purpose::NodeCatalog => self.import_node_catalog(&first),
             Purpose::SavePack => self.authoring.save_view_pack(&first),
             Purpose::SigningKey => self.authoring.sign_view_pack(&first),
+            Purpose::GenerateKey => self.authoring.generate_key(&first),
             Purpose::SaveTool(format) => match &mut self.publish {
                 Some(publish) => publish.save_to(format, &first),
                 None => self.problems.status("Nothing saved: the Publish window was closed"),

@@ -22,6 +22,7 @@ pub enum ViewOp {
     Save(usize),
     SaveAs,
     Sign(usize),
+    GenerateKey,
     /// Open `packs[i]` for editing.
     Edit(usize),
     /// Declare `dependencies` from the catalog's node packs.
@@ -186,6 +187,11 @@ impl PackView {
             if ui.button("Sign…").on_hover_text("Sign the saved pack.json with an Ed25519 private key (PEM)").clicked()
             {
                 ops.push(ViewOp::Sign(d));
+            }
+            let keygen = "Make a new Ed25519 key pair to sign with (NAME.private.pem, PKCS#8, and NAME.public.pem), \
+                as `chainsmith keygen` does; keep the private key out of the pack";
+            if ui.button("Generate key…").on_hover_text(keygen).clicked() {
+                ops.push(ViewOp::GenerateKey);
             }
             let where_ = doc.path().map_or("not saved yet".to_owned(), |p| p.display().to_string());
             let dirty = if doc.is_dirty() { "• unsaved · " } else { "" };

@@ -147,37 +147,81 @@ pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
             blocks.push(vec![n]);
         }
     }
-    // Inside each instance block: its own layout, offset into its frame.
+    let scoped_edges: Vec<(NodeIndex, NodeIndex)> = wf
+        .graph
+        .edge_references()
+        .map(|e| (e.source(), e.target()))
+        .filter(|(a, z)| in_scope[a.index()] && in_scope[z.index()])
+        .collect();
+    // Blocks that lead into one another through an instance (a chain spliced into an edge
+    // inside another instance: the host feeds the chain, which feeds the host back) cannot
+    // each stand wholly left of the other, so they are laid out as one unit, the spliced
+    // frame inside its host's; every edge then runs forward. Plain nodes in a loop stay
+    // apart, as before.
+    let mut block_graph = petgraph::Graph::<(), ()>::with_capacity(blocks.len(), scoped_edges.len());
+    for _ in 0..blocks.len() {
+        block_graph.add_node(());
+    }
+    for &(a, z) in &scoped_edges {
+        let (ia, iz) = (item_of[a.index()], item_of[z.index()]);
+        if ia != iz {
+            block_graph.add_edge(petgraph::graph::NodeIndex::new(ia), petgraph::graph::NodeIndex::new(iz), ());
+        }
+    }
+    let mut unit_of_block: Vec<usize> = (0..blocks.len()).collect();
+    for scc in petgraph::algo::tarjan_scc(&block_graph) {
+        if scc.iter().any(|b| b.index() < instance_blocks) {
+            let first = scc.iter().map(|b| b.index()).min().expect("an SCC is not empty");
+            for b in scc {
+                unit_of_block[b.index()] = first;
+            }
+        }
+    }
+    // Units in the order of their first block, as the blocks were.
+    let mut units: Vec<(Vec<NodeIndex>, bool)> = Vec::new();
+    let mut unit_index = vec![usize::MAX; blocks.len()];
+    for (b, members) in blocks.iter().enumerate() {
+        let u = unit_of_block[b];
+        if unit_index[u] == usize::MAX {
+            unit_index[u] = units.len();
+            units.push((Vec::new(), false));
+        }
+        let unit = &mut units[unit_index[u]];
+        unit.0.extend(members.iter().copied());
+        unit.1 |= b < instance_blocks;
+    }
+    for (u, (members, _)) in units.iter().enumerate() {
+        for n in members {
+            item_of[n.index()] = u;
+        }
+    }
+    // Inside each unit: its own layout, offset into its frame.
     let mut local = vec![(0.0, 0.0); bound];
-    let mut item_sizes = Vec::with_capacity(blocks.len());
+    let mut item_sizes = Vec::with_capacity(units.len());
     let mut slot = vec![usize::MAX; bound];
-    let mut block_edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); blocks.len()];
+    let mut unit_edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); units.len()];
     let mut item_edges = Vec::new();
-    for members in &blocks {
+    for (members, _) in &units {
         for (i, n) in members.iter().enumerate() {
             slot[n.index()] = i;
         }
     }
-    for e in wf.graph.edge_references() {
-        let (a, z) = (e.source(), e.target());
-        if !(in_scope[a.index()] && in_scope[z.index()]) {
-            continue;
-        }
+    for &(a, z) in &scoped_edges {
         let (ia, iz) = (item_of[a.index()], item_of[z.index()]);
         if ia == iz {
-            block_edges[ia].push((slot[a.index()], slot[z.index()]));
+            unit_edges[ia].push((slot[a.index()], slot[z.index()]));
         } else {
             item_edges.push((ia, iz));
         }
     }
-    for (b, members) in blocks.iter().enumerate() {
-        if b >= instance_blocks {
+    for (u, (members, framed)) in units.iter().enumerate() {
+        if !framed {
             local[members[0].index()] = (0.0, 0.0);
             item_sizes.push(sizes[members[0].index()]);
             continue;
         }
         let member_sizes: Vec<(f64, f64)> = members.iter().map(|n| sizes[n.index()]).collect();
-        let pos = layered::layout(&member_sizes, &block_edges[b], SPACING);
+        let pos = layered::layout(&member_sizes, &unit_edges[u], SPACING);
         let mut extent: (f64, f64) = (0.0, 0.0);
         for ((n, p), s) in members.iter().zip(&pos).zip(&member_sizes) {
             local[n.index()] = (p.0 + FRAME_PAD, p.1 + FRAME_PAD + FRAME_HEADER);
@@ -204,13 +248,13 @@ pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
     }
     if nodes.len() < wf.node_count() {
         // Frames of the tidied blocks count as the group's extent.
-        let group = bounds(blocks.iter().enumerate().map(|(b, members)| {
+        let group = bounds(units.iter().map(|(members, framed)| {
             let r = bounds(members.iter().map(|&n| {
                 let p = placed.binary_search_by_key(&n, |(m, _)| *m).map(|k| placed[k].1).unwrap_or_default();
                 Rect::at(p, sizes[n.index()])
             }))
             .expect("blocks are not empty");
-            if b < instance_blocks { r.framed() } else { r }
+            if *framed { r.framed() } else { r }
         }));
         let others = obstacles(wf, sizes, &|n| in_scope[n.index()]);
         if let Some(group) = group {
@@ -221,6 +265,57 @@ pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
         }
     }
     placed.into_iter().map(|(n, p)| (wf.graph[n].id().to_owned(), p)).collect()
+}
+
+/// Where a chain dropped on empty canvas (not on an edge, not after a node) goes: where it
+/// was dropped, or, when its frame would cover a card or a frame, the nearest spot where
+/// it covers none, keeping a gap, so a drop never piles onto what is there.
+pub fn clear_drop(wf: &Workflow, chain: &[String], sizes: &[(f64, f64)]) -> Moves {
+    let members: Vec<NodeIndex> = chain.iter().filter_map(|id| wf.node(id)).collect();
+    let Some(block) = bounds(members.iter().map(|&n| Rect::at(wf.graph[n].position(), sizes[n.index()]))) else {
+        return Vec::new();
+    };
+    let mut in_chain = vec![false; wf.graph.node_bound()];
+    for &n in &members {
+        in_chain[n.index()] = true;
+    }
+    let frame = block.framed();
+    let gap = SPACING.node_gap / 2.0;
+    let padded = |r: &Rect| Rect { min: (r.min.0 - gap, r.min.1 - gap), max: (r.max.0 + gap, r.max.1 + gap) };
+    let others: Vec<Rect> = obstacles(wf, sizes, &|n| in_chain[n.index()]).iter().map(padded).collect();
+    let covers = |d: (f64, f64)| {
+        let r = Rect { min: (frame.min.0 + d.0, frame.min.1 + d.1), max: (frame.max.0 + d.0, frame.max.1 + d.1) };
+        others.iter().any(|o| o.overlaps(&r))
+    };
+    if !covers((0.0, 0.0)) {
+        return Vec::new();
+    }
+    // Candidate shifts put the frame just beside an obstacle near the drop, on any side,
+    // or keep one coordinate; the nearest free one wins.
+    let reach = 3.0 * frame.width().max(frame.height());
+    let near = others.iter().filter(|o| {
+        o.max.0 > frame.min.0 - reach
+            && o.min.0 < frame.max.0 + reach
+            && o.max.1 > frame.min.1 - reach
+            && o.min.1 < frame.max.1 + reach
+    });
+    let (mut xs, mut ys) = (vec![0.0], vec![0.0]);
+    for o in near {
+        xs.extend([o.max.0 - frame.min.0, o.min.0 - frame.max.0]);
+        ys.extend([o.max.1 - frame.min.1, o.min.1 - frame.max.1]);
+    }
+    let mut shifts: Vec<(f64, f64)> = xs.iter().flat_map(|&dx| ys.iter().map(move |&dy| (dx, dy))).collect();
+    shifts.sort_by(|a, b| (a.0.hypot(a.1)).total_cmp(&b.0.hypot(b.1)));
+    let d = shifts.into_iter().find(|&d| !covers(d)).unwrap_or_else(|| (0.0, clear_below(frame, &others, 0.0)));
+    let mut out: Moves = members
+        .iter()
+        .map(|&n| {
+            let p = wf.graph[n].position();
+            (wf.graph[n].id().to_owned(), (p.0 + d.0, p.1 + d.1))
+        })
+        .collect();
+    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out
 }
 
 /// Cards and instance frames of the nodes `skip` does not name, as rectangles.
@@ -839,5 +934,112 @@ mod tests {
         let mut doc = Document::new(wf, None);
         doc.apply(tidy(Vec::new())).unwrap();
         no_conflicts(&doc);
+    }
+
+    /// The edges of an acyclic workflow whose source card does not start left of its
+    /// target card.
+    fn backward_edges(doc: &Document) -> Vec<String> {
+        let wf = doc.workflow();
+        assert!(!petgraph::algo::is_cyclic_directed(&wf.graph), "the case must be acyclic");
+        wf.graph
+            .edge_weights()
+            .filter(|e| position(doc, e.source()).0 >= position(doc, e.target()).0)
+            .map(|e| format!("{}: {} → {}", e.id(), e.source(), e.target()))
+            .collect()
+    }
+
+    /// Splice Triage into the first edge inside the instance whose key holds `key`.
+    fn splice_into_instance(doc: &mut Document, key: &str) {
+        let inst = doc.workflow().instances().into_iter().find(|i| i.key().contains(key)).unwrap();
+        let wf = doc.workflow();
+        let edge = wf
+            .graph
+            .edge_weights()
+            .find(|e| inst.node_ids.iter().any(|n| n == e.source()) && inst.node_ids.iter().any(|n| n == e.target()))
+            .unwrap();
+        let on_edge = DropEdge { id: edge.id().into(), source: edge.source().into(), target: edge.target().into() };
+        let at = position(doc, edge.source());
+        insert_triage(doc, "spliced", at, Some(on_edge));
+    }
+
+    #[test]
+    fn tidy_after_a_splice_into_a_chain_keeps_every_edge_running_left_to_right() {
+        // Generated: a → (instance) → b, Triage spliced into the instance's own edge. The
+        // instance and the spliced chain each lead into the other, so neither frame can go
+        // wholly before the other.
+        let wf = workflow(&[("a", 0.0, 0.0), ("b", 900.0, 0.0)], &[("a", "b")]);
+        let mut doc = Document::new(wf, None);
+        let on_edge = DropEdge { id: "e1".into(), source: "a".into(), target: "b".into() };
+        insert_triage(&mut doc, "t001", (300.0, 0.0), Some(on_edge));
+        splice_into_instance(&mut doc, "t001");
+        doc.apply(tidy(Vec::new())).unwrap();
+        assert_eq!(backward_edges(&doc), Vec::<String>::new());
+
+        // The real sample packs' chains (bundled, and the corpus's sample pack when the
+        // corpus is there): each inserted alone, Triage spliced into its first inner edge,
+        // then Tidy.
+        let mut packs = bundled().packs;
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/examples");
+        if corpus.is_dir() {
+            packs.extend(crate::pack::load_path(&corpus, crate::pack::LoadOptions::default()).packs);
+        }
+        let trust = Trust::default();
+        let samples = json!({"queueName": "billing", "sheet": "report", "hotelApi": "https://hotels.test",
+            "nights": 2, "url": "https://a.test", "reservationUrl": "https://r.test", "sourceText": "x"});
+        let mut tried = 0;
+        for pack in &packs {
+            for chain in &pack.chains {
+                let mut doc = Document::new(workflow(&[], &[]), None);
+                let placement = Placement::Insert { at: (0.0, 0.0), on_edge: None, after: None };
+                let declared = pack.manifest["chains"]
+                    .as_array()
+                    .and_then(|cs| cs.iter().find(|c| c["chainId"] == chain.chain_id()))
+                    .and_then(|c| c.pointer("/parameters/properties"))
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let values = samples.as_object().unwrap().clone().into_iter().filter(|(k, _)| declared.contains_key(k));
+                let req = request(&trust, pack, chain.chain_id(), values.collect(), "x001", &[], &placement);
+                let Ok(out) = doc.inline(req) else { continue };
+                let wf = doc.workflow();
+                let inner = wf.graph.edge_weights().any(|e| {
+                    out.new_nodes.iter().any(|n| n == e.source()) && out.new_nodes.iter().any(|n| n == e.target())
+                });
+                if !inner || petgraph::algo::is_cyclic_directed(&wf.graph) {
+                    continue;
+                }
+                let key = wf.instances()[0].key();
+                splice_into_instance(&mut doc, &key);
+                doc.apply(tidy(Vec::new())).unwrap();
+                assert_eq!(backward_edges(&doc), Vec::<String>::new(), "{}", chain.chain_id());
+                tried += 1;
+            }
+        }
+        assert!(tried >= 3, "only {tried} sample chains tried");
+    }
+
+    #[test]
+    fn a_chain_dropped_onto_a_frame_lands_in_free_space_near_the_drop() {
+        let wf = workflow(&[("a", 0.0, 0.0), ("b", 310.0, 0.0)], &[("a", "b")]);
+        let mut doc = Document::new(wf, None);
+        insert_triage(&mut doc, "t001", (0.0, 200.0), None);
+        no_conflicts(&doc);
+        let before = snapshot(&doc);
+        // Dropped a little right of and below the first instance's corner: onto its frame.
+        let drop = (60.0, 240.0);
+        let chain = insert_triage(&mut doc, "t002", drop, None);
+        no_conflicts(&doc);
+        let first = chain
+            .iter()
+            .map(|id| position(&doc, id))
+            .fold((f64::INFINITY, f64::INFINITY), |m, p| if (p.0, p.1) < m { p } else { m });
+        let dist = (first.0 - drop.0).hypot(first.1 - drop.1);
+        assert!(dist < 1000.0, "near the drop: {first:?}, {dist} away");
+        // A drop on empty canvas stays where it was dropped.
+        let far = insert_triage(&mut doc, "t003", (5000.0, 5000.0), None);
+        assert_eq!(far.iter().map(|id| position(&doc, id).0).fold(f64::INFINITY, f64::min), 5000.0);
+        doc.undo();
+        doc.undo();
+        assert_eq!(snapshot(&doc), before, "each drop is one undo step");
     }
 }

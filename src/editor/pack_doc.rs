@@ -218,7 +218,12 @@ impl PackDocument {
             .path()
             .map(Path::to_path_buf)
             .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the pack has no file yet: save it before signing it"))?;
-        self.draft = PackDraft::open(&path)?;
+        // The file now holds canonical JSON (members sorted, as registries serve it); the
+        // editor keeps the author's order of parameters, config members and the rest, which
+        // the signature does not depend on (it covers the canonical bytes).
+        let mut signed = crate::pack::load_file(&path, crate::pack::LoadOptions { skip_schema: true })?;
+        signed.manifest = std::sync::Arc::new(in_order_of(&signed.manifest, &self.draft.manifest()));
+        self.draft = PackDraft::from_pack(&signed, Some(path))?;
         // The signature covers the file's bytes: undoing past it would change the pack silently.
         self.history.forget();
         self.history.mark_saved();
@@ -258,6 +263,36 @@ impl PackDocument {
 
 /// A new chain for "Add chain": valid once it has a node, with a chainId no chain uses.
 /// Apply a step's edits last to first; returns the edits that reverse them, in order.
+/// `value` with the members of each object in the order `like` has them at the same place
+/// (members `like` lacks after those, as they were): a signed pack's canonical order put
+/// back into the order its author wrote.
+fn in_order_of(value: &Value, like: &Value) -> Value {
+    match (value, like) {
+        (Value::Object(map), Value::Object(order)) => {
+            let mut out = Map::new();
+            for (k, l) in order {
+                if let Some(v) = map.get(k) {
+                    out.insert(k.clone(), in_order_of(v, l));
+                }
+            }
+            for (k, v) in map {
+                if !out.contains_key(k) {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(items), Value::Array(order)) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| order.get(i).map_or_else(|| v.clone(), |l| in_order_of(v, l)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
 fn replay(draft: &mut PackDraft, edits: Vec<PackEdit>) -> Vec<PackEdit> {
     let mut out: Vec<PackEdit> = edits
         .into_iter()
@@ -457,5 +492,41 @@ mod tests {
         assert_eq!(doc.draft().chains().len(), 1);
         assert_eq!(doc.draft().chains()[0]["chainId"], "acme.fetch");
         assert!(doc.apply(PackCommand::RemoveChain(7)).is_err());
+    }
+
+    #[test]
+    fn signing_keeps_the_authors_order_of_parameters_and_config_in_the_editor() {
+        use crate::registry::{Scheme, keys, sign_pack};
+        let dir = tempfile::tempdir().unwrap();
+        let mut doc = new_doc();
+        doc.extract(&workflow(), &request()).unwrap();
+        doc.apply(PackCommand::Promote { chain: 0, promotion: Promotion::new("retries", "fetch", "/config/retries") })
+            .unwrap();
+        let keys_of = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        let order = |doc: &PackDocument| {
+            let c = &doc.draft().chains()[0];
+            (keys_of(&c["parameters"]["properties"]), keys_of(&c["dag"]["nodes"][0]["config"]))
+        };
+        let authored = order(&doc);
+        assert_eq!(
+            authored,
+            (vec!["url".to_owned(), "retries".to_owned()], vec!["url".to_owned(), "retries".to_owned()])
+        );
+        let file = doc.save(dir.path()).unwrap();
+        let pair = keys::generate(&dir.path().join("signer")).unwrap();
+        sign_pack(&file, &keys::read_signing_key(&pair.private_key).unwrap(), Scheme::V1Manual).unwrap();
+        doc.reload_signed().unwrap();
+        assert_eq!(order(&doc), authored, "the form keeps the author's order after signing");
+        assert!(doc.draft().manifest().get("signing").is_some(), "the document has the signing block");
+        assert!(!doc.is_dirty());
+        assert!(
+            doc.draft().findings().iter().all(|f| f.code != code::SIGNATURE_STALE),
+            "the signature is not stale: {:?}",
+            doc.draft().findings()
+        );
+        // The file holds the canonical bytes the signature covers.
+        let on_disk: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let c = &on_disk["chains"][0];
+        assert_eq!(keys_of(&c["parameters"]["properties"]), ["retries", "url"]);
     }
 }

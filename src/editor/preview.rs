@@ -72,7 +72,9 @@ pub fn splice_options(at: (f64, f64), on_edge: Option<&DropEdge>, after: Option<
 
 /// After a chain is spliced into an edge it was dropped on, or downstream of a node, the
 /// nodes from the edge's target (or right of the node) on move right to make room for it
-/// ([`super::arrange::make_room`]), with cards sized by the catalog's ports. Layout, not
+/// ([`super::arrange::make_room`]); dropped anywhere else, the chain moves off any card or
+/// frame it would cover ([`super::arrange::clear_drop`]). Cards are sized by the catalog's
+/// ports. Layout, not
 /// part of the inline pipeline: the CLI places nothing but the chain. The preview and the
 /// real insert both come here.
 ///
@@ -84,14 +86,18 @@ pub fn make_room(
     trust: &Trust,
 ) -> Vec<(String, Option<Value>)> {
     let Destination::Splice(opts) = destination else { return Vec::new() };
-    let (source, target) = match (&opts.between, &opts.replace_edge, &opts.after) {
-        (Some((source, target)), Some(_), _) => (source, Some(target.as_str())),
-        (None, _, Some(after)) => (&after.node, None),
+    let sizes = card_sizes(wf, &trust.catalog.as_ref());
+    let moves = match (&opts.between, &opts.replace_edge, &opts.after) {
+        (Some((source, target)), Some(_), _) => {
+            super::arrange::make_room(wf, new_nodes, source, Some(target.as_str()), &sizes)
+        }
+        (None, _, Some(after)) => super::arrange::make_room(wf, new_nodes, &after.node, None, &sizes),
+        // A plain drop: the chain moves off whatever it would cover.
+        (None, None, None) => super::arrange::clear_drop(wf, new_nodes, &sizes),
         _ => return Vec::new(),
     };
-    let sizes = card_sizes(wf, &trust.catalog.as_ref());
     let mut moved = Vec::new();
-    for (id, (x, y)) in super::arrange::make_room(wf, new_nodes, source, target, &sizes) {
+    for (id, (x, y)) in moves {
         if let Some(ix) = wf.node(&id) {
             let node = &mut wf.graph[ix];
             let old = node.member("position");
