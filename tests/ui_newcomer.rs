@@ -419,7 +419,12 @@ fn the_bundled_triage_chain_inserts_without_the_warnings_its_tile_did_not_show()
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     h.state_mut().settle_lint(Duration::from_secs(60));
     h.run();
-    let findings = chainsmith::editor::lint::findings(h.state().workflow(), None);
+    // What the problems bar lists: checked against the catalog of the bundled node packs.
+    let mut catalog = chainsmith::catalog::Catalog::new();
+    for p in h.state().packs() {
+        catalog.add_pack(p);
+    }
+    let findings = chainsmith::editor::lint::findings(h.state().workflow(), Some(&catalog));
     assert!(findings.iter().all(|f| f.code != "edge_port_incompatible"), "{findings:?}");
     assert!(labels_containing(&h, "warning").iter().all(|l| !l.contains("Inserted")), "{:?}", labels_containing(&h, "warning"));
 }
