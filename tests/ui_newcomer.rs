@@ -162,6 +162,11 @@ fn the_insert_form_s_fields_overlap_nothing_at_1000x700() {
         .filter(|(_, r)| r.min.y >= canvas.max.y && r.width() > 0.0 && r.height() > 0.0)
         .collect();
     assert!(widgets.iter().filter(|(l, _)| !l.is_empty()).count() > 5, "{widgets:?}");
+    // The fields' column ends where the preview's begins.
+    let preview = h.get(By::new().label("Preview").role(Role::Label)).rect();
+    for (name, r) in widgets.iter().filter(|(_, r)| r.min.x < preview.min.x - 1.0) {
+        assert!(r.max.x <= preview.min.x + 1.0, "{name:?} {r:?} reaches into the preview at x {}", preview.min.x);
+    }
     for (i, (a, ra)) in widgets.iter().enumerate() {
         for (b, rb) in &widgets[i + 1..] {
             let overlap = ra.shrink(1.0).intersects(rb.shrink(1.0));
@@ -208,6 +213,7 @@ fn the_palette_counts_blocked_chains_and_each_refusal_has_its_fix() {
     h.get_by_label("Enable sub-chains").click();
     h.run();
     assert!(!labels_containing(&h, "1 of 6 chains are blocked").is_empty());
+    assert!(!labels_containing(&h, "1 need node types the host provides (feature.*)").is_empty());
     h.get_by_label("Declare feature.* as host-provided").click();
     h.run();
     assert!(labels_containing(&h, "chains are blocked").is_empty(), "nothing is blocked any more");
@@ -246,7 +252,7 @@ fn the_real_registry_s_blocked_chains_are_counted_and_unblocked_by_the_banner_s_
     };
     let before = blocked(&h);
     assert!(before > 100, "{banner:?}");
-    h.get_by_label("Declare feature.* as host-provided").click();
+    h.get(By::new().label_contains("Declare these").role(Role::Button)).click();
     h.run();
     let after = blocked(&h);
     assert!(after < before / 2, "{before} -> {after}");

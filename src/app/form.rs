@@ -761,10 +761,13 @@ fn array_rows(
         let n = items.len();
         for (i, item) in items.iter_mut().enumerate() {
             ui.horizontal(|ui| {
+                // The move and remove buttons stay beside the field in a narrow column.
+                let buttons = 3.0 * (ui.spacing().interact_size.y + ui.spacing().item_spacing.x + 8.0);
+                let room = (ui.available_width() - buttons).max(60.0);
                 let r = match kind {
                     ScalarKind::Text => {
                         let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
-                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(180.0));
+                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(room.min(180.0)));
                         if r.changed() {
                             *item = Value::String(s);
                         }
@@ -773,7 +776,7 @@ fn array_rows(
                     ScalarKind::Number | ScalarKind::Integer => {
                         let key = format!("{}/{i}", field.pointer);
                         let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
-                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(120.0));
+                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
                         if r.changed() {
                             *item = typed_number(&text).unwrap_or(Value::Null);
                             raw_text.insert(key, text);

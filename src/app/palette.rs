@@ -440,15 +440,31 @@ fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Ac
         .stroke(Stroke::new(1.0, theme::ERROR.gamma_multiply(0.6)))
         .corner_radius(6.0)
         .inner_margin(6.0);
+    let hover = "Changes the host profile in Settings; change it back there";
     frame.show(ui, |ui| {
         ui.set_width(ui.available_width());
         let title = format!("{} of {} chains are blocked", summary.blocked, summary.chains);
         ui.label(RichText::new(title).strong().color(theme::ERROR));
-        for (fix, n) in &summary.fixes {
-            ui.add(egui::Label::new(RichText::new(format!("{n} {}:", fix.need())).small()).wrap());
-            if ui.button(fix.label()).on_hover_text("Changes the host profile in Settings; undo it there").clicked() {
+        // The node-type families as one declaration: a registry needs a dozen of them.
+        if let Some(fix) = summary.declare_all_host_types()
+            && let Fix::DeclareHostTypes(families) = &fix
+        {
+            let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
+            let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
+            let text = format!("{} need node types the host provides ({}{more})", summary.need_host_types, shown.join(", "));
+            ui.add(egui::Label::new(RichText::new(text).small()).wrap());
+            let label = if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
+            if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
                 actions.push(Action::Fix(fix.clone()));
             }
+        }
+        for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(format!("{n} {}", fix.need())).small());
+                if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
+                    actions.push(Action::Fix(fix.clone()));
+                }
+            });
         }
         if summary.unfixable > 0 {
             let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);

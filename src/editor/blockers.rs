@@ -146,6 +146,24 @@ pub struct Summary {
     pub unfixable: usize,
     /// Each fix with the number of blocked chains that need it, most first.
     pub fixes: Vec<(Fix, usize)>,
+    /// Blocked chains that need node types the host would provide (any family).
+    pub need_host_types: usize,
+}
+
+impl Summary {
+    /// Every host-type declaration the blocked chains need, as one fix (the banner's button).
+    pub fn declare_all_host_types(&self) -> Option<Fix> {
+        let patterns: Vec<String> = self
+            .fixes
+            .iter()
+            .filter_map(|(f, _)| match f {
+                Fix::DeclareHostTypes(p) => Some(p.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        (!patterns.is_empty()).then_some(Fix::DeclareHostTypes(patterns))
+    }
 }
 
 /// Sum up the chains of the workflow-chain packs (`reports[i]` is `packs[i]`'s report);
@@ -164,7 +182,11 @@ pub fn summarise(packs: &[Pack], reports: &[TrustReport], show_internal: bool) -
             if blocking.iter().any(|f| fix_for(f).is_none()) {
                 s.unfixable += 1;
             }
-            for fix in fixes_of(blocking) {
+            let fixes = fixes_of(blocking);
+            if fixes.iter().any(|f| matches!(f, Fix::DeclareHostTypes(_))) {
+                s.need_host_types += 1;
+            }
+            for fix in fixes {
                 match s.fixes.iter_mut().find(|(f, _)| *f == fix) {
                     Some((_, n)) => *n += 1,
                     None => s.fixes.push((fix, 1)),
