@@ -548,14 +548,14 @@ PY
         click $(( PAL / 2 )) 72
         xdotool type --delay 20 "webhook-notify"
         sleep 1
-        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-330}
+        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-440}
         shot "n02-blocked-explained-$S" 1.0
         # n03. Esc closes it; the banner's first fix (declare feature.*) unblocks most chains.
         xdotool key Escape
         click $(( PAL / 2 )) 72
         xdotool key ctrl+a BackSpace
         sleep 0.5
-        click $(( PAL / 2 )) ${NEWCOMER_FIX_Y:-205}
+        click $(( PAL / 2 )) ${NEWCOMER_FIX_Y:-255}
         shot "n03-banner-fix-applied-$S" 1.5
         stop_app
     fi
@@ -565,33 +565,43 @@ PY
     focus
     xdotool key f
     sleep 1
-    click $(( SCREEN_W - 60 )) $(( SCREEN_H - 12 ))
+    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
     shot "n04-findings-list-$S" 1.0
-    LIST_TOP=$(( SCREEN_H - 24 - 220 ))
-    drag $(( SCREEN_W / 2 )) $(( LIST_TOP - 1 )) $(( SCREEN_W / 2 )) $(( LIST_TOP - 160 ))
+    LIST_TOP=$(( SCREEN_H - 26 - 220 ))
+    drag $(( SCREEN_W / 2 )) $(( LIST_TOP + 2 )) $(( SCREEN_W / 2 )) $(( LIST_TOP - 160 ))
     xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 100 ))
     for _ in $(seq 1 5); do xdotool click 5; sleep 0.1; done
     shot "n05-findings-list-resized-$S" 1.0
-    click $(( SCREEN_W - 60 )) $(( SCREEN_H - 12 ))
+    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
     # n06. A card's marks explained on hover; the inspector's cut text whole on hover.
     xdotool key ctrl+a
     sleep 0.3
     xdotool key Escape
     xdotool key f
     sleep 1
-    xdotool mousemove ${NEWCOMER_CARD_X:-$(( PAL + 60 ))} $(( SCREEN_H / 2 - 20 ))
+    xdotool mousemove ${NEWCOMER_CARD_X:-$(( PAL + 60 ))} $(( SCREEN_H / 2 + 15 ))
     shot "n06-card-marks-tooltip-$S" 1.5
     stop_app
     # n07-n09. Quick-add marks blocked chains; the Triage form at this size, an invalid value
     # highlighted apart in the preview, then inserted without warnings.
-    start_app "$SCRATCH/loops.json"
+    if [ -d "$CORPUS/registry/packs" ]; then
+        start_app "$CORPUS/registry/packs" "$SCRATCH/loops.json"
+    else
+        start_app "$SCRATCH/loops.json"
+    fi
     focus
     xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H / 3 ))
     sleep 0.5
     xdotool key Tab
     sleep 0.5
-    xdotool type --delay 80 "triage"
-    shot "n07-quick-add-$S" 1.5
+    xdotool type --delay 80 "sign-off"
+    shot "n07-quick-add-blocked-$S" 1.5
+    xdotool key Escape
+    sleep 0.5
+    xdotool key Tab
+    sleep 0.5
+    xdotool type --delay 80 "triage queue"
+    sleep 1
     xdotool key Return
     sleep 1.5
     xdotool type --delay 60 "Bad Queue"

@@ -58,7 +58,11 @@ fn blocked_packs(dir: &Path) -> PathBuf {
     chain_pack(
         dir,
         "tiles",
-        vec![chain("acme.summary", "Summarise a page", "feature.demo.summarise"), composes, chain("acme.ok", "Plain", "vendor.chainsmith.classify")],
+        vec![
+            chain("acme.summary", "Summarise a page", "feature.demo.summarise"),
+            composes,
+            chain("acme.ok", "Plain", "vendor.chainsmith.classify"),
+        ],
     )
 }
 
@@ -123,7 +127,11 @@ fn side_panels_give_the_canvas_half_the_window_and_the_minimap_and_toolbar_stay_
         let canvas = h.state().canvas_rect();
         assert!(canvas.width() >= 0.48 * w, "at {w}x{hgt} the canvas is {} wide", canvas.width());
         if let Some(minimap) = h.query_all(By::new().label("Minimap").role(Role::Image)).next() {
-            assert!(canvas.contains_rect(minimap.rect()), "at {w}x{hgt} the minimap {:?} leaves the canvas {canvas:?}", minimap.rect());
+            assert!(
+                canvas.contains_rect(minimap.rect()),
+                "at {w}x{hgt} the minimap {:?} leaves the canvas {canvas:?}",
+                minimap.rect()
+            );
         }
         // Each view toggle is whole inside the canvas, or in the overflow menu.
         let overflow = h.query_by_label("More tools").is_some();
@@ -213,7 +221,7 @@ fn the_palette_counts_blocked_chains_and_each_refusal_has_its_fix() {
     h.get_by_label("Enable sub-chains").click();
     h.run();
     assert!(!labels_containing(&h, "1 of 6 chains are blocked").is_empty());
-    assert!(!labels_containing(&h, "1 need node types the host provides (feature.*)").is_empty());
+    assert!(!labels_containing(&h, "1 chain needs node types the host provides (feature.*)").is_empty());
     h.get_by_label("Declare feature.* as host-provided").click();
     h.run();
     assert!(labels_containing(&h, "chains are blocked").is_empty(), "nothing is blocked any more");
@@ -387,7 +395,8 @@ fn quick_add_marks_a_blocked_chain_as_the_palette_does() {
     press(&mut h, Key::Tab);
     finder_field(&h).type_text("acme");
     h.run();
-    let rows: Vec<String> = h.query_all(By::new().role(Role::Button)).filter_map(|n| n.accesskit_node().label()).collect();
+    let rows: Vec<String> =
+        h.query_all(By::new().role(Role::Button)).filter_map(|n| n.accesskit_node().label()).collect();
     let marked = |title: &str| rows.iter().any(|r| r.starts_with(title) && r.contains("blocked"));
     assert!(marked("Summarise a page") && marked("Composes"), "{rows:?}");
     assert!(!marked("Plain") && rows.iter().any(|r| r == "Plain"), "{rows:?}");
@@ -432,7 +441,11 @@ fn the_bundled_triage_chain_inserts_without_the_warnings_its_tile_did_not_show()
     }
     let findings = chainsmith::editor::lint::findings(h.state().workflow(), Some(&catalog));
     assert!(findings.iter().all(|f| f.code != "edge_port_incompatible"), "{findings:?}");
-    assert!(labels_containing(&h, "warning").iter().all(|l| !l.contains("Inserted")), "{:?}", labels_containing(&h, "warning"));
+    assert!(
+        labels_containing(&h, "warning").iter().all(|l| !l.contains("Inserted")),
+        "{:?}",
+        labels_containing(&h, "warning")
+    );
 }
 
 /// eframe's storage in memory.

@@ -1615,7 +1615,8 @@ const MARK_MEANINGS: [&str; 4] = [
 
 /// The marks a card shows, one per line with its meaning.
 fn marks_meaning(marks: u8) -> String {
-    let lines = (0..MARKS.len()).filter(|k| marks & 1 << k != 0).map(|k| format!("{} {}", MARKS[k].0, MARK_MEANINGS[k]));
+    let lines =
+        (0..MARKS.len()).filter(|k| marks & 1 << k != 0).map(|k| format!("{} {}", MARKS[k].0, MARK_MEANINGS[k]));
     lines.collect::<Vec<_>>().join("\n")
 }
 

@@ -149,7 +149,8 @@ pub fn toggles_width(ui: &Ui, commands: &[CommandId]) -> f32 {
     commands
         .iter()
         .map(|c| {
-            let text = ui.ctx().fonts_mut(|f| f.layout_no_wrap(c.spec().label.to_owned(), font.clone(), egui::Color32::WHITE));
+            let text =
+                ui.ctx().fonts_mut(|f| f.layout_no_wrap(c.spec().label.to_owned(), font.clone(), egui::Color32::WHITE));
             text.size().x + box_and_gap + spacing.item_spacing.x
         })
         .sum()

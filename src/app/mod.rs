@@ -620,9 +620,8 @@ impl App {
     /// anything under them sees it (the form, the selection). The in-app file dialog, the
     /// palette, quick-add, menus and modal questions answer Esc themselves.
     fn close_topmost_window(&mut self, ctx: &egui::Context) {
-        let busy = self.finder.is_some()
-            || ctx.memory(|m| m.top_modal_layer()).is_some()
-            || egui::Popup::is_any_open(ctx);
+        let busy =
+            self.finder.is_some() || ctx.memory(|m| m.top_modal_layer()).is_some() || egui::Popup::is_any_open(ctx);
         if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
             return;
         }
@@ -815,7 +814,8 @@ impl App {
                 let ids = self.doc.selection.nodes.iter().cloned().collect();
                 if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
                     ctx.copy_text(text);
-                    self.problems.status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
+                    self.problems
+                        .status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
                 }
             }
             // The desktop answers with a paste event holding the clipboard's text, which
@@ -1663,7 +1663,8 @@ fn finder_entries(
             out.push(Entry { target: Target::Command(c), title, detail, shortcut, enabled: c.is_enabled(cx) });
         }
     }
-    let chain_packs = packs.with_ids().zip(reports).filter(|((_, p), _)| p.kind == crate::pack::PackKind::WorkflowChain);
+    let chain_packs =
+        packs.with_ids().zip(reports).filter(|((_, p), _)| p.kind == crate::pack::PackKind::WorkflowChain);
     for ((i, pack), report) in chain_packs {
         for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
             // A blocked chain stays pickable (picking it explains why), marked as the palette marks it.

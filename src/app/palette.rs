@@ -109,7 +109,10 @@ impl Palette {
         if loading > 0 {
             ui.horizontal(|ui| {
                 ui.spinner();
-                ui.label(RichText::new(format!("Opening {}…", super::problems::counted(loading, "file"))).color(theme::TEXT_DIM));
+                ui.label(
+                    RichText::new(format!("Opening {}…", super::problems::counted(loading, "file")))
+                        .color(theme::TEXT_DIM),
+                );
             });
         }
         blocked_banner(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
@@ -222,7 +225,9 @@ impl Palette {
         };
         // What inserting it will be warned for (its own edges' port types).
         let warned = |chain: &Chain| -> Vec<&Finding> {
-            let ports = |f: &&Finding| f.code == code::EDGE_PORT_INCOMPATIBLE && f.chain_id.as_deref() == Some(chain.chain_id());
+            let ports = |f: &&Finding| {
+                f.code == code::EDGE_PORT_INCOMPATIBLE && f.chain_id.as_deref() == Some(chain.chain_id())
+            };
             report.map(|r| r.warnings().filter(ports).collect()).unwrap_or_default()
         };
         let tiles: Vec<(&Chain, Vec<&Finding>)> = pack
@@ -451,16 +456,18 @@ fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Ac
         {
             let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
             let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
-            let text = format!("{} need node types the host provides ({}{more})", summary.need_host_types, shown.join(", "));
+            let need = Fix::DeclareHostTypes(Vec::new()).need(summary.need_host_types);
+            let text = format!("{need} ({}{more})", shown.join(", "));
             ui.add(egui::Label::new(RichText::new(text).small()).wrap());
-            let label = if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
+            let label =
+                if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
             if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
                 actions.push(Action::Fix(fix.clone()));
             }
         }
         for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(format!("{n} {}", fix.need())).small());
+                ui.label(RichText::new(fix.need(*n)).small());
                 if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
                     actions.push(Action::Fix(fix.clone()));
                 }

@@ -196,11 +196,13 @@ impl Problems {
         ui.horizontal(|ui| {
             // The counts at the right first, so the message takes what is left and is cut to it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if !self.dialogs_note.is_empty() {
-                    ui.label(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
-                    ui.separator();
-                }
+                // The counts at the very right, where they always are; the dialogs note beside.
                 self.workflow_counts(ui);
+                if !self.dialogs_note.is_empty() {
+                    ui.separator();
+                    let note = egui::Label::new(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
+                    ui.add(note.truncate());
+                }
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| self.message(ui));
             });
         });
@@ -225,7 +227,8 @@ impl Problems {
             let text = counts_text(&self.action_findings);
             let open = self.expanded && self.list == List::Action;
             let color = counts_colour(&self.action_findings);
-            let link = ui.add(egui::Button::new(RichText::new(format!("{text} {}", arrow(open))).color(color)).frame(false));
+            let link =
+                ui.add(egui::Button::new(RichText::new(format!("{text} {}", arrow(open))).color(color)).frame(false));
             if link.on_hover_text("What the last action reported: click to list it").clicked() {
                 self.open_list(List::Action, !open);
             }

@@ -35,15 +35,18 @@ impl Fix {
         }
     }
 
-    /// What the chains it unblocks have in common ("148 need host-provided types").
-    pub fn need(&self) -> &'static str {
-        match self {
-            Fix::DeclareHostTypes(_) => "need node types the host provides",
-            Fix::EnableSubChains => "compose sub-chains",
-            Fix::RaiseMaxDepth(_) => "nest sub-chains deeper than the host allows",
-            Fix::EnableCompensation => "carry a compensation policy",
-            Fix::AcceptUnsigned => "come from unsigned or untrusted packs",
-        }
+    /// What the `n` chains it unblocks have in common ("148 chains need node types the host
+    /// provides", "1 chain composes sub-chains").
+    pub fn need(&self, n: usize) -> String {
+        let one = n == 1;
+        let (verb, rest) = match self {
+            Fix::DeclareHostTypes(_) => (if one { "needs" } else { "need" }, "node types the host provides"),
+            Fix::EnableSubChains => (if one { "composes" } else { "compose" }, "sub-chains"),
+            Fix::RaiseMaxDepth(_) => (if one { "nests" } else { "nest" }, "sub-chains deeper than the host allows"),
+            Fix::EnableCompensation => (if one { "carries" } else { "carry" }, "a compensation policy"),
+            Fix::AcceptUnsigned => (if one { "comes" } else { "come" }, "from an unsigned or untrusted pack"),
+        };
+        format!("{n} {} {verb} {rest}", if one { "chain" } else { "chains" })
     }
 
     /// Apply it to the host profile and the "require signed" switch.
@@ -127,7 +130,8 @@ pub fn port_findings(catalog: &Catalog, chain: &Chain) -> Vec<Finding> {
         };
         let (Some(from), Some(to)) = (end("from", "output"), end("to", "input")) else { continue };
         if let Err(e) = catalog.check_connection(from, to) {
-            let mut f = Finding::warning(code::EDGE_PORT_INCOMPATIBLE, format!("{}/dag/edges/{j}", chain.pointer()), e.message);
+            let mut f =
+                Finding::warning(code::EDGE_PORT_INCOMPATIBLE, format!("{}/dag/edges/{j}", chain.pointer()), e.message);
             f.chain_id = Some(chain.chain_id().to_owned());
             f.details.extend(e.details);
             out.push(f);
@@ -252,6 +256,9 @@ mod tests {
         let text = std::fs::read_to_string(&source).unwrap().replace("\"log.row\"", "\"log.rows\"");
         let pack = crate::pack::load_bytes(&source, text.as_bytes(), Default::default()).unwrap();
         let found = port_findings(&catalog, pack.chain("support.triage").unwrap());
-        assert_eq!(found.iter().map(|f| (f.code, f.pointer.as_str())).collect::<Vec<_>>(), [(code::EDGE_PORT_INCOMPATIBLE, "/chains/0/dag/edges/2")]);
+        assert_eq!(
+            found.iter().map(|f| (f.code, f.pointer.as_str())).collect::<Vec<_>>(),
+            [(code::EDGE_PORT_INCOMPATIBLE, "/chains/0/dag/edges/2")]
+        );
     }
 }
