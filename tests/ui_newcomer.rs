@@ -90,10 +90,6 @@ fn hover_still(h: &mut Harness<'_, App>, at: Pos2) {
     h.run();
 }
 
-fn rect_of(h: &Harness<'_, App>, label: &str) -> Rect {
-    h.get_by_label(label).rect()
-}
-
 /// A real press and release at `at` (egui's hit test decides what is clicked; the accessible
 /// click of `Node::click` would reach the widget whatever covers it).
 fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {

@@ -199,7 +199,7 @@ pub fn summarise(packs: &[Pack], reports: &[TrustReport], show_internal: bool) -
         }
     }
     // Stable: equal counts keep the order first met.
-    s.fixes.sort_by(|a, b| b.1.cmp(&a.1));
+    s.fixes.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     s
 }
 
