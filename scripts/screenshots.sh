@@ -5,10 +5,13 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large)
+#       quick-add canvas large newcomer)
+#   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
+#       default 1440x900)
 #
 # Needs: xvfb, xdotool, imagemagick (apt-get install xvfb xdotool imagemagick).
-# Coordinates assume the default layout of a first start at 1440x900 (fresh settings); the
+# Coordinates of the older groups assume the default layout of a first start at 1440x900
+# (fresh settings); the newcomer group runs at any size (its files are named with it). The
 # registry shots need the shared corpus (../shared/corpus or $CHAINSMITH_SHARED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,10 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer}
+SCREEN=${SCREEN:-1440x900}
+SCREEN_W=${SCREEN%x*}
+SCREEN_H=${SCREEN#*x}
 want() { [[ " $SHOTS " == *" $1 "* ]]; }
 
 # CHAINSMITH_BIN runs another build (a debug one, to find coordinates) and skips the
@@ -38,7 +44,7 @@ SCRATCH=$(mktemp -d)
 export HOME=$SCRATCH XDG_DATA_HOME=$SCRATCH/data XDG_CONFIG_HOME=$SCRATCH/config XDG_RUNTIME_DIR=$SCRATCH/run
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 export DISPLAY=${SCREENSHOT_DISPLAY:-:71}
-Xvfb "$DISPLAY" -screen 0 1440x900x24 -nolisten tcp >"$SCRATCH/xvfb.log" 2>&1 &
+Xvfb "$DISPLAY" -screen 0 "${SCREEN}x24" -nolisten tcp >"$SCRATCH/xvfb.log" 2>&1 &
 XVFB=$!
 APP=
 cleanup() {
@@ -54,12 +60,22 @@ start_app() {
     before=$(grep -c "first frame" "$SCRATCH/app.log" 2>/dev/null || true)
     CHAINSMITH_TRACE_STARTUP=1 "$BIN" "$@" 2>>"$SCRATCH/app.log" &
     APP=$!
-    xdotool search --sync --name chainsmith >/dev/null
-    # Wait for this start's first frame (loading 140 packs takes a while on a busy machine).
+    local opened
+    opened=$(grep -c "files open" "$SCRATCH/app.log" 2>/dev/null || true)
+    # No window manager: the window is made the screen's size (it asks for 1440x900).
+    xdotool windowsize --sync "$(xdotool search --sync --name chainsmith | head -1)" "$SCREEN_W" "$SCREEN_H"
+    # Wait for this start's first frame, then for the files it opens (read after the first
+    # frame; 140 packs take a while on a busy machine).
     for _ in $(seq 1 120); do
         [ "$(grep -c "first frame" "$SCRATCH/app.log" || true)" -gt "${before:-0}" ] && break
         sleep 0.5
     done
+    if [ $# -gt 0 ]; then
+        for _ in $(seq 1 240); do
+            [ "$(grep -c "files open" "$SCRATCH/app.log" || true)" -gt "${opened:-0}" ] && break
+            sleep 0.5
+        done
+    fi
     sleep 2
     grep -h "first frame" "$SCRATCH/app.log" | tail -1 || true
 }
@@ -592,6 +608,116 @@ PY
     start_app "$SCRATCH/large-20000.json"
     focus
     shot "66-large-opens-at-entry-$SIZE" 2.0
+    stop_app
+fi
+
+if want newcomer; then
+    # n01-n12, at any $SCREEN (names end with it): what a newcomer meets (issue 25). The
+    # side panels take at most a share of the window, so coordinates scale with it.
+    S=$SCREEN
+    PAL=$(( SCREEN_W * 24 / 100 ))
+    cat >"$SCRATCH/loops.json" <<'JSON'
+{"id": "loops", "name": "Loops", "version": "1.0.0",
+ "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {},
+            "capabilities": ["side-effectful"]},
+           {"id": "a-node-with-a-rather-long-identifier", "typeId": "core.noop", "name": "A node whose name is long enough to be cut in the inspector",
+            "position": {"x": 360, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "done", "typeId": "core.end", "name": "Done", "position": {"x": 720, "y": 0}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "a-node-with-a-rather-long-identifier"},
+           {"id": "on", "sourceNodeId": "a-node-with-a-rather-long-identifier", "targetNodeId": "done"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    python3 - "$SCRATCH/loops.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+# Forty conditions without `left`: forty warnings for the findings list.
+for i in range(40):
+    doc["edges"].append({"id": f"self{i}", "sourceNodeId": "done", "targetNodeId": "done", "condition": {"type": "truthy"}})
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+    if [ -d "$CORPUS/registry/packs" ]; then
+        # n01. The real registry and a workflow: the layout at this size, the banner that
+        # counts blocked chains with its fixes.
+        start_app "$CORPUS/registry/packs" "$SCRATCH/loops.json"
+        focus
+        xdotool key f
+        shot "n01-registry-layout-$S" 1.5
+        # n02. A click on a blocked tile (searched for) opens its explanation with its fixes.
+        click $(( PAL / 2 )) 72
+        xdotool type --delay 20 "webhook-notify"
+        sleep 1
+        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-440}
+        shot "n02-blocked-explained-$S" 1.0
+        # n03. Esc closes it; the banner's first fix (declare feature.*) unblocks most chains.
+        xdotool key Escape
+        click $(( PAL / 2 )) 72
+        xdotool key ctrl+a BackSpace
+        sleep 0.5
+        click $(( PAL / 2 )) ${NEWCOMER_FIX_Y:-255}
+        shot "n03-banner-fix-applied-$S" 1.5
+        stop_app
+    fi
+    # n04-n05. Counts in words; a click on the count lists the findings, the list's top edge
+    # dragged up makes it taller (it scrolls).
+    start_app "$SCRATCH/loops.json"
+    focus
+    xdotool key f
+    sleep 1
+    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
+    shot "n04-findings-list-$S" 1.0
+    LIST_TOP=$(( SCREEN_H - 26 - 220 ))
+    drag $(( SCREEN_W / 2 )) $(( LIST_TOP + 2 )) $(( SCREEN_W / 2 )) $(( LIST_TOP - 160 ))
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 100 ))
+    for _ in $(seq 1 5); do xdotool click 5; sleep 0.1; done
+    shot "n05-findings-list-resized-$S" 1.0
+    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
+    # n06. A card's marks explained on hover; the inspector's cut text whole on hover.
+    xdotool key ctrl+a
+    sleep 0.3
+    xdotool key Escape
+    xdotool key f
+    sleep 1
+    xdotool mousemove ${NEWCOMER_CARD_X:-$(( PAL + 60 ))} $(( SCREEN_H / 2 + 15 ))
+    shot "n06-card-marks-tooltip-$S" 1.5
+    stop_app
+    # n07-n09. Quick-add marks blocked chains; the Triage form at this size, an invalid value
+    # highlighted apart in the preview, then inserted without warnings.
+    if [ -d "$CORPUS/registry/packs" ]; then
+        start_app "$CORPUS/registry/packs" "$SCRATCH/loops.json"
+    else
+        start_app "$SCRATCH/loops.json"
+    fi
+    focus
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H / 3 ))
+    sleep 0.5
+    xdotool key Tab
+    sleep 0.5
+    xdotool type --delay 80 "sign-off"
+    shot "n07-quick-add-blocked-$S" 1.5
+    xdotool key Escape
+    sleep 0.5
+    xdotool key Tab
+    sleep 0.5
+    xdotool type --delay 80 "triage queue"
+    sleep 1
+    xdotool key Return
+    sleep 1.5
+    xdotool type --delay 60 "Bad Queue"
+    shot "n08-form-invalid-$S" 2.0
+    xdotool key ctrl+a
+    xdotool type --delay 60 "billing"
+    # Tab walks the fields; the focused one is scrolled into view.
+    for _ in $(seq 1 8); do xdotool key Tab; sleep 0.2; done
+    shot "n09-form-tabbed-$S" 1.5
+    stop_app
+    # n10-n11. Keyboard shortcuts (F1) over Settings: Esc closes the top one first.
+    start_app
+    focus
+    xdotool key F1
+    sleep 1
+    shot "n10-shortcuts-open-$S" 1.0
+    xdotool key Escape
+    shot "n11-after-esc-$S" 1.0
     stop_app
 fi
 

@@ -236,6 +236,24 @@ impl Authoring {
     }
 
     /// Draw the authoring windows and apply what they ask for.
+    /// The extract dialog is open.
+    pub fn extract_open(&self) -> bool {
+        self.extract.is_some()
+    }
+
+    /// The make-parameter dialog is open.
+    pub fn make_open(&self) -> bool {
+        self.make.is_some()
+    }
+
+    pub fn close_extract(&mut self) {
+        self.extract = None;
+    }
+
+    pub fn close_make(&mut self) {
+        self.make = None;
+    }
+
     pub fn show(
         &mut self,
         ctx: &egui::Context,

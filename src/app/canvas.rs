@@ -370,8 +370,9 @@ impl Canvas {
             show_refusal_at_pointer(&ctx, e);
         }
         self.background(&ctx, &response, modifiers, selection, actions);
-        // While a form previews an insert, the minimap would cover the ghosts in the corner.
-        if self.minimap && ghost.is_none() {
+        // While a form previews an insert, the minimap would cover the ghosts in the corner;
+        // on a small canvas it would cover the cards (or spill over the panels).
+        if self.minimap && ghost.is_none() && outer.width() >= MINIMAP_ROOM.x && outer.height() >= MINIMAP_ROOM.y {
             self.show_minimap(&ctx, outer);
         }
         self.last_pass = started.elapsed();
@@ -416,8 +417,15 @@ impl Canvas {
             ui.label(egui::RichText::new(format!("{:>3.0}%", self.zoom() * 100.0)).monospace());
             command_ui::tool_button(ui, "+", CommandId::ZoomIn, cx, os, actions);
             ui.separator();
-            command_ui::tool_button(ui, "", CommandId::ToggleSnap, cx, os, actions);
-            command_ui::tool_button(ui, "", CommandId::ToggleMinimap, cx, os, actions);
+            // On a narrow canvas the view toggles go into a menu rather than being cut.
+            let toggles = [CommandId::ToggleSnap, CommandId::ToggleMinimap];
+            if ui.available_width() >= command_ui::toggles_width(ui, &toggles) {
+                for c in toggles {
+                    command_ui::tool_button(ui, "", c, cx, os, actions);
+                }
+            } else {
+                command_ui::overflow_menu(ui, &toggles, cx, os, actions);
+            }
             ui.separator();
             let stats = egui::RichText::new(format!(
                 "{} nodes · {} edges · {} chain instances",
@@ -717,7 +725,12 @@ impl Canvas {
             if resp.secondary_clicked() {
                 self.menu_card = Some(card.id.clone());
             }
+            let marks = text.marks;
             self.node_interaction(&resp, i, selection, actions, (commands, os));
+            // The title's marks say what they mean on hover.
+            if marks != 0 {
+                resp.on_hover_text(marks_meaning(marks));
+            }
         }
         if zoom >= LOD_PORTS {
             for &i in &interactive {
@@ -1370,6 +1383,9 @@ pub fn one_zoom_notch_per_frame(raw: &mut egui::RawInput) {
     });
 }
 
+/// The canvas size below which the minimap is not shown.
+const MINIMAP_ROOM: Vec2 = vec2(560.0, 400.0);
+
 /// Minimap cells: small graphs draw each card; large ones a density grid.
 const MINIMAP_CARDS: usize = 2_000;
 
@@ -1691,6 +1707,21 @@ fn minimap_colour(cards: u32) -> Color32 {
 
 /// Capability marks a card's title shows: glyph and colour.
 const MARKS: [(&str, Color32); 4] = [("⚡", theme::WARN), ("♻", theme::OK), ("⚠", theme::ERROR), ("↺", theme::ACCENT)];
+
+/// What each of [`MARKS`] means, for the card's tooltip.
+const MARK_MEANINGS: [&str; 4] = [
+    "side-effectful: it changes something outside the workflow",
+    "cacheable: its result may be reused",
+    "irreversible effect: it cannot be undone",
+    "has a compensation step that undoes it on failure",
+];
+
+/// The marks a card shows, one per line with its meaning.
+fn marks_meaning(marks: u8) -> String {
+    let lines =
+        (0..MARKS.len()).filter(|k| marks & 1 << k != 0).map(|k| format!("{} {}", MARKS[k].0, MARK_MEANINGS[k]));
+    lines.collect::<Vec<_>>().join("\n")
+}
 
 /// Which of [`MARKS`] a node has (side-effectful, cacheable, irreversible effect, has
 /// compensation), as bits.

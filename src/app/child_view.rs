@@ -90,16 +90,11 @@ impl super::App {
                 Ok(bundle)
             });
         match written {
-            Ok(bundle) => self.problems.status(format!(
-                "Exported bundle {}: the workflow and {} child workflow(s){}",
-                path.display(),
-                bundle.children.len(),
-                if bundle.warnings.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {} finding(s)", bundle.warnings.len())
-                }
-            )),
+            Ok(bundle) => {
+                let children = super::problems::counted(bundle.children.len(), "child workflow");
+                let text = format!("Exported bundle {}: the workflow and {children}", path.display());
+                self.problems.status_with(text, bundle.warnings);
+            }
             Err(e) => self.problems.error(e),
         }
     }

@@ -141,6 +141,35 @@ pub fn tool_button(
     r
 }
 
+/// The width these toolbar toggles take side by side (checkbox, label, spacing).
+pub fn toggles_width(ui: &Ui, commands: &[CommandId]) -> f32 {
+    let spacing = ui.spacing();
+    let box_and_gap = spacing.icon_width + spacing.icon_spacing + spacing.button_padding.x * 2.0;
+    let font = egui::TextStyle::Button.resolve(ui.style());
+    commands
+        .iter()
+        .map(|c| {
+            let text =
+                ui.ctx().fonts_mut(|f| f.layout_no_wrap(c.spec().label.to_owned(), font.clone(), egui::Color32::WHITE));
+            text.size().x + box_and_gap + spacing.item_spacing.x
+        })
+        .sum()
+}
+
+/// Toolbar buttons that did not fit, in a "»" menu.
+pub fn overflow_menu(ui: &mut Ui, commands: &[CommandId], cx: &Context, os: Os, actions: &mut Vec<Action>) {
+    let menu = ui.menu_button("»", |ui| {
+        for &c in commands {
+            if tool_button(ui, "", c, cx, os, actions).clicked() {
+                ui.close();
+            }
+        }
+    });
+    let what = "More tools";
+    menu.response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, what));
+    menu.response.on_hover_text(what);
+}
+
 /// A toggle command as a checkbox with the registry's label, showing its state (a click
 /// runs the command, which flips it); `None` when `c` is not a toggle.
 fn toggle(ui: &mut Ui, c: CommandId, cx: &Context, enabled: bool) -> Option<egui::Response> {

@@ -101,6 +101,11 @@ pub struct Dialogs {
 }
 
 impl Dialogs {
+    /// The in-app dialog is open.
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
     pub fn new(system: Box<dyn FileDialogs>) -> Self {
         Self { system, prefer_in_app: false, open: None }
     }

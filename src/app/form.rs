@@ -338,7 +338,8 @@ impl FormSession {
                     match &self.expansion {
                         Some(Ok(exp)) => {
                             let before = self.selected_node;
-                            show_pane(ui, chain, exp, &mut self.selected_node);
+                            let invalid = self.fields.invalid_params();
+                            show_pane(ui, chain, exp, &mut self.selected_node, &invalid);
                             if before != self.selected_node {
                                 actions.push(Action::SelectGhost(self.selected_node));
                             }
@@ -467,6 +468,16 @@ impl Fields {
         self.stale = false;
     }
 
+    /// The parameters whose values are invalid (a field of theirs has an error), by name.
+    pub fn invalid_params(&self) -> HashSet<String> {
+        let with_errors = self.field_errors.iter().filter(|(_, e)| !e.is_empty()).map(|(p, _)| p);
+        with_errors
+            .chain(self.parse_errors.keys())
+            .filter_map(|p| p.strip_prefix('/')?.split('/').next())
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Schema errors, or text in a JSON field that does not parse.
     pub fn has_problems(&self) -> bool {
         !self.errors.is_empty() || !self.parse_errors.is_empty()
@@ -575,6 +586,10 @@ impl Fields {
             target.scroll_to_me(Some(egui::Align::Center));
         }
         if let Some(r) = &response {
+            // Tab moves the focus here: bring the field into view (under it, its messages).
+            if r.gained_focus() {
+                r.scroll_to_me(None);
+            }
             if r.changed() || r.lost_focus() {
                 self.touched.insert(field.pointer.clone());
             }
@@ -746,10 +761,13 @@ fn array_rows(
         let n = items.len();
         for (i, item) in items.iter_mut().enumerate() {
             ui.horizontal(|ui| {
+                // The move and remove buttons stay beside the field in a narrow column.
+                let buttons = 3.0 * (ui.spacing().interact_size.y + ui.spacing().item_spacing.x + 8.0);
+                let room = (ui.available_width() - buttons).max(60.0);
                 let r = match kind {
                     ScalarKind::Text => {
                         let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
-                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(180.0));
+                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(room.min(180.0)));
                         if r.changed() {
                             *item = Value::String(s);
                         }
@@ -758,7 +776,7 @@ fn array_rows(
                     ScalarKind::Number | ScalarKind::Integer => {
                         let key = format!("{}/{i}", field.pointer);
                         let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
-                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(120.0));
+                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
                         if r.changed() {
                             *item = typed_number(&text).unwrap_or(Value::Null);
                             raw_text.insert(key, text);

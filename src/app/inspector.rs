@@ -341,6 +341,10 @@ impl Inspector {
         let mut text = self.texts.get(key).cloned().unwrap_or_else(|| current.to_owned());
         let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(ui.available_width().min(260.0)));
         let r = r.labelled_by(label);
+        // Tab moves the focus here: bring the field into view.
+        if r.gained_focus() {
+            r.scroll_to_me(None);
+        }
         if r.changed() {
             self.texts.insert(key.to_owned(), text.clone());
         }
@@ -497,6 +501,9 @@ impl Inspector {
         let r = ui
             .add(egui::TextEdit::multiline(&mut edit.text).code_editor().desired_rows(4).desired_width(f32::INFINITY))
             .labelled_by(label.id);
+        if r.gained_focus() {
+            r.scroll_to_me(None);
+        }
         if r.changed() {
             edit.error = serde_json::from_str::<Value>(&edit.text).err().map(|e| format!("not valid JSON: {e}"));
         }

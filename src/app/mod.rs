@@ -32,6 +32,7 @@ pub use native_files::{FileDialogs, NativeDialogs};
 
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::arrange::Arrangement;
+use crate::editor::blockers::{self, Fix};
 use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
@@ -51,7 +52,7 @@ use egui::{Pos2, Rect, RichText, Ui};
 use form::{FormEvent, FormMode, FormSession};
 use inspector::Inspector;
 use palette::Palette;
-use problems::{ProblemPick, Problems};
+use problems::{ErrorAbout, ProblemPick, Problems};
 use settings::Settings;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -84,8 +85,8 @@ pub(crate) enum Action {
     Paste(String),
     OpenPaths(Vec<PathBuf>),
     Publish(publish::Subject),
-    /// Add these typeIds or `prefix*` patterns to the host profile's node types.
-    DeclareHostTypes(Vec<String>),
+    /// Change the host profile or trust policy so that a refusal goes (a blocked tile's fix).
+    Fix(Fix),
     /// Promote a node's value (pointer inside the node) to a parameter.
     MakeParameter {
         node: String,
@@ -177,6 +178,16 @@ pub struct App {
     themed: bool,
     title: String,
     first_frame: Option<Instant>,
+    /// Files opened at start, being read on a thread.
+    loading: Option<Loading>,
+    /// What to say once they are open (remembered packs not found).
+    start_notice: Option<String>,
+}
+
+/// The start's files as a thread reads them, in order.
+struct Loading {
+    left: usize,
+    receive: std::sync::mpsc::Receiver<(PathBuf, Result<files::Opened, Error>)>,
 }
 
 impl App {
@@ -231,6 +242,8 @@ impl App {
             themed: false,
             title: String::new(),
             first_frame: None,
+            loading: None,
+            start_notice: None,
         };
         app.apply_trust_settings(true);
         if !opts.files.is_empty() {
@@ -279,6 +292,12 @@ impl App {
 
     pub fn last_error(&self) -> Option<&Error> {
         self.problems.last_error.as_ref()
+    }
+
+    /// Select exactly these nodes (tests and tools; the canvas selects by pointer).
+    pub fn set_selection(&mut self, ids: &[&str]) {
+        self.doc.selection.clear();
+        self.doc.selection.nodes = ids.iter().map(|id| (*id).to_owned()).collect();
     }
 
     /// The drop point of the open insert form, in canvas coordinates.
@@ -371,22 +390,30 @@ impl App {
             return;
         }
         self.first_frame.get_or_insert_with(Instant::now);
+        if self.loading.is_some() {
+            self.take_loaded(None);
+            // Nothing else may come to draw the packs once they are read.
+            ctx.request_repaint_after(Duration::from_millis(50));
+        }
         let os = command_ui::os(&ctx);
         self.pack_view_here = self.authoring.view.undo_target(&ctx).is_some();
+        self.close_topmost_window(&ctx);
         self.shortcuts(&ctx, os);
         self.dropped_files(&ctx);
 
         egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os));
         self.dialogs.prefer_in_app = self.settings.in_app_dialogs;
         self.problems.dialogs_note = self.dialogs.describe();
-        egui::Panel::bottom("cs-problems").show(ui, |ui| {
-            if let Some(ProblemPick::Node(id)) = self.problems.show(ui, self.doc.workflow()) {
-                self.doc.selection.only_node(&id);
-            }
-        });
+        egui::Panel::bottom("cs-problems").show(ui, |ui| self.problems.show_bar(ui));
+        if let Some(ProblemPick::Node(id)) = self.problems.show_list_panel(ui, self.doc.workflow()) {
+            self.doc.selection.only_node(&id);
+        }
         self.palette.unsaved = self.authoring.unsaved();
-        egui::Panel::left("cs-palette").default_size(290.0).size_range(220.0..=520.0).show(ui, |ui| {
+        let sides = SidePanels::for_window(ctx.content_rect().width());
+        let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
+        palette.size_range(sides.palette).show(ui, |ui| {
             let cx = palette::PaletteCtx {
+                loading: self.loading.as_ref().map_or(0, |l| l.left),
                 packs: &self.packs,
                 reports: &self.reports,
                 catalog: self.trust.catalog.as_ref(),
@@ -395,7 +422,8 @@ impl App {
             };
             self.palette.show(ui, cx, &mut self.actions);
         });
-        egui::Panel::right("cs-inspector").default_size(330.0).size_range(240.0..=640.0).show(ui, |ui| {
+        let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
+        inspector.size_range(sides.inspector).show(ui, |ui| {
             let (wf, selection) = self.doc.parts();
             self.inspector.show(ui, wf, self.trust.catalog.as_ref(), selection, &mut self.actions);
         });
@@ -588,6 +616,54 @@ impl App {
         });
     }
 
+    /// Esc closes the topmost of the editor's open windows (by their layers' order), before
+    /// anything under them sees it (the form, the selection). The in-app file dialog, the
+    /// palette, quick-add, menus and modal questions answer Esc themselves.
+    fn close_topmost_window(&mut self, ctx: &egui::Context) {
+        let busy =
+            self.finder.is_some() || ctx.memory(|m| m.top_modal_layer()).is_some() || egui::Popup::is_any_open(ctx);
+        if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+            return;
+        }
+        let open = [
+            (EscWindow::FileDialog, self.dialogs.is_open()),
+            (EscWindow::ShortcutHelp, self.shortcut_help),
+            (EscWindow::Explanation, self.palette.explained().is_some()),
+            (EscWindow::PackFindings, self.palette.detail_open()),
+            (EscWindow::Refusal, self.problems.error_window_open()),
+            (EscWindow::Settings, self.trust_window.open),
+            (EscWindow::Registry, self.registry.open),
+            (EscWindow::Publish, self.publish.is_some()),
+            (EscWindow::AppReparam, self.app_reparam.open.is_some()),
+            (EscWindow::PackView, self.authoring.view.open),
+            (EscWindow::Extract, self.authoring.extract_open()),
+            (EscWindow::MakeParameter, self.authoring.make_open()),
+        ];
+        let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
+        let depth = |w: EscWindow| layers.iter().position(|l| l.id == egui::Id::unique(w.id()));
+        let Some(top) = open.iter().filter(|(_, is_open)| *is_open).map(|(w, _)| *w).max_by_key(|w| depth(*w)) else {
+            return;
+        };
+        if top == EscWindow::FileDialog {
+            return;
+        }
+        ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        match top {
+            EscWindow::FileDialog => {}
+            EscWindow::ShortcutHelp => self.shortcut_help = false,
+            EscWindow::Explanation => self.palette.close_explanation(),
+            EscWindow::PackFindings => self.palette.close_detail(),
+            EscWindow::Refusal => self.problems.close_error_window(),
+            EscWindow::Settings => self.trust_window.open = false,
+            EscWindow::Registry => self.registry.open = false,
+            EscWindow::Publish => self.publish = None,
+            EscWindow::AppReparam => self.app_reparam.open = None,
+            EscWindow::PackView => self.authoring.view.open = false,
+            EscWindow::Extract => self.authoring.close_extract(),
+            EscWindow::MakeParameter => self.authoring.close_make(),
+        }
+    }
+
     /// Keyboard shortcuts, from the command registry; a paste event carries its text.
     fn shortcuts(&mut self, ctx: &egui::Context, os: Os) {
         // Behind an open modal (recovery offer, save question) keys belong to its buttons:
@@ -645,15 +721,18 @@ impl App {
                 Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
                 Action::OpenPaths(paths) => self.open_paths(&paths),
                 Action::Publish(subject) => publish::Publish::open(&mut self.publish, subject),
-                Action::DeclareHostTypes(patterns) => {
-                    let host = &mut self.settings.trust.host.node_types;
-                    for p in &patterns {
-                        if !host.contains(p) {
-                            host.push(p.clone());
-                        }
-                    }
+                Action::Fix(fix) => {
+                    let trust = &mut self.settings.trust;
+                    fix.apply(&mut trust.host, &mut trust.require_signed);
+                    let before = blockers::summarise(&self.packs, &self.reports, self.palette.show_internal).blocked;
                     self.apply_trust_settings(false);
-                    self.problems.status(format!("The host profile now provides {}", patterns.join(", ")));
+                    let after = blockers::summarise(&self.packs, &self.reports, self.palette.show_internal).blocked;
+                    let freed = before.saturating_sub(after);
+                    self.problems.status(format!(
+                        "{}: {} unblocked, {after} still blocked (Settings changes it back)",
+                        fix.label(),
+                        problems::counted(freed, "chain")
+                    ));
                 }
                 Action::MakeParameter { node, pointer } => {
                     let selection = self.selected_nodes();
@@ -735,7 +814,8 @@ impl App {
                 let ids = self.doc.selection.nodes.iter().cloned().collect();
                 if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
                     ctx.copy_text(text);
-                    self.problems.status(format!("Copied {} node(s)", self.doc.selection.nodes.len()));
+                    self.problems
+                        .status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
                 }
             }
             // The desktop answers with a paste event holding the clipboard's text, which
@@ -838,12 +918,7 @@ impl App {
                     self.doc.selection.clear();
                     self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
                 }
-                let mut status = outcome.label;
-                if let Some(w) = outcome.warnings.first() {
-                    status =
-                        format!("{status} — {} warning(s), first: {} {}", outcome.warnings.len(), w.code, w.message);
-                }
-                self.problems.status(status);
+                self.problems.status_with(outcome.label, outcome.warnings);
             }
             Err(e) => self.problems.error(e),
         }
@@ -857,6 +932,7 @@ impl App {
             &self.command_context(),
             os,
             &self.packs,
+            &self.reports,
             self.trust.catalog.as_ref(),
             self.palette.show_internal,
         );
@@ -1043,53 +1119,150 @@ impl App {
                     self.doc.selection.instance = Some(inst.key());
                     self.doc.selection.nodes = inst.node_ids.into_iter().collect();
                 }
-                self.problems.clear_error();
-                let warn = if outcome.warnings.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({} warning(s))", outcome.warnings.len())
-                };
-                self.problems.status(format!("{}{warn}", outcome.label));
+                self.problems.status_with(outcome.label, outcome.warnings);
             }
             Err(e) => {
                 if let Some(form) = &mut self.form {
                     form.refusal = Some(e.clone());
                     form.reveal_errors();
                 }
-                self.problems.error(e);
+                self.problems.error_about(e, ErrorAbout::Form);
             }
         }
     }
 
     fn open_paths(&mut self, paths: &[PathBuf]) {
         for path in paths {
-            if crate::registry::Registry::is_registry_folder(path) {
-                // A registry is browsed, not loaded whole: its packs are chosen one by one.
-                self.registry.open = true;
-                self.registry.view.open(path);
-                self.settings.remember(path);
+            if self.open_registry(path) {
                 continue;
             }
-            match files::open_path(path) {
-                Ok(files::Opened::Packs(out)) => {
-                    let n = out.packs.len();
-                    for e in &out.failures {
-                        self.problems.error(e.clone());
-                    }
-                    self.failures.extend(out.failures);
-                    // Packs open in the pack view follow their files unless edited since.
-                    self.authoring.reloaded(&out.packs);
-                    self.add_packs(out.packs);
-                    self.problems.status(format!("Loaded {n} pack(s) from {}", path.display()));
-                    self.settings.remember(path);
+            let opened = files::open_path(path);
+            self.opened(path, opened);
+        }
+    }
+
+    /// A registry is browsed, not loaded whole: its packs are chosen one by one in the
+    /// Registry window. Whether `path` is one.
+    fn open_registry(&mut self, path: &Path) -> bool {
+        if !crate::registry::Registry::is_registry_folder(path) {
+            return false;
+        }
+        self.registry.open = true;
+        self.registry.view.open(path);
+        self.settings.remember(path);
+        true
+    }
+
+    /// What opening `path` gave: packs for the palette, or a workflow to edit.
+    fn opened(&mut self, path: &Path, opened: Result<files::Opened, Error>) {
+        match opened {
+            Ok(files::Opened::Packs(out)) => {
+                let n = out.packs.len();
+                self.problems.status(format!("Loaded {} from {}", problems::counted(n, "pack"), path.display()));
+                // A pack that failed to load is the news, not the ones that loaded.
+                for e in &out.failures {
+                    self.problems.error(e.clone());
                 }
-                Ok(files::Opened::Workflow(wf)) => {
-                    self.settings.remember(path);
-                    self.guard(Pending::Replace(wf, path.clone()));
-                }
-                Err(e) => self.problems.error(e),
+                self.failures.extend(out.failures);
+                // Packs open in the pack view follow their files unless edited since.
+                self.authoring.reloaded(&out.packs);
+                self.add_packs(out.packs);
+                self.settings.remember(path);
+                self.settings.remember_packs(path);
+            }
+            Ok(files::Opened::Workflow(wf)) => {
+                self.settings.remember(path);
+                self.guard(Pending::Replace(wf, path.to_path_buf()));
+            }
+            Err(e) => self.problems.error(e),
+        }
+    }
+
+    /// Open `files` and the packs open when the editor last closed, read off the UI thread:
+    /// the window paints at once and the palette fills in as they arrive (a registry folder
+    /// of 140 packs takes seconds). Remembered packs whose files are gone are skipped with a
+    /// notice.
+    pub fn open_at_start(&mut self, files: Vec<PathBuf>) {
+        let (reopen, gone) = self.settings.packs_to_reopen(&files);
+        let mut queue = Vec::new();
+        for path in reopen.into_iter().chain(files) {
+            if !self.open_registry(&path) {
+                queue.push(path);
             }
         }
+        // Said once the rest is open, or the packs' own messages would replace it.
+        self.start_notice = (!gone.is_empty()).then(|| {
+            let names: Vec<String> = gone.iter().map(|p| p.display().to_string()).collect();
+            let gone = problems::counted(gone.len(), "pack file");
+            format!("Not reopened ({gone} no longer there): {}", names.join(", "))
+        });
+        if queue.is_empty() {
+            self.files_open();
+            return;
+        }
+        let (send, receive) = std::sync::mpsc::channel();
+        self.loading = Some(Loading { left: queue.len(), receive });
+        let spawned = std::thread::Builder::new().name("chainsmith-open".into()).spawn(move || {
+            for path in queue {
+                let opened = files::open_path(&path);
+                if send.send((path, opened)).is_err() {
+                    return;
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            self.loading = None;
+            self.problems.error(Error::new(code::IO_ERROR, format!("could not start reading the files: {e}")));
+        }
+    }
+
+    /// Take what the start's reader has read so far; with `wait`, block up to it for the rest.
+    fn take_loaded(&mut self, wait: Option<Duration>) {
+        use std::sync::mpsc::RecvTimeoutError;
+        let deadline = wait.map(|w| Instant::now() + w);
+        while let Some(loading) = &mut self.loading {
+            let next = match deadline {
+                Some(d) => loading.receive.recv_timeout(d.saturating_duration_since(Instant::now())),
+                None => loading.receive.try_recv().map_err(|e| match e {
+                    std::sync::mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
+                    std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+                }),
+            };
+            match next {
+                Ok((path, opened)) => {
+                    loading.left -= 1;
+                    let done = loading.left == 0;
+                    if done {
+                        self.loading = None;
+                    }
+                    self.opened(&path, opened);
+                    if done {
+                        self.files_open();
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return,
+                // The reader ended early (it cannot without sending; a panic would).
+                Err(RecvTimeoutError::Disconnected) => self.loading = None,
+            }
+        }
+    }
+
+    /// The start's files are open: say what was not reopened.
+    fn files_open(&mut self) {
+        if let Some(notice) = self.start_notice.take() {
+            self.problems.status(notice);
+        }
+        trace_files_open();
+    }
+
+    /// Wait (up to `timeout`) until the files [`App::open_at_start`] reads are open.
+    pub fn settle_loading(&mut self, timeout: Duration) {
+        self.take_loaded(Some(timeout));
+    }
+
+    /// Files opened at start still being read.
+    pub fn loading(&self) -> usize {
+        self.loading.as_ref().map_or(0, |l| l.left)
     }
 
     /// Put packs in the palette and re-check everything against the new catalog.
@@ -1214,7 +1387,7 @@ impl App {
         match self.doc.workflow().save(path, mode) {
             Ok(()) => {
                 let lints = self.doc.workflow().lint(mode);
-                self.problems.status(format!("Exported {} ({} finding(s))", path.display(), lints.len()));
+                self.problems.status_with(format!("Exported {}", path.display()), lints);
             }
             Err(e) => self.problems.error(e),
         }
@@ -1303,6 +1476,10 @@ impl App {
     /// Autosave, lint, window title, and the close request.
     fn housekeeping(&mut self, ctx: &egui::Context) {
         let now = Instant::now();
+        // The form's refusal is put right (values fixed, or the form closed): its error goes.
+        if self.form.as_ref().is_none_or(|f| f.refusal.is_none()) {
+            self.problems.resolved(ErrorAbout::Form);
+        }
         let wf = self.doc.snapshot();
         match self.recovery.tick(&wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
             Ok(_) => {}
@@ -1375,6 +1552,16 @@ impl eframe::App for App {
 
 static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
 
+/// The files given at start are open (their packs checked and in the palette): a line for
+/// scripts that wait for them and for measuring, when tracing the start.
+fn trace_files_open() {
+    if let Some(t) = STARTED.get()
+        && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
+    {
+        eprintln!("chainsmith: files open {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
+    }
+}
+
 /// Open the editor window: the bundled packs, a new empty workflow, and `files` (packs,
 /// pack folders or workflows) opened on top.
 pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
@@ -1391,8 +1578,68 @@ pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
     eframe::run_native(
         APP_ID,
         options,
-        Box::new(move |cc| Ok(Box::new(App::new(StartOptions::standard(files), cc.storage)))),
+        Box::new(move |cc| {
+            let mut opts = StartOptions::standard(files);
+            let files = std::mem::take(&mut opts.files);
+            let mut app = App::new(opts, cc.storage);
+            app.open_at_start(files);
+            Ok(Box::new(app))
+        }),
     )
+}
+
+/// The editor's windows that Esc closes, by the id their window is shown with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EscWindow {
+    FileDialog,
+    ShortcutHelp,
+    Explanation,
+    PackFindings,
+    Refusal,
+    Settings,
+    Registry,
+    Publish,
+    AppReparam,
+    PackView,
+    Extract,
+    MakeParameter,
+}
+
+impl EscWindow {
+    fn id(self) -> &'static str {
+        match self {
+            EscWindow::FileDialog => "cs-file-dialog",
+            EscWindow::ShortcutHelp => "cs-shortcut-help",
+            EscWindow::Explanation => "cs-blocked",
+            EscWindow::PackFindings => "cs-pack-detail",
+            EscWindow::Refusal => "cs-error",
+            EscWindow::Settings => "cs-settings",
+            EscWindow::Registry => "cs-registry",
+            EscWindow::Publish => "cs-publish",
+            EscWindow::AppReparam => "cs-app-reparam",
+            EscWindow::PackView => "cs-pack-view",
+            EscWindow::Extract => "cs-extract",
+            EscWindow::MakeParameter => "cs-make-param",
+        }
+    }
+}
+
+/// The side panels' width ranges for a window this wide: each may take at most a share of it
+/// (a width remembered from a wider window is cut to that), so the canvas keeps half the
+/// window or more.
+struct SidePanels {
+    palette: egui::Rangef,
+    inspector: egui::Rangef,
+}
+
+impl SidePanels {
+    fn for_window(width: f32) -> Self {
+        let range = |min: f32, share: f32, max: f32| {
+            let most = (width * share).min(max);
+            egui::Rangef::new(min.min(most), most)
+        };
+        Self { palette: range(180.0, 0.24, 520.0), inspector: range(200.0, 0.26, 640.0) }
+    }
 }
 
 /// What the palette or quick-add lists: commands (palette only; not the palette itself),
@@ -1403,6 +1650,7 @@ fn finder_entries(
     cx: &commands::Context,
     os: Os,
     packs: &Packs,
+    reports: &[TrustReport],
     catalog: Option<&Catalog>,
     show_internal: bool,
 ) -> Vec<Entry> {
@@ -1417,11 +1665,22 @@ fn finder_entries(
             out.push(Entry { target: Target::Command(c), title, detail, shortcut, enabled: c.is_enabled(cx) });
         }
     }
-    for (i, pack) in packs.with_ids().filter(|(_, p)| p.kind == crate::pack::PackKind::WorkflowChain) {
+    let chain_packs =
+        packs.with_ids().zip(reports).filter(|((_, p), _)| p.kind == crate::pack::PackKind::WorkflowChain);
+    for ((i, pack), report) in chain_packs {
         for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
-            let detail = format!("{} · {}", chain.chain_id(), pack.name());
+            // A blocked chain stays pickable (picking it explains why), marked as the palette marks it.
+            let concerns = |f: &&crate::error::Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            let blocked = report.blocking().find(concerns).map(|f| f.code);
+            let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error());
+            let (mark, why) = match (blocked, invalid) {
+                (Some(code), _) => (" · blocked", format!("{code} · ")),
+                (None, true) => (" · invalid", String::new()),
+                (None, false) => ("", String::new()),
+            };
+            let detail = format!("{why}{} · {}", chain.chain_id(), pack.name());
             let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
-            let title = chain.label().to_owned();
+            let title = format!("{}{mark}", chain.label());
             out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
         }
     }

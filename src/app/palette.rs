@@ -6,6 +6,7 @@ use super::Action;
 use super::publish::Subject;
 use super::theme;
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
+use crate::editor::blockers::{self, Fix};
 use crate::editor::commands::CommandId;
 use crate::editor::packs::{PackId, Packs};
 use crate::error::{Error, Finding, code};
@@ -45,6 +46,8 @@ pub struct Palette {
 
 /// What one pack is, for the palette.
 pub struct PaletteCtx<'a> {
+    /// Files opened at start still being read.
+    pub loading: usize,
     pub packs: &'a Packs,
     pub reports: &'a [TrustReport],
     pub catalog: Option<&'a Catalog>,
@@ -59,13 +62,26 @@ impl Palette {
         self.explain = Some((pack, chain_id.to_owned()));
     }
 
+    pub fn close_explanation(&mut self) {
+        self.explain = None;
+    }
+
+    /// A pack's findings window is open.
+    pub fn detail_open(&self) -> bool {
+        self.detail.is_some()
+    }
+
+    pub fn close_detail(&mut self) {
+        self.detail = None;
+    }
+
     /// The chain whose explanation is open, if any.
     pub fn explained(&self) -> Option<(PackId, &str)> {
         self.explain.as_ref().map(|(p, c)| (*p, c.as_str()))
     }
 
     pub fn show(&mut self, ui: &mut Ui, cx: PaletteCtx<'_>, actions: &mut Vec<Action>) {
-        let PaletteCtx { packs, reports, catalog, failures, samples } = cx;
+        let PaletteCtx { loading, packs, reports, catalog, failures, samples } = cx;
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.heading("Tiles");
@@ -90,6 +106,16 @@ impl Palette {
             search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, "Search tiles"));
         });
         self.filters(ui, packs);
+        if loading > 0 {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(
+                    RichText::new(format!("Opening {}…", super::problems::counted(loading, "file")))
+                        .color(theme::TEXT_DIM),
+                );
+            });
+        }
+        blocked_banner(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
         ui.separator();
         let query = self.search.trim().to_lowercase();
         let mut order: Vec<usize> = (0..packs.len())
@@ -197,6 +223,13 @@ impl Palette {
             let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
             report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
         };
+        // What inserting it will be warned for (its own edges' port types).
+        let warned = |chain: &Chain| -> Vec<&Finding> {
+            let ports = |f: &&Finding| {
+                f.code == code::EDGE_PORT_INCOMPATIBLE && f.chain_id.as_deref() == Some(chain.chain_id())
+            };
+            report.map(|r| r.warnings().filter(ports).collect()).unwrap_or_default()
+        };
         let tiles: Vec<(&Chain, Vec<&Finding>)> = pack
             .chains
             .iter()
@@ -224,7 +257,10 @@ impl Palette {
                     self.detail = Some(index);
                 }
                 let hover = format!("{name} {}\n{}", pack.version(), pack.source.display());
-                ui.add(egui::Label::new(RichText::new(&name).strong()).truncate()).on_hover_text(hover);
+                // Cut in the middle: packs named alike differ at their ends.
+                let font = egui::TextStyle::Body.resolve(ui.style());
+                let shown = middle_ellipsis(ui, &name, &font, ui.available_width() - 4.0);
+                ui.add(egui::Label::new(RichText::new(shown).strong())).on_hover_text(hover);
             })
             .body(|ui| {
                 ui.horizontal_wrapped(|ui| {
@@ -246,7 +282,7 @@ impl Palette {
                     let blocked = tiles.iter().filter(|(_, b)| !b.is_empty()).count();
                     if blocked > 0 {
                         badge(ui, &format!("{blocked} of {} blocked", tiles.len()), theme::ERROR)
-                            .on_hover_text("Hover a blocked tile, or click its refusal code, to see why");
+                            .on_hover_text("Hover a blocked tile to see why, click it for a way forward");
                     }
                 });
                 if pack.kind != PackKind::WorkflowChain {
@@ -258,7 +294,7 @@ impl Palette {
                     ui.label(RichText::new("No tiles match.").small().color(theme::TEXT_DIM));
                 }
                 for (chain, blocked) in &tiles {
-                    if tile(ui, index, pack, chain, blocked, actions) {
+                    if tile(ui, index, pack, chain, blocked, &warned(chain), actions) {
                         self.explain(index, chain.chain_id());
                     }
                 }
@@ -358,23 +394,16 @@ impl Palette {
                         ui.add_space(6.0);
                         ui.label(RichText::new("A way forward").strong());
                         ui.add(egui::Label::new(RichText::new("If the host that will run the workflow implements these node types itself, declare them in the host profile; they then resolve like catalogued types. Otherwise open the node pack that publishes them.").small()).wrap());
-                        let mut patterns: Vec<String> = Vec::new();
-                        for t in &missing {
-                            if let Some((first, _)) = t.split_once('.') {
-                                let p = format!("{first}.*");
-                                if !patterns.contains(&p) {
-                                    patterns.push(p);
-                                }
-                            }
-                        }
                         ui.horizontal_wrapped(|ui| {
-                            for p in patterns {
-                                if ui.button(format!("Declare {p} as host-provided")).clicked() {
-                                    actions.push(Action::DeclareHostTypes(vec![p]));
+                            let families = blockers::fixes_of(blocked.iter().copied().filter(|f| f.code == code::CHAIN_UNRESOLVABLE_TYPEID));
+                            for fix in families {
+                                if ui.button(fix.label()).clicked() {
+                                    actions.push(Action::Fix(fix));
                                 }
                             }
                             if ui.button("Declare these exact types").clicked() {
-                                actions.push(Action::DeclareHostTypes(missing.iter().map(|t| (*t).to_owned()).collect()));
+                                let exact = missing.iter().map(|t| (*t).to_owned()).collect();
+                                actions.push(Action::Fix(Fix::DeclareHostTypes(exact)));
                             }
                             if ui.button("Open Settings…").clicked() {
                                 actions.push(Action::Run(CommandId::Settings));
@@ -385,6 +414,16 @@ impl Palette {
                     for f in blocked.iter().filter(|f| f.code != code::CHAIN_UNRESOLVABLE_TYPEID) {
                         ui.label(RichText::new(f.code).monospace().color(theme::ERROR));
                         ui.add(egui::Label::new(&f.message).wrap());
+                        match blockers::fix_for(f) {
+                            Some(fix) => {
+                                if ui.button(fix.label()).on_hover_text("Changes the host profile in Settings").clicked() {
+                                    actions.push(Action::Fix(fix));
+                                }
+                            }
+                            None => {
+                                ui.label(RichText::new("No setting lifts this: the pack itself must change.").small().color(theme::TEXT_DIM));
+                            }
+                        }
                         ui.separator();
                     }
                 });
@@ -393,6 +432,76 @@ impl Palette {
             self.explain = None;
         }
     }
+}
+
+/// Above the tiles, when chains are blocked: how many of all, and per setting that would lift
+/// a refusal, how many chains need it, with a button that changes it.
+fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Action>) {
+    if summary.blocked == 0 {
+        return;
+    }
+    let frame = egui::Frame::new()
+        .fill(egui::Color32::from_rgb(58, 40, 44))
+        .stroke(Stroke::new(1.0, theme::ERROR.gamma_multiply(0.6)))
+        .corner_radius(6.0)
+        .inner_margin(6.0);
+    let hover = "Changes the host profile in Settings; change it back there";
+    frame.show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        let title = format!("{} of {} chains are blocked", summary.blocked, summary.chains);
+        ui.label(RichText::new(title).strong().color(theme::ERROR));
+        // The node-type families as one declaration: a registry needs a dozen of them.
+        if let Some(fix) = summary.declare_all_host_types()
+            && let Fix::DeclareHostTypes(families) = &fix
+        {
+            let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
+            let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
+            let need = Fix::DeclareHostTypes(Vec::new()).need(summary.need_host_types);
+            let text = format!("{need} ({}{more})", shown.join(", "));
+            ui.add(egui::Label::new(RichText::new(text).small()).wrap());
+            let label =
+                if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
+            if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
+                actions.push(Action::Fix(fix.clone()));
+            }
+        }
+        for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(fix.need(*n)).small());
+                if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
+                    actions.push(Action::Fix(fix.clone()));
+                }
+            });
+        }
+        if summary.unfixable > 0 {
+            let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
+            ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
+        }
+    });
+}
+
+/// `text` cut in the middle to fit `width` ("community.exa…tiles-a"), whole when it fits.
+fn middle_ellipsis(ui: &Ui, text: &str, font: &egui::FontId, width: f32) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let cut = |keep: usize| -> String {
+        let tail = keep / 2;
+        let head: String = chars[..keep - tail].iter().collect();
+        let tail: String = chars[chars.len() - tail..].iter().collect();
+        format!("{head}…{tail}")
+    };
+    let fits = |s: &str| {
+        ui.ctx().fonts_mut(|f| f.layout_no_wrap(s.to_owned(), font.clone(), egui::Color32::WHITE).size().x) <= width
+    };
+    if fits(text) {
+        return text.to_owned();
+    }
+    // The most characters kept that still fit (at least one at each end).
+    let (mut lo, mut hi) = (2.min(chars.len()), chars.len().saturating_sub(1));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&cut(mid)) { lo = mid } else { hi = mid - 1 }
+    }
+    cut(lo)
 }
 
 fn matches(chain: &Chain, query: &str) -> bool {
@@ -472,7 +581,7 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     }
     // Short enough for the narrowest palette: a wider header would widen every tile under it.
     let title = format!("Catalog · {} node types", catalog.len());
-    let from = format!("Node types of {} loaded node pack(s)", catalog.packs().len());
+    let from = format!("Node types of {} loaded", super::problems::counted(catalog.packs().len(), "node pack"));
     egui::CollapsingHeader::new(RichText::new(title).strong())
         .id_salt("cs-catalog")
         .default_open(false)
@@ -576,15 +685,20 @@ fn tile(
     pack: &Pack,
     chain: &Chain,
     blocked: &[&Finding],
+    warned: &[&Finding],
     actions: &mut Vec<Action>,
 ) -> bool {
     let id = Id::unique(("cs-tile", pack_index, chain.chain_id()));
     let invalid = has_errors(pack, chain) || !blocked.is_empty();
     let dragging = ui.ctx().is_being_dragged(id);
-    let (frame, mut explain) = tile_card(ui, chain, blocked, invalid, dragging);
+    let marked: Vec<&Finding> = blocked.iter().chain(warned).copied().collect();
+    let (frame, mut explain) = tile_card(ui, chain, &marked, invalid, dragging);
     // The whole tile is the drag handle; it stays in place while a small chip follows the
     // pointer, so the drop preview on the canvas is not covered.
-    let response = ui.interact(frame.rect, id, Sense::drag()).on_hover_cursor(egui::CursorIcon::Grab);
+    // It senses clicks too: on top of its badges, a drag-only tile would swallow a click on
+    // the red code (egui gives a click to nothing under a drag-only widget).
+    let response = ui.interact(frame.rect, id, Sense::click_and_drag()).on_hover_cursor(egui::CursorIcon::Grab);
+    explain |= response.clicked() && !blocked.is_empty();
     if response.drag_started() {
         let payload = TileDrag {
             pack: pack_index,
@@ -611,6 +725,12 @@ fn tile(
     let mut hover = String::new();
     if !blocked.is_empty() {
         hover.push_str(&blocked_summary(chain, blocked));
+    }
+    for f in warned {
+        if !hover.is_empty() {
+            hover.push('\n');
+        }
+        hover.push_str(&format!("Inserting it will be warned: {} — {}", f.code, f.message));
     }
     if !chain.description().is_empty() {
         if !hover.is_empty() {
@@ -682,8 +802,12 @@ pub(super) fn tile_card(
                     shown.push(f.code);
                     let same: Vec<&str> =
                         blocked.iter().filter(|g| g.code == f.code).map(|g| g.message.as_str()).collect();
-                    let hover = format!("{}\nClick for details and a way forward", same.join("\n"));
-                    explain |= badge(ui, f.code, theme::ERROR).on_hover_text(hover).clicked();
+                    let (color, hover) = if f.is_error() {
+                        (theme::ERROR, format!("{}\nClick for details and a way forward", same.join("\n")))
+                    } else {
+                        (theme::WARN, format!("Inserting it will be warned:\n{}", same.join("\n")))
+                    };
+                    explain |= badge(ui, f.code, color).on_hover_text(hover).clicked();
                 }
                 if blocked.is_empty() && invalid {
                     badge(ui, "invalid", theme::ERROR);
@@ -742,7 +866,7 @@ fn blocked_summary(chain: &Chain, blocked: &[&Finding]) -> String {
     for f in blocked.iter().filter(|f| f.code != code::CHAIN_UNRESOLVABLE_TYPEID) {
         lines.push(format!("Blocked: {} — {}", f.code, f.message));
     }
-    lines.push("Click the red code for details and a way forward.".to_owned());
+    lines.push("Click the tile for details and a way forward.".to_owned());
     lines.join("\n")
 }
 

@@ -11,9 +11,11 @@ use crate::pack::Chain;
 use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId, RichText};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// The preview pane: the selected node's substituted config and inputs, and the lints.
-pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &mut usize) {
+/// Values of the parameters named in `invalid` are highlighted as errors, not as substituted.
+pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &mut usize, invalid: &HashSet<String>) {
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("Node").color(theme::TEXT_DIM));
         for (i, (_, new_id)) in exp.id_map.iter().enumerate() {
@@ -30,7 +32,8 @@ pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &m
         ui.label(RichText::new(key).strong());
         let mut job = LayoutJob::default();
         let orig = original.and_then(|o| o.get(key));
-        render(&mut job, orig, value, &exp.params, 0, &font);
+        let params = Params { values: &exp.params, invalid };
+        render(&mut job, orig, value, &params, 0, &font);
         // Long values scroll sideways: wrapping would break the JSON layout.
         let frame = egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).corner_radius(4.0);
         frame.show(ui, |ui| {
@@ -45,6 +48,13 @@ pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &m
         swatch.show(ui, |ui| ui.label(RichText::new("value").monospace().color(Color32::WHITE)));
         ui.label(RichText::new("= substituted from a parameter").small().color(theme::TEXT_DIM));
     });
+    if !invalid.is_empty() {
+        ui.horizontal(|ui| {
+            let swatch = egui::Frame::new().fill(theme::INVALID_BG).inner_margin(egui::vec2(4.0, 0.0));
+            swatch.show(ui, |ui| ui.label(RichText::new("value").monospace().color(Color32::WHITE)));
+            ui.label(RichText::new("= an invalid value (see its field)").small().color(theme::TEXT_DIM));
+        });
+    }
     token_lints(ui, &exp.warnings);
 }
 
@@ -69,34 +79,35 @@ fn token_lints(ui: &mut egui::Ui, warnings: &[Finding]) {
     }
 }
 
-/// Pretty JSON of `new`, with the spans that came from parameters highlighted. `orig` is
-/// the same place in the fragment before substitution.
-fn render(
-    job: &mut LayoutJob,
-    orig: Option<&Value>,
-    new: &Value,
-    params: &Map<String, Value>,
-    depth: usize,
-    font: &FontId,
-) {
+/// The parameter values, and which of them are invalid.
+struct Params<'a> {
+    values: &'a Map<String, Value>,
+    invalid: &'a HashSet<String>,
+}
+
+/// Pretty JSON of `new`, with the spans that came from parameters highlighted (invalid
+/// values apart). `orig` is the same place in the fragment before substitution.
+fn render(job: &mut LayoutJob, orig: Option<&Value>, new: &Value, params: &Params<'_>, depth: usize, font: &FontId) {
     let plain = TextFormat::simple(font.clone(), theme::TEXT);
     let key_fmt = TextFormat::simple(font.clone(), Color32::from_rgb(150, 190, 255));
-    let hot = TextFormat { background: theme::SUBSTITUTED_BG, color: Color32::WHITE, ..plain.clone() };
+    let substituted = TextFormat { background: theme::SUBSTITUTED_BG, color: Color32::WHITE, ..plain.clone() };
+    let bad = TextFormat { background: theme::INVALID_BG, color: Color32::WHITE, ..plain.clone() };
+    let hot = |name: &str| if params.invalid.contains(name) { bad.clone() } else { substituted.clone() };
     let pad = "  ".repeat(depth + 1);
     let close_pad = "  ".repeat(depth);
     if let Some(Value::String(s)) = orig {
         let found = tokens(s);
         if !found.is_empty() {
             if found.len() == 1 && found[0].start == 0 && found[0].end == s.len() {
-                job.append(&compact(new), 0.0, hot);
+                job.append(&compact(new), 0.0, hot(found[0].name));
                 return;
             }
             job.append("\"", 0.0, plain.clone());
             let mut last = 0;
             for t in &found {
                 job.append(&escape(&s[last..t.start]), 0.0, plain.clone());
-                let inserted = params.get(t.name).map(js_string).unwrap_or_default();
-                job.append(&escape(&inserted), 0.0, hot.clone());
+                let inserted = params.values.get(t.name).map(js_string).unwrap_or_default();
+                job.append(&escape(&inserted), 0.0, hot(t.name));
                 last = t.end;
             }
             job.append(&escape(&s[last..]), 0.0, plain.clone());
@@ -168,22 +179,32 @@ mod tests {
         let wf = Workflow::new("t");
         let chain = pack.chain("support.triage").unwrap();
         let exp = expand_preview(&Trust::default(), &pack, chain, &wf, &values, "ab12", true).unwrap();
+        let none = HashSet::new();
+        let params = Params { values: &exp.params, invalid: &none };
         for (i, node) in exp.nodes.iter().enumerate() {
             let mut job = LayoutJob::default();
             let font = FontId::monospace(12.0);
-            render(&mut job, chain.nodes()[i].get("config"), &node["config"], &exp.params, 0, &font);
+            render(&mut job, chain.nodes()[i].get("config"), &node["config"], &params, 0, &font);
             let reparsed: Value = serde_json::from_str(&job.text).unwrap();
             assert_eq!(reparsed, node["config"], "node {i}");
         }
-        let mut job = LayoutJob::default();
-        render(
-            &mut job,
-            chain.nodes()[0].get("config"),
-            &exp.nodes[0]["config"],
-            &exp.params,
-            0,
-            &FontId::monospace(12.0),
-        );
-        assert_eq!(text_of(&job, true), "billing25", "queue name and batch size are substituted");
+        let config = |params: &Params<'_>| {
+            let mut job = LayoutJob::default();
+            let font = FontId::monospace(12.0);
+            render(&mut job, chain.nodes()[0].get("config"), &exp.nodes[0]["config"], params, 0, &font);
+            job
+        };
+        assert_eq!(text_of(&config(&params), true), "billing25", "queue name and batch size are substituted");
+        // An invalid queue name is marked as such, not like the valid batch size.
+        let invalid = HashSet::from(["queueName".to_owned()]);
+        let job = config(&Params { values: &exp.params, invalid: &invalid });
+        let marked = |bg| -> String {
+            job.sections
+                .iter()
+                .filter(|s| s.format.background == bg)
+                .map(|s| &job.text[s.byte_range.start.0..s.byte_range.end.0])
+                .collect()
+        };
+        assert_eq!((marked(theme::INVALID_BG), marked(theme::SUBSTITUTED_BG)), ("billing".into(), "25".into()));
     }
 }

@@ -20,18 +20,50 @@ const LINT_POLL: Duration = Duration::from_millis(25);
 #[derive(Default)]
 pub struct Problems {
     pub last_error: Option<Error>,
+    /// What the shown error is about: it goes when that is put right.
+    error_about: ErrorAbout,
     status: Option<String>,
+    /// Findings the last action reported (an insert's warnings, an export's lints): the
+    /// status line counts them and the list below the canvas shows them.
+    action_findings: Vec<Finding>,
     findings: Vec<Finding>,
     linter: Linter,
     linted_revision: Option<Revision>,
     /// The revision sent to the worker last.
     requested: Option<Revision>,
     changed_at: Option<(Revision, Instant)>,
+    /// The findings list is open, and which one it shows.
     pub expanded: bool,
+    pub list: List,
     show_error: bool,
     /// Which file dialog answers (system or in-app), shown at the right.
     pub dialogs_note: &'static str,
 }
+
+/// Which findings the list under the canvas shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum List {
+    /// The workflow's findings (the lint worker's).
+    #[default]
+    Workflow,
+    /// Those the last action reported.
+    Action,
+}
+
+/// What an error shown in the status bar is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorAbout {
+    /// The action that produced it: the next action's result replaces it.
+    #[default]
+    Action,
+    /// The parameter form's values: it goes once the form no longer refuses them.
+    Form,
+}
+
+/// The findings list's height: at least this, at most this share of the window.
+const LIST_MIN: f32 = 90.0;
+const LIST_SHARE: f32 = 0.5;
+const LIST_DEFAULT: f32 = 220.0;
 
 /// What the user picked in the list: a node to select.
 pub enum ProblemPick {
@@ -39,13 +71,39 @@ pub enum ProblemPick {
 }
 
 impl Problems {
+    /// The result of an action: it replaces what the previous action left, error or not.
     pub fn status(&mut self, text: impl Into<String>) {
+        self.status_with(text, Vec::new());
+    }
+
+    /// The result of an action with the findings it reported (counted in the status line,
+    /// listed under the canvas).
+    pub fn status_with(&mut self, text: impl Into<String>, findings: Vec<Finding>) {
+        self.last_error = None;
+        self.show_error = false;
         self.status = Some(text.into());
+        self.action_findings = findings;
+        if self.list == List::Action && self.action_findings.is_empty() {
+            self.list = List::Workflow;
+        }
     }
 
     pub fn error(&mut self, e: Error) {
+        self.error_about(e, ErrorAbout::Action);
+    }
+
+    pub fn error_about(&mut self, e: Error, about: ErrorAbout) {
         self.status = None;
+        self.action_findings.clear();
         self.last_error = Some(e);
+        self.error_about = about;
+    }
+
+    /// What `about` refused is put right: its error goes.
+    pub fn resolved(&mut self, about: ErrorAbout) {
+        if self.last_error.is_some() && self.error_about == about {
+            self.clear_error();
+        }
     }
 
     /// Look at the workflow again at the next update (the catalog or host changed).
@@ -55,6 +113,7 @@ impl Problems {
 
     pub fn clear_error(&mut self) {
         self.last_error = None;
+        self.show_error = false;
     }
 
     /// Take the worker's findings when they arrive, and ask it to re-lint once the workflow
@@ -131,66 +190,142 @@ impl Problems {
         self.linted_revision = Some(done.revision);
     }
 
-    pub fn show(&mut self, ui: &mut Ui, wf: &Workflow) -> Option<ProblemPick> {
-        let mut pick = None;
+    /// The status bar: the last action's result (its findings counted, a click lists them),
+    /// and the workflow's findings counted (a click lists them).
+    pub fn show_bar(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
-            if let Some(e) = &self.last_error {
-                let text = RichText::new(format!("✖ {}", e.code)).monospace().strong().color(theme::ERROR);
-                if ui.add(egui::Label::new(text).sense(egui::Sense::click())).on_hover_text("Show details").clicked() {
-                    self.show_error = true;
-                }
-                ui.label(RichText::new(&e.message).color(theme::ERROR));
-                if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
-                    self.last_error = None;
-                }
-            } else if let Some(s) = &self.status {
-                ui.label(RichText::new(s).color(theme::TEXT_DIM));
-            } else {
-                ui.label(RichText::new("Ready").color(theme::TEXT_DIM));
-            }
+            // The counts at the right first, so the message takes what is left and is cut to it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let count = |s: Severity| self.findings.iter().filter(|f| f.severity == s).count();
-                let (errors, warnings, notes) =
-                    (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
-                let color = if errors > 0 {
-                    theme::ERROR
-                } else if warnings > 0 {
-                    theme::WARN
-                } else {
-                    theme::OK
-                };
-                let arrow = if self.expanded { "⏷" } else { "⏶" };
-                // Notes (what chainsmith did or deliberately keeps, e.g. the spec-faithful
-                // export's capabilities) are not problems.
-                let problems = format!("{} · {}", counted(errors, "error"), counted(warnings, "warning"));
-                let text = match (errors + warnings, notes) {
-                    // Nothing is known before the worker's first answer.
-                    _ if self.linted_revision.is_none() => "checking…".to_owned(),
-                    (0, 0) => "✔ no problems".to_owned(),
-                    (0, n) => format!("✔ no problems · {} {arrow}", counted(n, "note")),
-                    (_, 0) => format!("{problems} {arrow}"),
-                    (_, n) => format!("{problems} · {} {arrow}", counted(n, "note")),
-                };
-                if ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false)).clicked() {
-                    self.expanded = !self.expanded;
-                }
+                // The counts at the very right, where they always are; the dialogs note beside.
+                self.workflow_counts(ui);
                 if !self.dialogs_note.is_empty() {
                     ui.separator();
-                    ui.label(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
+                    let note = egui::Label::new(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
+                    ui.add(note.truncate());
+                }
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| self.message(ui));
+            });
+        });
+        self.error_window(ui.ctx());
+    }
+
+    fn message(&mut self, ui: &mut Ui) {
+        if let Some(e) = &self.last_error {
+            let text = RichText::new(format!("✖ {}", e.code)).monospace().strong().color(theme::ERROR);
+            if ui.add(egui::Label::new(text).sense(egui::Sense::click())).on_hover_text("Show details").clicked() {
+                self.show_error = true;
+            }
+            let message = egui::Label::new(RichText::new(&e.message).color(theme::ERROR)).truncate();
+            ui.add(message);
+            if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
+                self.clear_error();
+            }
+            return;
+        }
+        let text = self.status.clone().unwrap_or_else(|| "Ready".to_owned());
+        if !self.action_findings.is_empty() {
+            let text = counts_text(&self.action_findings);
+            let open = self.expanded && self.list == List::Action;
+            let color = counts_colour(&self.action_findings);
+            let link =
+                ui.add(egui::Button::new(RichText::new(format!("{text} {}", arrow(open))).color(color)).frame(false));
+            if link.on_hover_text("What the last action reported: click to list it").clicked() {
+                self.open_list(List::Action, !open);
+            }
+        }
+        let label = egui::Label::new(RichText::new(&text).color(theme::TEXT_DIM)).truncate();
+        let label = ui.add(label.show_tooltip_when_elided(false));
+        label.on_hover_text(format!("{text}\n\nThe result of the last action: the next one replaces it."));
+    }
+
+    /// The workflow's findings counted, a button that opens their list.
+    fn workflow_counts(&mut self, ui: &mut Ui) {
+        let open = self.expanded && self.list == List::Workflow;
+        let notes = self.findings.iter().filter(|f| f.severity == Severity::Info).count();
+        let text = match (self.findings.len() - notes, notes) {
+            // Nothing is known before the worker's first answer.
+            _ if self.linted_revision.is_none() => "checking…".to_owned(),
+            (0, 0) => "✔ no problems".to_owned(),
+            (0, n) => format!("✔ no problems · {} {}", counted(n, "note"), arrow(open)),
+            _ => format!("{} {}", counts_text(&self.findings), arrow(open)),
+        };
+        let color = if self.linted_revision.is_none() { theme::TEXT_DIM } else { counts_colour(&self.findings) };
+        let button = ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false));
+        let hover = if self.findings.is_empty() {
+            "The workflow's findings: schema, lints, and node configs and ports checked against the catalog"
+        } else {
+            "The workflow's findings: click to list them"
+        };
+        if button.on_hover_text(hover).clicked() && !self.findings.is_empty() {
+            self.open_list(List::Workflow, !open);
+        }
+    }
+
+    fn open_list(&mut self, list: List, open: bool) {
+        self.list = list;
+        self.expanded = open;
+    }
+
+    /// Whether the findings list is to be shown under the canvas this frame.
+    pub fn list_open(&self) -> bool {
+        self.expanded && !self.listed().is_empty()
+    }
+
+    fn listed(&self) -> &[Finding] {
+        match self.list {
+            List::Workflow => &self.findings,
+            List::Action => &self.action_findings,
+        }
+    }
+
+    /// The open findings list as a panel above the status bar: resizable by its top edge
+    /// (egui remembers the height), at most half the window, scrolled when longer.
+    pub fn show_list_panel(&mut self, ui: &mut Ui, wf: &Workflow) -> Option<ProblemPick> {
+        if !self.list_open() {
+            return None;
+        }
+        let window = ui.ctx().content_rect().height();
+        let max = (window * LIST_SHARE).max(LIST_MIN);
+        egui::Panel::bottom("cs-findings")
+            .resizable(true)
+            .default_size(LIST_DEFAULT.min(max))
+            .size_range(LIST_MIN..=max)
+            .show(ui, |ui| self.list(ui, wf))
+            .inner
+    }
+
+    fn list(&mut self, ui: &mut Ui, wf: &Workflow) -> Option<ProblemPick> {
+        let mut pick = None;
+        ui.horizontal(|ui| {
+            let title = match self.list {
+                List::Workflow => format!("Workflow findings · {}", counts_text(&self.findings)),
+                List::Action => format!("Reported by the last action · {}", counts_text(&self.action_findings)),
+            };
+            ui.label(RichText::new(title).strong());
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let close = ui.small_button("🗙");
+                close.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, "Close the findings list"));
+                if close.on_hover_text("Close the findings list").clicked() {
+                    self.expanded = false;
                 }
             });
         });
-        if self.expanded && !self.findings.is_empty() {
-            ui.separator();
-            egui::ScrollArea::vertical().max_height(160.0).auto_shrink([false, true]).show(ui, |ui| {
-                for f in &self.findings {
+        let findings = match self.list {
+            List::Workflow => &self.findings,
+            List::Action => &self.action_findings,
+        };
+        // One row per finding, drawn only where the list is scrolled to (a large workflow
+        // can have thousands).
+        let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+        egui::ScrollArea::vertical().id_salt("cs-findings-list").auto_shrink([false, false]).show_rows(
+            ui,
+            row,
+            findings.len(),
+            |ui, rows| {
+                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+                for f in &findings[rows] {
                     ui.horizontal(|ui| {
-                        let color = match f.severity {
-                            Severity::Error => theme::ERROR,
-                            Severity::Warning => theme::WARN,
-                            Severity::Info => theme::TEXT_DIM,
-                        };
-                        ui.label(RichText::new(f.code).monospace().color(color));
+                        ui.label(RichText::new(f.code).monospace().color(severity_colour(f.severity)));
                         let link = ui.add(
                             egui::Label::new(RichText::new(&f.pointer).monospace().color(theme::ACCENT))
                                 .sense(egui::Sense::click()),
@@ -201,10 +336,17 @@ impl Problems {
                         ui.label(&f.message);
                     });
                 }
-            });
-        }
-        self.error_window(ui.ctx());
+            },
+        );
         pick
+    }
+
+    pub fn error_window_open(&self) -> bool {
+        self.show_error && self.last_error.is_some()
+    }
+
+    pub fn close_error_window(&mut self) {
+        self.show_error = false;
     }
 
     fn error_window(&mut self, ctx: &egui::Context) {
@@ -218,6 +360,41 @@ impl Problems {
         });
         self.show_error = open;
     }
+}
+
+fn arrow(open: bool) -> &'static str {
+    if open { "⏷" } else { "⏶" }
+}
+
+fn severity_colour(s: Severity) -> egui::Color32 {
+    match s {
+        Severity::Error => theme::ERROR,
+        Severity::Warning => theme::WARN,
+        Severity::Info => theme::TEXT_DIM,
+    }
+}
+
+/// The colour of a set of findings' counts: their worst severity's.
+fn counts_colour(findings: &[Finding]) -> egui::Color32 {
+    findings.iter().map(|f| f.severity).max().map_or(theme::OK, severity_colour)
+}
+
+/// Findings counted by severity, the one wording every count in the editor uses: "1 error ·
+/// 2 warnings", "5 warnings · 1 note"; a severity none has is left out.
+pub(super) fn counts_text(findings: &[Finding]) -> String {
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    let (errors, warnings, notes) = (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+    let mut parts = Vec::new();
+    if errors > 0 {
+        parts.push(counted(errors, "error"));
+    }
+    if warnings > 0 {
+        parts.push(counted(warnings, "warning"));
+    }
+    if notes > 0 {
+        parts.push(counted(notes, "note"));
+    }
+    if parts.is_empty() { "no findings".to_owned() } else { parts.join(" · ") }
 }
 
 /// "1 warning", "2 warnings".

@@ -21,6 +21,8 @@ pub struct Settings {
     pub trust: TrustSettings,
     /// Use the in-app file dialog even where the system one works.
     pub in_app_dialogs: bool,
+    /// Pack files and folders opened in the last session, reopened at the next start.
+    pub open_packs: Vec<PathBuf>,
 }
 
 impl Default for Settings {
@@ -33,6 +35,7 @@ impl Default for Settings {
             view: None,
             trust: TrustSettings::default(),
             in_app_dialogs: false,
+            open_packs: Vec::new(),
         }
     }
 }
@@ -52,6 +55,26 @@ impl Settings {
         self.recent.retain(|p| p != &path);
         self.recent.insert(0, path);
         self.recent.truncate(MAX_RECENT);
+    }
+}
+
+impl Settings {
+    /// A pack file or folder was opened: reopen it at the next start.
+    pub fn remember_packs(&mut self, path: &Path) {
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if !self.open_packs.contains(&path) {
+            self.open_packs.push(path);
+        }
+    }
+
+    /// The remembered packs to reopen now (those not among `given`, which open anyway) and
+    /// those whose files are gone (forgotten now).
+    pub fn packs_to_reopen(&mut self, given: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let given: Vec<PathBuf> = given.iter().map(|p| p.canonicalize().unwrap_or_else(|_| p.clone())).collect();
+        let gone: Vec<PathBuf> = self.open_packs.iter().filter(|p| !p.exists()).cloned().collect();
+        self.open_packs.retain(|p| p.exists());
+        let reopen = self.open_packs.iter().filter(|p| !given.contains(p)).cloned().collect();
+        (reopen, gone)
     }
 }
 

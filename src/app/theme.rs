@@ -21,6 +21,8 @@ pub const WARN: Color32 = Color32::from_rgb(240, 186, 80);
 pub const ERROR: Color32 = Color32::from_rgb(255, 110, 110);
 pub const GHOST: Color32 = Color32::from_rgb(120, 220, 190);
 pub const SUBSTITUTED_BG: Color32 = Color32::from_rgb(36, 86, 64);
+/// A substituted value the form finds invalid (the preview pane).
+pub const INVALID_BG: Color32 = Color32::from_rgb(122, 38, 44);
 
 /// Install the theme: dark visuals, slightly larger text, rounded widgets.
 pub fn apply(ctx: &egui::Context) {

@@ -88,6 +88,10 @@ pub(super) fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
                     })
                     .collect();
                 report.findings.extend(extra);
+                // Port types the fragment's own edges get wrong: the insert will be flagged for them.
+                if let Some(catalog) = &trust.catalog {
+                    report.findings.extend(crate::editor::blockers::port_findings(catalog, chain));
+                }
             }
             report
         })

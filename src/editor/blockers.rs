@@ -1,0 +1,264 @@
+//! What keeps the palette's chains from being inserted, summed over every loaded pack, and
+//! the one change of the host profile or trust policy that lifts each refusal where one
+//! exists. The palette's banner, a tile's explanation and its badges all read these, so the
+//! totals and the buttons agree.
+
+use crate::catalog::{Catalog, HostProfile, TrustReport};
+use crate::error::{Finding, code};
+use crate::pack::{Chain, Pack, PackKind};
+use serde_json::Value;
+
+/// A setting change that lifts a refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fix {
+    /// Declare these typeIds or `prefix.*` patterns as provided by the host.
+    DeclareHostTypes(Vec<String>),
+    /// Turn on the host profile's sub-chain support.
+    EnableSubChains,
+    /// Raise the host's sub-chain nesting limit to this depth.
+    RaiseMaxDepth(u32),
+    /// Turn on the host profile's compensation support.
+    EnableCompensation,
+    /// Stop refusing unsigned, untrusted or unverifiable packs (they are warned about).
+    AcceptUnsigned,
+}
+
+impl Fix {
+    /// The button's text.
+    pub fn label(&self) -> String {
+        match self {
+            Fix::DeclareHostTypes(p) => format!("Declare {} as host-provided", p.join(", ")),
+            Fix::EnableSubChains => "Enable sub-chains".to_owned(),
+            Fix::RaiseMaxDepth(d) => format!("Allow sub-chains {d} deep"),
+            Fix::EnableCompensation => "Enable compensation".to_owned(),
+            Fix::AcceptUnsigned => "Accept unsigned packs (warn only)".to_owned(),
+        }
+    }
+
+    /// What the `n` chains it unblocks have in common ("148 chains need node types the host
+    /// provides", "1 chain composes sub-chains").
+    pub fn need(&self, n: usize) -> String {
+        let one = n == 1;
+        let (verb, rest) = match self {
+            Fix::DeclareHostTypes(_) => (if one { "needs" } else { "need" }, "node types the host provides"),
+            Fix::EnableSubChains => (if one { "composes" } else { "compose" }, "sub-chains"),
+            Fix::RaiseMaxDepth(_) => (if one { "nests" } else { "nest" }, "sub-chains deeper than the host allows"),
+            Fix::EnableCompensation => (if one { "carries" } else { "carry" }, "a compensation policy"),
+            Fix::AcceptUnsigned => (if one { "comes" } else { "come" }, "from an unsigned or untrusted pack"),
+        };
+        format!("{n} {} {verb} {rest}", if one { "chain" } else { "chains" })
+    }
+
+    /// Apply it to the host profile and the "require signed" switch.
+    pub fn apply(&self, host: &mut HostProfile, require_signed: &mut bool) {
+        match self {
+            Fix::DeclareHostTypes(patterns) => {
+                for p in patterns {
+                    if !host.node_types.contains(p) {
+                        host.node_types.push(p.clone());
+                    }
+                }
+            }
+            Fix::EnableSubChains => host.sub_chains = true,
+            Fix::RaiseMaxDepth(d) => host.max_depth = host.max_depth.max(*d),
+            Fix::EnableCompensation => host.compensation = true,
+            Fix::AcceptUnsigned => *require_signed = false,
+        }
+    }
+}
+
+/// The `prefix.*` pattern that declares a typeId's family (`feature.ai.summarise` →
+/// `feature.*`); the typeId itself when it has no dot.
+pub fn family_of(type_id: &str) -> String {
+    match type_id.split_once('.') {
+        Some((first, _)) => format!("{first}.*"),
+        None => type_id.to_owned(),
+    }
+}
+
+/// What lifts this refusal, if a setting does. `chain_unresolvable_typeid` is lifted for
+/// its typeId's whole family (the way hosts provide their own types).
+pub fn fix_for(f: &Finding) -> Option<Fix> {
+    match f.code {
+        code::CHAIN_UNRESOLVABLE_TYPEID => {
+            let t = f.details.get("typeId").and_then(Value::as_str)?;
+            Some(Fix::DeclareHostTypes(vec![family_of(t)]))
+        }
+        code::SUB_CHAIN_UNSUPPORTED => Some(Fix::EnableSubChains),
+        code::SUB_CHAIN_MAX_DEPTH_EXCEEDED => {
+            let allowed = f.details.get("maxDepth").and_then(Value::as_u64)?;
+            u32::try_from(allowed + 1).ok().map(Fix::RaiseMaxDepth)
+        }
+        code::CAPABILITY_REQUIRED
+            if f.details.get("requiredCapability").and_then(Value::as_str) == Some("compensation") =>
+        {
+            Some(Fix::EnableCompensation)
+        }
+        code::PACK_UNSIGNED | code::PACK_SIGNATURE_UNTRUSTED | code::PACK_SIGNATURE_UNVERIFIABLE => {
+            Some(Fix::AcceptUnsigned)
+        }
+        _ => None,
+    }
+}
+
+/// The fixes a set of refusals has, each once, in the order first met. Missing typeIds of
+/// one family share one declaration.
+pub fn fixes_of<'a>(blocking: impl IntoIterator<Item = &'a Finding>) -> Vec<Fix> {
+    let mut out: Vec<Fix> = Vec::new();
+    for fix in blocking.into_iter().filter_map(fix_for) {
+        if !out.contains(&fix) {
+            out.push(fix);
+        }
+    }
+    out
+}
+
+/// The chain's own edges whose port types do not fit, by the catalog: what the problems bar
+/// flags as `edge_port_incompatible` once the chain is inserted, as warnings for its tile
+/// (the palette predicts what an insert will report). Edges to nodes outside the fragment
+/// and untyped ports are not judged.
+pub fn port_findings(catalog: &Catalog, chain: &Chain) -> Vec<Finding> {
+    let type_of = |node: &str| {
+        chain.nodes().iter().find(|n| n.get("id").and_then(Value::as_str) == Some(node))?.get("typeId")?.as_str()
+    };
+    let mut out = Vec::new();
+    for (j, edge) in chain.edges().iter().enumerate() {
+        let end = |key: &str, default_port: &'static str| {
+            let text = edge.get(key).and_then(Value::as_str)?;
+            let (node, port) = text.split_once('.').unwrap_or((text, default_port));
+            Some((type_of(node)?, port))
+        };
+        let (Some(from), Some(to)) = (end("from", "output"), end("to", "input")) else { continue };
+        if let Err(e) = catalog.check_connection(from, to) {
+            let mut f =
+                Finding::warning(code::EDGE_PORT_INCOMPATIBLE, format!("{}/dag/edges/{j}", chain.pointer()), e.message);
+            f.chain_id = Some(chain.chain_id().to_owned());
+            f.details.extend(e.details);
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The loaded chains, how many are blocked, and per fix how many chains it would unblock
+/// on its own (more than one fix may be needed for a chain).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub chains: usize,
+    pub blocked: usize,
+    /// Blocked chains that no setting unblocks (refusals without a fix).
+    pub unfixable: usize,
+    /// Each fix with the number of blocked chains that need it, most first.
+    pub fixes: Vec<(Fix, usize)>,
+    /// Blocked chains that need node types the host would provide (any family).
+    pub need_host_types: usize,
+}
+
+impl Summary {
+    /// Every host-type declaration the blocked chains need, as one fix (the banner's button).
+    pub fn declare_all_host_types(&self) -> Option<Fix> {
+        let patterns: Vec<String> = self
+            .fixes
+            .iter()
+            .filter_map(|(f, _)| match f {
+                Fix::DeclareHostTypes(p) => Some(p.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        (!patterns.is_empty()).then_some(Fix::DeclareHostTypes(patterns))
+    }
+}
+
+/// Sum up the chains of the workflow-chain packs (`reports[i]` is `packs[i]`'s report);
+/// internal chains count only when shown.
+pub fn summarise(packs: &[Pack], reports: &[TrustReport], show_internal: bool) -> Summary {
+    let mut s = Summary::default();
+    for (pack, report) in packs.iter().zip(reports).filter(|(p, _)| p.kind == PackKind::WorkflowChain) {
+        for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
+            s.chains += 1;
+            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            let blocking: Vec<&Finding> = report.blocking().filter(concerns).collect();
+            if blocking.is_empty() {
+                continue;
+            }
+            s.blocked += 1;
+            if blocking.iter().any(|f| fix_for(f).is_none()) {
+                s.unfixable += 1;
+            }
+            let fixes = fixes_of(blocking);
+            if fixes.iter().any(|f| matches!(f, Fix::DeclareHostTypes(_))) {
+                s.need_host_types += 1;
+            }
+            for fix in fixes {
+                match s.fixes.iter_mut().find(|(f, _)| *f == fix) {
+                    Some((_, n)) => *n += 1,
+                    None => s.fixes.push((fix, 1)),
+                }
+            }
+        }
+    }
+    // Stable: equal counts keep the order first met.
+    s.fixes.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Finding;
+    use serde_json::json;
+
+    fn missing(t: &str) -> Finding {
+        let mut f = Finding::error(code::CHAIN_UNRESOLVABLE_TYPEID, "/chains/0", format!("{t} missing"));
+        f.details.insert("typeId".into(), json!(t));
+        f
+    }
+
+    #[test]
+    fn every_host_gate_and_signature_refusal_has_a_fix_and_missing_types_share_their_family() {
+        let sub = Finding::error(code::SUB_CHAIN_UNSUPPORTED, "", "subchains");
+        assert_eq!(fix_for(&sub), Some(Fix::EnableSubChains));
+        let mut deep = Finding::error(code::SUB_CHAIN_MAX_DEPTH_EXCEEDED, "", "deep");
+        deep.details.insert("maxDepth".into(), json!(8));
+        assert_eq!(fix_for(&deep), Some(Fix::RaiseMaxDepth(9)));
+        let mut comp = Finding::error(code::CAPABILITY_REQUIRED, "", "comp");
+        comp.details.insert("requiredCapability".into(), json!("compensation"));
+        assert_eq!(fix_for(&comp), Some(Fix::EnableCompensation));
+        assert_eq!(fix_for(&Finding::error(code::PACK_UNSIGNED, "", "u")), Some(Fix::AcceptUnsigned));
+        assert_eq!(fix_for(&Finding::error(code::SENSITIVE_PARAM_NOT_DEFERRABLE, "", "s")), None);
+        let (a, b) = (missing("feature.ai.summarise"), missing("feature.mail.send"));
+        assert_eq!(fixes_of([&a, &b]), vec![Fix::DeclareHostTypes(vec!["feature.*".into()])]);
+
+        let (mut host, mut require_signed) = (HostProfile::default(), true);
+        for f in [Fix::EnableSubChains, Fix::RaiseMaxDepth(9), Fix::AcceptUnsigned, fixes_of([&a]).remove(0)] {
+            f.apply(&mut host, &mut require_signed);
+        }
+        assert!(host.sub_chains && host.max_depth == 9 && !require_signed);
+        assert_eq!(host.node_types, ["feature.*"]);
+    }
+
+    #[test]
+    fn a_chain_s_edge_between_ports_of_unfitting_types_is_predicted_and_no_bundled_chain_has_one() {
+        let packs = crate::pack::bundled().packs;
+        let mut catalog = Catalog::new();
+        for p in &packs {
+            catalog.add_pack(p);
+        }
+        for p in &packs {
+            for c in &p.chains {
+                assert_eq!(port_findings(&catalog, c), Vec::new(), "{}", c.chain_id());
+            }
+        }
+        // The triage chain as it was shipped: the classifier's label (a string) into the
+        // sheet's rows (an array).
+        let source = crate::pack::bundled_dir().join("vendor.chainsmith.support-desk/pack.json");
+        let text = std::fs::read_to_string(&source).unwrap().replace("\"log.row\"", "\"log.rows\"");
+        let pack = crate::pack::load_bytes(&source, text.as_bytes(), Default::default()).unwrap();
+        let found = port_findings(&catalog, pack.chain("support.triage").unwrap());
+        assert_eq!(
+            found.iter().map(|f| (f.code, f.pointer.as_str())).collect::<Vec<_>>(),
+            [(code::EDGE_PORT_INCOMPATIBLE, "/chains/0/dag/edges/2")]
+        );
+    }
+}
