@@ -226,12 +226,34 @@ pub fn parse() -> std::result::Result<Cli, ExitCode> {
         }
         let rendered = e.render().to_string();
         eprint!("{rendered}");
-        let first = rendered.lines().next().unwrap_or_default();
-        let message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
-        let usage = Error::new(code::INVALID_REQUEST, message).with("usage", true);
-        eprintln!("{}", usage.envelope());
+        eprintln!("{}", usage_error(&e, &rendered).envelope());
         ExitCode::from(2)
     })
+}
+
+/// The envelope of a usage error: clap's explanation up to its usage line (which names the
+/// argument at fault when it is on a following line), with that argument and the value
+/// given for it in `details`.
+fn usage_error(e: &clap::Error, rendered: &str) -> Error {
+    use clap::error::{ContextKind, ContextValue};
+    let explanation: Vec<&str> =
+        rendered.lines().take_while(|l| !l.starts_with("Usage:") && !l.trim().is_empty()).map(str::trim).collect();
+    let text = explanation.join(" ");
+    let message = text.strip_prefix("error: ").unwrap_or(&text).to_owned();
+    let mut err = Error::new(code::INVALID_REQUEST, message).with("usage", true);
+    let context = |kind: ContextKind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(Value::String(s.clone())),
+        Some(ContextValue::Strings(v)) if v.len() == 1 => Some(Value::String(v[0].clone())),
+        Some(ContextValue::Strings(v)) => Some(json!(v)),
+        _ => None,
+    };
+    if let Some(argument) = context(ContextKind::InvalidArg) {
+        err = err.with("argument", argument);
+    }
+    if let Some(value) = context(ContextKind::InvalidValue) {
+        err = err.with("value", value);
+    }
+    err
 }
 
 /// Run a subcommand, printing its output; failures become the envelope and exit 1.
@@ -497,7 +519,7 @@ fn collect_values(
                     Error::new(code::INVALID_REQUEST, format!("{src}: parameters are not UTF-8 text")).with("path", src)
                 })?
             };
-            match serde_json::from_str::<Value>(&text) {
+            match chainsmith::fsio::json::from_str(&text) {
                 Ok(Value::Object(m)) => m,
                 Ok(other) => {
                     return Err(Error::new(
@@ -543,7 +565,7 @@ fn collect_values(
                         )
                         .with("param", name),
                     );
-                    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+                    chainsmith::fsio::json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
                 }
             };
             values.insert(name.to_owned(), value);
@@ -804,8 +826,7 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
             let bytes =
                 chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)
                     .map_err(Error::not_a_pack)?;
-            let workflow: Value = serde_json::from_slice(&bytes)
-                .map_err(|e| chainsmith::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
+            let workflow: Value = chainsmith::fsio::parse_json(code::VALIDATION_ERROR, path, &bytes)?;
             format.project_workflow(&workflow, &opts)
         }
         (None, Some(pack_path), Some(chain_id)) => {

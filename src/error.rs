@@ -27,6 +27,8 @@ pub mod code {
     pub const SUB_CHAIN_CYCLE: &str = "sub_chain_cycle";
     pub const SUB_CHAIN_UNSUPPORTED: &str = "sub_chain_unsupported";
     pub const SUB_CHAIN_MAX_DEPTH_EXCEEDED: &str = "sub_chain_max_depth_exceeded";
+    /// Two sub-chains whose minted child workflow ids are equal (chain-packs §8 rule 3).
+    pub const SUB_CHAIN_WORKFLOW_ID_COLLISION: &str = "sub_chain_workflow_id_collision";
     pub const SENSITIVE_PARAM_NOT_DEFERRABLE: &str = "sensitive_param_not_deferrable";
     pub const VARIABLE_UNDECLARED: &str = "variable_undeclared";
     pub const PRODUCED_VAR_PRODUCER_UNKNOWN: &str = "produced_var_producer_unknown";
@@ -37,10 +39,14 @@ pub mod code {
     pub const PACK_VERSION_NOT_FOUND: &str = "pack_version_not_found";
     pub const VALIDATION_ERROR: &str = "validation_error";
     pub const IO_ERROR: &str = "io_error";
+    /// A JSON file that starts with a UTF-8 byte order mark (RFC 8259 §8.1).
+    pub const JSON_UTF8_BOM: &str = "json_utf8_bom";
 
     // Lint and warning codes. They never refuse anything on their own.
     pub const DUPLICATE_CHAIN_ID: &str = "duplicate_chain_id";
     pub const DUPLICATE_NODE_ID: &str = "duplicate_node_id";
+    /// An object repeating a member name: read as its last value here; signing refuses it.
+    pub const DUPLICATE_MEMBER_NAME: &str = "duplicate_member_name";
     pub const EDGE_ENDPOINT_UNKNOWN: &str = "edge_endpoint_unknown";
     pub const FRAGMENT_CYCLE: &str = "fragment_cycle";
     pub const PARAMETERS_SCHEMA_INVALID: &str = "parameters_schema_invalid";

@@ -5,6 +5,8 @@ use crate::error::{Error, Result, code};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+pub mod json;
+
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
 /// synced, then renamed over the target. On any failure the old file is left intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -263,6 +265,32 @@ pub fn invalid_json_error(code: &'static str, path: &Path, e: &serde_json::Error
         .with("path", path.display().to_string())
         .with("line", e.line())
         .with("column", e.column())
+}
+
+/// A user's JSON file, read as written ([`json::from_slice`]); a refusal carries `code`,
+/// names the file and where it broke, and says so when the file starts with a byte order mark.
+pub fn parse_json(code: &'static str, path: &Path, bytes: &[u8]) -> Result<serde_json::Value> {
+    json::from_slice(bytes).map_err(|e| json_file_error(code, path, bytes, &e))
+}
+
+/// [`invalid_json_error`] for a file whose bytes are at hand: a file that starts with a
+/// UTF-8 byte order mark is refused as that (code [`code::JSON_UTF8_BOM`]), not as "expected
+/// value at line 1 column 1".
+pub fn json_file_error(code: &'static str, path: &Path, bytes: &[u8], e: &serde_json::Error) -> Error {
+    if bytes.starts_with(json::UTF8_BOM) {
+        return Error::new(
+            code::JSON_UTF8_BOM,
+            format!(
+                "{}: not valid JSON: the file starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON \
+                 text must not have; save it as UTF-8 without a BOM",
+                path.display()
+            ),
+        )
+        .with("path", path.display().to_string())
+        .with("line", 1)
+        .with("column", 1);
+    }
+    invalid_json_error(code, path, e)
 }
 
 /// Pretty JSON with a final newline, as chainsmith writes every JSON file.

@@ -432,4 +432,121 @@ mod growth_of {
             },
         );
     }
+
+    /// Issue 24 item 15: `chain extract --param` with k promotions of k nodes' values. Each
+    /// promotion copied the whole fragment and scanned it for its node.
+    #[test]
+    fn promotions_when_extracting() {
+        use chainsmith::author::{ChainInfo, ExtractRequest, PackDraft, PackInfo, Promotion, extract_into};
+        assert_near_linear(
+            "k promotions in one extraction",
+            250,
+            |k| {
+                let nodes: Vec<Value> = (0..k)
+                    .map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop", "config": {"v": format!("value {i}")}}))
+                    .collect();
+                let wf = Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes})).unwrap();
+                let params = (0..k).map(|i| Promotion::new(&format!("p{i}"), &format!("n{i}"), "/config/v")).collect();
+                let req = ExtractRequest { chain: ChainInfo::new("g.extracted", "Extracted"), nodes: None, params };
+                (wf, req)
+            },
+            |(wf, req)| {
+                let mut draft = PackDraft::new(&PackInfo {
+                    name: "vendor.bounded.extract".into(),
+                    version: "1.0.0".into(),
+                    ..Default::default()
+                });
+                let out = extract_into(&mut draft, wf, req).unwrap();
+                let chain = &draft.chains()[out.index];
+                assert_eq!(chain["parameters"]["properties"].as_object().unwrap().len(), req.params.len());
+            },
+        );
+    }
+
+    /// A pack of one root chain composing k sibling sub-chains (`fan`), or composing k chains
+    /// that each compose one shared leaf (`diamond`).
+    fn sub_chain_pack(k: usize, diamond: bool) -> Pack {
+        let refs: Vec<String> = (0..k).map(|i| format!("g.c{i}")).collect();
+        let chain = |id: &str, nodes: Vec<Value>, subs: &[String]| {
+            json!({"chainId": id, "version": "1.0.0", "label": "c", "description": "d",
+                "parameters": {"type": "object"}, "subChains": subs.iter().map(|r| json!({"ref": r})).collect::<Vec<_>>(),
+                "dag": {"nodes": nodes, "edges": []}})
+        };
+        let call = |i: usize, r: &str| json!({"id": format!("n{i}"), "typeId": "core.subWorkflow", "config": {"subChainRef": r}});
+        let mut chains = vec![chain("g.root", refs.iter().enumerate().map(|(i, r)| call(i, r)).collect(), &refs)];
+        let leaf = vec!["g.leaf".to_owned()];
+        for r in &refs {
+            chains.push(if diamond {
+                chain(r, vec![call(0, "g.leaf")], &leaf)
+            } else {
+                chain(r, vec![json!({"id": "x", "typeId": "core.noop"})], &[])
+            });
+        }
+        chains.push(chain("g.leaf", vec![json!({"id": "x", "typeId": "core.noop"})], &[]));
+        let manifest = json!({"name": "vendor.bounded.sub", "version": "1.0.0", "kind": "workflow-chain",
+            "engines": {"openwop": "*"}, "chains": chains});
+        load(&manifest)
+    }
+
+    fn co_expand(pack: &Pack) -> usize {
+        use chainsmith::expand::subchain::{DEFAULT_TENANT, TreeOptions, expand_tree};
+        let opts = TreeOptions {
+            expand: ExpandOptions {
+                expansion_id: Some("g1".into()),
+                host: HostProfile::permissive(),
+                ..Default::default()
+            },
+            tenant: DEFAULT_TENANT,
+            external: &[],
+        };
+        expand_tree(pack, "g.root", Map::new(), &opts).unwrap().children.len()
+    }
+
+    /// Issue 24 item 15: co-expanding k sub-chains looked each up by scanning the pack's chains.
+    #[test]
+    fn sub_chain_fan_out() {
+        assert_near_linear(
+            "k sibling sub-chains",
+            1_000,
+            |k| sub_chain_pack(k, false),
+            |pack| {
+                assert_eq!(co_expand(pack), pack.chains.len() - 2);
+            },
+        );
+    }
+
+    /// The same with every child composing one shared leaf (registered once).
+    #[test]
+    fn sub_chain_diamond() {
+        assert_near_linear(
+            "k sub-chains sharing a leaf",
+            1_000,
+            |k| sub_chain_pack(k, true),
+            |pack| {
+                assert_eq!(co_expand(pack), pack.chains.len() - 1);
+            },
+        );
+    }
+
+    /// Issue 24 item 15: a k-node fan-out chain (hub, then a column of leaves) placed at
+    /// (0, 0) onto a k-node column: every leaf was asked at each of the k steps the hub takes
+    /// down the column, though no leaf shares an x range with the column.
+    #[test]
+    fn fan_out_placed_onto_a_column() {
+        assert_near_linear(
+            "fan-out onto a column",
+            2_000,
+            |k| {
+                let mut group = vec![(0.0, 0.0)];
+                group.extend((1..k).map(|j| (310.0, j as f64 * 136.0)));
+                let column: Vec<(f64, f64)> = (0..k).map(|j| (0.0, j as f64 * 136.0)).collect();
+                (group, column)
+            },
+            |(group, column)| {
+                let mut group = group.clone();
+                clear_of(&mut group, column);
+                assert!(group[0].1 >= (column.len() - 1) as f64 * 136.0 + 96.0, "{:?}", group[0]);
+            },
+        );
+    }
 }

@@ -164,6 +164,22 @@ fn usage_errors_exit_2_with_an_envelope() {
     assert_eq!(run(&["--help"]).status.code(), Some(0));
 }
 
+/// The envelope names the argument at fault, which clap puts on the line after its first.
+#[test]
+fn usage_error_envelopes_name_the_argument() {
+    let env = envelope(&run(&["expand", SUPPORT]));
+    assert_eq!(env["details"]["argument"], "--chain <ID>", "{env}");
+    assert!(env["message"].as_str().unwrap().contains("--chain <ID>"), "{env}");
+    let env = envelope(&run(&["expand", SUPPORT, "--chain", "support.triage", "--frobnicate"]));
+    assert_eq!(env["details"]["argument"], "--frobnicate", "{env}");
+    let env = envelope(&run(&["inline", "--new", "x", SUPPORT, "--chain", "c", "-o", "o.json", "--at", "1"]));
+    assert_eq!(
+        (env["details"]["argument"].as_str(), env["details"]["value"].as_str()),
+        (Some("--at <X,Y>"), Some("1")),
+        "{env}"
+    );
+}
+
 #[test]
 fn inline_new_and_between() {
     let dir = tempfile::tempdir().unwrap();

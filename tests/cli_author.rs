@@ -310,3 +310,72 @@ fn every_bad_input_is_refused_with_its_code() {
     let usage = run(&["chain", "extract", "wf.json", "--pack", "x", "--chain-id", "a.b"]);
     assert_eq!(usage.status.code(), Some(2), "a missing --label is a usage error");
 }
+
+/// A pack over the 16 MiB manifest limit (what every command refuses to read) is refused
+/// before anything is written: no folder, no file, exit 1 with the limit's code.
+#[test]
+fn a_pack_over_the_manifest_limit_is_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = chainsmith::pack::MAX_MANIFEST_BYTES as usize;
+    // Eighteen 1 MiB strings: a 17 MiB workflow (under its own 64 MiB limit), a larger pack.
+    let nodes: Vec<Value> = (0..18)
+        .map(|i| json!({"id": format!("n{i}"), "typeId": "core.noop", "config": {"blob": "x".repeat(1 << 20)}}))
+        .collect();
+    let wf = dir.path().join("big.json");
+    std::fs::write(
+        &wf,
+        serde_json::to_vec(&json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": []})).unwrap(),
+    )
+    .unwrap();
+    let pack = dir.path().join("big-pack");
+    let out = run(&[
+        "chain",
+        "extract",
+        wf.to_str().unwrap(),
+        "--pack",
+        pack.to_str().unwrap(),
+        "--pack-name",
+        "vendor.acme.big",
+        "--chain-id",
+        "acme.big",
+        "--label",
+        "Big",
+    ]);
+    let env = envelope(&out);
+    assert_eq!(env["error"], "pack_manifest_invalid", "{env}");
+    assert_eq!(env["details"]["limit"].as_u64(), Some(limit as u64), "{env}");
+    assert!(env["details"]["size"].as_u64().unwrap() > limit as u64, "{env}");
+    assert!(!pack.exists(), "nothing is created");
+
+    // Into an existing pack: it is left as it was.
+    let small = dir.path().join("small");
+    summary(&run(&[
+        "chain",
+        "extract",
+        &write_workflow(dir.path()),
+        "--pack",
+        small.to_str().unwrap(),
+        "--pack-name",
+        "vendor.acme.small",
+        "--chain-id",
+        "acme.small",
+        "--label",
+        "Small",
+        "--nodes",
+        "fetch,notify",
+    ]));
+    let before = std::fs::read(small.join("pack.json")).unwrap();
+    let out = run(&[
+        "chain",
+        "extract",
+        wf.to_str().unwrap(),
+        "--pack",
+        small.to_str().unwrap(),
+        "--chain-id",
+        "acme.big",
+        "--label",
+        "Big",
+    ]);
+    assert_eq!(envelope(&out)["error"], "pack_manifest_invalid");
+    assert_eq!(std::fs::read(small.join("pack.json")).unwrap(), before);
+}

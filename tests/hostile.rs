@@ -501,3 +501,114 @@ mod generated {
         }
     }
 }
+
+/// A throw-away Ed25519 key, encrypted with the password "secret"
+/// (`openssl pkey -in plain.pem -aes256 -passout pass:secret`).
+const ENCRYPTED_KEY: &str = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIGbMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAh/e4ocX1Pv0wICCAAw\nDAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEOpUpgvMAVajhSz4XOCdxLcEQDGc\nVpcOnecZbGjN5bbFeB6uXU8WZeTXFzBJ+CkNT7JcyYo16hXoIF7Hgtv+t5ak8FuD\n60xukN4WUrs17u8/5bY=\n-----END ENCRYPTED PRIVATE KEY-----\n";
+
+/// Text that trips a parser in a way that says nothing: each must be named for what it is.
+mod named_refusals {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> OsString {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p.into_os_string()
+    }
+
+    fn pack_text(chain_extra: &str) -> String {
+        format!(
+            r#"{{"name": "vendor.t.named", "version": "1.0.0", "kind": "workflow-chain", "engines": {{"openwop": ">=1.0.0"}},
+              "chains": [{{"chainId": "t.one", "version": "1.0.0", "label": "One", "description": "d",
+                "parameters": {{"type": "object"}}{chain_extra},
+                "dag": {{"nodes": [{{"id": "a", "typeId": "core.noop", "config": {{"k": 1}}}}]}}}}]}}"#
+        )
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice(pack_text("").as_bytes());
+        let pack = write(dir.path(), "bom/pack.json", &bytes);
+        let out = check(
+            &[os(&["expand"]), vec![pack], os(&["--chain", "t.one"])].concat(),
+            None,
+            Expect::Fails("json_utf8_bom"),
+        );
+        assert!(out.message().contains("byte order mark"), "{}", out.message());
+        let mut wf = b"\xEF\xBB\xBF".to_vec();
+        wf.extend_from_slice(br#"{"id": "w", "name": "w", "version": "1", "nodes": [], "edges": []}"#);
+        let wf = write(dir.path(), "wf.json", &wf);
+        let out_file = dir.path().join("out.json");
+        let out = check(&inline(wf, &out_file, &[]), None, Expect::Fails("json_utf8_bom"));
+        assert!(out.message().contains("byte order mark"), "{}", out.message());
+    }
+
+    #[test]
+    fn an_object_named_like_serde_json_s_number_marker_stays_an_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let text =
+            pack_text("").replace(r#""config": {"k": 1}"#, r#""config": {"k": {"$serde_json::private::Number": "5"}}"#);
+        let pack = write(dir.path(), "num/pack.json", text.as_bytes());
+        let out = check(
+            &[os(&["expand"]), vec![pack], os(&["--chain", "t.one", "--expansion-id", "e1"])].concat(),
+            None,
+            Expect::Succeeds,
+        );
+        // Checked as text: the test's own serde_json has the feature too, and would read the
+        // object back as the number 5.
+        let marker = |n: u8| format!(r#""$serde_json::private::Number": "{n}""#);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains(&marker(5)), "{}", clip(&stdout));
+        // A parameter value: an object parameter gets the object.
+        let text = pack_text("")
+            .replace(
+                r#""parameters": {"type": "object"}"#,
+                r#""parameters": {"type": "object", "properties": {"o": {"type": "object"}}}"#,
+            )
+            .replace(r#""config": {"k": 1}"#, r#""config": {"k": "{{params.o}}"}"#);
+        let pack = write(dir.path(), "obj/pack.json", text.as_bytes());
+        let params = write(dir.path(), "params.json", br#"{"o": {"$serde_json::private::Number": "7"}}"#);
+        let args = [os(&["expand"]), vec![pack, "--params".into(), params], os(&["--chain", "t.one"])].concat();
+        let out = check(&args, None, Expect::Succeeds);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains(&marker(7)), "{}", clip(&stdout));
+        // A workflow.
+        let wf = write(
+            dir.path(),
+            "wf.json",
+            br#"{"id": "w", "name": "w", "version": "1", "nodes": [{"id": "n", "typeId": "core.noop", "config": {"x": {"$serde_json::private::Number": "9"}}}], "edges": []}"#,
+        );
+        let out_file = dir.path().join("out.json");
+        check(&inline(wf, &out_file, &[]), None, Expect::Succeeds);
+        let saved = std::fs::read_to_string(&out_file).unwrap();
+        assert!(saved.contains(&marker(9)), "{}", clip(&saved));
+    }
+
+    #[test]
+    fn repeated_member_names_are_warned_in_validate_as_signing_refuses_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = pack_text(r#", "label": "Again""#);
+        let pack = write(dir.path(), "dup/pack.json", text.as_bytes());
+        let out = check(&[os(&["validate", "--json"]), vec![pack]].concat(), None, Expect::Succeeds);
+        let findings: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let dup: Vec<&Value> = findings.iter().filter(|f| f["code"] == "duplicate_member_name").collect();
+        assert_eq!(dup.len(), 1, "{findings:?}");
+        assert_eq!(dup[0]["path"], "/chains/0/label");
+        assert_eq!(dup[0]["severity"], "warning");
+        assert!(dup[0]["message"].as_str().unwrap().contains("sign"), "{}", dup[0]);
+    }
+
+    #[test]
+    fn an_encrypted_key_is_named_encrypted() {
+        let dir = tempfile::tempdir().unwrap();
+        let pack = write(dir.path(), "p/pack.json", pack_text("").as_bytes());
+        let key = write(dir.path(), "enc.pem", ENCRYPTED_KEY.as_bytes());
+        let args = [os(&["pack", "sign"]), vec![pack, "--key".into(), key], os(&["--key-id", "k1"])].concat();
+        let out = check(&args, None, Expect::Fails("invalid_request"));
+        assert!(out.message().contains("encrypted"), "{}", out.message());
+        assert!(out.message().contains("unencrypted PKCS#8"), "{}", out.message());
+    }
+}

@@ -321,3 +321,103 @@ fn node_catalog_types_resolve_like_catalogued_ones() {
     assert_eq!(env["error"], "chain_unresolvable_typeid", "{env}");
     assert_eq!(env["details"]["typeId"], "feature.demo.summarise");
 }
+
+/// A pack whose root chain composes `q.a.b` and `q.a_b`: the reference's child id turns
+/// `.` into `_`, so both would be child workflow `wfc_local__q_a_b__1_0_0`.
+fn colliding_pack() -> Value {
+    let leaf = |id: &str, type_id: &str| {
+        json!({"chainId": id, "version": "1.0.0", "label": id, "description": "d", "parameters": {"type": "object"},
+               "dag": {"nodes": [{"id": "x", "typeId": type_id}]}})
+    };
+    json!({"name": "vendor.t.collide", "version": "1.0.0", "kind": "workflow-chain", "engines": {"openwop": ">=1.0.0"},
+        "chains": [
+            {"chainId": "q.root", "version": "1.0.0", "label": "root", "description": "d", "parameters": {"type": "object"},
+             "subChains": [{"ref": "q.a.b"}, {"ref": "q.a_b"}],
+             "dag": {"nodes": [
+                {"id": "one", "typeId": "core.subWorkflow", "config": {"subChainRef": "q.a.b"}},
+                {"id": "two", "typeId": "core.subWorkflow", "config": {"subChainRef": "q.a_b"}}],
+              "edges": [{"from": "one", "to": "two"}]}},
+            leaf("q.a.b", "core.noop"), leaf("q.a_b", "core.identity")]})
+}
+
+#[test]
+fn sub_chains_minting_one_child_workflow_id_are_refused_and_validate_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = write_json(dir.path(), "pack.json", &colliding_pack());
+    let host = write_json(dir.path(), "host.json", &json!({"subChains": true}));
+    let out = run(&["expand", &pack, "--chain", "q.root", "--host", &host, "--expansion-id", "x1"]);
+    assert_eq!(out.status.code(), Some(1), "stdout: {}", String::from_utf8_lossy(&out.stdout));
+    let env = envelope(&out);
+    assert_eq!(env["error"], "sub_chain_workflow_id_collision", "{env}");
+    assert_eq!(env["details"]["workflowId"], "wfc_local__q_a_b__1_0_0", "{env}");
+    assert_eq!(env["details"]["chainIds"], json!(["q.a.b", "q.a_b"]), "{env}");
+
+    let out = run(&["validate", "--json", &pack]);
+    assert_eq!(out.status.code(), Some(1), "a collision is an error");
+    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<&Value> = findings.iter().filter(|f| f["code"] == "sub_chain_workflow_id_collision").collect();
+    assert_eq!(found.len(), 1, "{findings:?}");
+    assert_eq!(found[0]["path"], "/chains/2/chainId");
+
+    // Either chain on its own, as the root, has no child id and still expands.
+    let out = run(&["expand", &pack, "--chain", "q.a_b", "--host", &host]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// What `inline` wrote with a co-expanding host (a node naming its child workflow by id)
+/// extracts back into a chain: the id becomes the sub-chain ref it replaced.
+#[test]
+fn a_workflow_inlined_with_sub_chains_extracts_back_to_sub_chain_refs() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = json!({"name": "vendor.t.nest", "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": [
+            {"chainId": "n.root", "version": "1.0.0", "label": "root", "description": "d",
+             "parameters": {"type": "object"}, "subChains": [{"ref": "n.child.step"}],
+             "dag": {"nodes": [{"id": "go", "typeId": "core.noop"},
+                               {"id": "call", "typeId": "core.subWorkflow", "config": {"subChainRef": "n.child.step"}}],
+                     "edges": [{"from": "go", "to": "call"}]}},
+            {"chainId": "n.child.step", "version": "2.1.0", "label": "child", "description": "d",
+             "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "x", "typeId": "core.noop"}]}}]});
+    let pack = write_json(dir.path(), "pack.json", &pack);
+    let host = write_json(dir.path(), "host.json", &json!({"subChains": true}));
+    let out_file = dir.path().join("wf.json");
+    let out = run(&[
+        "inline",
+        "--new",
+        "W",
+        &pack,
+        "--chain",
+        "n.root",
+        "--host",
+        &host,
+        "--expansion-id",
+        "k1",
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let wf: Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    let call = wf["nodes"].as_array().unwrap().iter().find(|n| n["id"] == "n_root_k1_call").unwrap();
+    assert_eq!(call["config"]["workflowId"], "wfc_local__n_child_step__2_1_0");
+
+    let target = dir.path().join("again");
+    let out = run(&[
+        "chain",
+        "extract",
+        out_file.to_str().unwrap(),
+        "--pack",
+        target.to_str().unwrap(),
+        "--pack-name",
+        "vendor.t.again",
+        "--chain-id",
+        "n.root",
+        "--label",
+        "Root again",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written: Value = serde_json::from_slice(&std::fs::read(target.join("pack.json")).unwrap()).unwrap();
+    let chain = &written["chains"][0];
+    let node = chain["dag"]["nodes"].as_array().unwrap().iter().find(|n| n["id"] == "call").unwrap();
+    assert_eq!(node["config"], json!({"subChainRef": "n.child.step"}), "{chain}");
+    assert_eq!(chain["subChains"], json!([{"ref": "n.child.step"}]));
+}

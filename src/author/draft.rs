@@ -6,7 +6,7 @@
 use super::order::{in_schema_order, into_schema_order};
 use crate::catalog::{Catalog, is_core};
 use crate::error::{Error, Finding, Result, code};
-use crate::pack::{LoadOptions, Pack, PackKind, load_bytes, load_file};
+use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, PackKind, load_bytes, load_file};
 use semver::Version;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -104,7 +104,7 @@ impl PackDraft {
         });
         m.insert("engines".into(), Value::Object(engines));
         m.insert("chains".into(), json!([]));
-        let mut draft = Self { manifest: m, baseline: None, path: None, findings: Vec::new(), loaded: None };
+        let mut draft = Self { manifest: reordered(m), baseline: None, path: None, findings: Vec::new(), loaded: None };
         draft.revalidate();
         draft
     }
@@ -341,16 +341,41 @@ impl PackDraft {
         Ok((undo, findings))
     }
 
-    /// The bytes `save` writes: pretty JSON, members in schema order, final newline.
+    /// The bytes `save` writes: pretty JSON, members in schema order, final newline. The
+    /// manifest is kept in schema order, so it is written as it stands, not copied first.
     pub fn to_bytes(&self) -> Vec<u8> {
-        crate::fsio::to_pretty_json(&self.manifest())
+        let mut out = Vec::new();
+        crate::fsio::write_pretty_json(&mut out, &self.manifest).expect("a JSON map always serialises");
+        out
+    }
+
+    /// [`Self::to_bytes`], refused with `pack_manifest_invalid` (the code loading gives a
+    /// manifest over the limit) when they exceed [`MAX_MANIFEST_BYTES`]: no command could
+    /// read such a file back. `file` names it in the refusal.
+    pub fn checked_bytes(&self, file: &Path) -> Result<Vec<u8>> {
+        let bytes = self.to_bytes();
+        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(Error::new(
+                code::PACK_MANIFEST_INVALID,
+                format!(
+                    "{}: the pack would be {} bytes; the limit is {MAX_MANIFEST_BYTES} bytes, so nothing was written",
+                    file.display(),
+                    bytes.len()
+                ),
+            )
+            .with("path", file.display().to_string())
+            .with("size", bytes.len())
+            .with("limit", MAX_MANIFEST_BYTES));
+        }
+        Ok(bytes)
     }
 
     /// Write the manifest atomically to `path` (a `pack.json`, or a folder to hold one);
-    /// it becomes the baseline for version-bump help. Returns the file written.
+    /// it becomes the baseline for version-bump help. Returns the file written. A manifest
+    /// over [`MAX_MANIFEST_BYTES`] is refused before anything is written.
     pub fn save(&mut self, path: &Path) -> Result<PathBuf> {
         let file = if path.is_dir() { path.join("pack.json") } else { path.to_path_buf() };
-        crate::fsio::write_atomic(&file, &self.to_bytes())?;
+        crate::fsio::write_atomic(&file, &self.checked_bytes(&file)?)?;
         self.baseline = Some(self.manifest.clone());
         self.path = Some(file.clone());
         self.revalidate();
@@ -360,8 +385,13 @@ impl PackDraft {
     /// Validate as loading does, then add version-bump help.
     fn revalidate(&mut self) {
         let label = self.path.clone().unwrap_or_else(|| PathBuf::from("pack.json"));
+        // The last validation's pack goes first: two of them at once were two more copies
+        // of the manifest at the peak.
+        self.loaded = None;
         let bytes = serde_json::to_vec(&self.manifest).expect("a JSON map serialises");
-        (self.findings, self.loaded) = match load_bytes(&label, &bytes, LoadOptions::default()) {
+        let loaded = load_bytes(&label, &bytes, LoadOptions::default());
+        drop(bytes);
+        (self.findings, self.loaded) = match loaded {
             // Loading's checks include defaults that fail their own parameter schema.
             Ok(pack) => (pack.findings.clone(), Some(pack)),
             Err(e) => (vec![Finding::error(e.code, "", e.message)], None),
@@ -430,7 +460,9 @@ impl Bump {
 /// A chain that changed since the baseline while its `version` did not, and a pack that
 /// changed while its `version` did not, get a warning with the suggested next version.
 fn version_help(base: &Map<String, Value>, now: &Map<String, Value>) -> Vec<Finding> {
-    let chains = |m: &Map<String, Value>| m.get("chains").and_then(Value::as_array).cloned().unwrap_or_default();
+    fn chains(m: &Map<String, Value>) -> &[Value] {
+        m.get("chains").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+    }
     let (old_chains, new_chains) = (chains(base), chains(now));
     let mut out = Vec::new();
     let mut pack_bump: Option<Bump> = None;

@@ -5,6 +5,7 @@
 
 use super::{ChainInfo, token_like};
 use crate::error::{Error, Finding, Result, code, pointer_join};
+use crate::expand::subchain::SubChainLink;
 use crate::workflow::{Edge, Workflow};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
@@ -104,6 +105,12 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
         .filter(|n| n.has_member("position"))
         .map(|n| n.position())
         .fold(None, |acc: Option<(f64, f64)>, (x, y)| Some(acc.map_or((x, y), |(a, b)| (a.min(x), b.min(y)))));
+    // Child workflow ids a co-expansion wrote into `config.workflowId`, with the sub-chain
+    // refs they replaced: a fragment may not pin a workflow (§2.7 rule 33), so they go back.
+    let instances = wf.instances();
+    let links: HashMap<&str, &SubChainLink> =
+        instances.iter().flat_map(|i| &i.sub_chains).map(|l| (l.workflow_id.as_str(), l)).collect();
+    let mut refs: HashMap<String, Value> = HashMap::new();
     let mut capabilities: Vec<String> = Vec::new();
     let mut capability_sets = HashSet::new();
     let mut frag_nodes = Vec::with_capacity(nodes.len());
@@ -121,6 +128,7 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
                     json!({"x": crate::workflow::coordinate(x - ox), "y": crate::workflow::coordinate(y - oy)})
                 }
                 "compensation" => rename_in_mapping(v.clone(), &rename),
+                "config" => unpin_child_workflow(v.clone(), &links, &mut refs),
                 _ => v.clone(),
             };
             out.insert(key.into(), v);
@@ -172,7 +180,7 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
 
     let (frag_edges, boundary) = edges(wf, &rename, &mut warnings);
     let produced = produced_variables(wf, &rename, &frag_nodes, &selected)?;
-    let sub_chains = sub_chain_refs(&frag_nodes);
+    let sub_chains = sub_chain_refs(&frag_nodes, &refs);
 
     let mut chain = Map::new();
     chain.insert("chainId".into(), Value::String(info.chain_id.clone()));
@@ -407,14 +415,33 @@ fn produced_variables(
     Ok(out)
 }
 
-/// `subChains` for the nodes' `config.subChainRef`s, as sibling refs in first-use order.
-fn sub_chain_refs(nodes: &[Value]) -> Vec<Value> {
+/// A node config whose `workflowId` is a child workflow a co-expansion minted: that member
+/// becomes the `subChainRef` it replaced, and the ref is noted in `refs` (by chainId).
+fn unpin_child_workflow(
+    mut config: Value,
+    links: &HashMap<&str, &SubChainLink>,
+    refs: &mut HashMap<String, Value>,
+) -> Value {
+    let link = config.get("workflowId").and_then(Value::as_str).and_then(|id| links.get(id));
+    if let (Some(link), Some(obj)) = (link, config.as_object_mut())
+        && let Some(chain_id) = link.chain_id()
+    {
+        obj.shift_remove("workflowId");
+        obj.insert("subChainRef".into(), Value::String(chain_id.to_owned()));
+        refs.entry(chain_id.to_owned()).or_insert_with(|| link.reference.clone());
+    }
+    config
+}
+
+/// `subChains` for the nodes' `config.subChainRef`s in first-use order: the ref a
+/// co-expansion recorded (an external one keeps its pack and version), else a sibling ref.
+fn sub_chain_refs(nodes: &[Value], recorded: &HashMap<String, Value>) -> Vec<Value> {
     let mut seen = HashSet::new();
     nodes
         .iter()
         .filter_map(|n| n.pointer("/config/subChainRef").and_then(Value::as_str))
         .filter(|r| seen.insert(*r))
-        .map(|r| json!({"ref": r}))
+        .map(|r| json!({"ref": recorded.get(r).cloned().unwrap_or_else(|| Value::String(r.to_owned()))}))
         .collect()
 }
 

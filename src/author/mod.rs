@@ -16,7 +16,7 @@ mod token_like;
 pub use draft::{DEFAULT_ENGINE_RANGE, PackDraft, PackEdit, PackInfo, Placement};
 pub use extract::{BoundaryEdge, Extraction, extract};
 pub use order::in_schema_order;
-pub use promote::{Candidate, Promotion, candidates, infer_type, promote};
+pub use promote::{Candidate, Promotion, candidates, infer_type, promote, promote_all};
 pub use schema_edit::{PARAM_TYPES, ParamSpec, param_specs, remove_param, set_param};
 
 use crate::error::{Error, Result, code};
@@ -77,10 +77,10 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
     let mut extraction = extract(wf, req.nodes.as_deref(), &req.chain)?;
     let fragment_of: HashMap<&str, &str> =
         extraction.ids.iter().flat_map(|(w, f)| [(f.as_str(), f.as_str()), (w.as_str(), f.as_str())]).collect();
-    let mut promoted: Vec<(String, String)> = Vec::new();
+    let mut mapped: Vec<Promotion> = Vec::with_capacity(req.params.len());
     for p in &req.params {
-        let mut mapped = p.clone();
-        for (node, _) in &mut mapped.targets {
+        let mut p = p.clone();
+        for (node, _) in &mut p.targets {
             let frag = fragment_of.get(node.as_str()).ok_or_else(|| {
                 Error::new(code::INVALID_REQUEST, format!("node \"{node}\" is not among the extracted nodes"))
                     .with("nodeId", node.as_str())
@@ -88,18 +88,25 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
             })?;
             *node = (*frag).to_owned();
         }
-        promote(&mut extraction.chain, &mapped)?;
-        promoted.extend(mapped.targets);
+        mapped.push(p);
     }
+    promote_all(&mut extraction.chain, &mapped)?;
     // A promoted value is no longer the text a token-like warning was about.
+    let mut promoted: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (node, pointer) in mapped.iter().flat_map(|p| &p.targets) {
+        promoted.entry(node.as_str()).or_default().push(pointer.as_str());
+    }
     extraction.warnings.retain(|w| {
+        if w.code != code::TOKEN_LIKE_TEXT {
+            return true;
+        }
         let at = |key: &str| w.details.get(key).and_then(Value::as_str).unwrap_or_default();
         let node = fragment_of.get(at("nodeId")).copied().unwrap_or_default();
-        let covered = promoted.iter().any(|(n, p)| {
-            n == node
-                && (at("pointer") == p || at("pointer").strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
+        let pointer = at("pointer");
+        let covered = promoted.get(node).is_some_and(|pointers| {
+            pointers.iter().any(|p| pointer == *p || pointer.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
         });
-        !(w.code == code::TOKEN_LIKE_TEXT && covered)
+        !covered
     });
     let previous = draft.chain_index(&req.chain.chain_id).map(|i| draft.chains()[i].clone());
     let mut chain = std::mem::take(&mut extraction.chain);

@@ -15,15 +15,17 @@ use serde_json::Value;
 pub struct HostProfile {
     pub compensation: bool,
     pub sub_chains: bool,
+    #[serde(deserialize_with = "whole_number")]
     pub max_depth: u32,
     pub secrets: bool,
     pub deferred_parameters: bool,
     /// The OpenWOP protocol major the host speaks; a v2 manifest's `engines.openwop` must
     /// admit it (interop §3.2).
+    #[serde(deserialize_with = "whole_number")]
     pub protocol_major: u64,
     /// `limits.maxNodeExecutions` of a capabilities document: more nodes than this in one
     /// workflow is warned about, as the OpenWOP app does.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "some_whole_number")]
     pub max_node_executions: Option<u64>,
     /// typeIds the host provides: exact ids, or prefixes ending in `*` (`feature.*`). They
     /// resolve as if a catalogued node pack declared them.
@@ -61,7 +63,7 @@ impl HostProfile {
                 .with("line", e.line())
                 .with("column", e.column())
         };
-        let value: Value = serde_json::from_str(text).map_err(syntax)?;
+        let value: Value = crate::fsio::json::from_str(text).map_err(syntax)?;
         if is_capabilities_document(&value) {
             return Self::from_capabilities(&value);
         }
@@ -105,6 +107,15 @@ impl HostProfile {
     /// is not supported.
     pub fn from_capabilities(doc: &Value) -> Result<Self, Error> {
         let v2 = is_v2_document(doc);
+        if v2_without_preferred_version(doc) {
+            return Err(Error::new(
+                code::INVALID_REQUEST,
+                "capabilities: the families are v2 records (with `status`, not `supported`) but the document has \
+                 no `preferredVersion`, which a v2 document must carry (interop §4.2); it is not read as v1, where \
+                 every such family would look unsupported",
+            )
+            .with("pointer", "/preferredVersion"));
+        }
         // Root first, then the deprecated wrapper (interop §4.1).
         let family = |name: &str| doc.get(name).or_else(|| doc.pointer(&format!("/capabilities/{name}")));
         let supported = |f: Option<&Value>| match f {
@@ -120,7 +131,7 @@ impl HostProfile {
         let max_depth = match sub.and_then(|s| s.get("maxDepth")) {
             None => 8,
             Some(d) => {
-                d.as_u64().filter(|d| (1..=u64::from(u32::MAX)).contains(d)).map(|d| d as u32).ok_or_else(|| {
+                as_whole(d).filter(|d| (1..=u64::from(u32::MAX)).contains(d)).map(|d| d as u32).ok_or_else(|| {
                     Error::new(
                         code::INVALID_REQUEST,
                         format!("capabilities: subChains.maxDepth {d} is not a whole number ≥ 1"),
@@ -140,7 +151,7 @@ impl HostProfile {
             secrets: supported(family("secrets")),
             deferred_parameters: deferred,
             protocol_major: protocol_major(doc),
-            max_node_executions: limits.and_then(|l| l.get("maxNodeExecutions")).and_then(Value::as_u64),
+            max_node_executions: limits.and_then(|l| l.get("maxNodeExecutions")).and_then(as_whole),
             node_types: Vec::new(),
         })
     }
@@ -195,6 +206,36 @@ pub fn capabilities_form(doc: &Value) -> Option<&'static str> {
     } else {
         "v1 deprecated `capabilities` wrapper"
     })
+}
+
+/// A whole number ≥ 0, written as an integer or with a zero fraction (`8.0`): the schema's
+/// `integer` admits both.
+fn as_whole(v: &Value) -> Option<u64> {
+    let n = v.as_number()?;
+    n.as_u64().or_else(|| {
+        let f = n.as_f64()?;
+        (f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(&f)).then_some(f as u64)
+    })
+}
+
+fn whole_number<'de, D: serde::Deserializer<'de>, T: TryFrom<u64>>(d: D) -> Result<T, D::Error> {
+    let v = Value::deserialize(d)?;
+    as_whole(&v)
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| serde::de::Error::custom(format!("expected a whole number ≥ 0 in range, found {v}")))
+}
+
+fn some_whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        v => whole_number(v).map(Some).map_err(serde::de::Error::custom),
+    }
+}
+
+/// A document shaped as v2 (family records, no deprecated wrapper) without the
+/// `preferredVersion` that makes it one.
+fn v2_without_preferred_version(doc: &Value) -> bool {
+    doc.get("capabilities").is_none() && doc.get("preferredVersion").is_none() && is_v2_record(doc)
 }
 
 fn is_v2_document(doc: &Value) -> bool {
@@ -296,6 +337,33 @@ mod tests {
         let e = HostProfile::from_json(doc).unwrap_err();
         assert_eq!(e.code, code::INVALID_REQUEST);
         assert_eq!(e.details["path"], "/workflowChainPacks/subChains/maxDepth");
+    }
+
+    #[test]
+    fn whole_numbers_written_with_a_fraction_are_read() {
+        let doc = r#"{ "protocolVersion": "1.1", "limits": { "clarificationRounds": 3, "schemaRounds": 2,
+          "envelopesPerTurn": 5, "maxNodeExecutions": 1000.0 },
+          "workflowChainPacks": { "supported": true, "subChains": { "supported": true, "maxDepth": 8.0 } } }"#;
+        let h = HostProfile::from_json(doc).unwrap();
+        assert_eq!((h.max_depth, h.max_node_executions), (8, Some(1000)));
+        let own = HostProfile::from_json(r#"{"subChains": true, "maxDepth": 3.0, "protocolMajor": 2.0}"#).unwrap();
+        assert_eq!((own.max_depth, own.protocol_major), (3, 2));
+        for bad in [r#"{"maxDepth": 8.5}"#, r#"{"maxDepth": -1}"#, r#"{"maxDepth": 1e20}"#] {
+            assert_eq!(HostProfile::from_json(bad).unwrap_err().code, code::INVALID_REQUEST, "{bad}");
+        }
+        let half =
+            r#"{ "workflowChainPacks": { "supported": true, "subChains": { "supported": true, "maxDepth": 2.5 } } }"#;
+        assert_eq!(HostProfile::from_json(half).unwrap_err().details["path"], "/workflowChainPacks/subChains/maxDepth");
+    }
+
+    #[test]
+    fn v2_records_without_preferred_version_are_refused_not_read_as_v1() {
+        let doc = r#"{ "protocolVersions": ["2.0"],
+          "workflowChainPacks": {"status":"stable","since":"2.0","witness":"w","subChains":{"maxDepth":8}},
+          "compensation": {"status":"stable","since":"2.0","witness":"w"} }"#;
+        let e = HostProfile::from_json(doc).unwrap_err();
+        assert_eq!((e.code, e.details["pointer"].as_str()), (code::INVALID_REQUEST, Some("/preferredVersion")));
+        assert!(e.message.contains("preferredVersion") && e.message.contains("v2"), "{}", e.message);
     }
 
     #[test]

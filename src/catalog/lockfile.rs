@@ -66,8 +66,7 @@ impl Lockfile {
 
     /// Parse and validate lockfile bytes; `source` locates relative registry paths.
     pub fn from_bytes(source: &Path, bytes: &[u8]) -> Result<Self> {
-        let document: Value = serde_json::from_slice(bytes)
-            .map_err(|e| crate::fsio::invalid_json_error(code::PACK_LOCKFILE_INVALID, source, &e))?;
+        let document: Value = crate::fsio::parse_json(code::PACK_LOCKFILE_INVALID, source, bytes)?;
         if !document.is_object() {
             return Err(Error::new(
                 code::PACK_LOCKFILE_INVALID,

@@ -188,8 +188,7 @@ impl ChainResolution {
 /// Read and parse one schema file.
 fn read_schema_file(path: &Path) -> Result<Arc<SchemaFile>, String> {
     let bytes = read_bounded(path, MAX_SCHEMA_BYTES)?;
-    let document: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{} is not valid JSON (line {}, column {}): {e}", path.display(), e.line(), e.column()))?;
+    let document: Value = crate::fsio::parse_json(code::INVALID_REQUEST, path, &bytes).map_err(|e| e.message)?;
     if document.is_object() || document.is_boolean() {
         Ok(Arc::new(SchemaFile { document, compiled: OnceLock::new() }))
     } else {
@@ -300,8 +299,7 @@ impl Catalog {
     pub fn add_node_catalog(&mut self, path: &Path) -> Result<usize, Error> {
         let bytes = crate::fsio::read_limited(path, crate::pack::MAX_MANIFEST_BYTES, code::INVALID_REQUEST)
             .map_err(Error::not_a_pack)?;
-        let doc: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| crate::fsio::invalid_json_error(code::INVALID_REQUEST, path, &e))?;
+        let doc: Value = crate::fsio::parse_json(code::INVALID_REQUEST, path, &bytes)?;
         let Some(nodes) = doc.get("nodes").and_then(Value::as_array) else {
             return Err(Error::new(
                 code::INVALID_REQUEST,

@@ -168,7 +168,7 @@ pub fn verify_pack(pack: &Pack, keys: &TrustedKeys, require_signed: bool) -> Sig
 
 /// Verify `pack.json` bytes whose pack folder is `dir`.
 pub fn verify_manifest(dir: &Path, bytes: &[u8], keys: &TrustedKeys, require_signed: bool) -> SignatureReport {
-    let manifest: Value = match serde_json::from_slice(bytes) {
+    let manifest: Value = match crate::fsio::json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
             let reason = format!("pack.json is not valid JSON: {e}");

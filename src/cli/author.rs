@@ -53,6 +53,7 @@ pub struct ExtractArgs {
 /// `--param NAME=NODE_ID:/POINTER`, grouped by name in the order names first appear.
 fn promotions(items: &[String]) -> Result<Vec<Promotion>> {
     let mut out: Vec<Promotion> = Vec::new();
+    let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for item in items {
         let parsed = item.split_once('=').and_then(|(name, target)| {
             let (node, tail) = target.split_once(":/")?;
@@ -62,9 +63,12 @@ fn promotions(items: &[String]) -> Result<Vec<Promotion>> {
             return Err(Error::new(code::INVALID_REQUEST, format!("--param {item}: expected NAME=NODE_ID:/POINTER"))
                 .with("param", item.as_str()));
         };
-        match out.iter_mut().find(|p| p.name == name) {
-            Some(p) => p.targets.push((node.to_owned(), pointer)),
-            None => out.push(Promotion::new(name, node, &pointer)),
+        match by_name.get(name) {
+            Some(&i) => out[i].targets.push((node.to_owned(), pointer)),
+            None => {
+                by_name.insert(name, out.len());
+                out.push(Promotion::new(name, node, &pointer));
+            }
         }
     }
     Ok(out)
@@ -123,10 +127,14 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
     for w in &pack_warnings {
         eprintln!("{}: {w}", file.display());
     }
+    // Refused before the folder is made or anything is written.
+    let bytes = draft.checked_bytes(&file)?;
     if created && let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e).not_a_pack())?;
     }
-    draft.save(&file)?;
+    // Written as `PackDraft::save` writes it, without the re-validation an editor needs after.
+    chainsmith::fsio::write_atomic(&file, &bytes)?;
+    drop(bytes);
     let chain = &draft.chains()[out.index];
     let count = |list: &str| chain.pointer(&format!("/dag/{list}")).and_then(Value::as_array).map_or(0, Vec::len);
     let parameters: Vec<&String> = chain

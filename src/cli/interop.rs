@@ -210,8 +210,7 @@ pub fn reparam(args: &ReparamArgs) -> Result<ExitCode> {
     use chainsmith::workflow::app_instance::{AppInstance, HandEdit};
     let path = &args.workflow;
     let bytes = chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
-    let doc: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| chainsmith::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
+    let doc: Value = chainsmith::fsio::parse_json(code::VALIDATION_ERROR, path, &bytes)?;
     let inst = AppInstance::recognise(&doc).ok_or_else(|| {
         Error::new(
             code::INVALID_REQUEST,

@@ -40,8 +40,7 @@ pub fn open_path(path: &Path) -> Result<Opened, Error> {
         return Ok(Opened::Workflow(Box::new(wf)));
     }
     let bytes = crate::fsio::read_limited(path, crate::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| crate::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
+    let value: serde_json::Value = crate::fsio::parse_json(code::VALIDATION_ERROR, path, &bytes)?;
     if is_workflow(&value) {
         // The OpenWOP app writes `nodeId`/`edgeId` and no positions (interop §5).
         let app_form = app_instance::is_app_form(&value);

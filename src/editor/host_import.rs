@@ -25,8 +25,7 @@ pub struct ImportedCapabilities {
 pub fn read_capabilities(path: &Path) -> Result<ImportedCapabilities> {
     let with_path = |e: Error| e.with("path", path.display().to_string());
     let bytes = crate::fsio::read_limited(path, MAX_CAPABILITIES_BYTES, code::INVALID_REQUEST)?;
-    let doc: Value =
-        serde_json::from_slice(&bytes).map_err(|e| crate::fsio::invalid_json_error(code::INVALID_REQUEST, path, &e))?;
+    let doc: Value = crate::fsio::parse_json(code::INVALID_REQUEST, path, &bytes)?;
     let Some(form) = capabilities_form(&doc) else {
         return Err(with_path(Error::new(
             code::INVALID_REQUEST,

@@ -231,7 +231,7 @@ fn read(file: &Path) -> Result<Recovered, Error> {
         Error::new(code::VALIDATION_ERROR, format!("recovery file {}: {why}", file.display()))
             .with("path", file.display().to_string())
     };
-    let mut doc: Value = serde_json::from_slice(&bytes).map_err(|e| bad(&e.to_string()))?;
+    let mut doc: Value = crate::fsio::json::from_slice(&bytes).map_err(|e| bad(&e.to_string()))?;
     if doc.get("chainsmithRecovery").is_none() {
         return Err(bad("not a chainsmith recovery file"));
     }

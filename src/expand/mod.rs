@@ -62,6 +62,9 @@ pub struct Expansion {
     pub settings_compensation: Option<Value>,
     /// The chain's `producedVariables`, to append to the parent's `variables`.
     pub produced_variables: Vec<Value>,
+    /// In a co-expansion: each child workflow id a node's `config.workflowId` now names, and
+    /// the `subChains[].ref` it replaced, so the node can be extracted back into a chain.
+    pub sub_chain_links: Vec<subchain::SubChainLink>,
     pub warnings: Vec<Finding>,
     /// Node weights index `nodes`; edge weights index `edges` (edges between fragment nodes).
     pub graph: StableDiGraph<usize, usize>,
@@ -185,9 +188,12 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
     })?;
     // An invalid parameter default is checked again on the values actually used (a
     // supplied value replaces it), so only the chain's other errors refuse here.
-    if let Some(f) =
-        pack.errors().find(|f| f.chain_id.as_deref() == Some(chain_id) && f.code != code::CHAIN_PARAMETER_INVALID)
-    {
+    // A sub-chain id collision matters only to a co-expansion, whose walk refuses it.
+    if let Some(f) = pack.errors().find(|f| {
+        f.chain_id.as_deref() == Some(chain_id)
+            && f.code != code::CHAIN_PARAMETER_INVALID
+            && f.code != code::SUB_CHAIN_WORKFLOW_ID_COLLISION
+    }) {
         return Err(f.clone().into_error());
     }
     let mut warnings: Vec<Finding> = pack.findings_for(chain_id).filter(|f| !f.is_error()).cloned().collect();
@@ -272,6 +278,7 @@ pub fn expand_from(
         id_map: Vec::new(),
         settings_compensation,
         produced_variables: chain.produced_variables().to_vec(),
+        sub_chain_links: Vec::new(),
         warnings: Vec::new(),
         graph: StableDiGraph::with_capacity(old_ids.len(), chain.edges().len()),
     };

@@ -28,6 +28,27 @@ pub struct TreeOptions<'a> {
     pub external: &'a [Pack],
 }
 
+/// A child workflow id that replaced a node's `config.subChainRef`, and the `subChains[]`
+/// ref (a sibling chainId, or an external `{packName, chainId, version}`) it came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubChainLink {
+    pub workflow_id: String,
+    #[serde(rename = "ref")]
+    pub reference: Value,
+}
+
+impl SubChainLink {
+    /// The chainId the ref names (what `config.subChainRef` holds).
+    pub fn chain_id(&self) -> Option<&str> {
+        match &self.reference {
+            Value::String(r) => Some(r),
+            Value::Object(o) => o.get("chainId").and_then(Value::as_str),
+            _ => None,
+        }
+    }
+}
+
 /// One child chain registered as its own workflow.
 #[derive(Debug, Clone)]
 pub struct Child {
@@ -159,6 +180,9 @@ pub fn expand_tree<'p>(
     let mut stack: Vec<Frame<'p>> = Vec::new();
     let mut on_stack: HashSet<&'p str> = HashSet::new();
     let mut registered: HashSet<String> = HashSet::new();
+    // Each minted id and the (pack, chainId, version) it was minted for: the slug folds `.`
+    // into `_`, so `q.a.b` and `q.a_b` mint one id, and the second would run the first.
+    let mut minted: HashMap<String, (&'p str, &'p str, &'p str)> = HashMap::new();
     let mut children: Vec<Child> = Vec::new();
     let mut warnings: Vec<Finding> = Vec::new();
 
@@ -216,6 +240,14 @@ pub fn expand_tree<'p>(
             let (child_pack, child) = resolve_ref(frame, r, opts.external)?;
             frame.versions.insert(r, child.version());
             let workflow_id = mint_child_workflow_id(opts.tenant, r, child.version());
+            let identity = (child_pack.name(), child.chain_id(), child.version());
+            match minted.get(workflow_id.as_str()) {
+                Some(first) if *first != identity => {
+                    return Err(workflow_id_collision(&workflow_id, *first, identity));
+                }
+                Some(_) => {}
+                None => _ = minted.insert(workflow_id.clone(), identity),
+            }
             if !registered.contains(&workflow_id) {
                 let depth = frame.depth + 1;
                 enter(&mut stack, &mut on_stack, child_pack, child, depth, Some(workflow_id))?;
@@ -238,7 +270,7 @@ pub fn expand_tree<'p>(
             params_as_given: true,
         };
         let mut exp = expand(frame.pack, frame.chain.chain_id(), params.clone(), &chain_opts)?;
-        rewrite_refs(&mut exp.nodes, &frame.versions, opts.tenant);
+        exp.sub_chain_links = rewrite_refs(&mut exp.nodes, &frame, opts.tenant);
         match frame.registers_as {
             None => parent = Some(exp),
             Some(workflow_id) => {
@@ -267,6 +299,23 @@ pub fn expand_tree<'p>(
     let mut parent = parent.expect("the root is the last frame popped");
     parent.warnings.append(&mut warnings);
     Ok(TreeExpansion { parent, children })
+}
+
+/// Two different chains whose child workflow ids are the same.
+fn workflow_id_collision(workflow_id: &str, first: (&str, &str, &str), second: (&str, &str, &str)) -> Error {
+    let name = |(pack, chain, version): (&str, &str, &str)| format!("{chain}@{version} (pack {pack})");
+    Error::new(
+        code::SUB_CHAIN_WORKFLOW_ID_COLLISION,
+        format!(
+            "sub-chains {} and {} both become child workflow \"{workflow_id}\" (the id turns `.` into `_`); \
+             one would silently run the other: rename one of the chains",
+            name(first),
+            name(second)
+        ),
+    )
+    .with("workflowId", workflow_id)
+    .with("chainIds", vec![first.1, second.1])
+    .with("chainId", second.1)
 }
 
 /// The chain a node's `subChainRef` names: declared in `subChains[]`, then a sibling in the
@@ -308,14 +357,25 @@ fn resolve_ref<'p>(frame: &Frame<'p>, r: &str, external: &'p [Pack]) -> Result<(
 
 /// `config.subChainRef` → `config.workflowId` (the minted child id), as the reference does:
 /// the ref is taken after substitution, and an unknown one mints with version `0.0.0`.
-fn rewrite_refs(nodes: &mut [Value], versions: &HashMap<&str, &str>, tenant: &str) {
+/// Returns each distinct id with the declared ref it stands for.
+fn rewrite_refs(nodes: &mut [Value], frame: &Frame<'_>, tenant: &str) -> Vec<SubChainLink> {
+    let mut links: Vec<SubChainLink> = Vec::new();
+    let mut linked = HashSet::new();
     for node in nodes {
         let Some(config) = node.get_mut("config").and_then(Value::as_object_mut) else { continue };
         let Some(Value::String(r)) = config.get("subChainRef") else { continue };
-        let id = mint_child_workflow_id(tenant, r, versions.get(r.as_str()).copied().unwrap_or("0.0.0"));
+        let id = mint_child_workflow_id(tenant, r, frame.versions.get(r.as_str()).copied().unwrap_or("0.0.0"));
+        if linked.insert(id.clone()) {
+            let reference = match frame.declared.get(r.as_str()) {
+                Some(Some(external)) => Value::Object((*external).clone()),
+                _ => Value::String(r.clone()),
+            };
+            links.push(SubChainLink { workflow_id: id.clone(), reference });
+        }
         config.shift_remove("subChainRef");
         config.insert("workflowId".into(), Value::String(id));
     }
+    links
 }
 
 /// A child is expanded with the parent's values (the reference passes them unchanged);

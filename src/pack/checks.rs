@@ -26,6 +26,7 @@ pub(super) fn check_pack(chains: &[Chain], findings: &mut Vec<Finding>) {
         check_chain(chain, findings);
     }
     check_sub_chain_cycles(chains, findings);
+    check_sub_chain_workflow_ids(chains, findings);
 }
 
 /// One chain's semantic checks, in the order their findings are listed.
@@ -351,6 +352,63 @@ fn check_sub_chain_cycles(chains: &[Chain], findings: &mut Vec<Finding>) {
             .in_chain(chain.chain_id())
             .with("chainId", chain.chain_id()),
         );
+    }
+}
+
+/// Chains used as sibling sub-chains must mint different child workflow ids: the id's slug
+/// turns `.` into `_`, so `q.a.b` and `q.a_b` (same version) would register as one child
+/// and one node would run the other chain. The id's tenant part is the same for all, so
+/// comparing without it finds the same collisions.
+fn check_sub_chain_workflow_ids(chains: &[Chain], findings: &mut Vec<Finding>) {
+    let mut by_id: HashMap<&str, &Chain> = HashMap::new();
+    for chain in chains {
+        by_id.entry(chain.chain_id()).or_insert(chain);
+    }
+    let mut used: Vec<&Chain> = Vec::new();
+    let mut seen = HashSet::new();
+    for chain in chains {
+        for entry in chain.sub_chains() {
+            if let Some(Value::String(r)) = entry.get("ref")
+                && let Some(child) = by_id.get(r.as_str())
+                && seen.insert(child.index)
+            {
+                used.push(child);
+            }
+        }
+    }
+    used.sort_by_key(|c| c.index);
+    let mut minted: HashMap<String, &Chain> = HashMap::new();
+    for chain in used {
+        let id = crate::expand::subchain::mint_child_workflow_id("", chain.chain_id(), chain.version());
+        match minted.get(id.as_str()) {
+            Some(first) if first.chain_id() != chain.chain_id() => {
+                let shown = crate::expand::subchain::mint_child_workflow_id(
+                    crate::expand::subchain::DEFAULT_TENANT,
+                    chain.chain_id(),
+                    chain.version(),
+                );
+                findings.push(
+                    Finding::error(
+                        code::SUB_CHAIN_WORKFLOW_ID_COLLISION,
+                        format!("{}/chainId", chain.pointer()),
+                        format!(
+                            "sub-chains \"{}\" ({}) and \"{}\" ({}) both become child workflow \"{shown}\" (the \
+                             id turns `.` into `_`): a host that co-expands sub-chains would run one for the other; \
+                             rename one of them",
+                            first.chain_id(),
+                            first.pointer(),
+                            chain.chain_id(),
+                            chain.pointer()
+                        ),
+                    )
+                    .in_chain(chain.chain_id())
+                    .with("chainIds", vec![first.chain_id(), chain.chain_id()])
+                    .with("workflowId", shown),
+                );
+            }
+            Some(_) => {}
+            None => _ = minted.insert(id, chain),
+        }
     }
 }
 

@@ -58,7 +58,7 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         static COMPILING: std::sync::Once = std::sync::Once::new();
         COMPILING.call_once(|| _ = std::thread::Builder::new().spawn(|| _ = Schema::ChainManifest.validator()));
     }
-    let manifest = parse_json(source, bytes)?;
+    let crate::fsio::json::Document { value: manifest, repeated_names } = parse_json(source, bytes)?;
     let Some(obj) = manifest.as_object() else {
         return Err(Error::new(
             code::INVALID_MANIFEST,
@@ -81,6 +81,9 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
     };
 
     let mut findings = Vec::new();
+    if repeated_names {
+        findings.extend(repeated_name_findings(bytes));
+    }
     kind_findings(&kind, obj, &mut findings);
     // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
     // `pack sign`; the manifest keeps their text.
@@ -130,7 +133,40 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         use sha2::{Digest, Sha256};
         super::LoadedFrom { sha256: Sha256::digest(bytes).into(), manifest: Arc::downgrade(&manifest) }
     });
-    Ok(Pack { source: source.to_path_buf(), manifest, kind, chains, findings, loaded_from })
+    Ok(Pack {
+        source: source.to_path_buf(),
+        manifest,
+        kind,
+        chains,
+        findings,
+        chain_index: std::sync::OnceLock::new(),
+        loaded_from,
+    })
+}
+
+/// How many repeated member names are listed one by one.
+const MAX_REPEATED_NAME_FINDINGS: usize = 100;
+
+/// A warning per member whose name its object already has: this reader keeps the last
+/// value, others keep the first or refuse, and signing refuses the manifest (a canonical
+/// form has no room for two members of one name), so `validate` says so first.
+fn repeated_name_findings(bytes: &[u8]) -> Vec<Finding> {
+    crate::fsio::json::repeated_member_pointers(bytes, MAX_REPEATED_NAME_FINDINGS)
+        .into_iter()
+        .map(|pointer| {
+            let name = pointer.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+            Finding::warning(
+                code::DUPLICATE_MEMBER_NAME,
+                pointer.as_str(),
+                format!(
+                    "member \"{name}\" appears more than once in its object; chainsmith reads the last value, \
+                     other readers may read the first, and `pack sign` and `pack publish` refuse the manifest: \
+                     keep one"
+                ),
+            )
+            .with("name", name)
+        })
+        .collect()
 }
 
 /// The schema's findings on `instance`, then the semantic checks' and token lints' on

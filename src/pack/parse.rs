@@ -7,9 +7,11 @@
 //! error (or value) is exactly that parse's.
 
 use crate::error::{Result, code};
+use crate::fsio::json::{Document, Reader};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::cell::Cell;
 use std::path::Path;
 
 /// From this size on a manifest's node and edge arrays are parsed on two threads.
@@ -22,14 +24,16 @@ const RUN_ELEMENTS: usize = 128;
 /// serde_json's nesting limit bites at the same depth as in a whole-document parse.
 const ELEMENT_DEPTH: usize = 5;
 
-/// Parse JSON text, reporting line and column on failure.
-pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Value> {
+/// Parse JSON text as written ([`crate::fsio::json`]), reporting line and column (or a byte
+/// order mark) on failure.
+pub fn parse_json(source: &Path, bytes: &[u8]) -> Result<Document> {
     if bytes.len() >= SPLIT_PARSE_BYTES
-        && let Some(value) = parse_split(bytes)
+        && let Some(doc) = parse_split(bytes)
     {
-        return Ok(value);
+        return Ok(doc);
     }
-    serde_json::from_slice(bytes).map_err(|e| crate::fsio::invalid_json_error(code::PACK_MANIFEST_INVALID, source, &e))
+    crate::fsio::json::parse(bytes)
+        .map_err(|e| crate::fsio::json_file_error(code::PACK_MANIFEST_INVALID, source, bytes, &e))
 }
 
 /// An array left empty in the skeleton, to be filled from its elements' text.
@@ -41,10 +45,12 @@ struct Deferred<'a> {
 
 /// The two-thread parse, or `None` when the document is not a chain manifest of the usual
 /// shape or not valid JSON (the caller's plain parse then decides).
-fn parse_split(bytes: &[u8]) -> Option<Value> {
+fn parse_split(bytes: &[u8]) -> Option<Document> {
     let mut deferred = Vec::new();
+    let repeated = Cell::new(false);
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let mut skeleton = Skim { level: Level::Manifest, deferred: &mut deferred }.deserialize(&mut de).ok()?;
+    let values = Reader::new(bytes, &repeated);
+    let mut skeleton = Skim { level: Level::Manifest, deferred: &mut deferred, values }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     let runs: Vec<&[&RawValue]> = deferred.iter().flat_map(|d| d.elements.chunks(RUN_ELEMENTS)).collect();
     // One run (say, one huge node) is not worth a thread and its stack and heap.
@@ -53,20 +59,24 @@ fn parse_split(bytes: &[u8]) -> Option<Value> {
         _ => crate::parallel::share_in_order(runs.into_iter(), |_, run| parse_run(bytes, run)),
     };
     let mut parsed = parsed.into_iter();
+    let mut repeated_names = repeated.get();
     for d in deferred {
         let count = d.elements.len().div_ceil(RUN_ELEMENTS);
         let mut items = Vec::with_capacity(d.elements.len());
         for run in parsed.by_ref().take(count) {
-            items.extend(run?);
+            let (run, repeated) = run?;
+            repeated_names |= repeated;
+            items.extend(run);
         }
         *skeleton.get_mut("chains")?.get_mut(d.chain)?.get_mut("dag")?.get_mut(d.member)? = Value::Array(items);
     }
-    Some(skeleton)
+    Some(Document { value: skeleton, repeated_names })
 }
 
 /// The elements of `run` (consecutive elements of one array, in `bytes`), parsed from
-/// their text as it stands, separators included, inside [`ELEMENT_DEPTH`] brackets.
-fn parse_run(bytes: &[u8], run: &[&RawValue]) -> Option<Vec<Value>> {
+/// their text as it stands, separators included, inside [`ELEMENT_DEPTH`] brackets; and
+/// whether any of them repeats a member name.
+fn parse_run(bytes: &[u8], run: &[&RawValue]) -> Option<(Vec<Value>, bool)> {
     let start = offset_in(bytes, run.first()?.get())?;
     let last = run.last()?.get();
     let end = offset_in(bytes, last)? + last.len();
@@ -74,7 +84,7 @@ fn parse_run(bytes: &[u8], run: &[&RawValue]) -> Option<Vec<Value>> {
     text.extend_from_slice(&[b'['; ELEMENT_DEPTH]);
     text.extend_from_slice(bytes.get(start..end)?);
     text.extend_from_slice(&[b']'; ELEMENT_DEPTH]);
-    let mut value: Value = serde_json::from_slice(&text).ok()?;
+    let Document { mut value, repeated_names } = crate::fsio::json::parse(&text).ok()?;
     for _ in 1..ELEMENT_DEPTH {
         value = match value {
             Value::Array(mut outer) if outer.len() == 1 => outer.pop()?,
@@ -82,7 +92,7 @@ fn parse_run(bytes: &[u8], run: &[&RawValue]) -> Option<Vec<Value>> {
         };
     }
     match value {
-        Value::Array(items) if items.len() == run.len() => Some(items),
+        Value::Array(items) if items.len() == run.len() => Some((items, repeated_names)),
         _ => None,
     }
 }
@@ -94,13 +104,15 @@ fn offset_in(bytes: &[u8], part: &str) -> Option<usize> {
 }
 
 /// serde_json hands a number to a map visitor under this key (feature
-/// `arbitrary_precision`): a number where an object was expected.
+/// `arbitrary_precision`); on the path to the arrays only objects are read, so a member
+/// of this name is the document's own, which the plain parse reads.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// An object's members, read as plain values except where `member` takes one over; a
-/// repeated name is an error (the plain parse then decides which one stands).
+/// An object's members, read by `values` except where `member` takes one over; a repeated
+/// name is an error (the plain parse then decides which one stands).
 fn read_object<'de, A: MapAccess<'de>>(
     mut map: A,
+    values: Reader<'_>,
     mut member: impl FnMut(&str, &mut A) -> std::result::Result<Option<Value>, A::Error>,
 ) -> std::result::Result<Map<String, Value>, A::Error> {
     let mut out = Map::new();
@@ -110,7 +122,7 @@ fn read_object<'de, A: MapAccess<'de>>(
         }
         let value = match member(&key, &mut map)? {
             Some(value) => value,
-            None => map.next_value::<Value>()?,
+            None => map.next_value_seed(values)?,
         };
         out.insert(key, value);
     }
@@ -132,6 +144,8 @@ enum Level {
 struct Skim<'d, 'de> {
     level: Level,
     deferred: &'d mut Vec<Deferred<'de>>,
+    /// Reads every value off the path.
+    values: Reader<'d>,
 }
 
 impl<'de> DeserializeSeed<'de> for Skim<'_, 'de> {
@@ -153,17 +167,19 @@ impl<'de> Visitor<'de> for Skim<'_, 'de> {
     /// `chains`, the only array on the path.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
         let mut chains = Vec::new();
-        while let Some(chain) =
-            seq.next_element_seed(Skim { level: Level::Chain(chains.len()), deferred: &mut *self.deferred })?
-        {
+        while let Some(chain) = seq.next_element_seed(Skim {
+            level: Level::Chain(chains.len()),
+            deferred: &mut *self.deferred,
+            values: self.values,
+        })? {
             chains.push(chain);
         }
         Ok(Value::Array(chains))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
-        let Skim { level, deferred } = self;
-        read_object(map, |key, map| {
+        let Skim { level, deferred, values } = self;
+        read_object(map, values, |key, map| {
             let next = match (level, key) {
                 (Level::Manifest, "chains") => Level::Chains,
                 (Level::Chain(chain), "dag") => Level::Dag(chain),
@@ -175,7 +191,7 @@ impl<'de> Visitor<'de> for Skim<'_, 'de> {
                 }
                 _ => return Ok(None),
             };
-            map.next_value_seed(Skim { level: next, deferred: &mut *deferred }).map(Some)
+            map.next_value_seed(Skim { level: next, deferred: &mut *deferred, values }).map(Some)
         })
         .map(Value::Object)
     }
@@ -212,7 +228,7 @@ mod tests {
     }
 
     fn ours(text: &str) -> std::result::Result<Value, String> {
-        parse_json(Path::new("pack.json"), text.as_bytes()).map_err(|e| e.message)
+        parse_json(Path::new("pack.json"), text.as_bytes()).map(|d| d.value).map_err(|e| e.message)
     }
 
     #[test]
@@ -220,7 +236,7 @@ mod tests {
         for nodes in [0, 1, RUN_ELEMENTS, RUN_ELEMENTS + 1, 5 * RUN_ELEMENTS + 7] {
             let text = manifest(nodes, "");
             assert!(text.len() >= SPLIT_PARSE_BYTES);
-            let split = parse_split(text.as_bytes()).expect("the usual shape takes the two-thread path");
+            let split = parse_split(text.as_bytes()).expect("the usual shape takes the two-thread path").value;
             assert_eq!(Ok(&split), plain(&text).as_ref(), "{nodes} nodes");
             // Member order is kept too (serde_json's Value equality ignores it).
             assert_eq!(split.to_string(), plain(&text).unwrap().to_string());

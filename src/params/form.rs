@@ -81,7 +81,7 @@ impl Field {
     /// Read text typed for this field (CLI `--set`, text boxes): JSON when it parses and
     /// fits, plain text for text-like fields otherwise.
     pub fn parse_text(&self, text: &str) -> Result<Value, String> {
-        let parsed = serde_json::from_str::<Value>(text);
+        let parsed = crate::fsio::json::from_str(text);
         let textual = matches!(self.kind, FieldKind::Text | FieldKind::MultilineText)
             || matches!(&self.kind, FieldKind::Enum(opts) if opts.iter().any(Value::is_string));
         match parsed {

@@ -23,8 +23,16 @@ pub fn read_signing_key(path: &Path) -> Result<SigningKey> {
     };
     let text = std::str::from_utf8(&bytes).map_err(|_| refuse("a private key must be PEM text"))?;
     // The parser's own error text is not echoed: it could quote key material.
-    SigningKey::from_pkcs8_pem(text.trim())
-        .map_err(|_| refuse("not an Ed25519 private key in PKCS#8 PEM form (\"BEGIN PRIVATE KEY\")"))
+    SigningKey::from_pkcs8_pem(text.trim()).map_err(|_| {
+        if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") {
+            refuse(
+                "the private key is encrypted (password-protected); chainsmith reads only unencrypted PKCS#8 PEM \
+                 (\"BEGIN PRIVATE KEY\"): decrypt a copy with `openssl pkey -in KEY -out PLAIN.pem`",
+            )
+        } else {
+            refuse("not an Ed25519 private key in PKCS#8 PEM form (\"BEGIN PRIVATE KEY\")")
+        }
+    })
 }
 
 /// Parse an SPKI PEM public key (`BEGIN PUBLIC KEY`).

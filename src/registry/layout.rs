@@ -366,7 +366,7 @@ fn check_segment(what: &str, value: &str) -> Result<()> {
 /// Read a registry JSON document.
 pub fn read_json(path: &Path) -> Result<Value> {
     let bytes = crate::fsio::read_limited(path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST)?;
-    serde_json::from_slice(&bytes).map_err(|e| crate::fsio::invalid_json_error(code::INVALID_REQUEST, path, &e))
+    crate::fsio::parse_json(code::INVALID_REQUEST, path, &bytes)
 }
 
 #[cfg(test)]

@@ -127,8 +127,7 @@ impl Workflow {
     /// The file parsed as one value first: the path every refusal of the member-by-member
     /// read ([`read`]) comes from.
     fn load_whole(bytes: &[u8], path: &Path) -> Result<Self> {
-        let value: Value = serde_json::from_slice(bytes)
-            .map_err(|e| crate::fsio::invalid_json_error(code::VALIDATION_ERROR, path, &e))?;
+        let value: Value = crate::fsio::parse_json(code::VALIDATION_ERROR, path, bytes)?;
         if let Some(why) = not_a_definition(&value) {
             return Err(not_a_definition_error(path, &why));
         }

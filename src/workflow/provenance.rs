@@ -27,6 +27,10 @@ pub struct Instance {
     /// does not say which node writes a variable, so extraction reads it from here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub produced_variables: Vec<Value>,
+    /// With co-expanded sub-chains: which `subChains[]` ref each node's `config.workflowId`
+    /// replaced (a minted id folds `.` into `_`, so the chainId cannot be read back from it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sub_chains: Vec<crate::expand::subchain::SubChainLink>,
 }
 
 /// `params` as saved: an object, or, when an object would nest the workflow deeper than it

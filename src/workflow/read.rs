@@ -136,7 +136,7 @@ impl<'de> Visitor<'de> for &mut Reader {
                     self.doc.insert(key, Value::Array(Vec::new()));
                 }
                 _ => {
-                    let value: Value = map.next_value()?;
+                    let value = map.next_value_seed(crate::fsio::json::Reader::streamed())?;
                     self.doc.insert(key, value);
                 }
             }
@@ -167,7 +167,7 @@ impl<'de> Visitor<'de> for Items<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
-        while let Some(item) = seq.next_element::<Value>()? {
+        while let Some(item) = seq.next_element_seed(crate::fsio::json::Reader::streamed())? {
             if self.nodes {
                 self.reader.node(item);
             } else {

@@ -49,6 +49,7 @@ pub fn reparameterise(wf: &mut Workflow, key: &str, exp: &Expansion) -> Result<I
     instance.params = exp.params.clone();
     instance.chain_version = exp.chain_version.clone();
     instance.pack_version = exp.pack_version.clone();
+    instance.sub_chains = exp.sub_chain_links.clone();
     wf.record_instance(instance.clone());
     Ok(instance)
 }
