@@ -245,3 +245,35 @@ fn a_registry_named_many_ways_is_read_once() {
     let resolved: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(resolved["packs"][0]["name"], "vendor.test.amplify", "{resolved}");
 }
+
+/// A tarball of one small file followed by tens of MiB of zero padding (a few KiB packed):
+/// the whole tar used to be inflated into one buffer (grown to 128 MiB) before its entries
+/// were read; now it is read as it inflates, the padding passing through an 8 KiB block. The
+/// same with padding past the 64 MiB limit is refused as `too_large`, again without holding it.
+#[test]
+fn a_tarball_is_read_as_it_inflates_not_inflated_whole_first() {
+    use std::io::Read as _;
+    let dir = tempfile::tempdir().unwrap();
+    let padded_tgz = |padding: u64| {
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_ustar();
+        header.set_size(5);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append_data(&mut header, "README.md", &b"hello"[..]).unwrap();
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut gz, &tar).unwrap();
+        std::io::copy(&mut std::io::repeat(0).take(padding), &mut gz).unwrap();
+        gz.finish().unwrap()
+    };
+    for (padding, refusal) in [(60 * MIB, "pack_not_found"), (80 * MIB, "unpacks to more than")] {
+        let file = dir.path().join(format!("padded-{padding}.tgz"));
+        std::fs::write(&file, padded_tgz(padding)).unwrap();
+        let out = run_with_allowance(32 * MIB, &["validate", "--json", s(&file)], None);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "validate aborted or passed: {}", tail(&stderr));
+        let report = stdout_text(&out);
+        assert!(report.contains(refusal), "{report}");
+    }
+}

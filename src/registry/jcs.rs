@@ -9,8 +9,7 @@
 //! large for a double (`1e400`), and non-zero numbers that underflow to 0 (`1e-400`). They
 //! are refused, never rounded. Lone surrogates are parse errors in serde_json.
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 use std::fmt;
 
 /// `Number.MAX_SAFE_INTEGER`.
@@ -47,11 +46,20 @@ pub fn parse_strict_located(bytes: &[u8]) -> Result<Value, Refusal> {
         message: crate::fsio::json_error_text(&e),
         number: false,
     };
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let Strict(value) = Strict::deserialize(&mut de).map_err(syntax)?;
-    de.end().map_err(syntax)?;
-    check_numbers(&value)?;
-    Ok(value)
+    // The document's own reader: an object named like serde_json's number marker stays an
+    // object, and repeated member names are noticed instead of resolved to the last.
+    let doc = crate::fsio::json::parse(bytes).map_err(syntax)?;
+    if doc.repeated_names {
+        let at = crate::fsio::json::repeated_member_pointers(bytes, 1).pop().unwrap_or_default();
+        let name = at.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+        return Err(Refusal {
+            message: format!("duplicate member name \"{name}\" at {}", if at.is_empty() { "the root" } else { &at }),
+            pointer: at,
+            number: false,
+        });
+    }
+    check_numbers(&doc.value)?;
+    Ok(doc.value)
 }
 
 /// The canonical bytes of a value. Fails on numbers JCS cannot carry exactly (a value built
@@ -106,9 +114,6 @@ impl serde::Serialize for Plain<'_> {
         }
     }
 }
-
-/// The member name under which serde_json hands an exact number to a visitor.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Parse and canonicalise JSON bytes.
 pub fn canonicalize(bytes: &[u8]) -> Result<Vec<u8>, String> {
@@ -202,78 +207,6 @@ fn mantissa_is_non_zero(text: &str) -> bool {
     text.split(['e', 'E']).next().unwrap_or_default().bytes().any(|b| (b'1'..=b'9').contains(&b))
 }
 
-/// A `Value` deserialised with the strict rules.
-struct Strict(Value);
-
-impl<'de> Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(Number::from(v)))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(Number::from(v)))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("non-finite numbers are not JSON"))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Strict(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if key == NUMBER_TOKEN && out.is_empty() {
-                // The number's exact text: judged (with its pointer) once the whole is read.
-                let text: String = map.next_value()?;
-                return serde_json::from_str::<Number>(&text).map(Value::Number).map_err(de::Error::custom);
-            }
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format!("duplicate member name \"{key}\"")));
-            }
-            let Strict(v) = map.next_value()?;
-            out.insert(key, v);
-        }
-        Ok(Value::Object(out))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +246,15 @@ mod tests {
         assert!(parse_strict(b"1e-400").is_err());
         assert!(parse_strict(b"{} x").is_err());
         assert!(canonical(&serde_json::json!(u64::MAX)).is_err());
+    }
+
+    #[test]
+    fn an_object_named_like_serde_json_s_number_marker_is_signed_as_an_object() {
+        let text = br#"{"x":{"$serde_json::private::Number":"5"}}"#;
+        assert_eq!(canonicalize(text).unwrap(), text.to_vec());
+        let e = parse_strict_located(br#"{"x":{"a~b":1,"a~b":2}}"#).unwrap_err();
+        assert_eq!((e.pointer.as_str(), e.number), ("/x/a~0b", false));
+        assert!(e.message.contains("duplicate member name \"a~b\""), "{}", e.message);
     }
 
     #[test]

@@ -57,60 +57,38 @@ impl PackArchive {
     /// end, a path twice, pax and GNU extension headers (they rename the next entry), links,
     /// devices, and names that leave the archive.
     pub fn from_tgz(gz: &[u8]) -> std::result::Result<Self, Refusal> {
-        let tar = gunzip_one_member(gz)?;
-        let mut archive = tar::Archive::new(tar.as_slice());
-        let mut files = BTreeMap::new();
-        // Case-folded names: two entries that one file system would write to one file.
-        let mut folded = HashSet::new();
-        // Where the last entry's data ends; only zero blocks may follow.
-        let mut end = 0u64;
-        let unreadable = |e: std::io::Error| Refusal::new("not_tar", format!("not a tarball: {e}"));
-        // Raw: extension headers come back as entries of their own, to be refused.
-        let entries = archive.entries().map_err(unreadable)?.raw(true);
-        for (n, entry) in entries.enumerate() {
-            if n >= MAX_ENTRIES {
-                return Err(Refusal::new("too_many_entries", format!("holds more than {MAX_ENTRIES} entries")));
-            }
-            let mut entry = entry.map_err(unreadable)?;
-            let raw_path = entry.path().map_err(unreadable)?.into_owned();
-            let kind = entry.header().entry_type();
-            end = entry.raw_file_position() + entry.size().div_ceil(512) * 512;
-            if kind.is_pax_global_extensions()
-                || kind.is_pax_local_extensions()
-                || kind.is_gnu_longname()
-                || kind.is_gnu_longlink()
-            {
-                return Err(Refusal::new(
-                    "entry_not_file",
-                    format!(
-                        "entry {} is a {kind:?} extension header; a pack tarball is plain USTAR (names of at most {MAX_NAME_BYTES} bytes)",
-                        raw_path.display()
-                    ),
-                ));
-            }
-            let rel = relative_name(&raw_path)?;
-            if kind.is_dir() {
-                continue;
-            }
-            if !(kind.is_file() || kind == tar::EntryType::Continuous) {
-                return Err(Refusal::new(
-                    "entry_not_file",
-                    format!("entry {rel} is not a regular file ({kind:?}); a pack holds files only"),
-                ));
-            }
-            let mut data = Vec::new();
-            entry.read_to_end(&mut data).map_err(|e| Refusal::new("not_tar", format!("entry {rel}: {e}")))?;
-            if !folded.insert(rel.to_lowercase()) {
-                return Err(Refusal::new("duplicate_entry", format!("entry {rel} appears twice")));
-            }
-            files.insert(rel, data);
+        if !gz.starts_with(&GZIP_MAGIC) {
+            return Err(Refusal::new("not_gzip", "not a gzip'd tarball (no gzip header)"));
         }
-        let after = usize::try_from(end).ok().and_then(|e| tar.get(e..)).unwrap_or_default();
-        if let Some(at) = after.iter().position(|b| *b != 0) {
+        // The tar is read as it is inflated, so memory follows the files kept, not the
+        // unpacked size a hostile archive claims (a few KiB of zeros inflate to the limit).
+        let mut decoder = flate2::bufread::GzDecoder::new(gz);
+        let mut stream = Bounded { inner: &mut decoder, left: MAX_UNPACKED_BYTES, exceeded: false };
+        let read = read_entries(&mut stream);
+        if read.is_err() && !stream.exceeded {
+            // Inflate the rest of the member (bounded, kept nowhere) so that a second member
+            // is reported as such even when the first ended mid-entry.
+            if let Err(e) = std::io::copy(&mut stream, &mut std::io::sink())
+                && !stream.exceeded
+                && read.as_ref().is_err_and(|r| r.reason == "not_tar")
+            {
+                return Err(Refusal::new("not_gzip", format!("not a gzip'd tarball: {e}")));
+            }
+        }
+        if stream.exceeded {
+            return Err(Refusal::new("too_large", format!("unpacks to more than {MAX_UNPACKED_BYTES} bytes")));
+        }
+        // The bufread decoder consumes exactly its member: what is left follows it.
+        let rest = decoder.into_inner();
+        if rest.starts_with(&GZIP_MAGIC) {
             return Err(Refusal::new(
-                "trailing_data",
-                format!("bytes follow the end of the tar archive (at offset {})", end as usize + at),
+                "gzip_members",
+                "the tarball holds a second gzip member, which other tools would unpack as well",
             ));
+        }
+        let mut files = read?;
+        if !rest.is_empty() {
+            return Err(Refusal::new("trailing_data", format!("{} bytes follow the gzip stream", rest.len())));
         }
         // npm-style archives keep everything under `package/`.
         if !files.contains_key("pack.json") && files.keys().all(|k| k.starts_with("package/")) {
@@ -139,30 +117,97 @@ impl PackArchive {
     }
 }
 
-/// The one gzip member of `gz`, bounded. Anything after it is refused rather than ignored:
-/// a second member is what `tar -xzf` would go on to unpack.
-fn gunzip_one_member(gz: &[u8]) -> std::result::Result<Vec<u8>, Refusal> {
-    let mut decoder = flate2::bufread::GzDecoder::new(gz);
-    let mut tar = Vec::new();
-    (&mut decoder)
-        .take(MAX_UNPACKED_BYTES + 1)
-        .read_to_end(&mut tar)
-        .map_err(|e| Refusal::new("not_gzip", format!("not a gzip'd tarball: {e}")))?;
-    if tar.len() as u64 > MAX_UNPACKED_BYTES {
-        return Err(Refusal::new("too_large", format!("unpacks to more than {MAX_UNPACKED_BYTES} bytes")));
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A reader that refuses to yield more than `left` bytes: past that it fails (and says so
+/// in `exceeded`) instead of stopping quietly, so a cut-off archive is never taken as whole.
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+    exceeded: bool,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            // One byte more tells the end of the stream from an archive over the limit.
+            let mut probe = [0u8; 1];
+            if self.inner.read(&mut probe)? == 0 {
+                return Ok(0);
+            }
+            self.exceeded = true;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!("unpacks to more than {MAX_UNPACKED_BYTES} bytes"),
+            ));
+        }
+        let room = usize::try_from(self.left).unwrap_or(usize::MAX).min(buf.len());
+        let n = self.inner.read(&mut buf[..room])?;
+        self.left -= n as u64;
+        Ok(n)
     }
-    // The bufread decoder consumes exactly its member: what is left follows it.
-    let rest = decoder.into_inner();
-    if rest.starts_with(&[0x1f, 0x8b]) {
-        return Err(Refusal::new(
-            "gzip_members",
-            "the tarball holds a second gzip member, which other tools would unpack as well",
-        ));
+}
+
+/// The files of the tar read from `stream`; only zero blocks may follow its end.
+fn read_entries(stream: &mut impl Read) -> std::result::Result<BTreeMap<String, Vec<u8>>, Refusal> {
+    let mut archive = tar::Archive::new(stream);
+    let mut files = BTreeMap::new();
+    // Case-folded names: two entries that one file system would write to one file.
+    let mut folded = HashSet::new();
+    let unreadable = |e: std::io::Error| Refusal::new("not_tar", format!("not a tarball: {e}"));
+    // Raw: extension headers come back as entries of their own, to be refused.
+    let entries = archive.entries().map_err(unreadable)?.raw(true);
+    for (n, entry) in entries.enumerate() {
+        if n >= MAX_ENTRIES {
+            return Err(Refusal::new("too_many_entries", format!("holds more than {MAX_ENTRIES} entries")));
+        }
+        let mut entry = entry.map_err(unreadable)?;
+        let raw_path = entry.path().map_err(unreadable)?.into_owned();
+        let kind = entry.header().entry_type();
+        if kind.is_pax_global_extensions()
+            || kind.is_pax_local_extensions()
+            || kind.is_gnu_longname()
+            || kind.is_gnu_longlink()
+        {
+            return Err(Refusal::new(
+                "entry_not_file",
+                format!(
+                    "entry {} is a {kind:?} extension header; a pack tarball is plain USTAR (names of at most {MAX_NAME_BYTES} bytes)",
+                    raw_path.display()
+                ),
+            ));
+        }
+        let rel = relative_name(&raw_path)?;
+        if kind.is_dir() {
+            continue;
+        }
+        if !(kind.is_file() || kind == tar::EntryType::Continuous) {
+            return Err(Refusal::new(
+                "entry_not_file",
+                format!("entry {rel} is not a regular file ({kind:?}); a pack holds files only"),
+            ));
+        }
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data).map_err(|e| Refusal::new("not_tar", format!("entry {rel}: {e}")))?;
+        if !folded.insert(rel.to_lowercase()) {
+            return Err(Refusal::new("duplicate_entry", format!("entry {rel} appears twice")));
+        }
+        files.insert(rel, data);
     }
-    if !rest.is_empty() {
-        return Err(Refusal::new("trailing_data", format!("{} bytes follow the gzip stream", rest.len())));
+    let rest = archive.into_inner();
+    let mut block = [0u8; 8192];
+    loop {
+        let n = rest.read(&mut block).map_err(unreadable)?;
+        if n == 0 {
+            return Ok(files);
+        }
+        if block[..n].iter().any(|b| *b != 0) {
+            return Err(Refusal::new("trailing_data", "bytes other than zero blocks follow the end of the tar archive"));
+        }
     }
-    Ok(tar)
 }
 
 /// `a/./b` → `a/b`; absolute paths, `..`, empty and non-UTF-8 names are refused.
