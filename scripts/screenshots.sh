@@ -565,14 +565,14 @@ PY
     focus
     xdotool key f
     sleep 1
-    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
+    click $(( SCREEN_W - 340 )) $(( SCREEN_H - 12 ))
     shot "n04-findings-list-$S" 1.0
     LIST_TOP=$(( SCREEN_H - 26 - 220 ))
     drag $(( SCREEN_W / 2 )) $(( LIST_TOP + 2 )) $(( SCREEN_W / 2 )) $(( LIST_TOP - 160 ))
     xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 100 ))
     for _ in $(seq 1 5); do xdotool click 5; sleep 0.1; done
     shot "n05-findings-list-resized-$S" 1.0
-    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
+    click $(( SCREEN_W - 340 )) $(( SCREEN_H - 12 ))
     # n06. A card's marks explained on hover; the inspector's cut text whole on hover.
     xdotool key ctrl+a
     sleep 0.3
