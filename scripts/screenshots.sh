@@ -555,7 +555,8 @@ PY
         click $(( PAL / 2 )) 72
         xdotool key ctrl+a BackSpace
         sleep 0.5
-        click $(( PAL / 2 )) ${NEWCOMER_FIX_Y:-255}
+        xdotool mousemove 600 400; sleep 0.5
+        press $(( PAL / 3 )) ${NEWCOMER_FIX_Y:-255}
         shot "n03-banner-fix-applied-$S" 1.5
         stop_app
     fi
