@@ -616,6 +616,8 @@ if want newcomer; then
     # side panels take at most a share of the window, so coordinates scale with it.
     S=$SCREEN
     PAL=$(( SCREEN_W * 24 / 100 ))
+    # The banner's first button: its text wraps to one line more in the narrower palette.
+    if [ "$SCREEN_W" -ge 1400 ]; then FIX_Y=214; else FIX_Y=255; fi
     cat >"$SCRATCH/loops.json" <<'JSON'
 {"id": "loops", "name": "Loops", "version": "1.0.0",
  "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {},
@@ -646,14 +648,15 @@ PY
         click $(( PAL / 2 )) 72
         xdotool type --delay 20 "webhook-notify"
         sleep 1
-        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-440}
+        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-$(( FIX_Y + 190 ))}
         shot "n02-blocked-explained-$S" 1.0
         # n03. Esc closes it; the banner's first fix (declare feature.*) unblocks most chains.
         xdotool key Escape
         click $(( PAL / 2 )) 72
         xdotool key ctrl+a BackSpace
         sleep 0.5
-        click $(( PAL / 2 )) ${NEWCOMER_FIX_Y:-255}
+        xdotool mousemove 600 400; sleep 0.5
+        press $(( PAL / 3 )) ${NEWCOMER_FIX_Y:-$FIX_Y}
         shot "n03-banner-fix-applied-$S" 1.5
         stop_app
     fi
@@ -663,14 +666,14 @@ PY
     focus
     xdotool key f
     sleep 1
-    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
+    click $(( SCREEN_W - 340 )) $(( SCREEN_H - 12 ))
     shot "n04-findings-list-$S" 1.0
     LIST_TOP=$(( SCREEN_H - 26 - 220 ))
     drag $(( SCREEN_W / 2 )) $(( LIST_TOP + 2 )) $(( SCREEN_W / 2 )) $(( LIST_TOP - 160 ))
     xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 100 ))
     for _ in $(seq 1 5); do xdotool click 5; sleep 0.1; done
     shot "n05-findings-list-resized-$S" 1.0
-    click $(( SCREEN_W - 50 )) $(( SCREEN_H - 12 ))
+    click $(( SCREEN_W - 340 )) $(( SCREEN_H - 12 ))
     # n06. A card's marks explained on hover; the inspector's cut text whole on hover.
     xdotool key ctrl+a
     sleep 0.3

@@ -382,5 +382,5 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
     assert_eq!(child["id"], json!(child_id));
     assert_eq!(child["nodes"].as_array().unwrap().len(), child_nodes);
     let status = label_starting(&h, "Exported bundle").expect("the status says what was written");
-    assert!(status.contains(": the workflow and 1 child workflow(s)"), "{status}");
+    assert!(status.contains(": the workflow and 1 child workflow"), "{status}");
 }

@@ -918,7 +918,12 @@ impl App {
                     self.doc.selection.clear();
                     self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
                 }
-                self.problems.status_with(outcome.label, outcome.warnings);
+                // The first warning said in words; all of them are counted beside it.
+                let text = match outcome.warnings.first() {
+                    Some(w) => format!("{} — {}", outcome.label, w.message),
+                    None => outcome.label,
+                };
+                self.problems.status_with(text, outcome.warnings);
             }
             Err(e) => self.problems.error(e),
         }

@@ -196,13 +196,11 @@ impl Problems {
         ui.horizontal(|ui| {
             // The counts at the right first, so the message takes what is left and is cut to it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                // The counts at the very right, where they always are; the dialogs note beside.
-                self.workflow_counts(ui);
                 if !self.dialogs_note.is_empty() {
+                    ui.label(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
                     ui.separator();
-                    let note = egui::Label::new(RichText::new(self.dialogs_note).small().color(theme::TEXT_DIM));
-                    ui.add(note.truncate());
                 }
+                self.workflow_counts(ui);
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| self.message(ui));
             });
         });
@@ -314,30 +312,22 @@ impl Problems {
             List::Workflow => &self.findings,
             List::Action => &self.action_findings,
         };
-        // One row per finding, drawn only where the list is scrolled to (a large workflow
-        // can have thousands).
-        let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
-        egui::ScrollArea::vertical().id_salt("cs-findings-list").auto_shrink([false, false]).show_rows(
-            ui,
-            row,
-            findings.len(),
-            |ui, rows| {
-                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
-                for f in &findings[rows] {
-                    ui.horizontal(|ui| {
-                        ui.label(RichText::new(f.code).monospace().color(severity_colour(f.severity)));
-                        let link = ui.add(
-                            egui::Label::new(RichText::new(&f.pointer).monospace().color(theme::ACCENT))
-                                .sense(egui::Sense::click()),
-                        );
-                        if link.on_hover_text("Select what this is about").clicked() {
-                            pick = node_of(wf, &f.pointer).map(ProblemPick::Node);
-                        }
-                        ui.label(&f.message);
-                    });
-                }
-            },
-        );
+        egui::ScrollArea::vertical().id_salt("cs-findings-list").auto_shrink([false, false]).show(ui, |ui| {
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+            for f in findings {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(f.code).monospace().color(severity_colour(f.severity)));
+                    let link = ui.add(
+                        egui::Label::new(RichText::new(&f.pointer).monospace().color(theme::ACCENT))
+                            .sense(egui::Sense::click()),
+                    );
+                    if link.on_hover_text("Select what this is about").clicked() {
+                        pick = node_of(wf, &f.pointer).map(ProblemPick::Node);
+                    }
+                    ui.label(&f.message);
+                });
+            }
+        });
         pick
     }
 
