@@ -205,7 +205,10 @@ fn read_entries(stream: &mut impl Read) -> std::result::Result<BTreeMap<String, 
             return Ok(files);
         }
         if block[..n].iter().any(|b| *b != 0) {
-            return Err(Refusal::new("trailing_data", "bytes other than zero blocks follow the end of the tar archive"));
+            return Err(Refusal::new(
+                "trailing_data",
+                "bytes other than zero blocks follow the end of the tar archive",
+            ));
         }
     }
 }
