@@ -419,7 +419,7 @@ impl Source {
 /// renamed into place, the pack index last but one (see `commit`). On any failure the
 /// folder is left as it was, and a folder this call created is removed again.
 pub fn publish_with(dir: &Path, registry_dir: &Path, opts: &PublishOptions) -> Result<Published> {
-    let source = Source::read(dir)?;
+    let mut source = Source::read(dir)?;
     if let Some((_, key_id)) = opts.signer {
         check_key_id(key_id)?;
     }
@@ -428,7 +428,7 @@ pub fn publish_with(dir: &Path, registry_dir: &Path, opts: &PublishOptions) -> R
     let created = created.map(Path::to_path_buf);
     let result = RegistryLock::acquire(registry_dir).and_then(|lock| {
         remove_stale_staging(registry_dir);
-        let result = publish_locked(&source, registry_dir, opts);
+        let result = publish_locked(&mut source, registry_dir, opts);
         lock.release();
         result
     });
@@ -443,11 +443,17 @@ pub fn publish_with(dir: &Path, registry_dir: &Path, opts: &PublishOptions) -> R
     result
 }
 
-fn publish_locked(src: &Source, root: &Path, opts: &PublishOptions) -> Result<Published> {
+/// Memory: the manifest is large (up to 16 MiB of JSON, several times that as a `Value`),
+/// so each whole copy of it (the parsed source, the bytes read, the `Pack`, the version
+/// manifest, the tarball) is moved rather than cloned and dropped once its last use is
+/// past, before the staged files are verified.
+fn publish_locked(src: &mut Source, root: &Path, opts: &PublishOptions) -> Result<Published> {
     let mut warnings = Vec::new();
     let (reg, new_registry) = open_registry(root, opts.tree)?;
-    let mut manifest = src.manifest.clone();
+    let mut manifest = std::mem::take(&mut src.manifest);
     let (bytes, signature) = signed_bytes(src, &mut manifest, opts.signer, reg.tree)?;
+    drop(manifest);
+    src.original = Vec::new();
     let pack = load_bytes(&src.manifest_file, &bytes, LoadOptions::default())?;
     if let Some(first) = pack.errors().next() {
         let count = pack.errors().count();
@@ -481,11 +487,16 @@ fn publish_locked(src: &Source, root: &Path, opts: &PublishOptions) -> Result<Pu
         None => None,
     };
 
-    let (files, skipped) = tarball_files(&src.pack_dir, &pack, &bytes, signature.as_deref())?;
+    let (files, skipped) = tarball_files(&src.pack_dir, &pack, bytes, signature.as_deref())?;
     let tgz = tarball::build(&files)?;
     let integrity = sri(&tgz);
-    let mut version_manifest = Value::clone(&pack.manifest);
-    version_manifest["integrity"] = json!(integrity);
+    let sbom_bytes = pretty(&sbom(&pack, &tgz, &files));
+    let file_names: Vec<String> = files.into_keys().collect();
+    let version_manifest = {
+        let mut version_manifest = Value::clone(&pack.manifest);
+        version_manifest["integrity"] = json!(integrity);
+        pretty(&version_manifest)
+    };
     let now = timestamp();
     let pack_index_path = reg.pack_index_path(&name)?;
     let old_index = if pack_index_path.is_file() { read_json(&pack_index_path)? } else { json!({}) };
@@ -507,32 +518,34 @@ fn publish_locked(src: &Source, root: &Path, opts: &PublishOptions) -> Result<Pu
     // In commit order: what no reader finds without the indexes, then the key and the
     // document that lists it, the version manifest, and the indexes.
     let tarball_path = reg.tarball_path(&name, &version)?;
-    let mut writes: Vec<(PathBuf, Vec<u8>)> = vec![(tarball_path.clone(), tgz.clone())];
+    let mut writes: Vec<(PathBuf, Vec<u8>)> = vec![(tarball_path.clone(), tgz)];
     if let Some(sig) = &signature {
         writes.push((reg.signature_path(&name, &version)?, sig.clone()));
     }
-    writes.push((reg.sbom_path(&name, &version)?, pretty(&sbom(&pack, &tgz, &files))));
+    writes.push((reg.sbom_path(&name, &version)?, sbom_bytes));
     if let Some((path, pem)) = new_key.as_ref().and_then(|k| k.file.clone()) {
         writes.push((path, pem));
     }
     if let Some(doc) = &document {
         writes.push((root.join(DISCOVERY_PATH), pretty(doc)));
     }
-    writes.push((version_manifest_path.clone(), pretty(&version_manifest)));
+    writes.push((version_manifest_path.clone(), version_manifest));
     writes.push((pack_index_path, pretty(&index)));
     writes.push((registry_index_path, pretty(&reg_index)));
+    let signed_by = signing_key_id(&pack.manifest).unwrap_or_default().to_owned();
+    drop((pack, index, reg_index));
 
     let staging = Staging::new(root)?;
-    let result = staging.stage(&writes).and_then(|()| {
+    let result = staging.stage(writes).and_then(|targets| {
         // What was staged must verify as any reader would check it, before a byte of the
         // registry changes.
         let doc = document.clone().or_else(|| reg.document.clone()).unwrap_or_else(|| new_document(reg.tree));
         let staged = Registry::from_document_tree(&staging.dir, doc, Some(reg.tree))?;
         if signature.is_some() {
-            staging.borrow_key(&reg, &staged, signing_key_id(&pack.manifest).unwrap_or_default())?;
+            staging.borrow_key(&reg, &staged, &signed_by)?;
         }
         verify(&staged, &name, &version)?;
-        commit(root, &staging, &writes)
+        commit(root, &staging, &targets)
     });
     staging.remove();
     result?;
@@ -544,7 +557,7 @@ fn publish_locked(src: &Source, root: &Path, opts: &PublishOptions) -> Result<Pu
         signed: signature.is_some(),
         tarball: tarball_path,
         manifest: version_manifest_path,
-        files: files.into_keys().collect(),
+        files: file_names,
         skipped,
         warnings,
     })
@@ -597,7 +610,7 @@ fn pretty(value: &Value) -> Vec<u8> {
 /// signatureRef}`), or as the pack carries them when that is the tree's recipe under a
 /// registry key id, or unsigned.
 fn signed_bytes(
-    src: &Source,
+    src: &mut Source,
     manifest: &mut Value,
     signer: Option<(&SigningKey, &str)>,
     tree: Tree,
@@ -653,7 +666,7 @@ fn signed_bytes(
     let sig_path = src.pack_dir.join(SIGNATURE_FILE);
     let sig = crate::fsio::read_limited(&sig_path, 4096, code::SIGNATURE_NOT_AVAILABLE)
         .map_err(|e| Error::new(code::SIGNATURE_NOT_AVAILABLE, format!("{}: {}", sig_path.display(), e.message)))?;
-    Ok((src.original.clone(), Some(sig)))
+    Ok((std::mem::take(&mut src.original), Some(sig)))
 }
 
 /// The registry folder's advisory lock (`LOCK_FILE` in its root, `flock` on unix): held
@@ -735,11 +748,15 @@ impl Staging {
         self.dir.join(target.strip_prefix(&self.root).unwrap_or(target))
     }
 
-    fn stage(&self, writes: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    /// Write each file's bytes under the staging folder, dropping them once written (the
+    /// staged copy is what is verified); returns the targets in order, for [`commit`].
+    fn stage(&self, writes: Vec<(PathBuf, Vec<u8>)>) -> Result<Vec<PathBuf>> {
+        let mut targets = Vec::with_capacity(writes.len());
         for (target, bytes) in writes {
-            write_synced(&self.path(target), bytes)?;
+            write_synced(&self.path(&target), &bytes)?;
+            targets.push(target);
         }
-        Ok(())
+        Ok(targets)
     }
 
     /// A listed key's file, copied beside the staged files so the staged version verifies
@@ -769,17 +786,17 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     f.write_all(bytes).and_then(|()| f.sync_all()).map_err(|e| Error::io(path, &e))
 }
 
-/// Rename the staged files into place in `writes` order. A file replaced is kept first as a
+/// Rename the staged files into place in `targets` order. A file replaced is kept first as a
 /// hard link in the staging folder; on any failure every rename done is undone (old files
 /// back, new ones and new folders removed), so the folder is as it was. Each rename is
 /// atomic and its folder synced before the next, so a crash leaves the old state or the
 /// new one for every reader: nothing finds the version before its manifest is in place,
 /// nothing resolves it before the pack index lists it, and a retry of the same publish
 /// finishes one interrupted after its manifest ([`check_new_version`]).
-fn commit(root: &Path, staging: &Staging, writes: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+fn commit(root: &Path, staging: &Staging, targets: &[PathBuf]) -> Result<()> {
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut done: Vec<(&Path, Option<PathBuf>)> = Vec::new();
-    for (i, (target, _)) in writes.iter().enumerate() {
+    for (i, target) in targets.iter().enumerate() {
         match move_into_place(root, staging, i, target, &mut created_dirs) {
             Ok(backup) => done.push((target, backup)),
             Err(e) => {
@@ -839,7 +856,12 @@ type Files = BTreeMap<String, Vec<u8>>;
 
 /// The tarball's files by path: the pack folder's files its kind may ship, `pack.json` as
 /// published and its signature; and the paths left out.
-fn tarball_files(pack_dir: &Path, pack: &Pack, bytes: &[u8], signature: Option<&[u8]>) -> Result<(Files, Vec<String>)> {
+fn tarball_files(
+    pack_dir: &Path,
+    pack: &Pack,
+    bytes: Vec<u8>,
+    signature: Option<&[u8]>,
+) -> Result<(Files, Vec<String>)> {
     let mut files = Files::new();
     let mut skipped = Vec::new();
     for rel in list_files(pack_dir)? {
@@ -853,7 +875,7 @@ fn tarball_files(pack_dir: &Path, pack: &Pack, bytes: &[u8], signature: Option<&
         let data = crate::fsio::read_limited(&pack_dir.join(&rel), MAX_MANIFEST_BYTES, code::INVALID_REQUEST)?;
         files.insert(rel, data);
     }
-    files.insert("pack.json".into(), bytes.to_vec());
+    files.insert("pack.json".into(), bytes);
     if let Some(sig) = signature {
         files.insert(SIGNATURE_FILE.into(), sig.to_vec());
     }

@@ -147,7 +147,11 @@ pub fn sign_pack_for(path: &Path, key: &SigningKey, scheme: Scheme, registry: Op
             .with("path", at)
             .with("file", manifest_file.display().to_string())
     })?;
+    // Each whole copy of a large manifest goes as soon as it is spent: the file read once
+    // parsed, the parsed value once signed (the pack is loaded from the signed bytes).
+    drop(original);
     let (bytes, signature) = sign_manifest(&mut manifest, key, scheme)?;
+    drop(manifest);
     let pack = load_bytes(&manifest_file, &bytes, LoadOptions::default())?;
     if let Some(first) = pack.errors().next() {
         let count = pack.errors().count();

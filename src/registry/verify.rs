@@ -335,14 +335,19 @@ impl<'a> Recipe<'a> {
         let (v2, key_id) = (self.v2, self.key_id);
         let bytes =
             archive.manifest().ok_or_else(|| bad("manifest_mismatch", "the tarball has no pack.json".into()))?;
-        // (4) the packed manifest is the version asked for, signed under the same key.
-        let packed = jcs::parse_strict(bytes)
-            .map_err(|msg| bad(if v2 { "not_canonical" } else { "manifest_mismatch" }, format!("pack.json: {msg}")))?;
-        let packed_key = if v2 { packed.pointer("/signing/keyId") } else { packed.pointer("/signing/publicKeyRef") };
-        if packed.get("name").and_then(Value::as_str) != Some(name)
-            || packed.get("version").and_then(Value::as_str) != Some(version)
-            || packed_key.and_then(Value::as_str) != Some(key_id)
-        {
+        // (4) the packed manifest is the version asked for, signed under the same key. The
+        // parsed copy goes before the canonical form is built: both are whole manifests.
+        let is_asked_for = {
+            let packed = jcs::parse_strict(bytes).map_err(|msg| {
+                bad(if v2 { "not_canonical" } else { "manifest_mismatch" }, format!("pack.json: {msg}"))
+            })?;
+            let packed_key =
+                if v2 { packed.pointer("/signing/keyId") } else { packed.pointer("/signing/publicKeyRef") };
+            packed.get("name").and_then(Value::as_str) == Some(name)
+                && packed.get("version").and_then(Value::as_str) == Some(version)
+                && packed_key.and_then(Value::as_str) == Some(key_id)
+        };
+        if !is_asked_for {
             return Err(bad(
                 "manifest_mismatch",
                 format!("the packed pack.json is not {name}@{version} signed with key \"{key_id}\""),
