@@ -5,40 +5,15 @@
 
 mod ui_common;
 
-use chainsmith::app::{App, StartOptions};
+use chainsmith::app::App;
 use chainsmith::editor::cards::Rect;
-use chainsmith::pack::bundled;
-use chainsmith::workflow::{ExportMode, Workflow};
+use chainsmith::workflow::ExportMode;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
-use serde_json::{Value, json};
-use ui_common::{NoDialogs, drag, harness};
-
-fn open(value: Value) -> (tempfile::TempDir, Harness<'static, App>) {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("parent.json");
-    Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
-    let app = App::new(
-        StartOptions { files: vec![p], dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() },
-        None,
-    );
-    (dir, harness(app))
-}
-
-fn node(id: &str, x: f64, y: f64) -> Value {
-    json!({"id": id, "typeId": "core.noop", "name": id, "position": {"x": x, "y": y}, "config": {}, "inputs": {}})
-}
-
-fn edge(id: &str, from: &str, to: &str) -> Value {
-    json!({"id": id, "sourceNodeId": from, "targetNodeId": to})
-}
-
-fn workflow(nodes: Vec<Value>, edges: Vec<Value>) -> Value {
-    json!({"id": "w", "name": "Layout", "version": "1.0.0", "nodes": nodes, "edges": edges,
-           "triggers": [], "variables": [], "metadata": {}, "settings": {}})
-}
+use serde_json::Value;
+use ui_common::{drag, noop_node as node, open_workflow as open, plain_edge as edge, workflow_of as workflow};
 
 fn json_of(h: &Harness<'_, App>) -> Value {
     h.state().workflow().to_json(ExportMode::Faithful)

@@ -14,10 +14,9 @@ use egui::{Key, Modifiers, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{NoDialogs, two_nodes, write_workflow};
+use ui_common::{Memory, NoDialogs, two_nodes, write_workflow};
 
 fn app(files: Vec<PathBuf>) -> App {
     App::new(StartOptions { files, dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() }, None)
@@ -442,26 +441,6 @@ fn the_bundled_triage_chain_inserts_without_the_warnings_its_tile_did_not_show()
         "{:?}",
         labels_containing(&h, "warning")
     );
-}
-
-/// eframe's storage in memory.
-#[derive(Default)]
-struct Memory(HashMap<String, String>);
-
-impl eframe::Storage for Memory {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-
-    fn flush(&mut self) {}
 }
 
 #[test]

@@ -15,10 +15,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::Value;
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use ui_common::{drag, harness};
+use ui_common::{Memory, drag, harness};
 
 const CAPABILITY_REQUIRED: &str = "capability_required";
 const UNSIGNED: &str = "pack_unsigned";
@@ -48,26 +48,6 @@ impl FileDialogs for Script {
     fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
         None
     }
-}
-
-/// eframe's storage in memory.
-#[derive(Default)]
-struct Memory(HashMap<String, String>);
-
-impl eframe::Storage for Memory {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-
-    fn flush(&mut self) {}
 }
 
 fn start(files: Vec<PathBuf>, dialogs: Script, storage: Option<&Memory>) -> Harness<'static, App> {

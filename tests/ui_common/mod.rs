@@ -6,13 +6,15 @@
 mod no_dialogs;
 pub use no_dialogs::NoDialogs;
 
-use chainsmith::app::App;
+use chainsmith::app::{App, StartOptions};
+use chainsmith::pack::bundled;
 use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Press at `from`, move in ten steps (so egui sees a drag, not a click), release at `to`,
@@ -66,11 +68,59 @@ pub fn type_into(h: &mut Harness<'_, App>, label: &str, text: &str) {
     h.run();
 }
 
+/// eframe's storage in memory, for tests of what the editor remembers between starts.
+#[derive(Default)]
+pub struct Memory(pub HashMap<String, String>);
+
+impl eframe::Storage for Memory {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+
+    fn flush(&mut self) {}
+}
+
 /// Save `value` as `dir/parent.json` the way the editor writes workflows.
 pub fn write_workflow(dir: &Path, value: Value) -> PathBuf {
     let p = dir.join("parent.json");
     Workflow::from_json(value).unwrap().save(&p, ExportMode::Faithful).unwrap();
     p
+}
+
+/// The editor with the bundled packs, opened on `value` saved as a workflow file; the
+/// folder lives as long as the returned guard.
+pub fn open_workflow(value: Value) -> (tempfile::TempDir, Harness<'static, App>) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_workflow(dir.path(), value);
+    let app = App::new(
+        StartOptions { files: vec![p], dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() },
+        None,
+    );
+    (dir, harness(app))
+}
+
+/// A `core.noop` node named after its id, at (`x`, `y`).
+pub fn noop_node(id: &str, x: f64, y: f64) -> Value {
+    json!({"id": id, "typeId": "core.noop", "name": id, "position": {"x": x, "y": y}, "config": {}, "inputs": {}})
+}
+
+/// A plain edge `from` → `to`.
+pub fn plain_edge(id: &str, from: &str, to: &str) -> Value {
+    json!({"id": id, "sourceNodeId": from, "targetNodeId": to})
+}
+
+/// A workflow of these nodes and edges and nothing else.
+pub fn workflow_of(nodes: Vec<Value>, edges: Vec<Value>) -> Value {
+    json!({"id": "w", "name": "Workflow", "version": "1.0.0", "nodes": nodes, "edges": edges,
+           "triggers": [], "variables": [], "metadata": {}, "settings": {}})
 }
 
 /// A parent workflow of two connected nodes, `start` → `finish`, far enough apart to drop
