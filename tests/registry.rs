@@ -10,15 +10,10 @@
 use base64::Engine;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).env_remove("OPENWOP_CONFIG_HOME").output().unwrap()
-}
+mod common;
+use common::cli::{bin, envelope, ok_json, run, s};
 
 /// The registries the script builds, in a fresh temporary folder.
 fn registries() -> tempfile::TempDir {
@@ -27,21 +22,6 @@ fn registries() -> tempfile::TempDir {
     let out = Command::new("python3").arg(script).arg(dir.path()).output().unwrap();
     assert!(out.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&out.stderr));
     dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn ok_json(out: &Output) -> Value {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn envelope(out: &Output) -> Value {
-    assert_eq!(out.status.code(), Some(1), "stdout: {}", String::from_utf8_lossy(&out.stdout));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    serde_json::from_str(stderr.lines().last().unwrap()).unwrap()
 }
 
 fn expected(root: &Path) -> Value {

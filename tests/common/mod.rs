@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 #[cfg(unix)]
 pub mod capped;
+pub mod cli;
 
 /// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). Tests that read it carry
 /// `#[cfg_attr(not(chainsmith_corpus), ignore = ...)]` (build.rs sets the cfg), so they only
