@@ -612,7 +612,7 @@ PY
 fi
 
 if want newcomer; then
-    # n01-n12, at any $SCREEN (names end with it): what a newcomer meets (issue 25). The
+    # n01-n14, at any $SCREEN (names end with it): what a newcomer meets (issue 25). The
     # side panels take at most a share of the window, so coordinates scale with it.
     S=$SCREEN
     PAL=$(( SCREEN_W * 24 / 100 ))
@@ -721,6 +721,20 @@ PY
     shot "n10-shortcuts-open-$S" 1.0
     xdotool key Escape
     shot "n11-after-esc-$S" 1.0
+    stop_app
+    # n12-n13. A status message belongs to its action: the refusal of a missing file, then
+    # Select all and Copy replace it with their own result.
+    start_app "$SCRATCH/loops.json" "$SCRATCH/gone.json"
+    focus
+    shot "n12-status-refusal-$S" 1.0
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H / 3 ))
+    xdotool key ctrl+a ctrl+c
+    shot "n13-status-next-action-$S" 1.0
+    # n14. Both side panels shut (Ctrl+B, Ctrl+Alt+B): the canvas takes the window, Fit.
+    xdotool key Escape ctrl+b ctrl+alt+b
+    sleep 0.5
+    xdotool key f
+    shot "n14-panels-shut-$S" 1.5
     stop_app
 fi
 

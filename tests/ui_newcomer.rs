@@ -149,6 +149,71 @@ fn side_panels_give_the_canvas_half_the_window_and_the_minimap_and_toolbar_stay_
     }
 }
 
+/// Screen points per canvas unit, as of the last frame.
+fn zoom(h: &Harness<'_, App>) -> f32 {
+    let (a, b) = (h.state().canvas_to_screen(Pos2::ZERO), h.state().canvas_to_screen(Pos2::new(1000.0, 0.0)));
+    (b.x - a.x) / 1000.0
+}
+
+fn press_with(h: &mut Harness<'_, App>, modifiers: Modifiers, key: Key) {
+    h.key_press_modifiers(modifiers, key);
+    h.run();
+}
+
+#[test]
+fn the_side_panels_collapse_and_the_canvas_takes_the_window() {
+    use eframe::App as _;
+    // Five cards in a row as Tidy spaces them (220 wide, 90 apart): 1,460 units, which no
+    // canvas between two panels holds at 1:1 at 1600x1000. With both panels shut it does.
+    let row: Vec<Value> = (0..5).map(|i| ui_common::noop_node(&format!("n{i}"), f64::from(i) * 310.0, 0.0)).collect();
+    let edges = (1..5).map(|i| ui_common::plain_edge(&format!("e{i}"), &format!("n{}", i - 1), &format!("n{i}")));
+    let dir = tempfile::tempdir().unwrap();
+    let wf = write_workflow(dir.path(), ui_common::workflow_of(row, edges.collect()));
+    for (w, hgt) in [(1000.0, 700.0), (1600.0, 1000.0)] {
+        let mut h = sized(app(vec![wf.clone()]), w, hgt);
+        let between = h.state().canvas_rect().width();
+        assert!(between < 0.8 * w, "at {w}x{hgt} both panels are shown at first: canvas {between}");
+        // View → Palette panel, by the menu; the inspector by its shortcut.
+        h.get_by_label("View").click();
+        h.run();
+        h.get(By::new().label("Palette panel").role(Role::CheckBox)).click();
+        h.run();
+        let without_palette = h.state().canvas_rect();
+        assert!(without_palette.width() > between + 150.0, "at {w}x{hgt}: {between} → {}", without_palette.width());
+        assert!(without_palette.min.x < 12.0, "the canvas starts at the window's left edge: {without_palette:?}");
+        assert!(h.query_by_label("Search tiles").is_none(), "the palette is gone");
+        press_with(&mut h, Modifiers::COMMAND | Modifiers::ALT, Key::B);
+        let canvas = h.state().canvas_rect();
+        assert!(canvas.width() >= w - 24.0, "at {w}x{hgt} the canvas takes the window: {canvas:?}");
+        if w >= 1600.0 {
+            press(&mut h, Key::F);
+            assert_eq!(zoom(&h), 1.0, "Fit shows five cards in a row at 1:1 once the panels are shut");
+        }
+        // Remembered for the next start, and shown again by the same commands.
+        let mut storage = Memory::default();
+        h.state_mut().save(&mut storage);
+        let saved = storage.0.values().find(|v| v.contains("palette_panel")).expect("settings saved");
+        assert!(saved.contains("palette_panel:false") && saved.contains("inspector_panel:false"), "{saved}");
+        press_with(&mut h, Modifiers::COMMAND, Key::B);
+        press_with(&mut h, Modifiers::COMMAND | Modifiers::ALT, Key::B);
+        assert_eq!(h.state().canvas_rect().width(), between, "at {w}x{hgt} both panels are back as they were");
+    }
+}
+
+#[test]
+fn the_keyboard_shortcuts_leave_most_of_a_small_window_in_sight() {
+    // At 1000x700 the shortcuts window took 760x600: nearly all of the editor.
+    for (w, hgt) in [(1000.0, 700.0), (1600.0, 1000.0)] {
+        let mut h = sized(app(Vec::new()), w, hgt);
+        press(&mut h, Key::F1);
+        let help = h.get(By::new().label("Keyboard shortcuts").role(Role::Window)).rect();
+        assert!(help.width() <= 0.75 * w && help.height() <= 0.75 * hgt, "at {w}x{hgt} the help is {help:?}");
+        let centre = help.center();
+        assert!((centre.x - w / 2.0).abs() < 40.0 && (centre.y - hgt / 2.0).abs() < 60.0, "centred: {help:?}");
+        assert!(h.query_by_label("Palette panel").is_some(), "it lists the panel toggles");
+    }
+}
+
 #[test]
 fn the_insert_form_s_fields_overlap_nothing_at_1000x700() {
     let dir = tempfile::tempdir().unwrap();
@@ -302,6 +367,43 @@ fn an_error_in_the_status_bar_goes_with_the_next_action_s_result() {
 
 // ---------------------------------------------------------------------------------------
 // 9. Keyboard
+
+#[test]
+fn tab_through_a_long_form_keeps_the_focused_field_in_view_at_1000x700() {
+    // Fourteen text parameters: at 1000x700 the docked form shows a few of them at a time.
+    let names: Vec<String> = (0..14).map(|i| format!("Field {i:02}")).collect();
+    let properties: serde_json::Map<String, Value> = (0..14)
+        .map(|i| (format!("f{i:02}"), json!({"type": "string", "title": names[i], "default": "x"})))
+        .collect();
+    let mut long = chain("acme.long", "Long form", "core.noop");
+    long["parameters"] = json!({"type": "object", "properties": properties});
+    let dir = tempfile::tempdir().unwrap();
+    let pack = chain_pack(dir.path(), "long", vec![long]);
+    let wf = write_workflow(dir.path(), two_nodes());
+    let mut h = sized(app(vec![wf, pack]), 1000.0, 700.0);
+    h.state_mut().settle_loading(Duration::from_secs(60));
+    h.run();
+    quick_add(&mut h, "Long form");
+    assert!(h.state().form_is_open());
+    let form_top = h.state().canvas_rect().max.y;
+    ui_common::text_field(&h, "Field 00").click();
+    h.run();
+    let mut below_the_first_screen = 0;
+    for step in 1..names.len() {
+        press(&mut h, Key::Tab);
+        let focused = h.ctx.memory(|m| m.focused()).expect("a field has the focus");
+        let rect = h.ctx.read_response(focused).expect("the focused widget was drawn").rect;
+        assert!(
+            rect.min.y >= form_top - 1.0 && rect.max.y <= 700.0 + 1.0,
+            "after {step} Tabs the focused field {rect:?} is out of the form's view ({form_top}..700)"
+        );
+        let label = names.iter().find(|n| ui_common::text_field(&h, n).rect() == rect);
+        if label.is_some_and(|n| n.as_str() >= "Field 08") {
+            below_the_first_screen += 1;
+        }
+    }
+    assert!(below_the_first_screen > 2, "Tab reached the fields the form had to scroll to");
+}
 
 #[test]
 fn esc_closes_the_editor_s_windows_topmost_first() {

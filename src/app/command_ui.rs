@@ -211,11 +211,18 @@ pub fn context_items(ui: &mut Ui, place: Place, cx: &Context, os: Os, actions: &
 /// Help → Keyboard shortcuts: every registry entry, its shortcuts on this OS and what it
 /// does, in registry order.
 pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os) {
+    // At most about three quarters of the window, so a small window keeps the canvas in
+    // sight behind it (760x600 covered nearly all of 1000x700).
+    let room = ctx.content_rect().size() * 0.72;
+    let size = egui::vec2(room.x.min(760.0), room.y.min(600.0));
     egui::Window::new("Keyboard shortcuts")
         .id(egui::Id::unique("cs-shortcut-help"))
         .open(open)
         .collapsible(false)
-        .default_size([760.0, 600.0])
+        .default_size(size)
+        .max_size(ctx.content_rect().size() - egui::vec2(40.0, 40.0))
+        .pivot(egui::Align2::CENTER_CENTER)
+        .default_pos(ctx.content_rect().center())
         .show(ctx, |ui| {
             ui.label(
                 RichText::new("Every command, also found by name in the command palette.")
@@ -223,7 +230,11 @@ pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os) {
                     .color(theme::TEXT_DIM),
             );
             egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-                egui::Grid::new("cs-shortcut-grid").num_columns(3).striped(true).spacing([14.0, 4.0]).show(ui, |ui| {
+                // The descriptions wrap in what is left of the window's width.
+                let width = (ui.available_width() - 340.0).max(160.0);
+                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
+                let grid = egui::Grid::new("cs-shortcut-grid").num_columns(3).striped(true).spacing([14.0, 4.0]);
+                grid.max_col_width(width).show(ui, |ui| {
                     for &c in CommandId::ALL {
                         let spec = c.spec();
                         ui.label(spec.label);

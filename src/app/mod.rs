@@ -411,7 +411,7 @@ impl App {
         self.palette.unsaved = self.authoring.unsaved();
         let sides = SidePanels::for_window(ctx.content_rect().width());
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
-        palette.size_range(sides.palette).show(ui, |ui| {
+        palette.size_range(sides.palette).show_collapsible(ui, &mut self.settings.palette_panel, |ui| {
             let cx = palette::PaletteCtx {
                 loading: self.loading.as_ref().map_or(0, |l| l.left),
                 packs: &self.packs,
@@ -423,7 +423,7 @@ impl App {
             self.palette.show(ui, cx, &mut self.actions);
         });
         let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
-        inspector.size_range(sides.inspector).show(ui, |ui| {
+        inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.settings.inspector_panel, |ui| {
             let (wf, selection) = self.doc.parts();
             self.inspector.show(ui, wf, self.trust.catalog.as_ref(), selection, &mut self.actions);
         });
@@ -570,6 +570,8 @@ impl App {
             snap: self.canvas.snap,
             minimap: self.canvas.minimap,
             show_internal: self.palette.show_internal,
+            palette_panel: self.settings.palette_panel,
+            inspector_panel: self.settings.inspector_panel,
         }
     }
 
@@ -899,6 +901,8 @@ impl App {
             CommandId::ZoomOut => self.canvas.zoom_out(),
             CommandId::ToggleSnap => self.canvas.snap = !self.canvas.snap,
             CommandId::ToggleMinimap => self.canvas.minimap = !self.canvas.minimap,
+            CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
+            CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
             CommandId::ToggleInternal => self.palette.show_internal = !self.palette.show_internal,
             CommandId::PackView => self.authoring.view.open = true,
             CommandId::ShortcutHelp => self.shortcut_help = true,

@@ -16,6 +16,9 @@ pub struct Settings {
     pub show_internal: bool,
     pub snap: bool,
     pub minimap: bool,
+    /// The side panels are shown (View → Palette panel, Inspector panel, or dragged shut).
+    pub palette_panel: bool,
+    pub inspector_panel: bool,
     /// The canvas rect in view: min x, min y, max x, max y.
     pub view: Option<[f32; 4]>,
     pub trust: TrustSettings,
@@ -32,6 +35,8 @@ impl Default for Settings {
             show_internal: false,
             snap: true,
             minimap: true,
+            palette_panel: true,
+            inspector_panel: true,
             view: None,
             trust: TrustSettings::default(),
             in_app_dialogs: false,

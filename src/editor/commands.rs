@@ -240,6 +240,9 @@ pub struct Context {
     pub snap: bool,
     pub minimap: bool,
     pub show_internal: bool,
+    /// Whether the side panels are shown (hidden, the canvas takes their width).
+    pub palette_panel: bool,
+    pub inspector_panel: bool,
 }
 
 impl Context {
@@ -333,6 +336,8 @@ command_ids! {
     ZoomOut,
     ToggleSnap,
     ToggleMinimap,
+    TogglePalettePanel,
+    ToggleInspectorPanel,
     ToggleInternal,
     PackView,
     ShortcutHelp,
@@ -710,6 +715,24 @@ impl CommandId {
                 tooltip: "An overview of the whole workflow in the canvas corner",
                 places: &[Place::Menu(View, 2), Place::Toolbar],
                 checked: Some(|c| c.minimap),
+                ..base
+            },
+            CommandId::TogglePalettePanel => Spec {
+                id: "view.palette_panel",
+                label: "Palette panel",
+                tooltip: "Show or hide the chain palette on the left; hidden, the canvas takes its width",
+                bindings: const { &[all(Shortcut::command(B))] },
+                places: &[Place::Menu(View, 2)],
+                checked: Some(|c| c.palette_panel),
+                ..base
+            },
+            CommandId::ToggleInspectorPanel => Spec {
+                id: "view.inspector_panel",
+                label: "Inspector panel",
+                tooltip: "Show or hide the inspector on the right; hidden, the canvas takes its width",
+                bindings: const { &[all(Shortcut { mods: Mods { command: true, shift: false, alt: true }, key: B })] },
+                places: &[Place::Menu(View, 2)],
+                checked: Some(|c| c.inspector_panel),
                 ..base
             },
             CommandId::ToggleInternal => Spec {
