@@ -176,7 +176,7 @@ fn the_side_panels_collapse_and_the_canvas_takes_the_window() {
         // View → Palette panel, by the menu; the inspector by its shortcut.
         h.get_by_label("View").click();
         h.run();
-        h.get(By::new().label("Palette panel").role(Role::CheckBox)).click();
+        h.get(By::new().label_contains("Palette panel").role(Role::CheckBox)).click();
         h.run();
         let without_palette = h.state().canvas_rect();
         assert!(without_palette.width() > between + 150.0, "at {w}x{hgt}: {between} → {}", without_palette.width());
@@ -372,9 +372,8 @@ fn an_error_in_the_status_bar_goes_with_the_next_action_s_result() {
 fn tab_through_a_long_form_keeps_the_focused_field_in_view_at_1000x700() {
     // Fourteen text parameters: at 1000x700 the docked form shows a few of them at a time.
     let names: Vec<String> = (0..14).map(|i| format!("Field {i:02}")).collect();
-    let properties: serde_json::Map<String, Value> = (0..14)
-        .map(|i| (format!("f{i:02}"), json!({"type": "string", "title": names[i], "default": "x"})))
-        .collect();
+    let properties: serde_json::Map<String, Value> =
+        (0..14).map(|i| (format!("f{i:02}"), json!({"type": "string", "title": names[i], "default": "x"}))).collect();
     let mut long = chain("acme.long", "Long form", "core.noop");
     long["parameters"] = json!({"type": "object", "properties": properties});
     let dir = tempfile::tempdir().unwrap();

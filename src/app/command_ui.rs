@@ -96,7 +96,7 @@ pub fn pressed(ctx: &egui::Context, os: Os, cx: &Context) -> Vec<CommandId> {
 pub fn item(ui: &mut Ui, c: CommandId, cx: &Context, os: Os, actions: &mut Vec<Action>) -> egui::Response {
     let spec = c.spec();
     let enabled = c.is_enabled(cx);
-    let r = toggle(ui, c, cx, enabled).unwrap_or_else(|| {
+    let r = menu_toggle(ui, c, cx, enabled, os).unwrap_or_else(|| {
         let shortcut = c.shortcut_text(os);
         let button = egui::Button::new(spec.label);
         // An empty shortcut text would still be appended to the button's name.
@@ -176,6 +176,30 @@ fn toggle(ui: &mut Ui, c: CommandId, cx: &Context, enabled: bool) -> Option<egui
     let spec = c.spec();
     let mut checked = (spec.checked?)(cx);
     Some(ui.add_enabled(enabled, egui::Checkbox::new(&mut checked, spec.label)))
+}
+
+/// A toggle in a menu: its shortcut, if it has one, dim at the right as a button's is, and
+/// part of its name as a button's is.
+fn menu_toggle(ui: &mut Ui, c: CommandId, cx: &Context, enabled: bool, os: Os) -> Option<egui::Response> {
+    let shortcut = c.shortcut_text(os);
+    if shortcut.is_empty() {
+        return toggle(ui, c, cx, enabled);
+    }
+    let spec = c.spec();
+    let checked = (spec.checked?)(cx);
+    let r = ui
+        .horizontal(|ui| {
+            // Clicked, the command flips the state; the box only shows it.
+            let mut shown = checked;
+            let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut shown, spec.label));
+            ui.add_space(12.0);
+            ui.label(RichText::new(&shortcut).color(theme::TEXT_DIM));
+            r
+        })
+        .inner;
+    let name = format!("{} {shortcut}", spec.label);
+    r.widget_info(|| egui::WidgetInfo::selected(egui::Role::CheckBox, enabled, checked, &name));
+    Some(r)
 }
 
 /// One menu of the menu bar, from the registry, sections apart. `extra` draws what is not a

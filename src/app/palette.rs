@@ -88,7 +88,8 @@ impl Palette {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let hide = ui.small_button("«");
                 hide.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, "Hide the palette"));
-                if hide.on_hover_text("Hide the palette (View → Palette panel); the canvas takes its width").clicked() {
+                if hide.on_hover_text("Hide the palette (View → Palette panel); the canvas takes its width").clicked()
+                {
                     actions.push(Action::Run(CommandId::TogglePalettePanel));
                 }
                 if ui.small_button("Open…").on_hover_text(CommandId::Open.spec().tooltip).clicked() {
