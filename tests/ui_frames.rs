@@ -184,6 +184,8 @@ fn the_still_canvas_is_drawn_once_while_only_the_pointer_moves() {
     let mut h = open_shown(write(dir.path(), grid(200)));
     let canvas = h.state().app.canvas_rect();
     h.hover_at(canvas.center());
+    // It opens legible at its entry; Fit shows all 200 cards, far out.
+    h.key_press(Key::F);
     h.run();
     let (before, far, _) = far_view(&h);
     let uploads = |h: &Harness<'_, Shown>| h.state().images[&far].1;

@@ -499,14 +499,15 @@ impl Canvas {
         Rect::from_center_size(b.center(), outer.size() / scale)
     }
 
-    /// Where a workflow opens: fitted whole when it is small or its card names are drawn at
-    /// that zoom, else (a large workflow fits at a hairline: 20,000 nodes at 1%) its entry at
-    /// [`OPEN_ZOOM`]: the left edge of the cards in view, level with the leftmost card that
-    /// has no incoming edge. The minimap shows the whole.
+    /// Where a workflow opens: fitted whole when its cards' type and port names are drawn at
+    /// that zoom, else (five cards in a 500-point canvas fit at 32%, where only titles are
+    /// left; 20,000 nodes at a hairline) its entry at [`OPEN_ZOOM`]: the left edge of the
+    /// cards in view, level with the leftmost card that has no incoming edge. The minimap
+    /// shows the whole, and Fit shows it all in the canvas.
     fn open_rect(&self, outer: Rect) -> Rect {
         let fit = self.fit_rect(None, outer);
         let (Some(bounds), Some(entry)) = (self.cache.bounds, self.cache.entry()) else { return fit };
-        if self.cache.cards.len() <= FEW_CARDS || self.lod(outer.width() / fit.width()).text() {
+        if outer.width() / fit.width() >= LOD_DETAIL {
             return fit;
         }
         let size = outer.size() / OPEN_ZOOM;

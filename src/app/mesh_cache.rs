@@ -77,11 +77,23 @@ fn tessellate(ctx: &Context, shapes: Vec<Shape>, to_screen: TSTransform, clip: R
     let options = ctx.tessellation_options(|o| *o);
     // Pixels per unit of the drawing's own coordinates.
     let density = raster.pixels_per_point * to_screen.scaling;
-    let mut tess = Tessellator::new(density, options, raster.font_atlas, Vec::new());
-    tess.set_clip_rect(clip);
+    let mut shapes_tess = Tessellator::new(density, options, raster.font_atlas, Vec::new());
+    shapes_tess.set_clip_rect(clip);
+    // Text was laid out, its glyphs placed and rasterised, at the context's density: a
+    // tessellator at another one cut the tops or bottoms off glyphs (at 75%, "input" read
+    // "ınpuc").
+    let mut text_tess = Tessellator::new(raster.pixels_per_point, options, raster.font_atlas, Vec::new());
+    text_tess.set_clip_rect(clip);
     let mut mesh = Mesh::default();
-    for shape in shapes {
-        tess.tessellate_shape(shape, &mut mesh);
+    let mut pending = shapes;
+    pending.reverse();
+    // In painting order, so text stays over the card it is on.
+    while let Some(shape) = pending.pop() {
+        match shape {
+            Shape::Vec(inner) => pending.extend(inner.into_iter().rev()),
+            Shape::Text(_) => text_tess.tessellate_shape(shape, &mut mesh),
+            other => shapes_tess.tessellate_shape(other, &mut mesh),
+        }
     }
     mesh.transform(to_screen);
     mesh
@@ -96,6 +108,53 @@ mod tests {
         let mut f = f;
         let mut out = ctx.run_ui(egui::RawInput::default(), |ui| f(ui.ctx()));
         out.textures_delta.clear();
+    }
+
+    #[test]
+    fn text_is_placed_as_it_was_laid_out_at_any_zoom() {
+        // Drawn at 75%, glyphs lost their tops or bottoms: the text was tessellated at the
+        // zoomed density though laid out at the context's.
+        let ctx = Context::default();
+        let clip = Rect::from_min_size(Pos2::ZERO, vec2(1000.0, 1000.0));
+        let at = pos2(10.3, 20.6);
+        for scaling in [0.75, 0.5, 1.0, 1.6] {
+            let to_screen = TSTransform::new(vec2(7.0, 3.0), scaling);
+            let (mut ours, mut reference) = (None, None);
+            frame(&ctx, |ctx| {
+                let mut cache = MeshCache::default();
+                ours = Some(cache.get(ctx, 1, to_screen, clip, |p| {
+                    p.text(
+                        at,
+                        egui::Align2::LEFT_TOP,
+                        "input output",
+                        egui::FontId::proportional(11.0),
+                        Color32::WHITE,
+                    );
+                }));
+                let shapes = paint_offscreen(ctx, clip, |p| {
+                    p.text(
+                        at,
+                        egui::Align2::LEFT_TOP,
+                        "input output",
+                        egui::FontId::proportional(11.0),
+                        Color32::WHITE,
+                    );
+                });
+                let raster = Raster::of(ctx);
+                let mut tess =
+                    Tessellator::new(raster.pixels_per_point, Default::default(), raster.font_atlas, Vec::new());
+                let mut mesh = Mesh::default();
+                for s in shapes {
+                    tess.tessellate_shape(s, &mut mesh);
+                }
+                mesh.transform(to_screen);
+                reference = Some(mesh);
+            });
+            let (ours, reference) = (ours.unwrap(), reference.unwrap());
+            assert!(!reference.vertices.is_empty());
+            let places = |m: &Mesh| m.vertices.iter().map(|v| (v.pos, v.uv)).collect::<Vec<_>>();
+            assert_eq!(places(&ours), places(&reference), "at {scaling}: glyphs moved against their layout");
+        }
     }
 
     #[test]

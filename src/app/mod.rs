@@ -178,6 +178,10 @@ pub struct App {
     themed: bool,
     title: String,
     first_frame: Option<Instant>,
+    /// The frame number of the first drawn frame, until a later frame has begun (it was
+    /// then on screen).
+    first_frame_nr: Option<u64>,
+    first_frame_shown: bool,
     /// Files opened at start, being read on a thread.
     loading: Option<Loading>,
     /// What to say once they are open (remembered packs not found).
@@ -242,6 +246,8 @@ impl App {
             themed: false,
             title: String::new(),
             first_frame: None,
+            first_frame_nr: None,
+            first_frame_shown: false,
             loading: None,
             start_notice: None,
         };
@@ -1534,6 +1540,22 @@ impl eframe::App for App {
     }
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let first = self.first_frame.is_none();
+        let tracing = std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some();
+        // A frame begins once the one before it is tessellated, painted and swapped: the first
+        // drawn frame is on screen when the next begins (a second pass of one frame is not a
+        // new frame; the script adds the time before main).
+        let later_frame = self.first_frame_nr.is_some_and(|n| ui.ctx().cumulative_frame_nr() > n);
+        if tracing && later_frame && !self.first_frame_shown {
+            self.first_frame_shown = true;
+            if let Some(t) = STARTED.get() {
+                let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+                eprintln!(
+                    "chainsmith: first frame shown {:.1} ms after start (unix {:.6})",
+                    t.elapsed().as_secs_f64() * 1000.0,
+                    unix.as_secs_f64()
+                );
+            }
+        }
         self.show(ui);
         // The theming frame draws nothing; the first frame is the first one drawn.
         let first = first && self.first_frame.is_some();
@@ -1543,6 +1565,9 @@ impl eframe::App for App {
             && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
         {
             eprintln!("chainsmith: first frame {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
+            self.first_frame_nr = Some(ui.ctx().cumulative_frame_nr());
+            // The next frame's start says when this one was on screen.
+            ui.ctx().request_repaint();
         }
         // The restore prompt is on screen from the first frame; a driver waits for this line
         // before answering it (tests/crash_recovery.rs).
