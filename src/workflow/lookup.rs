@@ -64,10 +64,12 @@ mod tests {
         assert_eq!(both, [0, 2]);
         lookup.remove(0, "a");
         assert_eq!(lookup.find_all("a", key_of).collect::<Vec<_>>(), [2]);
+        // An index that is not in takes nothing out. (Removing an index under a key that is
+        // not its own is outside the contract: a probe for that key may still meet it, one
+        // time in 128 with a random hasher, which made this test fail now and then.)
         lookup.remove(7, "a");
-        lookup.remove(3, "b");
         let found = ["a", "b", "c"].map(|k| lookup.find_all(k, key_of).collect::<Vec<_>>());
-        assert_eq!(found, [vec![2], vec![1], vec![3]], "an index is removed only under its own key");
+        assert_eq!(found, [vec![2], vec![1], vec![3]]);
     }
 
     #[test]
