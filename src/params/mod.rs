@@ -71,6 +71,19 @@ pub fn default_violations(chain: &Chain) -> Vec<crate::schemas::Violation> {
     }
     // Only `properties` applies to the defaults object, with whatever its `$ref`s may name.
     let keep = ["$schema", "$id", "$defs", "definitions", "properties"];
+    // A schema with nothing else that constrains an object says the same of the defaults
+    // as that part of it: its validator, compiled once for the chain, is asked, and no
+    // second schema (as large as the parameter list) is copied and compiled.
+    let says_nothing_else = |(k, v): (&String, &Value)| {
+        keep.contains(&k.as_str())
+            || matches!(k.as_str(), "title" | "description" | "$comment" | "examples" | "default" | "deprecated")
+            || (k == "type" && v.as_str() == Some("object"))
+    };
+    if root.iter().all(says_nothing_else)
+        && let Ok(validator) = chain.params_validator()
+    {
+        return validator.violations(&Value::Object(defaults));
+    }
     let schema: Map<String, Value> =
         root.iter().filter(|(k, _)| keep.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
     match crate::schemas::compile(&Value::Object(schema)) {
