@@ -131,11 +131,9 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
             chain.insert(key.into(), v);
         }
     }
-    // Moved in, not through `json!`, which would serialise the chain into a second copy.
-    let mut wrapper = serde_json::Map::new();
-    wrapper.insert("chains".into(), Value::Array(vec![Value::Object(chain)]));
-    let mut ordered = order::into_schema_order(Value::Object(wrapper));
-    let (index, placement, undo) = draft.put_chain(ordered["chains"][0].take())?;
+    // Put in schema order by the draft, which keeps its whole manifest so after every edit
+    // (ordering it here as well was a fifth of a large extraction's work).
+    let (index, placement, undo) = draft.put_chain(Value::Object(chain))?;
     Ok(Extracted { extraction, index, placement, undo })
 }
 
