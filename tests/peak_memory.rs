@@ -175,9 +175,14 @@ fn publishing_and_verifying_hold_under_9_5_and_8_times_what_they_read() {
     let opts = publish::PublishOptions { signer: Some((&key, "big-1")), ..Default::default() };
     let (published, peak) = peak_of(|| publish::publish_with(&pack_dir, &registry_dir, &opts).unwrap());
     eprintln!("publish: peak {peak} bytes for a {input}-byte pack.json ({:.1}x)", ratio(peak, input));
-    assert!(ratio(peak, input) < 9.5, "publish peak {peak} bytes is {:.1}x the {input}-byte pack.json", ratio(peak, input));
+    assert!(
+        ratio(peak, input) < 9.5,
+        "publish peak {peak} bytes is {:.1}x the {input}-byte pack.json",
+        ratio(peak, input)
+    );
 
-    let read = std::fs::metadata(&published.manifest).unwrap().len() + std::fs::metadata(&published.tarball).unwrap().len();
+    let read =
+        std::fs::metadata(&published.manifest).unwrap().len() + std::fs::metadata(&published.tarball).unwrap().len();
     let reg = Registry::open(&registry_dir).unwrap();
     let (verified, peak) = peak_of(|| verify(&reg, "vendor.bigmem.pack", "1.0.0").map(|v| v.signature.to_json()));
     assert_eq!(verified.unwrap()["status"], "verified");

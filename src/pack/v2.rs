@@ -121,7 +121,9 @@ pub(crate) fn restore(manifest: &mut Value, edits: ViewEdits) {
         // `remove` took it out as `swap_remove` does: the last member took its place.
         if was_last {
             obj.insert("signing".into(), signing);
-        } else if let Some((key, value)) = obj.iter().nth(index).map(|(k, _)| k.clone()).and_then(|k| obj.shift_remove_entry(&k)) {
+        } else if let Some((key, value)) =
+            obj.iter().nth(index).map(|(k, _)| k.clone()).and_then(|k| obj.shift_remove_entry(&k))
+        {
             obj.shift_insert(index, "signing".into(), signing);
             obj.insert(key, value);
         }
