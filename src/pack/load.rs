@@ -528,6 +528,33 @@ mod tests {
         assert!(load(&m.to_string()).unwrap().errors().any(|f| f.pointer.starts_with("/signing")));
     }
 
+    /// A v2 manifest is made its own v1 view in place when no one else holds it, and put
+    /// back exactly (member order included); the findings are those of the copied view.
+    #[test]
+    fn a_v2_view_made_in_place_is_put_back_and_finds_what_the_copy_finds() {
+        for at in [0, 2, 5] {
+            let mut m = minimal_chain_pack();
+            m["chains"][0]["dag"]["nodes"] = serde_json::json!([
+                {"id": "a", "typeId": "core.identity@1.0.0"},
+                {"id": "b", "typeId": "core.identity", "compensation": {"nodeTypeId": "core.undo@x"}}]);
+            m["chains"][0]["chainId"] = serde_json::json!("v2:chain~ok");
+            m["version"] = serde_json::json!("one");
+            let mut members: Vec<(String, Value)> = m.as_object().unwrap().clone().into_iter().collect();
+            let signing = serde_json::json!({"keyId": "k-1", "scheme": "ed25519-canonical-json", "extra": 1});
+            members.insert(at.min(members.len()), ("signing".into(), signing));
+            let text = serde_json::to_string(&serde_json::Map::from_iter(members)).unwrap();
+            let in_place = load(&text).unwrap();
+            assert_eq!(serde_json::to_string(&*in_place.manifest).unwrap(), text, "signing at {at}");
+            // Held elsewhere too, so the view is a copy.
+            let shared = Arc::new(crate::fsio::json::from_str(&text).unwrap());
+            let _other = Arc::clone(&shared);
+            let copied = load_value(Path::new("t/pack.json"), shared, LoadOptions::default()).unwrap();
+            assert_eq!(in_place.findings, copied.findings, "signing at {at}");
+            assert!(in_place.errors().any(|f| f.pointer == "/signing/extra"), "{:?}", in_place.findings);
+            assert!(in_place.errors().any(|f| f.pointer == "/version"), "{:?}", in_place.findings);
+        }
+    }
+
     #[test]
     fn tarballs_load_in_memory_and_folder_scans_find_them() {
         let dir = tempfile::tempdir().unwrap();
