@@ -6,11 +6,12 @@
 use super::order::{in_schema_order, into_schema_order};
 use crate::catalog::{Catalog, is_core};
 use crate::error::{Error, Finding, Result, code};
-use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, PackKind, load_bytes, load_file};
+use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, PackKind, load_file, load_value};
 use semver::Version;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The `engines.openwop` range a new pack declares: v1 and v2 hosts both admit it
 /// (interop §3 rule 2; `^1.0.0` or an open upper bound is refused by v2 hosts).
@@ -70,9 +71,13 @@ pub enum Placement {
 /// A chain pack being edited.
 #[derive(Debug, Clone)]
 pub struct PackDraft {
-    manifest: Map<String, Value>,
-    /// The manifest as last opened or saved: what version-bump help compares against.
-    baseline: Option<Map<String, Value>>,
+    /// Always an object. Shared with `loaded` (the pack validation made of it reads this
+    /// very value, no copy); an edit lets go of `loaded` first, so the edit changes it in
+    /// place rather than copying it.
+    manifest: Arc<Value>,
+    /// The manifest as last opened or saved: what version-bump help compares against
+    /// (shared with `manifest` until the first edit).
+    baseline: Option<Arc<Value>>,
     /// The `pack.json` it was opened from or saved to.
     path: Option<PathBuf>,
     findings: Vec<Finding>,
@@ -104,7 +109,13 @@ impl PackDraft {
         });
         m.insert("engines".into(), Value::Object(engines));
         m.insert("chains".into(), json!([]));
-        let mut draft = Self { manifest: reordered(m), baseline: None, path: None, findings: Vec::new(), loaded: None };
+        let mut draft = Self {
+            manifest: Arc::new(Value::Object(reordered(m))),
+            baseline: None,
+            path: None,
+            findings: Vec::new(),
+            loaded: None,
+        };
         draft.revalidate();
         draft
     }
@@ -133,8 +144,8 @@ impl PackDraft {
         }
         let Value::Object(manifest) = &*pack.manifest else { unreachable!("a loaded pack is an object") };
         let mut draft = Self {
-            manifest: reordered(manifest.clone()),
-            baseline: Some(manifest.clone()),
+            manifest: Arc::new(Value::Object(reordered(manifest.clone()))),
+            baseline: Some(Arc::clone(&pack.manifest)),
             path: file,
             findings: Vec::new(),
             loaded: None,
@@ -145,7 +156,18 @@ impl PackDraft {
 
     /// The manifest in schema order.
     pub fn manifest(&self) -> Value {
-        in_schema_order(&Value::Object(self.manifest.clone()))
+        in_schema_order(&self.manifest)
+    }
+
+    fn members(&self) -> &Map<String, Value> {
+        self.manifest.as_object().expect("a draft's manifest is an object")
+    }
+
+    /// The manifest to change: the last validation's pack goes first, so that (unless
+    /// someone else holds a copy of that pack) the change is made in place.
+    fn members_mut(&mut self) -> &mut Map<String, Value> {
+        self.loaded = None;
+        Arc::make_mut(&mut self.manifest).as_object_mut().expect("a draft's manifest is an object")
     }
 
     pub fn path(&self) -> Option<&Path> {
@@ -153,11 +175,11 @@ impl PackDraft {
     }
 
     pub fn name(&self) -> &str {
-        self.manifest.get("name").and_then(Value::as_str).unwrap_or_default()
+        self.members().get("name").and_then(Value::as_str).unwrap_or_default()
     }
 
     pub fn version(&self) -> &str {
-        self.manifest.get("version").and_then(Value::as_str).unwrap_or_default()
+        self.members().get("version").and_then(Value::as_str).unwrap_or_default()
     }
 
     /// Findings of the last validation (errors and warnings, pointers into the manifest).
@@ -175,7 +197,7 @@ impl PackDraft {
     }
 
     pub fn chains(&self) -> &[Value] {
-        self.manifest.get("chains").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+        self.members().get("chains").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
     }
 
     pub fn chain_index(&self, chain_id: &str) -> Option<usize> {
@@ -187,7 +209,8 @@ impl PackDraft {
     pub fn apply(&mut self, edit: PackEdit) -> Result<PackEdit> {
         let inverse = self.apply_unchecked(edit)?;
         // Kept in schema order at all times, so an undone edit restores the same order.
-        self.manifest = reordered(std::mem::take(&mut self.manifest));
+        let members = std::mem::take(self.members_mut());
+        *self.members_mut() = reordered(members);
         self.revalidate();
         Ok(inverse)
     }
@@ -203,8 +226,8 @@ impl PackDraft {
                     .with("path", format!("/{key}")));
                 }
                 let old = match value {
-                    Some(v) => self.manifest.insert(key.clone(), v),
-                    None => self.manifest.shift_remove(&key),
+                    Some(v) => self.members_mut().insert(key.clone(), v),
+                    None => self.members_mut().shift_remove(&key),
                 };
                 Ok(PackEdit::SetMember { key, value: old })
             }
@@ -299,7 +322,7 @@ impl PackDraft {
     }
 
     fn chains_mut(&mut self) -> &mut Vec<Value> {
-        let chains = self.manifest.entry("chains").or_insert_with(|| json!([]));
+        let chains = self.members_mut().entry("chains").or_insert_with(|| json!([]));
         if !chains.is_array() {
             *chains = json!([]);
         }
@@ -345,7 +368,7 @@ impl PackDraft {
     /// manifest is kept in schema order, so it is written as it stands, not copied first.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        crate::fsio::write_pretty_json(&mut out, &self.manifest).expect("a JSON map always serialises");
+        crate::fsio::write_pretty_json(&mut out, self.members()).expect("a JSON map always serialises");
         out
     }
 
@@ -353,21 +376,46 @@ impl PackDraft {
     /// manifest over the limit) when they exceed [`MAX_MANIFEST_BYTES`]: no command could
     /// read such a file back. `file` names it in the refusal.
     pub fn checked_bytes(&self, file: &Path) -> Result<Vec<u8>> {
-        let bytes = self.to_bytes();
-        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
+        self.checked_size(file)?;
+        Ok(self.to_bytes())
+    }
+
+    /// How many bytes [`Self::to_bytes`] gives, counted as they are produced (nothing is
+    /// held), refused as [`Self::checked_bytes`] refuses.
+    pub fn checked_size(&self, file: &Path) -> Result<u64> {
+        struct Count(u64);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += buf.len() as u64;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        crate::fsio::write_pretty_json(&mut count, self.members()).expect("a JSON map always serialises");
+        let size = count.0;
+        if size > MAX_MANIFEST_BYTES {
             return Err(Error::new(
                 code::PACK_MANIFEST_INVALID,
                 format!(
                     "{}: the pack would be {} bytes; the limit is {MAX_MANIFEST_BYTES} bytes, so nothing was written",
                     file.display(),
-                    bytes.len()
+                    size
                 ),
             )
             .with("path", file.display().to_string())
-            .with("size", bytes.len())
+            .with("size", size)
             .with("limit", MAX_MANIFEST_BYTES));
         }
-        Ok(bytes)
+        Ok(size)
+    }
+
+    /// Write [`Self::to_bytes`] atomically to `file` as they are produced, without holding
+    /// them whole; the size is not checked here ([`Self::checked_size`] checks it first).
+    pub fn write_unchecked(&self, file: &Path) -> Result<()> {
+        crate::fsio::write_atomic_with(file, &mut |w| crate::fsio::write_pretty_json(w, self.members()))
     }
 
     /// Write the manifest atomically to `path` (a `pack.json`, or a folder to hold one);
@@ -375,8 +423,9 @@ impl PackDraft {
     /// over [`MAX_MANIFEST_BYTES`] is refused before anything is written.
     pub fn save(&mut self, path: &Path) -> Result<PathBuf> {
         let file = if path.is_dir() { path.join("pack.json") } else { path.to_path_buf() };
-        crate::fsio::write_atomic(&file, &self.checked_bytes(&file)?)?;
-        self.baseline = Some(self.manifest.clone());
+        self.checked_size(&file)?;
+        self.write_unchecked(&file)?;
+        self.baseline = Some(Arc::clone(&self.manifest));
         self.path = Some(file.clone());
         self.revalidate();
         Ok(file)
@@ -388,17 +437,18 @@ impl PackDraft {
         // The last validation's pack goes first: two of them at once were two more copies
         // of the manifest at the peak.
         self.loaded = None;
-        let bytes = serde_json::to_vec(&self.manifest).expect("a JSON map serialises");
-        let loaded = load_bytes(&label, &bytes, LoadOptions::default());
-        drop(bytes);
+        let loaded = load_value(&label, Arc::clone(&self.manifest), LoadOptions::default());
         (self.findings, self.loaded) = match loaded {
             // Loading's checks include defaults that fail their own parameter schema.
             Ok(pack) => (pack.findings.clone(), Some(pack)),
             Err(e) => (vec![Finding::error(e.code, "", e.message)], None),
         };
-        if let Some(base) = &self.baseline {
-            self.findings.extend(version_help(base, &self.manifest));
-            if self.manifest.contains_key("signing") && base != &self.manifest {
+        // Unchanged since opened or saved (the very same value): nothing to compare.
+        let baseline = self.baseline.as_ref().filter(|b| !Arc::ptr_eq(b, &self.manifest));
+        if let Some(base) = baseline.and_then(|b| b.as_object()) {
+            let now = self.manifest.as_object().expect("a draft's manifest is an object");
+            self.findings.extend(version_help(base, now));
+            if now.contains_key("signing") && base != now {
                 self.findings.push(Finding::warning(
                     code::SIGNATURE_STALE,
                     "/signing",

@@ -188,7 +188,11 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
     chain.insert("label".into(), Value::String(info.label.clone()));
     chain.insert("description".into(), Value::String(info.description.clone().unwrap_or_default()));
     chain.insert("parameters".into(), json!({"type": "object", "properties": {}}));
-    chain.insert("dag".into(), json!({"nodes": frag_nodes, "edges": frag_edges}));
+    // Moved in, not through `json!`, which would serialise the nodes into a second copy.
+    let mut dag = Map::new();
+    dag.insert("nodes".into(), Value::Array(frag_nodes));
+    dag.insert("edges".into(), Value::Array(frag_edges));
+    chain.insert("dag".into(), Value::Object(dag));
     if !capabilities.is_empty() {
         chain.insert("capabilities".into(), json!(capabilities));
     }

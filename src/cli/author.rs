@@ -128,13 +128,13 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
         eprintln!("{}: {w}", file.display());
     }
     // Refused before the folder is made or anything is written.
-    let bytes = draft.checked_bytes(&file)?;
+    draft.checked_size(&file)?;
     if created && let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e).not_a_pack())?;
     }
-    // Written as `PackDraft::save` writes it, without the re-validation an editor needs after.
-    chainsmith::fsio::write_atomic(&file, &bytes)?;
-    drop(bytes);
+    // Written as `PackDraft::save` writes it (streamed, never whole in memory), without the
+    // re-validation an editor needs after.
+    draft.write_unchecked(&file)?;
     let chain = &draft.chains()[out.index];
     let count = |list: &str| chain.pointer(&format!("/dag/{list}")).and_then(Value::as_array).map_or(0, Vec::len);
     let parameters: Vec<&String> = chain

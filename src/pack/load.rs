@@ -51,14 +51,62 @@ pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
 
 /// Load one manifest from bytes; `source` labels it in messages.
 pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack> {
-    if bytes.len() >= PARALLEL_CHECKS_BYTES && !opts.skip_schema {
-        // Compiling the chain-manifest validator (once per process) needs nothing from the
-        // file, so on the first large one it is done on another thread while the file is
-        // parsed. No thread (the system refused one) only means compiling it later, here.
-        static COMPILING: std::sync::Once = std::sync::Once::new();
-        COMPILING.call_once(|| _ = std::thread::Builder::new().spawn(|| _ = Schema::ChainManifest.validator()));
+    let large = bytes.len() >= PARALLEL_CHECKS_BYTES;
+    if large && !opts.skip_schema {
+        compile_chain_schema_aside();
     }
     let crate::fsio::json::Document { value: manifest, repeated_names } = parse_json(source, bytes)?;
+    let mut findings = Vec::new();
+    if repeated_names && manifest.is_object() {
+        findings.extend(repeated_name_findings(bytes));
+    }
+    // Only a signed manifest is read again (to verify it); the digest spares that re-read a
+    // parse and a deep comparison.
+    let sha256 = manifest.get("signing").is_some().then(|| {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(bytes).into()
+    });
+    load_parsed(source, Arc::new(manifest), findings, large, sha256, opts)
+}
+
+/// Load a manifest already in memory (an edited draft), checked as [`load_bytes`] checks
+/// the same document read from a file, without writing it out and parsing it again: the
+/// pack reads the very value given (shared, not copied).
+pub fn load_value(source: &Path, manifest: Arc<Value>, opts: LoadOptions) -> Result<Pack> {
+    let large = elements(&manifest) * 128 >= PARALLEL_CHECKS_BYTES;
+    if large && !opts.skip_schema {
+        compile_chain_schema_aside();
+    }
+    load_parsed(source, manifest, Vec::new(), large, None, opts)
+}
+
+/// Node and edge elements over a chain manifest's chains: what most of a large one is.
+fn elements(manifest: &Value) -> usize {
+    super::array_at(manifest, "chains")
+        .iter()
+        .filter_map(|c| c.get("dag"))
+        .map(|dag| super::array_at(dag, "nodes").len() + super::array_at(dag, "edges").len())
+        .sum()
+}
+
+/// Compiling the chain-manifest validator (once per process) needs nothing from the
+/// file, so on the first large one it is done on another thread while the file is
+/// parsed. No thread (the system refused one) only means compiling it later, here.
+fn compile_chain_schema_aside() {
+    static COMPILING: std::sync::Once = std::sync::Once::new();
+    COMPILING.call_once(|| _ = std::thread::Builder::new().spawn(|| _ = Schema::ChainManifest.validator()));
+}
+
+/// The checks of a parsed manifest. `large`: the checks run on two threads; `sha256`: the
+/// digest of the bytes a signed manifest was parsed from.
+fn load_parsed(
+    source: &Path,
+    mut manifest: Arc<Value>,
+    mut findings: Vec<Finding>,
+    large: bool,
+    sha256: Option<[u8; 32]>,
+    opts: LoadOptions,
+) -> Result<Pack> {
     let Some(obj) = manifest.as_object() else {
         return Err(Error::new(
             code::INVALID_MANIFEST,
@@ -80,10 +128,6 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
         }
     };
 
-    let mut findings = Vec::new();
-    if repeated_names {
-        findings.extend(repeated_name_findings(bytes));
-    }
     kind_findings(&kind, obj, &mut findings);
     // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
     // `pack sign`; the manifest keeps their text.
@@ -94,16 +138,45 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
             format!("{}; `pack sign` and `pack publish` refuse it", r.message),
         )
     }));
-    // v2 manifests (interop §3) are checked by their own rules; the v1 schema then sees a
-    // view without the v2-only spellings.
-    let v2_view = super::v2::is_v2(&manifest).then(|| super::v2::check(&manifest, &mut findings));
+    if kind == PackKind::WorkflowChain {
+        let chains = super::array_at(&manifest, "chains").iter().enumerate().filter(|(_, c)| c.is_object());
+        for (i, chain) in chains {
+            let nodes = chain.get("dag").map(|d| super::array_at(d, "nodes")).unwrap_or_default().len();
+            if nodes > MAX_FRAGMENT_NODES {
+                let id = super::str_at(chain, "chainId");
+                return Err(Error::new(
+                    code::INVALID_MANIFEST,
+                    format!("chain {id} has {nodes} nodes; the limit is {MAX_FRAGMENT_NODES}"),
+                )
+                .with("path", format!("/chains/{i}/dag/nodes"))
+                .with("limit", MAX_FRAGMENT_NODES));
+            }
+        }
+    }
     let schema = match kind {
         _ if opts.skip_schema => None,
         PackKind::WorkflowChain => Some(Schema::ChainManifest),
         PackKind::Node => Some(Schema::NodeManifest),
         PackKind::Other(_) => None,
     };
-    let manifest = Arc::new(manifest);
+    // v2 manifests (interop §3) are checked by their own rules; the v1 schema then sees a
+    // view without the v2-only spellings. A manifest no one else holds is made that view
+    // itself, validated, and put back (a copy was one more whole manifest at the peak);
+    // the schema walk then runs before the semantic checks instead of beside them, which
+    // must read the manifest as written.
+    let mut v2_view = None;
+    let mut schema_found = None;
+    if super::v2::is_v2(&manifest) {
+        let in_place = Arc::get_mut(&mut manifest)
+            .and_then(|m| super::v2::view_in_place(m, &mut findings).map(|edits| (m, edits)));
+        match in_place {
+            Some((m, edits)) => {
+                schema_found = Some(schema_findings(schema, m));
+                super::v2::restore(m, edits);
+            }
+            None => v2_view = Some(super::v2::check(&manifest, &mut findings)),
+        }
+    }
     let chains: Vec<Chain> = match kind {
         PackKind::WorkflowChain => super::array_at(&manifest, "chains")
             .iter()
@@ -113,26 +186,22 @@ pub fn load_bytes(source: &Path, bytes: &[u8], opts: LoadOptions) -> Result<Pack
             .collect(),
         _ => Vec::new(),
     };
-    if let Some(big) = chains.iter().find(|c| c.nodes().len() > MAX_FRAGMENT_NODES) {
-        return Err(Error::new(
-            code::INVALID_MANIFEST,
-            format!("chain {} has {} nodes; the limit is {MAX_FRAGMENT_NODES}", big.chain_id(), big.nodes().len()),
-        )
-        .with("path", format!("{}/dag/nodes", big.pointer()))
-        .with("limit", MAX_FRAGMENT_NODES));
+    match schema_found {
+        Some(found) => {
+            findings.extend(found);
+            findings.extend(semantic_findings(&chains));
+        }
+        None => {
+            let instance = v2_view.as_ref().unwrap_or(&manifest);
+            findings.extend(check_manifest(schema, instance, &chains, large));
+        }
     }
-    let instance = v2_view.as_ref().unwrap_or(&manifest);
-    findings.extend(check_manifest(schema, instance, &chains, bytes.len() >= PARALLEL_CHECKS_BYTES));
+    drop(v2_view);
     if kind == PackKind::WorkflowChain {
         prefer_specific_codes(&mut findings);
     }
 
-    // Only a signed manifest is read again (to verify it); the digest spares that re-read a
-    // parse and a deep comparison.
-    let loaded_from = manifest.get("signing").is_some().then(|| {
-        use sha2::{Digest, Sha256};
-        super::LoadedFrom { sha256: Sha256::digest(bytes).into(), manifest: Arc::downgrade(&manifest) }
-    });
+    let loaded_from = sha256.map(|sha256| super::LoadedFrom { sha256, manifest: Arc::downgrade(&manifest) });
     Ok(Pack {
         source: source.to_path_buf(),
         manifest,
@@ -172,22 +241,8 @@ fn repeated_name_findings(bytes: &[u8]) -> Vec<Finding> {
 /// The schema's findings on `instance`, then the semantic checks' and token lints' on
 /// `chains` (empty for packs that are not workflow-chain packs).
 fn check_manifest(schema: Option<Schema>, instance: &Value, chains: &[Chain], parallel: bool) -> Vec<Finding> {
-    let schema_findings = || -> Vec<Finding> {
-        let Some(schema) = schema else { return Vec::new() };
-        schema
-            .violations(instance)
-            .into_iter()
-            .map(|v| Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword))
-            .collect()
-    };
-    let semantic_findings = || {
-        let mut found = Vec::new();
-        checks::check_pack(chains, &mut found);
-        for chain in chains {
-            lint::lint_chain(chain, &mut found);
-        }
-        found
-    };
+    let schema_findings = || schema_findings(schema, instance);
+    let semantic_findings = || semantic_findings(chains);
     // On a large manifest the schema walk runs on a second thread beside the semantic
     // checks (whose pass over the nodes, [`Chain::scan`], shares its work with a thread of
     // its own). Without a second thread, all run here.
@@ -202,6 +257,26 @@ fn check_manifest(schema: Option<Schema>, instance: &Value, chains: &[Chain], pa
         (schema, semantic)
     });
     found.extend(semantic);
+    found
+}
+
+/// The schema's findings on `instance`.
+fn schema_findings(schema: Option<Schema>, instance: &Value) -> Vec<Finding> {
+    let Some(schema) = schema else { return Vec::new() };
+    schema
+        .violations(instance)
+        .into_iter()
+        .map(|v| Finding::error(code::INVALID_MANIFEST, v.pointer, v.message).with("keyword", v.keyword))
+        .collect()
+}
+
+/// The semantic checks' and token lints' findings on `chains`.
+fn semantic_findings(chains: &[Chain]) -> Vec<Finding> {
+    let mut found = Vec::new();
+    checks::check_pack(chains, &mut found);
+    for chain in chains {
+        lint::lint_chain(chain, &mut found);
+    }
     found
 }
 
@@ -451,6 +526,33 @@ mod tests {
         assert!(bad.contains(&"") && bad.contains(&"/chains/0/dag/nodes/0/typeId"), "{bad:?}");
         m["signing"] = serde_json::json!({"method": "bogus"});
         assert!(load(&m.to_string()).unwrap().errors().any(|f| f.pointer.starts_with("/signing")));
+    }
+
+    /// A v2 manifest is made its own v1 view in place when no one else holds it, and put
+    /// back exactly (member order included); the findings are those of the copied view.
+    #[test]
+    fn a_v2_view_made_in_place_is_put_back_and_finds_what_the_copy_finds() {
+        for at in [0, 2, 5] {
+            let mut m = minimal_chain_pack();
+            m["chains"][0]["dag"]["nodes"] = serde_json::json!([
+                {"id": "a", "typeId": "core.identity@1.0.0"},
+                {"id": "b", "typeId": "core.identity", "compensation": {"nodeTypeId": "core.undo@x"}}]);
+            m["chains"][0]["chainId"] = serde_json::json!("v2:chain~ok");
+            m["version"] = serde_json::json!("one");
+            let mut members: Vec<(String, Value)> = m.as_object().unwrap().clone().into_iter().collect();
+            let signing = serde_json::json!({"keyId": "k-1", "scheme": "ed25519-canonical-json", "extra": 1});
+            members.insert(at.min(members.len()), ("signing".into(), signing));
+            let text = serde_json::to_string(&serde_json::Map::from_iter(members)).unwrap();
+            let in_place = load(&text).unwrap();
+            assert_eq!(serde_json::to_string(&*in_place.manifest).unwrap(), text, "signing at {at}");
+            // Held elsewhere too, so the view is a copy.
+            let shared = Arc::new(crate::fsio::json::from_str(&text).unwrap());
+            let _other = Arc::clone(&shared);
+            let copied = load_value(Path::new("t/pack.json"), shared, LoadOptions::default()).unwrap();
+            assert_eq!(in_place.findings, copied.findings, "signing at {at}");
+            assert!(in_place.errors().any(|f| f.pointer == "/signing/extra"), "{:?}", in_place.findings);
+            assert!(in_place.errors().any(|f| f.pointer == "/version"), "{:?}", in_place.findings);
+        }
     }
 
     #[test]

@@ -73,9 +73,93 @@ pub fn engine_admits(range: &str, major: u64) -> Result<bool, String> {
 /// The v2 findings of a manifest, and the view of it the v1 schema validates.
 pub(crate) fn check(manifest: &Value, findings: &mut Vec<Finding>) -> Value {
     let mut view = manifest.clone();
-    let Some(obj) = view.as_object_mut() else { return view };
+    make_view(&mut view, findings, &mut ViewEdits::default());
+    strip_extension_keys(&mut view);
+    view
+}
 
-    if let Some(signing) = obj.remove("signing").as_ref().and_then(Value::as_object) {
+/// What [`view_in_place`] changed in a manifest, for [`restore`] to put back.
+#[derive(Default)]
+pub(crate) struct ViewEdits {
+    /// Where `signing` was, whether it was the last member, and its value.
+    signing: Option<(usize, bool, Value)>,
+    /// `chains[i].chainId` as written.
+    chain_ids: Vec<(usize, Value)>,
+    /// `chains[i].dag.nodes[j]` at `/typeId` or `/compensation/nodeTypeId`, as written.
+    type_ids: Vec<(usize, usize, &'static str, Value)>,
+}
+
+/// [`check`] without the copy: the manifest itself is made the view (the caller validates
+/// it, then puts it back with [`restore`]). `None` when it has extension keys: removing
+/// those everywhere is not undone here, so the caller makes the copy instead.
+pub(crate) fn view_in_place(manifest: &mut Value, findings: &mut Vec<Finding>) -> Option<ViewEdits> {
+    if has_extension_keys(manifest) {
+        return None;
+    }
+    let mut edits = ViewEdits::default();
+    make_view(manifest, findings, &mut edits);
+    Some(edits)
+}
+
+/// Undo [`view_in_place`]: the manifest is again as it was read, member order included.
+pub(crate) fn restore(manifest: &mut Value, edits: ViewEdits) {
+    let Some(obj) = manifest.as_object_mut() else { return };
+    if let Some(chains) = obj.get_mut("chains").and_then(Value::as_array_mut) {
+        for (i, j, at, old) in edits.type_ids {
+            let node = chains.get_mut(i).and_then(|c| c.get_mut("dag")).and_then(|d| d.get_mut("nodes"));
+            if let Some(slot) = node.and_then(|n| n.get_mut(j)).and_then(|n| n.pointer_mut(at)) {
+                *slot = old;
+            }
+        }
+        for (i, old) in edits.chain_ids {
+            if let Some(slot) = chains.get_mut(i).and_then(|c| c.get_mut("chainId")) {
+                *slot = old;
+            }
+        }
+    }
+    if let Some((index, was_last, signing)) = edits.signing {
+        // `remove` took it out as `swap_remove` does: the last member took its place.
+        if was_last {
+            obj.insert("signing".into(), signing);
+        } else if let Some((key, value)) =
+            obj.iter().nth(index).map(|(k, _)| k.clone()).and_then(|k| obj.shift_remove_entry(&k))
+        {
+            obj.shift_insert(index, "signing".into(), signing);
+            obj.insert(key, value);
+        }
+    }
+}
+
+/// Whether any object, at any depth, has a member v2 readers ignore.
+fn has_extension_keys(root: &Value) -> bool {
+    let mut stack = vec![root];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if m.keys().any(|k| is_extension_key(k)) {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The v2 findings, and `view` made the v1 schema's view of it (but for extension keys),
+/// each change noted in `edits`.
+fn make_view(view: &mut Value, findings: &mut Vec<Finding>, edits: &mut ViewEdits) {
+    let Some(obj) = view.as_object_mut() else { return };
+
+    let signing_at = obj.keys().position(|k| k == "signing");
+    let last = obj.len().saturating_sub(1);
+    let removed = obj.remove("signing");
+    if let (Some(index), Some(value)) = (signing_at, &removed) {
+        edits.signing = Some((index, index == last, value.clone()));
+    }
+    if let Some(signing) = removed.as_ref().and_then(Value::as_object) {
         for key in signing.keys().filter(|k| !matches!(k.as_str(), "keyId" | "scheme")) {
             findings.push(Finding::error(
                 code::INVALID_MANIFEST,
@@ -117,7 +201,8 @@ pub(crate) fn check(manifest: &Value, findings: &mut Vec<Finding>) -> Value {
             if let Some(id) = chain.get("chainId").and_then(Value::as_str) {
                 if v2_chain_id_ok(id) {
                     // Valid in v2; keep the v1 pattern from reporting it.
-                    chain.insert("chainId".into(), Value::String("v2.chain".into()));
+                    let old = chain.insert("chainId".into(), Value::String("v2.chain".into()));
+                    edits.chain_ids.extend(old.map(|old| (i, old)));
                 } else {
                     findings.push(Finding::error(
                         code::INVALID_MANIFEST,
@@ -152,13 +237,12 @@ pub(crate) fn check(manifest: &Value, findings: &mut Vec<Finding>) -> Value {
                             .with("typeId", type_id.as_str()),
                         ),
                     }
-                    *slot = Value::String(bare.to_owned());
+                    let old = std::mem::replace(slot, Value::String(bare.to_owned()));
+                    edits.type_ids.push((i, j, at, old));
                 }
             }
         }
     }
-    strip_extension_keys(&mut view);
-    view
 }
 
 /// Remove extension keys from every object, without recursion.

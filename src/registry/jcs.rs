@@ -120,9 +120,169 @@ pub fn canonicalize(bytes: &[u8]) -> Result<Vec<u8>, String> {
     canonical(&parse_strict(bytes)?)
 }
 
-/// Whether `bytes` are already exactly their own canonical form.
+/// Whether `bytes` are already exactly their own canonical form: what [`canonicalize`]
+/// would give back unchanged (strict JSON, numbers JCS carries, no whitespace, members in
+/// UTF-16 order, `JSON.stringify`'s escapes and ECMAScript number text). Read in one pass
+/// over the bytes without building the document: a parsed copy of a large manifest and its
+/// canonical bytes were together several times the manifest's size.
 pub fn is_canonical(bytes: &[u8]) -> bool {
-    canonicalize(bytes).is_ok_and(|c| c == bytes)
+    std::str::from_utf8(bytes).is_ok() && CanonicalScan { b: bytes, i: 0, scratch: Vec::new() }.document().is_some()
+}
+
+/// An open array, or an open object with the name of its last member so far.
+enum Open {
+    Array,
+    Object(String),
+}
+
+/// The one-pass reader behind [`is_canonical`]; every method returns `None` at the first
+/// byte a canonical document could not have there.
+struct CanonicalScan<'a> {
+    b: &'a [u8],
+    i: usize,
+    /// A string value's text, read and dropped (only member names are kept).
+    scratch: Vec<u8>,
+}
+
+impl CanonicalScan<'_> {
+    fn next(&mut self) -> Option<u8> {
+        let c = *self.b.get(self.i)?;
+        self.i += 1;
+        Some(c)
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.next()? == c).then_some(())
+    }
+
+    /// Iterative, nesting capped as the strict parser caps it.
+    fn document(&mut self) -> Option<()> {
+        let mut open: Vec<Open> = Vec::new();
+        'value: loop {
+            match *self.b.get(self.i)? {
+                c @ (b'{' | b'[') => {
+                    self.i += 1;
+                    if open.len() + 1 > crate::fsio::MAX_JSON_NESTING {
+                        return None;
+                    }
+                    let close = if c == b'{' { b'}' } else { b']' };
+                    if self.b.get(self.i) == Some(&close) {
+                        self.i += 1;
+                    } else if c == b'{' {
+                        let name = self.string()?;
+                        self.eat(b':')?;
+                        open.push(Open::Object(name));
+                        continue 'value;
+                    } else {
+                        open.push(Open::Array);
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    let mut text = std::mem::take(&mut self.scratch);
+                    self.string_into(&mut text)?;
+                    text.clear();
+                    self.scratch = text;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                _ => return None,
+            }
+            // A value ended: close what it ends, or go on to the next element or member.
+            loop {
+                match open.last_mut() {
+                    None => return (self.i == self.b.len()).then_some(()),
+                    Some(Open::Array) => match self.next()? {
+                        b',' => continue 'value,
+                        b']' => _ = open.pop(),
+                        _ => return None,
+                    },
+                    Some(Open::Object(last)) => match self.next()? {
+                        b',' => {
+                            let name = self.string()?;
+                            if !utf16_before(last, &name) {
+                                return None;
+                            }
+                            *last = name;
+                            self.eat(b':')?;
+                            continue 'value;
+                        }
+                        b'}' => _ = open.pop(),
+                        _ => return None,
+                    },
+                }
+            }
+        }
+    }
+
+    fn literal(&mut self, text: &[u8]) -> Option<()> {
+        let end = self.i + text.len();
+        (self.b.get(self.i..end)? == text).then(|| self.i = end)
+    }
+
+    /// A string as `JSON.stringify` writes it, unescaped: only `\"`, `\\`, the short
+    /// escapes of control characters and `\u00xx` (lower-case) for the other controls.
+    fn string(&mut self) -> Option<String> {
+        let mut out = Vec::new();
+        self.string_into(&mut out)?;
+        String::from_utf8(out).ok()
+    }
+
+    fn string_into(&mut self, out: &mut Vec<u8>) -> Option<()> {
+        self.eat(b'"')?;
+        loop {
+            match self.next()? {
+                b'"' => return Some(()),
+                b'\\' => out.push(match self.next()? {
+                    b'"' => b'"',
+                    b'\\' => b'\\',
+                    b'b' => 0x08,
+                    b'f' => 0x0c,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    b'u' => {
+                        let hex = self.b.get(self.i..self.i + 4)?;
+                        self.i += 4;
+                        let lower = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
+                        if &hex[..2] != b"00" || !hex.iter().all(lower) {
+                            return None;
+                        }
+                        let code = u8::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()?;
+                        if code >= 0x20 || matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                            return None;
+                        }
+                        code
+                    }
+                    _ => return None,
+                }),
+                c if c < 0x20 => return None,
+                c => out.push(c),
+            }
+        }
+    }
+
+    /// A number JCS carries, spelled as JCS spells it.
+    fn number(&mut self) -> Option<()> {
+        let start = self.i;
+        while self.b.get(self.i).is_some_and(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')) {
+            self.i += 1;
+        }
+        let text = std::str::from_utf8(&self.b[start..self.i]).ok()?;
+        let n: Number = serde_json::from_str(text).ok()?;
+        if number_problem(&n).is_some() {
+            return None;
+        }
+        let canonical = serde_json_canonicalizer::to_vec(&Plain(&Value::Number(n))).ok()?;
+        (canonical == text.as_bytes()).then_some(())
+    }
+}
+
+/// Whether member name `a` sorts strictly before `b` by UTF-16 code units (RFC 8785 §3.2.3).
+fn utf16_before(a: &str, b: &str) -> bool {
+    a.encode_utf16().lt(b.encode_utf16())
 }
 
 /// The first unsignable number of `value`, with its pointer.
@@ -255,6 +415,71 @@ mod tests {
         let e = parse_strict_located(br#"{"x":{"a~b":1,"a~b":2}}"#).unwrap_err();
         assert_eq!((e.pointer.as_str(), e.number), ("/x/a~0b", false));
         assert!(e.message.contains("duplicate member name \"a~b\""), "{}", e.message);
+    }
+
+    /// The one-pass check says what canonicalising and comparing says, on documents that
+    /// are canonical and on each of many near misses.
+    #[test]
+    fn the_one_pass_check_agrees_with_canonicalising_and_comparing() {
+        let by_canonicalising = |b: &[u8]| canonicalize(b).is_ok_and(|c| c == b);
+        let mut docs: Vec<Vec<u8>> = [
+            r#"{"a":{"c":"x","d":2.5},"b":[true,null,false]}"#,
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,"a":1}"#,
+            r#"{"a":1,"b":{}}"#,
+            r#"{"":[],"a":[[],{}]}"#,
+            "{\"\u{e000}\":1,\"\u{1f600}\":2}",
+            "{\"\u{1f600}\":2,\"\u{e000}\":1}",
+            r#"["\u001f","\u0000","\b\f\n\r\t","\"\\","/","é","\u00e9","\u001F","\/","\u0008","\u007f"]"#,
+            "[\"\u{7f}\",\"\u{2028}\",\"\u{1}\"]",
+            "[1,1.0,-0,0,-1,1e21,1e+21,1e20,100000000000000000000,1e-7,1E-7,0.1,0.10,1.5e-300,2.5,-2.5]",
+            "[9007199254740991,9007199254740992,-9007199254740991,-9007199254740992,12345678901234567890]",
+            "[1e400,1e-400,0e-400,01,1.,.5,-,+1,1e,0x1]",
+            r#"{"$serde_json::private::Number":"5"}"#,
+            "[] ",
+            " []",
+            "[1, 2]",
+            "{\"a\" :1}",
+            "\"x\"",
+            "tru",
+            "[true,nul]",
+            "{\"a\":1,}",
+            "[1,]",
+            "",
+            "\u{feff}[]",
+            "[\"\\ud83d\\ude00\",\"\u{1f600}\"]",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        for depth in [126, 127, 128, 129] {
+            docs.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes());
+            docs.push(format!("{}1{}", "[".repeat(depth), "]".repeat(depth)).into_bytes());
+        }
+        // Every number and string of the lists above on its own, and every canonical form.
+        let singles: Vec<Vec<u8>> = docs
+            .iter()
+            .filter(|d| d.starts_with(b"[") && !d.starts_with(b"[["))
+            .flat_map(|d| d[1..d.len().saturating_sub(1)].split(|c| *c == b',').map(<[u8]>::to_vec).collect::<Vec<_>>())
+            .collect();
+        docs.extend(singles);
+        let canonical: Vec<Vec<u8>> = docs.iter().filter_map(|d| canonicalize(d).ok()).collect();
+        docs.extend(canonical);
+        // Each byte of a canonical document dropped in turn, and doubled in turn.
+        let base = br#"{"a":[1,"x\n",{"b":null}],"c":-2.5e-7,"d":true}"#.to_vec();
+        assert!(is_canonical(&base));
+        for i in 0..base.len() {
+            let mut dropped = base.clone();
+            dropped.remove(i);
+            docs.push(dropped);
+            let mut doubled = base.clone();
+            doubled.insert(i, base[i]);
+            docs.push(doubled);
+        }
+        docs.push(vec![b'"', 0xff, b'"']);
+        for d in &docs {
+            assert_eq!(is_canonical(d), by_canonicalising(d), "{}", String::from_utf8_lossy(d));
+        }
     }
 
     #[test]

@@ -492,10 +492,13 @@ fn publish_locked(src: &mut Source, root: &Path, opts: &PublishOptions) -> Resul
     let integrity = sri(&tgz);
     let sbom_bytes = pretty(&sbom(&pack, &tgz, &files));
     let file_names: Vec<String> = files.into_keys().collect();
+    // Written from the pack's manifest as it stands: a copy with `integrity` set was one
+    // more whole manifest at the peak.
     let version_manifest = {
-        let mut version_manifest = Value::clone(&pack.manifest);
-        version_manifest["integrity"] = json!(integrity);
-        pretty(&version_manifest)
+        let mut out = Vec::new();
+        let with = WithIntegrity { manifest: &pack.manifest, integrity: &integrity };
+        crate::fsio::write_pretty_json(&mut out, &with).expect("a JSON value always serialises");
+        out
     };
     let now = timestamp();
     let pack_index_path = reg.pack_index_path(&name)?;
@@ -599,6 +602,35 @@ fn check_new_version(
     let reg_row = packs.into_iter().flatten().find(|p| p.get("name").and_then(Value::as_str) == Some(name));
     let reg_current = reg_row.is_some_and(|r| r.get("latestVersion").and_then(Value::as_str) == latest);
     if listed && reg_current { Err(exists()) } else { Ok(true) }
+}
+
+/// A manifest with its `integrity` member set to the tarball's: a member it has is
+/// replaced in place, else one is added last (what setting it on a copy gives).
+struct WithIntegrity<'a> {
+    manifest: &'a Value,
+    integrity: &'a str,
+}
+
+impl serde::Serialize for WithIntegrity<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Value::Object(members) = self.manifest else {
+            return Err(serde::ser::Error::custom("a manifest is a JSON object"));
+        };
+        let has = members.contains_key("integrity");
+        let mut map = s.serialize_map(Some(members.len() + usize::from(!has)))?;
+        for (k, v) in members {
+            if k == "integrity" {
+                map.serialize_entry(k, self.integrity)?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if !has {
+            map.serialize_entry("integrity", self.integrity)?;
+        }
+        map.end()
+    }
 }
 
 fn pretty(value: &Value) -> Vec<u8> {

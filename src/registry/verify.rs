@@ -196,10 +196,8 @@ fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Re
         integrity_failure(name, version, format!("{name}@{version}: {message}")).with("reason", "manifest_mismatch")
     };
     let bytes = archive.manifest().ok_or_else(|| mismatch("the tarball has no pack.json".into()))?;
-    let packed: Value =
-        serde_json::from_slice(bytes).map_err(|e| mismatch(format!("the packed pack.json is not JSON: {e}")))?;
-    let text = |k: &str| packed.get(k).and_then(Value::as_str).map(str::to_owned);
-    let (packed_name, packed_version) = (text("name"), text("version"));
+    let packed = Identity::read(bytes).map_err(|e| mismatch(format!("the packed pack.json is not JSON: {e}")))?;
+    let (packed_name, packed_version) = (packed.text(&packed.name), packed.text(&packed.version));
     if packed_name.as_deref() != Some(name) || packed_version.as_deref() != Some(version) {
         return Err(mismatch(format!(
             "the packed pack.json is {}@{}",
@@ -210,6 +208,33 @@ fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Re
         .with("packedVersion", packed_version));
     }
     Ok(())
+}
+
+/// The members of a packed `pack.json` that say which version it is and who signed it,
+/// read without building the rest of the document (which can be megabytes of chains, and
+/// several times that as a value).
+#[derive(serde::Deserialize)]
+struct Identity {
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    version: Option<Value>,
+    #[serde(default)]
+    signing: Option<Value>,
+}
+
+impl Identity {
+    fn read(bytes: &[u8]) -> serde_json::Result<Self> {
+        serde_json::from_slice(bytes)
+    }
+
+    fn text(&self, member: &Option<Value>) -> Option<String> {
+        member.as_ref().and_then(Value::as_str).map(str::to_owned)
+    }
+
+    fn signing_text(&self, pointer: &str) -> Option<&str> {
+        self.signing.as_ref().and_then(|s| s.pointer(pointer)).and_then(Value::as_str)
+    }
 }
 
 /// The signature checks on an archive whose integrity is already established.
@@ -335,8 +360,24 @@ impl<'a> Recipe<'a> {
         let (v2, key_id) = (self.v2, self.key_id);
         let bytes =
             archive.manifest().ok_or_else(|| bad("manifest_mismatch", "the tarball has no pack.json".into()))?;
-        // (4) the packed manifest is the version asked for, signed under the same key. The
-        // parsed copy goes before the canonical form is built: both are whole manifests.
+        // (4) the packed manifest is the version asked for, signed under the same key. A v2
+        // manifest in canonical form (the one that can verify) is checked in one pass over
+        // its bytes and only the members that name it are read; any other is parsed whole,
+        // so that what it is refused for stays the same.
+        if v2 && jcs::is_canonical(bytes) {
+            let packed = Identity::read(bytes)
+                .map_err(|e| bad("not_canonical", format!("pack.json: {}", crate::fsio::json_error_text(&e))))?;
+            if packed.text(&packed.name).as_deref() != Some(name)
+                || packed.text(&packed.version).as_deref() != Some(version)
+                || packed.signing_text("/keyId") != Some(key_id)
+            {
+                return Err(bad(
+                    "manifest_mismatch",
+                    format!("the packed pack.json is not {name}@{version} signed with key \"{key_id}\""),
+                ));
+            }
+            return Ok(bytes);
+        }
         let is_asked_for = {
             let packed = jcs::parse_strict(bytes).map_err(|msg| {
                 bad(if v2 { "not_canonical" } else { "manifest_mismatch" }, format!("pack.json: {msg}"))
