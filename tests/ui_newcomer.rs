@@ -215,6 +215,43 @@ fn the_keyboard_shortcuts_leave_most_of_a_small_window_in_sight() {
 }
 
 #[test]
+fn the_pack_view_s_fields_overlap_nothing_at_1000x700_or_1280x800() {
+    // At 1000x700 its three columns were 320 points each: the chain list's rows ran under the
+    // parameter editor and a parameter's fields under the preview.
+    for (w, hgt) in [(1000.0, 700.0), (1280.0, 800.0)] {
+        let mut h = sized(app(Vec::new()), w, hgt);
+        h.get_by_label("View").click();
+        h.run();
+        h.get(By::new().label("Pack view").role(Role::Button)).click();
+        h.run();
+        let window = h.get(By::new().label("Pack view").role(Role::Window)).rect();
+        let combo =
+            h.query_all(By::new().role(Role::ComboBox)).find(|n| window.contains_rect(n.rect())).expect("its pack box");
+        combo.click();
+        h.run();
+        h.query_all_by_label_contains("vendor.chainsmith.support-desk 1.0.0").next().expect("the bundled pack").click();
+        h.run();
+        assert!(h.query_by_label("Parameter form, as users will see it").is_some(), "the pack is open");
+        let window_node = h.get(By::new().label("Pack view").role(Role::Window));
+        let window = window_node.rect();
+        assert!(window.width() > 0.9 * w, "the pack view takes the window's width: {window:?}");
+        let interactive = [Role::TextInput, Role::Button, Role::CheckBox, Role::ComboBox, Role::SpinButton];
+        // The window's own widgets, below its title bar, that are on screen (not scrolled away).
+        let widgets: Vec<(String, Rect)> = window_node
+            .query_all(By::new().predicate(move |n| interactive.contains(&n.role())))
+            .map(|n| (n.accesskit_node().label().unwrap_or_default(), n.rect()))
+            .filter(|(_, r)| window.contains_rect(*r) && r.min.y > window.min.y + 36.0 && r.width() > 0.0)
+            .collect();
+        assert!(widgets.len() > 20, "{widgets:?}");
+        for (i, (a, ra)) in widgets.iter().enumerate() {
+            for (b, rb) in &widgets[i + 1..] {
+                assert!(!ra.shrink(1.0).intersects(rb.shrink(1.0)), "at {w}x{hgt} {a:?} {ra:?} overlaps {b:?} {rb:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn the_insert_form_s_fields_overlap_nothing_at_1000x700() {
     let dir = tempfile::tempdir().unwrap();
     let wf = write_workflow(dir.path(), two_nodes());

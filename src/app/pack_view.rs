@@ -30,6 +30,9 @@ pub enum ViewOp {
     NewPack,
 }
 
+/// Below this width (points) the pack view shows its parts in one column instead of three.
+const NARROW: f32 = 1100.0;
+
 #[derive(Default)]
 pub struct PackView {
     pub open: bool,
@@ -94,6 +97,28 @@ impl PackView {
                 );
                 // The columns scroll inside what the problems list leaves, never over it.
                 let height = ui.available_height();
+                if ui.available_width() < NARROW {
+                    // Three columns of a 1000-point window cut fields short and their rows ran
+                    // into the next column: one column, the same parts in the same order.
+                    egui::ScrollArea::vertical()
+                        .id_salt("cs-pv-one")
+                        .max_height(height)
+                        .auto_shrink([false, false])
+                        .show(ui, |ui| {
+                            self.manifest(ui, d, open, ops);
+                            ui.add_space(8.0);
+                            self.chain_list(ui, d, open, ops);
+                            if let Some(chain) = chains.get(self.chain) {
+                                ui.separator();
+                                self.chain_fields(ui, d, chain, ops);
+                                ui.add_space(8.0);
+                                self.parameters(ui, d, chain, ops);
+                            }
+                            ui.separator();
+                            self.preview(ui, open);
+                        });
+                    return;
+                }
                 ui.columns(3, |cols| {
                     egui::ScrollArea::vertical()
                         .id_salt("cs-pv-left")
