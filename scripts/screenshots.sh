@@ -612,7 +612,7 @@ PY
 fi
 
 if want newcomer; then
-    # n01-n14, at any $SCREEN (names end with it): what a newcomer meets (issue 25). The
+    # n01-n16, at any $SCREEN (names end with it): what a newcomer meets (issue 25). The
     # side panels take at most a share of the window, so coordinates scale with it.
     S=$SCREEN
     PAL=$(( SCREEN_W * 24 / 100 ))
@@ -736,6 +736,29 @@ PY
     xdotool key f
     shot "n14-panels-shut-$S" 1.5
     stop_app
+    # n15-n16. The pack view (from the command palette) on a copy of a bundled pack: one
+    # column below 1100 points, three above; then "Generate key…" in the in-app dialog, which
+    # lists .pem files and has "New folder". Its pack box and the opened pack (the fourth
+    # entry, after the three bundled ones) sit where the window puts them at each size.
+    if [ "$SCREEN_W" -ge 1400 ]; then PV=(196 67 205 180 879 67); else PV=(180 51 190 164 865 51); fi
+    cp -r packs/vendor.chainsmith.support-desk "$SCRATCH/support-desk"
+    export CHAINSMITH_FILE_DIALOG=in-app
+    start_app "$SCRATCH/support-desk"
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Pack view"
+    sleep 0.5
+    xdotool key Return
+    sleep 1
+    press "${PV[0]}" "${PV[1]}"
+    press "${PV[2]}" "${PV[3]}"
+    shot "n15-pack-view-$S" 1.0
+    press "${PV[4]}" "${PV[5]}"
+    shot "n16-generate-key-$S" 1.0
+    xdotool key Escape
+    stop_app
+    unset CHAINSMITH_FILE_DIALOG
 fi
 
 if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then
