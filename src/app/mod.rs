@@ -1331,9 +1331,8 @@ impl App {
             }
             _ => String::new(),
         };
-        // The in-app dialog starts beside the workflow's file, else the last file opened.
-        let start = self.doc.path.as_deref().or_else(|| self.settings.recent.first().map(PathBuf::as_path));
-        let start = start.and_then(|p| if p.is_dir() { Some(p) } else { p.parent() }).map(Path::to_path_buf);
+        let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).filter(|h| !h.is_empty());
+        let start = dialog_start(&purpose, self.doc.path.as_deref(), &self.settings.recent, home.map(PathBuf::from));
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
         if let Some(chosen) = self.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
@@ -1584,6 +1583,22 @@ impl eframe::App for App {
     }
 }
 
+/// Where the in-app dialog starts: beside the workflow's file, else the last file opened; a
+/// new key pair in the home folder, never by default beside the pack it will sign (a private
+/// key there is one `git add .` away from being published).
+fn dialog_start(
+    purpose: &Purpose,
+    workflow: Option<&Path>,
+    recent: &[PathBuf],
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    if matches!(purpose, Purpose::GenerateKey) {
+        return home;
+    }
+    let near = workflow.or_else(|| recent.first().map(PathBuf::as_path))?;
+    if near.is_dir() { Some(near.to_path_buf()) } else { near.parent().map(Path::to_path_buf) }
+}
+
 static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
 
 /// The files given at start are open (their packs checked and in the palette): a line for
@@ -1726,4 +1741,21 @@ fn finder_entries(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_key_pair_starts_in_the_home_folder_not_beside_the_pack() {
+        let recent = vec![PathBuf::from("/work/acme-pack/pack.json")];
+        let home = Some(PathBuf::from("/home/someone"));
+        assert_eq!(dialog_start(&Purpose::GenerateKey, None, &recent, home.clone()), home);
+        // Everything else starts beside the workflow, else the last file opened.
+        let beside = Some(PathBuf::from("/work/acme-pack"));
+        assert_eq!(dialog_start(&Purpose::SavePack, None, &recent, home.clone()), beside);
+        let wf = Path::new("/work/flows/main.json");
+        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), &recent, home), Some(PathBuf::from("/work/flows")));
+    }
 }
