@@ -171,16 +171,19 @@ impl PackView {
                     for (i, o) in docs.iter().enumerate() {
                         let dirty = if o.doc.is_dirty() { " •" } else { "" };
                         let text = format!("{} {}{dirty}", o.doc.draft().name(), o.doc.draft().version());
-                        if ui.selectable_label(self.doc == Some(i), text).clicked() {
+                        // Two packs may share a name and version: where each comes from tells them apart.
+                        let entry = ui.selectable_label(self.doc == Some(i), text);
+                        if entry.on_hover_text(o.source.display().to_string()).clicked() {
                             self.select(i, 0);
                         }
                     }
                     let open: Vec<&std::path::Path> = docs.iter().map(|o| o.source.as_path()).collect();
                     for (i, p) in packs.iter().enumerate() {
-                        if p.kind == PackKind::WorkflowChain
-                            && !open.contains(&p.source.as_path())
-                            && ui.selectable_label(false, format!("{} {} — edit", p.name(), p.version())).clicked()
-                        {
+                        if p.kind != PackKind::WorkflowChain || open.contains(&p.source.as_path()) {
+                            continue;
+                        }
+                        let entry = ui.selectable_label(false, format!("{} {} — edit", p.name(), p.version()));
+                        if entry.on_hover_text(p.source.display().to_string()).clicked() {
                             ops.push(ViewOp::Edit(i));
                         }
                     }
