@@ -247,6 +247,15 @@ fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked()
     h.run();
     h.get(By::new().label_contains(" warning").role(Role::Button)).click();
     h.run();
+    // The list lays out only the rows in view: scroll until the finding is among them.
+    for _ in 0..30 {
+        if labels_of(&h, "host_node_limit_exceeded") > 0 {
+            break;
+        }
+        let Some(row) = h.query_all(By::new().label_contains("/nodes/")).next() else { break };
+        row.scroll_down();
+        h.run();
+    }
     assert!(labels_of(&h, "host_node_limit_exceeded") == 1, "the problems list names it once");
 
     let feature_tile = "Summarise a page";

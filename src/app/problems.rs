@@ -312,9 +312,13 @@ impl Problems {
             List::Workflow => &self.findings,
             List::Action => &self.action_findings,
         };
-        egui::ScrollArea::vertical().id_salt("cs-findings-list").auto_shrink([false, false]).show(ui, |ui| {
+        // One row per finding, laid out only where the list is scrolled to: a large workflow
+        // can have thousands, and the list redraws on every input while it is open.
+        let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+        let list = egui::ScrollArea::vertical().id_salt("cs-findings-list").auto_shrink([false, false]);
+        list.show_rows(ui, row, findings.len(), |ui, rows| {
             ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
-            for f in findings {
+            for f in &findings[rows] {
                 ui.horizontal(|ui| {
                     ui.label(RichText::new(f.code).monospace().color(severity_colour(f.severity)));
                     let link = ui.add(
