@@ -120,26 +120,13 @@ mod tests {
         for scaling in [0.75, 0.5, 1.0, 1.6] {
             let to_screen = TSTransform::new(vec2(7.0, 3.0), scaling);
             let (mut ours, mut reference) = (None, None);
+            let draw = |p: &Painter| {
+                p.text(at, egui::Align2::LEFT_TOP, "input output", egui::FontId::proportional(11.0), Color32::WHITE);
+            };
             frame(&ctx, |ctx| {
                 let mut cache = MeshCache::default();
-                ours = Some(cache.get(ctx, 1, to_screen, clip, |p| {
-                    p.text(
-                        at,
-                        egui::Align2::LEFT_TOP,
-                        "input output",
-                        egui::FontId::proportional(11.0),
-                        Color32::WHITE,
-                    );
-                }));
-                let shapes = paint_offscreen(ctx, clip, |p| {
-                    p.text(
-                        at,
-                        egui::Align2::LEFT_TOP,
-                        "input output",
-                        egui::FontId::proportional(11.0),
-                        Color32::WHITE,
-                    );
-                });
+                ours = Some(cache.get(ctx, 1, to_screen, clip, draw));
+                let shapes = paint_offscreen(ctx, clip, draw);
                 let raster = Raster::of(ctx);
                 let mut tess =
                     Tessellator::new(raster.pixels_per_point, Default::default(), raster.font_atlas, Vec::new());
