@@ -32,6 +32,11 @@ pub fn refuse_links_below(base: &Path, parts: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// The user's home folder: `HOME`, else `USERPROFILE` (Windows), an empty one skipped.
+pub fn home_folder() -> Option<PathBuf> {
+    ["HOME", "USERPROFILE"].iter().filter_map(std::env::var_os).find(|h| !h.is_empty()).map(PathBuf::from)
+}
+
 /// Writes the content of one file to its temporary name; it is buffered and synced after.
 pub type Writer<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + 'a;
 

@@ -178,10 +178,9 @@ pub struct App {
     themed: bool,
     title: String,
     first_frame: Option<Instant>,
-    /// The frame number of the first drawn frame, until a later frame has begun (it was
-    /// then on screen).
+    /// When tracing the start: the frame number of the first drawn frame, until a later
+    /// frame has begun (it was then on screen).
     first_frame_nr: Option<u64>,
-    first_frame_shown: bool,
     /// Files opened at start, being read on a thread.
     loading: Option<Loading>,
     /// What to say once they are open (remembered packs not found).
@@ -247,7 +246,6 @@ impl App {
             title: String::new(),
             first_frame: None,
             first_frame_nr: None,
-            first_frame_shown: false,
             loading: None,
             start_notice: None,
         };
@@ -1331,8 +1329,8 @@ impl App {
             }
             _ => String::new(),
         };
-        let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).filter(|h| !h.is_empty());
-        let start = dialog_start(&purpose, self.doc.path.as_deref(), &self.settings.recent, home.map(PathBuf::from));
+        let home = crate::fsio::home_folder();
+        let start = dialog_start(&purpose, self.doc.path.as_deref(), &self.settings.recent, home);
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
         if let Some(chosen) = self.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
@@ -1539,13 +1537,13 @@ impl eframe::App for App {
     }
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
         let first = self.first_frame.is_none();
-        let tracing = std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some();
         // A frame begins once the one before it is tessellated, painted and swapped: the first
         // drawn frame is on screen when the next begins (a second pass of one frame is not a
         // new frame; the script adds the time before main).
-        let later_frame = self.first_frame_nr.is_some_and(|n| ui.ctx().cumulative_frame_nr() > n);
-        if tracing && later_frame && !self.first_frame_shown {
-            self.first_frame_shown = true;
+        if let Some(n) = self.first_frame_nr
+            && ui.ctx().cumulative_frame_nr() > n
+        {
+            self.first_frame_nr = None;
             if let Some(t) = STARTED.get() {
                 let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
                 eprintln!(

@@ -69,9 +69,9 @@ pub fn cache_base(dir: Option<&Path>) -> Option<PathBuf> {
     }
     let home = std::env::var_os("OPENWOP_CONFIG_HOME")
         .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()))
-        .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))?;
-    Some(PathBuf::from(home).join(".openwop").join("packs"))
+        .map(PathBuf::from)
+        .or_else(crate::fsio::home_folder)?;
+    Some(home.join(".openwop").join("packs"))
 }
 
 /// One row of a pack index's `versions[]`.
