@@ -5,31 +5,13 @@ use crate::error::{Error, Result, code};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+pub mod contained;
 pub mod json;
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, flushed and
 /// synced, then renamed over the target. On any failure the old file is left intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, &mut |w| w.write_all(bytes))
-}
-
-/// Refuse when `base/parts[0]`, `base/parts[0]/parts[1]`, … (the folders and file about to
-/// be written under `base`) is a symbolic link: [`write_atomic`] saves through a link, and
-/// folders are created through one, which inside a folder someone else prepared (a pack,
-/// a cache) would write wherever the link points. `base` itself is the caller's choice.
-pub fn refuse_links_below(base: &Path, parts: &[&str]) -> Result<()> {
-    let mut path = base.to_path_buf();
-    for part in parts {
-        path.push(part);
-        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(Error::new(
-                code::SYMLINK_REFUSED,
-                format!("{} is a symbolic link; chainsmith does not write through links here", path.display()),
-            )
-            .with("path", path.display().to_string()));
-        }
-    }
-    Ok(())
 }
 
 /// The user's home folder: `HOME`, else `USERPROFILE` (Windows), an empty one skipped.

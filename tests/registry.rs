@@ -720,6 +720,83 @@ fn pack_sign_never_writes_through_a_symbolic_link() {
     }
 }
 
+/// Item 3's race: a link swapped in while `pack sign` runs, between any check it makes and
+/// its writes. Another thread puts a link to a file outside at `keys/pack.json.sig` and a
+/// file back again, each by an atomic rename (then exchanges `keys` with a link to a folder
+/// outside, `renameat2(RENAME_EXCHANGE)`), as fast as it can, while the pack is signed 300
+/// times. Each signing may succeed or be refused as `symlink_refused`; nothing outside may
+/// ever be written. A check by path followed by a write by path wrote outside within the
+/// first few signings.
+#[test]
+#[cfg(target_os = "linux")]
+fn pack_sign_never_writes_through_a_link_swapped_in_while_it_signs() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::symlink;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let key = ed25519_dalek::SigningKey::from_bytes(&[9u8; 32]);
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim.txt");
+    let victims = dir.path().join("victims");
+    std::fs::create_dir(&victims).unwrap();
+    std::fs::write(&victim, "keep me").unwrap();
+    let c_path = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let exchange = |a: &std::ffi::CStr, b: &std::ffi::CStr| {
+        // SAFETY: two NUL-terminated paths; the call only exchanges two names.
+        let rc =
+            unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+        assert_eq!(rc, 0, "renameat2: {}", std::io::Error::last_os_error());
+    };
+    for label in ["sig", "dir"] {
+        let pack = unsigned_pack(&dir.path().join(label));
+        std::fs::create_dir(pack.join("keys")).unwrap();
+        let sig = pack.join("keys/pack.json.sig");
+        std::fs::write(&sig, "old").unwrap();
+        let (keys, alt) = (c_path(&pack.join("keys")), pack.join("alt"));
+        if label == "dir" {
+            symlink(&victims, &alt).unwrap();
+        }
+        let flip = || match label {
+            "sig" => {
+                let (link, file) = (pack.join("link.tmp"), pack.join("file.tmp"));
+                symlink(&victim, &link).unwrap();
+                std::fs::rename(&link, &sig).unwrap();
+                std::fs::write(&file, "old").unwrap();
+                std::fs::rename(&file, &sig).unwrap();
+            }
+            _ => exchange(&keys, &c_path(&alt)),
+        };
+        let stop = AtomicBool::new(false);
+        let (signed, refused) = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    flip();
+                }
+            });
+            // Stops the other thread however this one ends, a failed assertion included.
+            struct StopOnDrop<'a>(&'a AtomicBool);
+            impl Drop for StopOnDrop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _stop = StopOnDrop(&stop);
+            let (mut signed, mut refused) = (0, 0);
+            for _ in 0..300 {
+                match chainsmith::registry::sign_pack(&pack, &key, chainsmith::registry::Scheme::V2 { key_id: "k-1" }) {
+                    Ok(_) => signed += 1,
+                    Err(e) if e.code == "symlink_refused" => refused += 1,
+                    Err(e) => panic!("{label}: {e}"),
+                }
+                assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me", "{label}: written through the link");
+                assert_eq!(std::fs::read_dir(&victims).unwrap().count(), 0, "{label}: written through the link");
+            }
+            (signed, refused)
+        });
+        eprintln!("{label}: {signed} signed, {refused} refused");
+        assert!(signed > 0 && refused > 0, "{label}: the swap raced the signing ({signed} signed, {refused} refused)");
+    }
+}
+
 #[test]
 fn numbers_jcs_cannot_carry_are_refused_with_their_pointer_never_rewritten() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,6 +11,7 @@ use super::layout::Registry;
 use super::verify::{SignatureCheck, verify};
 use crate::catalog::Range;
 use crate::error::{Error, Finding, Result, code};
+use crate::fsio::contained::Folder;
 use semver::Version;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -247,16 +248,11 @@ pub fn install(registry: &Registry, spec_text: &str, base: &Path, opts: InstallO
 
     // Both parts are checked: the pack-name grammar, and `resolve_version` returns only text
     // that parsed as exact semver (no `/`, no `..`). Each is one path segment.
-    let (tgz_name, json_name) = (format!("{version}.tgz"), format!("{version}.json"));
-    for file in [&tgz_name, &json_name] {
-        crate::fsio::refuse_links_below(base, &[name, &version, file])?;
-    }
-    let folder = base.join(name).join(&version);
-    std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, &e))?;
-    let tarball = folder.join(tgz_name);
-    let manifest = folder.join(json_name);
-    crate::fsio::write_atomic(&tarball, &verified.tarball)?;
-    crate::fsio::write_atomic(&manifest, &crate::fsio::to_pretty_json(&verified.manifest))?;
+    // Reached from one handle on the cache, name by name: a link anywhere below it is
+    // refused or replaced, never written through, even one put there while installing.
+    let folder = Folder::create(base)?.child(name, true)?.child(&version, true)?;
+    let tarball = folder.write(&format!("{version}.tgz"), &verified.tarball)?;
+    let manifest = folder.write(&format!("{version}.json"), &crate::fsio::to_pretty_json(&verified.manifest))?;
     Ok(Installed {
         name: name.to_owned(),
         version,

@@ -17,6 +17,7 @@ use super::jcs;
 use super::keys::{self, KeyUse, check_key_status};
 use super::layout::Registry;
 use crate::error::{Error, Result, code};
+use crate::fsio::contained::Folder;
 use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, load_bytes};
 use ed25519_dalek::{Signer, SigningKey};
 use serde_json::{Value, json};
@@ -25,8 +26,12 @@ use std::path::{Path, PathBuf};
 pub const V2_SCHEME: &str = "ed25519-canonical-json";
 /// Where both recipes keep the signature inside the pack.
 pub const SIGNATURE_FILE: &str = "keys/pack.json.sig";
+/// The pack's folder for signing files, and the names of those files in it.
+const KEYS_FOLDER: &str = "keys";
+const SIGNATURE_NAME: &str = "pack.json.sig";
 /// Where the v1 recipe puts the signer's public key inside the pack.
-pub const V1_PUBLIC_KEY_FILE: &str = "keys/pack.pub.pem";
+const V1_PUBLIC_KEY_FILE: &str = "keys/pack.pub.pem";
+const V1_PUBLIC_KEY_NAME: &str = "pack.pub.pem";
 
 /// Which signature to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +143,11 @@ pub fn sign_pack_for(path: &Path, key: &SigningKey, scheme: Scheme, registry: Op
     let manifest_file = manifest_path(path);
     let dir = manifest_file.parent().map(Path::to_path_buf).unwrap_or_default();
     let manifest_name = manifest_file.file_name().and_then(|n| n.to_str()).unwrap_or("pack.json");
-    crate::fsio::refuse_links_below(&dir, &[manifest_name])?;
+    // Every write goes through this one handle on the pack folder, so a link put into the
+    // folder at any moment (`keys`, the signature, the manifest) is refused or replaced,
+    // never written through.
+    let folder = Folder::open(&dir)?;
+    folder.refuse_link(manifest_name)?;
     let original = crate::fsio::read_limited(&manifest_file, MAX_MANIFEST_BYTES, code::PACK_MANIFEST_INVALID)?;
     let mut manifest = jcs::parse_strict_located(&original).map_err(|refusal| {
         let code = if refusal.number { code::NUMBER_NOT_SIGNABLE } else { code::PACK_MANIFEST_INVALID };
@@ -161,24 +170,16 @@ pub fn sign_pack_for(path: &Path, key: &SigningKey, scheme: Scheme, registry: Op
         check_signer(registry, key_id, key, pack.name())?;
     }
 
-    crate::fsio::refuse_links_below(&dir, &["keys", "pack.json.sig"])?;
-    if scheme == Scheme::V1Manual {
-        crate::fsio::refuse_links_below(&dir, &["keys", "pack.pub.pem"])?;
-    }
-    let signature_file = dir.join(SIGNATURE_FILE);
-    let keys_dir = dir.join("keys");
-    std::fs::create_dir_all(&keys_dir).map_err(|e| Error::io(&keys_dir, &e))?;
+    let keys_folder = folder.child(KEYS_FOLDER, true)?;
     let public_key = match scheme {
         Scheme::V1Manual => {
-            let p = dir.join(V1_PUBLIC_KEY_FILE);
-            crate::fsio::write_atomic(&p, keys::public_key_pem(&key.verifying_key()).as_bytes())?;
-            Some(p)
+            Some(keys_folder.write(V1_PUBLIC_KEY_NAME, keys::public_key_pem(&key.verifying_key()).as_bytes())?)
         }
         Scheme::V2 { .. } => None,
     };
-    crate::fsio::write_atomic(&signature_file, &signature)?;
+    let signature_file = keys_folder.write(SIGNATURE_NAME, &signature)?;
     // The manifest last: until it is replaced, the old pack.json stays whole.
-    crate::fsio::write_atomic(&manifest_file, &bytes)?;
+    folder.write(manifest_name, &bytes)?;
     Ok(Signed {
         name: pack.name().to_owned(),
         version: pack.version().to_owned(),
