@@ -74,27 +74,27 @@ pub struct Extracted {
 /// replace the chain with the same chainId, keeping what extraction cannot know: its
 /// `internal` flag and `outputs`, and its version and description unless new ones are given).
 pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) -> Result<Extracted> {
-    let mut extraction = extract(wf, req.nodes.as_deref(), &req.chain)?;
+    let extraction = extract(wf, req.nodes.as_deref(), &req.chain)?;
+    place_extraction(draft, extraction, req)
+}
+
+/// The second half of [`extract_into`], which needs no workflow: a caller done with the
+/// workflow (the CLI) lets go of it before the chain is promoted and validated.
+pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, req: &ExtractRequest) -> Result<Extracted> {
     let fragment_of: HashMap<&str, &str> =
         extraction.ids.iter().flat_map(|(w, f)| [(f.as_str(), f.as_str()), (w.as_str(), f.as_str())]).collect();
-    let mut mapped: Vec<Promotion> = Vec::with_capacity(req.params.len());
     for p in &req.params {
-        let mut p = p.clone();
-        for (node, _) in &mut p.targets {
-            let frag = fragment_of.get(node.as_str()).ok_or_else(|| {
-                Error::new(code::INVALID_REQUEST, format!("node \"{node}\" is not among the extracted nodes"))
-                    .with("nodeId", node.as_str())
-                    .with("param", p.name.as_str())
-            })?;
-            *node = (*frag).to_owned();
+        if let Some((node, _)) = p.targets.iter().find(|(node, _)| !fragment_of.contains_key(node.as_str())) {
+            return Err(Error::new(code::INVALID_REQUEST, format!("node \"{node}\" is not among the extracted nodes"))
+                .with("nodeId", node.as_str())
+                .with("param", p.name.as_str()));
         }
-        mapped.push(p);
     }
-    promote_all(&mut extraction.chain, &mapped)?;
+    promote::promote_all_aliased(&mut extraction.chain, &req.params, &fragment_of)?;
     // A promoted value is no longer the text a token-like warning was about.
     let mut promoted: HashMap<&str, Vec<&str>> = HashMap::new();
-    for (node, pointer) in mapped.iter().flat_map(|p| &p.targets) {
-        promoted.entry(node.as_str()).or_default().push(pointer.as_str());
+    for (node, pointer) in req.params.iter().flat_map(|p| &p.targets) {
+        promoted.entry(fragment_of[node.as_str()]).or_default().push(pointer.as_str());
     }
     extraction.warnings.retain(|w| {
         if w.code != code::TOKEN_LIKE_TEXT {
@@ -108,6 +108,7 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
         });
         !covered
     });
+    drop((promoted, fragment_of));
     // Only what is inherited from a replaced chain is copied, not the chain.
     let previous = draft.chain_index(&req.chain.chain_id).map(|i| &draft.chains()[i]);
     let previous: HashMap<&str, Value> = ["version", "description", "internal", "outputs"]

@@ -48,6 +48,16 @@ pub fn promote(chain: &mut Map<String, Value>, p: &Promotion) -> Result<()> {
 /// 8,000 promotions take minutes). Each promotion is checked before it changes anything;
 /// a refusal stops there, and the promotions before it stay applied.
 pub fn promote_all(chain: &mut Map<String, Value>, promotions: &[Promotion]) -> Result<()> {
+    promote_all_aliased(chain, promotions, &HashMap::new())
+}
+
+/// [`promote_all`] with targets that may name a node by another id: `alias` maps it to
+/// the fragment id (extraction's workflow ids), so the promotions need no renamed copy.
+pub(super) fn promote_all_aliased(
+    chain: &mut Map<String, Value>,
+    promotions: &[Promotion],
+    alias: &HashMap<&str, &str>,
+) -> Result<()> {
     let index: HashMap<String, usize> = chain_nodes(chain)
         .iter()
         .enumerate()
@@ -55,7 +65,7 @@ pub fn promote_all(chain: &mut Map<String, Value>, promotions: &[Promotion]) -> 
         .filter_map(|(i, n)| Some((n.get("id")?.as_str()?.to_owned(), i)))
         .collect();
     for p in promotions {
-        promote_one(chain, p, &index)?;
+        promote_one(chain, p, &index, alias)?;
     }
     Ok(())
 }
@@ -64,7 +74,12 @@ fn chain_nodes(chain: &Map<String, Value>) -> &[Value] {
     chain.get("dag").and_then(|d| d.get("nodes")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
 }
 
-fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, index: &HashMap<String, usize>) -> Result<()> {
+fn promote_one(
+    chain: &mut Map<String, Value>,
+    p: &Promotion,
+    index: &HashMap<String, usize>,
+    alias: &HashMap<&str, &str>,
+) -> Result<()> {
     let name = p.name.as_str();
     if !is_param_name(name) {
         return Err(Error::new(
@@ -94,10 +109,11 @@ fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, index: &HashMap<St
     let mut value: Option<Value> = existing.as_ref().and_then(|e| e.get("default")).cloned();
     let mut slots: Vec<(usize, &str)> = Vec::with_capacity(p.targets.len());
     for (node_id, pointer) in &p.targets {
+        let id = alias.get(node_id.as_str()).copied().unwrap_or(node_id);
         let at = index
-            .get(node_id.as_str())
+            .get(id)
             .copied()
-            .filter(|&i| nodes.get(i).and_then(|n| n.get("id")).and_then(Value::as_str) == Some(node_id.as_str()));
+            .filter(|&i| nodes.get(i).and_then(|n| n.get("id")).and_then(Value::as_str) == Some(id));
         let Some(at) = at else {
             return Err(Error::new(code::INVALID_REQUEST, format!("the chain has no node \"{node_id}\""))
                 .with("nodeId", node_id.as_str())
@@ -139,13 +155,15 @@ fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, index: &HashMap<St
         .expect("every target was found in dag.nodes");
     for (at, pointer) in slots {
         if let Some(slot) = nodes[at].pointer_mut(pointer) {
-            *slot = Value::String(format!("{{{{params.{name}}}}}"));
+            *slot = Value::String(["{{params.", name, "}}"].concat());
         }
     }
+    // At its size: a chain of thousands of parameters holds thousands of these.
     let mut property = match existing {
         Some(Value::Object(m)) => m,
         _ => {
-            let mut m = Map::new();
+            let texts = usize::from(p.title.is_some()) + usize::from(p.description.is_some());
+            let mut m = Map::with_capacity(2 + texts);
             m.insert("type".into(), Value::String(infer_type(&value).to_owned()));
             m
         }

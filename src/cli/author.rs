@@ -1,9 +1,9 @@
-//! Authoring commands: `chain extract`. The pipeline is `chainsmith::author::extract_into`,
-//! which the editor calls too; this file only parses, loads, saves and prints.
+//! Authoring commands: `chain extract`. The pipeline is `chainsmith::author::extract_into`'s
+//! two halves, which the editor calls too; this file only parses, loads, saves and prints.
 
 use super::write_stdout;
 use chainsmith::author::{
-    BoundaryEdge, ChainInfo, ExtractRequest, PackDraft, PackInfo, Placement, Promotion, extract_into,
+    BoundaryEdge, ChainInfo, ExtractRequest, PackDraft, PackInfo, Placement, Promotion, place_extraction,
 };
 use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::workflow::Workflow;
@@ -115,7 +115,10 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
         nodes: args.nodes.clone(),
         params,
     };
-    let out = extract_into(&mut draft, &workflow, &request)?;
+    // The workflow goes once the chain is built: promoting and validating need only the chain.
+    let extraction = chainsmith::author::extract(&workflow, request.nodes.as_deref(), &request.chain)?;
+    drop(workflow);
+    let out = place_extraction(&mut draft, extraction, &request)?;
     let errors: Vec<Value> = draft.errors().map(Finding::to_json).collect();
     if let Some(first) = draft.errors().next() {
         return Err(first.clone().into_error().with("errors", errors).with("file", file.display().to_string()));
