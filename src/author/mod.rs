@@ -19,7 +19,7 @@ pub use order::in_schema_order;
 pub use promote::{Candidate, Promotion, candidates, infer_type, promote, promote_all};
 pub use schema_edit::{PARAM_TYPES, ParamSpec, param_specs, remove_param, set_param};
 
-use crate::error::{Error, Result, code};
+use crate::error::{Error, Finding, Result, code};
 use crate::workflow::Workflow;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -81,34 +81,54 @@ pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) 
 /// The second half of [`extract_into`], which needs no workflow: a caller done with the
 /// workflow (the CLI) lets go of it before the chain is promoted and validated.
 pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, req: &ExtractRequest) -> Result<Extracted> {
-    let fragment_of: HashMap<&str, &str> =
-        extraction.ids.iter().flat_map(|(w, f)| [(f.as_str(), f.as_str()), (w.as_str(), f.as_str())]).collect();
+    // Where each extracted node sits in `dag.nodes` (the order of `ids`), by workflow id,
+    // else by fragment id (a workflow id wins where one is another node's fragment id).
+    let renamed = extraction.ids.iter().filter(|(w, f)| w != f).count();
+    let mut position: HashMap<&str, usize> = HashMap::with_capacity(extraction.ids.len() + renamed);
+    for (i, (w, _)) in extraction.ids.iter().enumerate() {
+        position.insert(w, i);
+    }
+    for (i, (_, f)) in extraction.ids.iter().enumerate() {
+        position.entry(f).or_insert(i);
+    }
     for p in &req.params {
-        if let Some((node, _)) = p.targets.iter().find(|(node, _)| !fragment_of.contains_key(node.as_str())) {
+        if let Some((node, _)) = p.targets.iter().find(|(node, _)| !position.contains_key(node.as_str())) {
             return Err(Error::new(code::INVALID_REQUEST, format!("node \"{node}\" is not among the extracted nodes"))
                 .with("nodeId", node.as_str())
                 .with("param", p.name.as_str()));
         }
     }
-    promote::promote_all_aliased(&mut extraction.chain, &req.params, &fragment_of)?;
-    // A promoted value is no longer the text a token-like warning was about.
-    let mut promoted: HashMap<&str, Vec<&str>> = HashMap::new();
-    for (node, pointer) in req.params.iter().flat_map(|p| &p.targets) {
-        promoted.entry(fragment_of[node.as_str()]).or_default().push(pointer.as_str());
-    }
-    extraction.warnings.retain(|w| {
-        if w.code != code::TOKEN_LIKE_TEXT {
-            return true;
+    promote::promote_all_at(&mut extraction.chain, &req.params, &|id| position.get(id).copied())?;
+    // A promoted value is no longer the text a token-like warning was about. Only the
+    // nodes such a warning is about are looked for among the promotions' targets.
+    let detail = |w: &Finding, key: &str| w.details.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut warned: HashMap<usize, Vec<String>> = HashMap::new();
+    for w in extraction.warnings.iter().filter(|w| w.code == code::TOKEN_LIKE_TEXT) {
+        if let Some(at) = detail(w, "nodeId").and_then(|n| position.get(n.as_str()).copied()) {
+            warned.entry(at).or_default();
         }
-        let at = |key: &str| w.details.get(key).and_then(Value::as_str).unwrap_or_default();
-        let node = fragment_of.get(at("nodeId")).copied().unwrap_or_default();
-        let pointer = at("pointer");
-        let covered = promoted.get(node).is_some_and(|pointers| {
-            pointers.iter().any(|p| pointer == *p || pointer.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
+    }
+    if !warned.is_empty() {
+        for (node, pointer) in req.params.iter().flat_map(|p| &p.targets) {
+            if let Some(pointers) = position.get(node.as_str()).and_then(|at| warned.get_mut(at)) {
+                pointers.push(pointer.clone());
+            }
+        }
+        extraction.warnings.retain(|w| {
+            if w.code != code::TOKEN_LIKE_TEXT {
+                return true;
+            }
+            let (node, pointer) = (detail(w, "nodeId").unwrap_or_default(), detail(w, "pointer").unwrap_or_default());
+            let promoted = position.get(node.as_str()).and_then(|at| warned.get(at));
+            let covered = promoted.is_some_and(|pointers| {
+                pointers
+                    .iter()
+                    .any(|p| pointer == *p || pointer.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
+            });
+            !covered
         });
-        !covered
-    });
-    drop((promoted, fragment_of));
+    }
+    drop((warned, position));
     // Only what is inherited from a replaced chain is copied, not the chain.
     let previous = draft.chain_index(&req.chain.chain_id).map(|i| &draft.chains()[i]);
     let previous: HashMap<&str, Value> = ["version", "description", "internal", "outputs"]

@@ -48,38 +48,47 @@ pub fn promote(chain: &mut Map<String, Value>, p: &Promotion) -> Result<()> {
 /// 8,000 promotions take minutes). Each promotion is checked before it changes anything;
 /// a refusal stops there, and the promotions before it stay applied.
 pub fn promote_all(chain: &mut Map<String, Value>, promotions: &[Promotion]) -> Result<()> {
-    promote_all_aliased(chain, promotions, &HashMap::new())
-}
-
-/// [`promote_all`] with targets that may name a node by another id: `alias` maps it to
-/// the fragment id (extraction's workflow ids), so the promotions need no renamed copy.
-pub(super) fn promote_all_aliased(
-    chain: &mut Map<String, Value>,
-    promotions: &[Promotion],
-    alias: &HashMap<&str, &str>,
-) -> Result<()> {
     let index: HashMap<String, usize> = chain_nodes(chain)
         .iter()
         .enumerate()
         .rev() // the first node with an id wins, as a scan from the front finds it
         .filter_map(|(i, n)| Some((n.get("id")?.as_str()?.to_owned(), i)))
         .collect();
+    promote_all_at(chain, promotions, &|id| index.get(id).copied())
+}
+
+/// [`promote_all`] with the node a target names found by `position` (its place in
+/// `dag.nodes`): extraction knows it from its own id lists, for workflow ids as well as
+/// fragment ids, so neither the promotions nor the node ids are copied to find them.
+pub(super) fn promote_all_at(
+    chain: &mut Map<String, Value>,
+    promotions: &[Promotion],
+    position: &dyn Fn(&str) -> Option<usize>,
+) -> Result<()> {
+    reserve_properties(chain, promotions.len());
     for p in promotions {
-        promote_one(chain, p, &index, alias)?;
+        promote_one(chain, p, position)?;
     }
     Ok(())
+}
+
+/// Room in `parameters.properties` for `more` members at once: grown one insert at a time,
+/// the map of thousands of parameters held up to twice its slots.
+fn reserve_properties(chain: &mut Map<String, Value>, more: usize) {
+    let props = chain.get_mut("parameters").and_then(|p| p.get_mut("properties"));
+    if let Some(Value::Object(m)) = props {
+        let old = std::mem::take(m);
+        let mut sized = Map::with_capacity(old.len() + more);
+        sized.extend(old);
+        *m = sized;
+    }
 }
 
 fn chain_nodes(chain: &Map<String, Value>) -> &[Value] {
     chain.get("dag").and_then(|d| d.get("nodes")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
 }
 
-fn promote_one(
-    chain: &mut Map<String, Value>,
-    p: &Promotion,
-    index: &HashMap<String, usize>,
-    alias: &HashMap<&str, &str>,
-) -> Result<()> {
+fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, position: &dyn Fn(&str) -> Option<usize>) -> Result<()> {
     let name = p.name.as_str();
     if !is_param_name(name) {
         return Err(Error::new(
@@ -109,12 +118,7 @@ fn promote_one(
     let mut value: Option<Value> = existing.as_ref().and_then(|e| e.get("default")).cloned();
     let mut slots: Vec<(usize, &str)> = Vec::with_capacity(p.targets.len());
     for (node_id, pointer) in &p.targets {
-        let id = alias.get(node_id.as_str()).copied().unwrap_or(node_id);
-        let at = index
-            .get(id)
-            .copied()
-            .filter(|&i| nodes.get(i).and_then(|n| n.get("id")).and_then(Value::as_str) == Some(id));
-        let Some(at) = at else {
+        let Some(at) = position(node_id).filter(|&i| i < nodes.len()) else {
             return Err(Error::new(code::INVALID_REQUEST, format!("the chain has no node \"{node_id}\""))
                 .with("nodeId", node_id.as_str())
                 .with("param", name));
