@@ -115,7 +115,9 @@ fn ratio(peak: usize, input: u64) -> f64 {
 /// compiled twice); after, 19.8×.
 #[test]
 fn extracting_holds_under_34_times_the_workflow() {
-    use chainsmith::author::{ChainInfo, ExtractRequest, PackDraft, PackInfo, Promotion, extract, place_extraction};
+    use chainsmith::author::{
+        ChainInfo, ExtractRequest, PackDraft, PackInfo, Promotion, extract, place_extraction, promote_extraction,
+    };
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("wf.json");
@@ -133,9 +135,11 @@ fn extracting_holds_under_34_times_the_workflow() {
     let (errors, peak) = peak_of(|| {
         let workflow = chainsmith::workflow::Workflow::load(&file).unwrap();
         let mut draft = PackDraft::new(&info);
-        let extraction = extract(&workflow, None, &request.chain).unwrap();
+        let mut extraction = extract(&workflow, None, &request.chain).unwrap();
         drop(workflow);
-        place_extraction(&mut draft, extraction, &request).unwrap();
+        promote_extraction(&mut extraction, &request.params).unwrap();
+        drop(request.params);
+        place_extraction(&mut draft, extraction, &request.chain).unwrap();
         draft.errors().count()
     });
     assert_eq!(errors, 0);

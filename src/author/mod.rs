@@ -73,14 +73,19 @@ pub struct Extracted {
 /// Extract a chain from `wf`, promote the requested values, and add it to `draft` (or
 /// replace the chain with the same chainId, keeping what extraction cannot know: its
 /// `internal` flag and `outputs`, and its version and description unless new ones are given).
+///
+/// Its three steps are public so that a caller holding large inputs (the CLI) can let go
+/// of each as soon as it is spent: the workflow after [`extract`], the promotions after
+/// [`promote_extraction`], before [`place_extraction`] validates the pack.
 pub fn extract_into(draft: &mut PackDraft, wf: &Workflow, req: &ExtractRequest) -> Result<Extracted> {
-    let extraction = extract(wf, req.nodes.as_deref(), &req.chain)?;
-    place_extraction(draft, extraction, req)
+    let mut extraction = extract(wf, req.nodes.as_deref(), &req.chain)?;
+    promote_extraction(&mut extraction, &req.params)?;
+    place_extraction(draft, extraction, &req.chain)
 }
 
-/// The second half of [`extract_into`], which needs no workflow: a caller done with the
-/// workflow (the CLI) lets go of it before the chain is promoted and validated.
-pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, req: &ExtractRequest) -> Result<Extracted> {
+/// Promote `params` (targets naming workflow or fragment ids) in an extracted chain, and
+/// drop the token-like warnings about values that became parameters.
+pub fn promote_extraction(extraction: &mut Extraction, params: &[Promotion]) -> Result<()> {
     // Where each extracted node sits in `dag.nodes` (the order of `ids`), by workflow id,
     // else by fragment id (a workflow id wins where one is another node's fragment id).
     let renamed = extraction.ids.iter().filter(|(w, f)| w != f).count();
@@ -91,14 +96,14 @@ pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, req: 
     for (i, (_, f)) in extraction.ids.iter().enumerate() {
         position.entry(f).or_insert(i);
     }
-    for p in &req.params {
+    for p in params {
         if let Some((node, _)) = p.targets.iter().find(|(node, _)| !position.contains_key(node.as_str())) {
             return Err(Error::new(code::INVALID_REQUEST, format!("node \"{node}\" is not among the extracted nodes"))
                 .with("nodeId", node.as_str())
                 .with("param", p.name.as_str()));
         }
     }
-    promote::promote_all_at(&mut extraction.chain, &req.params, &|id| position.get(id).copied())?;
+    promote::promote_all_at(&mut extraction.chain, params, &|id| position.get(id).copied())?;
     // A promoted value is no longer the text a token-like warning was about. Only the
     // nodes such a warning is about are looked for among the promotions' targets.
     let detail = |w: &Finding, key: &str| w.details.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -109,7 +114,7 @@ pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, req: 
         }
     }
     if !warned.is_empty() {
-        for (node, pointer) in req.params.iter().flat_map(|p| &p.targets) {
+        for (node, pointer) in params.iter().flat_map(|p| &p.targets) {
             if let Some(pointers) = position.get(node.as_str()).and_then(|at| warned.get_mut(at)) {
                 pointers.push(pointer.clone());
             }
@@ -128,21 +133,26 @@ pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, req: 
             !covered
         });
     }
-    drop((warned, position));
+    Ok(())
+}
+
+/// Add an extracted (and promoted) chain to `draft`, or replace the chain with the same
+/// chainId, as [`extract_into`] says; `info` is what the request said of the chain.
+pub fn place_extraction(draft: &mut PackDraft, mut extraction: Extraction, info: &ChainInfo) -> Result<Extracted> {
     // Only what is inherited from a replaced chain is copied, not the chain.
-    let previous = draft.chain_index(&req.chain.chain_id).map(|i| &draft.chains()[i]);
+    let previous = draft.chain_index(&info.chain_id).map(|i| &draft.chains()[i]);
     let previous: HashMap<&str, Value> = ["version", "description", "internal", "outputs"]
         .into_iter()
         .filter_map(|k| Some((k, previous?.get(k)?.clone())))
         .collect();
     let mut chain = std::mem::take(&mut extraction.chain);
     let inherited = |key: &str| previous.get(key).cloned();
-    if req.chain.version.is_none()
+    if info.version.is_none()
         && let Some(v) = inherited("version")
     {
         chain.insert("version".into(), v);
     }
-    if req.chain.description.is_none()
+    if info.description.is_none()
         && let Some(d) = inherited("description")
     {
         chain.insert("description".into(), d);

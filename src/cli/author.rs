@@ -4,6 +4,7 @@
 use super::write_stdout;
 use chainsmith::author::{
     BoundaryEdge, ChainInfo, ExtractRequest, PackDraft, PackInfo, Placement, Promotion, place_extraction,
+    promote_extraction,
 };
 use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::workflow::Workflow;
@@ -115,10 +116,13 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
         nodes: args.nodes.clone(),
         params,
     };
-    // The workflow goes once the chain is built: promoting and validating need only the chain.
-    let extraction = chainsmith::author::extract(&workflow, request.nodes.as_deref(), &request.chain)?;
+    // Each input goes once it is spent: the workflow once the chain is built, the
+    // promotions once applied, before the pack is validated.
+    let mut extraction = chainsmith::author::extract(&workflow, request.nodes.as_deref(), &request.chain)?;
     drop(workflow);
-    let out = place_extraction(&mut draft, extraction, &request)?;
+    promote_extraction(&mut extraction, &request.params)?;
+    drop(request.params);
+    let out = place_extraction(&mut draft, extraction, &request.chain)?;
     let errors: Vec<Value> = draft.errors().map(Finding::to_json).collect();
     if let Some(first) = draft.errors().next() {
         return Err(first.clone().into_error().with("errors", errors).with("file", file.display().to_string()));
