@@ -257,6 +257,18 @@ fn usage_error(e: &clap::Error, rendered: &str) -> Error {
 }
 
 /// Run a subcommand, printing its output; failures become the envelope and exit 1.
+impl Command {
+    /// Commands whose work is reading, signing or moving a pack, where how much memory a
+    /// large input costs matters more than speed (issue 24: at most 20x what they read).
+    /// `validate`, `expand`, `inline` and `tool` are the fast paths and keep the defaults.
+    pub fn memory_bound(&self) -> bool {
+        matches!(
+            self,
+            Command::Pack(_) | Command::Verify(_) | Command::Install(_) | Command::Resolve(_) | Command::Chain(_)
+        )
+    }
+}
+
 pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Validate(a) => validate(&a),
