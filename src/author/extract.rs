@@ -75,10 +75,11 @@ impl Extraction {
 /// Build a chain from the nodes `selection` names (all nodes when `None`), in file order.
 pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) -> Result<Extraction> {
     let order = wf.nodes_in_order();
-    let file_index: HashMap<&str, usize> = order.iter().enumerate().map(|(i, ix)| (wf.graph[*ix].id(), i)).collect();
     let selected: Vec<usize> = match selection {
         None => (0..order.len()).collect(),
         Some(ids) => {
+            let file_index: HashMap<&str, usize> =
+                order.iter().enumerate().map(|(i, ix)| (wf.graph[*ix].id(), i)).collect();
             let mut picked = Vec::with_capacity(ids.len());
             for id in ids {
                 let i = *file_index.get(id.as_str()).ok_or_else(|| {

@@ -1,10 +1,9 @@
 //! Authoring commands: `chain extract`. The pipeline is `chainsmith::author::extract_into`'s
-//! two halves, which the editor calls too; this file only parses, loads, saves and prints.
+//! three steps, which the editor calls too; this file only parses, loads, saves and prints.
 
 use super::write_stdout;
 use chainsmith::author::{
-    BoundaryEdge, ChainInfo, ExtractRequest, PackDraft, PackInfo, Placement, Promotion, place_extraction,
-    promote_extraction,
+    BoundaryEdge, ChainInfo, PackDraft, PackInfo, Placement, Promotion, place_extraction, promote_extraction,
 };
 use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::workflow::Workflow;
@@ -51,19 +50,26 @@ pub struct ExtractArgs {
     pub version: Option<String>,
 }
 
+/// One `--param NAME=NODE_ID:/POINTER`: the name, the node id and the pointer's tail.
+fn parse_param(item: &str) -> Result<(&str, &str, &str)> {
+    item.split_once('=')
+        .and_then(|(name, target)| {
+            let (node, tail) = target.split_once(":/")?;
+            Some((name, node, tail))
+        })
+        .ok_or_else(|| {
+            Error::new(code::INVALID_REQUEST, format!("--param {item}: expected NAME=NODE_ID:/POINTER"))
+                .with("param", item)
+        })
+}
+
 /// `--param NAME=NODE_ID:/POINTER`, grouped by name in the order names first appear.
 fn promotions(items: &[String]) -> Result<Vec<Promotion>> {
     let mut out: Vec<Promotion> = Vec::new();
     let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for item in items {
-        let parsed = item.split_once('=').and_then(|(name, target)| {
-            let (node, tail) = target.split_once(":/")?;
-            Some((name, node, format!("/{tail}")))
-        });
-        let Some((name, node, pointer)) = parsed else {
-            return Err(Error::new(code::INVALID_REQUEST, format!("--param {item}: expected NAME=NODE_ID:/POINTER"))
-                .with("param", item.as_str()));
-        };
+        let (name, node, tail) = parse_param(item)?;
+        let pointer = format!("/{tail}");
         match by_name.get(name) {
             Some(&i) => out[i].targets.push((node.to_owned(), pointer)),
             None => {
@@ -76,8 +82,9 @@ fn promotions(items: &[String]) -> Result<Vec<Promotion>> {
 }
 
 pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
+    // Checked before anything is read; built once the workflow is let go (below).
+    args.params.iter().try_for_each(|item| parse_param(item).map(drop))?;
     let workflow = Workflow::load(&args.workflow)?;
-    let params = promotions(&args.params)?;
     let file = if args.pack.extension().is_some_and(|e| e == "json") && !args.pack.is_dir() {
         args.pack.clone()
     } else {
@@ -106,23 +113,20 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
         }
         draft
     };
-    let request = ExtractRequest {
-        chain: ChainInfo {
-            chain_id: args.chain_id.clone(),
-            label: args.label.clone(),
-            description: args.description.clone(),
-            version: args.version.clone(),
-        },
-        nodes: args.nodes.clone(),
-        params,
+    let chain = ChainInfo {
+        chain_id: args.chain_id.clone(),
+        label: args.label.clone(),
+        description: args.description.clone(),
+        version: args.version.clone(),
     };
-    // Each input goes once it is spent: the workflow once the chain is built, the
-    // promotions once applied, before the pack is validated.
-    let mut extraction = chainsmith::author::extract(&workflow, request.nodes.as_deref(), &request.chain)?;
+    // `extract_into`'s steps, with each input let go once spent: the workflow once the
+    // chain is built, the promotions (built only then) and the id lists once applied,
+    // before the pack is validated.
+    let mut extraction = chainsmith::author::extract(&workflow, args.nodes.as_deref(), &chain)?;
     drop(workflow);
-    promote_extraction(&mut extraction, &request.params)?;
-    drop(request.params);
-    let out = place_extraction(&mut draft, extraction, &request.chain)?;
+    promote_extraction(&mut extraction, &promotions(&args.params)?)?;
+    extraction.ids = Vec::new();
+    let out = place_extraction(&mut draft, extraction, &chain)?;
     let errors: Vec<Value> = draft.errors().map(Finding::to_json).collect();
     if let Some(first) = draft.errors().next() {
         return Err(first.clone().into_error().with("errors", errors).with("file", file.display().to_string()));
