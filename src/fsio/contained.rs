@@ -39,10 +39,11 @@ fn check_segment(dir: &Path, name: &str) -> Result<()> {
 }
 
 impl Folder {
-    /// Open `path`, which the caller chose (it may itself be reached through a link).
+    /// Open `path`, which the caller chose (it may itself be reached through a link); an
+    /// empty path is the current folder, and the paths written below it stay relative.
     pub fn open(path: &Path) -> Result<Self> {
-        let path = if path.as_os_str().is_empty() { Path::new(".") } else { path };
-        imp::open(path).map(|fd| Self {
+        let at = if path.as_os_str().is_empty() { Path::new(".") } else { path };
+        imp::open(at).map(|fd| Self {
             path: path.to_path_buf(),
             #[cfg(unix)]
             fd,
@@ -290,6 +291,8 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path().join("keys")).unwrap().count(), 1, "no temporary file left");
         assert_eq!(folder.child("keys", false).unwrap().path(), dir.path().join("keys"));
         assert_eq!(folder.child("..", true).unwrap_err().code, code::INVALID_REQUEST);
+        // The current folder, named by an empty path: what is written below it stays relative.
+        assert_eq!(Folder::open(Path::new("")).unwrap().path().join("keys"), Path::new("keys"));
         assert_eq!(folder.write("a/b", b"x").unwrap_err().code, code::INVALID_REQUEST);
     }
 
