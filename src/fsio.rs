@@ -19,6 +19,15 @@ pub fn home_folder() -> Option<PathBuf> {
     ["HOME", "USERPROFILE"].iter().filter_map(std::env::var_os).find(|h| !h.is_empty()).map(PathBuf::from)
 }
 
+/// `.NAME.WHAT-PID-RANDOM`: a hidden name for a file staged (or kept) beside `name`,
+/// unique to this process and call.
+fn hidden_sibling(name: &std::ffi::OsStr, what: &str) -> std::ffi::OsString {
+    let mut out = std::ffi::OsString::from(".");
+    out.push(name);
+    out.push(format!(".{what}-{}-{:08x}", std::process::id(), rand::random::<u32>()));
+    out
+}
+
 /// Writes the content of one file to its temporary name; it is buffered and synced after.
 pub type Writer<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + 'a;
 
@@ -143,10 +152,7 @@ impl Staged {
 
     /// A hidden name beside the target, unique to this process and call.
     fn sibling(&self, what: &str) -> PathBuf {
-        let mut name = std::ffi::OsString::from(".");
-        name.push(self.target.file_name().unwrap_or_default());
-        name.push(format!(".{what}-{}-{:08x}", std::process::id(), rand::random::<u32>()));
-        self.dir.join(name)
+        self.dir.join(hidden_sibling(self.target.file_name().unwrap_or_default(), what))
     }
 
     fn rename(&self) -> Result<()> {

@@ -18,6 +18,9 @@ const CHAIN_CAPABILITIES: [&str; 4] = ["streamable", "cacheable", "side-effectfu
 const NODE_MEMBERS: [&str; 7] =
     ["typeId", "name", "position", "config", "inputs", "compensation", "irreversibleEffect"];
 
+/// WorkflowEdge members a fragment edge carries over besides its ends.
+const EDGE_MEMBERS: [&str; 2] = ["condition", "triggerRule"];
+
 /// An edge with one end inside the selection: on expansion it becomes splice wiring.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoundaryEdge {
@@ -327,11 +330,11 @@ fn edges(wf: &Workflow, rename: &HashMap<&str, &str>, warnings: &mut Vec<Finding
         match (rename.get(edge.source()), rename.get(edge.target())) {
             (Some(from), Some(to)) => {
                 let json = edge.json();
-                let carried = ["condition", "triggerRule"].iter().filter(|k| json.contains_key(**k)).count();
+                let carried = EDGE_MEMBERS.iter().filter(|k| json.contains_key(**k)).count();
                 let mut out = Map::with_capacity(2 + carried);
                 out.insert("from".into(), Value::String(endpoint(from, json.get("sourceOutput"))));
                 out.insert("to".into(), Value::String(endpoint(to, json.get("targetInput"))));
-                for key in ["condition", "triggerRule"] {
+                for key in EDGE_MEMBERS {
                     if let Some(v) = json.get(key) {
                         out.insert(key.into(), v.clone());
                     }

@@ -106,29 +106,29 @@ pub fn promote_extraction(extraction: &mut Extraction, params: &[Promotion]) -> 
     promote::promote_all_at(&mut extraction.chain, params, &|id| position.get(id).copied())?;
     // A promoted value is no longer the text a token-like warning was about. Only the
     // nodes such a warning is about are looked for among the promotions' targets.
-    let detail = |w: &Finding, key: &str| w.details.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut warned: HashMap<usize, Vec<String>> = HashMap::new();
+    fn detail<'w>(w: &'w Finding, key: &str) -> &'w str {
+        w.details.get(key).and_then(Value::as_str).unwrap_or_default()
+    }
+    let mut warned: HashMap<usize, Vec<&str>> = HashMap::new();
     for w in extraction.warnings.iter().filter(|w| w.code == code::TOKEN_LIKE_TEXT) {
-        if let Some(at) = detail(w, "nodeId").and_then(|n| position.get(n.as_str()).copied()) {
+        if let Some(&at) = position.get(detail(w, "nodeId")) {
             warned.entry(at).or_default();
         }
     }
     if !warned.is_empty() {
         for (node, pointer) in params.iter().flat_map(|p| &p.targets) {
             if let Some(pointers) = position.get(node.as_str()).and_then(|at| warned.get_mut(at)) {
-                pointers.push(pointer.clone());
+                pointers.push(pointer);
             }
         }
         extraction.warnings.retain(|w| {
             if w.code != code::TOKEN_LIKE_TEXT {
                 return true;
             }
-            let (node, pointer) = (detail(w, "nodeId").unwrap_or_default(), detail(w, "pointer").unwrap_or_default());
-            let promoted = position.get(node.as_str()).and_then(|at| warned.get(at));
+            let pointer = detail(w, "pointer");
+            let promoted = position.get(detail(w, "nodeId")).and_then(|at| warned.get(at));
             let covered = promoted.is_some_and(|pointers| {
-                pointers
-                    .iter()
-                    .any(|p| pointer == *p || pointer.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
+                pointers.iter().any(|p| pointer == *p || pointer.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
             });
             !covered
         });

@@ -9,6 +9,7 @@
 //! path for links first, which narrows the window but cannot close it.
 
 use crate::error::{Error, Result, code};
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -85,23 +86,17 @@ impl Folder {
     /// synced, then renamed over it. A link at `name` is refused, never followed; an
     /// existing file's permissions carry over. Returns the file's path.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf> {
-        self.write_with(name, &mut |w| w.write_all(bytes))
-    }
-
-    /// [`Self::write`] with the content produced as it goes.
-    pub fn write_with(&self, name: &str, write: &mut super::Writer<'_>) -> Result<PathBuf> {
         self.refuse_link(name)?;
         let target = self.path.join(name);
-        let tmp = format!(".{name}.tmp-{}-{:08x}", std::process::id(), rand::random::<u32>());
+        let tmp = super::hidden_sibling(OsStr::new(name), "tmp");
         let fail = |what: &str, e: std::io::Error| {
             Error::new(code::IO_ERROR, format!("could not {what} {}: {e}", target.display()))
                 .with("path", target.display().to_string())
         };
-        let file = imp::create_new(self, &tmp, name).map_err(|e| fail("create a temporary file beside", e))?;
+        let mut file = imp::create_new(self, &tmp, name).map_err(|e| fail("create a temporary file beside", e))?;
         let written = (|| {
-            let mut out = std::io::BufWriter::new(file);
-            write(&mut out).and_then(|()| out.flush()).map_err(|e| fail("write", e))?;
-            out.get_ref().sync_all().map_err(|e| fail("sync", e))?;
+            file.write_all(bytes).map_err(|e| fail("write", e))?;
+            file.sync_all().map_err(|e| fail("sync", e))?;
             imp::rename(self, &tmp, name).map_err(|e| fail("replace", e))
         })();
         if let Err(e) = written {
@@ -117,13 +112,13 @@ impl Folder {
 mod imp {
     use super::{Folder, link_refused};
     use crate::error::{Error, Result};
-    use std::ffi::CString;
+    use std::ffi::{CString, OsStr};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
-    fn c_name(name: &str) -> std::io::Result<CString> {
-        CString::new(name).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+    fn c_name(name: impl AsRef<OsStr>) -> std::io::Result<CString> {
+        CString::new(name.as_ref().as_bytes()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
     }
 
     fn owned(fd: libc::c_int) -> std::io::Result<OwnedFd> {
@@ -186,7 +181,7 @@ mod imp {
 
     /// A new file `tmp` that nothing else names, with the permissions `like` has when it
     /// is a regular file.
-    pub fn create_new(dir: &Folder, tmp: &str, like: &str) -> std::io::Result<std::fs::File> {
+    pub fn create_new(dir: &Folder, tmp: &OsStr, like: &str) -> std::io::Result<std::fs::File> {
         let c = c_name(tmp)?;
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         // SAFETY: a valid descriptor, a NUL-terminated name, constant flags and mode.
@@ -200,7 +195,7 @@ mod imp {
         Ok(file)
     }
 
-    pub fn rename(dir: &Folder, from: &str, to: &str) -> std::io::Result<()> {
+    pub fn rename(dir: &Folder, from: &OsStr, to: &str) -> std::io::Result<()> {
         let (from, to) = (c_name(from)?, c_name(to)?);
         let fd = dir.fd.as_raw_fd();
         // SAFETY: a valid descriptor and NUL-terminated names; renameat replaces a link at
@@ -212,7 +207,7 @@ mod imp {
         }
     }
 
-    pub fn remove(dir: &Folder, name: &str) {
+    pub fn remove(dir: &Folder, name: &OsStr) {
         if let Ok(c) = c_name(name) {
             // SAFETY: a valid descriptor and a NUL-terminated name.
             unsafe { libc::unlinkat(dir.fd.as_raw_fd(), c.as_ptr(), 0) };
@@ -230,6 +225,7 @@ mod imp {
 mod imp {
     use super::{Folder, link_refused};
     use crate::error::{Error, Result};
+    use std::ffi::OsStr;
     use std::path::Path;
 
     pub fn open(path: &Path) -> Result<()> {
@@ -256,7 +252,7 @@ mod imp {
         open(path)
     }
 
-    pub fn create_new(dir: &Folder, tmp: &str, like: &str) -> std::io::Result<std::fs::File> {
+    pub fn create_new(dir: &Folder, tmp: &OsStr, like: &str) -> std::io::Result<std::fs::File> {
         let file = std::fs::OpenOptions::new().write(true).create_new(true).open(dir.path.join(tmp))?;
         if let Ok(old) = std::fs::metadata(dir.path.join(like)) {
             file.set_permissions(old.permissions())?;
@@ -264,11 +260,11 @@ mod imp {
         Ok(file)
     }
 
-    pub fn rename(dir: &Folder, from: &str, to: &str) -> std::io::Result<()> {
+    pub fn rename(dir: &Folder, from: &OsStr, to: &str) -> std::io::Result<()> {
         std::fs::rename(dir.path.join(from), dir.path.join(to))
     }
 
-    pub fn remove(dir: &Folder, name: &str) {
+    pub fn remove(dir: &Folder, name: &OsStr) {
         let _ = std::fs::remove_file(dir.path.join(name));
     }
 
