@@ -281,7 +281,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Verify(a) => interop::verify(&a),
         Command::Install(a) => interop::install(&a),
         Command::Reparam(a) => interop::reparam(&a),
-        Command::Chain(author::ChainCommand::Extract(a)) => author::extract(&a),
+        Command::Chain(author::ChainCommand::Extract(a)) => author::extract(a),
     };
     match result {
         Ok(code) => code,

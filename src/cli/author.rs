@@ -81,7 +81,7 @@ fn promotions(items: &[String]) -> Result<Vec<Promotion>> {
     Ok(out)
 }
 
-pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
+pub fn extract(mut args: ExtractArgs) -> Result<ExitCode> {
     // Checked before anything is read; built once the workflow is let go (below).
     args.params.iter().try_for_each(|item| parse_param(item).map(drop))?;
     let workflow = Workflow::load(&args.workflow)?;
@@ -124,7 +124,7 @@ pub fn extract(args: &ExtractArgs) -> Result<ExitCode> {
     // before the pack is validated.
     let mut extraction = chainsmith::author::extract(&workflow, args.nodes.as_deref(), &chain)?;
     drop(workflow);
-    promote_extraction(&mut extraction, &promotions(&args.params)?)?;
+    promote_extraction(&mut extraction, &promotions(&std::mem::take(&mut args.params))?)?;
     extraction.ids = Vec::new();
     let out = place_extraction(&mut draft, extraction, &chain)?;
     let errors: Vec<Value> = draft.errors().map(Finding::to_json).collect();
