@@ -554,4 +554,34 @@ mod growth_of {
             },
         );
     }
+
+    /// A chain dropped across the middle of a k-card grid, its frame covering a row of cards:
+    /// the free spot nearest the drop was searched among every pair of card edges (40,000² shifts
+    /// for a 20,000-card workflow: 24 GB asked for, and the editor killed), each shift checked
+    /// against every card.
+    #[test]
+    fn a_chain_dropped_into_a_grid() {
+        use chainsmith::catalog::Catalog;
+        use chainsmith::editor::arrange::clear_drop;
+        use chainsmith::editor::cards::card_sizes;
+        assert_near_linear(
+            "a drop into a grid",
+            2_000,
+            |k| {
+                let card = |id: String, x: usize, y: usize| json!({"id": id, "typeId": "core.noop", "position": {"x": x, "y": y}});
+                let mut nodes: Vec<Value> =
+                    (0..k).map(|i| card(format!("p{i}"), (i % 100) * 320, (i / 100) * 140)).collect();
+                let middle = k / 200 * 140 + 20;
+                let chain: Vec<String> = (0..k / 10).map(|j| format!("c{j}")).collect();
+                nodes.extend(chain.iter().enumerate().map(|(j, id)| card(id.clone(), j * 320 + 10, middle)));
+                let wf = Workflow::from_json(json!({"nodes": nodes, "edges": []})).unwrap();
+                let sizes = card_sizes(&wf, &None::<&Catalog>);
+                (wf, chain, sizes)
+            },
+            |(wf, chain, sizes)| {
+                let moves = clear_drop(wf, chain, sizes);
+                assert_eq!(moves.len(), chain.len(), "the chain moves off the cards it covered");
+            },
+        );
+    }
 }
