@@ -15,7 +15,9 @@
 
 use chainsmith::catalog::Trust;
 use chainsmith::editor::document::Document;
+use chainsmith::editor::extraction::ExtractForm;
 use chainsmith::editor::files::{Opened, open_path};
+use chainsmith::editor::pack_doc::PackDocument;
 use chainsmith::editor::preview::{self, Placement};
 use chainsmith::editor::recovery::Recovery;
 use chainsmith::pack::{LoadOptions, load_path};
@@ -33,6 +35,11 @@ fn peak_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
     line.split_whitespace().nth(1).and_then(|n| n.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0
+}
+
+/// Start a new peak: the kernel sets VmHWM back to the current resident size (Linux 4.0+).
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 fn report(step: &str, started: Instant, file_mib: f64) {
@@ -144,4 +151,28 @@ fn main() {
     let t = Instant::now();
     doc.workflow().save(&dir.join("saved.json"), ExportMode::Faithful).unwrap();
     report("saved", t, file_mib);
+
+    // Extract as chain, every node selected, into a new pack, as the dialog does: its rows,
+    // its live preview, then Confirm. The peak starts again at each of these steps (after
+    // the insert is undone), so each shows its own.
+    doc.undo().unwrap();
+    reset_peak();
+    let t = Instant::now();
+    let all: Vec<String> =
+        doc.workflow().nodes_in_order().iter().map(|ix| doc.workflow().graph[*ix].id().to_owned()).collect();
+    let mut form = ExtractForm::new(doc.workflow(), all);
+    report(&format!("extract dialog: {} value rows", form.rows.len()), t, file_mib);
+
+    reset_peak();
+    let t = Instant::now();
+    form.refresh(doc.workflow(), None);
+    let shown = form.preview().and_then(|p| p.as_ref().ok()).map_or(0, |p| p.chain.nodes().len());
+    report(&format!("extract dialog: previewed ({shown} nodes)"), t, file_mib);
+
+    reset_peak();
+    let t = Instant::now();
+    let mut pack_doc = PackDocument::new(ExtractForm::new_pack("vendor.rss.extracted", "1.0.0"));
+    let (index, _) = form.confirm(&mut pack_doc, doc.workflow()).unwrap();
+    drop(form);
+    report(&format!("extract dialog: confirmed (chain {index} in the pack)"), t, file_mib);
 }

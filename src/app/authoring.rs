@@ -462,7 +462,7 @@ impl Authoring {
 
     fn confirm_extract(&mut self, packs: &[Pack], wf: &Workflow) {
         let Some(d) = &self.extract else { return };
-        let request = d.form.request();
+        let chain_id = d.form.chain_id.clone();
         let (doc, created) = match &d.form.target {
             PackTarget::New { name, version } => {
                 let (name, version) = (name.clone(), version.clone());
@@ -476,18 +476,18 @@ impl Authoring {
                 }
             },
         };
-        match self.docs[doc].doc.extract(wf, &request) {
-            Ok(done) => {
+        let Some(d) = &mut self.extract else { return };
+        match d.form.confirm(&mut self.docs[doc].doc, wf) {
+            Ok((index, placement)) => {
                 let pack = self.docs[doc].doc.draft().name().to_owned();
-                let what = match done.placement {
+                let what = match placement {
                     crate::author::Placement::Added => "added to",
                     crate::author::Placement::Replaced => "replaced in",
                 };
                 self.notes.push(Note::Status(format!(
-                    "Chain {} {what} pack {pack} (not saved yet: Pack view → Save)",
-                    request.chain.chain_id
+                    "Chain {chain_id} {what} pack {pack} (not saved yet: Pack view → Save)"
                 )));
-                self.view.select(doc, done.index);
+                self.view.select(doc, index);
                 self.extract = None;
             }
             Err(e) => {

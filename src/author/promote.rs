@@ -204,8 +204,10 @@ pub struct Candidate {
 }
 
 /// The strings, numbers and booleans in the nodes' `config` and `inputs` (strings that hold a
-/// token already are left out), in node order.
-pub fn candidates(chain: &Map<String, Value>) -> Vec<Candidate> {
+/// token already are left out), in node order. The chain is taken so that each node goes
+/// once it is read: the list for 100,000 nodes is as large as the chain, and both whole at
+/// once were the dialog's peak.
+pub fn candidates(mut chain: Map<String, Value>) -> Vec<Candidate> {
     fn scalars(v: &Value, at: &str, out: &mut Vec<(String, Value)>) {
         crate::json_walk::walk(v, at, |loc, value| match value {
             Value::String(s) if !crate::expand::token::tokens(s).is_empty() => false,
@@ -227,9 +229,13 @@ pub fn candidates(chain: &Map<String, Value>) -> Vec<Candidate> {
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
-    let nodes = chain.get("dag").and_then(|d| d.get("nodes")).and_then(Value::as_array).map(Vec::as_slice);
+    let nodes = match chain.get_mut("dag").and_then(|d| d.get_mut("nodes")) {
+        Some(Value::Array(nodes)) => std::mem::take(nodes),
+        _ => Vec::new(),
+    };
+    drop(chain);
     let mut out = Vec::new();
-    for node in nodes.unwrap_or_default() {
+    for node in nodes {
         let id = node.get("id").and_then(Value::as_str).unwrap_or_default();
         let mut found = Vec::new();
         for key in ["config", "inputs"] {
@@ -363,7 +369,7 @@ mod tests {
         let mut c = chain();
         promote(&mut c, &Promotion::new("n", "a", "/config/n")).unwrap();
         let found: Vec<(String, String, String)> =
-            candidates(&c).into_iter().map(|k| (k.node, k.pointer, k.name)).collect();
+            candidates(c.clone()).into_iter().map(|k| (k.node, k.pointer, k.name)).collect();
         let want = [
             ("a", "/config/url", "url"),
             ("a", "/config/f", "f"),

@@ -4,9 +4,10 @@
 //! on a copy of the target pack, so what the dialog shows is what Confirm writes.
 
 use crate::author::{
-    BoundaryEdge, Candidate, ChainInfo, ExtractRequest, Extraction, PackDraft, PackInfo, Promotion, candidates,
-    extract, extract_into, is_param_name,
+    BoundaryEdge, Candidate, ChainInfo, ExtractRequest, Extraction, PackDraft, PackInfo, Placement, Promotion,
+    candidates, extract, extract_into, is_param_name,
 };
+use crate::editor::pack_doc::PackDocument;
 use crate::error::{Error, Finding, Result};
 use crate::pack::Chain;
 use crate::workflow::Workflow;
@@ -98,7 +99,7 @@ impl ExtractForm {
                 let workflow_of: std::collections::HashMap<&str, &str> =
                     ex.ids.iter().map(|(w, f)| (f.as_str(), w.as_str())).collect();
                 let old = std::mem::take(&mut self.rows);
-                self.rows = candidates(&ex.chain)
+                self.rows = candidates(ex.chain)
                     .into_iter()
                     .map(|c| {
                         let node = workflow_of.get(c.node.as_str()).copied().unwrap_or_default().to_owned();
@@ -186,7 +187,13 @@ impl ExtractForm {
         };
         let request = self.request();
         self.preview = Some(extract_into(&mut draft, wf, &request).map(|done| {
-            let chain = Chain::new(done.index, draft.chains()[done.index].clone());
+            // The chain as the draft's validation loaded it: it shares the draft's manifest
+            // (no copy of a chain that may hold 100,000 nodes) and its compiled form.
+            let chain = draft
+                .pack()
+                .and_then(|p| p.chains.iter().find(|c| c.index == done.index))
+                .cloned()
+                .unwrap_or_else(|| Chain::new(done.index, draft.chains()[done.index].clone()));
             let at = chain.pointer();
             let findings = draft
                 .findings()
@@ -196,6 +203,17 @@ impl ExtractForm {
                 .collect();
             Preview { extraction: done.extraction, chain, findings }
         }));
+    }
+
+    /// Confirm: extract into `doc` (the target pack's document) as one undo step, as
+    /// [`PackDocument::extract`] does. The preview is let go first (Confirm makes the chain
+    /// again, and both at once were two copies of it); when the extraction is refused, the
+    /// next refresh makes the preview again.
+    pub fn confirm(&mut self, doc: &mut PackDocument, wf: &Workflow) -> Result<(usize, Placement)> {
+        let request = self.request();
+        self.preview = None;
+        self.stale = true;
+        doc.extract(wf, &request)
     }
 
     pub fn preview(&self) -> Option<&Result<Preview>> {

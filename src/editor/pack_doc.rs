@@ -4,7 +4,9 @@
 //! workflow. The pack re-validates on every change, and [`PackDocument::pack`] is what the
 //! palette shows, so a tile follows its chain as it is edited.
 
-use crate::author::{ExtractRequest, Extracted, PackDraft, PackEdit, ParamSpec, Promotion, extract_into, promote};
+use crate::author::{
+    ExtractRequest, Extracted, PackDraft, PackEdit, ParamSpec, Placement, Promotion, extract_into, promote,
+};
 use crate::author::{remove_param, set_param};
 use crate::error::{Error, Result, code};
 use crate::pack::Pack;
@@ -128,21 +130,20 @@ impl PackDocument {
     }
 
     /// Extract a chain from `wf` into the pack (added, or replacing the chain with the same
-    /// chainId) as one undo step.
-    pub fn extract(&mut self, wf: &Workflow, request: &ExtractRequest) -> Result<Extracted> {
+    /// chainId) as one undo step. Returns the chain's position in the pack and whether it
+    /// was added or replaced one.
+    pub fn extract(&mut self, wf: &Workflow, request: &ExtractRequest) -> Result<(usize, Placement)> {
         let mut scratch = self.draft.clone();
-        let extracted = extract_into(&mut scratch, wf, request)?;
-        let chain = scratch.chains()[extracted.index].clone();
-        let edit = match extracted.placement {
-            crate::author::Placement::Added => PackEdit::InsertChain { index: extracted.index, chain },
-            crate::author::Placement::Replaced => PackEdit::ReplaceChain { index: extracted.index, chain },
-        };
-        self.record(format!("Extract chain {}", request.chain.chain_id), vec![edit])?;
-        self.authored = Some(Authored {
-            chain_id: request.chain.chain_id.clone(),
-            ids: extracted.extraction.ids.iter().cloned().collect(),
-        });
-        Ok(extracted)
+        let Extracted { extraction, index, placement, undo } = extract_into(&mut scratch, wf, request)?;
+        // The scratch draft is the pack after the change, validated as an edit validates:
+        // it becomes the document's, and the edit that undoes it is the step's. Copying the
+        // chain out and applying it again held it twice and validated the pack twice.
+        self.draft = scratch;
+        self.history.record(format!("Extract chain {}", request.chain.chain_id), vec![undo]);
+        self.revision = next_revision();
+        self.authored =
+            Some(Authored { chain_id: request.chain.chain_id.clone(), ids: extraction.ids.into_iter().collect() });
+        Ok((index, placement))
     }
 
     /// Declare `dependencies` from the catalog packs that provide the chains' typeIds, as
