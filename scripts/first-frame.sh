@@ -16,8 +16,8 @@ FILES=("$@")
 if [ ${#FILES[@]} -eq 0 ]; then
     FILES=("$(realpath -m "${CHAINSMITH_SHARED:-$PWD/../shared}/corpus/registry/packs")")
 fi
-BIN=${CHAINSMITH_BIN:-$PWD/target/release/chainsmith}
-[ -n "${CHAINSMITH_BIN:-}" ] || cargo build --release --quiet
+BIN=${CHAINSMITH_BIN:-$PWD/target/release/chainsmith-editor}
+[ -n "${CHAINSMITH_BIN:-}" ] || cargo build --release --quiet --bin chainsmith-editor
 SCREEN=${SCREEN:-1440x900}
 SCRATCH=$(mktemp -d)
 export DISPLAY=${FIRST_FRAME_DISPLAY:-:73}

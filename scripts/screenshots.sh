@@ -32,9 +32,9 @@ want() { [[ " $SHOTS " == *" $1 "* ]]; }
 if [ -n "${CHAINSMITH_BIN:-}" ]; then
     BIN=$CHAINSMITH_BIN
 else
-    cargo build --release --quiet
+    cargo build --release --quiet --bin chainsmith-editor
     if want large; then cargo build --release --quiet --example frame_time; fi
-    BIN=$PWD/target/release/chainsmith
+    BIN=$PWD/target/release/chainsmith-editor
 fi
 # Normalised: the editor shows the folders it opened as given.
 CORPUS=$(realpath -m "${CHAINSMITH_SHARED:-$PWD/../shared}/corpus")

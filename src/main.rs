@@ -1,87 +1,63 @@
-//! `chainsmith` with a subcommand runs the CLI; without one it opens the editor (when built
-//! with the default `gui` feature).
+//! `chainsmith`: the command line. Without a subcommand it starts the editor, which is its
+//! own binary beside this one (`chainsmith-editor`, built with the default `gui` feature),
+//! so that no command — `verify` and `install` among them — maps the GUI's code: a headless
+//! run of this binary is ~4 MB smaller and starts faster than one of the editor's.
 
 mod cli;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// A workflow is millions of small objects (every member name, string and number is its own
-/// allocation); mimalloc packs them without the system allocator's per-allocation header
-/// and 32-byte minimum, which held about a third more than the objects themselves.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
-    let args = match cli::parse() {
-        Ok(args) => args,
-        Err(code) => return code,
-    };
-    match args.command {
-        Some(command) => {
-            if command.memory_bound() {
-                keep_memory_lean();
-            }
-            cli::run(command)
-        }
-        None => editor(args.files),
-    }
+    cli::start::main(editor)
 }
 
-/// mimalloc option numbers (`mi_option_e` in the bundled v2 `mimalloc.h`; the Rust binding
-/// names only some of them). A unit test checks the number against the option's default and
-/// its neighbours'.
-mod mi_option {
-    pub const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-}
-
-/// For the memory-bound commands: memory freed is given back to the system at once rather
-/// than after mimalloc's delay (10 ms, x10 for its arenas), and no transparent huge pages
-/// (mimalloc asks for them; a partly used 2 MiB page is resident whole). `chain extract` of
-/// 8,000 nodes peaked ~9 MiB lower; these commands gain nothing from either.
-fn keep_memory_lean() {
-    // SAFETY: setting an option is a store into mimalloc's option table.
-    unsafe { libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, 0) };
-    #[cfg(target_os = "linux")]
-    disable_huge_pages();
-}
-
-#[cfg(target_os = "linux")]
-fn disable_huge_pages() {
-    // SAFETY: PR_SET_THP_DISABLE only sets a flag on this process; the call takes no
-    // pointers. Failure (an old kernel) leaves huge pages on, which is only more memory.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
-}
-
+/// The editor binary's file name.
 #[cfg(feature = "gui")]
-fn editor(files: Vec<std::path::PathBuf>) -> ExitCode {
-    keep_pages_small();
-    match chainsmith::app::run(files) {
-        Ok(()) => ExitCode::SUCCESS,
+fn editor_name() -> String {
+    format!("chainsmith-editor{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// Start the editor beside this binary with the same arguments. On Unix it replaces this
+/// process (same pid, same exit status, nothing left waiting).
+#[cfg(feature = "gui")]
+fn editor(_files: Vec<PathBuf>) -> ExitCode {
+    let beside = std::env::current_exe().map(|exe| exe.with_file_name(editor_name()));
+    let path = match beside {
+        Ok(path) if path.is_file() => path,
+        found => {
+            let at =
+                found.map_or_else(|e| format!("(this binary's path is unknown: {e})"), |p| p.display().to_string());
+            eprintln!(
+                "chainsmith: the editor binary is missing: {at}.\n\
+                 `cargo build --release` builds it beside chainsmith; `cargo run --release` runs it.\n\
+                 The command line works without it: run `chainsmith --help` for its commands."
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let mut command = std::process::Command::new(&path);
+    command.args(std::env::args_os().skip(1));
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let e = command.exec();
+        eprintln!("chainsmith: could not start the editor {}: {e}", path.display());
+        ExitCode::FAILURE
+    }
+    #[cfg(not(unix))]
+    match command.status() {
+        Ok(status) => status.code().and_then(|c| u8::try_from(c).ok()).map_or(ExitCode::FAILURE, ExitCode::from),
         Err(e) => {
-            eprintln!("chainsmith: the editor could not start: {e}");
+            eprintln!("chainsmith: could not start the editor {}: {e}", path.display());
             ExitCode::FAILURE
         }
     }
 }
 
-/// The editor stays open for hours with a workflow of small objects spread over its heap.
-/// Transparent huge pages (mimalloc asks for them, and the GL driver's heap gets them too)
-/// kept partly used 2 MiB pages resident: the app with a 100,000-node workflow peaked 14 to
-/// 20 MiB higher with them, and no frame time changed without them. The fast commands keep
-/// them: a short run faults in its memory faster with them (`expand` about a fifth faster).
-#[cfg(all(feature = "gui", target_os = "linux"))]
-fn keep_pages_small() {
-    disable_huge_pages();
-}
-
-#[cfg(all(feature = "gui", not(target_os = "linux")))]
-fn keep_pages_small() {}
-
 /// A CLI-only build: say how to get the editor instead of failing silently.
 #[cfg(not(feature = "gui"))]
-fn editor(_files: Vec<std::path::PathBuf>) -> ExitCode {
+fn editor(_files: Vec<PathBuf>) -> ExitCode {
     eprintln!(
         "chainsmith: this build has no editor (it was built without the `gui` feature).\n\
          Build it with the default features to get the editor: `cargo build --release` or\n\
@@ -89,19 +65,4 @@ fn editor(_files: Vec<std::path::PathBuf>) -> ExitCode {
          The command line works in this build: run `chainsmith --help` for its commands."
     );
     ExitCode::from(2)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mi_option;
-
-    /// The number names the option it is meant to: it and its neighbours read their defaults.
-    #[test]
-    fn mimalloc_option_numbers_read_their_defaults() {
-        // SAFETY: reading an option has no preconditions.
-        let get = |o| unsafe { libmimalloc_sys::mi_option_get(o) };
-        // eager_commit_delay (1), purge_delay (10), use_numa_nodes (0), in that order.
-        let around: Vec<_> = (mi_option::PURGE_DELAY - 1..=mi_option::PURGE_DELAY + 1).map(get).collect();
-        assert_eq!(around, [1, 10, 0]);
-    }
 }

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 mod author;
 mod interop;
+pub mod start;
 
 #[derive(Parser)]
 #[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]
