@@ -3,7 +3,9 @@
 //! opens the workflow, lints it as the lint worker does (on its own copy), previews the
 //! insert (expansion and dry-run placement), inserts the chain as one undo step, lints
 //! again, autosaves the recovery file, undoes, redoes and saves — printing the process's peak
-//! resident set size (VmHWM, never reset) after each step, so the step that raised it shows.
+//! resident set size (VmHWM) after each step, so the step that raised it shows. Then, with the
+//! insert undone, Extract as chain of every node (the dialog's rows, its preview, Confirm into
+//! a new pack), each step from a peak started again at the resident size it begins with.
 //!
 //! `cargo run --release --example workflow_rss [-- NODES [DIR [lean]]]` (Linux: reads
 //! /proc/self/status). `lean` writes nodes of only id, type, name and position, and edges of
