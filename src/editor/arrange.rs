@@ -281,8 +281,8 @@ pub fn clear_drop(wf: &Workflow, chain: &[String], sizes: &[(f64, f64)]) -> Move
     }
     let frame = block.framed();
     let gap = SPACING.node_gap / 2.0;
-    let padded = |r: &Rect| Rect { min: (r.min.0 - gap, r.min.1 - gap), max: (r.max.0 + gap, r.max.1 + gap) };
-    let others: Vec<Rect> = obstacles(wf, sizes, &|n| in_chain[n.index()]).iter().map(padded).collect();
+    let padded = |r: Rect| Rect { min: (r.min.0 - gap, r.min.1 - gap), max: (r.max.0 + gap, r.max.1 + gap) };
+    let others: Vec<Rect> = obstacles(wf, sizes, &|n| in_chain[n.index()]).into_iter().map(padded).collect();
     let covers = |d: (f64, f64)| {
         let r = Rect { min: (frame.min.0 + d.0, frame.min.1 + d.1), max: (frame.max.0 + d.0, frame.max.1 + d.1) };
         others.iter().any(|o| o.overlaps(&r))
