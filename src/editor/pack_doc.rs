@@ -139,8 +139,7 @@ impl PackDocument {
         // it becomes the document's, and the edit that undoes it is the step's. Copying the
         // chain out and applying it again held it twice and validated the pack twice.
         self.draft = scratch;
-        self.history.record(format!("Extract chain {}", request.chain.chain_id), vec![undo]);
-        self.revision = next_revision();
+        self.step_done(format!("Extract chain {}", request.chain.chain_id), vec![undo]);
         self.authored =
             Some(Authored { chain_id: request.chain.chain_id.clone(), ids: extraction.ids.into_iter().collect() });
         Ok((index, placement))
@@ -188,9 +187,14 @@ impl PackDocument {
                 }
             }
         }
+        self.step_done(label, inverse);
+        Ok(())
+    }
+
+    /// A change to the draft is in place: `inverse` undoes it as one step.
+    fn step_done(&mut self, label: String, inverse: Vec<PackEdit>) {
         self.history.record(label, inverse);
         self.revision = next_revision();
-        Ok(())
     }
 
     pub fn undo(&mut self) -> Option<String> {
