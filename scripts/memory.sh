@@ -10,7 +10,8 @@
 # needs: /usr/bin/time, python3; node is optional (its columns read "-" without it).
 #
 # "peak" is /usr/bin/time's maximum resident set size (KiB; MB here = 10^6 bytes) and the
-# ratio is peak over the bytes the command reads. Inputs come from scripts/big-inputs.py.
+# ratio is peak over the bytes the command reads. For `verify` that is the version manifest
+# and the tarball; Python and Node parse the manifest, the JSON part of it. Inputs come from scripts/big-inputs.py.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-/tmp/cs-memory}
@@ -40,9 +41,10 @@ peak_after() {
 }
 peak() { peak_after : "$@"; }
 mb() { python3 -c "print(f'{$1 * 1024 / 1e6:.1f}')"; }
+mb_of_bytes() { python3 -c "print(f'{$1 / 1e6:.2f}')"; }
 ratio() { python3 -c "print(f'{$1 * 1024 / $2:.1f}')"; }
 row() { # what, input bytes, chainsmith KiB, python KiB, node KiB, reference KiB
-    local cells="| $1 | $(python3 -c "print(f'{$2 / 1e6:.2f}')") MB | $(mb "$3") MB ($(ratio "$3" "$2")×)"
+    local cells="| $1 | $(mb_of_bytes "$2") MB | $(mb "$3") MB ($(ratio "$3" "$2")×)"
     for k in "$4" "$5" "$6"; do
         if [ "$k" = - ]; then cells+=" | -"; else cells+=" | $(mb "$k") MB ($(ratio "$k" "$2")×)"; fi
     done
@@ -54,7 +56,7 @@ node_parse() {
 }
 
 echo '{"id":"one","name":"One","version":"1.0.0","nodes":[{"id":"a","typeId":"core.noop","name":"A"}],"edges":[]}' >"$out/one.json"
-"$BIN" keygen "$out/key" >/dev/null 2>&1 || true
+[ -f "$out/key.private.pem" ] || "$BIN" keygen "$out/key" >/dev/null
 echo "chainsmith: $BIN ($("$BIN" --version)); $runs runs each, median"
 echo
 echo "| floor | peak |"
@@ -74,11 +76,13 @@ for n in "${sizes[@]}"; do
     wf=$(stat -c %s "$dir/wf.json")
     x=$(peak_after "rm -rf '$dir/x'" "$BIN" chain extract "$dir/wf.json" --pack "$dir/x" --pack-name vendor.big.x \
         --chain-id big.x --label X "${params[@]}")
-    row "\`chain extract\`, $n nodes" "$wf" "$x" "$(py_load "$dir/wf.json")" "$(node_parse "$dir/wf.json")" -
+    py=$(py_load "$dir/wf.json")
+    nd=$(node_parse "$dir/wf.json")
+    row "\`chain extract\`, $n nodes" "$wf" "$x" "$py" "$nd" -
 
     manifest=$(stat -c %s "$dir/pack/pack.json")
     if [ "$manifest" -gt 16777216 ]; then
-        echo "| \`pack sign\`, \`pack publish\`, \`verify\`, $n nodes | $(python3 -c "print(f'{$manifest / 1e6:.2f}')") MB | refused: pack.json is over the 16 MiB limit | | | |"
+        echo "| \`pack sign\`, \`pack publish\`, \`verify\`, $n nodes | $(mb_of_bytes "$manifest") MB | refused: pack.json is over the 16 MiB limit | | | |"
         continue
     fi
     s=$(peak_after "rm -rf '$dir/s'; cp -r '$dir/pack' '$dir/s'" "$BIN" pack sign --key "$out/key.private.pem" --key-id test-key "$dir/s")
@@ -95,5 +99,7 @@ for n in "${sizes[@]}"; do
     v=$(peak "$BIN" verify --registry "$dir/reg" vendor.bigmem.pack@1.0.0)
     ref=-
     [ $have_node = 1 ] && ref=$(peak node "$root/tests/tools/openwop_verify.mjs" "$dir/reg" vendor.bigmem.pack@1.0.0)
-    row "\`verify\`, $n nodes" "$read_bytes" "$v" "$(py_load "$version.json")" "$(node_parse "$version.json")" "$ref"
+    py=$(py_load "$version.json")
+    nd=$(node_parse "$version.json")
+    row "\`verify\`, $n nodes" "$read_bytes" "$v" "$py" "$nd" "$ref"
 done
