@@ -3,6 +3,7 @@
 //! the corpus (inline, extract with every whole-value token promoted again, expand) and for
 //! random workflows, selections and promotions.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::author::{
@@ -64,8 +65,8 @@ fn whole_value_tokens(chain: &Value) -> Vec<(String, usize, String)> {
     out
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_round_trips_through_a_workflow() {
     let corpus = common::corpus_dir();
     let vectors = common::files_under(&corpus.join("vectors"), "json");

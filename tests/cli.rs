@@ -1,5 +1,6 @@
 //! The CLI contract: exit codes, the error envelope as the last stderr line, output shapes.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::schemas::Schema;
@@ -273,8 +274,8 @@ fn inline_new_and_between() {
 /// The CLI reproduces the reference for every vector, member for member, settingsCompensation
 /// included (present exactly when the reference returned one). Every vector's params are
 /// valid (the corpus README's rules), so there is no refusal to excuse.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn cli_expand_matches_every_vector() {
     let corpus = common::corpus_dir();
     let dir = tempfile::tempdir().unwrap();
@@ -577,8 +578,8 @@ fn restore_sub_chain_refs(got: &mut Value, path: &std::path::Path) {
 
 /// A real chain whose only unresolved typeId is an application's own node type: refused with
 /// the registry as catalog, expanded once `--host` declares `feature.*`.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn host_profile_node_types_resolve_host_provided_type_ids() {
     let corpus = common::corpus_dir();
     let pack = corpus.join("registry/packs/core.openwop.workflows.starters/pack.json");

@@ -5,9 +5,10 @@
 //! an interrupted one is finished by a retry); parallel publishes into one folder keep
 //! every index row.
 //!
-//! The tests that run Node are ignored without Node 18+ on PATH (build.rs, `chainsmith_node`);
+//! The tests that run Node are ignored without Node 18+ on PATH (`#[needs(node)]`, probed by tests/env);
 //! CI installs it and sets `CHAINSMITH_REQUIRE_NODE=1`.
 
+use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -98,8 +99,8 @@ fn versions(index: &Value) -> Vec<&str> {
     index["versions"].as_array().unwrap().iter().map(|r| r["version"].as_str().unwrap()).collect()
 }
 
+#[needs(node)]
 #[test]
-#[cfg_attr(not(chainsmith_node), ignore = "needs node 18+ on PATH")]
 fn the_openwop_recipe_installs_what_publish_writes_in_a_v2_and_a_v1_tree() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "me");
@@ -171,8 +172,8 @@ fn the_openwop_recipe_installs_what_publish_writes_in_a_v2_and_a_v1_tree() {
 /// The tree a registry's discovery document names decides the recipe: publishing into a
 /// v1 registry built by Python and OpenSSL (tests/tools/make_registry.py) with its own key
 /// signs v1 `manual`, and the client then installs both the new pack and the old one.
+#[needs(node, registry_tools)]
 #[test]
-#[cfg_attr(not(all(chainsmith_node, chainsmith_registry_tools)), ignore = "needs node 18+, python3 and openssl")]
 fn publishing_into_an_existing_v1_registry_keeps_it_installable() {
     let root = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
@@ -202,8 +203,8 @@ fn publishing_into_an_existing_v1_registry_keeps_it_installable() {
 /// The corpus's real chain packs, published into a v1 tree laid out as the OpenWOP
 /// registry's own (flat endpoints, one key for the project's namespaces): the client
 /// installs every one.
+#[needs(node, corpus)]
 #[test]
-#[cfg_attr(not(all(chainsmith_node, chainsmith_corpus)), ignore = "needs node 18+ and the shared corpus")]
 fn corpus_packs_published_into_a_v1_tree_install_with_the_openwop_recipe() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/registry/packs");
     let corpus = std::env::var_os("CHAINSMITH_SHARED")

@@ -30,8 +30,8 @@ fn write_json(dir: &Path, name: &str, v: &Value) -> String {
 /// A vector's pack path: repository-relative, or `corpus:` + corpus-relative.
 fn pack_path(text: &str) -> Option<PathBuf> {
     match text.strip_prefix("corpus:") {
-        // Only where build.rs found the corpus; elsewhere the vector is skipped.
-        Some(rel) => cfg!(chainsmith_corpus).then(|| corpus_dir().join(rel)),
+        // Only where tests/env found the corpus; elsewhere the vector is skipped.
+        Some(rel) => chainsmith_test_env::present!(corpus).then(|| corpus_dir().join(rel)),
         None => Some(repo().join(text)),
     }
 }
@@ -107,8 +107,11 @@ fn cli_matches_every_reference_vector() {
         assert_eq!(got["subChainWorkflowIds"], want["subChainWorkflowIds"], "{name}");
         compared += 1;
     }
-    // 9 expansions (the corpus one is skipped only where build.rs found no corpus) and 6 refusals.
-    assert!(!cfg!(chainsmith_corpus) || skipped == 0, "the corpus is here, yet {skipped} vector(s) were skipped");
+    // 9 expansions (the corpus one is skipped only where the test environment has no corpus) and 6 refusals.
+    assert!(
+        !chainsmith_test_env::present!(corpus) || skipped == 0,
+        "the corpus is here, yet {skipped} vector(s) were skipped"
+    );
     assert_eq!((compared + skipped, refusals), (9, 6), "skipped {skipped}");
 }
 

@@ -1,6 +1,7 @@
 //! Every real chain in the shared corpus, projected both ways: each projection must be valid
 //! against its bundled seed schema and publishable. Prints the distributions the issue asks for.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_file};
@@ -81,8 +82,8 @@ fn str_at(v: &Value, pointer: &str) -> String {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("<missing>").to_owned()
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_projects_to_valid_documents() {
     let corpus = common::corpus_dir();
     let packs = chain_packs(&corpus);
@@ -102,8 +103,8 @@ fn every_corpus_chain_projects_to_valid_documents() {
 
 /// The same, with effects taken from the corpus node packs' `capabilities`, as the node-pack
 /// catalog will supply them.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn corpus_chains_with_node_pack_effects() {
     let corpus = common::corpus_dir();
     let mut effects: HashMap<String, SafetyTier> = HashMap::new();
@@ -133,8 +134,8 @@ fn corpus_chains_with_node_pack_effects() {
 }
 
 /// Each conformance vector's expected expansion, wrapped as a workflow definition, projects too.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn expanded_corpus_chains_project_as_workflows() {
     let corpus = common::corpus_dir();
     let mut failures = Vec::new();

@@ -2,6 +2,7 @@
 //! corpus chain; host-profile refusals; signed chain packs; lockfile resolution against
 //! temporary registries.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::catalog::{
@@ -25,8 +26,8 @@ fn chain_packs(corpus: &Path) -> Vec<Pack> {
     packs
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn corpus_node_packs_resolve_corpus_chains() {
     let corpus = common::corpus_dir();
     let catalog = Catalog::load(&[corpus.join("registry/packs")]);
@@ -97,8 +98,8 @@ fn corpus_node_packs_resolve_corpus_chains() {
     assert!(catalog.resolves("core.approvalGate"));
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn corpus_expansions_are_checked_against_node_schemas() {
     let corpus = common::corpus_dir();
     let catalog = Catalog::load(&[corpus.join("registry/packs")]);

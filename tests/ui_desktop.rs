@@ -4,6 +4,7 @@
 //! long names do not widen panels, cards fit their ports, and blocked tiles explain
 //! themselves. Real widgets are driven with real events (egui_kittest).
 
+use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
@@ -375,7 +376,7 @@ fn a_long_pack_name_widens_no_panel() {
     assert_eq!(now, minimap, "the canvas toolbar keeps its controls");
 }
 
-/// The registry's packs (tests using them are ignored where build.rs found no corpus).
+/// The registry's packs (tests using them are ignored where tests/env found no corpus).
 fn registry() -> PathBuf {
     common::corpus_dir().join("registry/packs")
 }
@@ -389,8 +390,8 @@ fn search(h: &mut Harness<'_, App>, text: &str) {
     h.run();
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     let registry = registry();
     let mut h = start(vec![registry], Script::default());
@@ -416,8 +417,8 @@ fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     assert!(h.state().form_is_open(), "the chain is insertable once the host provides feature.*");
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn palette_filters_hide_blocked_filter_by_pack_clear_search_and_group_samples() {
     let registry = registry();
     let width = start(Vec::new(), Script::default()).state().canvas_rect().width();
@@ -443,8 +444,8 @@ fn palette_filters_hide_blocked_filter_by_pack_clear_search_and_group_samples() 
     assert!(h.query(By::new().label("Request Sign-off")).is_some());
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn settings_edit_the_node_types_the_host_provides() {
     let registry = registry();
     let mut h = start(vec![registry], Script::default());
@@ -467,8 +468,8 @@ fn settings_edit_the_node_types_the_host_provides() {
     assert!(h.query(By::new().label("chain_unresolvable_typeid")).is_some(), "blocked again");
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn cards_grow_to_fit_many_ports_without_overlap() {
     let registry = registry();
     // The catalogued node type with the most input ports, counted from its schema file here.
@@ -516,8 +517,8 @@ fn most_inputs(registry: &Path) -> (String, Vec<String>) {
     best
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn no_palette_row_is_wider_than_the_palette_with_the_real_registry() {
     let h = start(vec![registry()], Script::default());
     // The palette is the pane holding the search field, which spans the palette's width.

@@ -5,6 +5,7 @@
 //! OpenWOP app writes it shows as one chain instance and is re-parameterised with the nodes
 //! edited by hand listed first. Every file dialog is answered by a script, never rfd.
 
+use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
@@ -125,9 +126,8 @@ fn wait_for_listing(h: &mut Harness<'_, App>) {
     h.run();
 }
 
+#[needs(corpus, registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus")]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     let root = tempfile::tempdir().unwrap();
     let (reg, corpus, unsigned) = corpus_registry(root.path());

@@ -4,6 +4,7 @@
 //! to the action that produced them; Esc closes windows topmost first; the findings list
 //! scrolls and resizes; quick-add marks blocked chains; packs open last time come back.
 
+use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
@@ -344,8 +345,8 @@ fn a_pointer_click_on_a_blocked_tile_s_red_code_opens_its_explanation_with_the_f
     assert!(!labels_containing(&h, "Nothing blocks this chain any more").is_empty());
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn the_real_registry_s_blocked_chains_are_counted_and_unblocked_by_the_banner_s_fixes() {
     let packs = common::corpus_dir().join("registry/packs");
     let mut h = sized(app(vec![packs]), 1440.0, 900.0);

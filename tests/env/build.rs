@@ -1,23 +1,17 @@
-//! Tells the tests what this machine can run, so a test that cannot run is listed as ignored
-//! (with its reason) instead of passing without checking anything:
-//! - `chainsmith_corpus`: the shared corpus is at `../shared/corpus` beside the checkout (or
-//!   under `$CHAINSMITH_SHARED`);
-//! - `chainsmith_display`: Xvfb and xdotool are on `PATH` (the real-window crash test);
-//! - `chainsmith_registry_tools`: python3, openssl and node are on `PATH` (registry interop
-//!   tests; node reads the keys `keygen` writes as the OpenWOP CLI would);
-//! - `chainsmith_node`: Node.js 18 or later is on `PATH` as `node` (the OpenWOP client's
-//!   verification recipe, `tests/tools/openwop_verify.mjs`).
+//! Probes the test environment: the shared corpus beside the checkout, and the tools some
+//! tests run (Xvfb and xdotool; python3, openssl and node; Node 18+). The answers are cfgs of
+//! this proc-macro crate only, which only the tests depend on: a change of `PATH` (an IDE, a
+//! Python wrapper, a CI step) re-runs this probe and recompiles the tests, never the library
+//! or the binaries.
 //!
-//! CI sets `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1`,
-//! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1` and `CHAINSMITH_REQUIRE_NODE=1`; then an absence
-//! fails the build instead of ignoring the tests.
+//! `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1`,
+//! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1` and `CHAINSMITH_REQUIRE_NODE=1` (CI sets them) turn an
+//! absence into a build failure instead of ignored tests.
 
 use std::path::PathBuf;
 
 fn main() {
-    println!(
-        "cargo::rustc-check-cfg=cfg(chainsmith_corpus, chainsmith_display, chainsmith_registry_tools, chainsmith_node)"
-    );
+    println!("cargo::rustc-check-cfg=cfg(has_corpus, has_display, has_registry_tools, has_node)");
     println!("cargo::rerun-if-changed=build.rs");
     for var in [
         "CHAINSMITH_SHARED",
@@ -31,13 +25,14 @@ fn main() {
     }
     let required = |var: &str| std::env::var(var).as_deref() == Ok("1");
 
+    // tests/env is two folders below the checkout; the corpus is at ../shared beside it.
     let shared = std::env::var_os("CHAINSMITH_SHARED").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../shared")
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+            .join("../../../shared")
     });
     let vectors = shared.join("corpus/vectors");
     if vectors.is_dir() {
-        println!("cargo::rustc-cfg=chainsmith_corpus");
-        // Seen again if the corpus goes away or changes.
+        println!("cargo::rustc-cfg=has_corpus");
         println!("cargo::rerun-if-changed={}", vectors.display());
     } else if required("CHAINSMITH_REQUIRE_CORPUS") {
         panic!("CHAINSMITH_REQUIRE_CORPUS=1, but the shared corpus is not at {}", vectors.display());
@@ -48,14 +43,14 @@ fn main() {
     };
     let missing: Vec<&str> = ["Xvfb", "xdotool"].into_iter().filter(|t| !on_path(t)).collect();
     if missing.is_empty() {
-        println!("cargo::rustc-cfg=chainsmith_display");
+        println!("cargo::rustc-cfg=has_display");
     } else if required("CHAINSMITH_REQUIRE_DISPLAY_TESTS") {
         panic!("CHAINSMITH_REQUIRE_DISPLAY_TESTS=1, but {} not on PATH", missing.join(" and "));
     }
 
     let missing: Vec<&str> = ["python3", "openssl", "node"].into_iter().filter(|t| !on_path(t)).collect();
     if missing.is_empty() {
-        println!("cargo::rustc-cfg=chainsmith_registry_tools");
+        println!("cargo::rustc-cfg=has_registry_tools");
     } else if required("CHAINSMITH_REQUIRE_REGISTRY_TOOLS") {
         panic!("CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1, but {} not on PATH", missing.join(" and "));
     }
@@ -69,7 +64,7 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .and_then(|v| v.trim().trim_start_matches('v').split('.').next()?.parse::<u32>().ok());
     match node_major {
-        Some(major) if major >= 18 => println!("cargo::rustc-cfg=chainsmith_node"),
+        Some(major) if major >= 18 => println!("cargo::rustc-cfg=has_node"),
         found if required("CHAINSMITH_REQUIRE_NODE") => {
             panic!("CHAINSMITH_REQUIRE_NODE=1, but node 18 or later is not on PATH (found major {found:?})")
         }
