@@ -146,7 +146,7 @@ fn failures_end_with_a_coded_envelope() {
 }
 
 /// Usage errors keep clap's explanation and exit 2, and end like every other failure: the
-/// last stderr line is an `invalid_request` envelope (README "Command line").
+/// last stderr line is an `invalid_request` envelope (docs/cli.md).
 #[test]
 fn usage_errors_exit_2_with_an_envelope() {
     let cases: &[&[&str]] = &[
