@@ -6,35 +6,23 @@
 
 mod builtin;
 mod deps;
-mod host;
 mod lockfile;
 mod node_types;
 mod port_types;
-mod range;
 mod signature;
 mod trust;
 
+pub use crate::host::{HostProfile, TypeResolver, capabilities_form, is_core};
+pub use crate::range::Range;
 pub use deps::check_dependencies;
-pub use host::{HostProfile, capabilities_form};
 pub use lockfile::{LockedPack, Lockfile, Requirement, Resolution, ResolveOptions, ResolvedPack, resolve};
 pub use node_types::{Catalog, CatalogPack, ChainResolution, NodeType, Ports};
 pub use port_types::{JsonType, PortType, incompatibility, port_type};
-pub use range::Range;
 pub use signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_manifest, verify_pack};
 pub use trust::{Trust, TrustReport};
 
 use crate::error::{Error, Finding, Severity, code};
 use std::path::{Component, Path, PathBuf};
-
-/// Answers whether a typeId is provided by a pack the editor knows.
-pub trait TypeResolver {
-    fn resolves(&self, type_id: &str) -> bool;
-}
-
-/// `core.*` typeIds are reserved and always resolve (node-packs §1.4).
-pub fn is_core(type_id: &str) -> bool {
-    type_id.starts_with("core.")
-}
 
 /// The config schema chainsmith bundles for a reserved Core typeId (pinned or bare), if any.
 pub fn builtin_config_schema(type_id: &str) -> Option<&'static serde_json::Value> {

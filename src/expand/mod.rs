@@ -7,12 +7,12 @@
 pub mod app;
 mod compensation;
 pub use compensation::{node_ref_ids, rewrite_node_refs};
-pub mod jsstring;
 pub mod subchain;
-pub mod token;
+pub use crate::grammar::{jsstring, token};
+pub use crate::ids::chain_id_slug;
 
-use crate::catalog::{HostProfile, TypeResolver, is_core};
 use crate::error::{Error, Finding, Result, code};
+use crate::host::{HostProfile, TypeResolver, is_core};
 use crate::json_walk::member;
 use crate::pack::{Chain, Pack, PackKind};
 use crate::pretty::Members;
@@ -153,11 +153,6 @@ impl serde::Serialize for Expansion {
         self.warnings_member(&mut map)?;
         map.end()
     }
-}
-
-/// `chainId` with every `.` replaced by `_` (chain-packs §4.2).
-pub fn chain_id_slug(chain_id: &str) -> String {
-    chain_id.replace('.', "_")
 }
 
 /// Expand `chain_id` from `pack` with the supplied parameter values.

@@ -383,14 +383,11 @@ fn check_sub_chain_workflow_ids(chains: &[Chain], findings: &mut Vec<Finding>) {
     used.sort_by_key(|c| c.index);
     let mut minted: HashMap<String, &Chain> = HashMap::new();
     for chain in used {
-        let id = crate::expand::subchain::mint_child_workflow_id("", chain.chain_id(), chain.version());
+        let id = crate::ids::mint_child_workflow_id("", chain.chain_id(), chain.version());
         match minted.get(id.as_str()) {
             Some(first) if first.chain_id() != chain.chain_id() => {
-                let shown = crate::expand::subchain::mint_child_workflow_id(
-                    crate::expand::subchain::DEFAULT_TENANT,
-                    chain.chain_id(),
-                    chain.version(),
-                );
+                let shown =
+                    crate::ids::mint_child_workflow_id(crate::ids::DEFAULT_TENANT, chain.chain_id(), chain.version());
                 findings.push(
                     Finding::error(
                         code::SUB_CHAIN_WORKFLOW_ID_COLLISION,

@@ -3,7 +3,7 @@
 
 use super::Chain;
 use crate::error::{Finding, code};
-use crate::expand::token::{near_tokens, tokens};
+use crate::grammar::token::{near_tokens, tokens};
 use crate::json_walk::{self, Location, member};
 use serde_json::Value;
 

@@ -9,9 +9,9 @@
 
 use super::layout::Registry;
 use super::verify::{SignatureCheck, verify};
-use crate::catalog::Range;
 use crate::error::{Error, Finding, Result, code};
 use crate::fsio::contained::Folder;
+use crate::range::Range;
 use semver::Version;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

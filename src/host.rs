@@ -10,6 +10,16 @@ use crate::error::{Error, Finding, code};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Answers whether a typeId is provided by a pack the editor knows.
+pub trait TypeResolver {
+    fn resolves(&self, type_id: &str) -> bool;
+}
+
+/// `core.*` typeIds are reserved and always resolve (node-packs §1.4).
+pub fn is_core(type_id: &str) -> bool {
+    type_id.starts_with("core.")
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct HostProfile {
