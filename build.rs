@@ -6,7 +6,12 @@
 //! - `chainsmith_registry_tools`: python3, openssl and node are on `PATH` (registry interop
 //!   tests; node reads the keys `keygen` writes as the OpenWOP CLI would);
 //! - `chainsmith_node`: Node.js 18 or later is on `PATH` as `node` (the OpenWOP client's
-//!   verification recipe, `tests/tools/openwop_verify.mjs`).
+//!   verification recipe, `tests/tools/openwop_verify.mjs`);
+//! - `chainsmith_openwop_registry`: `$CHAINSMITH_OPENWOP_REGISTRY` names a checkout of the
+//!   OpenWOP registry's served tree (the folder holding `.well-known/openwop-registry.json`,
+//!   `registry/` in github.com/openwop/openwop-registry): every real version is verified
+//!   against the reference recipe (tests/registry_write.rs). It is not in the shared corpus;
+//!   `CHAINSMITH_REQUIRE_OPENWOP_REGISTRY=1` makes its absence fail the build.
 //!
 //! CI sets `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1`,
 //! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1` and `CHAINSMITH_REQUIRE_NODE=1`; then an absence
@@ -16,7 +21,7 @@ use std::path::PathBuf;
 
 fn main() {
     println!(
-        "cargo::rustc-check-cfg=cfg(chainsmith_corpus, chainsmith_display, chainsmith_registry_tools, chainsmith_node)"
+        "cargo::rustc-check-cfg=cfg(chainsmith_corpus, chainsmith_display, chainsmith_registry_tools, chainsmith_node, chainsmith_openwop_registry)"
     );
     println!("cargo::rerun-if-changed=build.rs");
     for var in [
@@ -25,6 +30,8 @@ fn main() {
         "CHAINSMITH_REQUIRE_DISPLAY_TESTS",
         "CHAINSMITH_REQUIRE_REGISTRY_TOOLS",
         "CHAINSMITH_REQUIRE_NODE",
+        "CHAINSMITH_OPENWOP_REGISTRY",
+        "CHAINSMITH_REQUIRE_OPENWOP_REGISTRY",
         "PATH",
     ] {
         println!("cargo::rerun-if-env-changed={var}");
@@ -74,5 +81,18 @@ fn main() {
             panic!("CHAINSMITH_REQUIRE_NODE=1, but node 18 or later is not on PATH (found major {found:?})")
         }
         _ => {}
+    }
+
+    let registry = std::env::var_os("CHAINSMITH_OPENWOP_REGISTRY").map(PathBuf::from);
+    match registry.filter(|r| r.join(".well-known/openwop-registry.json").is_file()) {
+        Some(r) => {
+            println!("cargo::rustc-cfg=chainsmith_openwop_registry");
+            println!("cargo::rerun-if-changed={}", r.join(".well-known/openwop-registry.json").display());
+        }
+        None if required("CHAINSMITH_REQUIRE_OPENWOP_REGISTRY") => panic!(
+            "CHAINSMITH_REQUIRE_OPENWOP_REGISTRY=1, but $CHAINSMITH_OPENWOP_REGISTRY names no folder with \
+             .well-known/openwop-registry.json"
+        ),
+        None => {}
     }
 }
