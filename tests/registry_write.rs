@@ -35,8 +35,16 @@ fn openwop(reg: &Path, spec: &str) -> Value {
     verdict
 }
 
-/// A one-chain pack folder, valid under v2 rules once signed.
+/// A one-chain pack folder, valid under v2 rules once signed (`unpinned_pack`: under v1 rules).
 fn chain_pack(root: &Path, name: &str, version: &str) -> PathBuf {
+    pack_with_type(root, name, version, "core.identity@1.0.0")
+}
+
+fn unpinned_pack(root: &Path, name: &str, version: &str) -> PathBuf {
+    pack_with_type(root, name, version, "core.identity")
+}
+
+fn pack_with_type(root: &Path, name: &str, version: &str, type_id: &str) -> PathBuf {
     let dir = root.join(format!("src-{name}-{version}"));
     std::fs::create_dir_all(&dir).unwrap();
     let manifest = json!({
@@ -44,7 +52,7 @@ fn chain_pack(root: &Path, name: &str, version: &str) -> PathBuf {
         "license": "MIT", "engines": {"openwop": ">=1.0.0 <3.0.0"},
         "chains": [{"chainId": "tiles.echo", "version": version, "label": "Echo", "description": "Say it back.",
             "parameters": {"type": "object", "properties": {"text": {"type": "string", "default": "hi"}}},
-            "dag": {"nodes": [{"id": "say", "typeId": "core.identity@1.0.0", "config": {"value": "{{params.text}}"}}]}}],
+            "dag": {"nodes": [{"id": "say", "typeId": type_id, "config": {"value": "{{params.text}}"}}]}}],
     });
     std::fs::write(dir.join("pack.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
     dir
@@ -245,7 +253,8 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     // A registry that has a document but no key yet (an unsigned version published first):
     // its first key takes the namespace unasked.
     let unsigned = dir.path().join("unsigned");
-    ok_json(&run(&["pack", "publish", s(&chain_pack(dir.path(), "vendor.gamma.x", "1.0.0")), "--registry", s(&unsigned)]));
+    let gamma = unpinned_pack(dir.path(), "vendor.gamma.x", "1.0.0");
+    ok_json(&run(&["pack", "publish", s(&gamma), "--registry", s(&unsigned)]));
     let out = ok_json(&publish(&chain_pack(dir.path(), "vendor.gamma.y", "1.0.0"), &unsigned, &beta, "gamma-1", &[]));
     assert_eq!(out["granted"]["basis"], "first_key", "{out}");
 }

@@ -135,15 +135,16 @@ pub(super) fn ensure_key(
     let url = reg.endpoints.public_key.replace("{keyId}", key_id);
     let key_file = reg.local(&url)?;
     let pem = keys::public_key_pem(&key.verifying_key()).into_bytes();
-    let file = if std::fs::symlink_metadata(&key_file).is_err() {
-        Some((key_file, pem))
-    } else {
-        // Bounded: a key file is a few hundred bytes.
+    // A file there is compared (bounded: a key file is a few hundred bytes); anything else
+    // is left to the commit, which refuses a link and fails on a folder.
+    let file = if std::fs::symlink_metadata(&key_file).is_ok_and(|m| m.is_file()) {
         let existing = crate::fsio::read_limited(&key_file, 64 * 1024, code::INVALID_REQUEST)?;
         if existing != pem {
             return Err(refuse("unknown_key", format!("{} already holds another key", key_file.display())));
         }
         None
+    } else {
+        Some((key_file, pem))
     };
     let entry = json!({"keyId": key_id, "algorithm": "ed25519", "publicKeyUrl": url,
         "permittedNamespaces": [namespace], "status": "active"});
