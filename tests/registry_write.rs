@@ -217,9 +217,8 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let (acme, beta) = (keygen(dir.path(), "acme"), keygen(dir.path(), "beta"));
     let reg = dir.path().join("reg");
-    let out = publish(&chain_pack(dir.path(), "vendor.acme.one", "1.0.0"), &reg, &acme, "acme-1", &[]);
-    assert_eq!(ok_json(&out)["granted"], json!({"keyId": "acme-1", "namespace": "vendor.acme.*", "basis": "first_key"}));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("registry_key_added"));
+    let first = publish(&chain_pack(dir.path(), "vendor.acme.one", "1.0.0"), &reg, &acme, "acme-1", &[]);
+    let first_granted = ok_json(&first)["granted"].clone();
 
     let beta_one = chain_pack(dir.path(), "vendor.beta.one", "1.0.0");
     let before = snapshot(&reg);
@@ -233,6 +232,8 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
         assert!(e["message"].as_str().unwrap().contains("--grant-namespace"), "{e}");
         assert_same(&before, &reg, "a grant not asked for");
     }
+    assert_eq!(first_granted, json!({"keyId": "acme-1", "namespace": "vendor.acme.*", "basis": "first_key"}));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("registry_key_added"));
     let out = publish(&beta_one, &reg, &beta, "beta-1", &["--grant-namespace"]);
     let published = ok_json(&out);
     assert_eq!(published["granted"], json!({"keyId": "beta-1", "namespace": "vendor.beta.*", "basis": "grant_namespace"}));

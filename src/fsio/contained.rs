@@ -513,6 +513,32 @@ mod tests {
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
     }
 
+    #[test]
+    fn made_folders_links_moves_and_lock_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let folder = Folder::open(dir.path()).unwrap();
+        let (a, made) = folder.child_made("a").unwrap();
+        assert!(made && !folder.child_made("a").unwrap().1, "made once");
+        a.write("f", b"1").unwrap();
+        a.hard_link("f", &folder, "g").unwrap();
+        folder.move_to("g", &a, "h").unwrap();
+        assert_eq!(std::fs::read(dir.path().join("a/h")).unwrap(), b"1");
+        assert_eq!((folder.kind("g").unwrap(), a.kind("h").unwrap()), (None, Some(Kind::File)));
+        let lock = folder.open_file("lock").unwrap();
+        assert!(folder.names("lock", &lock));
+        folder.remove_file("lock");
+        assert!(!folder.names("lock", &lock), "removed: the name no longer names the open file");
+        symlink(outside.path().join("lock"), dir.path().join("lock")).unwrap();
+        symlink(outside.path(), dir.path().join("l")).unwrap();
+        assert_eq!(folder.open_file("lock").unwrap_err().code, code::SYMLINK_REFUSED);
+        assert_eq!(folder.child_made("l").unwrap_err().code, code::SYMLINK_REFUSED);
+        assert_eq!(folder.kind("l").unwrap(), Some(Kind::Link));
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing made where the links point");
+        folder.remove_empty_dir("a");
+        assert!(dir.path().join("a").is_dir(), "a folder with files stays");
+    }
+
     /// The race the handle closes: the folder is swapped for a link after it was opened.
     /// Writes still land in the folder that was checked, not where the link points.
     #[test]
