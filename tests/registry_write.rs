@@ -236,7 +236,10 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     assert!(String::from_utf8_lossy(&first.stderr).contains("registry_key_added"));
     let out = publish(&beta_one, &reg, &beta, "beta-1", &["--grant-namespace"]);
     let published = ok_json(&out);
-    assert_eq!(published["granted"], json!({"keyId": "beta-1", "namespace": "vendor.beta.*", "basis": "grant_namespace"}));
+    assert_eq!(
+        published["granted"],
+        json!({"keyId": "beta-1", "namespace": "vendor.beta.*", "basis": "grant_namespace"})
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("registry_key_added") && stderr.contains("--grant-namespace asked"), "{stderr}");
     // Listed now: nothing more is granted.

@@ -52,7 +52,6 @@ fn list_files(dir: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-
 /// A tarball's contents: file bytes by path.
 pub(super) type Files = BTreeMap<String, Vec<u8>>;
 

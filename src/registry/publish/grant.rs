@@ -185,8 +185,7 @@ fn held_by(reg: &Registry, namespace: &str) -> Option<(String, String)> {
 /// and `pack sign` use) and covers the name.
 pub(super) fn check_signer(entry: &KeyEntry, name: &str) -> Result<()> {
     let key_id = entry.key_id.as_str();
-    keys::check_key_status(key_id, &entry.status, keys::KeyUse::Sign)
-        .map_err(|e| e.with("packName", name))?;
+    keys::check_key_status(key_id, &entry.status, keys::KeyUse::Sign).map_err(|e| e.with("packName", name))?;
     if !entry.covers(name) {
         return Err(Error::new(
             code::PACK_NAMESPACE_UNAUTHORIZED,

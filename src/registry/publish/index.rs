@@ -34,7 +34,6 @@ fn rfc3339(secs: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-
 /// Counts and ids an index row repeats from the manifest.
 fn summary(pack: &Pack) -> Map<String, Value> {
     let m = &pack.manifest;
@@ -145,7 +144,13 @@ pub(super) fn pack_index(reg: &Registry, pack: &Pack, index: Value, integrity: &
 
 /// The registry's index with the pack's row added or replaced (its summary taken from this
 /// version when it is the newest), packs in name order.
-pub(super) fn registry_index(pack: &Pack, index: Value, latest_version: &str, newest_is_this: bool, now: &str) -> Value {
+pub(super) fn registry_index(
+    pack: &Pack,
+    index: Value,
+    latest_version: &str,
+    newest_is_this: bool,
+    now: &str,
+) -> Value {
     let name = pack.name();
     let mut packs: Vec<Value> = index.get("packs").and_then(Value::as_array).cloned().unwrap_or_default();
     let mut row = summary(pack);

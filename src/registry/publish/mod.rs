@@ -26,6 +26,7 @@ use super::sign::{check_key_id, manifest_path};
 use super::tarball;
 use super::verify::{sri, verify};
 use crate::error::{Error, Finding, Result, code};
+use crate::fsio::contained::Folder;
 use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, load_bytes};
 use commit::{RegistryLock, Staging, Target, check_links, commit, remove_stale_staging};
 use document::{new_document, open_registry};
@@ -36,7 +37,6 @@ use index::{pack_index, registry_index, sbom, timestamp};
 use semver::Version;
 use serde_json::{Value, json};
 use signing::{signed_bytes, signing_key_id};
-use crate::fsio::contained::Folder;
 use std::path::{Path, PathBuf};
 
 /// What `publish` wrote.
@@ -340,4 +340,3 @@ impl serde::Serialize for WithIntegrity<'_> {
 fn pretty(value: &Value) -> Vec<u8> {
     crate::fsio::to_pretty_json(value)
 }
-
