@@ -120,6 +120,9 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// What is made a link, the pack published, its key id and flags, an endpoint template to set.
+type LinkCase<'a> = (&'a str, &'a Path, &'a str, &'a [&'a str], Option<(&'a str, &'a str)>);
+
 /// Issue 33 item 2. Each case puts one symbolic link inside a copy of a published registry,
 /// pointing at a folder or file outside it, and publishes: refused with `symlink_refused`,
 /// nothing inside the registry or outside it changed, no file made where a dangling link
@@ -135,8 +138,7 @@ fn a_link_inside_the_registry_folder_is_refused_and_nothing_is_written_through()
     let next = chain_pack(dir.path(), "vendor.acme.tiles", "1.1.0");
     let fresh = chain_pack(dir.path(), "vendor.beta.fresh", "1.0.0");
     let doc_path = ".well-known/openwop-registry.json";
-    // (what is made a link, the pack, its key id and flags, an endpoint template to set)
-    let cases: [(&str, &Path, &str, &[&str], Option<(&str, &str)>); 9] = [
+    let cases: [LinkCase; 9] = [
         ("v2", &next, "acme-1", &[], None),
         ("v2/packs/vendor.acme.tiles/-", &next, "acme-1", &[], None),
         ("v2/packs/vendor.acme.tiles/index.json", &next, "acme-1", &[], None),
