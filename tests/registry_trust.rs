@@ -92,7 +92,12 @@ fn an_edited_served_manifest_is_refused_and_only_the_packed_one_decides() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "me");
     let reg = dir.path().join("reg");
-    publish(&chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=2.0.0 <3.0.0", true), &reg, Some((&key, "me-1")), &[]);
+    publish(
+        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=2.0.0 <3.0.0", true),
+        &reg,
+        Some((&key, "me-1")),
+        &[],
+    );
     let served_path = reg.join("v2/packs/vendor.me.tiles/-/1.0.0.json");
     let original = read_json(&served_path);
     let cache = dir.path().join("cache");
@@ -101,7 +106,8 @@ fn an_edited_served_manifest_is_refused_and_only_the_packed_one_decides() {
     let e = envelope(&install(&reg, "vendor.me.tiles@1.0.0", &cache, &[]));
     assert_eq!(e["error"], "pack_engine_unsupported", "{e}");
 
-    let edits: [(&str, fn(&mut Value)); 4] = [
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit); 4] = [
         ("/engines/openwop", |m| m["engines"]["openwop"] = json!(">=1.0.0 <3.0.0")),
         ("/chains/0/dag/nodes/0/config/url", |m| {
             m["chains"][0]["dag"]["nodes"][0]["config"]["url"] = json!("https://attacker.test/{{params.url}}")
@@ -142,7 +148,12 @@ fn the_cached_manifest_is_the_one_that_matched_the_signed_pack() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "me");
     let reg = dir.path().join("reg");
-    publish(&chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true), &reg, Some((&key, "me-1")), &[]);
+    publish(
+        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true),
+        &reg,
+        Some((&key, "me-1")),
+        &[],
+    );
     let cache = dir.path().join("cache");
     let out = ok_json(&install(&reg, "vendor.me.tiles@1.0.0", &cache, &[]));
     let cached = read_json(Path::new(out["manifest"].as_str().unwrap()));
@@ -158,7 +169,12 @@ fn registry_keys_fail_closed_on_status_and_not_after() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "me");
     let reg = dir.path().join("reg");
-    publish(&chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true), &reg, Some((&key, "me-1")), &[]);
+    publish(
+        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true),
+        &reg,
+        Some((&key, "me-1")),
+        &[],
+    );
     let doc_path = reg.join(".well-known/openwop-registry.json");
     let original = read_json(&doc_path);
     let with_key = |edit: &dyn Fn(&mut Value)| {
@@ -276,7 +292,12 @@ fn refusal_reasons_are_exact() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "me");
     let reg = dir.path().join("reg");
-    publish(&chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true), &reg, Some((&key, "me-1")), &[]);
+    publish(
+        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true),
+        &reg,
+        Some((&key, "me-1")),
+        &[],
+    );
     let at = reg.join("v2/packs/vendor.me.tiles/-");
 
     let served = read_json(&at.join("1.0.0.json"));
@@ -319,13 +340,19 @@ fn a_registry_without_a_discovery_document_reads_the_legacy_paths_and_trusts_no_
         Some((&key, "me-1")),
         &["--tree", "v1"],
     );
-    publish(&chain_pack(dir.path(), "vendor.me.plain", "1.0.0", ">=1.0.0 <3.0.0", false), &reg, None, &["--tree", "v1"]);
+    publish(
+        &chain_pack(dir.path(), "vendor.me.plain", "1.0.0", ">=1.0.0 <3.0.0", false),
+        &reg,
+        None,
+        &["--tree", "v1"],
+    );
     std::fs::remove_file(reg.join(".well-known/openwop-registry.json")).unwrap();
 
     let cache = dir.path().join("cache");
     let out = ok_json(&install(&reg, "vendor.me.plain", &cache, &["--allow-unsigned"]));
     assert_eq!((out["version"].as_str(), out["tree"].as_str()), (Some("1.0.0"), Some("v1")), "{out}");
-    for e in [envelope(&verify(&reg, "vendor.me.tiles@1.0.0")), envelope(&install(&reg, "vendor.me.tiles", &cache, &[]))]
+    for e in
+        [envelope(&verify(&reg, "vendor.me.tiles@1.0.0")), envelope(&install(&reg, "vendor.me.tiles", &cache, &[]))]
     {
         assert_eq!(e["error"], "registry_discovery_missing", "{e}");
         let message = e["message"].as_str().unwrap();

@@ -111,7 +111,10 @@ pub fn check_key_status(key_id: &str, standing: &KeyStatus, key_use: KeyUse) -> 
     let usable = "only \"active\" keys (and \"rotated\" ones, to verify what they signed) are used";
     match (standing.status.as_ref(), key_use) {
         (None, _) => {
-            return refuse("key_status", format!("key \"{key_id}\" has no `status` in the registry's signingKeys; {usable}"));
+            return refuse(
+                "key_status",
+                format!("key \"{key_id}\" has no `status` in the registry's signingKeys; {usable}"),
+            );
         }
         (Some(Value::String(s)), KeyUse::Verify) if s == "revoked" => {
             return refuse(
@@ -128,7 +131,9 @@ pub fn check_key_status(key_id: &str, standing: &KeyStatus, key_use: KeyUse) -> 
         (Some(Value::String(s)), KeyUse::Sign) if s == "rotated" => {
             return refuse(
                 "key_not_active",
-                format!("key \"{key_id}\" is \"rotated\" in the registry's signingKeys; only an active key signs new versions"),
+                format!(
+                    "key \"{key_id}\" is \"rotated\" in the registry's signingKeys; only an active key signs new versions"
+                ),
             );
         }
         (Some(Value::String(s)), _) if s == "active" || s == "rotated" => {}
@@ -355,10 +360,15 @@ mod tests {
         for key_use in [KeyUse::Verify, KeyUse::Sign] {
             for status in ["Revoked", "revoked ", "compromised", "expired", "disabled", "ACTIVE", ""] {
                 let e = check_key_status("k", &KeyStatus::named(status), key_use).unwrap_err();
-                assert_eq!((e.details["reason"].as_str(), e.details["keyStatus"].as_str()), (Some("key_status"), Some(status)));
+                assert_eq!(
+                    (e.details["reason"].as_str(), e.details["keyStatus"].as_str()),
+                    (Some("key_status"), Some(status))
+                );
                 assert!(e.message.contains(&format!("\"{status}\"")), "{}", e.message);
             }
-            for status in [serde_json::json!(true), serde_json::json!(1), serde_json::json!({"s": "active"}), Value::Null] {
+            for status in
+                [serde_json::json!(true), serde_json::json!(1), serde_json::json!({"s": "active"}), Value::Null]
+            {
                 let standing = KeyStatus { status: Some(status.clone()), not_after: None };
                 let e = check_key_status("k", &standing, key_use).unwrap_err();
                 assert_eq!((e.details["reason"].as_str(), &e.details["keyStatus"]), (Some("key_status"), &status));
@@ -379,7 +389,10 @@ mod tests {
         for past in ["2001-01-01", "2020-02-29T12:00:00Z", "2026-01-01T00:00:00-01:00"] {
             for key_use in [KeyUse::Verify, KeyUse::Sign] {
                 let e = check_key_status("k", &at(past), key_use).unwrap_err();
-                assert_eq!((e.details["reason"].as_str(), e.details["notAfter"].as_str()), (Some("key_expired"), Some(past)));
+                assert_eq!(
+                    (e.details["reason"].as_str(), e.details["notAfter"].as_str()),
+                    (Some("key_expired"), Some(past))
+                );
             }
         }
         for bad in ["tomorrow", "2027-02-30", "2027-01-01 00:00:00Z", "2027-01-01T00:00:00", "2027-1-01"] {

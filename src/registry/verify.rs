@@ -257,8 +257,13 @@ fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Re
         .with("packedName", packed_name)
         .with("packedVersion", packed_version));
     }
-    let v2 = packed.signing.as_ref().and_then(Value::as_object).is_some_and(|s| s.contains_key("keyId") || s.contains_key("scheme"));
-    let engines_openwop = packed.engines.as_ref().and_then(|e| e.get("openwop")).and_then(Value::as_str).map(str::to_owned);
+    let v2 = packed
+        .signing
+        .as_ref()
+        .and_then(Value::as_object)
+        .is_some_and(|s| s.contains_key("keyId") || s.contains_key("scheme"));
+    let engines_openwop =
+        packed.engines.as_ref().and_then(|e| e.get("openwop")).and_then(Value::as_str).map(str::to_owned);
     Ok(Packed { v2, engines_openwop })
 }
 
@@ -362,9 +367,8 @@ pub fn check_signature(
             .with("version", version));
         }
     };
-    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice()).map_err(|_| {
-        bad("signature_length", format!("the signature is {} bytes", signature_bytes.len()))
-    })?;
+    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice())
+        .map_err(|_| bad("signature_length", format!("the signature is {} bytes", signature_bytes.len())))?;
     // (7) Ed25519 over the exact bytes.
     key.verify_strict(signed, &Signature::from_bytes(&raw)).map_err(|_| {
         let mut message = format!("the Ed25519 signature does not verify with key \"{key_id}\"");
