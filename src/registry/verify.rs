@@ -130,9 +130,11 @@ fn invalid(name: &str, version: &str, reason: &str, message: String) -> Error {
         .with("reason", reason)
 }
 
-/// Integrity, then signature. `Err` carries `pack_integrity_failure`,
-/// `pack_signature_invalid` (with `details.reason`), `signature_not_available`, or the
-/// registry's not-found codes.
+/// Integrity, the tarball, the packed identity, the signature, then the served manifest
+/// against the packed one (docs/security.md). `Err` carries `pack_integrity_failure` or
+/// `pack_signature_invalid` (with `details.reason`), `signature_not_available`,
+/// `registry_discovery_missing`, `pack_registry_unreachable`, or the registry's not-found
+/// codes.
 pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified> {
     let manifest = registry.version_manifest(name, version)?;
     let tarball_path = registry.tarball_path(name, version)?;
