@@ -7,6 +7,7 @@
 //! Registries are written by `chainsmith pack publish` and then edited as an adversary
 //! would. The test that runs Node is ignored without Node 18+ on PATH (build.rs).
 
+use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -267,8 +268,8 @@ fn a_v2_block_relabelled_into_a_v1_tree_is_refused_and_a_v1_block_in_a_v2_tree_t
 }
 
 /// Item 6, against the OpenWOP client's own install recipe on the same folder.
+#[needs(node)]
 #[test]
-#[cfg_attr(not(chainsmith_node), ignore = "needs node 18+ on PATH")]
 fn the_openwop_recipe_refuses_the_relabelled_block_too() {
     let dir = tempfile::tempdir().unwrap();
     let v1 = relabelled(dir.path());
