@@ -493,3 +493,149 @@ print("total", total)
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains(&format!("total {}", 2 * common::corpus_count("chains"))), "{stdout}");
 }
+
+// ---- 11. The conformance 1.2.0 config rules everywhere --------------------------------------
+
+fn mock_chain(config: Value) -> Value {
+    chain("c.mock", json!([{"id": "agent", "typeId": "core.conformance.mock-agent", "config": config}]), json!([]))
+}
+
+#[test]
+fn bundled_core_schemas_apply_without_a_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    // A mock tool call with neither `result` nor `error`, and a confidence out of range.
+    let bad = json!({"mockToolCalls": [{"toolId": "a"}], "mockConfidence": 1.5});
+    let pack = write(dir.path(), "pack.json", &manifest(json!([mock_chain(bad)])));
+    let out = run(&["validate", &pack, "--json"]);
+    let findings: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pointers: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "node_config_invalid")
+        .map(|f| f["path"].as_str().or(f["pointer"].as_str()).unwrap_or_default())
+        .collect();
+    for want in ["/chains/0/dag/nodes/0/config/mockToolCalls/0", "/chains/0/dag/nodes/0/config/mockConfidence"] {
+        assert!(pointers.contains(&want), "{want} not in {findings}");
+    }
+    // expand: warned without --strict, refused with it, with no catalog in either case.
+    let out = run(&["expand", &pack, "--chain", "c.mock", "--expansion-id", "t001"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("node_config_invalid"));
+    let out = run(&["expand", &pack, "--chain", "c.mock", "--expansion-id", "t001", "--strict"]);
+    assert_eq!(envelope(&out)["error"], "node_config_invalid");
+}
+
+#[test]
+fn mock_confidence_beside_a_decision_is_schema_valid_even_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"mockDecision": {"decision": "approve", "confidence": 0.9}, "mockConfidence": 0.4});
+    let pack = write(dir.path(), "pack.json", &manifest(json!([mock_chain(config)])));
+    let out = run(&["expand", &pack, "--chain", "c.mock", "--expansion-id", "t001", "--strict"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn host_conformance_gates_refuse_the_mock_agent_and_dispatch_mappings() {
+    let dir = tempfile::tempdir().unwrap();
+    let dispatch = chain(
+        "c.dispatch",
+        json!([{"id": "d", "typeId": "core.dispatch", "config": {"workerDispatchModel": "child-run",
+            "inputMapping": {"briefId": "briefId"}}}]),
+        json!([]),
+    );
+    let pack = write(dir.path(), "pack.json", &manifest(json!([mock_chain(json!({})), dispatch])));
+    let bare = write(dir.path(), "host.json", &json!({"compensation": true}));
+    let caps = write(
+        dir.path(),
+        "caps.json",
+        &json!({"protocolVersion": "1.2.0", "compensation": {"supported": true},
+            "conformance": {"mockAgent": true}, "agents": {"dispatchMapping": true}}),
+    );
+    let expand = |chain: &str, host: &str| run(&["expand", &pack, "--chain", chain, "--expansion-id", "t001", "--host", host]);
+    assert_eq!(envelope(&expand("c.mock", &bare))["error"], "capability_required");
+    let e = envelope(&expand("c.dispatch", &bare));
+    assert_eq!((e["error"].as_str(), e["details"]["path"].as_str()), (Some("validation_error"), Some("/nodes/0/config/inputMapping")));
+    assert!(expand("c.mock", &caps).status.success(), "{}", String::from_utf8_lossy(&expand("c.mock", &caps).stderr));
+    assert!(expand("c.dispatch", &caps).status.success());
+    // Without --host nothing is said about the host, so nothing is gated.
+    assert!(run(&["expand", &pack, "--chain", "c.dispatch", "--expansion-id", "t001"]).status.success());
+}
+
+// ---- 12. Lockfile overrides resolve the overriding version's own integrity ------------------
+
+fn node_manifest(version: &str) -> Value {
+    json!({"name": "vendor.acme.crm", "version": version, "engines": {"openwop": ">=1.0.0"},
+        "runtime": {"language": "javascript", "entry": "dist/index.js"},
+        "nodes": [{"typeId": "vendor.acme.crm.step", "version": "1.0.0", "category": "data", "role": "pure"}]})
+}
+
+fn lock_with_override(dir: &Path, integrity: &str) -> String {
+    write(
+        dir,
+        "pack-lock.json",
+        &json!({"lockfileVersion": 1, "generatedAt": "2026-01-01T00:00:00Z",
+            "packs": [{"name": "vendor.acme.crm", "version": "1.0.0", "integrity": integrity}],
+            "overrides": {"vendor.acme.crm": "1.1.0"}}),
+    )
+}
+
+#[test]
+fn an_override_against_a_registry_tree_is_checked_against_its_own_integrity() {
+    let dir = tempfile::tempdir().unwrap();
+    let reg = dir.path().join("reg");
+    let mut integrity = std::collections::HashMap::new();
+    for v in ["1.0.0", "1.1.0"] {
+        let folder = dir.path().join(v);
+        std::fs::create_dir(&folder).unwrap();
+        write(&folder, "pack.json", &node_manifest(v));
+        let published = ok_json(&run(&["pack", "publish", s(&folder), "--registry", s(&reg)]));
+        integrity.insert(v, published["integrity"].as_str().unwrap().to_owned());
+    }
+    let lock = lock_with_override(dir.path(), &integrity["1.0.0"]);
+    let resolved = ok_json(&run(&["resolve", &lock, "--registry", s(&reg)]));
+    let crm = &resolved["packs"][0];
+    assert_eq!((crm["version"].as_str(), crm["lockedVersion"].as_str()), (Some("1.1.0"), Some("1.0.0")));
+    assert_eq!(crm["integrity"].as_str(), Some(integrity["1.1.0"].as_str()));
+    assert_eq!(crm["integrityVerified"], true);
+}
+
+#[test]
+fn an_override_from_plain_folders_does_not_carry_the_locked_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    let reg = dir.path().join("folders");
+    for v in ["1.0.0", "1.1.0"] {
+        let folder = reg.join("vendor.acme.crm").join(v);
+        std::fs::create_dir_all(&folder).unwrap();
+        write(&folder, "pack.json", &node_manifest(v));
+    }
+    let locked_hash = "sha512-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==";
+    let lock = lock_with_override(dir.path(), locked_hash);
+    let resolved = ok_json(&run(&["resolve", &lock, "--registry", s(&reg)]));
+    let crm = &resolved["packs"][0];
+    assert_eq!(crm["version"], "1.1.0");
+    assert!(!resolved.to_string().contains(locked_hash), "{resolved}");
+}
+
+// ---- 13. A node pack with a mistyped kind is refused as such --------------------------------
+
+#[test]
+fn a_catalog_node_pack_with_kind_nodes_is_refused_with_pack_kind_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog");
+    std::fs::create_dir(&catalog).unwrap();
+    let mut typo = node_manifest("1.0.0");
+    typo["kind"] = json!("nodes");
+    write(&catalog, "pack.json", &typo);
+    let uses = chain("c.uses", json!([{"id": "n", "typeId": "vendor.acme.crm.step"}]), json!([]));
+    let pack = write(dir.path(), "pack.json", &manifest(json!([uses])));
+    for args in [
+        vec!["validate", pack.as_str(), "--catalog", s(&catalog)],
+        vec!["expand", pack.as_str(), "--chain", "c.uses", "--catalog", s(&catalog)],
+        vec!["tool", pack.as_str(), "--chain", "c.uses", "--format", "compact", "--catalog", s(&catalog)],
+    ] {
+        let e = envelope(&run(&args));
+        assert_eq!(e["error"], "pack_kind_invalid", "{args:?}: {e}");
+        assert!(e["message"].as_str().unwrap().contains("\"nodes\""), "{e}");
+    }
+}

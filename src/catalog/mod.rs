@@ -14,6 +14,7 @@ mod range;
 mod signature;
 mod trust;
 
+pub use builtin::bundled_config_findings;
 pub use deps::check_dependencies;
 pub use host::{HostProfile, capabilities_form};
 pub use lockfile::{LockedPack, Lockfile, Requirement, Resolution, ResolveOptions, ResolvedPack, resolve};

@@ -399,6 +399,10 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
 fn validate_findings(trust: &Trust, args: &TrustArgs, pack: &Pack) -> Vec<Finding> {
     let mut findings = pack.findings.clone();
     findings.extend(trust.engine_findings(pack));
+    // The schemas chainsmith bundles for Core types apply with or without a catalog.
+    for chain in &pack.chains {
+        findings.extend(chainsmith::catalog::bundled_config_findings(chain));
+    }
     let signature = trust.signature(pack).finding;
     let asked = args.trusted_keys.is_some() || args.require_signed;
     findings.extend(signature.filter(|f| asked || f.code == code::PACK_SIGNATURE_INVALID));
@@ -427,11 +431,20 @@ fn trust_policy(args: &TrustArgs, host: HostProfile, strict: bool) -> Result<Tru
             c.add_node_catalog(file)?;
         }
     }
+    if let Some(refused) = catalog.as_ref().and_then(refused_catalog) {
+        return Err(refused);
+    }
     let trusted_keys = match &args.trusted_keys {
         Some(dir) => TrustedKeys::load(dir)?,
         None => TrustedKeys::default(),
     };
     Ok(Trust { catalog, trusted_keys, require_signed: args.require_signed, strict, host })
+}
+
+/// A catalog pack that must not be used (a node pack with a mistyped `kind`) refuses the
+/// command, rather than leaving its types unresolved and blaming the chains that use them.
+fn refused_catalog(catalog: &Catalog) -> Option<Error> {
+    catalog.findings().iter().find(|f| f.is_error()).map(|f| f.clone().into_error())
 }
 
 /// Warnings about the catalog and the trusted keys themselves. Their pointers point into
@@ -829,6 +842,9 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
     // Parsed here, not by clap, so `exec` is refused with a coded envelope.
     let safety_tier = args.safety_tier.as_deref().map(SafetyTier::parse).transpose()?;
     let catalog = (!args.catalog.is_empty()).then(|| Catalog::load(&args.catalog));
+    if let Some(refused) = catalog.as_ref().and_then(refused_catalog) {
+        return Err(refused);
+    }
     let host_tiers = match &args.host_tiers {
         Some(path) => {
             let bytes = chainsmith::fsio::read_limited(path, 1024 * 1024, code::INVALID_REQUEST)

@@ -27,8 +27,10 @@ pub fn findings(wf: &Workflow, catalog: Option<&Catalog>) -> Vec<Finding> {
         // starts, not a problem.
         out.retain(|f| f.pointer != "/nodes");
     }
-    if let Some(catalog) = catalog {
-        out.extend(catalog.check_workflow(wf));
+    // Without a catalog, the schemas chainsmith bundles for Core types still apply.
+    match catalog {
+        Some(catalog) => out.extend(catalog.check_workflow(wf)),
+        None => out.extend(Catalog::new().check_workflow(wf)),
     }
     out
 }
