@@ -290,13 +290,18 @@ fn authorization(subject: &Subject, findings: &mut Vec<Finding>) -> Option<Value
         if effects::is_http_type(node.type_id) && node.sub_chain.is_none() {
             let urls: Vec<(&str, &str)> =
                 URL_KEYS.iter().filter_map(|k| Some((*k, node.config()?.get(*k)?.as_str()?))).collect();
-            let fixed: Vec<Option<String>> = urls.iter().map(|(_, url)| effects::egress_host(url)).collect();
-            if !urls.is_empty() && fixed.iter().all(Option::is_some) {
-                hosts.extend(fixed.into_iter().flatten());
-                continue;
+            let unfixed = urls.iter().find(|(_, url)| effects::egress_host(url).is_none());
+            match (urls.is_empty(), unfixed) {
+                (false, None) => {
+                    hosts.extend(urls.iter().filter_map(|(_, url)| effects::egress_host(url)));
+                    continue;
+                }
+                (true, _) => unknown.push(format!("{} names no URL", who(node))),
+                (false, Some((key, _))) => {
+                    unknown.push(format!("{} calls a host that is not fixed", who(node)));
+                    first_pointer.get_or_insert_with(|| format!("{}/config/{key}", node.pointer));
+                }
             }
-            let why = if urls.is_empty() { "names no URL" } else { "calls a host that is not fixed" };
-            unknown.push(format!("{} {why}", who(node)));
         } else if node.effect.known && node.effect.tier == SafetyTier::Pure {
             continue;
         } else {

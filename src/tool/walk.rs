@@ -335,7 +335,7 @@ pub fn scrub_text(text: &str) -> (String, bool) {
     for piece in text.split_inclusive(char::is_whitespace) {
         let word = piece.trim_end();
         let space = &piece[word.len()..];
-        let core = word.trim_matches(|c: char| matches!(c, '(' | ')' | '"' | '\'' | ',' | ';' | '<' | '>' | '`'));
+        let core = word.trim_matches(|c: char| matches!(c, '(' | ')' | '"' | '\'' | ',' | ';' | '<' | '>' | '`' | '.' | '!' | '?'));
         let lead = &word[..word.find(core).unwrap_or(0)];
         let trail = &word[lead.len() + core.len()..];
         let replaced = if credential_label && !core.is_empty() {
@@ -675,7 +675,7 @@ mod tests {
             ("Login with password=hunter2 (test).", "Login with password=[redacted] (test)."),
             ("token: abc123xyz then", "token: [redacted] then"),
             ("(Bearer-free) text with ghp_0123456789abcdefghij", "(Bearer-free) text with [redacted]"),
-            ("send Bearer abcdefghijklmnop.", "send Bearer [redacted]"),
+            ("send Bearer abcdefghijklmnop.", "send Bearer [redacted]."),
         ];
         for (text, want) in cases {
             assert_eq!(scrub_text(text), (want.to_owned(), true), "{text}");
