@@ -304,25 +304,35 @@ pub fn sensitive_fields(schema: &Value) -> Vec<String> {
 /// model is never asked for a credential: the host supplies those. Also the pointers removed.
 pub fn withhold_sensitive(schema: &Value) -> (Value, Vec<String>) {
     let all = subschemas(schema);
-    let mut removed: Vec<(String, Option<(String, &str)>)> = Vec::new();
+    let mut removed = Vec::new();
+    // Names to drop per parent schema, so each `properties` map and `required` list is
+    // rewritten once (removing one by one from an ordered map is quadratic).
+    let mut by_parent: Vec<(String, std::collections::HashSet<&str>)> = Vec::new();
+    let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     for (i, node) in all.iter() {
-        let Step::Named("properties", name) = node.step else { continue };
+        let (Step::Named("properties", name), Some(parent)) = (node.step, node.parent) else { continue };
         if !is_sensitive(&all, i, node.schema) {
             continue;
         }
-        let required = node.parent.map(|p| (pointer_join(&all.pointer(p), "required"), name));
-        removed.push((all.pointer(i), required));
+        removed.push(all.pointer(i));
+        let at = *slot.entry(parent).or_insert_with(|| {
+            by_parent.push((all.pointer(parent), Default::default()));
+            by_parent.len() - 1
+        });
+        by_parent[at].1.insert(name);
     }
     let mut out = schema.clone();
-    for (pointer, required) in &removed {
-        remove_at(&mut out, pointer);
-        if let Some((at, name)) = required
-            && let Some(list) = out.pointer_mut(at).and_then(Value::as_array_mut)
-        {
-            list.retain(|v| v.as_str() != Some(name));
+    for (pointer, names) in &by_parent {
+        // A parent inside a property already withheld is gone, and so is its business.
+        let Some(parent) = out.pointer_mut(pointer).and_then(Value::as_object_mut) else { continue };
+        if let Some(props) = parent.get_mut("properties").and_then(Value::as_object_mut) {
+            props.retain(|k, _| !names.contains(k.as_str()));
+        }
+        if let Some(required) = parent.get_mut("required").and_then(Value::as_array_mut) {
+            required.retain(|v| v.as_str().is_none_or(|n| !names.contains(n)));
         }
     }
-    (out, removed.into_iter().map(|(p, _)| p).collect())
+    (out, removed)
 }
 
 /// Text with credential material replaced by `[redacted]`: secret-shaped words, the values
