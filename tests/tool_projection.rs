@@ -187,8 +187,16 @@ fn cli_prints_schema_valid_tool_documents() {
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(schema.violations(&doc).is_empty(), "{format}: {doc}");
     }
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "vendor.acme:t"]);
+    let out = chainsmith(&[
+        "tool",
+        SUPPORT,
+        "--chain",
+        "support.triage",
+        "--format",
+        "compact",
+        "--tool-id",
+        "vendor.acme:t",
+    ]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["toolId"], "vendor.acme:t");
 }

@@ -7,7 +7,9 @@ mod common;
 use chainsmith::error::code;
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_bytes, load_file};
 use chainsmith::schemas::Schema;
-use chainsmith::tool::{EffectOracle, HostTiers, Projection, SafetyTier, ToolOptions, project_compact, project_miruntime};
+use chainsmith::tool::{
+    EffectOracle, HostTiers, Projection, SafetyTier, ToolOptions, project_compact, project_miruntime,
+};
 use common::cli::{envelope, ok_json, run, s};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -70,7 +72,10 @@ fn a_sub_chain_that_deletes_irreversibly_makes_its_parent_an_irreversible_writer
     assert_eq!(m.value["sideEffects"]["changesExternalState"], true);
     assert_eq!(m.value["sideEffects"]["reversible"], false);
     let description = m.value["sideEffects"]["description"].as_str().unwrap();
-    assert!(description.contains("sub-chain `ops.purge`") && description.contains("Irreversible: run"), "{description}");
+    assert!(
+        description.contains("sub-chain `ops.purge`") && description.contains("Irreversible: run"),
+        "{description}"
+    );
     assert!(c.is_valid() && m.is_valid(), "{:?} {:?}", c.findings, m.findings);
 }
 
@@ -81,7 +86,8 @@ fn a_sub_chain_the_pack_does_not_hold_is_unknown_and_taken_as_a_write() {
         json!([{"id": "run", "typeId": "core.subWorkflow", "config": {"subChainRef": "ops.elsewhere"}}]),
         json!([]),
     );
-    parent["subChains"] = json!([{"ref": {"packName": "vendor.other", "chainId": "ops.elsewhere", "version": "1.0.0"}}]);
+    parent["subChains"] =
+        json!([{"ref": {"packName": "vendor.other", "chainId": "ops.elsewhere", "version": "1.0.0"}}]);
     let pack = pack_of(json!([parent]));
     let (c, m) = both(&pack, "ops.cleanup", &ToolOptions::default());
     assert_eq!(c.value["safetyTier"], "write");
@@ -97,15 +103,21 @@ fn reminder_pack() -> Pack {
 
 fn reminder_chains() -> Value {
     json!([
-        chain("ops.remind", json!([
+        chain(
+            "ops.remind",
+            json!([
             {"id": "pick", "typeId": "core.flow.noop"},
             {"id": "remind", "typeId": "feature.kicktodo.nodes.remind-today"},
             {"id": "list", "typeId": "feature.crm.nodes.list-deals"}]),
-            json!([{"from": "pick", "to": "remind"}, {"from": "remind", "to": "list"}])),
-        chain("ops.look", json!([
+            json!([{"from": "pick", "to": "remind"}, {"from": "remind", "to": "list"}])
+        ),
+        chain(
+            "ops.look",
+            json!([
             {"id": "get", "typeId": "core.openwop.http.get", "config": {"url": "https://api.example.com/x"}},
             {"id": "route", "typeId": "core.flow.if"}]),
-            json!([{"from": "get", "to": "route"}])),
+            json!([{"from": "get", "to": "route"}])
+        ),
     ])
 }
 
@@ -124,7 +136,10 @@ fn unknown_effects_are_writes_and_a_finding_names_the_nodes_and_how_to_declare_t
     }
     // A known read stays a read.
     let (c, m) = both(&pack, "ops.look", &ToolOptions::default());
-    assert_eq!((c.value["safetyTier"].as_str(), m.value["permissionClass"].as_str()), (Some("read"), Some("read-only")));
+    assert_eq!(
+        (c.value["safetyTier"].as_str(), m.value["permissionClass"].as_str()),
+        (Some("read"), Some("read-only"))
+    );
     assert!(!codes(&c).contains(&code::TOOL_EFFECT_UNKNOWN));
 }
 
@@ -137,7 +152,10 @@ fn a_host_tier_file_assigns_tiers_per_type_and_per_tool() {
     .unwrap();
     let opts = ToolOptions { host_tiers: Some(&tiers), ..Default::default() };
     let (c, m) = both(&pack, "ops.remind", &opts);
-    assert_eq!((c.value["safetyTier"].as_str(), m.value["permissionClass"].as_str()), (Some("read"), Some("read-only")));
+    assert_eq!(
+        (c.value["safetyTier"].as_str(), m.value["permissionClass"].as_str()),
+        (Some("read"), Some("read-only"))
+    );
     assert!(!codes(&c).contains(&code::TOOL_EFFECT_UNKNOWN));
 
     // Per toolId, through the CLI; `exec` in the file is refused with its code and pointer.
@@ -149,7 +167,10 @@ fn a_host_tier_file_assigns_tiers_per_type_and_per_tool() {
     let bad = write(dir.path(), "bad.json", &json!({"typeIds": {"x.y": "exec"}}));
     let out = run(&["tool", &pack_path, "--chain", "ops.look", "--format", "compact", "--host-tiers", &bad]);
     let env = envelope(&out);
-    assert_eq!((env["error"].as_str(), env["details"]["path"].as_str()), (Some("tool_safety_tier_invalid"), Some("/typeIds/x.y")));
+    assert_eq!(
+        (env["error"].as_str(), env["details"]["path"].as_str()),
+        (Some("tool_safety_tier_invalid"), Some("/typeIds/x.y"))
+    );
 }
 
 // ---- 3. A strict-schema export keeps its effects through provenance -------------------------
@@ -205,7 +226,8 @@ fn timeout_is_the_longest_path_with_gates_and_model_steps_counted() {
         {"id": "gate", "typeId": "core.chat.approvalGate"},
         {"id": "quick", "typeId": "core.flow.noop", "config": {"timeoutMs": 15000}},
         {"id": "send", "typeId": "vendor.acme.mail.send", "config": {"timeoutMs": 15000}}]);
-    let edges = json!([{"from": "draft", "to": "gate"}, {"from": "gate", "to": "send"}, {"from": "draft", "to": "quick"}]);
+    let edges =
+        json!([{"from": "draft", "to": "gate"}, {"from": "gate", "to": "send"}, {"from": "draft", "to": "quick"}]);
     let pack = pack_of(json!([chain("ops.t", nodes.clone(), edges.clone())]));
     let m = project_miruntime(&pack, &pack.chains[0], &ToolOptions::default());
     // 300 s (model default) + 24 h (gate default) + 15 s; the branch through `quick` is shorter.
@@ -240,7 +262,8 @@ fn retry_policy_is_forward_only_and_compensation_is_no_tool() {
     assert!(description.contains("Irreversible: bill (vendor.acme.billing.charge)"), "{description}");
 
     // Only a compensation retry: no retryPolicy at all.
-    let mut c = chain("ops.r", json!([{"id": "a", "typeId": "x.a", "compensation": {"nodeTypeId": "x.undo"}}]), json!([]));
+    let mut c =
+        chain("ops.r", json!([{"id": "a", "typeId": "x.a", "compensation": {"nodeTypeId": "x.undo"}}]), json!([]));
     c["compensation"] = json!({"triggers": ["node-failure"], "retry": {"maxAttempts": 3}});
     let pack = pack_of(json!([c]));
     let m = project_miruntime(&pack, &pack.chains[0], &ToolOptions::default());
@@ -261,11 +284,14 @@ impl EffectOracle for FlagsIrreversible {
 
 #[test]
 fn permission_class_needs_evidence_for_irreversible_and_knows_drafts() {
+    let mut plain = chain("p.plain", json!([{"id": "w", "typeId": "vendor.acme.crm.create-task"}]), json!([]));
+    plain["capabilities"] = json!(["side-effectful"]);
     let pack = pack_of(json!([
-        chain("p.plain", json!([{"id": "w", "typeId": "vendor.acme.crm.create-task", "capabilities": ["side-effectful"]}]), json!([])),
+        plain,
         chain("p.draft", json!([{"id": "d", "typeId": "core.email.draft"}]), json!([])),
         chain("p.shred", json!([{"id": "s", "typeId": "vendor.acme.files.shred"}]), json!([])),
     ]));
+    assert!(pack.errors().next().is_none(), "{:?}", pack.findings);
     let class = |id: &str, opts: &ToolOptions| {
         let m = project_miruntime(&pack, pack.chain(id).unwrap(), opts);
         m.value["permissionClass"].as_str().unwrap().to_owned()
@@ -299,7 +325,8 @@ fn allowed_egress_lists_every_host_or_is_left_out() {
     let pack = pack_of(json!([mixed, fixed]));
     let (_, m) = both(&pack, "e.mixed", &ToolOptions::default());
     assert!(m.value.get("authorization").is_none(), "{}", m.value["authorization"]);
-    let note = m.findings.iter().find(|f| f.details.get("field") == Some(&json!("authorization.allowedEgress"))).unwrap();
+    let note =
+        m.findings.iter().find(|f| f.details.get("field") == Some(&json!("authorization.allowedEgress"))).unwrap();
     assert!(note.message.contains("llm (core.ai.chatCompletion)") && note.message.contains("tell"), "{}", note.message);
     let (_, m) = both(&pack, "e.fixed", &ToolOptions::default());
     assert_eq!(m.value["authorization"]["allowedEgress"], json!(["api.github.com", "status.example.com"]));
@@ -429,7 +456,10 @@ fn no_corpus_chain_is_pure_or_read_only_while_a_node_effect_is_unknown() {
     for pack in corpus_chain_packs() {
         for chain in &pack.chains {
             chains += 1;
-            let (c, m) = (project_compact(&pack, chain, &ToolOptions::default()), project_miruntime(&pack, chain, &ToolOptions::default()));
+            let (c, m) = (
+                project_compact(&pack, chain, &ToolOptions::default()),
+                project_miruntime(&pack, chain, &ToolOptions::default()),
+            );
             for (p, schema) in [(&c, Schema::CompactToolDescriptor), (&m, Schema::MiRuntimeToolContract)] {
                 if !schema.violations(&p.value).is_empty() || !p.is_valid() {
                     failures.push(format!("{}: {:?} {:?}", chain.chain_id(), p.violations, p.findings));
@@ -521,7 +551,8 @@ fn bundled_core_schemas_apply_without_a_catalog() {
     // expand: warned without --strict, refused with it, with no catalog in either case.
     let out = run(&["expand", &pack, "--chain", "c.mock", "--expansion-id", "t001"]);
     let expanded = ok_json(&out);
-    let warned: Vec<&Value> = expanded["warnings"].as_array().unwrap().iter().filter(|w| w["code"] == "node_config_invalid").collect();
+    let warned: Vec<&Value> =
+        expanded["warnings"].as_array().unwrap().iter().filter(|w| w["code"] == "node_config_invalid").collect();
     assert_eq!(warned.len(), 2, "{}", expanded["warnings"]);
     let out = run(&["expand", &pack, "--chain", "c.mock", "--expansion-id", "t001", "--strict"]);
     assert_eq!(envelope(&out)["error"], "node_config_invalid");
@@ -532,8 +563,14 @@ fn mock_confidence_beside_a_decision_is_schema_valid_even_under_strict() {
     let dir = tempfile::tempdir().unwrap();
     let config = json!({"mockDecision": {"decision": "approve", "confidence": 0.9}, "mockConfidence": 0.4});
     let pack = write(dir.path(), "pack.json", &manifest(json!([mock_chain(config)])));
-    let out = run(&["expand", &pack, "--chain", "c.mock", "--expansion-id", "t001", "--strict"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let empty = dir.path().join("no-node-packs");
+    std::fs::create_dir(&empty).unwrap();
+    for extra in [&[][..], &["--catalog", s(&empty)][..]] {
+        let args =
+            [&["expand", pack.as_str(), "--chain", "c.mock", "--expansion-id", "t001", "--strict"][..], extra].concat();
+        let out = run(&args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 #[test]
@@ -553,10 +590,14 @@ fn host_conformance_gates_refuse_the_mock_agent_and_dispatch_mappings() {
         &json!({"protocolVersion": "1.2.0", "compensation": {"supported": true},
             "conformance": {"mockAgent": true}, "agents": {"dispatchMapping": true}}),
     );
-    let expand = |chain: &str, host: &str| run(&["expand", &pack, "--chain", chain, "--expansion-id", "t001", "--host", host]);
+    let expand =
+        |chain: &str, host: &str| run(&["expand", &pack, "--chain", chain, "--expansion-id", "t001", "--host", host]);
     assert_eq!(envelope(&expand("c.mock", &bare))["error"], "capability_required");
     let e = envelope(&expand("c.dispatch", &bare));
-    assert_eq!((e["error"].as_str(), e["details"]["path"].as_str()), (Some("validation_error"), Some("/nodes/0/config/inputMapping")));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["path"].as_str()),
+        (Some("validation_error"), Some("/nodes/0/config/inputMapping"))
+    );
     assert!(expand("c.mock", &caps).status.success(), "{}", String::from_utf8_lossy(&expand("c.mock", &caps).stderr));
     assert!(expand("c.dispatch", &caps).status.success());
     // Without --host nothing is said about the host, so nothing is gated.

@@ -130,7 +130,9 @@ pub(crate) fn host_gates(host: &HostProfile, exp: &Expansion) -> Vec<Finding> {
         }
         if type_id == DISPATCH && host.dispatch_mapping == Some(false) {
             for key in MAPPINGS {
-                let non_empty = node.pointer(&format!("/config/{key}")).is_some_and(|m| m.as_object().is_none_or(|m| !m.is_empty()));
+                let non_empty = node
+                    .pointer(&format!("/config/{key}"))
+                    .is_some_and(|m| m.as_object().is_none_or(|m| !m.is_empty()));
                 if non_empty {
                     out.push(
                         Finding::error(

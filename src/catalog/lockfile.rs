@@ -705,7 +705,12 @@ fn registry_checks(
 }
 
 /// Warn when the registry marks the version as yanked.
-fn registry_yanked(verified: &crate::registry::Verified, entry: &LockedPack, version: &str, findings: &mut Vec<Finding>) {
+fn registry_yanked(
+    verified: &crate::registry::Verified,
+    entry: &LockedPack,
+    version: &str,
+    findings: &mut Vec<Finding>,
+) {
     if verified.yanked() {
         let reason = verified.manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
         findings.push(

@@ -847,8 +847,8 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
     }
     let host_tiers = match &args.host_tiers {
         Some(path) => {
-            let bytes = chainsmith::fsio::read_limited(path, 1024 * 1024, code::INVALID_REQUEST)
-                .map_err(Error::not_a_pack)?;
+            let bytes =
+                chainsmith::fsio::read_limited(path, 1024 * 1024, code::INVALID_REQUEST).map_err(Error::not_a_pack)?;
             let text = String::from_utf8(bytes).map_err(|_| {
                 Error::new(code::INVALID_REQUEST, format!("{}: not UTF-8 text", path.display()))
                     .with("file", path.display().to_string())

@@ -112,14 +112,16 @@ pub(crate) fn model_arguments(subject: &Subject, findings: &mut Vec<Finding>) ->
 pub(crate) fn scrubbed_text(subject: &Subject, member: &str, text: &str, findings: &mut Vec<Finding>) -> String {
     let (clean, changed) = walk::scrub_text(text);
     if changed {
-        findings.push(subject.finding(
-            Finding::warning(
-                code::TOOL_CREDENTIAL_OMITTED,
-                subject.pointer(member),
-                format!("credential material redacted from the {member}"),
-            )
-            .with("field", member),
-        ));
+        findings.push(
+            subject.finding(
+                Finding::warning(
+                    code::TOOL_CREDENTIAL_OMITTED,
+                    subject.pointer(member),
+                    format!("credential material redacted from the {member}"),
+                )
+                .with("field", member),
+            ),
+        );
     }
     clean
 }

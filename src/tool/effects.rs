@@ -304,8 +304,7 @@ pub fn is_draft_type(type_id: &str) -> bool {
 /// A step that waits for a person: approval and clarification gates, human-in-the-loop types.
 pub fn is_human_step(type_id: &str) -> bool {
     let words = type_words(type_id);
-    words.iter().any(|w| matches!(w.as_str(), "approval" | "clarification"))
-        || type_id.split('.').any(|s| s == "hitl")
+    words.iter().any(|w| matches!(w.as_str(), "approval" | "clarification")) || type_id.split('.').any(|s| s == "hitl")
 }
 
 /// An LLM or agent step: `core.ai.*`, or an agent runner.
@@ -470,12 +469,14 @@ mod tests {
 
     #[test]
     fn host_tier_files() {
-        let tiers =
-            HostTiers::from_json(r#"{"typeIds": {"x.list": "read"}, "toolIds": {"p:c": "write"}}"#).unwrap();
+        let tiers = HostTiers::from_json(r#"{"typeIds": {"x.list": "read"}, "toolIds": {"p:c": "write"}}"#).unwrap();
         assert_eq!(tiers.effect_of("x.list@1.0.0"), Some(SafetyTier::Read));
         assert_eq!(tiers.tool_tier("p:c"), Some(SafetyTier::Write));
         let exec = HostTiers::from_json(r#"{"typeIds": {"x.run": "exec"}}"#).unwrap_err();
-        assert_eq!((exec.code, &exec.details["path"]), (code::TOOL_SAFETY_TIER_INVALID, &Value::from("/typeIds/x.run")));
+        assert_eq!(
+            (exec.code, &exec.details["path"]),
+            (code::TOOL_SAFETY_TIER_INVALID, &Value::from("/typeIds/x.run"))
+        );
         for bad in ["[]", "{\"tiers\": {}}", "{\"typeIds\": []}", "nope"] {
             assert_eq!(HostTiers::from_json(bad).unwrap_err().code, code::INVALID_REQUEST, "{bad}");
         }

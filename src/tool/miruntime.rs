@@ -6,10 +6,10 @@ use super::effects::{self, SafetyTier, URL_KEYS};
 use super::subject::{NodeFacts, Permission, Subject, TimeoutSource};
 use super::{Projection, text, walk};
 use crate::error::{Finding, code};
-use text::PlainVersion;
 use crate::schemas::Schema;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
+use text::PlainVersion;
 
 const DESCRIPTION_MAX: usize = 2000;
 /// Every run emits these per node.
@@ -253,10 +253,8 @@ fn side_effects(subject: &Subject, permission: Permission) -> Value {
     if !irreversible.is_empty() {
         sentences.push(format!("Irreversible: {}.", irreversible.join(", ")));
     }
-    let compensated: Vec<String> = subject
-        .writers()
-        .filter_map(|n| Some(format!("{} by {}", who(n), n.compensation_type?)))
-        .collect();
+    let compensated: Vec<String> =
+        subject.writers().filter_map(|n| Some(format!("{} by {}", who(n), n.compensation_type?))).collect();
     if !compensated.is_empty() {
         sentences.push(format!(
             "Compensated inside the run (node types, not tools a host can call): {}.",
@@ -266,10 +264,7 @@ fn side_effects(subject: &Subject, permission: Permission) -> Value {
     let uncompensated: Vec<String> =
         subject.writers().filter(|n| !n.compensated() && !n.draft && !n.irreversible).map(who).collect();
     if changes && !uncompensated.is_empty() {
-        sentences.push(format!(
-            "No compensation and no irreversible declaration: {}.",
-            uncompensated.join(", ")
-        ));
+        sentences.push(format!("No compensation and no irreversible declaration: {}.", uncompensated.join(", ")));
     }
     let mut out = json!({"changesExternalState": changes, "description": sentences.join(" ")});
     if changes {

@@ -342,12 +342,14 @@ impl<'a> Subject<'a> {
             named.join(", ")
         );
         let nodes: Vec<&str> = unknown.iter().map(|n| n.id).collect();
-        Some(self.finding(
-            Finding::warning(code::TOOL_EFFECT_UNKNOWN, self.base.as_str(), message)
-                .with("nodes", nodes)
-                .with("typeIds", type_ids)
-                .with("pointers", unknown.iter().map(|n| n.pointer.as_str()).collect::<Vec<_>>()),
-        ))
+        Some(
+            self.finding(
+                Finding::warning(code::TOOL_EFFECT_UNKNOWN, self.base.as_str(), message)
+                    .with("nodes", nodes)
+                    .with("typeIds", type_ids)
+                    .with("pointers", unknown.iter().map(|n| n.pointer.as_str()).collect::<Vec<_>>()),
+            ),
+        )
     }
 
     /// The strongest effect of any node (an unknown one counts as a write).
@@ -424,9 +426,9 @@ fn child_summary(
     if visiting.iter().any(|c| c == chain_ref) {
         return Err(format!("sub-chain `{chain_ref}` runs itself; its effect is unknown, taken as a write"));
     }
-    let child = pack
-        .chain(chain_ref)
-        .ok_or_else(|| format!("sub-chain `{chain_ref}` is not in this pack; its effect is unknown, taken as a write"))?;
+    let child = pack.chain(chain_ref).ok_or_else(|| {
+        format!("sub-chain `{chain_ref}` is not in this pack; its effect is unknown, taken as a write")
+    })?;
     visiting.push(chain_ref.to_owned());
     let sub = Subject::chain_inner(pack, child, oracle, visiting);
     visiting.pop();

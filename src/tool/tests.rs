@@ -90,7 +90,10 @@ fn overrides_tool_id_and_tier() {
     let opts =
         ToolOptions { tool_id: Some("vendor.acme:triage"), safety_tier: Some(SafetyTier::Read), ..Default::default() };
     let p = project_compact(&pack, chain, &opts);
-    assert_eq!((p.value["toolId"].as_str(), p.value["safetyTier"].as_str()), (Some("vendor.acme:triage"), Some("read")));
+    assert_eq!(
+        (p.value["toolId"].as_str(), p.value["safetyTier"].as_str()),
+        (Some("vendor.acme:triage"), Some("read"))
+    );
     let downgrade = p.findings.iter().find(|f| f.details.get("field") == Some(&json!("safetyTier"))).unwrap();
     assert_eq!(downgrade.severity, Severity::Warning);
     assert!(p.is_valid());

@@ -83,10 +83,8 @@ pub fn plain_version(text: &str) -> Option<PlainVersion> {
     }
     let core_end = rest.find(['-', '+']).unwrap_or(rest.len());
     let (core, suffix) = rest.split_at(core_end);
-    let prerelease = suffix
-        .strip_prefix('-')
-        .map(|p| p.split('+').next().unwrap_or_default().to_owned())
-        .filter(|p| !p.is_empty());
+    let prerelease =
+        suffix.strip_prefix('-').map(|p| p.split('+').next().unwrap_or_default().to_owned()).filter(|p| !p.is_empty());
     let parts: Vec<&str> = core.split('.').collect();
     if parts.len() > 3 || parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
         return None;
@@ -131,7 +129,8 @@ fn first_sentence(line: &str) -> &str {
 
 /// Whether the word before a full stop is an abbreviation rather than a sentence's end.
 fn ends_abbreviation(before: &str) -> bool {
-    const ABBREVIATIONS: [&str; 12] = ["e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "esp", "resp", "no", "mr", "dr"];
+    const ABBREVIATIONS: [&str; 12] =
+        ["e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "esp", "resp", "no", "mr", "dr"];
     let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
     let lower = word.to_ascii_lowercase();
     ABBREVIATIONS.contains(&lower.as_str()) || (word.chars().count() == 1 && word.chars().all(char::is_alphabetic))

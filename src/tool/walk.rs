@@ -345,7 +345,9 @@ pub fn scrub_text(text: &str) -> (String, bool) {
     for piece in text.split_inclusive(char::is_whitespace) {
         let word = piece.trim_end();
         let space = &piece[word.len()..];
-        let core = word.trim_matches(|c: char| matches!(c, '(' | ')' | '"' | '\'' | ',' | ';' | '<' | '>' | '`' | '.' | '!' | '?'));
+        let core = word.trim_matches(|c: char| {
+            matches!(c, '(' | ')' | '"' | '\'' | ',' | ';' | '<' | '>' | '`' | '.' | '!' | '?')
+        });
         let lead = &word[..word.find(core).unwrap_or(0)];
         let trail = &word[lead.len() + core.len()..];
         let replaced = if credential_label && !core.is_empty() {
@@ -667,7 +669,12 @@ mod tests {
         let (kept, removed) = withhold_sensitive(&schema);
         assert_eq!(
             removed,
-            ["/properties/erpPassword", "/properties/token", "/properties/auth/properties/clientSecret", "/properties/key"]
+            [
+                "/properties/erpPassword",
+                "/properties/token",
+                "/properties/auth/properties/clientSecret",
+                "/properties/key"
+            ]
         );
         assert_eq!(
             kept,

@@ -52,10 +52,7 @@ pub(crate) fn recorded_capabilities(nodes: &[Value]) -> (Vec<String>, Map<String
         let list = shared.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
         return (list, Map::new());
     }
-    let per_node = nodes
-        .iter()
-        .filter_map(|n| Some((n.get("id")?.as_str()?.to_owned(), caps(n)?)))
-        .collect();
+    let per_node = nodes.iter().filter_map(|n| Some((n.get("id")?.as_str()?.to_owned(), caps(n)?))).collect();
     (Vec::new(), per_node)
 }
 
