@@ -194,7 +194,7 @@ fn publish_the_whole_workflow_follows_its_edits() {
     assert!(h.query_by_label("Publish workflow as tool").is_some());
     assert!(h.query_by_label_contains("The whole workflow “Untitled workflow” (4 nodes)").is_some());
     let compact = json(&h, COMPACT);
-    assert!(compact["toolId"].as_str().is_some_and(|id| id.starts_with("openwop:")), "{compact}");
+    assert!(compact["toolId"].as_str().is_some_and(|id| id.starts_with("workflow:")), "{compact}");
     assert_eq!(compact["safetyTier"], "write", "the inserted chain pages and appends");
     assert!(badge_says(&h, COMPACT, "valid") && badge_says(&h, MIRUNTIME, "valid"));
     let contract = json(&h, MIRUNTIME);

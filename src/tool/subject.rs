@@ -475,7 +475,7 @@ fn strings(v: Option<&Value>) -> Vec<&str> {
     v.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect()
 }
 
-fn provenance_capabilities<'a>(workflow: &'a Value) -> HashMap<&'a str, Vec<&'a str>> {
+fn provenance_capabilities(workflow: &Value) -> HashMap<&str, Vec<&str>> {
     let mut out: HashMap<&str, Vec<&str>> = HashMap::new();
     let instances = workflow.pointer("/metadata/customProperties/chainsmith/instances").and_then(Value::as_array);
     for instance in instances.into_iter().flatten() {
