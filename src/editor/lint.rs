@@ -195,6 +195,22 @@ mod tests {
     }
 
     #[test]
+    fn bundled_core_config_schemas_apply_without_a_catalog() {
+        let wf = Workflow::from_json(json!({
+            "id": "flow", "name": "Flow", "version": "1.0.0",
+            "nodes": [{"id": "m", "typeId": "core.conformance.mock-agent", "position": {"x": 0, "y": 0},
+                       "config": {"mockConfidence": 1.5}, "inputs": {}}],
+            "edges": [], "triggers": [], "variables": [], "metadata": {}, "settings": {}
+        }))
+        .unwrap();
+        let found = findings(&wf, None);
+        assert!(
+            found.iter().any(|f| f.code == code::NODE_CONFIG_INVALID && f.pointer == "/nodes/0/config/mockConfidence"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
     fn the_worker_answers_with_the_findings_of_the_revision_asked_about() {
         let wf = Arc::new(with_dangling_edge());
         let expected = findings(&wf, None);
