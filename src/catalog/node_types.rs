@@ -249,26 +249,10 @@ impl Catalog {
 
     /// Add one loaded pack; anything but a node pack is ignored.
     pub fn add_pack(&mut self, pack: &Pack) {
-        if let PackKind::Other(kind) = &pack.kind
-            && pack.manifest.get("nodes").is_some_and(Value::is_array)
-        {
-            // A node pack with a mistyped kind (`"nodes"`): refused here, so the chains that use
-            // its types are not blamed for it.
-            self.findings.push(
-                Finding::error(
-                    code::PACK_KIND_INVALID,
-                    "/kind",
-                    format!(
-                        "{}: kind \"{kind}\" is not a pack kind; a node pack's kind is \"node\" (or absent), so its \
-                         {} node type(s) are not catalogued",
-                        pack.source.display(),
-                        pack.node_types().len()
-                    ),
-                )
-                .with("kind", kind.as_str())
-                .with("file", pack.source.display().to_string())
-                .with("packName", pack.name()),
-            );
+        // A node pack with a mistyped kind is refused here, so the chains that use its types
+        // are not blamed for it.
+        if let Some(refused) = super::mistyped_node_pack(pack) {
+            self.findings.push(refused);
             return;
         }
         if pack.kind != PackKind::Node {
