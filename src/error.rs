@@ -85,6 +85,8 @@ pub mod code {
     pub const TOOL_CREDENTIAL_OMITTED: &str = "tool_credential_omitted";
     pub const TOOL_PROJECTION_INVALID: &str = "tool_projection_invalid";
     pub const TOOL_OPTION_IGNORED: &str = "tool_option_ignored";
+    pub const TOOL_EFFECT_UNKNOWN: &str = "tool_effect_unknown";
+    pub const TOOL_SENSITIVE_WITHHELD: &str = "tool_sensitive_withheld";
 
     // Trust and resolution: node-pack catalog, dependencies, lockfile, signatures.
     pub const NODE_SCHEMA_UNAVAILABLE: &str = "node_schema_unavailable";

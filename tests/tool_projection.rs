@@ -188,10 +188,18 @@ fn cli_prints_schema_valid_tool_documents() {
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(schema.violations(&doc).is_empty(), "{format}: {doc}");
     }
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "openwop:t"]);
+    let out = chainsmith(&[
+        "tool",
+        SUPPORT,
+        "--chain",
+        "support.triage",
+        "--format",
+        "compact",
+        "--tool-id",
+        "vendor.acme:t",
+    ]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["toolId"], "openwop:t");
+    assert_eq!(doc["toolId"], "vendor.acme:t");
 }
 
 #[test]
@@ -227,7 +235,7 @@ fn cli_projects_a_workflow_file() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (doc["name"].as_str(), doc["permissionClass"].as_str()),
-        (Some("nightly-digest"), Some("irreversible-write"))
+        (Some("nightly-digest"), Some("reversible-write"))
     );
 
     // A workflow without a version has no MiRuntime version: refused, not printed.

@@ -81,7 +81,10 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         }
         settings["compensation"] = policy;
     }
+    let (capabilities, node_capabilities) = super::provenance::recorded_capabilities(&exp.nodes);
     let instance = Instance {
+        capabilities,
+        node_capabilities,
         pack_name: exp.pack_name.clone(),
         pack_version: exp.pack_version.clone(),
         chain_id: exp.chain_id.clone(),
