@@ -9,6 +9,8 @@
 //!   and exports JSON atomically;
 //! - [`inline`] is the one pipeline the CLI and the editor both run: trust and host checks,
 //!   values, expansion, checks, splice;
+//! - [`instance`] re-expands an inserted chain in place (new values or a new version),
+//!   keeping what the user changed since;
 //! - [`catalog`] answers what the target host and known node packs provide, and whether a
 //!   pack is trusted (signatures, dependencies, lockfiles);
 //! - [`registry`] reads, verifies, installs from and publishes to OpenWOP registry folders
@@ -37,6 +39,7 @@ pub mod expand;
 pub mod fsio;
 pub mod graph;
 pub mod inline;
+pub mod instance;
 pub mod json_walk;
 pub mod pack;
 mod parallel;

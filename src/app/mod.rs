@@ -11,6 +11,7 @@ mod authoring;
 mod canvas;
 mod child_view;
 mod command_ui;
+mod conflicts;
 mod dialogs;
 mod finder;
 mod form;
@@ -1133,6 +1134,13 @@ impl App {
                     self.doc.selection.nodes = inst.node_ids.into_iter().collect();
                 }
                 self.problems.status_with(outcome.label, outcome.warnings);
+            }
+            Err(e) if e.code == crate::error::code::UPGRADE_CONFLICT => {
+                // Nothing was applied: the form lists the conflicts for the user to settle.
+                if let Some(form) = &mut self.form {
+                    form.conflicts = crate::instance::Conflict::listed_in(&e);
+                }
+                self.problems.status(e.message);
             }
             Err(e) => {
                 if let Some(form) = &mut self.form {
