@@ -20,7 +20,7 @@ use crate::expand::{ExpandOptions, Expansion, expand_from};
 use crate::pack::Pack;
 use crate::params::apply_defaults;
 use crate::instance::{Conflict, Edit, Resolutions};
-use crate::workflow::{Edge, Instance, SpliceOptions, Workflow, splice};
+use crate::workflow::{Edge, Instance, Node, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value};
 
 /// How the expansionId is chosen.
@@ -124,8 +124,9 @@ pub struct InlineOutcome {
     pub expansion: Expansion,
     /// The instance recorded in the parent (new, or re-expanded in place).
     pub instance: Instance,
-    /// Parent edges the wiring replaced.
+    /// Parent edges the wiring replaced; for a re-expansion, the nodes and edges it removed.
     pub removed_edges: Vec<Edge>,
+    pub removed_nodes: Vec<Node>,
     /// With a host that co-expands sub-chains, and only for a new instance: each child
     /// spliced into a workflow of its own.
     pub children: Vec<ChildWorkflow>,
@@ -248,7 +249,7 @@ fn base_expansion(wf: &Workflow, key: &str, req: &InlineRequest) -> Result<Expan
 pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, trust: &Trust) -> Result<InlineOutcome> {
     let Expanded { expansion, children, base } = expanded;
     let mut findings = expansion.warnings.clone();
-    let (mut edits, mut conflicts) = (Vec::new(), Vec::new());
+    let (mut edits, mut conflicts, mut removed_nodes) = (Vec::new(), Vec::new(), Vec::new());
     let (instance, removed_edges, children) = match destination {
         Destination::Reparameterise { key, resolutions } => {
             let base = base.ok_or_else(|| {
@@ -257,7 +258,7 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
             })?;
             let merged = crate::instance::reexpand(wf, key, &base, &expansion, resolutions)?;
             findings.extend(merged.warnings);
-            (edits, conflicts) = (merged.edits, merged.conflicts);
+            (edits, conflicts, removed_nodes) = (merged.edits, merged.conflicts, merged.removed_nodes);
             (merged.instance, merged.removed_edges, Vec::new())
         }
         Destination::Splice(opts) => {
@@ -275,7 +276,7 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
             (report.instance, report.removed_edges, workflows)
         }
     };
-    Ok(InlineOutcome { expansion, instance, removed_edges, children, findings, edits, conflicts })
+    Ok(InlineOutcome { expansion, instance, removed_edges, removed_nodes, children, findings, edits, conflicts })
 }
 
 /// Refuse what the trust policy blocks before anything is expanded; return its warnings.

@@ -920,7 +920,9 @@ impl App {
             self.problems.error(e);
             return;
         }
-        match self.doc.apply(cmd) {
+        let result = self.doc.apply(cmd);
+        self.app_reparam.answered(result.as_ref().err());
+        match result {
             Ok(outcome) => {
                 self.problems.clear_error();
                 if !outcome.new_nodes.is_empty() {

@@ -13,7 +13,7 @@ use super::history::{History, next_revision};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::inline::{Destination, InlineRequest};
-use crate::workflow::{Edge, Node, Workflow};
+use crate::workflow::{Edge, Node, NodeBody, Workflow};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -27,10 +27,12 @@ pub enum Command {
         key: String,
     },
     /// Re-expand the workflow's OpenWOP app instance (interop §5) with `values` merged over
-    /// the recorded ones, by the app's token rules and expansionId.
+    /// the recorded ones, by the app's token rules and expansionId, keeping hand edits
+    /// (conflicts settled by `resolutions`, else refused).
     ReparameteriseApp {
         chain: Box<crate::pack::Chain>,
         values: Map<String, Value>,
+        resolutions: crate::instance::Resolutions,
     },
     /// New positions for nodes (a finished drag is one command).
     MoveNodes(Vec<(String, (f64, f64))>),
@@ -151,6 +153,8 @@ enum Change {
         nodes: Vec<Node>,
         edges: Vec<Edge>,
     },
+    /// Whole node objects by id (the ids themselves do not change).
+    Nodes(Vec<(String, NodeBody)>),
     /// The workflow's top-level members (provenance, variables, settings, …).
     TopLevel(Map<String, Value>),
     Replace(Box<Workflow>),
@@ -289,26 +293,25 @@ impl Document {
     /// Insert or re-parameterise a chain instance through the inline pipeline (the one
     /// `chainsmith inline` runs), as one undo step. A refusal changes nothing.
     ///
-    /// The undo step of an insert holds what the inline changed, not a copy of the workflow: a
-    /// splice only adds nodes and edges, removes the edges its wiring replaces and edits
-    /// top-level members; making room moves nodes.
+    /// The undo step holds what the inline changed, not a copy of the workflow: a splice only
+    /// adds nodes and edges, removes the edges its wiring replaces and edits top-level
+    /// members; a re-expansion edits, adds and removes its instance's nodes and edges and the
+    /// provenance; making room moves nodes.
     pub fn inline(&mut self, req: InlineRequest) -> Result<Outcome, Error> {
         let (destination, trust) = (req.destination.clone(), req.trust);
-        if let Destination::Reparameterise { .. } = destination {
-            // A re-expansion may edit, add and remove nodes and edges of the instance: the
-            // step keeps the workflow as it was (node bodies are shared, not copied).
-            let before = Workflow::clone(&self.wf);
-            let done = crate::inline::inline(self.wf_mut(), req)?;
-            let kept = done.edits.len();
-            let label = match kept {
-                0 => format!("Re-parameterise {}", done.instance.label),
-                n => format!("Re-parameterise {} (keeping {n} edit{})", done.instance.label, if n == 1 { "" } else { "s" }),
-            };
-            let outcome = Outcome { label, warnings: done.findings, new_nodes: Vec::new() };
-            return Ok(self.record(Change::Replace(Box::new(before)), outcome));
-        }
         let top_level = self.wf.members().clone();
         let last_seq = self.wf.last_seq();
+        let reparameterised: Vec<(String, NodeBody)> = match &destination {
+            Destination::Reparameterise { key, .. } => self
+                .wf
+                .instance(key)
+                .map(|i| i.node_ids)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|id| self.wf.node(&id).map(|ix| (id, self.wf.graph[ix].body().clone())))
+                .collect(),
+            Destination::Splice(_) => Vec::new(),
+        };
         let done = crate::inline::inline(self.wf_mut(), req)?;
         let moved = super::preview::make_room(self.wf_mut(), &done.instance.node_ids, &destination, trust);
         let wf = &self.wf;
@@ -319,19 +322,23 @@ impl Document {
         let moved = moved.into_iter().map(|(id, old)| (Target::Node(id), "position".to_owned(), old)).collect();
         let inverse = Change::Batch(vec![
             Change::Members(moved),
+            Change::Nodes(reparameterised),
             Change::Remove { nodes: added_nodes, edges: added_edges },
-            Change::Restore { nodes: Vec::new(), edges: done.removed_edges },
+            Change::Restore { nodes: done.removed_nodes, edges: done.removed_edges },
             Change::TopLevel(top_level),
         ]);
-        let verb = match &destination {
-            Destination::Splice(opts) if opts.between.is_some() => "Splice",
-            _ => "Insert",
+        let (verb, new_nodes) = match &destination {
+            Destination::Reparameterise { .. } => ("Re-parameterise", Vec::new()),
+            Destination::Splice(opts) if opts.between.is_some() => ("Splice", done.instance.node_ids),
+            Destination::Splice(_) => ("Insert", done.instance.node_ids),
         };
-        let outcome = Outcome {
-            label: format!("{verb} {}", done.instance.label),
-            warnings: done.findings,
-            new_nodes: done.instance.node_ids,
+        let kept = match done.edits.len() {
+            0 => String::new(),
+            1 => " (1 edit kept)".to_owned(),
+            n => format!(" ({n} edits kept)"),
         };
+        let outcome =
+            Outcome { label: format!("{verb} {}{kept}", done.instance.label), warnings: done.findings, new_nodes };
         Ok(self.record(inverse, outcome))
     }
 
@@ -376,13 +383,13 @@ impl Document {
                 })?;
                 Ok((Change::Replace(Box::new(before)), outcome(format!("Remove instance {}", instance.label))))
             }
-            Command::ReparameteriseApp { chain, values } => {
+            Command::ReparameteriseApp { chain, values, resolutions } => {
                 let inst = super::app_reparam::app_instance(&self.wf).ok_or_else(|| {
                     Error::new(code::INVALID_REQUEST, "this workflow was not expanded by the OpenWOP app")
                         .with("path", "/metadata/source")
                 })?;
                 let doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
-                let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values)?)?;
+                let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values, &resolutions)?)?;
                 let to = super::app_reparam::app_instance(&wf).map(|i| i.expansion_id).unwrap_or_default();
                 let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
                 let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
@@ -745,6 +752,15 @@ fn apply_change(wf: &mut Workflow, change: Change) -> Change {
             }
             Change::Remove { nodes: node_ids, edges: edge_seqs }
         }
+        Change::Nodes(nodes) => {
+            let mut inverse = Vec::with_capacity(nodes.len());
+            for (id, body) in nodes {
+                if let Some(ix) = wf.node(&id) {
+                    inverse.push((id, wf.graph[ix].swap_body(body)));
+                }
+            }
+            Change::Nodes(inverse)
+        }
         Change::TopLevel(members) => Change::TopLevel(wf.swap_members(members)),
         Change::Replace(other) => Change::Replace(Box::new(std::mem::replace(wf, *other))),
         Change::Batch(changes) => {
@@ -890,7 +906,7 @@ mod tests {
         let placement = Placement::Insert { at: (300.0, 0.0), on_edge: None, after: Some(after) };
         doc.inline(request(&trust, &pack, "support.triage", values.clone(), "t002", &[], &placement)).unwrap();
         states.push(snapshot(&doc));
-        let existing = Placement::Existing { key: "support_triage_t001_".into() };
+        let existing = Placement::Existing { key: "support_triage_t001_".into(), resolutions: Default::default() };
         doc.inline(request(&trust, &pack, "support.triage", values, "t001", &[], &existing)).unwrap();
         states.push(snapshot(&doc));
         assert_ne!(states[2]["nodes"], states[3]["nodes"], "re-parameterising changed a config");

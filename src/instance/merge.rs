@@ -10,7 +10,7 @@ use super::edits::{Edit, EdgeKey, NOT_MERGED, comparable, edge_key, user_edits};
 use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
 use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
-use crate::workflow::{Edge, Instance, Workflow, fragment_edges, fragment_nodes, produced_by_expanded_ids};
+use crate::workflow::{Edge, Instance, Node, Workflow, fragment_edges, fragment_nodes, produced_by_expanded_ids};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -23,7 +23,9 @@ pub struct Merged {
     pub edits: Vec<Edit>,
     /// Every conflict met (all settled, or nothing was applied).
     pub conflicts: Vec<Conflict>,
-    /// Edges removed with the nodes the new version no longer has.
+    /// Nodes the new version no longer has, and the edges removed (with those nodes, gone
+    /// from the new version, or replaced by their new form), for undo.
+    pub removed_nodes: Vec<Node>,
     pub removed_edges: Vec<Edge>,
     pub warnings: Vec<Finding>,
 }
@@ -101,23 +103,33 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
         }
     }
     let gone: Vec<_> = plan.removes.iter().filter_map(|id| wf.node(id)).collect();
-    let mut removed_edges = wf.remove_all(&gone, &[]).1;
+    let (removed_nodes, mut removed_edges) = wf.remove_all(&gone, &[]);
     for body in plan.adds {
         wf.add_node(body)?;
     }
-    let edge_ixs: Vec<_> = plan.edge_removes.iter().flat_map(|id| wf.edges_by_id(id)).collect();
-    removed_edges.extend(wf.remove_all(&[], &edge_ixs).1);
-    for (id, body) in plan.edge_updates {
-        for ix in wf.edges_by_id(&id) {
-            wf.graph[ix].update(|json| *json = body.clone());
-        }
-    }
+    // A changed edge is replaced (removed, then added in its new form), so undo restores it
+    // as it was like any removed edge.
+    let replaced: Vec<&String> = plan.edge_updates.iter().map(|(id, _)| id).collect();
+    let edge_ixs: Vec<_> = plan.edge_removes.iter().chain(replaced).flat_map(|id| wf.edges_by_id(id)).collect();
+    let mut gone_edges = wf.remove_all(&[], &edge_ixs).1;
+    let kept_ids: HashSet<String> = plan.edge_updates.iter().map(|(id, _)| id.clone()).collect();
     let mut added = Vec::new();
     for body in plan.edge_adds {
         added.push(body.get("id").and_then(Value::as_str).unwrap_or_default().to_owned());
         wf.add_edge(body);
     }
-    wf.forget_edges(removed_edges.iter().map(Edge::id));
+    for (_, body) in plan.edge_updates {
+        wf.add_edge(body);
+    }
+    let forgotten: Vec<&str> = removed_edges
+        .iter()
+        .chain(&gone_edges)
+        .map(Edge::id)
+        .filter(|id| !kept_ids.contains(*id))
+        .collect();
+    let forgotten: Vec<String> = forgotten.into_iter().map(str::to_owned).collect();
+    wf.forget_edges(forgotten.iter().map(String::as_str));
+    removed_edges.append(&mut gone_edges);
 
     let fragment: HashSet<EdgeKey> = fragment_edges(base).iter().chain(&fragment_edges(new)).map(edge_key).collect();
     let warnings = removed_edges
@@ -139,7 +151,7 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
         })
         .collect();
 
-    let removed_ids: HashSet<&str> = removed_edges.iter().map(Edge::id).collect();
+    let removed_ids: HashSet<&str> = forgotten.iter().map(String::as_str).collect();
     let mut instance = inst;
     instance.edge_ids.retain(|id| !removed_ids.contains(id.as_str()));
     instance.edge_ids.extend(added);
@@ -152,7 +164,7 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
     instance.produced_variables = produced_by_expanded_ids(new);
     instance.sub_chains = new.sub_chain_links.clone();
     wf.record_instance(instance.clone());
-    Ok(Merged { instance, edits, conflicts, removed_edges, warnings })
+    Ok(Merged { instance, edits, conflicts, removed_nodes, removed_edges, warnings })
 }
 
 fn id_of(node: &Map<String, Value>) -> &str {

@@ -7,6 +7,7 @@
 
 pub mod edits;
 pub mod merge;
+pub mod upgrade;
 #[cfg(test)]
 mod tests;
 
