@@ -23,6 +23,8 @@ pub enum PackCommand {
     /// Publish a pack folder into a registry folder: tarball, version manifest, signature,
     /// SBOM, and the pack and registry indexes, all or nothing, under the folder's lock.
     Publish(PublishArgs),
+    /// Check that NEW's version bump over OLD is as large as its changes need (semver).
+    CheckVersion(super::diff::CheckVersionArgs),
 }
 
 #[derive(Args)]
@@ -63,6 +65,10 @@ pub struct PublishArgs {
     /// keys already holds (refused otherwise: pack_namespace_unauthorized).
     #[arg(long, requires = "key_id")]
     pub share_namespace: bool,
+    /// Publish even when the version bump over the registry's latest version is smaller
+    /// than the changes need (refused otherwise: version_bump_too_small); recorded in the output.
+    #[arg(long)]
+    pub allow_small_bump: bool,
 }
 
 #[derive(Args)]
@@ -114,6 +120,7 @@ pub fn pack(command: &PackCommand) -> Result<ExitCode> {
     match command {
         PackCommand::Sign(a) => sign(a),
         PackCommand::Publish(a) => publish(a),
+        PackCommand::CheckVersion(a) => super::diff::check_version(a),
     }
 }
 
@@ -144,9 +151,15 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
     };
     let tree = args.tree.as_deref().map(|t| if t == "v1" { registry::Tree::V1 } else { registry::Tree::V2 });
     let opts = registry::publish::PublishOptions { signer, tree, share_namespace: args.share_namespace };
+    let pack = super::load_one_pack(&args.dir, false)?;
+    let checked = chainsmith::diff::registry::publish_check(&pack, &args.registry, args.allow_small_bump)?;
     let published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
     print_warnings(&published.warnings);
-    print_line(&published.to_json())
+    let mut out = published.to_json();
+    if let Some(checked) = checked {
+        out["versionCheck"] = checked;
+    }
+    print_line(&out)
 }
 
 pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod author;
+mod diff;
 mod interop;
 pub mod start;
 mod upgrade;
@@ -51,6 +52,8 @@ pub enum Command {
     Verify(interop::VerifyArgs),
     /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
     Install(interop::InstallArgs),
+    /// Compare two packs (with the semver level their changes need) or two workflows.
+    Diff(diff::DiffArgs),
     /// Re-parameterise and/or upgrade chain instances in a workflow, keeping your edits.
     Upgrade(upgrade::UpgradeArgs),
     /// The old name of `upgrade`; always prints the JSON summary.
@@ -285,6 +288,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Verify(a) => interop::verify(&a),
         Command::Install(a) => interop::install(&a),
         Command::Upgrade(a) => upgrade::upgrade(&a),
+        Command::Diff(a) => diff::diff(&a),
         Command::Reparam(mut a) => {
             a.json = true;
             upgrade::upgrade(&a)
