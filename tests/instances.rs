@@ -3,6 +3,8 @@
 //! coded refusals, each of which writes nothing.
 
 mod common;
+#[path = "common/growth.rs"]
+mod growth;
 
 use common::cli::{envelope, ok_json, run, s};
 use serde_json::{Value, json};
@@ -188,5 +190,276 @@ fn bad_input_is_refused_with_a_code_naming_the_instance_and_nothing_is_written()
             assert_eq!(e["details"]["instance"], "support_triage_t001_", "{e}");
         }
         assert!(!out_path.exists(), "{args:?} wrote nothing");
+    }
+}
+
+/// A pack with two chains whose first, `c.one`, has a parameter of each sort and a
+/// three-node DAG a → b → c (a the entry node, c the exit node).
+fn semver_base() -> Value {
+    json!({
+        "name": "vendor.acme.semver", "version": "1.0.0", "kind": "workflow-chain", "description": "d",
+        "license": "MIT", "engines": {"openwop": ">=1.0.0"},
+        "chains": [
+            {"chainId": "c.one", "version": "1.0.0", "label": "One", "description": "first",
+             "capabilities": ["side-effectful"],
+             "parameters": {"type": "object", "required": ["mode"], "properties": {
+                 "mode": {"type": "string", "enum": ["a", "b", "c"], "default": "a"},
+                 "count": {"type": "number", "minimum": 0, "maximum": 100, "default": 1},
+                 "note": {"type": "string", "default": "n"},
+                 "code": {"type": "string", "pattern": "^[a-z]+$", "default": "x"}}},
+             "outputs": {"result": {"type": "string"}},
+             "dag": {"nodes": [
+                 {"id": "a", "typeId": "core.identity", "config": {"m": "{{params.mode}}"}},
+                 {"id": "b", "typeId": "core.identity", "config": {"v": 1}},
+                 {"id": "c", "typeId": "core.identity"}],
+              "edges": [{"from": "a.out", "to": "b.in"}, {"from": "b.out", "to": "c.in"}]}},
+            {"chainId": "c.two", "version": "1.0.0", "label": "Two", "description": "second",
+             "dag": {"nodes": [{"id": "x", "typeId": "core.identity"}]}}
+        ]
+    })
+}
+
+/// Each row of docs/upgrade.md's table: a change to the base pack, its kind and the level
+/// the table gives it (written here from the table, not read from the code).
+fn semver_rows() -> Vec<(&'static str, &'static str, fn(&mut Value))> {
+    fn one(m: &mut Value) -> &mut Value {
+        &mut m["chains"][0]
+    }
+    fn param(m: &mut Value, name: &str) -> &mut Value {
+        &mut m["chains"][0]["parameters"]["properties"][name]
+    }
+    vec![
+        ("chain_removed", "major", |m| {
+            m["chains"].as_array_mut().unwrap().pop();
+        }),
+        ("parameter_removed", "major", |m| {
+            one(m)["parameters"]["properties"].as_object_mut().unwrap().remove("count");
+        }),
+        ("parameter_renamed", "major", |m| {
+            let props = one(m)["parameters"]["properties"].as_object_mut().unwrap();
+            let note = props.remove("note").unwrap();
+            props.insert("memo".into(), note);
+        }),
+        ("parameter_type_narrowed", "major", |m| param(m, "count")["type"] = json!("integer")),
+        ("enum_values_removed", "major", |m| param(m, "mode")["enum"] = json!(["a", "b"])),
+        ("bounds_tightened", "major", |m| param(m, "count")["maximum"] = json!(50)),
+        ("pattern_added", "major", |m| param(m, "note")["pattern"] = json!("^n")),
+        ("parameter_required_without_default", "major", |m| {
+            one(m)["parameters"]["properties"]["must"] = json!({"type": "string"});
+            one(m)["parameters"]["required"] = json!(["mode", "must"]);
+        }),
+        ("parameter_schema_changed", "major", |m| param(m, "note")["format"] = json!("email")),
+        ("entry_node_removed", "major", |m| {
+            one(m)["dag"]["nodes"].as_array_mut().unwrap().remove(0);
+            one(m)["dag"]["edges"].as_array_mut().unwrap().remove(0);
+        }),
+        ("exit_node_removed", "major", |m| {
+            one(m)["dag"]["nodes"].as_array_mut().unwrap().pop();
+            one(m)["dag"]["edges"].as_array_mut().unwrap().pop();
+        }),
+        ("output_removed", "major", |m| one(m)["outputs"] = json!({})),
+        ("chain_added", "minor", |m| {
+            m["chains"].as_array_mut().unwrap().push(json!({"chainId": "c.three", "version": "1.0.0", "label": "Three",
+                "description": "third", "dag": {"nodes": [{"id": "y", "typeId": "core.identity"}]}}));
+        }),
+        ("parameter_added", "minor", |m| one(m)["parameters"]["properties"]["extra"] = json!({"type": "boolean"})),
+        ("parameter_made_optional", "minor", |m| one(m)["parameters"]["required"] = json!([])),
+        ("parameter_type_widened", "minor", |m| param(m, "count")["type"] = json!(["number", "string"])),
+        ("enum_values_added", "minor", |m| param(m, "mode")["enum"] = json!(["a", "b", "c", "d"])),
+        ("bounds_loosened", "minor", |m| param(m, "count")["maximum"] = json!(200)),
+        ("pattern_removed", "minor", |m| {
+            param(m, "code").as_object_mut().unwrap().remove("pattern");
+        }),
+        ("default_changed", "minor", |m| param(m, "mode")["default"] = json!("b")),
+        ("dag_changed", "minor", |m| one(m)["dag"]["nodes"][1]["config"]["v"] = json!(2)),
+        ("output_added", "minor", |m| one(m)["outputs"]["extra"] = json!({"type": "number"})),
+        ("chain_changed", "minor", |m| one(m)["capabilities"] = json!(["side-effectful", "network"])),
+        ("requirements_changed", "minor", |m| m["engines"] = json!({"openwop": ">=1.1.0"})),
+        ("text_changed", "patch", |m| one(m)["label"] = json!("One, renamed")),
+    ]
+}
+
+#[test]
+fn every_row_of_the_semver_table_gets_its_level_from_diff_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.json");
+    write(&old, &semver_base());
+    let rows = semver_rows();
+    assert_eq!(rows.len(), 25, "one case per row of the table in docs/upgrade.md");
+    for (kind, level, change) in rows {
+        let mut m = semver_base();
+        change(&mut m);
+        m["version"] = json!("1.0.1");
+        let new = dir.path().join(format!("{kind}.json"));
+        write(&new, &m);
+        let d = ok_json(&run(&["diff", s(&old), s(&new), "--json"]));
+        assert_eq!(d["required"], level, "{kind}: {d}");
+        let kinds: Vec<&str> = d["changes"].as_array().unwrap().iter().map(|c| c["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds, [kind], "{kind}: {d}");
+        assert_eq!(d["changes"][0]["level"], level);
+    }
+    let same = ok_json(&run(&["diff", s(&old), s(&old), "--json"]));
+    assert_eq!(same, json!({"required": "none", "changes": []}));
+}
+
+#[test]
+fn check_version_refuses_a_bump_smaller_than_the_changes_need() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.json");
+    write(&old, &semver_base());
+    let mut m = semver_base();
+    m["chains"][0]["parameters"]["properties"].as_object_mut().unwrap().remove("count");
+    for (version, ok) in [("1.0.1", false), ("1.1.0", false), ("2.0.0", true)] {
+        m["version"] = json!(version);
+        let new = dir.path().join(format!("{version}.json"));
+        write(&new, &m);
+        let out = run(&["pack", "check-version", s(&old), s(&new)]);
+        if ok {
+            assert_eq!(ok_json(&out)["bump"], "major");
+        } else {
+            let e = envelope(&out);
+            assert_eq!((e["error"].as_str(), e["details"]["required"].as_str()), (Some("version_bump_too_small"), Some("major")));
+            assert_eq!(e["details"]["changes"][0]["kind"], "parameter_removed");
+        }
+    }
+}
+
+#[test]
+fn two_workflows_diff_by_node_edge_and_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let wf = triage_workflow(dir.path());
+    let edited = dir.path().join("edited.json");
+    let mut doc = read(&wf);
+    doc["nodes"].as_array_mut().unwrap().retain(|n| n["id"] != "support_triage_t001_page");
+    write(&edited, &doc);
+    edit_threshold(&edited, 0.9);
+    let d = ok_json(&run(&["diff", s(&wf), s(&edited), "--json"]));
+    assert_eq!(d["nodes"]["removed"], json!(["support_triage_t001_page"]));
+    assert_eq!(
+        d["nodes"]["changed"],
+        json!([{"node": "support_triage_t001_classify", "member": "/config/threshold", "old": 0.7, "new": 0.9}])
+    );
+    assert_eq!(d["nodes"]["added"], json!([]));
+}
+
+/// A one-chain pack folder with a `count` parameter (pinned typeIds: a valid v2 manifest
+/// once signed), without `count` when `drop_count`.
+fn publishable(root: &Path, version: &str, drop_count: bool) -> PathBuf {
+    let dir = root.join(format!("src-{version}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut props = json!({"text": {"type": "string", "default": "hi"}, "count": {"type": "integer", "default": 1}});
+    if drop_count {
+        props.as_object_mut().unwrap().remove("count");
+    }
+    let manifest = json!({
+        "name": "vendor.acme.tiles", "version": version, "kind": "workflow-chain", "description": "Echo tiles.",
+        "license": "MIT", "engines": {"openwop": ">=1.0.0 <3.0.0"},
+        "chains": [{"chainId": "tiles.echo", "version": version, "label": "Echo", "description": "Say it back.",
+            "parameters": {"type": "object", "properties": props},
+            "dag": {"nodes": [{"id": "say", "typeId": "core.identity@1.0.0", "config": {"value": "{{params.text}}"}}]}}],
+    });
+    write(&dir.join("pack.json"), &manifest);
+    std::fs::write(dir.join("README.md"), "# tiles\n").unwrap();
+    dir
+}
+
+#[test]
+fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = ok_json(&run(&["keygen", s(&dir.path().join("acme"))]))["privateKey"].as_str().unwrap().to_owned();
+    let reg = dir.path().join("reg");
+    let publish = |pack: &Path, extra: &[&str]| {
+        let mut args = vec!["pack", "publish", s(pack), "--registry", s(&reg), "--key", key.as_str(), "--key-id", "acme-1"];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    ok_json(&publish(&publishable(dir.path(), "1.0.0", false), &[]));
+    let e = envelope(&publish(&publishable(dir.path(), "1.1.0", true), &[]));
+    assert_eq!((e["error"].as_str(), e["details"]["required"].as_str()), (Some("version_bump_too_small"), Some("major")));
+    assert_eq!(e["details"]["changes"][0]["kind"], "parameter_removed");
+    let index = read(&reg.join("v2/packs/vendor.acme.tiles/index.json"));
+    assert!(!index.to_string().contains("1.1.0"), "nothing published: {index}");
+
+    let major = ok_json(&publish(&publishable(dir.path(), "2.0.0", true), &[]));
+    assert_eq!(major["versionCheck"], json!({"against": "1.0.0", "required": "major", "bump": "major", "overridden": false, "changes": 1}));
+    // The override publishes, and says so.
+    let forced = ok_json(&publish(&publishable(dir.path(), "2.1.0", false), &["--allow-small-bump"]));
+    assert_eq!(forced["versionCheck"]["overridden"], false, "adding a parameter back is minor: no override needed");
+    let mut m = read(&publishable(dir.path(), "2.1.1", true).join("pack.json"));
+    m["chains"][0]["parameters"]["properties"]["text"]["type"] = json!("integer");
+    let narrowed = dir.path().join("src-2.1.1");
+    write(&narrowed.join("pack.json"), &m);
+    assert_eq!(envelope(&publish(&narrowed, &[])) ["error"], "version_bump_too_small");
+    let forced = ok_json(&publish(&narrowed, &["--allow-small-bump"]));
+    assert_eq!((forced["versionCheck"]["overridden"].as_bool(), forced["versionCheck"]["bump"].as_str()), (Some(true), Some("patch")));
+}
+
+/// Diff and upgrade are linear in the chain's size (item 7): each timed at three sizes 2×
+/// apart, every doubling must cost less than 3× (`common/growth.rs`; no wall-clock limit).
+mod growth_of {
+    use super::*;
+    use chainsmith::expand::{ExpandOptions, expand};
+    use chainsmith::instance::{Resolutions, reexpand};
+    use chainsmith::pack::{LoadOptions, Pack, load_bytes};
+    use chainsmith::workflow::{SpliceOptions, Workflow, splice};
+    use crate::growth::assert_near_linear;
+
+    /// A chain of `n` nodes in a line; `version` 2 changes every tenth node's config and
+    /// adds a node at the end.
+    fn manifest(n: usize, version: u32) -> Value {
+        let mut nodes: Vec<Value> = (0..n)
+            .map(|i| {
+                let v = if version == 2 && i % 10 == 0 { 2 } else { 1 };
+                json!({"id": format!("n{i}"), "typeId": "core.identity", "position": {"x": i * 10, "y": 0},
+                       "config": {"v": v, "t": "{{params.topic}}"}})
+            })
+            .collect();
+        let mut edges: Vec<Value> =
+            (1..n).map(|i| json!({"from": format!("n{}.out", i - 1), "to": format!("n{i}.in")})).collect();
+        if version == 2 {
+            nodes.push(json!({"id": "tail", "typeId": "core.identity"}));
+            edges.push(json!({"from": format!("n{}.out", n - 1), "to": "tail.in"}));
+        }
+        json!({"name": "vendor.grow.big", "version": format!("{version}.0.0"), "kind": "workflow-chain",
+            "engines": {"openwop": "*"}, "chains": [{"chainId": "grow.big", "version": format!("{version}.0.0"),
+            "label": "Big", "description": "generated",
+            "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "x"}}},
+            "dag": {"nodes": nodes, "edges": edges}}]})
+    }
+
+    fn pack(m: &Value) -> Pack {
+        load_bytes(Path::new("big.json"), m.to_string().as_bytes(), LoadOptions { skip_schema: true }).unwrap()
+    }
+
+    #[test]
+    fn diffing_two_versions_of_a_chain() {
+        let make = |n: usize| (manifest(n, 1), manifest(n, 2));
+        assert_near_linear("pack diff", 4_000, make, |(a, b)| {
+            let d = chainsmith::diff::pack::diff_packs(a, b, None);
+            assert_eq!(d.required().as_str(), "minor");
+        });
+    }
+
+    #[test]
+    fn upgrading_an_instance_that_keeps_an_edit_on_every_node() {
+        let make = |n: usize| {
+            let (p1, p2) = (pack(&manifest(n, 1)), pack(&manifest(n, 2)));
+            let o = ExpandOptions { expansion_id: Some("k1".into()), ..Default::default() };
+            let values = || json!({"topic": "a"}).as_object().unwrap().clone();
+            let base = expand(&p1, "grow.big", values(), &o).unwrap();
+            let new = expand(&p2, "grow.big", values(), &o).unwrap();
+            let mut wf = Workflow::new("w");
+            let key = splice(&mut wf, &base, &SpliceOptions::default()).unwrap().instance.key();
+            for i in 0..n {
+                let ix = wf.node(&format!("grow_big_k1_n{i}")).unwrap();
+                wf.graph[ix].edit(|node| node["config"]["mine"] = json!(i));
+            }
+            (wf, key, base, new)
+        };
+        assert_near_linear("instance upgrade", 2_000, make, |(wf, key, base, new)| {
+            let mut wf = wf.clone();
+            let done = reexpand(&mut wf, key, base, new, &Resolutions::default()).unwrap();
+            assert_eq!(done.instance.chain_version, "2.0.0");
+        });
     }
 }

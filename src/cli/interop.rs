@@ -151,8 +151,12 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
     };
     let tree = args.tree.as_deref().map(|t| if t == "v1" { registry::Tree::V1 } else { registry::Tree::V2 });
     let opts = registry::publish::PublishOptions { signer, tree, share_namespace: args.share_namespace };
-    let pack = super::load_one_pack(&args.dir, false)?;
-    let checked = chainsmith::diff::registry::publish_check(&pack, &args.registry, args.allow_small_bump)?;
+    // A pack that does not load is publish_with's to refuse, with its own codes.
+    let loaded = chainsmith::pack::load_path(&args.dir, chainsmith::pack::LoadOptions::default());
+    let checked = match loaded.packs.first() {
+        Some(pack) => chainsmith::diff::registry::publish_check(pack, &args.registry, args.allow_small_bump)?,
+        None => None,
+    };
     let published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
     print_warnings(&published.warnings);
     let mut out = published.to_json();

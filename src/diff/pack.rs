@@ -102,7 +102,7 @@ pub fn diff_packs(old: &Value, new: &Value, only: Option<&str>) -> PackDiff {
         if only.is_some_and(|o| o != *id) {
             continue;
         }
-        let mut out = Out { changes: &mut changes, chain_id: Some(id) };
+        let mut out = Out { changes: &mut changes, chain_id: Some(*id) };
         match new_by_id.get(id) {
             None => out.push("chain_removed", format!("/chains/{i}"), Some(&Value::String((*id).to_owned())), None),
             Some((j, n)) => diff_chain(&mut out, c, n, *j),
@@ -110,7 +110,7 @@ pub fn diff_packs(old: &Value, new: &Value, only: Option<&str>) -> PackDiff {
     }
     for (j, id, _) in &new_chains {
         if !old_ids.contains(id) && only.is_none_or(|o| o == *id) {
-            let mut out = Out { changes: &mut changes, chain_id: Some(id) };
+            let mut out = Out { changes: &mut changes, chain_id: Some(*id) };
             out.push("chain_added", format!("/chains/{j}"), None, Some(&Value::String((*id).to_owned())));
         }
     }
@@ -368,13 +368,21 @@ fn diff_dag(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
     let key = |e: &Value| e.to_string();
     let so: HashSet<String> = eo.iter().map(key).collect();
     let sn: HashSet<String> = en.iter().map(key).collect();
+    // An edge to or from a node removed or added goes with that node's change.
+    let node_of = |e: &Value, k: &str| -> String {
+        let t = e.get(k).and_then(Value::as_str).unwrap_or_default();
+        t.split_once('.').map_or(t, |(n, _)| n).to_owned()
+    };
+    let touches = |e: &Value, ids: &dyn Fn(&str) -> bool| ids(&node_of(e, "from")) || ids(&node_of(e, "to"));
+    let gone = |id: &str| old_ids.contains(id) && !new_by_id.contains_key(id);
+    let fresh = |id: &str| new_by_id.contains_key(id) && !old_ids.contains(id);
     for (i, e) in eo.iter().enumerate() {
-        if !sn.contains(&key(e)) {
+        if !sn.contains(&key(e)) && !touches(e, &gone) {
             out.push("dag_changed", format!("{at}/edges/{i}"), Some(e), None);
         }
     }
     for (j, e) in en.iter().enumerate() {
-        if !so.contains(&key(e)) {
+        if !so.contains(&key(e)) && !touches(e, &fresh) {
             out.push("dag_changed", format!("{at}/edges/{j}"), None, Some(e));
         }
     }

@@ -140,8 +140,8 @@ impl AppInstance {
         let mut out = doc.clone();
         let rename = |id: &str| id.strip_prefix(&old_prefix).map(|rest| format!("{new_prefix}{rest}"));
         let mut id_key = "nodeId";
-        let mut gone: Vec<String> = Vec::new();
-        let mut seen: Vec<String> = Vec::new();
+        let mut gone: std::collections::HashSet<String> = Default::default();
+        let mut seen: std::collections::HashSet<String> = Default::default();
         if let Some(list) = out.get_mut("nodes").and_then(Value::as_array_mut) {
             for node in list.iter_mut().filter_map(Value::as_object_mut) {
                 let key = if node.contains_key("nodeId") { "nodeId" } else { "id" };
@@ -149,7 +149,7 @@ impl AppInstance {
                 let Some(old_id) = node.get(key).and_then(Value::as_str).map(str::to_owned) else { continue };
                 let Some(local) = old_id.strip_prefix(&old_prefix).map(str::to_owned) else { continue };
                 let new_node_id = format!("{new_prefix}{local}");
-                seen.push(local.clone());
+                seen.insert(local.clone());
                 match (base.get(&local), fresh_by_local.get(local.as_str())) {
                     (b, Some(f)) => {
                         for member in MEMBERS {
@@ -167,13 +167,13 @@ impl AppInstance {
                     (Some(b), None) => {
                         let (b, m) = (merged_members(b), merged_members(node));
                         if b == m || merge.conflict(&old_id, "", Some(&Value::Object(b)), Some(&Value::Object(m)), None).is_none() {
-                            gone.push(old_id);
+                            gone.insert(old_id);
                         }
                     }
                     (None, None) => {}
                 }
             }
-            list.retain(|n| n.get(id_key).and_then(Value::as_str).is_none_or(|id| !gone.iter().any(|g| g == id)));
+            list.retain(|n| n.get(id_key).and_then(Value::as_str).is_none_or(|id| !gone.contains(id)));
             // Nodes of the chain the workflow does not have, in fragment order: new in this
             // version, or removed by hand (they stay removed unless the new version changes
             // them and "take new" is chosen).
@@ -205,7 +205,7 @@ impl AppInstance {
         }
         if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
             let ends = ["sourceNodeId", "targetNodeId", "from", "to"];
-            edges.retain(|e| !ends.iter().any(|k| e.get(*k).and_then(Value::as_str).is_some_and(|id| gone.iter().any(|g| g == id))));
+            edges.retain(|e| !ends.iter().any(|k| e.get(*k).and_then(Value::as_str).is_some_and(|id| gone.contains(id))));
         }
         if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
             for edge in edges.iter_mut().filter_map(Value::as_object_mut) {
