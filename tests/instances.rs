@@ -172,13 +172,14 @@ fn bad_input_is_refused_with_a_code_naming_the_instance_and_nothing_is_written()
     let v11 = support_desk_1_1(dir.path());
     let out_path = dir.path().join("out.json");
     let o = s(&out_path).to_owned();
+    let (desk, data_ops) = (support_desk(), repo().join("packs/vendor.chainsmith.data-ops"));
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--pack", s(&support_desk()), "--instance", "nope"], "instance_not_found"),
-        (vec!["--pack", s(&support_desk()), "--to", "9.9.9"], "chain_version_not_found"),
+        (vec!["--pack", s(&desk), "--instance", "nope"], "instance_not_found"),
+        (vec!["--pack", s(&desk), "--to", "9.9.9"], "chain_version_not_found"),
         // Only the new version: the recorded one is needed to tell the edits apart.
         (vec!["--pack", s(&v11)], "instance_base_unavailable"),
         // A pack that does not hold the instance's chain.
-        (vec!["--pack", s(&repo().join("packs/vendor.chainsmith.data-ops"))], "instance_pack_mismatch"),
+        (vec!["--pack", s(&data_ops)], "instance_pack_mismatch"),
     ];
     for (extra, want) in cases {
         let mut args = vec!["upgrade", s(&wf)];
@@ -225,7 +226,7 @@ fn semver_rows() -> Vec<(&'static str, &'static str, fn(&mut Value))> {
     fn one(m: &mut Value) -> &mut Value {
         &mut m["chains"][0]
     }
-    fn param(m: &mut Value, name: &str) -> &mut Value {
+    fn param<'a>(m: &'a mut Value, name: &str) -> &'a mut Value {
         &mut m["chains"][0]["parameters"]["properties"][name]
     }
     vec![
@@ -382,14 +383,15 @@ fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one()
 
     let major = ok_json(&publish(&publishable(dir.path(), "2.0.0", true), &[]));
     assert_eq!(major["versionCheck"], json!({"against": "1.0.0", "required": "major", "bump": "major", "overridden": false, "changes": 1}));
-    // The override publishes, and says so.
-    let forced = ok_json(&publish(&publishable(dir.path(), "2.1.0", false), &["--allow-small-bump"]));
-    assert_eq!(forced["versionCheck"]["overridden"], false, "adding a parameter back is minor: no override needed");
-    let mut m = read(&publishable(dir.path(), "2.1.1", true).join("pack.json"));
-    m["chains"][0]["parameters"]["properties"]["text"]["type"] = json!("integer");
+    let minor = ok_json(&publish(&publishable(dir.path(), "2.1.0", false), &[]));
+    assert_eq!(minor["versionCheck"]["required"], "minor", "adding an optional parameter is minor");
+    // A patch that narrows a parameter (a pattern added) is refused, unless overridden.
+    let mut m = read(&publishable(dir.path(), "2.1.1", false).join("pack.json"));
+    m["chains"][0]["parameters"]["properties"]["text"]["pattern"] = json!("^h");
     let narrowed = dir.path().join("src-2.1.1");
     write(&narrowed.join("pack.json"), &m);
-    assert_eq!(envelope(&publish(&narrowed, &[])) ["error"], "version_bump_too_small");
+    assert_eq!(envelope(&publish(&narrowed, &[]))["error"], "version_bump_too_small");
+    // The override publishes, and says so.
     let forced = ok_json(&publish(&narrowed, &["--allow-small-bump"]));
     assert_eq!((forced["versionCheck"]["overridden"].as_bool(), forced["versionCheck"]["bump"].as_str()), (Some(true), Some("patch")));
 }

@@ -84,7 +84,8 @@ pub fn diff_packs(old: &Value, new: &Value, only: Option<&str>) -> PackDiff {
         let (o, n) = (old.as_object(), new.as_object());
         let keys = union(o, n);
         for key in keys {
-            if matches!(key.as_str(), "chains" | "version" | "signature" | "name" | "kind") {
+            // Signing is how a version was published, not what it holds.
+            if matches!(key.as_str(), "chains" | "version" | "signature" | "signing" | "name" | "kind") {
                 continue;
             }
             let (a, b) = (old.get(&key), new.get(&key));
