@@ -14,9 +14,9 @@ use chainsmith::workflow::ExportMode;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{By, Queryable};
+use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use ui_common::{NoDialogs, drag, harness, type_into};
+use ui_common::{NoDialogs, drag, harness, text_field, type_into};
 
 fn start() -> Harness<'static, App> {
     let opts = StartOptions { files: Vec::new(), dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };
@@ -110,11 +110,22 @@ fn a_member_changed_on_both_sides_is_listed_before_anything_is_applied() {
     let before = json_of(&h);
 
     button(&mut h, "Edit parameters…");
+    // The field is below the fold of the docked form: scrolled to, as a person would.
+    text_field(&h, "Confidence threshold").scroll_to_me();
+    h.run();
     type_into(&mut h, "Confidence threshold", "0.8");
+    assert_eq!(text_field(&h, "Confidence threshold").value().as_deref(), Some("0.8"));
     button(&mut h, "Apply");
-    assert!(h.state().form_is_open(), "the form stays open with the conflict");
+    assert!(
+        h.state().form_is_open(),
+        "the form stays open with the conflict: threshold {}, params {:?}, {:?}",
+        threshold(&h, &classify),
+        h.state().workflow().instances()[0].params,
+        h.state().last_error()
+    );
     assert_eq!(json_of(&h), before, "nothing is applied");
-    assert!(h.query_by_label_contains(&format!("{classify} /config/threshold: mine 0.9, new 0.8")).is_some());
+    let listed = format!("{classify} /config/threshold: mine 0.9, new 0.8");
+    assert!(h.query_by_label(&listed).is_some(), "the form lists the conflict");
     assert!(h.get(By::new().label("Apply").role(Role::Button)).accesskit_node().is_disabled(), "until it is settled");
 
     h.get(By::new().label("Take new").role(Role::RadioButton)).click();

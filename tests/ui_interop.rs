@@ -300,7 +300,9 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert!(h.state().app_reparam_open(), "the window comes back with the conflict");
     let unchanged = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
     assert_eq!(unchanged["metadata"]["expansionId"], "fd9b00f727d5");
-    assert!(h.query_by_label_contains("/config/note: mine \"typed by hand\", new \"for sales\"").is_some());
+    // Listed in the window (and named in the status bar).
+    let listed = "/config/note: mine \"typed by hand\", new \"for sales\"";
+    assert!(h.query_all_by_label_contains(listed).count() >= 2, "the conflict is listed");
     h.get(By::new().label("Take new").role(Role::RadioButton)).click();
     h.run();
     click(&mut h, "Re-parameterise");
