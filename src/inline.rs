@@ -17,9 +17,9 @@ use crate::error::{Finding, Result, code};
 pub use crate::expand::PackSource;
 use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree};
 use crate::expand::{ExpandOptions, Expansion, expand_from};
+use crate::instance::{Conflict, Edit, Resolutions};
 use crate::pack::Pack;
 use crate::params::apply_defaults;
-use crate::instance::{Conflict, Edit, Resolutions};
 use crate::workflow::{Edge, Instance, Node, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value};
 
@@ -253,8 +253,11 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
     let (instance, removed_edges, children) = match destination {
         Destination::Reparameterise { key, resolutions } => {
             let base = base.ok_or_else(|| {
-                crate::Error::new(code::INSTANCE_BASE_UNAVAILABLE, format!("the recorded expansion of {key} was not computed"))
-                    .with("instance", key.as_str())
+                crate::Error::new(
+                    code::INSTANCE_BASE_UNAVAILABLE,
+                    format!("the recorded expansion of {key} was not computed"),
+                )
+                .with("instance", key.as_str())
             })?;
             let merged = crate::instance::reexpand(wf, key, &base, &expansion, resolutions)?;
             findings.extend(merged.warnings);

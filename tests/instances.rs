@@ -59,8 +59,20 @@ fn triage_workflow(dir: &Path) -> PathBuf {
     let wf = dir.join("wf.json");
     let pack = support_desk();
     let out = run(&[
-        "inline", s(&parent), s(&pack), "--chain", "support.triage", "--set", "queueName=billing",
-        "--expansion-id", "t001", "--between", "start", "finish", "-o", s(&wf),
+        "inline",
+        s(&parent),
+        s(&pack),
+        "--chain",
+        "support.triage",
+        "--set",
+        "queueName=billing",
+        "--expansion-id",
+        "t001",
+        "--between",
+        "start",
+        "finish",
+        "-o",
+        s(&wf),
     ]);
     ok_json(&out);
     wf
@@ -88,15 +100,29 @@ fn upgrade_keeps_a_manual_config_edit_and_records_the_new_version() {
     let out = run(&["upgrade", s(&wf), "--pack", s(&support_desk()), "--pack", s(&v11), "-o", s(&out_path), "--json"]);
     let summary = ok_json(&out);
     let inst = &summary["instances"][0];
-    assert_eq!((inst["instance"].as_str(), inst["from"].as_str(), inst["to"].as_str()), (Some("support_triage_t001_"), Some("1.0.0"), Some("1.1.0")));
-    assert_eq!(inst["edits"], json!([{"kind": "member", "node": "support_triage_t001_classify", "member": "/config/threshold", "base": 0.7, "mine": 0.9}]));
+    assert_eq!(
+        (inst["instance"].as_str(), inst["from"].as_str(), inst["to"].as_str()),
+        (Some("support_triage_t001_"), Some("1.0.0"), Some("1.1.0"))
+    );
+    assert_eq!(
+        inst["edits"],
+        json!([{"kind": "member", "node": "support_triage_t001_classify", "member": "/config/threshold", "base": 0.7, "mine": 0.9}])
+    );
 
     let doc = read(&out_path);
     let classify = node(&doc, "support_triage_t001_classify").unwrap();
     assert_eq!(classify["config"]["threshold"], 0.9, "the manual edit is kept");
-    assert_eq!(node(&doc, "support_triage_t001_fetch").unwrap()["config"]["timeoutMs"], 30000, "the new version's change");
+    assert_eq!(
+        node(&doc, "support_triage_t001_fetch").unwrap()["config"]["timeoutMs"],
+        30000,
+        "the new version's change"
+    );
     assert!(node(&doc, "support_triage_t001_page").is_none(), "removed by the new version");
-    assert_eq!(node(&doc, "support_triage_t001_audit").unwrap()["config"]["sheet"], "audit", "added by the new version");
+    assert_eq!(
+        node(&doc, "support_triage_t001_audit").unwrap()["config"]["sheet"],
+        "audit",
+        "added by the new version"
+    );
     let recorded = &doc["metadata"]["customProperties"]["chainsmith"]["instances"][0];
     assert_eq!((recorded["chainVersion"].as_str(), recorded["packVersion"].as_str()), (Some("1.1.0"), Some("1.1.0")));
     // The parent wiring stays on the same fragment nodes: start → fetch, log → finish.
@@ -106,7 +132,11 @@ fn upgrade_keeps_a_manual_config_edit_and_records_the_new_version() {
         .iter()
         .map(|e| (e["sourceNodeId"].as_str().unwrap(), e["targetNodeId"].as_str().unwrap()))
         .collect();
-    for want in [("start", "support_triage_t001_fetch"), ("support_triage_t001_log", "finish"), ("support_triage_t001_log", "support_triage_t001_audit")] {
+    for want in [
+        ("start", "support_triage_t001_fetch"),
+        ("support_triage_t001_log", "finish"),
+        ("support_triage_t001_log", "support_triage_t001_audit"),
+    ] {
         assert!(edges.contains(&want), "{want:?} in {edges:?}");
     }
     assert!(!edges.iter().any(|(a, b)| a.ends_with("_page") || b.ends_with("_page")), "{edges:?}");
@@ -120,10 +150,11 @@ fn a_member_changed_on_both_sides_is_refused_and_nothing_is_written() {
     edit_threshold(&wf, 0.9);
     let out_path = dir.path().join("out.json");
     let args = |extra: &[&str]| -> Vec<String> {
-        let mut a: Vec<String> = ["upgrade", s(&wf), "--pack", s(&support_desk()), "--set", "threshold=0.8", "-o", s(&out_path)]
-            .iter()
-            .map(|x| x.to_string())
-            .collect();
+        let mut a: Vec<String> =
+            ["upgrade", s(&wf), "--pack", s(&support_desk()), "--set", "threshold=0.8", "-o", s(&out_path)]
+                .iter()
+                .map(|x| x.to_string())
+                .collect();
         a.extend(extra.iter().map(|x| x.to_string()));
         a
     };
@@ -260,7 +291,10 @@ fn semver_rows() -> Vec<(&'static str, &'static str, fn(&mut Value))> {
         }),
         ("output_removed", "major", |m| one(m)["outputs"] = json!({})),
         ("chain_added", "minor", |m| {
-            m["chains"].as_array_mut().unwrap().push(json!({"chainId": "c.three", "version": "1.0.0", "label": "Three",
+            m["chains"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"chainId": "c.three", "version": "1.0.0", "label": "Three",
                 "description": "third", "dag": {"nodes": [{"id": "y", "typeId": "core.identity"}]}}));
         }),
         ("parameter_added", "minor", |m| one(m)["parameters"]["properties"]["extra"] = json!({"type": "boolean"})),
@@ -319,7 +353,10 @@ fn check_version_refuses_a_bump_smaller_than_the_changes_need() {
             assert_eq!(ok_json(&out)["bump"], "major");
         } else {
             let e = envelope(&out);
-            assert_eq!((e["error"].as_str(), e["details"]["required"].as_str()), (Some("version_bump_too_small"), Some("major")));
+            assert_eq!(
+                (e["error"].as_str(), e["details"]["required"].as_str()),
+                (Some("version_bump_too_small"), Some("major"))
+            );
             assert_eq!(e["details"]["changes"][0]["kind"], "parameter_removed");
         }
     }
@@ -370,19 +407,26 @@ fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one()
     let key = ok_json(&run(&["keygen", s(&dir.path().join("acme"))]))["privateKey"].as_str().unwrap().to_owned();
     let reg = dir.path().join("reg");
     let publish = |pack: &Path, extra: &[&str]| {
-        let mut args = vec!["pack", "publish", s(pack), "--registry", s(&reg), "--key", key.as_str(), "--key-id", "acme-1"];
+        let mut args =
+            vec!["pack", "publish", s(pack), "--registry", s(&reg), "--key", key.as_str(), "--key-id", "acme-1"];
         args.extend_from_slice(extra);
         run(&args)
     };
     ok_json(&publish(&publishable(dir.path(), "1.0.0", false), &[]));
     let e = envelope(&publish(&publishable(dir.path(), "1.1.0", true), &[]));
-    assert_eq!((e["error"].as_str(), e["details"]["required"].as_str()), (Some("version_bump_too_small"), Some("major")));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["required"].as_str()),
+        (Some("version_bump_too_small"), Some("major"))
+    );
     assert_eq!(e["details"]["changes"][0]["kind"], "parameter_removed");
     let index = read(&reg.join("v2/packs/vendor.acme.tiles/index.json"));
     assert!(!index.to_string().contains("1.1.0"), "nothing published: {index}");
 
     let major = ok_json(&publish(&publishable(dir.path(), "2.0.0", true), &[]));
-    assert_eq!(major["versionCheck"], json!({"against": "1.0.0", "required": "major", "bump": "major", "overridden": false, "changes": 1}));
+    assert_eq!(
+        major["versionCheck"],
+        json!({"against": "1.0.0", "required": "major", "bump": "major", "overridden": false, "changes": 1})
+    );
     let minor = ok_json(&publish(&publishable(dir.path(), "2.1.0", false), &[]));
     assert_eq!(minor["versionCheck"]["required"], "minor", "adding an optional parameter is minor");
     // A patch that narrows a parameter (a pattern added) is refused, unless overridden.
@@ -393,18 +437,21 @@ fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one()
     assert_eq!(envelope(&publish(&narrowed, &[]))["error"], "version_bump_too_small");
     // The override publishes, and says so.
     let forced = ok_json(&publish(&narrowed, &["--allow-small-bump"]));
-    assert_eq!((forced["versionCheck"]["overridden"].as_bool(), forced["versionCheck"]["bump"].as_str()), (Some(true), Some("patch")));
+    assert_eq!(
+        (forced["versionCheck"]["overridden"].as_bool(), forced["versionCheck"]["bump"].as_str()),
+        (Some(true), Some("patch"))
+    );
 }
 
 /// Diff and upgrade are linear in the chain's size (item 7): each timed at three sizes 2×
 /// apart, every doubling must cost less than 3× (`common/growth.rs`; no wall-clock limit).
 mod growth_of {
     use super::*;
+    use crate::growth::assert_near_linear;
     use chainsmith::expand::{ExpandOptions, expand};
     use chainsmith::instance::{Resolutions, reexpand};
     use chainsmith::pack::{LoadOptions, Pack, load_bytes};
     use chainsmith::workflow::{SpliceOptions, Workflow, splice};
-    use crate::growth::assert_near_linear;
 
     /// A chain of `n` nodes in a line; `version` 2 changes every tenth node's config and
     /// adds a node at the end.

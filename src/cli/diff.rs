@@ -71,9 +71,21 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
         (Side::Pack(a), Side::Pack(b)) => {
             let d = diff_packs(&a.manifest, &b.manifest, args.chain.as_deref());
             if !args.json {
-                println!("{} → {}: {} change(s), needs a {} version bump", a.version(), b.version(), d.changes.len(), d.required().as_str());
+                println!(
+                    "{} → {}: {} change(s), needs a {} version bump",
+                    a.version(),
+                    b.version(),
+                    d.changes.len(),
+                    d.required().as_str()
+                );
                 for c in &d.changes {
-                    println!("{:<5} {} {} {}", c.level.as_str(), c.kind, c.chain_id.as_deref().unwrap_or("-"), c.pointer);
+                    println!(
+                        "{:<5} {} {} {}",
+                        c.level.as_str(),
+                        c.kind,
+                        c.chain_id.as_deref().unwrap_or("-"),
+                        c.pointer
+                    );
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -85,7 +97,12 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
                 for what in ["nodes", "edges"] {
                     let part = &d[what];
                     let count = |k: &str| part[k].as_array().map_or(0, Vec::len);
-                    println!("{what}: {} added, {} removed, {} member(s) changed", count("added"), count("removed"), count("changed"));
+                    println!(
+                        "{what}: {} added, {} removed, {} member(s) changed",
+                        count("added"),
+                        count("removed"),
+                        count("changed")
+                    );
                 }
                 return Ok(ExitCode::SUCCESS);
             }

@@ -153,9 +153,16 @@ fn upgrade_instances(args: &UpgradeArgs, doc: Value, packs: &[Pack], res: &Resol
 
 /// A workflow the OpenWOP app expanded from one chain: re-expanded by the app's rules and
 /// expansionId, in the form it was read (the app's `nodeId` form stays).
-fn upgrade_app(args: &UpgradeArgs, doc: &Value, inst: &AppInstance, packs: &[Pack], res: &Resolutions) -> Result<Value> {
+fn upgrade_app(
+    args: &UpgradeArgs,
+    doc: &Value,
+    inst: &AppInstance,
+    packs: &[Pack],
+    res: &Resolutions,
+) -> Result<Value> {
     let key = inst.prefix();
-    if args.instance.as_deref().is_some_and(|n| n != key && Some(n) != key.strip_suffix('_') && n != inst.expansion_id) {
+    if args.instance.as_deref().is_some_and(|n| n != key && Some(n) != key.strip_suffix('_') && n != inst.expansion_id)
+    {
         return Err(Error::new(code::INSTANCE_NOT_FOUND, "no such instance; this workflow is one app instance")
             .with("instance", args.instance.as_deref().unwrap_or_default())
             .with("instances", vec![key]));

@@ -73,8 +73,9 @@ impl PackDiff {
 /// `invalid_request` when either is not a version or `new` is not above `old`.
 pub fn bump(old: &str, new: &str) -> Result<Level> {
     let parse = |v: &str| {
-        semver::Version::parse(v)
-            .map_err(|e| Error::new(code::INVALID_REQUEST, format!("\"{v}\" is not a semver version: {e}")).with("version", v))
+        semver::Version::parse(v).map_err(|e| {
+            Error::new(code::INVALID_REQUEST, format!("\"{v}\" is not a semver version: {e}")).with("version", v)
+        })
     };
     let (a, b) = (parse(old)?, parse(new)?);
     if b <= a {

@@ -41,7 +41,20 @@ fn level(kind: &str) -> Level {
 }
 
 /// Members that are words for people, not behaviour.
-const TEXT: &[&str] = &["label", "title", "description", "examples", "$comment", "author", "license", "homepage", "keywords", "readme", "tags", "icon"];
+const TEXT: &[&str] = &[
+    "label",
+    "title",
+    "description",
+    "examples",
+    "$comment",
+    "author",
+    "license",
+    "homepage",
+    "keywords",
+    "readme",
+    "tags",
+    "icon",
+];
 /// Parameter schema keywords a lower or upper bound is written with.
 const LOWER: &[&str] = &["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"];
 const UPPER: &[&str] = &["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"];
@@ -189,10 +202,15 @@ fn diff_parameters(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: 
         let p = format!("{at}/properties/{}", esc(name));
         diff_param(out, a, b, &p);
         match (ro.contains(name), rn.contains(name)) {
-            (false, true) if b.get("default").is_none() => {
-                out.push("parameter_required_without_default", format!("{at}/required"), None, Some(&Value::String(name.clone())))
+            (false, true) if b.get("default").is_none() => out.push(
+                "parameter_required_without_default",
+                format!("{at}/required"),
+                None,
+                Some(&Value::String(name.clone())),
+            ),
+            (true, false) => {
+                out.push("parameter_made_optional", format!("{at}/required"), Some(&Value::String(name.clone())), None)
             }
-            (true, false) => out.push("parameter_made_optional", format!("{at}/required"), Some(&Value::String(name.clone())), None),
             _ => {}
         }
     }
@@ -283,7 +301,8 @@ fn diff_param(out: &mut Out, a: &Value, b: &Value, at: &str) {
         }
         let (x, y) = (a.get(k), b.get(k));
         if x != y {
-            let kind = if TEXT.contains(&k) || k.starts_with("x-") { "text_changed" } else { "parameter_schema_changed" };
+            let kind =
+                if TEXT.contains(&k) || k.starts_with("x-") { "text_changed" } else { "parameter_schema_changed" };
             out.push(kind, format!("{at}/{}", esc(k)), x, y);
         }
     }
@@ -299,7 +318,14 @@ fn diff_outputs(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &st
             (None, Some(_)) => out.push("output_added", p, None, y),
             (Some(x), Some(y)) if x != y => {
                 let words = |v: &Value| -> Value {
-                    v.as_object().map_or(v.clone(), |m| Value::Object(m.iter().filter(|(k, _)| !TEXT.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()))
+                    v.as_object().map_or(v.clone(), |m| {
+                        Value::Object(
+                            m.iter()
+                                .filter(|(k, _)| !TEXT.contains(&k.as_str()))
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect(),
+                        )
+                    })
                 };
                 let kind = if words(x) == words(y) { "text_changed" } else { "chain_changed" };
                 out.push(kind, p, Some(x), Some(y));
@@ -315,7 +341,9 @@ fn shape(dag: Option<&Value>) -> (Vec<(usize, String, Value)>, HashSet<String>, 
     let nodes: Vec<(usize, String, Value)> = dag
         .and_then(|d| d.get("nodes"))
         .and_then(Value::as_array)
-        .map(|l| l.iter().enumerate().filter_map(|(i, n)| Some((i, n.get("id")?.as_str()?.to_owned(), n.clone()))).collect())
+        .map(|l| {
+            l.iter().enumerate().filter_map(|(i, n)| Some((i, n.get("id")?.as_str()?.to_owned(), n.clone()))).collect()
+        })
         .unwrap_or_default();
     let end = |e: &Value, k: &str| -> Option<String> {
         let t = e.get(k)?.as_str()?;
@@ -349,7 +377,14 @@ fn diff_dag(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
             }
             Some((j, m)) if *m != n => {
                 let words = |v: &Value| -> Value {
-                    v.as_object().map_or(v.clone(), |o| Value::Object(o.iter().filter(|(k, _)| !matches!(k.as_str(), "name" | "description" | "position")).map(|(k, v)| (k.clone(), v.clone())).collect()))
+                    v.as_object().map_or(v.clone(), |o| {
+                        Value::Object(
+                            o.iter()
+                                .filter(|(k, _)| !matches!(k.as_str(), "name" | "description" | "position"))
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect(),
+                        )
+                    })
                 };
                 let kind = if words(n) == words(m) { "text_changed" } else { "dag_changed" };
                 out.push(kind, format!("{at}/nodes/{j}"), Some(n), Some(m));

@@ -30,11 +30,16 @@ fn compare(old: &Value, new: &Value, list: &str, what: &str) -> Value {
             Some(n) => {
                 let mut diffs = Vec::new();
                 differences("", o, n, &[], &mut diffs);
-                changed.extend(diffs.into_iter().map(|(member, old, new)| json!({what: id, "member": member, "old": old, "new": new})));
+                changed.extend(
+                    diffs
+                        .into_iter()
+                        .map(|(member, old, new)| json!({what: id, "member": member, "old": old, "new": new})),
+                );
             }
         }
     }
-    let added: Vec<Value> = b.iter().filter(|(id, _)| !a_ids.contains(id.as_str())).map(|(id, _)| Value::String(id.clone())).collect();
+    let added: Vec<Value> =
+        b.iter().filter(|(id, _)| !a_ids.contains(id.as_str())).map(|(id, _)| Value::String(id.clone())).collect();
     json!({"added": added, "removed": removed, "changed": changed})
 }
 

@@ -195,8 +195,7 @@ pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placemen
             (now != n.position()).then(|| (n.id().to_owned(), now))
         })
         .collect();
-    let replaced =
-        on_edge.as_ref().and_then(|e| wf.graph.edge_weights().find(|w| w.id() == e.id)).map(|w| w.seq);
+    let replaced = on_edge.as_ref().and_then(|e| wf.graph.edge_weights().find(|w| w.id() == e.id)).map(|w| w.seq);
     let title = format!("{} · {}", exp.label, exp.expansion_id);
     Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved, replaced }))
 }

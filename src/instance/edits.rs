@@ -65,7 +65,8 @@ pub(super) fn edge_key(e: &Map<String, Value>) -> EdgeKey {
 /// A node object as compared: without the members that are never merged, and with absent
 /// `config` and `inputs` read as `{}` (what a splice fills in).
 pub(super) fn comparable(node: &Map<String, Value>) -> Map<String, Value> {
-    let mut out: Map<String, Value> = node.iter().filter(|(k, _)| !NOT_MERGED.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut out: Map<String, Value> =
+        node.iter().filter(|(k, _)| !NOT_MERGED.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
     for member in ["config", "inputs"] {
         out.entry(member).or_insert_with(|| json!({}));
     }
@@ -85,7 +86,12 @@ pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit>
         };
         let mut diffs = Vec::new();
         differences("", &comparable(node), &comparable(&wf.graph[ix].object()), &NOT_MERGED, &mut diffs);
-        out.extend(diffs.into_iter().map(|(pointer, base, mine)| Edit::Member { node_id: id.to_owned(), pointer, base, mine }));
+        out.extend(diffs.into_iter().map(|(pointer, base, mine)| Edit::Member {
+            node_id: id.to_owned(),
+            pointer,
+            base,
+            mine,
+        }));
     }
     let members: HashSet<&str> = base_nodes.iter().filter_map(|n| n.get("id").and_then(Value::as_str)).collect();
     let fragment: HashSet<EdgeKey> = fragment_edges(base).iter().map(edge_key).collect();
@@ -99,7 +105,11 @@ pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit>
         if fragment.contains(&key) {
             present.insert(key);
         } else if !wiring.contains(e.id()) {
-            out.push(Edit::EdgeAdded { edge_id: e.id().to_owned(), source: e.source().to_owned(), target: e.target().to_owned() });
+            out.push(Edit::EdgeAdded {
+                edge_id: e.id().to_owned(),
+                source: e.source().to_owned(),
+                target: e.target().to_owned(),
+            });
         }
     }
     for e in fragment_edges(base) {

@@ -6,7 +6,7 @@
 //! Everything is worked out before the first change: with a conflict no resolution settles,
 //! the workflow is left as it was and the refusal (`upgrade_conflict`) lists every conflict.
 
-use super::edits::{Edit, EdgeKey, NOT_MERGED, comparable, edge_key, user_edits};
+use super::edits::{EdgeKey, Edit, NOT_MERGED, comparable, edge_key, user_edits};
 use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
 use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
@@ -44,7 +44,8 @@ struct Plan {
 /// The instance `key` of `wf`, or `instance_not_found` naming it.
 pub fn find(wf: &Workflow, key: &str) -> Result<Instance> {
     wf.instance(key).ok_or_else(|| {
-        Error::new(code::INSTANCE_NOT_FOUND, format!("no chain instance \"{key}\" in this workflow")).with("instance", key)
+        Error::new(code::INSTANCE_NOT_FOUND, format!("no chain instance \"{key}\" in this workflow"))
+            .with("instance", key)
     })
 }
 
@@ -121,12 +122,8 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
     for (_, body) in plan.edge_updates {
         wf.add_edge(body);
     }
-    let forgotten: Vec<&str> = removed_edges
-        .iter()
-        .chain(&gone_edges)
-        .map(Edge::id)
-        .filter(|id| !kept_ids.contains(*id))
-        .collect();
+    let forgotten: Vec<&str> =
+        removed_edges.iter().chain(&gone_edges).map(Edge::id).filter(|id| !kept_ids.contains(*id)).collect();
     let forgotten: Vec<String> = forgotten.into_iter().map(str::to_owned).collect();
     wf.forget_edges(forgotten.iter().map(String::as_str));
     removed_edges.append(&mut gone_edges);
@@ -210,8 +207,13 @@ fn plan(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge
             (None, Some(m)) => {
                 let (m_cmp, n_cmp) = (comparable(&m), comparable(n));
                 if m_cmp != n_cmp
-                    && merge.conflict(id, "", None, Some(&Value::Object(m_cmp.clone())), Some(&Value::Object(n_cmp.clone())))
-                        == Some(Value::Object(n_cmp))
+                    && merge.conflict(
+                        id,
+                        "",
+                        None,
+                        Some(&Value::Object(m_cmp.clone())),
+                        Some(&Value::Object(n_cmp.clone())),
+                    ) == Some(Value::Object(n_cmp))
                 {
                     let mut body = comparable(n);
                     body.insert("id".into(), json!(id));
@@ -231,7 +233,9 @@ fn plan(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge
         }
         let Some(ix) = wf.node(id) else { continue };
         let (b_cmp, m_cmp) = (comparable(b), comparable(&wf.graph[ix].object()));
-        if b_cmp == m_cmp || merge.conflict(id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none() {
+        if b_cmp == m_cmp
+            || merge.conflict(id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
+        {
             plan.removes.push(id.to_owned());
         }
     }
@@ -240,8 +244,13 @@ fn plan(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge
 }
 
 fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge: &mut Merge, plan: &mut Plan) {
-    let members: HashSet<&str> =
-        base.id_map.iter().chain(&new.id_map).map(|(_, id)| id.as_str()).chain(inst.node_ids.iter().map(String::as_str)).collect();
+    let members: HashSet<&str> = base
+        .id_map
+        .iter()
+        .chain(&new.id_map)
+        .map(|(_, id)| id.as_str())
+        .chain(inst.node_ids.iter().map(String::as_str))
+        .collect();
     let mut present: HashMap<EdgeKey, Map<String, Value>> = HashMap::new();
     for e in wf.graph.edge_weights() {
         if members.contains(e.source()) || members.contains(e.target()) {
@@ -252,7 +261,8 @@ fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion,
     let without_id = |e: &Map<String, Value>| -> Map<String, Value> {
         e.iter().filter(|(k, _)| k.as_str() != "id").map(|(k, v)| (k.clone(), v.clone())).collect()
     };
-    let base_edges: HashMap<EdgeKey, Map<String, Value>> = fragment_edges(base).into_iter().map(|e| (edge_key(&e), e)).collect();
+    let base_edges: HashMap<EdgeKey, Map<String, Value>> =
+        fragment_edges(base).into_iter().map(|e| (edge_key(&e), e)).collect();
     let new_edges = fragment_edges(new);
     let new_keys: HashSet<EdgeKey> = new_edges.iter().map(edge_key).collect();
     let mut taken: HashSet<String> = HashSet::new();
@@ -287,7 +297,9 @@ fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion,
         let Some(m) = present.get(key) else { continue };
         let id = id_of(m).to_owned();
         let (b_cmp, m_cmp) = (without_id(b), without_id(m));
-        if b_cmp == m_cmp || merge.conflict(&id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none() {
+        if b_cmp == m_cmp
+            || merge.conflict(&id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
+        {
             plan.edge_removes.push(id);
         }
     }

@@ -7,9 +7,9 @@
 
 pub mod edits;
 pub mod merge;
-pub mod upgrade;
 #[cfg(test)]
 mod tests;
+pub mod upgrade;
 
 pub use crate::workflow::merge3::{Choice, Conflict, Resolutions};
 pub use edits::{Edit, user_edits};

@@ -129,7 +129,9 @@ fn an_upgrade_adds_and_removes_nodes_keeping_ids_edits_and_parent_edges() {
     let (mut wf, key) = workflow();
     set_config(&mut wf, "t_two_k1_b", "note", json!("mine"));
     // The user's own edge out of the instance, and the wiring into it.
-    wf.add_edge(json!({"id": "mine", "sourceNodeId": "t_two_k1_b", "targetNodeId": "start"}).as_object().unwrap().clone());
+    wf.add_edge(
+        json!({"id": "mine", "sourceNodeId": "t_two_k1_b", "targetNodeId": "start"}).as_object().unwrap().clone(),
+    );
     let a_pos = wf.graph[wf.node("t_two_k1_a").unwrap()].position();
     let base = expansion("1.0.0", json!({"topic": "a"}));
     let new = expansion("2.0.0", json!({"topic": "a"}));
@@ -144,12 +146,19 @@ fn an_upgrade_adds_and_removes_nodes_keeping_ids_edits_and_parent_edges() {
     assert_eq!(wf.graph[wf.node("t_two_k1_a").unwrap()].position(), a_pos, "ids and positions are stable");
     let ends: Vec<(String, String)> =
         wf.graph.edge_weights().map(|e| (e.source().to_owned(), e.target().to_owned())).collect();
-    for (s, t) in [("start", "t_two_k1_a"), ("t_two_k1_a", "t_two_k1_b"), ("t_two_k1_b", "t_two_k1_c"), ("t_two_k1_b", "start")] {
+    for (s, t) in
+        [("start", "t_two_k1_a"), ("t_two_k1_a", "t_two_k1_b"), ("t_two_k1_b", "t_two_k1_c"), ("t_two_k1_b", "start")]
+    {
         assert!(ends.contains(&(s.into(), t.into())), "{s} → {t} in {ends:?}");
     }
     assert!(!ends.iter().any(|(s, t)| s == "t_two_k1_z" || t == "t_two_k1_z"));
     // z was an exit node, wired to done: that parent edge went with it, and is reported.
-    assert_eq!(done.warnings.iter().filter(|f| f.code == code::INSTANCE_EDGE_DETACHED).count(), 1, "{:?}", done.warnings);
+    assert_eq!(
+        done.warnings.iter().filter(|f| f.code == code::INSTANCE_EDGE_DETACHED).count(),
+        1,
+        "{:?}",
+        done.warnings
+    );
     let inst = wf.instance(&key).unwrap();
     assert_eq!(inst.chain_version, "2.0.0");
     assert_eq!(inst.node_ids, ["t_two_k1_a", "t_two_k1_b", "t_two_k1_c"]);

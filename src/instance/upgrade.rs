@@ -32,7 +32,10 @@ pub fn select(wf: &Workflow, named: Option<&str>, all: bool) -> Result<Vec<Insta
         None if instances.len() == 1 => Ok(instances),
         None => Err(Error::new(
             code::INVALID_REQUEST,
-            format!("the workflow records {} chain instances; name one with --instance, or give --all", instances.len()),
+            format!(
+                "the workflow records {} chain instances; name one with --instance, or give --all",
+                instances.len()
+            ),
         )
         .with("instances", keys)),
     }
@@ -65,11 +68,9 @@ pub fn target<'p>(instance: &str, chain_id: &str, packs: &'p [Pack], to: Option<
             .with("version", to)
             .with("available", have)
         }),
-        None => Ok(holding
-            .iter()
-            .copied()
-            .max_by(|a, b| compare(&version(a), &version(b)))
-            .expect("holding is not empty")),
+        None => {
+            Ok(holding.iter().copied().max_by(|a, b| compare(&version(a), &version(b))).expect("holding is not empty"))
+        }
     }
 }
 

@@ -5,9 +5,9 @@
 //! These functions work on the workflow JSON as the app wrote it (nodes keyed `nodeId`,
 //! edges `sourceNodeId`/`targetNodeId`) and on WorkflowDefinitions alike (`id`).
 
+use super::merge3::{Merge, Resolutions};
 use crate::error::{Error, Result, code};
 use crate::expand::app::{APP_SOURCE, app_expand_nodes, expansion_id_hash, node_prefix, resolved_params};
-use super::merge3::{Merge, Resolutions};
 use crate::pack::Chain;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -86,7 +86,13 @@ impl AppInstance {
     /// token rules, its expansionId of the new values, every node of the chain renamed to
     /// the new prefix (position, name and other members kept), edges rewired, metadata
     /// updated. [`Self::upgrade`] with the recorded chain as the new one.
-    pub fn reparameterise(&self, doc: &Value, chain: &Chain, values: Map<String, Value>, res: &Resolutions) -> Result<Value> {
+    pub fn reparameterise(
+        &self,
+        doc: &Value,
+        chain: &Chain,
+        values: Map<String, Value>,
+        res: &Resolutions,
+    ) -> Result<Value> {
         self.upgrade(doc, chain, chain, values, res)
     }
 
@@ -108,7 +114,11 @@ impl AppInstance {
         if new_chain.chain_id() != self.chain_id {
             return Err(Error::new(
                 code::INSTANCE_PACK_MISMATCH,
-                format!("the workflow was expanded from {}, and the chain given is {}", self.chain_id, new_chain.chain_id()),
+                format!(
+                    "the workflow was expanded from {}, and the chain given is {}",
+                    self.chain_id,
+                    new_chain.chain_id()
+                ),
             )
             .with("instance", self.prefix())
             .with("chainId", new_chain.chain_id()));
@@ -154,7 +164,13 @@ impl AppInstance {
                     (b, Some(f)) => {
                         for member in MEMBERS {
                             let at = format!("/{member}");
-                            let v = merge.value(&new_node_id, &at, b.and_then(|b| b.get(member)), node.get(member), f.get(member));
+                            let v = merge.value(
+                                &new_node_id,
+                                &at,
+                                b.and_then(|b| b.get(member)),
+                                node.get(member),
+                                f.get(member),
+                            );
                             match v {
                                 Some(v) => node.insert(member.into(), v),
                                 None => node.remove(member),
@@ -166,7 +182,11 @@ impl AppInstance {
                     // keeps it.
                     (Some(b), None) => {
                         let (b, m) = (merged_members(b), merged_members(node));
-                        if b == m || merge.conflict(&old_id, "", Some(&Value::Object(b)), Some(&Value::Object(m)), None).is_none() {
+                        if b == m
+                            || merge
+                                .conflict(&old_id, "", Some(&Value::Object(b)), Some(&Value::Object(m)), None)
+                                .is_none()
+                        {
                             gone.insert(old_id);
                         }
                     }
@@ -186,7 +206,8 @@ impl AppInstance {
                     None => true,
                     Some(b) => {
                         let (b, f) = (merged_members(b), merged_members(node));
-                        b != f && merge.conflict(&id, "", Some(&Value::Object(b)), None, Some(&Value::Object(f))).is_some()
+                        b != f
+                            && merge.conflict(&id, "", Some(&Value::Object(b)), None, Some(&Value::Object(f))).is_some()
                     }
                 };
                 if add {
@@ -205,7 +226,9 @@ impl AppInstance {
         }
         if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
             let ends = ["sourceNodeId", "targetNodeId", "from", "to"];
-            edges.retain(|e| !ends.iter().any(|k| e.get(*k).and_then(Value::as_str).is_some_and(|id| gone.contains(id))));
+            edges.retain(|e| {
+                !ends.iter().any(|k| e.get(*k).and_then(Value::as_str).is_some_and(|id| gone.contains(id)))
+            });
         }
         if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
             for edge in edges.iter_mut().filter_map(Value::as_object_mut) {
@@ -415,7 +438,10 @@ mod tests {
         let e = inst.reparameterise(&edited, &triage(), both.clone(), &Resolutions::default()).unwrap_err();
         assert_eq!(e.code, code::UPGRADE_CONFLICT);
         assert_eq!(e.details["conflicts"][0]["member"], "/config/provider");
-        assert_eq!((&e.details["conflicts"][0]["mine"], &e.details["conflicts"][0]["new"]), (&json!("openai"), &json!("mistral")));
+        assert_eq!(
+            (&e.details["conflicts"][0]["mine"], &e.details["conflicts"][0]["new"]),
+            (&json!("openai"), &json!("mistral"))
+        );
         let out = inst.reparameterise(&edited, &triage(), both, &Resolutions::prefer(Choice::New)).unwrap();
         assert_eq!(out["nodes"][1]["config"]["provider"], "mistral");
     }

@@ -59,7 +59,11 @@ impl Conflict {
 
     /// The conflicts a refusal lists (`upgrade_conflict`'s `details.conflicts`).
     pub fn listed_in(e: &crate::error::Error) -> Vec<Self> {
-        e.details.get("conflicts").and_then(Value::as_array).map(|l| l.iter().filter_map(Self::from_json).collect()).unwrap_or_default()
+        e.details
+            .get("conflicts")
+            .and_then(Value::as_array)
+            .map(|l| l.iter().filter_map(Self::from_json).collect())
+            .unwrap_or_default()
     }
 
     /// One line for people: `node /config/threshold: mine 0.9, new 0.8`.
@@ -144,9 +148,10 @@ impl<'r> Merge<'r> {
         keep: &[&str],
     ) -> Map<String, Value> {
         let mut out = Map::with_capacity(mine.len().max(new.len()));
-        let keys = mine.keys().chain(new.keys().filter(|k| !mine.contains_key(*k))).chain(
-            base.keys().filter(|k| !mine.contains_key(*k) && !new.contains_key(*k)),
-        );
+        let keys = mine
+            .keys()
+            .chain(new.keys().filter(|k| !mine.contains_key(*k)))
+            .chain(base.keys().filter(|k| !mine.contains_key(*k) && !new.contains_key(*k)));
         for key in keys {
             if keep.contains(&key.as_str()) {
                 if let Some(v) = mine.get(key) {

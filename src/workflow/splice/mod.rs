@@ -136,7 +136,11 @@ fn add_fragment(
 /// an instance's nodes were before the user touched them.
 pub(crate) fn fragment_nodes(exp: &Expansion) -> Vec<serde_json::Map<String, Value>> {
     let rel = place::relative(exp);
-    exp.id_map.iter().zip(exp.nodes.iter().zip(rel)).map(|((frag, _), (n, pos))| members::workflow_node(n, frag, pos)).collect()
+    exp.id_map
+        .iter()
+        .zip(exp.nodes.iter().zip(rel))
+        .map(|((frag, _), (n, pos))| members::workflow_node(n, frag, pos))
+        .collect()
 }
 
 /// An expansion's edges as a splice makes them (ids `<prefix>e<n>`).
