@@ -253,7 +253,10 @@ fn semver_base() -> Value {
 
 /// Each row of docs/upgrade.md's table: a change to the base pack, its kind and the level
 /// the table gives it (written here from the table, not read from the code).
-fn semver_rows() -> Vec<(&'static str, &'static str, fn(&mut Value))> {
+/// A row of the table: the kind, its level, and a change to the base pack of that kind.
+type Row = (&'static str, &'static str, fn(&mut Value));
+
+fn semver_rows() -> Vec<Row> {
     fn one(m: &mut Value) -> &mut Value {
         &mut m["chains"][0]
     }
@@ -434,6 +437,10 @@ fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one()
     m["chains"][0]["parameters"]["properties"]["text"]["pattern"] = json!("^h");
     let narrowed = dir.path().join("src-2.1.1");
     write(&narrowed.join("pack.json"), &m);
+    // Two published versions compared by name.
+    let d =
+        ok_json(&run(&["diff", "vendor.acme.tiles@1.0.0", "vendor.acme.tiles@2.0.0", "--registry", s(&reg), "--json"]));
+    assert_eq!((d["required"].as_str(), d["changes"][0]["kind"].as_str()), (Some("major"), Some("parameter_removed")));
     assert_eq!(envelope(&publish(&narrowed, &[]))["error"], "version_bump_too_small");
     // The override publishes, and says so.
     let forced = ok_json(&publish(&narrowed, &["--allow-small-bump"]));

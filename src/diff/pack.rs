@@ -335,9 +335,15 @@ fn diff_outputs(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &st
     }
 }
 
-/// A fragment's node ids, and which of them are entry (no incoming edge) and exit (no
-/// outgoing edge) nodes.
-fn shape(dag: Option<&Value>) -> (Vec<(usize, String, Value)>, HashSet<String>, HashSet<String>) {
+/// A fragment's nodes (index, id, node), and which are entry (no incoming edge) and exit
+/// (no outgoing edge) nodes.
+struct Shape {
+    nodes: Vec<(usize, String, Value)>,
+    entry: HashSet<String>,
+    exit: HashSet<String>,
+}
+
+fn shape(dag: Option<&Value>) -> Shape {
     let nodes: Vec<(usize, String, Value)> = dag
         .and_then(|d| d.get("nodes"))
         .and_then(Value::as_array)
@@ -354,12 +360,12 @@ fn shape(dag: Option<&Value>) -> (Vec<(usize, String, Value)>, HashSet<String>, 
     let sources: HashSet<String> = edges.iter().filter_map(|e| end(e, "from")).collect();
     let entry = nodes.iter().filter(|(_, id, _)| !targets.contains(id)).map(|(_, id, _)| id.clone()).collect();
     let exit = nodes.iter().filter(|(_, id, _)| !sources.contains(id)).map(|(_, id, _)| id.clone()).collect();
-    (nodes, entry, exit)
+    Shape { nodes, entry, exit }
 }
 
 fn diff_dag(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
-    let (on, entry, exit) = shape(old);
-    let (nn, _, _) = shape(new);
+    let Shape { nodes: on, entry, exit } = shape(old);
+    let nn = shape(new).nodes;
     let new_by_id: HashMap<&str, (usize, &Value)> = nn.iter().map(|(i, id, n)| (id.as_str(), (*i, n))).collect();
     let old_ids: HashSet<&str> = on.iter().map(|(_, id, _)| id.as_str()).collect();
     for (i, id, n) in &on {
