@@ -76,9 +76,18 @@ pub(super) fn comparable(node: &Map<String, Value>) -> Map<String, Value> {
 /// What the user changed in the instance, in fragment order: member edits and removed
 /// nodes, then added and removed edges.
 pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit> {
+    edits_against(wf, inst, &fragment_nodes(base), &fragment_edges(base))
+}
+
+/// [`user_edits`] against the recorded expansion's nodes and edges as a splice shapes them.
+pub(super) fn edits_against(
+    wf: &Workflow,
+    inst: &Instance,
+    base_nodes: &[Map<String, Value>],
+    base_edges: &[Map<String, Value>],
+) -> Vec<Edit> {
     let mut out = Vec::new();
-    let base_nodes = fragment_nodes(base);
-    for node in &base_nodes {
+    for node in base_nodes {
         let id = node.get("id").and_then(Value::as_str).unwrap_or_default();
         let Some(ix) = wf.node(id) else {
             out.push(Edit::NodeRemoved { node_id: id.to_owned() });
@@ -94,7 +103,7 @@ pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit>
         }));
     }
     let members: HashSet<&str> = base_nodes.iter().filter_map(|n| n.get("id").and_then(Value::as_str)).collect();
-    let fragment: HashSet<EdgeKey> = fragment_edges(base).iter().map(edge_key).collect();
+    let fragment: HashSet<EdgeKey> = base_edges.iter().map(edge_key).collect();
     let wiring: HashSet<&str> = inst.edge_ids.iter().map(String::as_str).collect();
     let mut present = HashSet::new();
     for e in wf.graph.edge_weights() {
@@ -112,8 +121,8 @@ pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit>
             });
         }
     }
-    for e in fragment_edges(base) {
-        let key = edge_key(&e);
+    for e in base_edges {
+        let key = edge_key(e);
         if !present.contains(&key) {
             out.push(Edit::EdgeRemoved { source: key.0, target: key.2 });
         }

@@ -6,7 +6,7 @@
 //! Everything is worked out before the first change: with a conflict no resolution settles,
 //! the workflow is left as it was and the refusal (`upgrade_conflict`) lists every conflict.
 
-use super::edits::{EdgeKey, Edit, NOT_MERGED, comparable, edge_key, user_edits};
+use super::edits::{EdgeKey, Edit, NOT_MERGED, comparable, edge_key, edits_against};
 use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
 use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
@@ -39,6 +39,25 @@ struct Plan {
     edge_updates: Vec<(String, Map<String, Value>)>,
     edge_adds: Vec<Map<String, Value>>,
     edge_removes: Vec<String>,
+}
+
+/// The recorded and the new expansion shaped as a splice makes them, once per re-expansion.
+struct Fragments {
+    base_nodes: Vec<Map<String, Value>>,
+    new_nodes: Vec<Map<String, Value>>,
+    base_edges: Vec<Map<String, Value>>,
+    new_edges: Vec<Map<String, Value>>,
+}
+
+impl Fragments {
+    fn new(base: &Expansion, new: &Expansion) -> Self {
+        Self {
+            base_nodes: fragment_nodes(base),
+            new_nodes: fragment_nodes(new),
+            base_edges: fragment_edges(base),
+            new_edges: fragment_edges(new),
+        }
+    }
 }
 
 /// The instance `key` of `wf`, or `instance_not_found` naming it.
@@ -81,8 +100,9 @@ pub fn review(wf: &Workflow, key: &str, base: &Expansion, new: &Expansion) -> Re
     check(&inst, key, base, new)?;
     let res = Resolutions::default();
     let mut merge = Merge::new(&res);
-    plan(wf, &inst, base, new, &mut merge);
-    Ok((user_edits(wf, &inst, base), merge.conflicts))
+    let f = Fragments::new(base, new);
+    plan(wf, &inst, &f, base, new, &mut merge);
+    Ok((edits_against(wf, &inst, &f.base_nodes, &f.base_edges), merge.conflicts))
 }
 
 /// Re-expand instance `key` as `new`, keeping the user's edits (`base` is the recorded
@@ -90,9 +110,10 @@ pub fn review(wf: &Workflow, key: &str, base: &Expansion, new: &Expansion) -> Re
 pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion, res: &Resolutions) -> Result<Merged> {
     let inst = find(wf, key)?;
     check(&inst, key, base, new)?;
-    let edits = user_edits(wf, &inst, base);
+    let f = Fragments::new(base, new);
+    let edits = edits_against(wf, &inst, &f.base_nodes, &f.base_edges);
     let mut merge = Merge::new(res);
-    let plan = plan(wf, &inst, base, new, &mut merge);
+    let plan = plan(wf, &inst, &f, base, new, &mut merge);
     if merge.unresolved > 0 {
         return Err(conflict_error(key, &merge.conflicts));
     }
@@ -128,7 +149,7 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
     wf.forget_edges(forgotten.iter().map(String::as_str));
     removed_edges.append(&mut gone_edges);
 
-    let fragment: HashSet<EdgeKey> = fragment_edges(base).iter().chain(&fragment_edges(new)).map(edge_key).collect();
+    let fragment: HashSet<EdgeKey> = f.base_edges.iter().chain(&f.new_edges).map(edge_key).collect();
     let warnings = removed_edges
         .iter()
         .filter(|e| !fragment.contains(&edge_key(&e.json())))
@@ -169,15 +190,14 @@ fn id_of(node: &Map<String, Value>) -> &str {
 }
 
 /// Work out the changes; conflicts go to `merge`.
-fn plan(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge: &mut Merge) -> Plan {
+fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &Expansion, merge: &mut Merge) -> Plan {
     let mut plan = Plan::default();
-    let base_nodes = fragment_nodes(base);
-    let new_nodes = fragment_nodes(new);
+    let (base_nodes, new_nodes) = (&f.base_nodes, &f.new_nodes);
     let base_by_id: HashMap<&str, &Map<String, Value>> = base_nodes.iter().map(|n| (id_of(n), n)).collect();
     let new_ids: HashSet<&str> = new_nodes.iter().map(id_of).collect();
-    let offset = offset(wf, &base_nodes);
+    let offset = offset(wf, base_nodes);
 
-    for n in &new_nodes {
+    for n in new_nodes {
         let id = id_of(n);
         let mine = wf.node(id).map(|ix| {
             let mut m = wf.graph[ix].object();
@@ -226,7 +246,7 @@ fn plan(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge
             (None, None) => plan.adds.push(placed(n, offset)),
         }
     }
-    for b in &base_nodes {
+    for b in base_nodes {
         let id = id_of(b);
         if new_ids.contains(id) {
             continue;
@@ -239,11 +259,20 @@ fn plan(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge
             plan.removes.push(id.to_owned());
         }
     }
-    plan_edges(wf, inst, base, new, merge, &mut plan);
+    plan_edges(wf, inst, f, base, new, merge, &mut plan);
     plan
 }
 
-fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion, merge: &mut Merge, plan: &mut Plan) {
+#[allow(clippy::too_many_arguments)]
+fn plan_edges(
+    wf: &Workflow,
+    inst: &Instance,
+    f: &Fragments,
+    base: &Expansion,
+    new: &Expansion,
+    merge: &mut Merge,
+    plan: &mut Plan,
+) {
     let members: HashSet<&str> = base
         .id_map
         .iter()
@@ -261,12 +290,10 @@ fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion,
     let without_id = |e: &Map<String, Value>| -> Map<String, Value> {
         e.iter().filter(|(k, _)| k.as_str() != "id").map(|(k, v)| (k.clone(), v.clone())).collect()
     };
-    let base_edges: HashMap<EdgeKey, Map<String, Value>> =
-        fragment_edges(base).into_iter().map(|e| (edge_key(&e), e)).collect();
-    let new_edges = fragment_edges(new);
-    let new_keys: HashSet<EdgeKey> = new_edges.iter().map(edge_key).collect();
+    let base_edges: HashMap<EdgeKey, &Map<String, Value>> = f.base_edges.iter().map(|e| (edge_key(e), e)).collect();
+    let new_keys: HashSet<EdgeKey> = f.new_edges.iter().map(edge_key).collect();
     let mut taken: HashSet<String> = HashSet::new();
-    for n in &new_edges {
+    for n in &f.new_edges {
         let key = edge_key(n);
         match (base_edges.get(&key), present.get(&key)) {
             (Some(b), Some(m)) => {
@@ -290,11 +317,12 @@ fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion,
             _ => {}
         }
     }
-    for (key, b) in &base_edges {
-        if new_keys.contains(key) {
+    for b in &f.base_edges {
+        let key = edge_key(b);
+        if new_keys.contains(&key) {
             continue;
         }
-        let Some(m) = present.get(key) else { continue };
+        let Some(m) = present.get(&key) else { continue };
         let id = id_of(m).to_owned();
         let (b_cmp, m_cmp) = (without_id(b), without_id(m));
         if b_cmp == m_cmp
@@ -303,8 +331,6 @@ fn plan_edges(wf: &Workflow, inst: &Instance, base: &Expansion, new: &Expansion,
             plan.edge_removes.push(id);
         }
     }
-    // HashMap order is not the user's: removals in a stable order.
-    plan.edge_removes.sort();
 }
 
 /// Where the instance sits: the mean offset from the fragment's relative positions to the
