@@ -140,3 +140,20 @@ fn a_member_changed_on_both_sides_is_listed_before_anything_is_applied() {
     h.run();
     assert_eq!(json_of(&h), before);
 }
+
+/// "Compare with saved version" (issue 36, item 4) lists what changed since the file was
+/// saved: a node moved by a drag shows as its position member, old and new.
+#[test]
+fn compare_with_saved_version_lists_the_changed_members() {
+    let (_dir, mut h) = ui_common::open_workflow(ui_common::two_nodes());
+    let from = on_screen(&h, "(start)");
+    drag(&mut h, from, from + egui::vec2(0.0, 120.0), Modifiers::NONE);
+    let moved = json_of(&h)["nodes"][0]["position"]["y"].clone();
+    assert_ne!(moved, json!(0), "the drag moved the node");
+    h.get_by_label("File").click();
+    h.run();
+    h.get(By::new().label_contains("Compare with saved version").role(Role::Button)).click();
+    h.run();
+    assert!(h.query_by_label("nodes: 0 added, 0 removed, 1 member(s) changed").is_some());
+    assert!(h.query_by_label(&format!("~ start /position/y: 0 → {moved}")).is_some());
+}

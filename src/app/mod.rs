@@ -11,6 +11,7 @@ mod authoring;
 mod canvas;
 mod child_view;
 mod command_ui;
+mod compare;
 mod conflicts;
 mod dialogs;
 mod finder;
@@ -162,6 +163,7 @@ pub struct App {
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
+    compare: compare::CompareWindow,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
@@ -234,6 +236,7 @@ impl App {
             trust_window: Default::default(),
             registry: Default::default(),
             app_reparam: Default::default(),
+            compare: Default::default(),
             authoring: Default::default(),
             child_window: Default::default(),
             actions: Vec::new(),
@@ -484,6 +487,7 @@ impl App {
         command_ui::shortcut_help(&ctx, &mut self.shortcut_help, os);
         self.registry_window(&ctx);
         self.app_reparam.show(&ctx, &mut self.actions);
+        self.compare.show(&ctx);
         let catalog = self.trust.catalog.as_ref();
         self.authoring.show(&ctx, &self.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.child_window.show(&ctx, &mut self.actions);
@@ -863,6 +867,10 @@ impl App {
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),
+            CommandId::CompareSaved => match crate::editor::compare::compare_with_saved(&self.doc) {
+                Ok(lines) => self.compare.lines = Some(lines),
+                Err(e) => self.problems.error(e),
+            },
             CommandId::ExtractChain => {
                 let nodes = self.selected_nodes();
                 self.authoring.open_extract(self.doc.workflow(), nodes);
