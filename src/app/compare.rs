@@ -21,7 +21,11 @@ impl CompareWindow {
                 egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
                     for line in lines {
                         let text = RichText::new(line).monospace();
-                        ui.label(if line.starts_with(['+', '-', '~']) { text.small() } else { text.color(theme::TEXT_DIM) });
+                        ui.label(if line.starts_with(['+', '-', '~']) {
+                            text.small()
+                        } else {
+                            text.color(theme::TEXT_DIM)
+                        });
                     }
                 });
             });

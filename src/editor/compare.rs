@@ -10,7 +10,10 @@ use serde_json::Value;
 /// line per nodes and edges. Refused when the document was never saved.
 pub fn compare_with_saved(doc: &Document) -> Result<Vec<String>, Error> {
     let path = doc.path.as_ref().ok_or_else(|| {
-        Error::new(code::INVALID_REQUEST, "this workflow has not been saved yet: there is no saved version to compare with")
+        Error::new(
+            code::INVALID_REQUEST,
+            "this workflow has not been saved yet: there is no saved version to compare with",
+        )
     })?;
     let saved = Workflow::load(path)?;
     Ok(describe(&crate::diff::workflow::diff_workflows(&saved, doc.workflow())))
@@ -22,14 +25,21 @@ fn describe(diff: &Value) -> Vec<String> {
         let part = &diff[what];
         let list = |k: &str| part[k].as_array().cloned().unwrap_or_default();
         let (added, removed, changed) = (list("added"), list("removed"), list("changed"));
-        lines.push(format!("{what}: {} added, {} removed, {} member(s) changed", added.len(), removed.len(), changed.len()));
+        lines.push(format!(
+            "{what}: {} added, {} removed, {} member(s) changed",
+            added.len(),
+            removed.len(),
+            changed.len()
+        ));
         let id = |v: &Value| v.as_str().unwrap_or_default().to_owned();
         lines.extend(added.iter().map(|v| format!("+ {one} {}", id(v))));
         lines.extend(removed.iter().map(|v| format!("- {one} {}", id(v))));
         let side = |v: &Value| if v.is_null() { "(absent)".to_owned() } else { v.to_string() };
-        lines.extend(changed.iter().map(|c| {
-            format!("~ {} {}: {} → {}", id(&c[one]), id(&c["member"]), side(&c["old"]), side(&c["new"]))
-        }));
+        lines.extend(
+            changed
+                .iter()
+                .map(|c| format!("~ {} {}: {} → {}", id(&c[one]), id(&c["member"]), side(&c["old"]), side(&c["new"]))),
+        );
     }
     lines
 }
