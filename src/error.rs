@@ -128,6 +128,22 @@ pub mod code {
     pub const REGISTRY_TREE_MISMATCH: &str = "registry_tree_mismatch";
     /// Publishing: an interrupted publish of the same bytes was finished.
     pub const PUBLISH_COMPLETED: &str = "publish_completed";
+
+    // Chain instances: re-parameterise and upgrade keeping edits, diffs, semver checks.
+    /// A member the user changed that the new expansion changes too; nothing was applied.
+    pub const UPGRADE_CONFLICT: &str = "upgrade_conflict";
+    /// The instance's recorded chain version is not among the packs given, so its edits
+    /// cannot be told apart from the chain's.
+    pub const INSTANCE_BASE_UNAVAILABLE: &str = "instance_base_unavailable";
+    /// The workflow has no instance with this id, or the pack given is not the instance's.
+    pub const INSTANCE_NOT_FOUND: &str = "instance_not_found";
+    pub const INSTANCE_PACK_MISMATCH: &str = "instance_pack_mismatch";
+    /// The chain version asked for is not among the packs given.
+    pub const CHAIN_VERSION_NOT_FOUND: &str = "chain_version_not_found";
+    /// An upgrade removed a node a parent edge was wired to; the edge went with it.
+    pub const INSTANCE_EDGE_DETACHED: &str = "instance_edge_detached";
+    /// A pack's version bump is smaller than its changes require (semver).
+    pub const VERSION_BUMP_TOO_SMALL: &str = "version_bump_too_small";
 }
 
 /// A refusal: code, human message, structured details.

@@ -649,7 +649,9 @@ fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
         ["reparam", wf_arg, "--pack", pack_arg].iter().chain(extra).map(|s| s.to_string()).collect()
     };
     let run_args = |a: Vec<String>| run(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    let out = run(&["reparam", wf_arg, "--pack", pack_arg, "--set", "queue=sales", "-o", out_path.to_str().unwrap()]);
+    // The note is edited by hand and changed by the new values: settled with --prefer new.
+    let out_arg = out_path.to_str().unwrap();
+    let out = run(&["reparam", wf_arg, "--pack", pack_arg, "--set", "queue=sales", "--prefer", "new", "-o", out_arg]);
     let summary = stdout_json(&out);
     let id = app_expansion_id(r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#);
     assert_eq!(summary["previousExpansionId"], "fd9b00f727d5");
@@ -663,7 +665,7 @@ fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
     let p = format!("vendor_example_ticket-triage_{id}_");
     assert_eq!(written["nodes"][0]["nodeId"], json!(format!("{p}fetch")), "the app's form is kept");
     assert_eq!(written["nodes"][0]["config"]["url"], "https://tickets.example/sales?limit=40");
-    assert_eq!(written["nodes"][1]["config"]["note"], "for sales", "the hand edit is replaced");
+    assert_eq!(written["nodes"][1]["config"]["note"], "for sales", "the hand edit gave way to the new value");
     assert_eq!(written["edges"][0]["targetNodeId"], json!(format!("{p}classify")));
     assert_eq!(written["metadata"]["expansionId"], json!(id));
 
@@ -680,7 +682,7 @@ fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
     doc["metadata"]["expandedFrom"]["version"] = json!("1.1.0");
     std::fs::write(&wf, doc.to_string()).unwrap();
     let out = run_args(args(&["-o", "out.json"]));
-    assert_eq!((out.status.code(), envelope(&out)["error"].as_str()), (Some(1), Some("chain_not_found")));
+    assert_eq!((out.status.code(), envelope(&out)["error"].as_str()), (Some(1), Some("instance_base_unavailable")));
     let bad = run_args(args(&["--set", "maxTickets=many", "-o", "out.json"]));
     assert_eq!(envelope(&bad)["error"], "chain_parameter_invalid");
 }

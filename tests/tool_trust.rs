@@ -2,6 +2,7 @@
 //! direction, the MiRuntime contract says what the chain does, and the conformance config
 //! rules apply everywhere.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::error::code;
@@ -449,8 +450,8 @@ fn corpus_chain_packs() -> Vec<Pack> {
         .collect()
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn no_corpus_chain_is_pure_or_read_only_while_a_node_effect_is_unknown() {
     let (mut chains, mut unknown, mut failures) = (0, 0, Vec::new());
     for pack in corpus_chain_packs() {

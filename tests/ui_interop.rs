@@ -295,6 +295,17 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
 
     type_into(&mut h, "queue", "sales");
     click(&mut h, "Re-parameterise");
+    // The note was typed by hand and the new queue changes it too: a conflict, listed in the
+    // window with nothing applied until it is settled.
+    assert!(h.state().app_reparam_open(), "the window comes back with the conflict");
+    let unchanged = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    assert_eq!(unchanged["metadata"]["expansionId"], "fd9b00f727d5");
+    // Listed in the window (and named in the status bar).
+    let listed = "/config/note: mine \"typed by hand\", new \"for sales\"";
+    assert!(h.query_all_by_label_contains(listed).count() >= 2, "the conflict is listed");
+    h.get(By::new().label("Take new").role(Role::RadioButton)).click();
+    h.run();
+    click(&mut h, "Re-parameterise");
     assert!(!h.state().app_reparam_open(), "{:?}", h.state().last_error());
     let canonical = r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
     let id = app_expansion_id(canonical);
@@ -303,7 +314,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert_eq!(out["metadata"]["expansionId"], json!(id));
     assert_eq!(out["nodes"][0]["id"], json!(format!("{p}fetch")));
     assert_eq!(out["nodes"][0]["config"]["url"], "https://tickets.example/sales?limit=40");
-    assert_eq!(out["nodes"][1]["config"]["note"], "for sales", "the hand edit was replaced");
+    assert_eq!(out["nodes"][1]["config"]["note"], "for sales", "the new value, as chosen");
     assert_eq!(out["edges"][0]["sourceNodeId"], json!(format!("{p}fetch")));
     let title = format!("Chain instance Ticket triage · {id} (OpenWOP app)");
     assert!(h.query_by_label(&title).is_some(), "still one frame, under the new id");

@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod author;
+mod diff;
 mod interop;
 pub mod start;
+mod upgrade;
 
 #[derive(Parser)]
 #[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]
@@ -50,8 +52,12 @@ pub enum Command {
     Verify(interop::VerifyArgs),
     /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
     Install(interop::InstallArgs),
-    /// Re-parameterise a workflow the OpenWOP app expanded from one chain, as the app would.
-    Reparam(interop::ReparamArgs),
+    /// Compare two packs (with the semver level their changes need) or two workflows.
+    Diff(diff::DiffArgs),
+    /// Re-parameterise and/or upgrade chain instances in a workflow, keeping your edits.
+    Upgrade(upgrade::UpgradeArgs),
+    /// The old name of `upgrade`; always prints the JSON summary.
+    Reparam(upgrade::UpgradeArgs),
     /// Author chains from workflows.
     #[command(subcommand)]
     Chain(author::ChainCommand),
@@ -285,7 +291,12 @@ pub fn run(command: Command) -> ExitCode {
         Command::Pack(c) => interop::pack(&c),
         Command::Verify(a) => interop::verify(&a),
         Command::Install(a) => interop::install(&a),
-        Command::Reparam(a) => interop::reparam(&a),
+        Command::Upgrade(a) => upgrade::upgrade(&a),
+        Command::Diff(a) => diff::diff(&a),
+        Command::Reparam(mut a) => {
+            a.json = true;
+            upgrade::upgrade(&a)
+        }
         Command::Chain(author::ChainCommand::Extract(a)) => author::extract(a),
     };
     match result {

@@ -112,7 +112,7 @@ impl Workflow {
         self.instances().into_iter().find(|i| i.node_ids.iter().any(|n| n == node_id))
     }
 
-    pub(super) fn record_instance(&mut self, instance: Instance) {
+    pub(crate) fn record_instance(&mut self, instance: Instance) {
         let list = self.instances_array();
         let key = instance.key();
         list.retain(|v| serde_json::from_value::<Instance>(v.clone()).map(|i| i.key() != key).unwrap_or(true));
@@ -121,7 +121,7 @@ impl Workflow {
 
     /// Drop removed edges from the instances that added them, so no record lists an edge the
     /// workflow no longer has.
-    pub(super) fn forget_edges<'a>(&mut self, removed: impl IntoIterator<Item = &'a str>) {
+    pub(crate) fn forget_edges<'a>(&mut self, removed: impl IntoIterator<Item = &'a str>) {
         let removed: std::collections::HashSet<&str> = removed.into_iter().collect();
         if removed.is_empty() {
             return;
