@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::capped::{MIB, envelope, run_with_allowance, tail};
+use common::capped::{MIB, run_with_allowance};
+use common::cli::{envelope, s, tail};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -36,10 +37,6 @@ fn doubling_schema(levels: usize, leaf: Value) -> Value {
     }
     defs.insert(format!("d{levels}"), leaf);
     Value::Object(defs)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// 18 and 20 levels (1.6 KB of schema): 2^18 and 2^20 errors for one wrong value, which took

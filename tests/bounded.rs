@@ -2,13 +2,15 @@
 //! crash, and each loop that used to be quadratic timed at three sizes (see
 //! `common/growth.rs`). Inputs are generated here, never committed.
 
+mod common;
 #[path = "common/growth.rs"]
 mod growth;
 
 use chainsmith::pack::MAX_FRAGMENT_NODES;
+use common::cli::run;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// How the fragment's nodes are wired.
 #[derive(Clone, Copy, Debug)]
@@ -42,10 +44,6 @@ fn write_json(dir: &Path, name: &str, v: &Value) -> String {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_vec(v).unwrap()).unwrap();
     path.to_str().unwrap().to_owned()
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith")).args(args).output().unwrap()
 }
 
 fn succeeds(out: &Output) -> &Output {

@@ -3,22 +3,14 @@
 
 mod common;
 
+use common::cli::{envelope, run};
 use common::{corpus_dir, files_under, json_eq};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith")).args(args).output().expect("the CLI runs")
-}
-
-fn envelope(out: &Output) -> Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    serde_json::from_str(stderr.lines().last().expect("stderr has an envelope")).expect("the envelope is JSON")
 }
 
 fn write_json(dir: &Path, name: &str, v: &Value) -> String {

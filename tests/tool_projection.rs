@@ -4,6 +4,8 @@
 use chainsmith_test_env::needs;
 mod common;
 
+use common::cli::{envelope, run};
+
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_file};
 use chainsmith::schemas::Schema;
 use chainsmith::tool::{SafetyTier, ToolFormat, ToolOptions, project_compact, project_miruntime};
@@ -164,55 +166,36 @@ fn expanded_corpus_chains_project_as_workflows() {
 
 const SUPPORT: &str = "packs/vendor.chainsmith.support-desk/pack.json";
 
-fn chainsmith(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_chainsmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn last_stderr_envelope(out: &std::process::Output) -> Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let env: Value = serde_json::from_str(stderr.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {stderr}"));
-    assert!(Schema::ErrorEnvelope.violations(&env).is_empty(), "{env}");
-    env
-}
-
 #[test]
 fn cli_prints_schema_valid_tool_documents() {
     for (format, schema) in [("compact", Schema::CompactToolDescriptor), ("miruntime", Schema::MiRuntimeToolContract)] {
-        let out = chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", format]);
+        let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", format]);
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(schema.violations(&doc).is_empty(), "{format}: {doc}");
     }
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "openwop:t"]);
+    let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "openwop:t"]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["toolId"], "openwop:t");
 }
 
 #[test]
 fn cli_refuses_exec_and_unpublishable_projections_with_an_envelope() {
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--safety-tier", "exec"]);
+    let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--safety-tier", "exec"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(last_stderr_envelope(&out)["error"], "tool_safety_tier_invalid");
+    assert_eq!(envelope(&out)["error"], "tool_safety_tier_invalid");
     assert!(out.stdout.is_empty());
 
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "no scope"]);
+    let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "no scope"]);
     assert_eq!(out.status.code(), Some(1));
-    let env = last_stderr_envelope(&out);
+    let env = envelope(&out);
     assert_eq!(env["error"], "tool_projection_invalid");
     assert_eq!(env["details"]["findings"][0]["code"], "tool_id_invalid");
     assert!(out.stdout.is_empty());
 
-    let out = chainsmith(&["tool", SUPPORT, "--chain", "nope", "--format", "miruntime"]);
+    let out = run(&["tool", SUPPORT, "--chain", "nope", "--format", "miruntime"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(last_stderr_envelope(&out)["error"], "chain_not_found");
+    assert_eq!(envelope(&out)["error"], "chain_not_found");
 }
 
 #[test]
@@ -222,7 +205,7 @@ fn cli_projects_a_workflow_file() {
     let workflow = serde_json::json!({"id": "nightly-digest", "name": "Nightly digest", "version": "1.0.0",
         "description": "Send the nightly digest.", "nodes": [{"id": "send", "typeId": "x.mail.send"}], "edges": []});
     std::fs::write(&path, workflow.to_string()).unwrap();
-    let out = chainsmith(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
+    let out = run(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -232,7 +215,7 @@ fn cli_projects_a_workflow_file() {
 
     // A workflow without a version has no MiRuntime version: refused, not printed.
     std::fs::write(&path, serde_json::json!({"id": "w", "nodes": []}).to_string()).unwrap();
-    let out = chainsmith(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
+    let out = run(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(last_stderr_envelope(&out)["error"], "tool_projection_invalid");
+    assert_eq!(envelope(&out)["error"], "tool_projection_invalid");
 }

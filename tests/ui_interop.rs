@@ -9,7 +9,7 @@ use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::registry_view::Outcome;
 use chainsmith::pack::bundled;
 use egui::accesskit::Role;
@@ -17,48 +17,9 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ui_common::{harness, text_field, type_into};
-
-/// Dialogs that answer from queues: files for open questions, folders for folder questions,
-/// paths for save questions.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-/// Files to open, folders to pick, paths to save to.
-type Answers = (VecDeque<PathBuf>, VecDeque<PathBuf>, VecDeque<PathBuf>);
-
-impl Script {
-    fn will_save(&self, file: &Path) {
-        self.0.borrow_mut().2.push_back(file.to_path_buf());
-    }
-
-    fn will_open(&self, file: &Path) {
-        self.0.borrow_mut().0.push_back(file.to_path_buf());
-    }
-
-    fn will_pick_folder(&self, dir: &Path) {
-        self.0.borrow_mut().1.push_back(dir.to_path_buf());
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        self.0.borrow_mut().0.pop_front().into_iter().collect()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        self.0.borrow_mut().1.pop_front()
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        self.0.borrow_mut().2.pop_front()
-    }
-}
+use ui_common::{Script, harness, text_field, type_into};
 
 fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };

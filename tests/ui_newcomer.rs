@@ -17,10 +17,10 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{Memory, NoDialogs, two_nodes, write_workflow};
+use ui_common::{Memory, Script, two_nodes, write_workflow};
 
 fn app(files: Vec<PathBuf>) -> App {
-    App::new(StartOptions { files, dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() }, None)
+    App::new(StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() }, None)
 }
 
 fn sized(app: App, w: f32, h: f32) -> Harness<'static, App> {
@@ -594,7 +594,8 @@ fn packs_opened_last_time_are_reopened_at_start_and_missing_ones_are_named() {
         first.save(&mut storage);
     }
     std::fs::remove_dir_all(&gone).unwrap();
-    let opts = StartOptions { files: Vec::new(), dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };
+    let opts =
+        StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     let mut second = App::new(opts, Some(&storage));
     second.open_at_start(Vec::new());
     second.settle_loading(Duration::from_secs(60));
