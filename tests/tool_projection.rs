@@ -133,6 +133,39 @@ fn corpus_chains_with_node_pack_effects() {
         t.permissions
     );
     assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+
+    // Each chain's tier with the oracle against its tier without: a type the catalog calls a
+    // writer makes the chain write; a type it calls pure can only lower the naming guess; a
+    // chain of types the catalog does not know keeps its tier.
+    let tier = |pack: &Pack, chain, opts: &ToolOptions| {
+        let doc = project_compact(pack, chain, opts).value;
+        SafetyTier::parse(&str_at(&doc, "/safetyTier")).unwrap()
+    };
+    let (mut by_types, mut changed, mut problems) = (0, 0, Vec::new());
+    for pack in &packs {
+        for chain in &pack.chains {
+            let label = format!("{} / {}", pack.name(), chain.chain_id());
+            let without = tier(pack, chain, &ToolOptions::default());
+            let with = tier(pack, chain, &ToolOptions { effects: Some(&oracle), ..Default::default() });
+            let types: Vec<Option<SafetyTier>> =
+                chain.nodes().iter().map(|n| n["typeId"].as_str().and_then(|id| effects.get(id).copied())).collect();
+            changed += usize::from(with != without);
+            if types.contains(&Some(SafetyTier::Write)) {
+                by_types += 1;
+                if with != SafetyTier::Write {
+                    problems.push(format!("{label}: a side-effectful node type, yet {with} with the catalog"));
+                }
+            } else if types.iter().all(Option::is_none) && with != without {
+                problems.push(format!("{label}: no type known to the catalog, yet {without} became {with}"));
+            } else if with > without {
+                problems.push(format!("{label}: only pure types known, yet {without} rose to {with}"));
+            }
+        }
+    }
+    println!("{changed} chains change tier with the catalog");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(by_types, common::corpus_count("chainsWithSideEffectfulTypes"));
+    assert!(changed > 0, "the catalog's effects change no chain's tier: the oracle is not asked");
 }
 
 /// Each conformance vector's expected expansion, wrapped as a workflow definition, projects too.
@@ -144,7 +177,8 @@ fn expanded_corpus_chains_project_as_workflows() {
     let mut count = 0;
     for path in common::files_under(&corpus.join("vectors"), "json") {
         let vector: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        let Some(nodes) = vector.pointer("/expected/nodes") else { continue };
+        let nodes =
+            vector.pointer("/expected/nodes").unwrap_or_else(|| panic!("{}: no expected nodes", path.display()));
         let chain_id = vector["chainId"].as_str().unwrap_or_default();
         let id: String = chain_id.to_ascii_lowercase().chars().map(|c| if c == '.' { '-' } else { c }).collect();
         let workflow = serde_json::json!({"id": id, "name": chain_id, "version": "1.0.0",
@@ -158,6 +192,7 @@ fn expanded_corpus_chains_project_as_workflows() {
         count += 1;
     }
     println!("{count} expanded chains projected as workflows");
+    assert_eq!(count, common::corpus_count("vectors"), "every vector is projected");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

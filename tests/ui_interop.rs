@@ -334,13 +334,47 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
         h.event(egui::Event::PointerButton { pos: at, button, pressed, modifiers });
     }
     h.run();
+    let editable = |h: &Harness<'_, App>| {
+        let field = |n: &egui_kittest::kittest::AccessKitNode<'_>| {
+            matches!(n.role(), Role::TextInput | Role::MultilineTextInput | Role::SearchInput)
+        };
+        h.query_all(By::new().predicate(field)).count()
+    };
+    let (fields, parent_nodes) = (editable(&h), h.state().workflow().node_count());
     click(&mut h, "Open child workflow");
     let view = h.state().child_view().expect("the child is shown");
     assert_eq!(view.workflow_id, child_id, "{:?}", h.state().last_error());
-    let child_nodes = view.workflow.node_count();
-    assert!(child_nodes > 0);
+    // The child the reference minted: the same nodes (by fragment id and type) and edges.
+    let want = &vector["expected"]["children"][0];
+    let want_nodes: Vec<(String, &str)> = want["idMap"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .zip(want["nodes"].as_array().unwrap())
+        .map(|(fragment, n)| (fragment.clone(), n["typeId"].as_str().unwrap()))
+        .collect();
+    let got_nodes: Vec<(String, String)> = view
+        .workflow
+        .nodes_in_order()
+        .into_iter()
+        .map(|ix| (view.workflow.graph[ix].id().to_owned(), view.workflow.graph[ix].type_id().to_owned()))
+        .collect();
+    assert_eq!(got_nodes.len(), want_nodes.len(), "{got_nodes:?}");
+    for ((id, type_id), (fragment, want_type)) in got_nodes.iter().zip(&want_nodes) {
+        assert!(
+            id.ends_with(&format!("_{fragment}")) && type_id == want_type,
+            "{id} {type_id} ≠ {fragment} {want_type}"
+        );
+    }
+    assert_eq!(view.workflow.graph.edge_count(), want["edges"].as_array().unwrap().len());
+    let child_nodes = want_nodes.len();
     assert!(h.query_by_label(&child_id).is_some(), "the window names the child");
     assert!(label_starting(&h, &format!("{child_nodes} nodes")).is_some());
+    // Read only: the window says so and adds no editable field; the document is untouched.
+    assert!(h.query_by_label_contains("Read-only.").is_some(), "the window says it is read only");
+    assert_eq!(editable(&h), fields, "the child window offers nothing to edit");
+    assert_eq!(h.state().workflow().node_count(), parent_nodes, "the open document is still the parent");
+    assert!(!h.state().is_dirty());
 
     click(&mut h, "Export bundle…");
     let parent: Value = serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();
