@@ -9,7 +9,7 @@ use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::registry_view::Outcome;
 use chainsmith::pack::bundled;
 use egui::accesskit::Role;
@@ -17,48 +17,9 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ui_common::{harness, text_field, type_into};
-
-/// Dialogs that answer from queues: files for open questions, folders for folder questions,
-/// paths for save questions.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-/// Files to open, folders to pick, paths to save to.
-type Answers = (VecDeque<PathBuf>, VecDeque<PathBuf>, VecDeque<PathBuf>);
-
-impl Script {
-    fn will_save(&self, file: &Path) {
-        self.0.borrow_mut().2.push_back(file.to_path_buf());
-    }
-
-    fn will_open(&self, file: &Path) {
-        self.0.borrow_mut().0.push_back(file.to_path_buf());
-    }
-
-    fn will_pick_folder(&self, dir: &Path) {
-        self.0.borrow_mut().1.push_back(dir.to_path_buf());
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        self.0.borrow_mut().0.pop_front().into_iter().collect()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        self.0.borrow_mut().1.pop_front()
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        self.0.borrow_mut().2.pop_front()
-    }
-}
+use ui_common::{Script, harness, text_field, type_into};
 
 fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
@@ -384,13 +345,47 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
         h.event(egui::Event::PointerButton { pos: at, button, pressed, modifiers });
     }
     h.run();
+    let editable = |h: &Harness<'_, App>| {
+        let field = |n: &egui_kittest::kittest::AccessKitNode<'_>| {
+            matches!(n.role(), Role::TextInput | Role::MultilineTextInput | Role::SearchInput)
+        };
+        h.query_all(By::new().predicate(field)).count()
+    };
+    let (fields, parent_nodes) = (editable(&h), h.state().workflow().node_count());
     click(&mut h, "Open child workflow");
     let view = h.state().child_view().expect("the child is shown");
     assert_eq!(view.workflow_id, child_id, "{:?}", h.state().last_error());
-    let child_nodes = view.workflow.node_count();
-    assert!(child_nodes > 0);
+    // The child the reference minted: the same nodes (by fragment id and type) and edges.
+    let want = &vector["expected"]["children"][0];
+    let want_nodes: Vec<(String, &str)> = want["idMap"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .zip(want["nodes"].as_array().unwrap())
+        .map(|(fragment, n)| (fragment.clone(), n["typeId"].as_str().unwrap()))
+        .collect();
+    let got_nodes: Vec<(String, String)> = view
+        .workflow
+        .nodes_in_order()
+        .into_iter()
+        .map(|ix| (view.workflow.graph[ix].id().to_owned(), view.workflow.graph[ix].type_id().to_owned()))
+        .collect();
+    assert_eq!(got_nodes.len(), want_nodes.len(), "{got_nodes:?}");
+    for ((id, type_id), (fragment, want_type)) in got_nodes.iter().zip(&want_nodes) {
+        assert!(
+            id.ends_with(&format!("_{fragment}")) && type_id == want_type,
+            "{id} {type_id} ≠ {fragment} {want_type}"
+        );
+    }
+    assert_eq!(view.workflow.graph.edge_count(), want["edges"].as_array().unwrap().len());
+    let child_nodes = want_nodes.len();
     assert!(h.query_by_label(&child_id).is_some(), "the window names the child");
     assert!(label_starting(&h, &format!("{child_nodes} nodes")).is_some());
+    // Read only: the window says so and adds no editable field; the document is untouched.
+    assert!(h.query_by_label_contains("Read-only.").is_some(), "the window says it is read only");
+    assert_eq!(editable(&h), fields, "the child window offers nothing to edit");
+    assert_eq!(h.state().workflow().node_count(), parent_nodes, "the open document is still the parent");
+    assert!(!h.state().is_dirty());
 
     click(&mut h, "Export bundle…");
     let parent: Value = serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();
