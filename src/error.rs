@@ -144,6 +144,8 @@ pub mod code {
     pub const INSTANCE_EDGE_DETACHED: &str = "instance_edge_detached";
     /// A pack's version bump is smaller than its changes require (semver).
     pub const VERSION_BUMP_TOO_SMALL: &str = "version_bump_too_small";
+    /// `pack publish` could not read the registry's latest version to compare with.
+    pub const VERSION_CHECK_SKIPPED: &str = "version_check_skipped";
 }
 
 /// A refusal: code, human message, structured details.

@@ -2,7 +2,7 @@
 //! `install`. Each prints one line of JSON on success; failures are the usual envelope.
 
 use super::{print_warnings, write_stdout};
-use chainsmith::error::{Error, Result, code};
+use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::registry::{self, Registry, Scheme};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
@@ -163,14 +163,33 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
     };
     // The semver check against the registry's latest version; a pack that does not load is
     // publish_with's to refuse, with its own codes. The pack is let go before publishing.
-    let checked = {
+    // A registry whose latest version cannot be read is not compared with: the publish's own
+    // checks (links, integrity, keys) come first and refuse what they refuse, and a publish
+    // that goes ahead says the comparison was skipped and why.
+    let (checked, skipped) = {
         let loaded = chainsmith::pack::load_path(&args.dir, chainsmith::pack::LoadOptions::default());
-        match loaded.packs.first() {
-            Some(pack) => chainsmith::diff::registry::publish_check(pack, &args.registry, args.allow_small_bump)?,
-            None => None,
+        match loaded
+            .packs
+            .first()
+            .map(|p| chainsmith::diff::registry::publish_check(p, &args.registry, args.allow_small_bump))
+        {
+            Some(Ok(checked)) => (checked, None),
+            Some(Err(e)) if e.code == code::VERSION_BUMP_TOO_SMALL => return Err(e),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
         }
     };
-    let published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
+    let mut published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
+    if let Some(e) = skipped {
+        published.warnings.push(Finding::warning(
+            code::VERSION_CHECK_SKIPPED,
+            "",
+            format!(
+                "the version bump was not checked: the registry's latest version could not be read ({}: {})",
+                e.code, e.message
+            ),
+        ));
+    }
     print_warnings(&published.warnings);
     let mut out = published.to_json();
     if let Some(checked) = checked {
