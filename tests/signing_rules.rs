@@ -90,8 +90,25 @@ fn v2_signing_and_publishing_refuse_packs_hosts_would_refuse() {
     let key = key(dir.path());
     type Edit = fn(&mut Value);
     let cases: [(&str, Edit, &str, &str); 4] = [
-        ("caret", |m| m["engines"]["openwop"] = "^1.0.0".into(), "pack_engine_unsupported", "/engines/openwop"),
-        ("above", |m| m["engines"]["openwop"] = ">=3.0.0 <4.0.0".into(), "pack_engine_unsupported", "/engines/openwop"),
+        // As the OpenWOP app exports it: `^1.0.0`, typeIds unpinned (v1 forbids the pin).
+        (
+            "caret",
+            |m| {
+                m["engines"]["openwop"] = "^1.0.0".into();
+                m["chains"][0]["dag"]["nodes"][0]["typeId"] = "core.identity".into();
+            },
+            "pack_engine_unsupported",
+            "/engines/openwop",
+        ),
+        (
+            "above",
+            |m| {
+                m["engines"]["openwop"] = ">=3.0.0 <4.0.0".into();
+                m["chains"][0]["dag"]["nodes"][0]["typeId"] = "core.identity".into();
+            },
+            "pack_engine_unsupported",
+            "/engines/openwop",
+        ),
         (
             "unpinned",
             |m| m["chains"][0]["dag"]["nodes"][0]["typeId"] = "core.identity".into(),
@@ -110,7 +127,7 @@ fn v2_signing_and_publishing_refuse_packs_hosts_would_refuse() {
         let pack = pack_with(&case, edit);
         let before = std::fs::read(pack.join("pack.json")).unwrap();
         if label != "range" {
-            // Unsigned, the pack is v1, and v1 rules accept it.
+            // Unsigned, the pack is v1, and v1 rules accept it (a pinned typeId is not v1).
             ok_json(&run(&["validate", "--json", s(&pack)]));
         }
         let e = envelope(&run(&["pack", "sign", s(&pack), "--key", &key, "--key-id", "k-1"]));
