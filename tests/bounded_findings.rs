@@ -127,9 +127,10 @@ fn assert_bounded(label: &str, bytes: &[u8], code: &str, expected: usize, expand
     let _alone = growth::exclusive();
     let limit = MAX_RATIO * bytes.len();
     let (pack, validate) = peak_of(|| load(bytes));
+    let mut report = format!("{label} ({} bytes): validate {:.1}×", bytes.len(), validate as f64 / bytes.len() as f64);
+    eprintln!("{report}");
     assert_capped(&pack, code, expected, label);
     drop(pack);
-    let mut report = format!("{label} ({} bytes): validate {:.1}×", bytes.len(), validate as f64 / bytes.len() as f64);
     assert!(validate < limit, "{label}: validate held {validate} bytes, over {MAX_RATIO}× {}", bytes.len());
     if expands {
         let opts = ExpandOptions { expansion_id: Some("x1".into()), ..Default::default() };
