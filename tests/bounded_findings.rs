@@ -61,8 +61,16 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The most bytes `f` held at once beyond what was live when it started. Measurements
-/// hold [`growth::exclusive`]: the counters are the whole process's.
+/// Held for the whole of every test here, input building included: the counters are the
+/// whole process's, and a neighbour building its input would count in a measurement (and
+/// slow a timing).
+static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The most bytes `f` held at once beyond what was live when it started.
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let start = LIVE.load(Ordering::Relaxed);
     PEAK.store(start, Ordering::Relaxed);
@@ -124,7 +132,6 @@ fn assert_capped(pack: &Pack, code: &str, expected: usize, label: &str) {
 /// `validate` (the load and its checks), `expand` (when the chain expands) and `pack sign`
 /// on `bytes`, each peak under [`MAX_RATIO`] × the manifest's size.
 fn assert_bounded(label: &str, bytes: &[u8], code: &str, expected: usize, expands: bool) {
-    let _alone = growth::exclusive();
     let limit = MAX_RATIO * bytes.len();
     let (pack, validate) = peak_of(|| load(bytes));
     let mut report = format!("{label} ({} bytes): validate {:.1}×", bytes.len(), validate as f64 / bytes.len() as f64);
@@ -155,36 +162,42 @@ fn assert_bounded(label: &str, bytes: &[u8], code: &str, expected: usize, expand
 /// Issue 33 item 11: before the fix, 157× (validate), 219× (expand), 102× (pack sign).
 #[test]
 fn unclosed_angle_near_tokens_in_one_string() {
+    let _alone = alone();
     let (bytes, reps) = one_string("<<params.q ");
     assert_bounded("<<params.q ", &bytes, code::NEAR_TOKEN, reps, true);
 }
 
 #[test]
 fn unclosed_brace_near_tokens_in_one_string() {
+    let _alone = alone();
     let (bytes, reps) = one_string("{{params.q ");
     assert_bounded("{{params.q ", &bytes, code::NEAR_TOKEN, reps, true);
 }
 
 #[test]
 fn spaced_near_misses_in_one_string() {
+    let _alone = alone();
     let (bytes, reps) = one_string("{{ params.q }} ");
     assert_bounded("{{ params.q }}", &bytes, code::NEAR_TOKEN, reps, true);
 }
 
 #[test]
 fn undeclared_tokens_in_one_string() {
+    let _alone = alone();
     let (bytes, reps) = one_string("{{params.zz}}");
     assert_bounded("{{params.zz}}", &bytes, code::TOKEN_UNDECLARED, reps, true);
 }
 
 #[test]
 fn edges_from_unknown_nodes() {
+    let _alone = alone();
     let (bytes, n) = edges_to_unknown_nodes();
     assert_bounded("edges from unknown nodes", &bytes, code::EDGE_ENDPOINT_UNKNOWN, n, true);
 }
 
 #[test]
 fn duplicate_node_ids_are_counted() {
+    let _alone = alone();
     let (bytes, n) = duplicate_node_ids();
     // An error: nothing expands.
     assert_bounded("100,000 duplicate node ids", &bytes, code::DUPLICATE_NODE_ID, n, false);
@@ -196,6 +209,7 @@ fn duplicate_node_ids_are_counted() {
 /// Both grow here. Timed as the other growth tests are (common/growth.rs): each doubling
 /// must cost under 3×; the old loop costs 4×.
 mod placement {
+    use super::alone;
     use super::growth::assert_near_linear;
     use chainsmith::workflow::layout::clear_of;
 
@@ -207,6 +221,7 @@ mod placement {
 
     #[test]
     fn a_chain_at_one_point_onto_a_column() {
+        let _alone = alone();
         assert_near_linear(
             "k cards at one point onto a k-card column",
             1_000,
@@ -226,6 +241,7 @@ mod placement {
     /// The chain's cards at one x, a hair apart in y: still one class, every card distinct.
     #[test]
     fn a_chain_stacked_in_one_column_onto_a_column() {
+        let _alone = alone();
         assert_near_linear(
             "k cards stacked at one x onto a k-card column",
             1_000,
