@@ -358,8 +358,7 @@ fn number_problem(n: &Number) -> Option<String> {
     let text = n.as_str();
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.bytes().all(|b| b.is_ascii_digit()) {
-        let beyond = digits.len() > 16 || digits.parse::<u64>().is_ok_and(|u| u > MAX_SAFE_INTEGER);
-        return beyond
+        return beyond_safe(digits)
             .then(|| format!("the integer {text} is beyond ±(2^53−1); signing would round it (JCS, RFC 8785)"));
     }
     let f = match text.parse::<f64>() {
@@ -381,11 +380,15 @@ fn number_problem(n: &Number) -> Option<String> {
         ));
     }
     let written_digits = written.strip_prefix('-').unwrap_or(&written);
-    let unsafe_integer = written_digits.bytes().all(|b| b.is_ascii_digit())
-        && written_digits.parse::<u64>().is_ok_and(|u| u > MAX_SAFE_INTEGER);
+    let unsafe_integer = written_digits.bytes().all(|b| b.is_ascii_digit()) && beyond_safe(written_digits);
     unsafe_integer.then(|| {
         format!("the number {text} would be signed as the integer {written}, beyond ±(2^53−1) (JCS, RFC 8785)")
     })
+}
+
+/// Whether the digits of an integer spell one beyond 2^53−1.
+fn beyond_safe(digits: &str) -> bool {
+    digits.len() > 16 || digits.parse::<u64>().is_ok_and(|u| u > MAX_SAFE_INTEGER)
 }
 
 /// The exact decimal value of JSON number text: sign, significant digits (no leading or
