@@ -373,7 +373,10 @@ mod tests {
         assert_eq!(out.len(), MAX_LISTED_PER_CODE + 1);
         let rest: Vec<Finding> = cap.omitted("/chains/0").collect();
         assert_eq!(rest.len(), 1);
-        assert_eq!((rest[0].code, rest[0].severity, rest[0].pointer.as_str()), (code::NEAR_TOKEN, Severity::Warning, "/chains/0"));
+        assert_eq!(
+            (rest[0].code, rest[0].severity, rest[0].pointer.as_str()),
+            (code::NEAR_TOKEN, Severity::Warning, "/chains/0")
+        );
         assert_eq!((rest[0].details["omitted"].as_u64(), rest[0].details["total"].as_u64()), (Some(5), Some(105)));
     }
 

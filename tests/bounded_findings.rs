@@ -97,7 +97,8 @@ fn manifest(nodes: Vec<Value>, edges: Vec<Value>) -> Vec<u8> {
 /// One node whose one config string is `piece` repeated to [`SIZE`]; and how many times.
 fn one_string(piece: &str) -> (Vec<u8>, usize) {
     let reps = SIZE / piece.len();
-    let nodes = vec![json!({"id": "a", "typeId": "core.noop", "config": {"p": piece.repeat(reps), "q": "{{params.q}}"}})];
+    let nodes =
+        vec![json!({"id": "a", "typeId": "core.noop", "config": {"p": piece.repeat(reps), "q": "{{params.q}}"}})];
     (manifest(nodes, Vec::new()), reps)
 }
 
@@ -153,7 +154,9 @@ fn assert_bounded(label: &str, bytes: &[u8], code: &str, expected: usize, expand
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("pack.json"), bytes).unwrap();
     let key = ed25519_dalek::SigningKey::from_bytes(&[7u8; 32]);
-    let (_, sign) = peak_of(|| chainsmith::registry::sign::sign_pack(dir.path(), &key, chainsmith::registry::sign::Scheme::V1Manual));
+    let (_, sign) = peak_of(|| {
+        chainsmith::registry::sign::sign_pack(dir.path(), &key, chainsmith::registry::sign::Scheme::V1Manual)
+    });
     report += &format!(", pack sign {:.1}×", sign as f64 / bytes.len() as f64);
     eprintln!("{report}");
     assert!(sign < limit, "{label}: pack sign held {sign} bytes, over {MAX_RATIO}× {}", bytes.len());

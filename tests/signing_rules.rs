@@ -144,7 +144,8 @@ fn v2_signing_and_publishing_refuse_packs_hosts_would_refuse() {
     let pack = pack_with(&dir.path().join("good"), |_| {});
     ok_json(&run(&["pack", "sign", s(&pack), "--key", &key, "--key-id", "k-1"]));
     let reg = dir.path().join("good/reg");
-    let published = ok_json(&run(&["pack", "publish", s(&pack), "--registry", s(&reg), "--key", &key, "--key-id", "k-1"]));
+    let published =
+        ok_json(&run(&["pack", "publish", s(&pack), "--registry", s(&reg), "--key", &key, "--key-id", "k-1"]));
     assert_eq!(published["tree"], "v2", "{published}");
     let cache = dir.path().join("cache");
     ok_json(&run(&["install", "community.example.tiles@0.1.0", "--registry", s(&reg), "--dir", s(&cache)]));

@@ -224,7 +224,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let reg = root.path().join("reg");
         let key = SigningKey::from_bytes(&[5u8; 32]);
-        publish(&pinned(pack_dir(root.path(), "vendor.acme.mail", "1.0.0", "Send mail")), &reg, Some((&key, "k1"))).unwrap();
+        publish(&pinned(pack_dir(root.path(), "vendor.acme.mail", "1.0.0", "Send mail")), &reg, Some((&key, "k1")))
+            .unwrap();
         publish(&pack_dir(root.path(), "vendor.acme.crm", "2.0.0", "Customer records"), &reg, None).unwrap();
         let mut view = RegistryView { install_dir: Some(root.path().join("cache")), ..RegistryView::default() };
         view.open(&reg);

@@ -132,8 +132,7 @@ fn load_parsed(
     // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
     // `pack sign`; the manifest keeps their text.
     // Past the cap they are counted in one more finding, at the root.
-    let (listed, total) =
-        crate::registry::jcs::first_unsignable_numbers(&manifest, crate::error::MAX_LISTED_PER_CODE);
+    let (listed, total) = crate::registry::jcs::first_unsignable_numbers(&manifest, crate::error::MAX_LISTED_PER_CODE);
     let mut cap = crate::error::FindingCap::default();
     for r in listed {
         let f = Finding::warning(

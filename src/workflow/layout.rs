@@ -246,9 +246,11 @@ mod tests {
             existing.push((group[0].0 - REACH_X + 0.01, group[0].1 + REACH_Y - 0.01));
             let dy = next(span).abs();
             let moved = |g: &(f64, f64)| (g.0, g.1 + dy);
-            let naive = group.iter().flat_map(|g| existing.iter().filter(move |e| overlaps(moved(g), **e))).map(|e| e.1);
+            let naive =
+                group.iter().flat_map(|g| existing.iter().filter(move |e| overlaps(moved(g), **e))).map(|e| e.1);
             let obstacles = Obstacles::new(&existing);
-            let found = obstacles.class(x, group.iter().map(|g| g.1).collect()).and_then(|c| obstacles.lowest_hit(&c, dy));
+            let found =
+                obstacles.class(x, group.iter().map(|g| g.1).collect()).and_then(|c| obstacles.lowest_hit(&c, dy));
             assert_eq!(found, naive.reduce(f64::max), "round {round}");
         }
     }
