@@ -627,10 +627,11 @@ fn warn_leftover_tokens(nodes: &[Value], marked: &[usize], chain_id: &str, warni
         match v {
             // Both a token and a near-token start with `{{` or `<<`.
             Value::String(s) if !token::opens_token_like(s) => {}
-            Value::String(s) if !token::tokens(s).is_empty() || token::has_near_token(s) => {
-                if cap.admit(code::LEFTOVER_TOKEN, Severity::Warning) {
-                    out.push(at.clone());
-                }
+            Value::String(s)
+                if (!token::tokens(s).is_empty() || token::has_near_token(s))
+                    && cap.admit(code::LEFTOVER_TOKEN, Severity::Warning) =>
+            {
+                out.push(at.clone());
             }
             Value::Array(items) => {
                 for (i, x) in items.iter().enumerate() {
