@@ -4,7 +4,8 @@
 //! - `kind` is required;
 //! - every fragment `typeId` is pinned to an exact version (`core.ai.chatCompletion@1.0.0`,
 //!   split at the last `@`); a pin that is not an exact SemVer is an error, a missing pin a
-//!   warning (the published v2 tree still has unpinned packs);
+//!   warning (the published v2 tree still has unpinned packs), but signing or publishing
+//!   one is refused ([`check_signable`]);
 //! - keys matching `^(openwop-|x-|vendor\.)` are ignored wherever they appear;
 //! - chainIds follow the v2 pattern `^[A-Za-z0-9._~:-]{1,128}$`;
 //! - `engines` is closed; whether its `openwop` range admits the target host's protocol
