@@ -319,6 +319,60 @@ pub fn pointer_join(base: &str, token: &str) -> String {
     s
 }
 
+/// How many findings of one code a check lists one by one: per chain for a chain's checks
+/// and lints, per pack for the pack's, per expansion for the expander's. The rest are
+/// counted in one more finding of that code (`details.omitted`).
+pub const MAX_LISTED_PER_CODE: usize = 100;
+
+/// Counts findings by code as they are made, so that a large input's thousands of one
+/// mistake keep the first [`MAX_LISTED_PER_CODE`] and a count, not a finding each (one
+/// each made `validate` hold 150 times a 4 MB manifest's size).
+#[derive(Debug, Default)]
+pub struct FindingCap {
+    counts: Vec<(&'static str, Severity, usize)>,
+}
+
+impl FindingCap {
+    /// Whether the next finding of `code` at `severity` is listed; counted either way.
+    pub fn admit(&mut self, code: &'static str, severity: Severity) -> bool {
+        match self.counts.iter_mut().find(|(c, s, _)| *c == code && *s == severity) {
+            Some((_, _, n)) => {
+                *n += 1;
+                *n <= MAX_LISTED_PER_CODE
+            }
+            None => {
+                self.counts.push((code, severity, 1));
+                true
+            }
+        }
+    }
+
+    /// Push `f` onto `out` while its code is listed.
+    pub fn push(&mut self, out: &mut Vec<Finding>, f: Finding) {
+        if self.admit(f.code, f.severity) {
+            out.push(f);
+        }
+    }
+
+    /// One finding at `pointer` per code with findings left out, saying how many.
+    pub fn omitted(self, pointer: &str) -> impl Iterator<Item = Finding> + '_ {
+        self.counts.into_iter().filter(|(_, _, n)| *n > MAX_LISTED_PER_CODE).map(move |(code, severity, n)| {
+            let left = n - MAX_LISTED_PER_CODE;
+            let f = Finding::error(
+                code,
+                pointer,
+                format!(
+                    "{left} more `{code}` findings here are not listed (the first {MAX_LISTED_PER_CODE} are; \
+                     {n} in all)"
+                ),
+            )
+            .with("omitted", left)
+            .with("total", n);
+            Finding { severity, ..f }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,6 +383,24 @@ mod tests {
         assert_eq!(e.envelope(), json!({"error":"chain_not_found","message":"no chain x"}));
         let e = e.with("chainId", "x");
         assert_eq!(e.envelope()["details"]["chainId"], "x");
+    }
+
+    #[test]
+    fn a_cap_lists_the_first_of_each_code_and_counts_the_rest() {
+        let mut cap = FindingCap::default();
+        let mut out = Vec::new();
+        for i in 0..MAX_LISTED_PER_CODE + 5 {
+            cap.push(&mut out, Finding::warning(code::NEAR_TOKEN, format!("/{i}"), "x"));
+        }
+        cap.push(&mut out, Finding::error(code::NEAR_TOKEN, "/e", "x"));
+        assert_eq!(out.len(), MAX_LISTED_PER_CODE + 1);
+        let rest: Vec<Finding> = cap.omitted("/chains/0").collect();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(
+            (rest[0].code, rest[0].severity, rest[0].pointer.as_str()),
+            (code::NEAR_TOKEN, Severity::Warning, "/chains/0")
+        );
+        assert_eq!((rest[0].details["omitted"].as_u64(), rest[0].details["total"].as_u64()), (Some(5), Some(105)));
     }
 
     #[test]

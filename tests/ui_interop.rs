@@ -69,6 +69,13 @@ fn corpus_registry(root: &Path) -> (PathBuf, usize, usize) {
     let sample = root.join("sample");
     std::fs::create_dir_all(&sample).unwrap();
     std::fs::copy(chainsmith::pack::bundled_dir().join(SAMPLE).join("pack.json"), sample.join("pack.json")).unwrap();
+    // Signed into the v2 tree, whose typeIds are pinned.
+    let mut m: Value = serde_json::from_slice(&std::fs::read(sample.join("pack.json")).unwrap()).unwrap();
+    for node in m["chains"].as_array_mut().unwrap().iter_mut().flat_map(|c| c["dag"]["nodes"].as_array_mut().unwrap()) {
+        let pinned = format!("{}@1.0.0", node["typeId"].as_str().unwrap());
+        node["typeId"] = pinned.into();
+    }
+    std::fs::write(sample.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
     let key = ed25519_dalek::SigningKey::from_bytes(&[9u8; 32]);
     chainsmith::registry::publish::publish(&sample, &reg, Some((&key, "sample-key"))).unwrap();
     (reg, manifests.len(), unsigned)
