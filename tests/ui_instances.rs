@@ -16,10 +16,10 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use ui_common::{NoDialogs, drag, harness, text_field, type_into};
+use ui_common::{Script, drag, harness, text_field, type_into};
 
 fn start() -> Harness<'static, App> {
-    let opts = StartOptions { files: Vec::new(), dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };
+    let opts = StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     harness(App::new(opts, None))
 }
 
