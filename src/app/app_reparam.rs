@@ -3,7 +3,8 @@
 //! edits), takes new values, and applies them as one undoable command. The model is
 //! [`crate::editor::app_reparam`].
 
-use super::{Action, theme};
+use super::action::Action;
+use super::theme;
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::document::Command;
 use crate::error::Error;

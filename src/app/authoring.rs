@@ -6,7 +6,8 @@
 use super::dialogs::Purpose;
 use super::form::FormSession;
 use super::pack_view::{PackView, ViewOp};
-use super::{Action, palette, theme};
+use super::action::Action;
+use super::{palette, theme};
 use crate::author::{PackDraft, Promotion};
 use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;

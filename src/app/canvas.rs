@@ -7,7 +7,7 @@
 //! the visible rect is drawn or made interactive, and detail drops with zoom: text goes
 //! first, then port dots, then curves become straight lines.
 
-use super::Action;
+use super::action::Action;
 use super::command_ui;
 use super::mesh_cache::{MeshCache, Raster};
 use super::palette::{NodeTypeDrag, TileDrag};

@@ -2,7 +2,8 @@
 //! from, its nodes and edges, and the way to export the workflow with all its children. The
 //! model is [`crate::editor::subchains`].
 
-use super::{Action, theme};
+use super::action::Action;
+use super::theme;
 use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
 use egui::{Id, RichText};

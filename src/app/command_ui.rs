@@ -3,7 +3,7 @@
 //! context menus, toolbar buttons and the keyboard shortcut help. Nothing here decides what
 //! a command does; `App::run_command` does.
 
-use super::Action;
+use super::action::Action;
 use super::theme;
 use crate::editor::commands::{self, CommandId, Context, Key, Menu, Os, Place, Shortcut};
 use egui::{KeyboardShortcut, Modifiers, RichText, Ui};

@@ -8,7 +8,8 @@
 //! code for both dialogs. (The egui file-dialog crates for egui 0.37 leave their text
 //! fields without accessible names, which screen readers and the UI tests rely on.)
 
-use super::{FileDialogs, theme};
+use super::native_files::FileDialogs;
+use super::theme;
 use crate::tool::ToolFormat;
 use crate::workflow::ExportMode;
 use egui::{Id, RichText, Ui};

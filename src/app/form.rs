@@ -3,7 +3,7 @@
 //! has been touched or Insert was reached for; a summary lists every failing path; Insert
 //! stays disabled while anything is invalid.
 
-use super::Action;
+use super::action::Action;
 use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;

@@ -6,6 +6,7 @@
 //! pushes [`Action`]s, which are drained once per frame after everything is drawn, and
 //! every model change goes through the document's undoable commands.
 
+mod action;
 mod app_reparam;
 mod authoring;
 mod canvas;
@@ -32,7 +33,7 @@ pub use native_files::{FileDialogs, NativeDialogs};
 
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::arrange::Arrangement;
-use crate::editor::blockers::{self, Fix};
+use crate::editor::blockers;
 use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
@@ -46,6 +47,7 @@ use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::error::{Error, code};
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::{After, ExportMode, Workflow};
+use action::Action;
 use canvas::{Canvas, CanvasCtx};
 use dialogs::Purpose;
 use egui::{Pos2, Rect, RichText, Ui};
@@ -56,45 +58,6 @@ use problems::{ErrorAbout, ProblemPick, Problems};
 use settings::Settings;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Something the UI asked for this frame; applied after drawing.
-pub(crate) enum Action {
-    /// A command of the registry ([`crate::editor::commands`]): menus, shortcuts, context
-    /// menus, toolbar buttons and the command palette all come here.
-    Run(CommandId),
-    Doc(Command),
-    /// Open a chain's parameter form to insert it at `at`, into the edge `on_edge` (by
-    /// `seq`), or downstream of the node `after`.
-    OpenInsertForm {
-        pack: PackId,
-        chain_id: String,
-        at: (f64, f64),
-        on_edge: Option<u64>,
-        after: Option<String>,
-    },
-    /// Re-parameterise this chain instance (a frame's double-click).
-    EditInstance(String),
-    /// Insert one node of a catalogued type, on an edge (by `seq`) when dropped on one.
-    InsertNodeType {
-        type_id: String,
-        at: (f64, f64),
-        on_edge: Option<u64>,
-    },
-    SelectGhost(usize),
-    /// Paste this clipboard text (the desktop's paste event carries it).
-    Paste(String),
-    OpenPaths(Vec<PathBuf>),
-    Publish(publish::Subject),
-    /// Change the host profile or trust policy so that a refusal goes (a blocked tile's fix).
-    Fix(Fix),
-    /// Promote a node's value (pointer inside the node) to a parameter.
-    MakeParameter {
-        node: String,
-        pointer: String,
-    },
-    /// Ask a file dialog question for a window that cannot ask itself.
-    AskFile(Purpose),
-}
 
 /// Work waiting for an answer about unsaved changes.
 enum Pending {
@@ -792,7 +755,7 @@ impl App {
                 ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
                 self.problems.status("Copied the workflow JSON to the clipboard");
             }
-            CommandId::PublishWorkflow => publish::Publish::open(&mut self.publish, publish::Subject::Workflow),
+            CommandId::PublishWorkflow => publish::Publish::open(&mut self.publish, action::Subject::Workflow),
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
                 if !self.authoring.holds_quit() {

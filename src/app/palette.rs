@@ -2,8 +2,7 @@
 //! tiles to drag onto the canvas, and the Catalog section's node types (one node each). Search filters by label, chainId and typeId; internal
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
-use super::Action;
-use super::publish::Subject;
+use super::action::{Action, Subject};
 use super::theme;
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
 use crate::editor::blockers::{self, Fix};

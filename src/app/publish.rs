@@ -9,12 +9,12 @@
 //! asked like every other file question ([`Purpose::SaveTool`]), so the in-app file dialog
 //! answers when the system one cannot be shown.
 
-use super::Action;
+use super::action::{Action, Subject};
 use super::dialogs::Purpose;
 use super::palette::badge;
 use super::theme;
 use crate::catalog::Catalog;
-use crate::editor::packs::{PackId, Packs};
+use crate::editor::packs::Packs;
 use crate::error::Finding;
 use crate::fsio::{to_pretty_json, write_atomic};
 use crate::pack::{Chain, Pack};
@@ -23,15 +23,6 @@ use crate::workflow::{ExportMode, Workflow};
 use egui::{Id, RichText, Ui};
 use serde_json::Value;
 use std::path::Path;
-
-/// What is published.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
-    /// A chain of a loaded pack (index into the app's packs).
-    Chain { pack: PackId, chain_id: String },
-    /// The workflow being edited.
-    Workflow,
-}
 
 /// What the projections are made from, as of this frame.
 pub struct Sources<'a> {

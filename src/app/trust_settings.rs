@@ -232,7 +232,7 @@ impl App {
             self.ask(super::dialogs::Purpose::TrustedKeys);
         }
         if let Some(command) = import {
-            self.actions.push(super::Action::Run(command));
+            self.actions.push(super::action::Action::Run(command));
         }
         if self.settings.trust.node_catalog.is_none() {
             self.trust_window.node_catalog = None;
