@@ -119,11 +119,15 @@ def functions(path):
 
 
 def app_fields():
-    """The fields of `pub struct App` in src/app/mod.rs."""
-    path = os.path.join(ROOT, "app", "mod.rs")
-    code = blank(open(path, encoding="utf-8").read())
-    m = re.search(r"\bpub struct App\s*\{", code)
-    if not m:
+    """The fields of `pub struct App`, wherever under src/app/ it is defined."""
+    for path in rust_files():
+        if not path.startswith(os.path.join(ROOT, "app") + os.sep):
+            continue
+        code = blank(open(path, encoding="utf-8").read())
+        m = re.search(r"\bpub struct App\s*\{", code)
+        if m:
+            break
+    else:
         return None
     depth, k = 1, m.end()
     body_start = k

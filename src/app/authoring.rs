@@ -3,10 +3,10 @@
 //! Every change goes through [`PackDocument`] commands (exact undo); after each frame the
 //! edited packs replace their loaded copies, so the palette's tiles follow at once.
 
+use super::action::Action;
 use super::dialogs::Purpose;
 use super::form::FormSession;
 use super::pack_view::{PackView, ViewOp};
-use super::action::Action;
 use super::{palette, theme};
 use crate::author::{PackDraft, Promotion};
 use crate::catalog::Catalog;

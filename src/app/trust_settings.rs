@@ -3,8 +3,8 @@
 //! applies at once: the policy is rebuilt, every pack is re-checked (palette badges, blocked
 //! tiles), an open parameter form is re-checked, and the settings persist with the others.
 
-use super::form::FormSession;
-use super::{App, theme};
+use super::settings::Settings;
+use super::theme;
 use crate::catalog::{HostProfile, Trust, TrustReport, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
@@ -17,7 +17,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 /// Sub-chain nesting limits a host profile may claim (the spec's default is 8).
-const DEPTHS: RangeInclusive<u32> = 1..=64;
+pub(super) const DEPTHS: RangeInclusive<u32> = 1..=64;
 
 const WINDOW_WIDTH: f32 = 800.0;
 
@@ -57,13 +57,76 @@ pub struct ImportedFrom {
 pub struct TrustWindow {
     pub open: bool,
     /// The node-type pattern being typed, before "Add".
-    new_node_type: String,
+    pub(super) new_node_type: String,
     /// Why the trusted-keys folder could not be read, when it could not.
-    keys_error: Option<Error>,
+    pub(super) keys_error: Option<Error>,
     /// The typeIds of the imported node catalog, or why it could not be read.
-    node_catalog: Option<Result<Vec<String>, Error>>,
+    pub(super) node_catalog: Option<Result<Vec<String>, Error>>,
     /// Why the last capabilities import was refused.
-    import_error: Option<Error>,
+    pub(super) import_error: Option<Error>,
+}
+
+/// What the Settings window asked for this frame, besides the settings it changed in place.
+pub struct Asked {
+    /// Choose the trusted-keys folder.
+    pub choose_keys: bool,
+    /// Run an import command (capabilities, node catalog).
+    pub import: Option<CommandId>,
+}
+
+impl TrustWindow {
+    /// The window while it is open, at `at` until moved; `settings` change in place.
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        settings: &mut Settings,
+        keys: &TrustedKeys,
+        nodes: usize,
+        dialogs_note: &str,
+        at: egui::Pos2,
+    ) -> Asked {
+        let mut asked = Asked { choose_keys: false, import: None };
+        if !self.open {
+            return asked;
+        }
+        let mut open = true;
+        let imported = (self.node_catalog.as_ref(), self.import_error.as_ref());
+        let keys_error = self.keys_error.as_ref();
+        let new_node_type = &mut self.new_node_type;
+        let in_app_dialogs = &mut settings.in_app_dialogs;
+        let s = &mut settings.trust;
+        egui::Window::new("Settings")
+            .id(Id::unique("cs-settings"))
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .default_width(WINDOW_WIDTH)
+            .default_pos(at)
+            .constrain(true)
+            .show(ctx, |ui| {
+                // Columns are justified, which would stretch wrapped explanations word by word.
+                let left = egui::Layout::top_down(Align::LEFT);
+                ui.columns(2, |cols| {
+                    cols[0].with_layout(left, |ui| {
+                        asked.import = import_section(ui, s, imported, nodes);
+                        host_section(ui, &mut s.host, new_node_type);
+                    });
+                    asked.choose_keys = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
+                });
+                ui.separator();
+                ui.checkbox(in_app_dialogs, "Always use the in-app file dialog");
+                dim(ui, &format!("{dialogs_note}. The system dialog needs a desktop portal or zenity."));
+                ui.separator();
+                ui.horizontal(|ui| {
+                    if ui.button("Reset to defaults").clicked() {
+                        *s = TrustSettings::default();
+                    }
+                    dim(ui, "Changes apply at once and are kept between runs.");
+                });
+            });
+        self.open = open;
+        asked
+    }
 }
 
 /// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
@@ -96,151 +159,6 @@ pub(super) fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
             report
         })
         .collect()
-}
-
-impl App {
-    /// Carry the settings into the policy and re-check everything it decides. The keys folder
-    /// is read only when `reload_keys` (at start, or when a folder is chosen).
-    pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
-        let s = &mut self.settings.trust;
-        s.host.max_depth = s.host.max_depth.clamp(*DEPTHS.start(), *DEPTHS.end());
-        if reload_keys {
-            let (keys, error) = match s.trusted_keys.as_deref().map(TrustedKeys::load) {
-                None => (TrustedKeys::default(), None),
-                Some(Ok(keys)) => (keys, None),
-                Some(Err(e)) => (TrustedKeys::default(), Some(e)),
-            };
-            match (&error, &s.trusted_keys) {
-                (Some(e), _) => self.problems.error(e.clone()),
-                (None, Some(dir)) => {
-                    self.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
-                }
-                (None, None) => {}
-            }
-            self.trust.trusted_keys = keys;
-            self.trust_window.keys_error = error;
-            self.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
-        }
-        self.trust.host = s.host.clone();
-        self.trust.require_signed = s.require_signed;
-        self.trust.strict = s.strict;
-        self.refresh_trust();
-        self.problems.relint();
-        self.recheck_form();
-    }
-
-    /// Make the capabilities document at `path` the host profile (the node types the user
-    /// declared stay), and re-check everything against it.
-    pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
-        match host_import::read_capabilities(path) {
-            Ok(got) => {
-                let s = &mut self.settings.trust;
-                let node_types = std::mem::take(&mut s.host.node_types);
-                s.host = HostProfile { node_types, ..got.profile };
-                s.capabilities = Some(ImportedFrom { path: path.to_path_buf(), form: got.form.to_owned() });
-                self.trust_window.import_error = None;
-                self.apply_trust_settings(false);
-                self.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
-            }
-            Err(e) => {
-                self.trust_window.import_error = Some(e.clone());
-                self.problems.error(e);
-            }
-        }
-    }
-
-    /// Take the host's node types from a saved `node-catalog` response.
-    pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
-        match host_import::read_node_catalog(path) {
-            Ok(ids) => {
-                let n = ids.len();
-                self.settings.trust.node_catalog = Some(path.to_path_buf());
-                self.trust_window.node_catalog = Some(Ok(ids));
-                self.apply_trust_settings(false);
-                self.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
-            }
-            Err(e) => self.problems.error(e),
-        }
-    }
-
-    /// An open form is opened afresh with the values typed so far, so that what blocks it and
-    /// its preview follow the new policy.
-    fn recheck_form(&mut self) {
-        let Some(old) = &self.form else { return };
-        let Some(pack) = old.pack.and_then(|id| self.packs.get(id)) else { return };
-        let Some(chain) = pack.chain(&old.chain_id) else { return };
-        let values = Some(old.values().clone());
-        let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
-        // The view stays as it was framed; framing it again would jump.
-        form.positioned = old.positioned;
-        form.framed = old.framed;
-        if let Some(e) = self.trust.check_chain(pack, &old.chain_id).refusal() {
-            form.block(e);
-        }
-        self.form = Some(form);
-    }
-
-    /// The Settings window while it is open; a change is applied after it is drawn.
-    pub(super) fn trust_settings_window(&mut self, ctx: &egui::Context) {
-        if !self.trust_window.open {
-            return;
-        }
-        let before = self.settings.trust.clone();
-        let mut open = true;
-        let mut choose = false;
-        let mut import = None;
-        let imported = (self.trust_window.node_catalog.as_ref(), self.trust_window.import_error.as_ref());
-        let nodes = self.doc.workflow().node_count();
-        let keys = &self.trust.trusted_keys;
-        let keys_error = self.trust_window.keys_error.as_ref();
-        let new_node_type = &mut self.trust_window.new_node_type;
-        let in_app_dialogs = &mut self.settings.in_app_dialogs;
-        let dialogs_note = self.dialogs.describe();
-        let s = &mut self.settings.trust;
-        egui::Window::new("Settings")
-            .id(Id::unique("cs-settings"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(false)
-            .default_width(WINDOW_WIDTH)
-            .default_pos(self.canvas.screen_rect().min + egui::vec2(16.0, 16.0))
-            .constrain(true)
-            .show(ctx, |ui| {
-                // Columns are justified, which would stretch wrapped explanations word by word.
-                let left = egui::Layout::top_down(Align::LEFT);
-                ui.columns(2, |cols| {
-                    cols[0].with_layout(left, |ui| {
-                        import = import_section(ui, s, imported, nodes);
-                        host_section(ui, &mut s.host, new_node_type);
-                    });
-                    choose = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
-                });
-                ui.separator();
-                ui.checkbox(in_app_dialogs, "Always use the in-app file dialog");
-                dim(ui, &format!("{dialogs_note}. The system dialog needs a desktop portal or zenity."));
-                ui.separator();
-                ui.horizontal(|ui| {
-                    if ui.button("Reset to defaults").clicked() {
-                        *s = TrustSettings::default();
-                    }
-                    dim(ui, "Changes apply at once and are kept between runs.");
-                });
-            });
-        self.trust_window.open = open;
-        let reload = self.settings.trust.trusted_keys != before.trusted_keys;
-        if choose {
-            self.ask(super::dialogs::Purpose::TrustedKeys);
-        }
-        if let Some(command) = import {
-            self.actions.push(super::action::Action::Run(command));
-        }
-        if self.settings.trust.node_catalog.is_none() {
-            self.trust_window.node_catalog = None;
-        }
-        if reload || self.settings.trust != before {
-            self.apply_trust_settings(reload);
-        }
-    }
 }
 
 /// Importing what a host publishes: its capabilities document and its node catalog, with
