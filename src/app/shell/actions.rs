@@ -27,16 +27,16 @@ impl App {
             nodes_selected: sel.nodes.len(),
             edges_selected: sel.edges.len(),
             instance_selected: sel.instance.is_some() || single_node_instance,
-            can_undo: self.doc.can_undo() || self.pack_view_here,
-            can_redo: self.doc.can_redo() || self.pack_view_here,
-            form_open: self.form.is_some(),
+            can_undo: self.doc.can_undo() || self.frame.pack_view_here,
+            can_redo: self.doc.can_redo() || self.frame.pack_view_here,
+            form_open: self.windows.form.is_some(),
             app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
-            finder_open: self.finder.is_some(),
+            finder_open: self.windows.finder.is_some(),
             child_selected: sel.nodes.len() == 1
                 && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
-            snap: self.canvas.snap,
-            minimap: self.canvas.minimap,
-            show_internal: self.palette.show_internal,
+            snap: self.panels.canvas.snap,
+            minimap: self.panels.canvas.minimap,
+            show_internal: self.panels.palette.show_internal,
             palette_panel: self.settings.palette_panel,
             inspector_panel: self.settings.inspector_panel,
         }
@@ -131,25 +131,35 @@ impl App {
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::SelectGhost(i) => {
-                    if let Some(f) = &mut self.form {
+                    if let Some(f) = &mut self.windows.form {
                         f.select_ghost(i);
                     }
                 }
                 Action::Paste(text) => match parse_clipboard(&text) {
                     Some((nodes, edges)) => self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }),
-                    None => self.problems.status("The clipboard holds no chainsmith nodes to paste"),
+                    None => self.panels.problems.status("The clipboard holds no chainsmith nodes to paste"),
                 },
                 Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
                 Action::OpenPaths(paths) => self.open_paths(&paths),
-                Action::Publish(subject) => publish::Publish::open(&mut self.publish, subject),
+                Action::Publish(subject) => publish::Publish::open(&mut self.windows.publish, subject),
                 Action::Fix(fix) => {
                     let trust = &mut self.settings.trust;
                     fix.apply(&mut trust.host, &mut trust.require_signed);
-                    let before = blockers::summarise(&self.packs, &self.reports, self.palette.show_internal).blocked;
+                    let before = blockers::summarise(
+                        &self.library.packs,
+                        &self.library.reports,
+                        self.panels.palette.show_internal,
+                    )
+                    .blocked;
                     self.apply_trust_settings(false);
-                    let after = blockers::summarise(&self.packs, &self.reports, self.palette.show_internal).blocked;
+                    let after = blockers::summarise(
+                        &self.library.packs,
+                        &self.library.reports,
+                        self.panels.palette.show_internal,
+                    )
+                    .blocked;
                     let freed = before.saturating_sub(after);
-                    self.problems.status(format!(
+                    self.panels.problems.status(format!(
                         "{}: {} unblocked, {after} still blocked (Settings changes it back)",
                         fix.label(),
                         problems::counted(freed, "chain")
@@ -157,22 +167,22 @@ impl App {
                 }
                 Action::MakeParameter { node, pointer } => {
                     let selection = self.selected_nodes();
-                    self.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
+                    self.windows.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
                 }
                 Action::AskFile(purpose) => self.ask(purpose),
             }
         }
         // Edited packs replace their loaded copies: the palette shows them from this frame on.
-        if self.authoring.sync(&mut self.packs) {
+        if self.windows.authoring.sync(&mut self.library.packs) {
             self.refresh_trust();
         }
-        for note in std::mem::take(&mut self.authoring.notes) {
+        for note in std::mem::take(&mut self.windows.authoring.notes) {
             match note {
                 authoring::Note::Status(s) => {
-                    self.problems.clear_error();
-                    self.problems.status(s);
+                    self.panels.problems.clear_error();
+                    self.panels.problems.status(s);
                 }
-                authoring::Note::Error(e) => self.problems.error(e),
+                authoring::Note::Error(e) => self.panels.problems.error(e),
             }
         }
     }
@@ -191,7 +201,7 @@ impl App {
             CommandId::New => self.guard(Pending::New),
             CommandId::Open => self.ask(Purpose::Open),
             CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
-            CommandId::OpenRegistry => self.registry.open = true,
+            CommandId::OpenRegistry => self.windows.registry.open = true,
             CommandId::Save => match self.doc.path.clone() {
                 Some(p) => {
                     self.save_to(&p);
@@ -205,37 +215,38 @@ impl App {
             CommandId::CopyJson => {
                 let json = self.doc.workflow().to_json(ExportMode::Faithful);
                 ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
-                self.problems.status("Copied the workflow JSON to the clipboard");
+                self.panels.problems.status("Copied the workflow JSON to the clipboard");
             }
-            CommandId::PublishWorkflow => publish::Publish::open(&mut self.publish, action::Subject::Workflow),
+            CommandId::PublishWorkflow => publish::Publish::open(&mut self.windows.publish, action::Subject::Workflow),
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
-                if !self.authoring.holds_quit() {
+                if !self.windows.authoring.holds_quit() {
                     self.guard(Pending::Quit);
                 }
             }
             CommandId::Undo => {
                 // Over the pack view, undo is the pack's.
-                if self.authoring.undo_under_pointer(ctx, false, &self.packs) {
+                if self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
                     return;
                 }
                 if let Some(label) = self.doc.undo() {
-                    self.problems.status(format!("Undid {label}"));
+                    self.panels.problems.status(format!("Undid {label}"));
                 }
             }
             CommandId::Redo => {
-                if self.authoring.undo_under_pointer(ctx, true, &self.packs) {
+                if self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
                     return;
                 }
                 if let Some(label) = self.doc.redo() {
-                    self.problems.status(format!("Redid {label}"));
+                    self.panels.problems.status(format!("Redid {label}"));
                 }
             }
             CommandId::Copy => {
                 let ids = self.doc.selection.nodes.iter().cloned().collect();
                 if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
                     ctx.copy_text(text);
-                    self.problems
+                    self.panels
+                        .problems
                         .status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
                 }
             }
@@ -256,10 +267,10 @@ impl App {
             }
             CommandId::SelectNone => self.doc.selection.clear(),
             CommandId::QuickAdd => {
-                let screen = self.canvas.quick_add_origin(ctx.pointer_latest_pos());
-                let p = self.canvas.snap_point(self.canvas.screen_to_canvas(screen));
+                let screen = self.panels.canvas.quick_add_origin(ctx.pointer_latest_pos());
+                let p = self.panels.canvas.snap_point(self.panels.canvas.screen_to_canvas(screen));
                 let at = (f64::from(p.x), f64::from(p.y));
-                self.finder = Some(finder::Finder::new(finder::Mode::QuickAdd { screen, at }));
+                self.windows.finder = Some(finder::Finder::new(finder::Mode::QuickAdd { screen, at }));
             }
             CommandId::OpenChild => {
                 if let [id] = &self.selected_nodes()[..] {
@@ -279,14 +290,14 @@ impl App {
             CommandId::ReparamApp => self.open_app_reparam(),
             CommandId::ExtractChain => {
                 let nodes = self.selected_nodes();
-                self.authoring.open_extract(self.doc.workflow(), nodes);
+                self.windows.authoring.open_extract(self.doc.workflow(), nodes);
             }
             CommandId::MakeParameter => {
                 if let [node] = self.selected_nodes().as_slice() {
-                    self.authoring.make_parameter_of(self.doc.workflow(), node);
+                    self.windows.authoring.make_parameter_of(self.doc.workflow(), node);
                 }
             }
-            CommandId::Settings => self.trust_window.open = true,
+            CommandId::Settings => self.windows.trust_window.open = true,
             CommandId::ImportCapabilities => self.ask(Purpose::Capabilities),
             CommandId::ImportNodeCatalog => self.ask(Purpose::NodeCatalog),
             CommandId::Tidy
@@ -302,41 +313,41 @@ impl App {
                 let sel = &self.doc.selection.nodes;
                 let whole = how == Arrangement::Tidy && sel.len() < 2;
                 let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
-                let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
+                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
                 self.apply(Command::Arrange { how, nodes, ports });
                 if whole {
-                    self.canvas.request_fit();
+                    self.panels.canvas.request_fit();
                 }
             }
             CommandId::Duplicate => {
                 let nodes = self.doc.selection.nodes.iter().cloned().collect();
-                let ports = PortTable::for_workflow(self.trust.catalog.as_ref(), self.doc.workflow());
+                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
                 self.apply(Command::Duplicate { nodes, ports });
             }
-            CommandId::ZoomToSelection => self.canvas.zoom_to_nodes(&self.doc.selection.nodes),
-            CommandId::CommandPalette => self.finder = Some(finder::Finder::new(finder::Mode::Palette)),
-            CommandId::Fit => self.canvas.request_fit(),
-            CommandId::ZoomIn => self.canvas.zoom_in(),
-            CommandId::ZoomOut => self.canvas.zoom_out(),
-            CommandId::ToggleSnap => self.canvas.snap = !self.canvas.snap,
-            CommandId::ToggleMinimap => self.canvas.minimap = !self.canvas.minimap,
+            CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
+            CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
+            CommandId::Fit => self.panels.canvas.request_fit(),
+            CommandId::ZoomIn => self.panels.canvas.zoom_in(),
+            CommandId::ZoomOut => self.panels.canvas.zoom_out(),
+            CommandId::ToggleSnap => self.panels.canvas.snap = !self.panels.canvas.snap,
+            CommandId::ToggleMinimap => self.panels.canvas.minimap = !self.panels.canvas.minimap,
             CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
             CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
-            CommandId::ToggleInternal => self.palette.show_internal = !self.palette.show_internal,
-            CommandId::PackView => self.authoring.view.open = true,
-            CommandId::ShortcutHelp => self.shortcut_help = true,
+            CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
+            CommandId::PackView => self.windows.authoring.view.open = true,
+            CommandId::ShortcutHelp => self.windows.shortcut_help = true,
         }
     }
 
     pub(super) fn apply(&mut self, cmd: Command) {
         // A connection between ports whose types do not fit is refused before the document sees it.
-        if let Err(e) = node_type::check_command(self.doc.workflow(), self.trust.catalog.as_ref(), &cmd) {
-            self.problems.error(e);
+        if let Err(e) = node_type::check_command(self.doc.workflow(), self.library.trust.catalog.as_ref(), &cmd) {
+            self.panels.problems.error(e);
             return;
         }
         match self.doc.apply(cmd) {
             Ok(outcome) => {
-                self.problems.clear_error();
+                self.panels.problems.clear_error();
                 if !outcome.new_nodes.is_empty() {
                     self.doc.selection.clear();
                     self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
@@ -346,35 +357,35 @@ impl App {
                     Some(w) => format!("{} — {}", outcome.label, w.message),
                     None => outcome.label,
                 };
-                self.problems.status_with(text, outcome.warnings);
+                self.panels.problems.status_with(text, outcome.warnings);
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// The command palette or quick-add, and what was picked in it.
     pub(super) fn finder(&mut self, ctx: &egui::Context, os: Os) {
-        let Some(f) = &mut self.finder else { return };
+        let Some(f) = &mut self.windows.finder else { return };
         let entries = finder_entries(
             f.mode,
             &self.command_context(),
             os,
-            &self.packs,
-            &self.reports,
-            self.trust.catalog.as_ref(),
-            self.palette.show_internal,
+            &self.library.packs,
+            &self.library.reports,
+            self.library.trust.catalog.as_ref(),
+            self.panels.palette.show_internal,
         );
-        let Some(f) = &mut self.finder else { return };
+        let Some(f) = &mut self.windows.finder else { return };
         let mut close = false;
         let picked = f.show(ctx, &entries, &mut close);
         if close {
-            self.finder = None;
+            self.windows.finder = None;
         }
         let Some(picked) = picked else { return };
         let at = match picked.mode {
             finder::Mode::QuickAdd { at, .. } => at,
             finder::Mode::Palette => {
-                let c = self.canvas.snap_point(self.canvas.scene_rect.center());
+                let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
                 (f64::from(c.x), f64::from(c.y))
             }
         };

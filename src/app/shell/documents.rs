@@ -26,8 +26,8 @@ impl App {
         if !crate::registry::Registry::is_registry_folder(path) {
             return false;
         }
-        self.registry.open = true;
-        self.registry.view.open(path);
+        self.windows.registry.open = true;
+        self.windows.registry.view.open(path);
         self.settings.remember(path);
         true
     }
@@ -37,14 +37,14 @@ impl App {
         match opened {
             Ok(files::Opened::Packs(out)) => {
                 let n = out.packs.len();
-                self.problems.status(format!("Loaded {} from {}", problems::counted(n, "pack"), path.display()));
+                self.panels.problems.status(format!("Loaded {} from {}", problems::counted(n, "pack"), path.display()));
                 // A pack that failed to load is the news, not the ones that loaded.
                 for e in &out.failures {
-                    self.problems.error(e.clone());
+                    self.panels.problems.error(e.clone());
                 }
-                self.failures.extend(out.failures);
+                self.library.failures.extend(out.failures);
                 // Packs open in the pack view follow their files unless edited since.
-                self.authoring.reloaded(&out.packs);
+                self.windows.authoring.reloaded(&out.packs);
                 self.add_packs(out.packs);
                 self.settings.remember(path);
                 self.settings.remember_packs(path);
@@ -53,7 +53,7 @@ impl App {
                 self.settings.remember(path);
                 self.guard(Pending::Replace(wf, path.to_path_buf()));
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
@@ -70,7 +70,7 @@ impl App {
             }
         }
         // Said once the rest is open, or the packs' own messages would replace it.
-        self.start_notice = (!gone.is_empty()).then(|| {
+        self.start.start_notice = (!gone.is_empty()).then(|| {
             let names: Vec<String> = gone.iter().map(|p| p.display().to_string()).collect();
             let gone = problems::counted(gone.len(), "pack file");
             format!("Not reopened ({gone} no longer there): {}", names.join(", "))
@@ -80,7 +80,7 @@ impl App {
             return;
         }
         let (send, receive) = std::sync::mpsc::channel();
-        self.loading = Some(Loading { left: queue.len(), receive });
+        self.start.loading = Some(Loading { left: queue.len(), receive });
         let spawned = std::thread::Builder::new().name("chainsmith-open".into()).spawn(move || {
             for path in queue {
                 let opened = files::open_path(&path);
@@ -90,8 +90,8 @@ impl App {
             }
         });
         if let Err(e) = spawned {
-            self.loading = None;
-            self.problems.error(Error::new(code::IO_ERROR, format!("could not start reading the files: {e}")));
+            self.start.loading = None;
+            self.panels.problems.error(Error::new(code::IO_ERROR, format!("could not start reading the files: {e}")));
         }
     }
 
@@ -99,7 +99,7 @@ impl App {
     pub(super) fn take_loaded(&mut self, wait: Option<Duration>) {
         use std::sync::mpsc::RecvTimeoutError;
         let deadline = wait.map(|w| Instant::now() + w);
-        while let Some(loading) = &mut self.loading {
+        while let Some(loading) = &mut self.start.loading {
             let next = match deadline {
                 Some(d) => loading.receive.recv_timeout(d.saturating_duration_since(Instant::now())),
                 None => loading.receive.try_recv().map_err(|e| match e {
@@ -112,7 +112,7 @@ impl App {
                     loading.left -= 1;
                     let done = loading.left == 0;
                     if done {
-                        self.loading = None;
+                        self.start.loading = None;
                     }
                     self.opened(&path, opened);
                     if done {
@@ -121,15 +121,15 @@ impl App {
                 }
                 Err(RecvTimeoutError::Timeout) => return,
                 // The reader ended early (it cannot without sending; a panic would).
-                Err(RecvTimeoutError::Disconnected) => self.loading = None,
+                Err(RecvTimeoutError::Disconnected) => self.start.loading = None,
             }
         }
     }
 
     /// The start's files are open: say what was not reopened.
     pub(super) fn files_open(&mut self) {
-        if let Some(notice) = self.start_notice.take() {
-            self.problems.status(notice);
+        if let Some(notice) = self.start.start_notice.take() {
+            self.panels.problems.status(notice);
         }
         trace_files_open();
     }
@@ -141,14 +141,14 @@ impl App {
 
     /// Files opened at start still being read.
     pub fn loading(&self) -> usize {
-        self.loading.as_ref().map_or(0, |l| l.left)
+        self.start.loading.as_ref().map_or(0, |l| l.left)
     }
 
     /// Put packs in the palette and re-check everything against the new catalog.
     pub(super) fn add_packs(&mut self, packs: Vec<Pack>) {
         for pack in packs {
             // Re-opening a pack replaces the loaded copy; instances find it by name.
-            self.packs.add(pack);
+            self.library.packs.add(pack);
         }
         self.refresh_trust();
     }
@@ -156,7 +156,7 @@ impl App {
     /// Run `next` now, or ask first when there are unsaved changes.
     pub(super) fn guard(&mut self, next: Pending) {
         if self.doc.is_dirty() {
-            self.pending = Some(next);
+            self.unsaved.pending = Some(next);
         } else {
             self.run_pending(next);
         }
@@ -165,19 +165,19 @@ impl App {
     pub(super) fn run_pending(&mut self, next: Pending) {
         match next {
             Pending::New => {
-                self.recovery.clear();
+                self.unsaved.recovery.clear();
                 self.replace_workflow(Workflow::new("Untitled workflow"), None);
-                self.problems.status("New workflow");
+                self.panels.problems.status("New workflow");
             }
             Pending::Replace(wf, path) => {
-                self.recovery.clear();
-                self.problems.status(format!("Opened {}", path.display()));
+                self.unsaved.recovery.clear();
+                self.panels.problems.status(format!("Opened {}", path.display()));
                 self.replace_workflow(*wf, Some(path));
             }
             Pending::Quit => {
-                self.recovery.clear();
-                self.allow_close = true;
-                self.quitting = true;
+                self.unsaved.recovery.clear();
+                self.frame.allow_close = true;
+                self.frame.quitting = true;
             }
         }
     }
@@ -191,7 +191,7 @@ impl App {
             Purpose::SavePack => "pack.json".to_owned(),
             Purpose::GenerateKey => "signing-key".to_owned(),
             Purpose::SaveTool(format) => {
-                self.publish.as_ref().and_then(|p| p.suggested_name(*format)).unwrap_or_default()
+                self.windows.publish.as_ref().and_then(|p| p.suggested_name(*format)).unwrap_or_default()
             }
             _ => String::new(),
         };
@@ -199,7 +199,7 @@ impl App {
         let start = dialog_start(&purpose, self.doc.path.as_deref(), &self.settings.recent, home);
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
-        if let Some(chosen) = self.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
+        if let Some(chosen) = self.windows.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
             self.answered(purpose, chosen);
         }
     }
@@ -208,7 +208,7 @@ impl App {
     pub(super) fn answered(&mut self, purpose: Purpose, chosen: Vec<PathBuf>) {
         let Some(first) = chosen.first().cloned() else {
             if purpose == Purpose::Save {
-                self.after_save = None;
+                self.unsaved.after_save = None;
             }
             return;
         };
@@ -217,23 +217,23 @@ impl App {
             Purpose::OpenFolder => self.open_paths(&[first]),
             Purpose::Save => {
                 if self.save_to(&first)
-                    && let Some(next) = self.after_save.take()
+                    && let Some(next) = self.unsaved.after_save.take()
                 {
                     self.run_pending(next);
                 }
             }
             Purpose::Export(mode) => self.export_to(&first, mode),
-            Purpose::Registry => self.registry.view.open(&first),
-            Purpose::InstallFolder => self.registry.view.install_dir = Some(first),
+            Purpose::Registry => self.windows.registry.view.open(&first),
+            Purpose::InstallFolder => self.windows.registry.view.install_dir = Some(first),
             Purpose::ExportBundle => self.export_bundle(&first),
             Purpose::Capabilities => self.import_capabilities(&first),
             Purpose::NodeCatalog => self.import_node_catalog(&first),
-            Purpose::SavePack => self.authoring.save_view_pack(&first),
-            Purpose::SigningKey => self.authoring.sign_view_pack(&first),
-            Purpose::GenerateKey => self.authoring.generate_key(&first),
-            Purpose::SaveTool(format) => match &mut self.publish {
+            Purpose::SavePack => self.windows.authoring.save_view_pack(&first),
+            Purpose::SigningKey => self.windows.authoring.sign_view_pack(&first),
+            Purpose::GenerateKey => self.windows.authoring.generate_key(&first),
+            Purpose::SaveTool(format) => match &mut self.windows.publish {
                 Some(publish) => publish.save_to(format, &first),
-                None => self.problems.status("Nothing saved: the Publish window was closed"),
+                None => self.panels.problems.status("Nothing saved: the Publish window was closed"),
             },
             Purpose::TrustedKeys => {
                 // Choosing the same folder again re-reads it (a key file may have been added).
@@ -248,14 +248,14 @@ impl App {
             Ok(()) => {
                 self.doc.path = Some(path.to_path_buf());
                 self.doc.mark_saved();
-                self.recovery.clear();
+                self.unsaved.recovery.clear();
                 self.settings.remember(path);
-                self.problems.clear_error();
-                self.problems.status(format!("Saved {}", path.display()));
+                self.panels.problems.clear_error();
+                self.panels.problems.status(format!("Saved {}", path.display()));
                 true
             }
             Err(e) => {
-                self.problems.error(e);
+                self.panels.problems.error(e);
                 false
             }
         }
@@ -265,14 +265,14 @@ impl App {
         match self.doc.workflow().save(path, mode) {
             Ok(()) => {
                 let lints = self.doc.workflow().lint(mode);
-                self.problems.status_with(format!("Exported {}", path.display()), lints);
+                self.panels.problems.status_with(format!("Exported {}", path.display()), lints);
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     pub(super) fn modals(&mut self, ctx: &egui::Context) {
-        if let Some(offer) = &self.offer {
+        if let Some(offer) = &self.unsaved.offer {
             let mut answer = None;
             egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
                 ui.set_max_width(440.0);
@@ -294,19 +294,19 @@ impl App {
             });
             match answer {
                 Some(true) => {
-                    let offer = self.offer.take().expect("shown above");
+                    let offer = self.unsaved.offer.take().expect("shown above");
                     self.replace_workflow(offer.workflow, offer.path);
                     self.doc.mark_unsaved();
-                    self.problems.status("Restored unsaved work from the recovery file");
+                    self.panels.problems.status("Restored unsaved work from the recovery file");
                 }
                 Some(false) => {
-                    self.offer = None;
-                    self.recovery.clear();
+                    self.unsaved.offer = None;
+                    self.unsaved.recovery.clear();
                 }
                 None => {}
             }
         }
-        if self.pending.is_some() {
+        if self.unsaved.pending.is_some() {
             let mut answer = None;
             egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
                 ui.set_max_width(420.0);
@@ -328,7 +328,7 @@ impl App {
                 Some(0) => match self.doc.path.clone() {
                     Some(p) => {
                         if self.save_to(&p)
-                            && let Some(next) = self.pending.take()
+                            && let Some(next) = self.unsaved.pending.take()
                         {
                             self.run_pending(next);
                         }
@@ -336,16 +336,16 @@ impl App {
                     None => {
                         // The question closes so the file dialog can be used; what waited
                         // runs once the save is done.
-                        self.after_save = self.pending.take();
+                        self.unsaved.after_save = self.unsaved.pending.take();
                         self.ask(Purpose::Save);
                     }
                 },
                 Some(1) => {
-                    if let Some(next) = self.pending.take() {
+                    if let Some(next) = self.unsaved.pending.take() {
                         self.run_pending(next);
                     }
                 }
-                Some(2) => self.pending = None,
+                Some(2) => self.unsaved.pending = None,
                 _ => {}
             }
         }

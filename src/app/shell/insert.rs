@@ -35,20 +35,20 @@ impl App {
     /// One node of a catalogued type downstream of `source`, wired through the first ports
     /// whose types fit.
     pub(super) fn insert_node_after(&mut self, type_id: &str, at: (f64, f64), source: &str) {
-        let catalog = self.trust.catalog.as_ref();
+        let catalog = self.library.trust.catalog.as_ref();
         let wf = self.doc.workflow();
         let Some(ix) = wf.node(source) else { return };
         let (source_port, input) = node_type::after_ports(catalog, wf.graph[ix].type_id(), type_id);
         let link = NodeLink::After { source: source.to_owned(), source_port, input };
         match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
             Ok(cmd) => self.apply(cmd),
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// One node of a catalogued type at `at`, spliced into the edge `on_edge` when given.
     pub(super) fn insert_node_type(&mut self, type_id: &str, at: (f64, f64), on_edge: Option<u64>) {
-        let catalog = self.trust.catalog.as_ref();
+        let catalog = self.library.trust.catalog.as_ref();
         let wf = self.doc.workflow();
         let type_of = |id: &str| wf.node(id).map_or("", |ix| wf.graph[ix].type_id());
         let link = match on_edge {
@@ -65,7 +65,7 @@ impl App {
         };
         match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
             Ok(cmd) => self.apply(cmd),
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
@@ -77,7 +77,7 @@ impl App {
         on_edge: Option<u64>,
         after: Option<String>,
     ) {
-        let Some(chain) = self.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
+        let Some(chain) = self.library.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
         let wf = self.doc.workflow();
         let on_edge = on_edge.and_then(|seq| {
             let e = &wf.graph[edge_by_seq(wf, seq)?];
@@ -86,32 +86,38 @@ impl App {
         // Downstream of a node: the wire leaves from its first declared output.
         let after = after.and_then(|node| {
             let ix = wf.node(&node)?;
-            let output = node_type::declared_outputs(self.trust.catalog.as_ref(), wf.graph[ix].type_id()).next();
+            let output =
+                node_type::declared_outputs(self.library.trust.catalog.as_ref(), wf.graph[ix].type_id()).next();
             Some(After { node, output: output.map(str::to_owned) })
         });
         let id = match preview::fresh_expansion_id(chain, wf) {
             Ok(id) => id,
-            Err(e) => return self.problems.error(e),
+            Err(e) => return self.panels.problems.error(e),
         };
-        if let Some(e) = self.packs.get(pack).and_then(|p| self.trust.check_chain(p, chain_id).refusal()) {
+        if let Some(e) =
+            self.library.packs.get(pack).and_then(|p| self.library.trust.check_chain(p, chain_id).refusal())
+        {
             // Nothing to fill in: say why instead of opening a form that cannot insert.
-            self.palette.explain(pack, chain_id);
-            self.problems.error(e);
+            self.panels.palette.explain(pack, chain_id);
+            self.panels.problems.error(e);
             return;
         }
         let mode = FormMode::Insert { at, on_edge, after };
         let mut form = FormSession::new(Some(pack), chain, mode, id, None);
         // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
         form.focus_first_field();
-        self.form = Some(form);
+        self.windows.form = Some(form);
     }
 
     pub(super) fn open_instance_form(&mut self, key: &str) {
         let Some(inst) = self.doc.workflow().instance(key) else { return };
-        let found =
-            self.packs.with_ids().find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
+        let found = self
+            .library
+            .packs
+            .with_ids()
+            .find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
         let Some((pack, p)) = found else {
-            self.problems.error(
+            self.panels.problems.error(
                 Error::new(
                     code::CHAIN_NOT_FOUND,
                     format!(
@@ -126,7 +132,7 @@ impl App {
         };
         let chain = p.chain(&inst.chain_id).expect("found above");
         if p.version() != inst.pack_version {
-            self.problems.status(format!(
+            self.panels.problems.status(format!(
                 "Note: the instance came from {} {}; the loaded version is {}",
                 inst.pack_name,
                 inst.pack_version,
@@ -135,10 +141,10 @@ impl App {
         }
         let mode = FormMode::Reparameterise { key: key.to_owned() };
         let mut form = FormSession::new(Some(pack), chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
-        if let Some(e) = self.trust.check_chain(p, &inst.chain_id).refusal() {
+        if let Some(e) = self.library.trust.check_chain(p, &inst.chain_id).refusal() {
             form.block(e);
         }
-        self.form = Some(form);
+        self.windows.form = Some(form);
         self.doc.selection.clear();
         self.doc.selection.instance = Some(key.to_owned());
         self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
@@ -146,15 +152,22 @@ impl App {
 
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
     pub(super) fn submit_form(&mut self) {
-        let Some(form) = &mut self.form else { return };
-        let Some(pack) = form.pack.and_then(|id| self.packs.get(id)) else { return };
+        let Some(form) = &mut self.windows.form else { return };
+        let Some(pack) = form.pack.and_then(|id| self.library.packs.get(id)) else { return };
         let (values, placement) = (form.values().clone(), form.placement());
-        let req =
-            preview::request(&self.trust, pack, &form.chain_id, values, &form.expansion_id, &self.packs, &placement);
+        let req = preview::request(
+            &self.library.trust,
+            pack,
+            &form.chain_id,
+            values,
+            &form.expansion_id,
+            &self.library.packs,
+            &placement,
+        );
         let applied = self.doc.inline(req);
         match applied {
             Ok(outcome) => {
-                self.form = None;
+                self.windows.form = None;
                 // Select the inserted instance, so the inspector offers its parameters.
                 if let Some(first) = outcome.new_nodes.first()
                     && let Some(inst) = self.doc.workflow().instance_of_node(first)
@@ -163,14 +176,14 @@ impl App {
                     self.doc.selection.instance = Some(inst.key());
                     self.doc.selection.nodes = inst.node_ids.into_iter().collect();
                 }
-                self.problems.status_with(outcome.label, outcome.warnings);
+                self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
             Err(e) => {
-                if let Some(form) = &mut self.form {
+                if let Some(form) = &mut self.windows.form {
                     form.refusal = Some(e.clone());
                     form.reveal_errors();
                 }
-                self.problems.error_about(e, ErrorAbout::Form);
+                self.panels.problems.error_about(e, ErrorAbout::Form);
             }
         }
     }

@@ -69,6 +69,22 @@ impl StartOptions {
 const APP_ID: &str = "chainsmith";
 
 pub struct App {
+    /// The loaded packs and what the trust policy says of them.
+    library: Library,
+    /// The workflow being edited: its commands, undo and selection.
+    doc: Document,
+    panels: Panels,
+    windows: Windows,
+    settings: Settings,
+    /// What the UI asked for this frame, applied after drawing.
+    actions: Vec<Action>,
+    unsaved: Unsaved,
+    frame: FrameState,
+    start: Start,
+}
+
+/// The loaded packs, the trust policy and its verdicts.
+struct Library {
     packs: Packs,
     /// Manifests of the packs the editor started with (the palette groups them apart).
     samples: std::collections::HashSet<PathBuf>,
@@ -82,34 +98,48 @@ pub struct App {
     catalog_gen: u64,
     /// The catalog again, shared with the lint worker (copied when the catalog changes).
     lint_catalog: Option<std::sync::Arc<Catalog>>,
-    doc: Document,
+}
+
+/// The panels always on screen.
+struct Panels {
     canvas: Canvas,
     palette: Palette,
     inspector: Inspector,
     problems: Problems,
+}
+
+/// The windows, open or not.
+struct Windows {
     form: Option<FormSession>,
     publish: Option<publish::Publish>,
     dialogs: dialogs::Dialogs,
-    /// What waits for a save to finish (the unsaved-changes question was answered "Save").
-    after_save: Option<Pending>,
-    recovery: Recovery,
-    offer: Option<Recovered>,
-    settings: Settings,
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
-    actions: Vec<Action>,
     /// Help → Keyboard shortcuts is open.
     shortcut_help: bool,
     /// The command palette or quick-add, when open.
     finder: Option<finder::Finder>,
+}
+
+/// Unsaved work: the autosave, the recovery offer, and what waits for the save question.
+struct Unsaved {
+    recovery: Recovery,
+    offer: Option<Recovered>,
+    pending: Option<Pending>,
+    /// What waits for a save to finish (the unsaved-changes question was answered "Save").
+    after_save: Option<Pending>,
+}
+
+/// What carries from one frame to the next.
+#[derive(Default)]
+struct FrameState {
     /// The pointer is over the pack view, whose edits undo and redo on their own (as of the
     /// start of this frame).
     pack_view_here: bool,
-    pending: Option<Pending>,
     allow_close: bool,
     quitting: bool,
     themed: bool,
@@ -118,6 +148,11 @@ pub struct App {
     /// When tracing the start: the frame number of the first drawn frame, until a later
     /// frame has begun (it was then on screen).
     first_frame_nr: Option<u64>,
+}
+
+/// The files opened at start.
+#[derive(Default)]
+struct Start {
     /// Files opened at start, being read on a thread.
     loading: Option<Loading>,
     /// What to say once they are open (remembered packs not found).
@@ -147,7 +182,7 @@ impl App {
         let mut palette = Palette::default();
         palette.show_internal = settings.show_internal;
         let samples = opts.packs.packs.iter().map(|p| p.source.clone()).collect();
-        let mut app = Self {
+        let library = Library {
             samples,
             packs: Packs::new(opts.packs.packs),
             failures: opts.packs.failures,
@@ -155,36 +190,35 @@ impl App {
             reports: Vec::new(),
             catalog_gen: 0,
             lint_catalog: None,
-            doc: Document::new(Workflow::new("Untitled workflow"), None),
+        };
+        let panels = Panels {
             canvas: Canvas::new(view, settings.snap, settings.minimap),
             palette,
             inspector: Inspector::default(),
             problems,
+        };
+        let windows = Windows {
             form: None,
             publish: None,
             dialogs: dialogs::Dialogs::new(opts.dialogs),
-            after_save: None,
-            recovery,
-            offer,
-            settings,
             trust_window: Default::default(),
             registry: Default::default(),
             app_reparam: Default::default(),
             authoring: Default::default(),
             child_window: Default::default(),
-            actions: Vec::new(),
             shortcut_help: false,
             finder: None,
-            pack_view_here: false,
-            pending: None,
-            allow_close: false,
-            quitting: false,
-            themed: false,
-            title: String::new(),
-            first_frame: None,
-            first_frame_nr: None,
-            loading: None,
-            start_notice: None,
+        };
+        let mut app = Self {
+            library,
+            doc: Document::new(Workflow::new("Untitled workflow"), None),
+            panels,
+            windows,
+            settings,
+            actions: Vec::new(),
+            unsaved: Unsaved { recovery, offer, pending: None, after_save: None },
+            frame: FrameState::default(),
+            start: Start::default(),
         };
         app.apply_trust_settings(true);
         if !opts.files.is_empty() {
@@ -196,17 +230,17 @@ impl App {
     /// Rebuild the catalog from the loaded node packs and re-check every pack against it.
     fn refresh_trust(&mut self) {
         let mut catalog = Catalog::new();
-        for p in self.packs.iter() {
+        for p in self.library.packs.iter() {
             catalog.add_pack(p);
         }
         // The host's own node types (Settings); a file that went away is reported there.
         if let Some(file) = &self.settings.trust.node_catalog {
             let _ = catalog.add_node_catalog(file);
         }
-        self.trust.catalog = (!catalog.is_empty()).then_some(catalog);
-        self.reports = trust_settings::pack_reports(&self.trust, &self.packs);
-        self.lint_catalog = self.trust.catalog.clone().map(std::sync::Arc::new);
-        self.catalog_gen += 1;
+        self.library.trust.catalog = (!catalog.is_empty()).then_some(catalog);
+        self.library.reports = trust_settings::pack_reports(&self.library.trust, &self.library.packs);
+        self.library.lint_catalog = self.library.trust.catalog.clone().map(std::sync::Arc::new);
+        self.library.catalog_gen += 1;
     }
 
     /// The workflow being edited.
@@ -223,7 +257,7 @@ impl App {
     }
 
     pub fn packs(&self) -> &[Pack] {
-        &self.packs
+        &self.library.packs
     }
 
     /// Ids of the selected nodes, sorted.
@@ -232,7 +266,7 @@ impl App {
     }
 
     pub fn last_error(&self) -> Option<&Error> {
-        self.problems.last_error.as_ref()
+        self.panels.problems.last_error.as_ref()
     }
 
     /// Select exactly these nodes (tests and tools; the canvas selects by pointer).
@@ -243,7 +277,7 @@ impl App {
 
     /// The drop point of the open insert form, in canvas coordinates.
     pub fn pending_insert_point(&self) -> Option<(f64, f64)> {
-        match &self.form.as_ref()?.mode {
+        match &self.windows.form.as_ref()?.mode {
             FormMode::Insert { at, .. } => Some(*at),
             FormMode::Reparameterise { .. } => None,
         }
@@ -251,127 +285,134 @@ impl App {
 
     /// Whether the editor has been told it may close (a quit that nothing holds up any more).
     pub fn quit_requested(&self) -> bool {
-        self.allow_close
+        self.frame.allow_close
     }
 
     /// The chain whose "why is it blocked" explanation is open: its chainId.
     pub fn explained_chain(&self) -> Option<&str> {
-        self.palette.explained().map(|(_, c)| c)
+        self.panels.palette.explained().map(|(_, c)| c)
     }
 
     pub fn form_is_open(&self) -> bool {
-        self.form.is_some()
+        self.windows.form.is_some()
     }
 
     /// A recovery file was found and is waiting for the user's answer.
     pub fn recovery_offered(&self) -> bool {
-        self.offer.is_some()
+        self.unsaved.offer.is_some()
     }
 
     /// Canvas coordinates to screen points (as of the last frame), for tests and tools that
     /// drive the canvas with real pointer events.
     pub fn canvas_to_screen(&self, p: Pos2) -> Pos2 {
-        self.canvas.canvas_to_screen(p)
+        self.panels.canvas.canvas_to_screen(p)
     }
 
     pub fn screen_to_canvas(&self, p: Pos2) -> Pos2 {
-        self.canvas.screen_to_canvas(p)
+        self.panels.canvas.screen_to_canvas(p)
     }
 
     /// Show this part of the canvas (canvas coordinates) from the next frame on.
     pub fn set_canvas_view(&mut self, view: Rect) {
-        self.canvas.scene_rect = view;
+        self.panels.canvas.scene_rect = view;
     }
 
     /// The part of the canvas in view (canvas coordinates).
     pub fn canvas_view(&self) -> Rect {
-        self.canvas.scene_rect
+        self.panels.canvas.scene_rect
     }
 
     /// Where the canvas is on screen (as of the last frame).
     pub fn canvas_rect(&self) -> Rect {
-        self.canvas.screen_rect()
+        self.panels.canvas.screen_rect()
     }
 
     /// Wait (up to `timeout`) until the autosave writer has written (or removed) the
     /// recovery file as it was last told to; a failure shows in the problems bar.
     pub fn settle_autosave(&mut self, timeout: Duration) {
-        if let Err(e) = self.recovery.settle(timeout) {
-            self.problems.error(e);
+        if let Err(e) = self.unsaved.recovery.settle(timeout) {
+            self.panels.problems.error(e);
         }
     }
 
     /// Wait (up to `timeout`) for the lint worker's findings about the workflow as it is now.
     /// The editor never waits for them; tests and measurements that read them do.
     pub fn settle_lint(&mut self, timeout: Duration) {
-        self.problems.settle(&self.doc, self.lint_catalog.as_ref(), self.catalog_gen, &self.trust.host, timeout);
+        self.panels.problems.settle(
+            &self.doc,
+            self.library.lint_catalog.as_ref(),
+            self.library.catalog_gen,
+            &self.library.trust.host,
+            timeout,
+        );
     }
 
     /// CPU time of the last canvas pass.
     pub fn canvas_pass_time(&self) -> Duration {
-        self.canvas.last_pass()
+        self.panels.canvas.last_pass()
     }
 
     /// Replace the workflow being edited (no unsaved-changes question; callers ask first).
     pub fn replace_workflow(&mut self, wf: Workflow, path: Option<PathBuf>) {
         self.doc = Document::new(wf, path);
-        self.form = None;
-        self.canvas.request_open_view();
+        self.windows.form = None;
+        self.panels.canvas.request_open_view();
     }
 
     /// One frame of the whole editor.
     pub fn show(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
-        if !self.themed {
+        if !self.frame.themed {
             // Fonts apply from the next frame on: draw nothing with the old ones.
             theme::apply(&ctx);
             canvas::configure_input(&ctx);
-            self.themed = true;
+            self.frame.themed = true;
             ctx.request_repaint();
             return;
         }
-        self.first_frame.get_or_insert_with(Instant::now);
-        if self.loading.is_some() {
+        self.frame.first_frame.get_or_insert_with(Instant::now);
+        if self.start.loading.is_some() {
             self.take_loaded(None);
             // Nothing else may come to draw the packs once they are read.
             ctx.request_repaint_after(Duration::from_millis(50));
         }
         let os = command_ui::os(&ctx);
-        self.pack_view_here = self.authoring.view.undo_target(&ctx).is_some();
+        self.frame.pack_view_here = self.windows.authoring.view.undo_target(&ctx).is_some();
         self.close_topmost_window(&ctx);
         self.shortcuts(&ctx, os);
         self.dropped_files(&ctx);
 
         egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os));
-        self.dialogs.prefer_in_app = self.settings.in_app_dialogs;
-        self.problems.dialogs_note = self.dialogs.describe();
-        egui::Panel::bottom("cs-problems").show(ui, |ui| self.problems.show_bar(ui));
-        if let Some(ProblemPick::Node(id)) = self.problems.show_list_panel(ui, self.doc.workflow()) {
+        self.windows.dialogs.prefer_in_app = self.settings.in_app_dialogs;
+        self.panels.problems.dialogs_note = self.windows.dialogs.describe();
+        egui::Panel::bottom("cs-problems").show(ui, |ui| self.panels.problems.show_bar(ui));
+        if let Some(ProblemPick::Node(id)) = self.panels.problems.show_list_panel(ui, self.doc.workflow()) {
             self.doc.selection.only_node(&id);
         }
-        self.palette.unsaved = self.authoring.unsaved();
+        self.panels.palette.unsaved = self.windows.authoring.unsaved();
         let sides = SidePanels::for_window(ctx.content_rect().width());
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
         palette.size_range(sides.palette).show_collapsible(ui, &mut self.settings.palette_panel, |ui| {
             let cx = palette::PaletteCtx {
-                loading: self.loading.as_ref().map_or(0, |l| l.left),
-                packs: &self.packs,
-                reports: &self.reports,
-                catalog: self.trust.catalog.as_ref(),
-                failures: &self.failures,
-                samples: &self.samples,
+                loading: self.start.loading.as_ref().map_or(0, |l| l.left),
+                packs: &self.library.packs,
+                reports: &self.library.reports,
+                catalog: self.library.trust.catalog.as_ref(),
+                failures: &self.library.failures,
+                samples: &self.library.samples,
             };
-            self.palette.show(ui, cx, &mut self.actions);
+            self.panels.palette.show(ui, cx, &mut self.actions);
         });
         let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
         inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.settings.inspector_panel, |ui| {
             let (wf, selection) = self.doc.parts();
-            self.inspector.show(ui, wf, self.trust.catalog.as_ref(), selection, &mut self.actions);
+            self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection, &mut self.actions);
         });
         let mut form_event = None;
-        if let Some(form) = &mut self.form {
+        if let Some(form) = &mut self.windows.form {
             let revision = self.doc.revision();
-            let (packs, trust, wf, actions) = (&self.packs, &self.trust, self.doc.workflow(), &mut self.actions);
+            let (packs, trust, wf, actions) =
+                (&self.library.packs, &self.library.trust, self.doc.workflow(), &mut self.actions);
             egui::Panel::bottom("cs-form").resizable(true).default_size(form::HEIGHT).size_range(240.0..=720.0).show(
                 ui,
                 |ui| {
@@ -383,47 +424,47 @@ impl App {
             );
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            let revision = (self.doc.revision(), self.catalog_gen);
-            let ghost = self.form.as_ref().and_then(FormSession::ghost);
-            let catalog = self.trust.catalog.as_ref();
+            let revision = (self.doc.revision(), self.library.catalog_gen);
+            let ghost = self.windows.form.as_ref().and_then(FormSession::ghost);
+            let catalog = self.library.trust.catalog.as_ref();
             let commands = &self.command_context();
             let (wf, selection, moves) = self.doc.parts_with_moves();
             let actions = &mut self.actions;
             let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, actions, commands, os };
-            self.canvas.show(ui, cx);
+            self.panels.canvas.show(ui, cx);
         });
 
         match form_event {
             Some(FormEvent::Submit) => {
                 self.submit_form();
                 // The keyboard comes back to the canvas (its shortcuts), not to a leftover widget.
-                if self.form.is_none() {
+                if self.windows.form.is_none() {
                     ctx.memory_mut(|m| m.stop_text_input());
                 }
             }
-            Some(FormEvent::Cancel) => self.form = None,
+            Some(FormEvent::Cancel) => self.windows.form = None,
             None => {}
         }
-        if let Some(publish) = &mut self.publish {
+        if let Some(publish) = &mut self.windows.publish {
             let src = publish::Sources {
-                packs: &self.packs,
+                packs: &self.library.packs,
                 workflow: self.doc.workflow(),
                 revision: self.doc.revision(),
-                catalog: self.trust.catalog.as_ref(),
-                catalog_gen: self.catalog_gen,
+                catalog: self.library.trust.catalog.as_ref(),
+                catalog_gen: self.library.catalog_gen,
             };
             if !publish.show(&ctx, &src, &mut self.actions) {
-                self.publish = None;
+                self.windows.publish = None;
             }
         }
         self.trust_settings_window(&ctx);
-        command_ui::shortcut_help(&ctx, &mut self.shortcut_help, os);
+        command_ui::shortcut_help(&ctx, &mut self.windows.shortcut_help, os);
         self.registry_window(&ctx);
-        self.app_reparam.show(&ctx, &mut self.actions);
-        let catalog = self.trust.catalog.as_ref();
-        self.authoring.show(&ctx, &self.packs, catalog, self.doc.workflow(), &mut self.actions);
-        self.child_window.show(&ctx, &mut self.actions);
-        if let Some((purpose, chosen)) = self.dialogs.show(&ctx) {
+        self.windows.app_reparam.show(&ctx, &mut self.actions);
+        let catalog = self.library.trust.catalog.as_ref();
+        self.windows.authoring.show(&ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
+        self.windows.child_window.show(&ctx, &mut self.actions);
+        if let Some((purpose, chosen)) = self.windows.dialogs.show(&ctx) {
             self.answered(purpose, chosen);
         }
         self.finder(&ctx, os);
@@ -436,7 +477,7 @@ impl App {
     /// Once the canvas has made room for the docked form, frame what the form changes (the
     /// ghosts and the parent nodes they wire to, or the instance) in the canvas.
     fn place_form(&mut self, ctx: &egui::Context) {
-        let Some(form) = &mut self.form else { return };
+        let Some(form) = &mut self.windows.form else { return };
         if !form.docked() {
             // Until it is framed, keep drawing: no input may come to ask for the next frame.
             ctx.request_repaint();
@@ -483,10 +524,10 @@ impl App {
         }
         form.framed = region;
         if let Some(region) = region {
-            let canvas = self.canvas.screen_rect();
+            let canvas = self.panels.canvas.screen_rect();
             // Below the canvas toolbar's row, clear of the minimap in the bottom-right corner.
             let band = Rect::from_min_max(canvas.min + egui::vec2(8.0, 8.0), canvas.max - egui::vec2(8.0, 8.0));
-            self.canvas.frame_region(region, band);
+            self.panels.canvas.frame_region(region, band);
         }
     }
 
@@ -494,42 +535,48 @@ impl App {
     fn housekeeping(&mut self, ctx: &egui::Context) {
         let now = Instant::now();
         // The form's refusal is put right (values fixed, or the form closed): its error goes.
-        if self.form.as_ref().is_none_or(|f| f.refusal.is_none()) {
-            self.problems.resolved(ErrorAbout::Form);
+        if self.windows.form.as_ref().is_none_or(|f| f.refusal.is_none()) {
+            self.panels.problems.resolved(ErrorAbout::Form);
         }
         let wf = self.doc.snapshot();
-        match self.recovery.tick(&wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
+        match self.unsaved.recovery.tick(&wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
             Ok(_) => {}
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
         if self.doc.is_dirty() {
             ctx.request_repaint_after(recovery::INTERVAL);
         }
-        let host = &self.trust.host;
-        if let Some(wait) = self.problems.update(&self.doc, self.lint_catalog.as_ref(), self.catalog_gen, host, now) {
+        let host = &self.library.trust.host;
+        if let Some(wait) = self.panels.problems.update(
+            &self.doc,
+            self.library.lint_catalog.as_ref(),
+            self.library.catalog_gen,
+            host,
+            now,
+        ) {
             ctx.request_repaint_after(wait);
         }
         let dirty = if self.doc.is_dirty() { "• " } else { "" };
         let title = format!("{dirty}{} — chainsmith", self.doc.workflow().name());
-        if title != self.title {
+        if title != self.frame.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.title = title;
+            self.frame.title = title;
         }
-        if self.quitting {
-            self.quitting = false;
+        if self.frame.quitting {
+            self.frame.quitting = false;
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
-        let closing = ctx.input(|i| i.viewport().close_requested()) && !self.allow_close;
-        if closing && self.authoring.holds_quit() {
+        let closing = ctx.input(|i| i.viewport().close_requested()) && !self.frame.allow_close;
+        if closing && self.windows.authoring.holds_quit() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
         } else if closing && self.doc.is_dirty() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.pending = Some(Pending::Quit);
+            self.unsaved.pending = Some(Pending::Quit);
         }
-        self.settings.show_internal = self.palette.show_internal;
-        self.settings.snap = self.canvas.snap;
-        self.settings.minimap = self.canvas.minimap;
-        let r = self.canvas.scene_rect;
+        self.settings.show_internal = self.panels.palette.show_internal;
+        self.settings.snap = self.panels.canvas.snap;
+        self.settings.minimap = self.panels.canvas.minimap;
+        let r = self.panels.canvas.scene_rect;
         if r.is_finite() && r.is_positive() {
             self.settings.view = Some([r.min.x, r.min.y, r.max.x, r.max.y]);
         }
@@ -541,14 +588,14 @@ impl eframe::App for App {
         canvas::one_zoom_notch_per_frame(raw);
     }
     fn ui(&mut self, ui: &mut Ui, _frame: &mut eframe::Frame) {
-        let first = self.first_frame.is_none();
+        let first = self.frame.first_frame.is_none();
         // A frame begins once the one before it is tessellated, painted and swapped: the first
         // drawn frame is on screen when the next begins (a second pass of one frame is not a
         // new frame; the script adds the time before main).
-        if let Some(n) = self.first_frame_nr
+        if let Some(n) = self.frame.first_frame_nr
             && ui.ctx().cumulative_frame_nr() > n
         {
-            self.first_frame_nr = None;
+            self.frame.first_frame_nr = None;
             if let Some(t) = STARTED.get() {
                 let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
                 eprintln!(
@@ -560,21 +607,21 @@ impl eframe::App for App {
         }
         self.show(ui);
         // The theming frame draws nothing; the first frame is the first one drawn.
-        let first = first && self.first_frame.is_some();
+        let first = first && self.frame.first_frame.is_some();
         // Measuring cold start needs a hook the script can read; it prints nothing otherwise.
         if first
             && let Some(t) = STARTED.get()
             && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
         {
             eprintln!("chainsmith: first frame {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
-            self.first_frame_nr = Some(ui.ctx().cumulative_frame_nr());
+            self.frame.first_frame_nr = Some(ui.ctx().cumulative_frame_nr());
             // The next frame's start says when this one was on screen.
             ui.ctx().request_repaint();
         }
         // The restore prompt is on screen from the first frame; a driver waits for this line
         // before answering it (tests/crash_recovery.rs).
         if first
-            && let Some(offer) = &self.offer
+            && let Some(offer) = &self.unsaved.offer
             && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
         {
             eprintln!("chainsmith: recovery offered: {} nodes", offer.workflow.node_count());

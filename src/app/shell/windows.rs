@@ -14,24 +14,25 @@ impl App {
     /// anything under them sees it (the form, the selection). The in-app file dialog, the
     /// palette, quick-add, menus and modal questions answer Esc themselves.
     pub(super) fn close_topmost_window(&mut self, ctx: &egui::Context) {
-        let busy =
-            self.finder.is_some() || ctx.memory(|m| m.top_modal_layer()).is_some() || egui::Popup::is_any_open(ctx);
+        let busy = self.windows.finder.is_some()
+            || ctx.memory(|m| m.top_modal_layer()).is_some()
+            || egui::Popup::is_any_open(ctx);
         if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
             return;
         }
         let open = [
-            (EscWindow::FileDialog, self.dialogs.is_open()),
-            (EscWindow::ShortcutHelp, self.shortcut_help),
-            (EscWindow::Explanation, self.palette.explained().is_some()),
-            (EscWindow::PackFindings, self.palette.detail_open()),
-            (EscWindow::Refusal, self.problems.error_window_open()),
-            (EscWindow::Settings, self.trust_window.open),
-            (EscWindow::Registry, self.registry.open),
-            (EscWindow::Publish, self.publish.is_some()),
-            (EscWindow::AppReparam, self.app_reparam.open.is_some()),
-            (EscWindow::PackView, self.authoring.view.open),
-            (EscWindow::Extract, self.authoring.extract_open()),
-            (EscWindow::MakeParameter, self.authoring.make_open()),
+            (EscWindow::FileDialog, self.windows.dialogs.is_open()),
+            (EscWindow::ShortcutHelp, self.windows.shortcut_help),
+            (EscWindow::Explanation, self.panels.palette.explained().is_some()),
+            (EscWindow::PackFindings, self.panels.palette.detail_open()),
+            (EscWindow::Refusal, self.panels.problems.error_window_open()),
+            (EscWindow::Settings, self.windows.trust_window.open),
+            (EscWindow::Registry, self.windows.registry.open),
+            (EscWindow::Publish, self.windows.publish.is_some()),
+            (EscWindow::AppReparam, self.windows.app_reparam.open.is_some()),
+            (EscWindow::PackView, self.windows.authoring.view.open),
+            (EscWindow::Extract, self.windows.authoring.extract_open()),
+            (EscWindow::MakeParameter, self.windows.authoring.make_open()),
         ];
         let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
         let depth = |w: EscWindow| layers.iter().position(|l| l.id == egui::Id::unique(w.id()));
@@ -44,17 +45,17 @@ impl App {
         ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
         match top {
             EscWindow::FileDialog => {}
-            EscWindow::ShortcutHelp => self.shortcut_help = false,
-            EscWindow::Explanation => self.palette.close_explanation(),
-            EscWindow::PackFindings => self.palette.close_detail(),
-            EscWindow::Refusal => self.problems.close_error_window(),
-            EscWindow::Settings => self.trust_window.open = false,
-            EscWindow::Registry => self.registry.open = false,
-            EscWindow::Publish => self.publish = None,
-            EscWindow::AppReparam => self.app_reparam.open = None,
-            EscWindow::PackView => self.authoring.view.open = false,
-            EscWindow::Extract => self.authoring.close_extract(),
-            EscWindow::MakeParameter => self.authoring.close_make(),
+            EscWindow::ShortcutHelp => self.windows.shortcut_help = false,
+            EscWindow::Explanation => self.panels.palette.close_explanation(),
+            EscWindow::PackFindings => self.panels.palette.close_detail(),
+            EscWindow::Refusal => self.panels.problems.close_error_window(),
+            EscWindow::Settings => self.windows.trust_window.open = false,
+            EscWindow::Registry => self.windows.registry.open = false,
+            EscWindow::Publish => self.windows.publish = None,
+            EscWindow::AppReparam => self.windows.app_reparam.open = None,
+            EscWindow::PackView => self.windows.authoring.view.open = false,
+            EscWindow::Extract => self.windows.authoring.close_extract(),
+            EscWindow::MakeParameter => self.windows.authoring.close_make(),
         }
     }
 }
@@ -98,7 +99,7 @@ impl EscWindow {
 impl App {
     /// Open the window for the workflow's app instance, selecting the nodes edited by hand.
     pub(super) fn open_app_reparam(&mut self) {
-        match AppReparam::open(self.doc.workflow(), &self.packs) {
+        match AppReparam::open(self.doc.workflow(), &self.library.packs) {
             Ok(r) => {
                 self.doc.selection.clear();
                 for e in &r.hand_edits {
@@ -118,21 +119,21 @@ impl App {
                     })
                     .reduce(egui::Rect::union);
                 if let Some(region) = region {
-                    let canvas = self.canvas.screen_rect();
+                    let canvas = self.panels.canvas.screen_rect();
                     let top = canvas.min + egui::vec2(16.0, 16.0);
                     let bottom =
                         egui::pos2(canvas.max.x - 16.0, (canvas.max.y - WINDOW_HEIGHT - 16.0).max(top.y + 80.0));
-                    self.canvas.frame_region(region, egui::Rect::from_min_max(top, bottom));
+                    self.panels.canvas.frame_region(region, egui::Rect::from_min_max(top, bottom));
                 }
-                self.app_reparam.start(r);
+                self.windows.app_reparam.start(r);
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// Whether the re-parameterisation window is open.
     pub fn app_reparam_open(&self) -> bool {
-        self.app_reparam.open.is_some()
+        self.windows.app_reparam.open.is_some()
     }
 }
 
@@ -140,49 +141,56 @@ impl App {
     /// Show the child of a sub-chain node, or say why it cannot be shown.
     pub(super) fn open_child(&mut self, node_id: &str) {
         let wf = self.doc.workflow();
-        match crate::editor::subchains::open_child(wf, self.doc.path.as_deref(), &self.packs, &self.trust, node_id) {
+        match crate::editor::subchains::open_child(
+            wf,
+            self.doc.path.as_deref(),
+            &self.library.packs,
+            &self.library.trust,
+            node_id,
+        ) {
             Ok(view) => {
-                self.problems.status(format!(
+                self.panels.problems.status(format!(
                     "Child workflow {} ({} nodes)",
                     view.workflow_id,
                     view.workflow.node_count()
                 ));
-                self.child_window.open = Some(view);
+                self.windows.child_window.open = Some(view);
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// Write the workflow and every sub-chain child beside it, all files or none.
     pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
         let wf = self.doc.workflow();
-        let written =
-            crate::editor::subchains::co_expand(wf, &self.packs, &self.trust).and_then(|(parent, children, built)| {
+        let written = crate::editor::subchains::co_expand(wf, &self.library.packs, &self.library.trust).and_then(
+            |(parent, children, built)| {
                 let mode = crate::workflow::ExportMode::Faithful;
                 let mut bundle = crate::workflow::bundle::write_bundle(path, &parent, &children, mode)?;
                 bundle.warnings.extend(built);
                 Ok(bundle)
-            });
+            },
+        );
         match written {
             Ok(bundle) => {
                 let children = crate::app::problems::counted(bundle.children.len(), "child workflow");
                 let text = format!("Exported bundle {}: the workflow and {children}", path.display());
-                self.problems.status_with(text, bundle.warnings);
+                self.panels.problems.status_with(text, bundle.warnings);
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// The child workflow window's content, for tests.
     pub fn child_view(&self) -> Option<&ChildView> {
-        self.child_window.open.as_ref()
+        self.windows.child_window.open.as_ref()
     }
 }
 
 impl App {
     /// The Registry window while it is open, and what was asked of it.
     pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
-        let Some(request) = self.registry.show(ctx) else { return };
+        let Some(request) = self.windows.registry.show(ctx) else { return };
         match request {
             Request::ChooseFolder => self.ask(crate::app::dialogs::Purpose::Registry),
             Request::ChooseInstallFolder => self.ask(crate::app::dialogs::Purpose::InstallFolder),
@@ -190,21 +198,23 @@ impl App {
                 let opts = crate::registry::InstallOptions {
                     // The editor's own trust switch decides, as it does for opening packs.
                     allow_unsigned: !self.settings.trust.require_signed,
-                    protocol_major: self.trust.host.protocol_major,
+                    protocol_major: self.library.trust.host.protocol_major,
                 };
-                match self.registry.view.install(&name, &version, opts) {
+                match self.windows.registry.view.install(&name, &version, opts) {
                     Some(done) => {
                         let status = format!("Installed {name}@{version} to {}", done.tarball.display());
-                        self.problems.status(status);
+                        self.panels.problems.status(status);
                     }
                     None => self.registry_refusal(),
                 }
             }
-            Request::Open { name, version } => match self.registry.view.open_version(&name, &version) {
+            Request::Open { name, version } => match self.windows.registry.view.open_version(&name, &version) {
                 Some(pack) => {
                     let chains = pack.chains.len();
                     self.add_packs(vec![pack]);
-                    self.problems.status(format!("Opened {name}@{version} from the registry ({chains} chain(s))"));
+                    self.panels
+                        .problems
+                        .status(format!("Opened {name}@{version} from the registry ({chains} chain(s))"));
                 }
                 None => self.registry_refusal(),
             },
@@ -212,14 +222,14 @@ impl App {
     }
 
     fn registry_refusal(&mut self) {
-        if let Some(Outcome::Refused { error, .. }) = &self.registry.view.outcome {
-            self.problems.error(error.clone());
+        if let Some(Outcome::Refused { error, .. }) = &self.windows.registry.view.outcome {
+            self.panels.problems.error(error.clone());
         }
     }
 
     /// The registry view, for tests and tools that drive the window.
     pub fn registry_view(&self) -> &RegistryView {
-        &self.registry.view
+        &self.windows.registry.view
     }
 }
 
@@ -236,21 +246,21 @@ impl App {
                 Some(Err(e)) => (TrustedKeys::default(), Some(e)),
             };
             match (&error, &s.trusted_keys) {
-                (Some(e), _) => self.problems.error(e.clone()),
+                (Some(e), _) => self.panels.problems.error(e.clone()),
                 (None, Some(dir)) => {
-                    self.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
+                    self.panels.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
                 }
                 (None, None) => {}
             }
-            self.trust.trusted_keys = keys;
-            self.trust_window.keys_error = error;
-            self.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
+            self.library.trust.trusted_keys = keys;
+            self.windows.trust_window.keys_error = error;
+            self.windows.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
         }
-        self.trust.host = s.host.clone();
-        self.trust.require_signed = s.require_signed;
-        self.trust.strict = s.strict;
+        self.library.trust.host = s.host.clone();
+        self.library.trust.require_signed = s.require_signed;
+        self.library.trust.strict = s.strict;
         self.refresh_trust();
-        self.problems.relint();
+        self.panels.problems.relint();
         self.recheck_form();
     }
 
@@ -263,13 +273,13 @@ impl App {
                 let node_types = std::mem::take(&mut s.host.node_types);
                 s.host = HostProfile { node_types, ..got.profile };
                 s.capabilities = Some(ImportedFrom { path: path.to_path_buf(), form: got.form.to_owned() });
-                self.trust_window.import_error = None;
+                self.windows.trust_window.import_error = None;
                 self.apply_trust_settings(false);
-                self.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
+                self.panels.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
             }
             Err(e) => {
-                self.trust_window.import_error = Some(e.clone());
-                self.problems.error(e);
+                self.windows.trust_window.import_error = Some(e.clone());
+                self.panels.problems.error(e);
             }
         }
     }
@@ -280,45 +290,45 @@ impl App {
             Ok(ids) => {
                 let n = ids.len();
                 self.settings.trust.node_catalog = Some(path.to_path_buf());
-                self.trust_window.node_catalog = Some(Ok(ids));
+                self.windows.trust_window.node_catalog = Some(Ok(ids));
                 self.apply_trust_settings(false);
-                self.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
+                self.panels.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
             }
-            Err(e) => self.problems.error(e),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// An open form is opened afresh with the values typed so far, so that what blocks it and
     /// its preview follow the new policy.
     fn recheck_form(&mut self) {
-        let Some(old) = &self.form else { return };
-        let Some(pack) = old.pack.and_then(|id| self.packs.get(id)) else { return };
+        let Some(old) = &self.windows.form else { return };
+        let Some(pack) = old.pack.and_then(|id| self.library.packs.get(id)) else { return };
         let Some(chain) = pack.chain(&old.chain_id) else { return };
         let values = Some(old.values().clone());
         let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
         // The view stays as it was framed; framing it again would jump.
         form.positioned = old.positioned;
         form.framed = old.framed;
-        if let Some(e) = self.trust.check_chain(pack, &old.chain_id).refusal() {
+        if let Some(e) = self.library.trust.check_chain(pack, &old.chain_id).refusal() {
             form.block(e);
         }
-        self.form = Some(form);
+        self.windows.form = Some(form);
     }
 
     /// The Settings window while it is open; a change is applied after it is drawn.
     pub(super) fn trust_settings_window(&mut self, ctx: &egui::Context) {
-        if !self.trust_window.open {
+        if !self.windows.trust_window.open {
             return;
         }
         let before = self.settings.trust.clone();
         let nodes = self.doc.workflow().node_count();
-        let at = self.canvas.screen_rect().min + egui::vec2(16.0, 16.0);
-        let asked = self.trust_window.show(
+        let at = self.panels.canvas.screen_rect().min + egui::vec2(16.0, 16.0);
+        let asked = self.windows.trust_window.show(
             ctx,
             &mut self.settings,
-            &self.trust.trusted_keys,
+            &self.library.trust.trusted_keys,
             nodes,
-            self.dialogs.describe(),
+            self.windows.dialogs.describe(),
             at,
         );
         let reload = self.settings.trust.trusted_keys != before.trusted_keys;
@@ -329,7 +339,7 @@ impl App {
             self.actions.push(crate::app::action::Action::Run(command));
         }
         if self.settings.trust.node_catalog.is_none() {
-            self.trust_window.node_catalog = None;
+            self.windows.trust_window.node_catalog = None;
         }
         if reload || self.settings.trust != before {
             self.apply_trust_settings(reload);
