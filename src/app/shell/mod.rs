@@ -429,9 +429,9 @@ impl App {
             let catalog = self.library.trust.catalog.as_ref();
             let commands = &self.command_context();
             let (wf, selection, moves) = self.doc.parts_with_moves();
-            let actions = &mut self.actions;
-            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, actions, commands, os };
-            self.panels.canvas.show(ui, cx);
+            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os };
+            let asked = self.panels.canvas.show(ui, cx);
+            self.actions.extend(asked.actions);
         });
 
         match form_event {
