@@ -301,10 +301,10 @@ impl Canvas {
         let mut best: Option<(f32, u64)> = None;
         for link in &self.cache.links {
             let curve = self.link_curve(link, positions);
-            if !curve.hull().expand(tol).contains(p) {
+            if !hull(&curve).expand(tol).contains(p) {
                 continue;
             }
-            let pts = curve.points(24);
+            let pts = points(&curve, 24);
             let d = pts.windows(2).map(|s| dist_to_segment(p, s[0], s[1])).fold(f32::INFINITY, f32::min);
             if d <= tol && best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, link.seq));

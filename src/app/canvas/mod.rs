@@ -48,8 +48,7 @@ use view_cache::*;
 
 const W: f32 = cards::CARD_W as f32;
 const H: f32 = cards::CARD_H as f32;
-/// Grid pitch in canvas units; positions snap to it.
-pub const GRID: f32 = 20.0;
+pub use crate::editor::geometry::GRID;
 const HEADER: f32 = 24.0;
 const PORT_TOP: f32 = cards::PORT_TOP as f32;
 const PORT_R: f32 = 4.5;

@@ -206,7 +206,7 @@ impl Canvas {
         // Faint and dashed under the ghosts' edges that take its place.
         if let Some(link) = self.cache.links.iter().find(|l| Some(l.seq) == g.replaced) {
             let stroke = Stroke::new(px(zoom, 1.2), theme::TEXT_DIM.gamma_multiply(0.35));
-            let pts = self.link_curve(link, positions).points(16);
+            let pts = points(&self.link_curve(link, positions), 16);
             painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
         }
         paint_ghost(&painter, g, &self.cache, positions, self.lod(zoom));
@@ -235,7 +235,7 @@ impl Canvas {
                 Some(_) => theme::ACCENT,
                 None => theme::TEXT_DIM,
             };
-            paint_edge(painter, Curve::forward(from, end), Stroke::new(px(zoom, 2.0), color), zoom);
+            paint_edge(painter, curve_forward(from, end), Stroke::new(px(zoom, 2.0), color), zoom);
         }
         if let Some(m) = self.marquee {
             painter.rect_filled(m, 0.0, theme::ACCENT.gamma_multiply(0.12));
@@ -268,7 +268,7 @@ impl Canvas {
         let mut labels = Vec::new();
         for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
             let curve = self.link_curve(link, positions);
-            if !curve.hull().intersects(visible) {
+            if !hull(&curve).intersects(visible) {
                 continue;
             }
             let selected = selection.edges.contains(&link.seq);
@@ -301,7 +301,7 @@ impl Canvas {
             let galley = painter.layout_no_wrap(text, font.clone(), theme::TEXT);
             let size = galley.size() + vec2(10.0, 4.0);
             let at = label_spot(curve, size, &obstacles);
-            obstacles.push(Rect::from_center_size(at, size));
+            obstacles.push(geo_rect(Rect::from_center_size(at, size)));
             paint_pill(painter, at, galley, color);
         }
     }
@@ -351,7 +351,7 @@ impl Canvas {
         let all_in_view = at_rest && self.cache.fit_bounds.is_some_and(|b| visible.contains_rect(b));
         for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
             let curve = self.link_curve(link, positions);
-            if !all_in_view && !curve.hull().intersects(visible) {
+            if !all_in_view && !hull(&curve).intersects(visible) {
                 continue;
             }
             let highlighted = selection.edges.contains(&link.seq) || target_edge == Some(link.seq);
@@ -398,7 +398,7 @@ impl Canvas {
         let to = port_pos(b, link.to_port, self.cache.boxes[link.to].inputs as usize, false);
         // The cached span is of the cards at rest; the two ends may be being dragged.
         let (top, bottom) = link.span;
-        Curve::between(a, from, b, to).around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
+        curve_between(a, from, b, to).around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
     }
 
     /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
@@ -498,9 +498,9 @@ pub(super) fn draw_line_px(
 ) {
     let width = stroke.width * scale;
     if curve.lane.is_none() {
-        pixmap.line(to_px(curve.from), to_px(curve.to), width, stroke.color);
+        pixmap.line(to_px(pos(curve.from)), to_px(pos(curve.to)), width, stroke.color);
     } else {
-        for corner in curve.polyline().windows(2) {
+        for corner in polyline(&curve).windows(2) {
             pixmap.line(to_px(corner[0]), to_px(corner[1]), width, stroke.color);
         }
     }
@@ -533,10 +533,10 @@ pub(super) fn link_stroke(link: &Link, selected: bool, targeted: bool, zoom: f32
 
 pub(super) fn paint_edge(painter: &egui::Painter, curve: Curve, stroke: Stroke, zoom: f32) {
     if zoom < LOD_PORTS {
-        painter.add(PathShape::line(curve.polyline(), stroke));
+        painter.add(PathShape::line(polyline(&curve), stroke));
         return;
     }
-    let pts = curve.points(if zoom >= LOD_DETAIL { 24 } else { 12 });
+    let pts = points(&curve, if zoom >= LOD_DETAIL { 24 } else { 12 });
     let tip = pts[pts.len() - 1];
     let dir = (tip - pts[pts.len() - 2]).normalized();
     painter.add(PathShape::line(pts, stroke));
@@ -707,7 +707,7 @@ pub(super) fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache,
             GhostEnd::Parent(id) => parent_port(id, false),
         };
         if let (Some((ra, a)), Some((rb, b))) = (from, to) {
-            let pts = Curve::between(ra, a, rb, b).points(16);
+            let pts = points(&curve_between(ra, a, rb, b), 16);
             painter.add(Shape::dashed_line(&pts, stroke, px(zoom, 6.0), px(zoom, 4.0)));
         }
     }

@@ -252,11 +252,11 @@ impl ViewCache {
             let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
             let from = port_pos(ra, l.from_port, a.outputs as usize, true);
             let to = port_pos(rb, l.to_port, b.inputs as usize, false);
-            let curve = Curve::between(ra, from, rb, to).around(l.span);
+            let curve = curve_between(ra, from, rb, to).around(l.span);
             match acc {
-                Some(fit) if fit.contains_rect(curve.hull()) => Some(fit),
+                Some(fit) if fit.contains_rect(hull(&curve)) => Some(fit),
                 _ => {
-                    let drawn = curve.bounds();
+                    let drawn = drawn_bounds(&curve);
                     Some(acc.map_or(drawn, |fit| fit.union(drawn)))
                 }
             }
