@@ -5,11 +5,10 @@
 
 use super::settings::Settings;
 use super::theme;
-use crate::catalog::{HostProfile, Trust, TrustReport, TrustedKeys};
+use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
 use crate::error::{Error, code};
-use crate::pack::Pack;
 use egui::text::LayoutJob;
 use egui::{Align, FontSelection, Id, RichText, Ui};
 use serde::{Deserialize, Serialize};
@@ -127,38 +126,6 @@ impl TrustWindow {
         self.open = open;
         asked
     }
-}
-
-/// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
-/// for whatever the values (host gates, sensitive parameters), which is what the insert form
-/// checks, so that a tile shows it before it is dropped.
-pub(super) fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
-    packs
-        .iter()
-        .map(|pack| {
-            let mut report = trust.check_pack(pack);
-            for chain in &pack.chains {
-                let id = chain.chain_id();
-                let extra: Vec<_> = trust
-                    .check_chain(pack, id)
-                    .findings
-                    .into_iter()
-                    .filter(|f| !report.findings.contains(f))
-                    .map(|mut f| {
-                        // Found by checking this chain, so it concerns this chain's tile only.
-                        f.chain_id.get_or_insert_with(|| id.to_owned());
-                        f
-                    })
-                    .collect();
-                report.findings.extend(extra);
-                // Port types the fragment's own edges get wrong: the insert will be flagged for them.
-                if let Some(catalog) = &trust.catalog {
-                    report.findings.extend(crate::editor::blockers::port_findings(catalog, chain));
-                }
-            }
-            report
-        })
-        .collect()
 }
 
 /// Importing what a host publishes: its capabilities document and its node catalog, with
@@ -387,23 +354,5 @@ mod tests {
         assert_eq!(serde_json::from_value::<TrustSettings>(json).unwrap(), s);
         let partial: TrustSettings = serde_json::from_str(r#"{"requireSigned": true}"#).unwrap();
         assert_eq!(partial, TrustSettings { require_signed: true, ..TrustSettings::default() });
-    }
-
-    #[test]
-    fn reports_block_chains_the_host_cannot_run() {
-        let packs = crate::pack::bundled().packs;
-        let book = |trust: &Trust| {
-            let reports = pack_reports(trust, &packs);
-            let i = packs.iter().position(|p| p.chain("travel.book-trip").is_some()).unwrap();
-            reports[i].blocking().map(|f| (f.code, f.chain_id.clone())).collect::<Vec<_>>()
-        };
-        let mut trust = Trust::default();
-        assert!(book(&trust).is_empty());
-        trust.host.compensation = false;
-        assert_eq!(book(&trust), [(code::CAPABILITY_REQUIRED, Some("travel.book-trip".to_owned()))]);
-        // Pack-wide refusals are not repeated per chain.
-        trust.require_signed = true;
-        let codes = book(&trust);
-        assert_eq!(codes.iter().filter(|(c, _)| *c == code::PACK_UNSIGNED).count(), 1, "{codes:?}");
     }
 }
