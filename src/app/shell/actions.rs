@@ -9,6 +9,7 @@ use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
 use crate::editor::finder::{Entry, Target};
+use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::packs::Packs;
 use crate::editor::{blockers, node_type};
 use crate::workflow::ExportMode;
@@ -392,11 +393,11 @@ impl App {
         match picked.target {
             Target::Command(c) => self.actions.push(Action::Run(c)),
             Target::Chain { pack, chain_id } => {
-                let (at, on_edge, after) = self.insert_place(at);
+                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
                 self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge, after });
             }
             Target::NodeType(type_id) => {
-                let (at, on_edge, after) = self.insert_place(at);
+                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
                 match after {
                     Some(source) => self.insert_node_after(&type_id, at, &source),
                     None => self.actions.push(Action::InsertNodeType { type_id, at, on_edge }),

@@ -1,37 +1,14 @@
 use super::App;
-use crate::app::canvas;
 use crate::app::form::{FormMode, FormSession};
 use crate::app::problems::ErrorAbout;
 use crate::editor::document::{NodeLink, edge_by_seq};
+use crate::editor::insert::{insert_target, select_inserted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
-use crate::editor::preview::{self, DropEdge};
+use crate::editor::preview;
 use crate::error::{Error, code};
-use crate::workflow::After;
 
 impl App {
-    /// Where an insert from the palette or quick-add goes, given the point it was asked at:
-    /// into the one selected edge (by `seq`), or downstream of the one selected node (to
-    /// its right, with that node's id), or at the point.
-    pub(super) fn insert_place(&self, at: (f64, f64)) -> ((f64, f64), Option<u64>, Option<String>) {
-        let sel = &self.doc.selection;
-        let wf = self.doc.workflow();
-        if sel.nodes.is_empty()
-            && let [seq] = sel.edges.iter().copied().collect::<Vec<_>>()[..]
-        {
-            return (at, Some(seq), None);
-        }
-        if sel.edges.is_empty()
-            && let [id] = sel.nodes.iter().collect::<Vec<_>>()[..]
-            && let Some(ix) = wf.node(id)
-        {
-            let (x, y) = wf.graph[ix].position();
-            let gap = f64::from(canvas::GRID) * 4.0;
-            return ((x + crate::workflow::layout::NODE_W + gap, y), None, Some(id.clone()));
-        }
-        (at, None, None)
-    }
-
     /// One node of a catalogued type downstream of `source`, wired through the first ports
     /// whose types fit.
     pub(super) fn insert_node_after(&mut self, type_id: &str, at: (f64, f64), source: &str) {
@@ -79,17 +56,7 @@ impl App {
     ) {
         let Some(chain) = self.library.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
         let wf = self.doc.workflow();
-        let on_edge = on_edge.and_then(|seq| {
-            let e = &wf.graph[edge_by_seq(wf, seq)?];
-            Some(DropEdge { id: e.id().to_owned(), source: e.source().to_owned(), target: e.target().to_owned() })
-        });
-        // Downstream of a node: the wire leaves from its first declared output.
-        let after = after.and_then(|node| {
-            let ix = wf.node(&node)?;
-            let output =
-                node_type::declared_outputs(self.library.trust.catalog.as_ref(), wf.graph[ix].type_id()).next();
-            Some(After { node, output: output.map(str::to_owned) })
-        });
+        let (on_edge, after) = insert_target(wf, self.library.trust.catalog.as_ref(), on_edge, after);
         let id = match preview::fresh_expansion_id(chain, wf) {
             Ok(id) => id,
             Err(e) => return self.panels.problems.error(e),
@@ -169,13 +136,8 @@ impl App {
             Ok(outcome) => {
                 self.windows.form = None;
                 // Select the inserted instance, so the inspector offers its parameters.
-                if let Some(first) = outcome.new_nodes.first()
-                    && let Some(inst) = self.doc.workflow().instance_of_node(first)
-                {
-                    self.doc.selection.clear();
-                    self.doc.selection.instance = Some(inst.key());
-                    self.doc.selection.nodes = inst.node_ids.into_iter().collect();
-                }
+                let (wf, sel) = self.doc.parts();
+                select_inserted(wf, sel, &outcome.new_nodes);
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
             Err(e) => {

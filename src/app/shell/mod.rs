@@ -238,7 +238,7 @@ impl App {
             let _ = catalog.add_node_catalog(file);
         }
         self.library.trust.catalog = (!catalog.is_empty()).then_some(catalog);
-        self.library.reports = trust_settings::pack_reports(&self.library.trust, &self.library.packs);
+        self.library.reports = crate::editor::blockers::pack_reports(&self.library.trust, &self.library.packs);
         self.library.lint_catalog = self.library.trust.catalog.clone().map(std::sync::Arc::new);
         self.library.catalog_gen += 1;
     }
