@@ -198,6 +198,12 @@ impl App {
         // next frame, which must come now, not at the next input event (whose typing the
         // palette would miss).
         ctx.request_repaint();
+        let _ =
+            self.file_command(ctx, c) || self.edit_command(ctx, c) || self.tool_command(ctx, c) || self.view_command(c);
+    }
+
+    /// Commands of files, export, publishing and quitting. Whether `c` is one of them.
+    fn file_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
             CommandId::New => self.guard(Pending::New),
             CommandId::Open => self.ask(Purpose::Open),
@@ -225,10 +231,18 @@ impl App {
                     self.guard(Pending::Quit);
                 }
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Undo, the clipboard, deleting and selecting. Whether `c` is one of them.
+    fn edit_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
+        match c {
             CommandId::Undo => {
                 // Over the pack view, undo is the pack's.
                 if self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
-                    return;
+                    return true;
                 }
                 if let Some(label) = self.doc.undo() {
                     self.panels.problems.status(format!("Undid {label}"));
@@ -236,7 +250,7 @@ impl App {
             }
             CommandId::Redo => {
                 if self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
-                    return;
+                    return true;
                 }
                 if let Some(label) = self.doc.redo() {
                     self.panels.problems.status(format!("Redid {label}"));
@@ -267,6 +281,14 @@ impl App {
                 self.doc.selection.nodes = all;
             }
             CommandId::SelectNone => self.doc.selection.clear(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Quick-add, chain instances, authoring and the Settings window. Whether `c` is one of them.
+    fn tool_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
+        match c {
             CommandId::QuickAdd => {
                 let screen = self.panels.canvas.quick_add_origin(ctx.pointer_latest_pos());
                 let p = self.panels.canvas.snap_point(self.panels.canvas.screen_to_canvas(screen));
@@ -301,6 +323,14 @@ impl App {
             CommandId::Settings => self.windows.trust_window.open = true,
             CommandId::ImportCapabilities => self.ask(Purpose::Capabilities),
             CommandId::ImportNodeCatalog => self.ask(Purpose::NodeCatalog),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Arranging, and what the canvas, panels and windows show. Whether `c` is one of them.
+    fn view_command(&mut self, c: CommandId) -> bool {
+        match c {
             CommandId::Tidy
             | CommandId::AlignLeft
             | CommandId::AlignCentreX
@@ -337,7 +367,9 @@ impl App {
             CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
             CommandId::ShortcutHelp => self.windows.shortcut_help = true,
+            _ => return false,
         }
+        true
     }
 
     pub(super) fn apply(&mut self, cmd: Command) {

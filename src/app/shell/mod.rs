@@ -22,6 +22,7 @@ use crate::app::{
     app_reparam, authoring, child_view, command_ui, dialogs, finder, publish, registry, theme, trust_settings,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
+use crate::editor::commands::Os;
 use crate::editor::document::Document;
 use crate::editor::packs::Packs;
 use crate::editor::recovery::{self, Recovered, Recovery};
@@ -389,6 +390,31 @@ impl App {
         if let Some(ProblemPick::Node(id)) = self.panels.problems.show_list_panel(ui, self.doc.workflow()) {
             self.doc.selection.only_node(&id);
         }
+        self.side_panels(ui, &ctx);
+        let form_event = self.form_panel(ui);
+        self.central_panel(ui, os);
+
+        match form_event {
+            Some(FormEvent::Submit) => {
+                self.submit_form();
+                // The keyboard comes back to the canvas (its shortcuts), not to a leftover widget.
+                if self.windows.form.is_none() {
+                    ctx.memory_mut(|m| m.stop_text_input());
+                }
+            }
+            Some(FormEvent::Cancel) => self.windows.form = None,
+            None => {}
+        }
+        self.show_windows(&ctx, os);
+        self.finder(&ctx, os);
+        self.place_form(&ctx);
+        self.modals(&ctx);
+        self.process(&ctx);
+        self.housekeeping(&ctx);
+    }
+
+    /// The palette on the left and the inspector on the right, each at most a share of the window.
+    fn side_panels(&mut self, ui: &mut Ui, ctx: &egui::Context) {
         self.panels.palette.unsaved = self.windows.authoring.unsaved();
         let sides = SidePanels::for_window(ctx.content_rect().width());
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
@@ -408,6 +434,10 @@ impl App {
             let (wf, selection) = self.doc.parts();
             self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection, &mut self.actions);
         });
+    }
+
+    /// The docked parameter form, when one is open, and what was asked of it.
+    fn form_panel(&mut self, ui: &mut Ui) -> Option<FormEvent> {
         let mut form_event = None;
         if let Some(form) = &mut self.windows.form {
             let revision = self.doc.revision();
@@ -423,6 +453,11 @@ impl App {
                 },
             );
         }
+        form_event
+    }
+
+    /// The canvas, in what the panels leave.
+    fn central_panel(&mut self, ui: &mut Ui, os: Os) {
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let revision = (self.doc.revision(), self.library.catalog_gen);
             let ghost = self.windows.form.as_ref().and_then(FormSession::ghost);
@@ -433,18 +468,10 @@ impl App {
             let asked = self.panels.canvas.show(ui, cx);
             self.actions.extend(asked.actions);
         });
+    }
 
-        match form_event {
-            Some(FormEvent::Submit) => {
-                self.submit_form();
-                // The keyboard comes back to the canvas (its shortcuts), not to a leftover widget.
-                if self.windows.form.is_none() {
-                    ctx.memory_mut(|m| m.stop_text_input());
-                }
-            }
-            Some(FormEvent::Cancel) => self.windows.form = None,
-            None => {}
-        }
+    /// The windows over the panels, each while it is open.
+    fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
         if let Some(publish) = &mut self.windows.publish {
             let src = publish::Sources {
                 packs: &self.library.packs,
@@ -453,25 +480,20 @@ impl App {
                 catalog: self.library.trust.catalog.as_ref(),
                 catalog_gen: self.library.catalog_gen,
             };
-            if !publish.show(&ctx, &src, &mut self.actions) {
+            if !publish.show(ctx, &src, &mut self.actions) {
                 self.windows.publish = None;
             }
         }
-        self.trust_settings_window(&ctx);
-        command_ui::shortcut_help(&ctx, &mut self.windows.shortcut_help, os);
-        self.registry_window(&ctx);
-        self.windows.app_reparam.show(&ctx, &mut self.actions);
+        self.trust_settings_window(ctx);
+        command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os);
+        self.registry_window(ctx);
+        self.windows.app_reparam.show(ctx, &mut self.actions);
         let catalog = self.library.trust.catalog.as_ref();
-        self.windows.authoring.show(&ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
-        self.windows.child_window.show(&ctx, &mut self.actions);
-        if let Some((purpose, chosen)) = self.windows.dialogs.show(&ctx) {
+        self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
+        self.windows.child_window.show(ctx, &mut self.actions);
+        if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx) {
             self.answered(purpose, chosen);
         }
-        self.finder(&ctx, os);
-        self.place_form(&ctx);
-        self.modals(&ctx);
-        self.process(&ctx);
-        self.housekeeping(&ctx);
     }
 
     /// Once the canvas has made room for the docked form, frame what the form changes (the
