@@ -293,25 +293,7 @@ impl FormSession {
         // The buttons keep their place at the bottom whatever the summary above them holds;
         // the summary grows upwards into the fields' viewport, which scrolls, so neither the
         // form's top edge nor a field's place on it moves.
-        egui::Panel::bottom(Id::unique("cs-form-actions")).resizable(false).show_separator_line(false).show(ui, |ui| {
-            ui.add_space(2.0);
-            ui.horizontal(|ui| {
-                let valid = self.is_valid();
-                let insert = ui.add_enabled(valid, egui::Button::new(RichText::new(verb).strong()));
-                if insert.clicked() {
-                    event = Some(FormEvent::Submit);
-                }
-                if !valid && insert.hovered() {
-                    self.fields.reveal();
-                }
-                insert.on_disabled_hover_text("Fix the problems listed above first.");
-                if ui.button("Cancel").clicked() {
-                    event = Some(FormEvent::Cancel);
-                }
-                ui.label(RichText::new("Enter confirms · Tab moves · Esc cancels").small().color(theme::TEXT_DIM));
-            });
-            ui.add_space(2.0);
-        });
+        self.action_bar(ui, verb, &mut event);
         egui::Panel::bottom(Id::unique("cs-form-summary")).resizable(false).show(ui, |ui| {
             ui.add_space(4.0);
             let summary = egui::ScrollArea::vertical().id_salt("cs-form-summary").auto_shrink([false, true]);
@@ -319,6 +301,41 @@ impl FormSession {
                 self.summary(ui);
             });
         });
+        self.columns(ui, chain, actions);
+        let ctx = ui.ctx();
+        self.keys(ctx, &mut event);
+        // A value changed while drawing: validate and preview it now, not at the next mouse move.
+        if self.fields.stale {
+            ctx.request_repaint();
+        }
+        event
+    }
+
+    /// The buttons at the form's bottom, which keep their place whatever the summary holds.
+    fn action_bar(&mut self, ui: &mut Ui, verb: &str, event: &mut Option<FormEvent>) {
+        egui::Panel::bottom(Id::unique("cs-form-actions")).resizable(false).show_separator_line(false).show(ui, |ui| {
+            ui.add_space(2.0);
+            ui.horizontal(|ui| {
+                let valid = self.is_valid();
+                let insert = ui.add_enabled(valid, egui::Button::new(RichText::new(verb).strong()));
+                if insert.clicked() {
+                    *event = Some(FormEvent::Submit);
+                }
+                if !valid && insert.hovered() {
+                    self.fields.reveal();
+                }
+                insert.on_disabled_hover_text("Fix the problems listed above first.");
+                if ui.button("Cancel").clicked() {
+                    *event = Some(FormEvent::Cancel);
+                }
+                ui.label(RichText::new("Enter confirms · Tab moves · Esc cancels").small().color(theme::TEXT_DIM));
+            });
+            ui.add_space(2.0);
+        });
+    }
+
+    /// The fields on the left and the preview of the expansion on the right.
+    fn columns(&mut self, ui: &mut Ui, chain: &Chain, actions: &mut Vec<Action>) {
         let height = ui.available_height();
         // Scroll state is keyed by the expansion, so each new form starts at its top.
         ui.columns(2, |cols| {
@@ -352,26 +369,24 @@ impl FormSession {
                     }
                 });
         });
-        let ctx = ui.ctx();
+    }
+
+    /// Enter (in a one-line field, or with nothing focused) and Ctrl+Enter confirm; Esc cancels.
+    fn keys(&mut self, ctx: &egui::Context, event: &mut Option<FormEvent>) {
         // Enter in a one-line field, or with nothing focused, confirms; Ctrl+Enter anywhere.
         let entered = self.fields.take_entered()
             || (!ctx.egui_wants_keyboard_input()
                 && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter)));
         if entered || ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
             if self.is_valid() {
-                event = Some(FormEvent::Submit);
+                *event = Some(FormEvent::Submit);
             } else {
                 self.fields.reveal();
             }
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
-            event = Some(FormEvent::Cancel);
+            *event = Some(FormEvent::Cancel);
         }
-        // A value changed while drawing: validate and preview it now, not at the next mouse move.
-        if self.fields.stale {
-            ctx.request_repaint();
-        }
-        event
     }
 
     fn header(&self, ui: &mut Ui, chain: &Chain, pack: &Pack) {
