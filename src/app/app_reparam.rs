@@ -5,10 +5,11 @@
 
 use super::action::Action;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::document::Command;
 use crate::error::Error;
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 
 const WINDOW_WIDTH: f32 = 560.0;
 /// Roughly the window's height with a few parameters, for placing it.
@@ -32,18 +33,15 @@ impl AppReparamWindow {
         let Some(r) = &mut self.open else { return };
         let mut keep = true;
         let mut answer = None;
-        egui::Window::new("Re-parameterise app workflow")
-            .id(Id::unique("cs-app-reparam"))
-            .open(&mut keep)
-            .collapsible(false)
-            .resizable(false)
-            .default_width(WINDOW_WIDTH)
+        Scaffold::new(WindowId::AppReparam, "Re-parameterise app workflow", &mut keep)
+            .fixed_size()
+            .width(WINDOW_WIDTH)
             // Low in the window, so the instance's frame and its edited nodes stay in view.
-            .default_pos(egui::pos2(
+            .at(egui::pos2(
                 ctx.content_rect().center().x - WINDOW_WIDTH / 2.0,
                 ctx.content_rect().bottom() - WINDOW_HEIGHT,
             ))
-            .constrain(true)
+            .constrained()
             .show(ctx, |ui| answer = contents(ui, r, self.refusal.as_ref()));
         if answer == Some(false) {
             keep = false;

@@ -4,9 +4,10 @@
 
 use super::action::Action;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
-use egui::{Id, RichText};
+use egui::RichText;
 
 const WINDOW_SIZE: egui::Vec2 = egui::vec2(620.0, 420.0);
 
@@ -19,15 +20,9 @@ impl ChildWindow {
     pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(child) = &self.open else { return };
         let mut keep = true;
-        egui::Window::new("Child workflow")
-            .id(Id::unique("cs-child"))
-            .open(&mut keep)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(WINDOW_SIZE)
-            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
-            .constrain(true)
-            .show(ctx, |ui| {
+        Scaffold::new(WindowId::Child, "Child workflow", &mut keep).centred(ctx, WINDOW_SIZE).constrained().show(
+            ctx,
+            |ui| {
                 ui.label(RichText::new(&child.workflow_id).monospace().strong());
                 let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
                 let text = format!("{chain}{}. Read-only.", child.origin);
@@ -56,7 +51,8 @@ impl ChildWindow {
                 if ui.button("Export bundle…").on_hover_text(tip).clicked() {
                     actions.push(Action::Run(CommandId::ExportBundle));
                 }
-            });
+            },
+        );
         if !keep {
             self.open = None;
         }

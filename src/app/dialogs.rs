@@ -10,9 +10,10 @@
 
 use super::native_files::FileDialogs;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::tool::ToolFormat;
 use crate::workflow::ExportMode;
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 use std::path::{Path, PathBuf};
 
 /// What the chosen file or folder is for.
@@ -256,13 +257,9 @@ impl InApp {
     fn show(&mut self, ctx: &egui::Context) -> Option<Vec<PathBuf>> {
         let mut answer = None;
         let mut open = true;
-        egui::Window::new(self.purpose.title())
-            .id(Id::unique("cs-file-dialog"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size([640.0, 440.0])
-            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        Scaffold::new(WindowId::FileDialog, self.purpose.title(), &mut open)
+            .size([640.0, 440.0])
+            .anchored_centre()
             .show(ctx, |ui| answer = self.contents(ui));
         if !open || (answer.is_none() && ctx.input(|i| i.key_pressed(egui::Key::Escape))) {
             return Some(Vec::new());

@@ -29,6 +29,7 @@ mod settings;
 mod shell;
 mod theme;
 mod trust_settings;
+mod window;
 
 pub use native_files::{FileDialogs, NativeDialogs};
 pub use shell::{App, StartOptions, run};

@@ -6,6 +6,7 @@
 
 use super::authoring::OpenPack;
 use super::form::FormSession;
+use super::window::{Scaffold, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
 use crate::editor::pack_doc::{PackCommand, blank_chain};
@@ -71,11 +72,9 @@ impl PackView {
             self.doc = None;
         }
         let mut open = true;
-        let shown = egui::Window::new("Pack view")
-            .id(Id::unique("cs-pack-view"))
-            .open(&mut open)
-            .default_size([1180.0, 820.0])
-            .show(ctx, |ui| {
+        let shown = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible().size([1180.0, 820.0]).show(
+            ctx,
+            |ui| {
                 self.toolbar(ui, docs, packs, ops);
                 let Some(d) = self.doc else {
                     ui.label(
@@ -145,7 +144,8 @@ impl PackView {
                         .auto_shrink([false, false])
                         .show(&mut cols[2], |ui| self.preview(ui, open));
                 });
-            });
+            },
+        );
         self.layer = shown.map(|w| w.response.layer_id);
         if !open {
             self.open = false;

@@ -3,6 +3,7 @@
 //! worker shortly after edits stop ([`crate::editor::lint`]), so no frame waits for them.
 
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::catalog::{Catalog, HostProfile};
 use crate::editor::document::Document;
 use crate::editor::lint::{Linted, Linter, Revision};
@@ -349,7 +350,7 @@ impl Problems {
             return;
         }
         let mut open = true;
-        egui::Window::new("Refusal").id(egui::Id::unique("cs-error")).open(&mut open).show(ctx, |ui| {
+        Scaffold::new(WindowId::Refusal, "Refusal", &mut open).collapsible().show(ctx, |ui| {
             super::form::refusal(ui, e);
         });
         self.show_error = open;

@@ -13,6 +13,7 @@ use super::action::{Action, Subject};
 use super::dialogs::Purpose;
 use super::palette::badge;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::catalog::Catalog;
 use crate::editor::packs::Packs;
 use crate::error::Finding;
@@ -20,7 +21,7 @@ use crate::fsio::{to_pretty_json, write_atomic};
 use crate::pack::{Chain, Pack};
 use crate::tool::{EffectOracle, Projection, SafetyTier, ToolFormat, ToolOptions, check_tool_id};
 use crate::workflow::{ExportMode, Workflow};
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 use serde_json::Value;
 use std::path::Path;
 
@@ -301,14 +302,9 @@ impl Publish {
         };
         let mut open = true;
         let mut request = None;
-        egui::Window::new(title)
-            .id(Id::unique("cs-publish"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(WINDOW_SIZE)
-            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
-            .constrain(true)
+        Scaffold::new(WindowId::Publish, title, &mut open)
+            .centred(ctx, WINDOW_SIZE)
+            .constrained()
             .show(ctx, |ui| request = self.contents(ui, src));
         match request {
             Some(Request::Copy(format)) => self.copy(ctx, format),

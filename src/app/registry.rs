@@ -4,9 +4,10 @@
 //! model is [`crate::editor::registry_view`]; this file only draws it.
 
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::registry_view::{Listing, Outcome, RegistryView};
 use crate::registry::{Check, PackListing};
-use egui::{Color32, Id, RichText, Ui};
+use egui::{Color32, RichText, Ui};
 use std::time::Duration;
 
 const WINDOW_SIZE: egui::Vec2 = egui::vec2(900.0, 560.0);
@@ -49,14 +50,9 @@ impl RegistryWindow {
         }
         let mut request = None;
         let mut open = true;
-        egui::Window::new("Registry")
-            .id(Id::unique("cs-registry"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(WINDOW_SIZE)
-            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
-            .constrain(true)
+        Scaffold::new(WindowId::Registry, "Registry", &mut open)
+            .centred(ctx, WINDOW_SIZE)
+            .constrained()
             .show(ctx, |ui| request = self.contents(ui));
         self.open = open;
         request

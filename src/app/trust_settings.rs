@@ -5,12 +5,13 @@
 
 use super::settings::Settings;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
 use crate::error::{Error, code};
 use egui::text::LayoutJob;
-use egui::{Align, FontSelection, Id, RichText, Ui};
+use egui::{Align, FontSelection, RichText, Ui};
 use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -94,14 +95,11 @@ impl TrustWindow {
         let new_node_type = &mut self.new_node_type;
         let in_app_dialogs = &mut settings.in_app_dialogs;
         let s = &mut settings.trust;
-        egui::Window::new("Settings")
-            .id(Id::unique("cs-settings"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(false)
-            .default_width(WINDOW_WIDTH)
-            .default_pos(at)
-            .constrain(true)
+        Scaffold::new(WindowId::Settings, "Settings", &mut open)
+            .fixed_size()
+            .width(WINDOW_WIDTH)
+            .at(at)
+            .constrained()
             .show(ctx, |ui| {
                 // Columns are justified, which would stretch wrapped explanations word by word.
                 let left = egui::Layout::top_down(Align::LEFT);

@@ -3,6 +3,7 @@ use crate::app::app_reparam::WINDOW_HEIGHT;
 use crate::app::form::FormSession;
 use crate::app::registry::Request;
 use crate::app::trust_settings::{DEPTHS, ImportedFrom};
+use crate::app::window::WindowId;
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::host_import;
@@ -21,77 +22,41 @@ impl App {
             return;
         }
         let open = [
-            (EscWindow::FileDialog, self.windows.dialogs.is_open()),
-            (EscWindow::ShortcutHelp, self.windows.shortcut_help),
-            (EscWindow::Explanation, self.panels.palette.explained().is_some()),
-            (EscWindow::PackFindings, self.panels.palette.detail_open()),
-            (EscWindow::Refusal, self.panels.problems.error_window_open()),
-            (EscWindow::Settings, self.windows.trust_window.open),
-            (EscWindow::Registry, self.windows.registry.open),
-            (EscWindow::Publish, self.windows.publish.is_some()),
-            (EscWindow::AppReparam, self.windows.app_reparam.open.is_some()),
-            (EscWindow::PackView, self.windows.authoring.view.open),
-            (EscWindow::Extract, self.windows.authoring.extract_open()),
-            (EscWindow::MakeParameter, self.windows.authoring.make_open()),
+            (WindowId::FileDialog, self.windows.dialogs.is_open()),
+            (WindowId::ShortcutHelp, self.windows.shortcut_help),
+            (WindowId::Explanation, self.panels.palette.explained().is_some()),
+            (WindowId::PackFindings, self.panels.palette.detail_open()),
+            (WindowId::Refusal, self.panels.problems.error_window_open()),
+            (WindowId::Settings, self.windows.trust_window.open),
+            (WindowId::Registry, self.windows.registry.open),
+            (WindowId::Publish, self.windows.publish.is_some()),
+            (WindowId::AppReparam, self.windows.app_reparam.open.is_some()),
+            (WindowId::PackView, self.windows.authoring.view.open),
+            (WindowId::Extract, self.windows.authoring.extract_open()),
+            (WindowId::MakeParameter, self.windows.authoring.make_open()),
         ];
         let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
-        let depth = |w: EscWindow| layers.iter().position(|l| l.id == egui::Id::unique(w.id()));
+        let depth = |w: WindowId| layers.iter().position(|l| l.id == w.id());
         let Some(top) = open.iter().filter(|(_, is_open)| *is_open).map(|(w, _)| *w).max_by_key(|w| depth(*w)) else {
             return;
         };
-        if top == EscWindow::FileDialog {
+        if top == WindowId::FileDialog {
             return;
         }
         ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
         match top {
-            EscWindow::FileDialog => {}
-            EscWindow::ShortcutHelp => self.windows.shortcut_help = false,
-            EscWindow::Explanation => self.panels.palette.close_explanation(),
-            EscWindow::PackFindings => self.panels.palette.close_detail(),
-            EscWindow::Refusal => self.panels.problems.close_error_window(),
-            EscWindow::Settings => self.windows.trust_window.open = false,
-            EscWindow::Registry => self.windows.registry.open = false,
-            EscWindow::Publish => self.windows.publish = None,
-            EscWindow::AppReparam => self.windows.app_reparam.open = None,
-            EscWindow::PackView => self.windows.authoring.view.open = false,
-            EscWindow::Extract => self.windows.authoring.close_extract(),
-            EscWindow::MakeParameter => self.windows.authoring.close_make(),
-        }
-    }
-}
-
-/// The editor's windows that Esc closes, by the id their window is shown with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EscWindow {
-    FileDialog,
-    ShortcutHelp,
-    Explanation,
-    PackFindings,
-    Refusal,
-    Settings,
-    Registry,
-    Publish,
-    AppReparam,
-    PackView,
-    Extract,
-    MakeParameter,
-}
-
-impl EscWindow {
-    fn id(self) -> &'static str {
-        match self {
-            EscWindow::FileDialog => "cs-file-dialog",
-            EscWindow::ShortcutHelp => "cs-shortcut-help",
-            EscWindow::Explanation => "cs-blocked",
-            EscWindow::PackFindings => "cs-pack-detail",
-            EscWindow::Refusal => "cs-error",
-            EscWindow::Settings => "cs-settings",
-            EscWindow::Registry => "cs-registry",
-            EscWindow::Publish => "cs-publish",
-            EscWindow::AppReparam => "cs-app-reparam",
-            EscWindow::PackView => "cs-pack-view",
-            EscWindow::Extract => "cs-extract",
-            EscWindow::MakeParameter => "cs-make-param",
+            WindowId::FileDialog | WindowId::Child => {}
+            WindowId::ShortcutHelp => self.windows.shortcut_help = false,
+            WindowId::Explanation => self.panels.palette.close_explanation(),
+            WindowId::PackFindings => self.panels.palette.close_detail(),
+            WindowId::Refusal => self.panels.problems.close_error_window(),
+            WindowId::Settings => self.windows.trust_window.open = false,
+            WindowId::Registry => self.windows.registry.open = false,
+            WindowId::Publish => self.windows.publish = None,
+            WindowId::AppReparam => self.windows.app_reparam.open = None,
+            WindowId::PackView => self.windows.authoring.view.open = false,
+            WindowId::Extract => self.windows.authoring.close_extract(),
+            WindowId::MakeParameter => self.windows.authoring.close_make(),
         }
     }
 }
