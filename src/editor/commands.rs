@@ -372,7 +372,18 @@ impl CommandId {
             checked: None,
             while_typing: false,
         };
-        match self {
+        self.file_spec(base)
+            .or_else(|| self.edit_spec(base))
+            .or_else(|| self.insert_spec(base))
+            .or_else(|| self.arrange_spec(base))
+            .or_else(|| self.view_spec(base))
+            .or_else(|| self.panel_spec(base))
+            .expect("every command is in one group")
+    }
+
+    /// The rows of files, export, publishing and quitting.
+    fn file_spec(self, base: Spec) -> Option<Spec> {
+        Some(match self {
             CommandId::New => Spec {
                 id: "file.new",
                 label: "New workflow",
@@ -467,6 +478,13 @@ impl CommandId {
                 while_typing: true,
                 ..base
             },
+            _ => return None,
+        })
+    }
+
+    /// The rows of undo, the clipboard, deleting and selecting.
+    fn edit_spec(self, base: Spec) -> Option<Spec> {
+        Some(match self {
             CommandId::Undo => Spec {
                 id: "edit.undo",
                 label: "Undo",
@@ -534,6 +552,13 @@ impl CommandId {
                 enabled: |c| c.has_selection() && !c.form_open && !c.finder_open,
                 ..base
             },
+            _ => return None,
+        })
+    }
+
+    /// The rows of quick-add, chain instances and authoring.
+    fn insert_spec(self, base: Spec) -> Option<Spec> {
+        Some(match self {
             CommandId::QuickAdd => Spec {
                 id: "edit.quick_add",
                 label: "Add here…",
@@ -593,6 +618,13 @@ impl CommandId {
                 enabled: |c| c.nodes_selected == 1 && !c.form_open,
                 ..base
             },
+            _ => return None,
+        })
+    }
+
+    /// The rows of arranging the selection, and the Settings window and its imports.
+    fn arrange_spec(self, base: Spec) -> Option<Spec> {
+        Some(match self {
             CommandId::Tidy => Spec {
                 id: "arrange.tidy",
                 label: "Tidy",
@@ -660,6 +692,13 @@ impl CommandId {
                 places: &[Place::Menu(Edit, 5)],
                 ..base
             },
+            _ => return None,
+        })
+    }
+
+    /// The rows of the command palette and the canvas's view.
+    fn view_spec(self, base: Spec) -> Option<Spec> {
+        Some(match self {
             CommandId::CommandPalette => Spec {
                 id: "view.command_palette",
                 label: "Command palette…",
@@ -717,6 +756,13 @@ impl CommandId {
                 checked: Some(|c| c.minimap),
                 ..base
             },
+            _ => return None,
+        })
+    }
+
+    /// The rows of the panels, the pack view and help.
+    fn panel_spec(self, base: Spec) -> Option<Spec> {
+        Some(match self {
             CommandId::TogglePalettePanel => Spec {
                 id: "view.palette_panel",
                 label: "Palette panel",
@@ -759,7 +805,8 @@ impl CommandId {
                 while_typing: true,
                 ..base
             },
-        }
+            _ => return None,
+        })
     }
 
     /// The arrangement an Arrange command applies (the model computes it).
