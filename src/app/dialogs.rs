@@ -326,6 +326,49 @@ impl InApp {
                 }
             });
         }
+        if let Some(folder) = self.folder_questions(ui) {
+            go = Some(folder);
+        }
+        if let Some(problem) = &self.problem {
+            ui.label(RichText::new(problem).color(theme::ERROR));
+        }
+        let target = self.target();
+        let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
+        ui.horizontal(|ui| {
+            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
+                go = Some(self.dir.clone());
+            }
+            if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
+                self.new_folder = Some(String::new());
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("Cancel").clicked() {
+                    answer = Some(Vec::new());
+                }
+                let verb = match &self.purpose {
+                    _ if replaces => "Replace",
+                    p if p.is_save() => "Save",
+                    p if p.is_folder() => "Choose this folder",
+                    _ => "Open",
+                };
+                if ui.add_enabled(target.is_some(), egui::Button::new(RichText::new(verb).strong())).clicked() {
+                    answer = target.clone().map(|t| vec![t]);
+                }
+                if replaces {
+                    ui.label(RichText::new("A file of this name exists and will be replaced.").color(theme::WARN));
+                }
+            });
+        });
+        if let Some(dir) = go {
+            self.enter(dir);
+        }
+        answer
+    }
+
+    /// A missing folder to create, and the new-folder row while it is open: the folder to
+    /// go to once one is made.
+    fn folder_questions(&mut self, ui: &mut Ui) -> Option<PathBuf> {
+        let mut go = None;
         if let Some(folder) = self.missing_folder() {
             ui.horizontal(|ui| {
                 ui.label(RichText::new(format!("The folder {} does not exist.", folder.display())).color(theme::WARN));
@@ -366,40 +409,7 @@ impl InApp {
                 self.new_folder = None;
             }
         }
-        if let Some(problem) = &self.problem {
-            ui.label(RichText::new(problem).color(theme::ERROR));
-        }
-        let target = self.target();
-        let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
-        ui.horizontal(|ui| {
-            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
-                go = Some(self.dir.clone());
-            }
-            if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
-                self.new_folder = Some(String::new());
-            }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.button("Cancel").clicked() {
-                    answer = Some(Vec::new());
-                }
-                let verb = match &self.purpose {
-                    _ if replaces => "Replace",
-                    p if p.is_save() => "Save",
-                    p if p.is_folder() => "Choose this folder",
-                    _ => "Open",
-                };
-                if ui.add_enabled(target.is_some(), egui::Button::new(RichText::new(verb).strong())).clicked() {
-                    answer = target.clone().map(|t| vec![t]);
-                }
-                if replaces {
-                    ui.label(RichText::new("A file of this name exists and will be replaced.").color(theme::WARN));
-                }
-            });
-        });
-        if let Some(dir) = go {
-            self.enter(dir);
-        }
-        answer
+        go
     }
 }
 

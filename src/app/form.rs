@@ -782,34 +782,7 @@ fn array_rows(
                 // The move and remove buttons stay beside the field in a narrow column.
                 let buttons = 3.0 * (ui.spacing().interact_size.y + ui.spacing().item_spacing.x + 8.0);
                 let room = (ui.available_width() - buttons).max(60.0);
-                let r = match kind {
-                    ScalarKind::Text => {
-                        let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
-                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(room.min(180.0)));
-                        if r.changed() {
-                            *item = Value::String(s);
-                        }
-                        r
-                    }
-                    ScalarKind::Number | ScalarKind::Integer => {
-                        let key = format!("{}/{i}", field.pointer);
-                        let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
-                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
-                        if r.changed() {
-                            *item = typed_number(&text).unwrap_or(Value::Null);
-                            raw_text.insert(key, text);
-                        }
-                        r
-                    }
-                    ScalarKind::Boolean => {
-                        let mut b = item.as_bool().unwrap_or(false);
-                        let r = ui.checkbox(&mut b, "");
-                        if r.changed() {
-                            *item = Value::Bool(b);
-                        }
-                        r
-                    }
-                };
+                let r = array_item(ui, field, kind, i, item, room, raw_text);
                 let r = r.on_hover_text(format!("{} item {}", field.title, i + 1));
                 changed |= r.changed();
                 response = Some(match response.take() {
@@ -866,6 +839,46 @@ fn array_rows(
         });
     });
     (changed.then_some(items), response)
+}
+
+/// One item's widget in an array of scalars; a number keeps the text typed into it.
+fn array_item(
+    ui: &mut Ui,
+    field: &Field,
+    kind: ScalarKind,
+    i: usize,
+    item: &mut Value,
+    room: f32,
+    raw_text: &mut HashMap<String, String>,
+) -> egui::Response {
+    match kind {
+        ScalarKind::Text => {
+            let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
+            let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(room.min(180.0)));
+            if r.changed() {
+                *item = Value::String(s);
+            }
+            r
+        }
+        ScalarKind::Number | ScalarKind::Integer => {
+            let key = format!("{}/{i}", field.pointer);
+            let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
+            let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
+            if r.changed() {
+                *item = typed_number(&text).unwrap_or(Value::Null);
+                raw_text.insert(key, text);
+            }
+            r
+        }
+        ScalarKind::Boolean => {
+            let mut b = item.as_bool().unwrap_or(false);
+            let r = ui.checkbox(&mut b, "");
+            if r.changed() {
+                *item = Value::Bool(b);
+            }
+            r
+        }
+    }
 }
 
 /// A field's label, with the property name small beside it when the label is not the name
