@@ -4,6 +4,7 @@ the raw JSON (standard library only) so no expected number is copied from chains
 
 usage: scripts/corpus-counts.py [--shared ../shared]   (prints JSON; the committed copy is
 tests/fixtures/corpus-counts.json, and .ci/run checks the two agree)
+       scripts/corpus-counts.py --openwop-registry DIR   (prints only the counts below)
 
 - nodePacks: registry manifests whose `kind` is not "workflow-chain" (a missing kind means a
   node pack, node-packs-and-lockfiles §1);
@@ -16,6 +17,13 @@ tests/fixtures/corpus-counts.json, and .ci/run checks the two agree)
   a node with `compensation` or `irreversibleEffect: true`;
 - vectors / vectorsWithSettingsCompensation: conformance vectors, and those whose expected
   output carries settingsCompensation.
+
+With --openwop-registry DIR (a checkout of the OpenWOP registry's served tree, the folder
+holding `.well-known/openwop-registry.json`; not part of the shared corpus), read through
+the flat (v1) endpoint templates of its discovery document:
+- openwopRegistryVersions: `versions[]` rows of the packs its registry index lists;
+- openwopRegistrySignedVersions: those whose version manifest carries `signing` and whose
+  tarball and signature files are there.
 """
 import argparse
 import json
@@ -24,10 +32,39 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def registry_counts(root: pathlib.Path) -> dict:
+    endpoints = json.loads((root / ".well-known/openwop-registry.json").read_text())["endpoints"]
+
+    def path(template: str, **values: str) -> pathlib.Path:
+        for key, value in values.items():
+            template = template.replace("{" + key + "}", value)
+        return root / template.lstrip("/")
+
+    versions = signed = 0
+    for pack in json.loads(path(endpoints["registryIndex"]).read_text())["packs"]:
+        name = pack["name"]
+        for row in json.loads(path(endpoints["packMetadata"], name=name).read_text()).get("versions", []):
+            versions += 1
+            at = {"name": name, "version": row["version"]}
+            manifest = path(endpoints["versionManifest"], **at)
+            signed += (
+                manifest.is_file()
+                and "signing" in json.loads(manifest.read_text())
+                and path(endpoints["versionTarball"], **at).is_file()
+                and path(endpoints["versionSignature"], **at).is_file()
+            )
+    return {"openwopRegistryVersions": versions, "openwopRegistrySignedVersions": signed}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
-    corpus = pathlib.Path(ap.parse_args().shared) / "corpus"
+    ap.add_argument("--openwop-registry", type=pathlib.Path)
+    args = ap.parse_args()
+    if args.openwop_registry:
+        print(json.dumps(registry_counts(args.openwop_registry), indent=2))
+        return
+    corpus = pathlib.Path(args.shared) / "corpus"
     registry = sorted((corpus / "registry/packs").glob("*/pack.json"))
     manifests = [json.loads(p.read_text()) for p in registry]
     node_packs = [m for m in manifests if m.get("kind") != "workflow-chain"]

@@ -104,6 +104,9 @@ pub mod code {
 
     // Registry interop (interop.md §1-3): integrity, v2 signatures, installs, publishing.
     pub const PACK_REGISTRY_UNREACHABLE: &str = "pack_registry_unreachable";
+    /// A signed version in a folder without `.well-known/openwop-registry.json`: no
+    /// `signingKeys[]` says which key may sign it.
+    pub const REGISTRY_DISCOVERY_MISSING: &str = "registry_discovery_missing";
     pub const PACK_INTEGRITY_FAILURE: &str = "pack_integrity_failure";
     pub const PACK_INTEGRITY_MISMATCH: &str = "pack_integrity_mismatch";
     pub const SIGNATURE_NOT_AVAILABLE: &str = "signature_not_available";

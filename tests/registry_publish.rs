@@ -269,8 +269,8 @@ fn a_new_key_may_not_take_a_namespace_the_registry_holds_unless_asked() {
     let other = chain_pack(dir.path(), "vendor.beta.x", "1.0.0", true);
     assert_eq!(envelope(&publish(&other, &reg, &owner, "acme-1", &[]))["error"], "pack_namespace_unauthorized");
     assert_same(&before, &reg, "refusals");
-    // A namespace nobody holds is granted; sharing is granted when asked, with a warning.
-    ok_json(&publish(&other, &reg, &intruder, "beta-1", &[]));
+    // A namespace nobody holds is granted when asked; sharing is granted when asked, with a warning.
+    ok_json(&publish(&other, &reg, &intruder, "beta-1", &["--grant-namespace"]));
     let out = publish(&two, &reg, &intruder, "intruder-1", &["--share-namespace"]);
     ok_json(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_namespace_unauthorized"));
@@ -359,7 +359,8 @@ fn a_publish_failing_at_any_step_leaves_the_registry_as_it_was_and_a_retry_succe
         let made = target.ancestors().take_while(|a| !a.exists()).last().unwrap().to_path_buf();
         std::fs::create_dir_all(target.join("in-the-way")).unwrap();
         let before = snapshot(&reg);
-        let e = envelope(&publish(pack, &reg, &key, key_id, &[]));
+        // beta-1 is new to a registry that has a key: its grant is asked for.
+        let e = envelope(&publish(pack, &reg, &key, key_id, &["--grant-namespace"]));
         assert_eq!(e["error"], "io_error", "{obstacle}: {e}");
         assert_same(&before, &reg, obstacle);
         std::fs::remove_dir_all(&made).unwrap();
@@ -367,7 +368,7 @@ fn a_publish_failing_at_any_step_leaves_the_registry_as_it_was_and_a_retry_succe
             std::fs::rename(&aside, &target).unwrap();
         }
         assert_same(&snapshot(&base), &reg, obstacle);
-        let published = ok_json(&publish(pack, &reg, &key, key_id, &[]));
+        let published = ok_json(&publish(pack, &reg, &key, key_id, &["--grant-namespace"]));
         let spec = format!("{}@{}", published["name"].as_str().unwrap(), published["version"].as_str().unwrap());
         ok_json(&run(&["verify", &spec, "--registry", s(&reg)]));
     }

@@ -63,6 +63,11 @@ pub struct PublishArgs {
     /// keys already holds (refused otherwise: pack_namespace_unauthorized).
     #[arg(long, requires = "key_id")]
     pub share_namespace: bool,
+    /// Grant a key id the registry does not list yet the pack's two-segment namespace when
+    /// the registry already has keys (only the first key of a registry takes it unasked;
+    /// `core.*` is never granted). The output's `granted` says what was granted and why.
+    #[arg(long, requires = "key_id")]
+    pub grant_namespace: bool,
 }
 
 #[derive(Args)]
@@ -143,7 +148,12 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
         _ => None,
     };
     let tree = args.tree.as_deref().map(|t| if t == "v1" { registry::Tree::V1 } else { registry::Tree::V2 });
-    let opts = registry::publish::PublishOptions { signer, tree, share_namespace: args.share_namespace };
+    let opts = registry::publish::PublishOptions {
+        signer,
+        tree,
+        share_namespace: args.share_namespace,
+        grant_namespace: args.grant_namespace,
+    };
     let published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
     print_warnings(&published.warnings);
     print_line(&published.to_json())

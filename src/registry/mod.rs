@@ -11,6 +11,7 @@ pub mod keys;
 pub mod layout;
 pub mod listing;
 pub mod publish;
+pub mod served;
 pub mod sign;
 pub mod verify;
 

@@ -4,6 +4,10 @@
 //! Python wrapper, a CI step) re-runs this probe and recompiles the tests, never the library
 //! or the binaries.
 //!
+//! `$CHAINSMITH_OPENWOP_REGISTRY` may name a checkout of the OpenWOP registry's served tree
+//! (the folder holding `.well-known/openwop-registry.json`); it is not in the shared corpus,
+//! and the test that verifies every real version in it against the reference recipe needs it.
+//!
 //! `CHAINSMITH_REQUIRE_CORPUS=1`, `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1`,
 //! `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1` and `CHAINSMITH_REQUIRE_NODE=1` (CI sets them) turn an
 //! absence into a build failure instead of ignored tests.
@@ -11,7 +15,7 @@
 use std::path::PathBuf;
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(has_corpus, has_display, has_registry_tools, has_node)");
+    println!("cargo::rustc-check-cfg=cfg(has_corpus, has_display, has_registry_tools, has_node, has_openwop_registry)");
     println!("cargo::rerun-if-changed=build.rs");
     for var in [
         "CHAINSMITH_SHARED",
@@ -19,6 +23,8 @@ fn main() {
         "CHAINSMITH_REQUIRE_DISPLAY_TESTS",
         "CHAINSMITH_REQUIRE_REGISTRY_TOOLS",
         "CHAINSMITH_REQUIRE_NODE",
+        "CHAINSMITH_OPENWOP_REGISTRY",
+        "CHAINSMITH_REQUIRE_OPENWOP_REGISTRY",
         "PATH",
     ] {
         println!("cargo::rerun-if-env-changed={var}");
@@ -69,5 +75,18 @@ fn main() {
             panic!("CHAINSMITH_REQUIRE_NODE=1, but node 18 or later is not on PATH (found major {found:?})")
         }
         _ => {}
+    }
+
+    let registry = std::env::var_os("CHAINSMITH_OPENWOP_REGISTRY").map(PathBuf::from);
+    match registry.filter(|r| r.join(".well-known/openwop-registry.json").is_file()) {
+        Some(r) => {
+            println!("cargo::rustc-cfg=has_openwop_registry");
+            println!("cargo::rerun-if-changed={}", r.join(".well-known/openwop-registry.json").display());
+        }
+        None if required("CHAINSMITH_REQUIRE_OPENWOP_REGISTRY") => panic!(
+            "CHAINSMITH_REQUIRE_OPENWOP_REGISTRY=1, but $CHAINSMITH_OPENWOP_REGISTRY names no folder with \
+             .well-known/openwop-registry.json"
+        ),
+        None => {}
     }
 }

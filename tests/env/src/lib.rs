@@ -1,4 +1,4 @@
-//! `#[needs(corpus, display, registry_tools, node)]` on a test: the test is marked
+//! `#[needs(corpus, display, registry_tools, node, openwop_registry)]` on a test: the test is marked
 //! `#[ignore = "needs …"]` (listed by `cargo test` as ignored, with the reason) when this
 //! machine lacks any of them, and left as it is otherwise. `present!(corpus)` is the same
 //! answer as a `bool` literal, for a test that reads the corpus only in some cases.
@@ -16,7 +16,7 @@ struct Requirement {
     reason: &'static str,
 }
 
-const REQUIREMENTS: [Requirement; 4] = [
+const REQUIREMENTS: [Requirement; 5] = [
     Requirement {
         name: "corpus",
         present: cfg!(has_corpus),
@@ -33,6 +33,11 @@ const REQUIREMENTS: [Requirement; 4] = [
         reason: "python3, openssl and node on PATH",
     },
     Requirement { name: "node", present: cfg!(has_node), reason: "node 18+ on PATH" },
+    Requirement {
+        name: "openwop_registry",
+        present: cfg!(has_openwop_registry),
+        reason: "$CHAINSMITH_OPENWOP_REGISTRY naming the OpenWOP registry's served tree",
+    },
 ];
 
 fn requirement(name: &str) -> &'static Requirement {
