@@ -7,6 +7,7 @@ use crate::editor::blockers::Fix;
 use crate::editor::commands::CommandId;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
+pub use crate::editor::publish::Subject;
 use std::path::PathBuf;
 
 /// Something the UI asked for this frame; applied after drawing.
@@ -46,13 +47,4 @@ pub(crate) enum Action {
     },
     /// Ask a file dialog question for a window that cannot ask itself.
     AskFile(Purpose),
-}
-
-/// What is published.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
-    /// A chain of a loaded pack (index into the app's packs).
-    Chain { pack: PackId, chain_id: String },
-    /// The workflow being edited.
-    Workflow,
 }

@@ -31,6 +31,7 @@ pub mod node_type;
 pub mod pack_doc;
 pub mod packs;
 pub mod preview;
+pub mod publish;
 pub mod recovery;
 pub mod registry_view;
 pub mod selection;
