@@ -112,7 +112,7 @@ pub fn tidy(wf: &Workflow, ids: &[String], sizes: &[(f64, f64)]) -> Moves {
         .filter(|(a, z)| in_scope[a.index()] && in_scope[z.index()])
         .collect();
     let units = tidy_units(&blocks, instance_blocks, &scoped_edges, &mut item_of);
-    let (local, item_sizes, item_edges) = unit_layouts(&units, &scoped_edges, &item_of, sizes, bound);
+    let UnitLayouts { local, item_sizes, item_edges } = unit_layouts(&units, &scoped_edges, &item_of, sizes, bound);
     let item_pos = layered::layout(&item_sizes, &item_edges, SPACING);
     let mut placed: Vec<(NodeIndex, (f64, f64))> = nodes
         .iter()
@@ -261,7 +261,7 @@ fn unit_layouts(
     item_of: &[usize],
     sizes: &[(f64, f64)],
     bound: usize,
-) -> (Vec<(f64, f64)>, Vec<(f64, f64)>, Vec<(usize, usize)>) {
+) -> UnitLayouts {
     let mut local = vec![(0.0, 0.0); bound];
     let mut item_sizes = Vec::with_capacity(units.len());
     let mut slot = vec![usize::MAX; bound];
@@ -295,7 +295,14 @@ fn unit_layouts(
         }
         item_sizes.push((extent.0 + 2.0 * FRAME_PAD, extent.1 + 2.0 * FRAME_PAD + FRAME_HEADER));
     }
-    (local, item_sizes, item_edges)
+    UnitLayouts { local, item_sizes, item_edges }
+}
+
+/// What [`unit_layouts`] gives.
+struct UnitLayouts {
+    local: Vec<(f64, f64)>,
+    item_sizes: Vec<(f64, f64)>,
+    item_edges: Vec<(usize, usize)>,
 }
 
 /// A tidied selection moves down, as one, until its cards and frames cover no other card

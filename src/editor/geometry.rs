@@ -358,8 +358,7 @@ pub fn join(a: (f32, f32), b: (f32, f32)) -> (f32, f32) {
 
 pub fn cubic(p: &[Point; 4], t: f32) -> Point {
     let u = 1.0 - t;
-    let v = u * u * u * p[0] + 3.0 * u * u * t * p[1] + 3.0 * u * t * t * p[2] + t * t * t * p[3];
-    v
+    u * u * u * p[0] + 3.0 * u * u * t * p[1] + 3.0 * u * t * t * p[2] + t * t * t * p[3]
 }
 
 /// The exact bounds of a cubic Bézier: its ends and the points where either coordinate
