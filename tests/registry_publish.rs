@@ -206,9 +206,7 @@ fn publishing_into_an_existing_v1_registry_keeps_it_installable() {
 #[needs(node, corpus)]
 #[test]
 fn corpus_packs_published_into_a_v1_tree_install_with_the_openwop_recipe() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/registry/packs");
-    let corpus = std::env::var_os("CHAINSMITH_SHARED")
-        .map_or(corpus, |shared| PathBuf::from(shared).join("corpus/registry/packs"));
+    let corpus = common::corpus_dir().join("registry/packs");
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "team");
     let reg = dir.path().join("registry");
@@ -242,7 +240,7 @@ fn corpus_packs_published_into_a_v1_tree_install_with_the_openwop_recipe() {
     }
     let index = read_json(&reg.join("v1/index.json"));
     assert_eq!(index["packCount"].as_u64(), Some(names.len() as u64));
-    assert_eq!(names.len(), 55, "the corpus README counts 55 chain packs");
+    assert_eq!(names.len(), common::corpus_count("registryChainPacks"));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::{LoadOptions, LoadOutcome, bundled, load_path};
 use chainsmith::workflow::Workflow;
 use egui::accesskit::Role;
@@ -16,60 +16,8 @@ use egui::{Key, Modifiers, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use ui_common::{drag, harness, text_field, write_workflow};
-
-/// System dialogs answering from a queue, or absent (no portal): then the editor must use
-/// its in-app dialog, and this records that it was never asked.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-#[derive(Default)]
-struct Answers {
-    missing: bool,
-    save: VecDeque<PathBuf>,
-    open: VecDeque<PathBuf>,
-    asked: usize,
-}
-
-impl Script {
-    fn absent() -> Self {
-        let s = Self::default();
-        s.0.borrow_mut().missing = true;
-        s
-    }
-
-    fn asked(&self) -> usize {
-        self.0.borrow().asked
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked += 1;
-        a.open.pop_front().into_iter().collect()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked += 1;
-        a.open.pop_front()
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked += 1;
-        a.save.pop_front()
-    }
-
-    fn available(&self) -> bool {
-        !self.0.borrow().missing
-    }
-}
+use ui_common::{Asked, Script, drag, harness, text_field, write_workflow};
 
 fn start_with(files: Vec<PathBuf>, dialogs: Script, packs: LoadOutcome) -> Harness<'static, App> {
     harness(App::new(StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs }, None))
@@ -158,12 +106,12 @@ fn save_uses_the_system_dialog_when_there_is_one() {
     let dir = tempfile::tempdir().unwrap();
     let script = Script::default();
     let target = dir.path().join("system.json");
-    script.0.borrow_mut().save.push_back(target.clone());
+    script.will_save(&target);
     let mut h = start(Vec::new(), script.clone());
     assert!(h.query_by_label_contains("File dialogs: system").is_some(), "the status bar says which dialog");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
-    assert_eq!(script.asked(), 1);
+    assert_eq!(script.asked(), [Asked::Save("Save workflow".into())]);
     assert!(target.is_file(), "saved through the system dialog");
     assert_eq!(h.state().document_path(), Some(target.as_path()));
 }
@@ -183,7 +131,7 @@ fn save_in_app(h: &mut Harness<'_, App>, name: &str) {
 fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_workflow(dir.path(), two_nodes());
-    let script = Script::absent();
+    let script = Script::unavailable();
     let mut h = start(vec![file.clone()], script.clone());
     assert!(h.query_by_label_contains("File dialogs: in-app").is_some(), "the status bar says which dialog");
     // Opening the in-app dialog does not repeat that note as the status.
@@ -229,7 +177,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     assert!(dir.path().join("at-quit.json").is_file(), "the quit question's Save saved");
     assert!(!h.state().is_dirty());
     assert!(h.state().quit_requested(), "and then the editor quits");
-    assert_eq!(script.asked(), 0, "the missing system dialog was never asked");
+    assert_eq!(script.asked(), [], "the missing system dialog was never asked");
 }
 
 #[test]

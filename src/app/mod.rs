@@ -12,6 +12,8 @@ mod authoring;
 mod canvas;
 mod child_view;
 mod command_ui;
+mod compare;
+mod conflicts;
 mod dialogs;
 mod finder;
 mod form;

@@ -20,6 +20,7 @@ pub enum WindowId {
     Extract,
     MakeParameter,
     Child,
+    Compare,
 }
 
 impl WindowId {
@@ -38,6 +39,7 @@ impl WindowId {
             WindowId::Extract => "cs-extract",
             WindowId::MakeParameter => "cs-make-param",
             WindowId::Child => "cs-child",
+            WindowId::Compare => "cs-compare-saved",
         }
     }
 

@@ -131,13 +131,21 @@ fn load_parsed(
     kind_findings(&kind, obj, &mut findings);
     // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
     // `pack sign`; the manifest keeps their text.
-    findings.extend(crate::jcs::unsignable_numbers(&manifest).into_iter().map(|r| {
-        Finding::warning(
+    // Past the cap they are counted in one more finding, at the root.
+    let (listed, total) = crate::jcs::first_unsignable_numbers(&manifest, crate::error::MAX_LISTED_PER_CODE);
+    let mut cap = crate::error::FindingCap::default();
+    for r in listed {
+        let f = Finding::warning(
             code::NUMBER_NOT_SIGNABLE,
             r.pointer,
             format!("{}; `pack sign` and `pack publish` refuse it", r.message),
-        )
-    }));
+        );
+        cap.push(&mut findings, f);
+    }
+    for _ in crate::error::MAX_LISTED_PER_CODE..total {
+        cap.admit(code::NUMBER_NOT_SIGNABLE, crate::error::Severity::Warning);
+    }
+    findings.extend(cap.omitted(""));
     if kind == PackKind::WorkflowChain {
         let chains = super::array_at(&manifest, "chains").iter().enumerate().filter(|(_, c)| c.is_object());
         for (i, chain) in chains {

@@ -311,6 +311,10 @@ impl App {
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),
+            CommandId::CompareSaved => match crate::editor::compare::compare_with_saved(&self.doc) {
+                Ok(lines) => self.windows.compare.lines = Some(lines),
+                Err(e) => self.panels.problems.error(e),
+            },
             CommandId::ExtractChain => {
                 let nodes = self.selected_nodes();
                 self.windows.authoring.open_extract(self.doc.workflow(), nodes);
@@ -378,7 +382,9 @@ impl App {
             self.panels.problems.error(e);
             return;
         }
-        match self.doc.apply(cmd) {
+        let result = self.doc.apply(cmd);
+        self.windows.app_reparam.answered(result.as_ref().err());
+        match result {
             Ok(outcome) => {
                 self.panels.problems.clear_error();
                 if !outcome.new_nodes.is_empty() {

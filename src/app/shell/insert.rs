@@ -140,6 +140,13 @@ impl App {
                 select_inserted(wf, sel, &outcome.new_nodes);
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
+            Err(e) if e.code == crate::error::code::UPGRADE_CONFLICT => {
+                // Nothing was applied: the form lists the conflicts for the user to settle.
+                if let Some(form) = &mut self.windows.form {
+                    form.conflicts = crate::instance::Conflict::listed_in(&e);
+                }
+                self.panels.problems.status(e.message);
+            }
             Err(e) => {
                 if let Some(form) = &mut self.windows.form {
                     form.refusal = Some(e.clone());

@@ -19,7 +19,7 @@ use crate::app::palette::{self, Palette};
 use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
 use crate::app::settings::Settings;
 use crate::app::{
-    app_reparam, authoring, child_view, command_ui, dialogs, finder, publish, registry, theme, trust_settings,
+    app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, publish, registry, theme, trust_settings,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;
@@ -117,6 +117,7 @@ struct Windows {
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
+    compare: compare::CompareWindow,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
@@ -205,6 +206,7 @@ impl App {
             trust_window: Default::default(),
             registry: Default::default(),
             app_reparam: Default::default(),
+            compare: Default::default(),
             authoring: Default::default(),
             child_window: Default::default(),
             shortcut_help: false,
@@ -488,6 +490,7 @@ impl App {
         command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os);
         self.registry_window(ctx);
         self.windows.app_reparam.show(ctx, &mut self.actions);
+        self.windows.compare.show(ctx);
         let catalog = self.library.trust.catalog.as_ref();
         self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.windows.child_window.show(ctx, &mut self.actions);

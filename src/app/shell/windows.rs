@@ -45,7 +45,7 @@ impl App {
         }
         ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
         match top {
-            WindowId::FileDialog | WindowId::Child => {}
+            WindowId::FileDialog | WindowId::Child | WindowId::Compare => {}
             WindowId::ShortcutHelp => self.windows.shortcut_help = false,
             WindowId::Explanation => self.panels.palette.close_explanation(),
             WindowId::PackFindings => self.panels.palette.close_detail(),

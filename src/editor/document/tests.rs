@@ -102,7 +102,7 @@ fn inline_steps_undo_and_redo_exactly_without_a_copy_of_the_workflow() {
     let placement = Placement::Insert { at: (300.0, 0.0), on_edge: None, after: Some(after) };
     doc.inline(request(&trust, &pack, "support.triage", values.clone(), "t002", &[], &placement)).unwrap();
     states.push(snapshot(&doc));
-    let existing = Placement::Existing { key: "support_triage_t001_".into() };
+    let existing = Placement::Existing { key: "support_triage_t001_".into(), resolutions: Default::default() };
     doc.inline(request(&trust, &pack, "support.triage", values, "t001", &[], &existing)).unwrap();
     states.push(snapshot(&doc));
     assert_ne!(states[2]["nodes"], states[3]["nodes"], "re-parameterising changed a config");

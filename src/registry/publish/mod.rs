@@ -164,6 +164,9 @@ fn publish_locked(src: &mut Source, root: &Path, folder: &Folder, opts: &Publish
         let count = pack.errors().count();
         return Err(first.clone().into_error().with("errors", count));
     }
+    if crate::pack::v2::is_v2(&pack.manifest) {
+        crate::pack::v2::check_signable(&pack.manifest)?;
+    }
     let (name, version) = (pack.name().to_owned(), pack.version().to_owned());
     if Version::parse(&version).is_err() {
         return Err(src.bad(format!("version \"{version}\" is not a semantic version")));
