@@ -3,15 +3,17 @@
 //! edits), takes new values, and applies them as one undoable command. The model is
 //! [`crate::editor::app_reparam`].
 
-use super::{Action, theme};
+use super::action::Action;
+use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::document::Command;
 use crate::error::Error;
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 
 const WINDOW_WIDTH: f32 = 560.0;
 /// Roughly the window's height with a few parameters, for placing it.
-const WINDOW_HEIGHT: f32 = 360.0;
+pub(super) const WINDOW_HEIGHT: f32 = 360.0;
 
 /// The open re-parameterisation, if any.
 #[derive(Default)]
@@ -34,18 +36,15 @@ impl AppReparamWindow {
         let Some(r) = &mut self.open else { return };
         let mut keep = true;
         let mut answer = None;
-        egui::Window::new("Re-parameterise app workflow")
-            .id(Id::unique("cs-app-reparam"))
-            .open(&mut keep)
-            .collapsible(false)
-            .resizable(false)
-            .default_width(WINDOW_WIDTH)
+        Scaffold::new(WindowId::AppReparam, "Re-parameterise app workflow", &mut keep)
+            .fixed_size()
+            .width(WINDOW_WIDTH)
             // Low in the window, so the instance's frame and its edited nodes stay in view.
-            .default_pos(egui::pos2(
+            .at(egui::pos2(
                 ctx.content_rect().center().x - WINDOW_WIDTH / 2.0,
                 ctx.content_rect().bottom() - WINDOW_HEIGHT,
             ))
-            .constrain(true)
+            .constrained()
             .show(ctx, |ui| answer = contents(ui, r, self.refusal.as_ref()));
         if answer == Some(false) {
             keep = false;
@@ -135,45 +134,4 @@ fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> Option<
 
 fn dim(ui: &mut Ui, text: &str) {
     ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
-}
-
-impl super::App {
-    /// Open the window for the workflow's app instance, selecting the nodes edited by hand.
-    pub(super) fn open_app_reparam(&mut self) {
-        match AppReparam::open(self.doc.workflow(), &self.packs) {
-            Ok(r) => {
-                self.doc.selection.clear();
-                for e in &r.hand_edits {
-                    if let crate::workflow::app_instance::HandEdit::Changed { node_id, .. } = e {
-                        self.doc.selection.nodes.insert(node_id.clone());
-                    }
-                }
-                // The instance above the window, so what the edits concern stays in view.
-                let wf = self.doc.workflow();
-                let nodes = crate::editor::app_reparam::instance_nodes(wf, &r.instance);
-                let region = nodes
-                    .iter()
-                    .filter_map(|id| wf.node(id))
-                    .map(|ix| {
-                        let (x, y) = wf.graph[ix].position();
-                        super::canvas::card_rect(egui::pos2(x as f32, y as f32))
-                    })
-                    .reduce(egui::Rect::union);
-                if let Some(region) = region {
-                    let canvas = self.canvas.screen_rect();
-                    let top = canvas.min + egui::vec2(16.0, 16.0);
-                    let bottom =
-                        egui::pos2(canvas.max.x - 16.0, (canvas.max.y - WINDOW_HEIGHT - 16.0).max(top.y + 80.0));
-                    self.canvas.frame_region(region, egui::Rect::from_min_max(top, bottom));
-                }
-                self.app_reparam.start(r);
-            }
-            Err(e) => self.problems.error(e),
-        }
-    }
-
-    /// Whether the re-parameterisation window is open.
-    pub fn app_reparam_open(&self) -> bool {
-        self.app_reparam.open.is_some()
-    }
 }

@@ -3,10 +3,12 @@
 //! Every change goes through [`PackDocument`] commands (exact undo); after each frame the
 //! edited packs replace their loaded copies, so the palette's tiles follow at once.
 
+use super::action::Action;
 use super::dialogs::Purpose;
 use super::form::FormSession;
 use super::pack_view::{PackView, ViewOp};
-use super::{Action, palette, theme};
+use super::window::{Scaffold, WindowId};
+use super::{palette, theme};
 use crate::author::{PackDraft, Promotion};
 use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;
@@ -443,14 +445,9 @@ impl Authoring {
         d.form.refresh(wf, target);
         let (mut confirm, mut cancel) = (false, false);
         let mut open = true;
-        egui::Window::new("Extract as chain")
-            .id(Id::unique("cs-extract"))
-            .open(&mut open)
-            .default_size([940.0, 620.0])
-            .collapsible(false)
-            .show(ctx, |ui| {
-                (confirm, cancel) = extract_body(ui, d, packs);
-            });
+        Scaffold::new(WindowId::Extract, "Extract as chain", &mut open).size([940.0, 620.0]).show(ctx, |ui| {
+            (confirm, cancel) = extract_body(ui, d, packs);
+        });
         if !open || cancel {
             self.extract = None;
             return;
@@ -510,35 +507,30 @@ impl Authoring {
         let target = format!("“{}” in pack {}", chain_label.unwrap_or("?"), open.doc.draft().name());
         let mut answer = None;
         let mut keep = true;
-        egui::Window::new("Make parameter")
-            .id(Id::unique("cs-make-param"))
-            .open(&mut keep)
-            .collapsible(false)
-            .resizable(false)
-            .show(ctx, |ui| {
-                ui.label(format!("Node {} {}", m.node, m.pointer));
-                ui.label(RichText::new(shown(&m.value)).monospace().color(theme::TEXT_DIM));
-                ui.horizontal(|ui| {
-                    let label = ui.label("parameter name");
-                    ui.add(egui::TextEdit::singleline(&mut m.name).desired_width(200.0)).labelled_by(label.id);
-                });
-                ui.label(RichText::new(format!("The value becomes {{{{params.{}}}}} in {target}.", m.name)).small());
-                if let Some(e) = &m.error {
-                    super::form::refusal(ui, e);
-                }
-                ui.horizontal(|ui| {
-                    if ui.button(RichText::new("Add to the chain").strong()).clicked() {
-                        answer = Some(true);
-                    }
-                    if ui
-                        .button("New draft chain…")
-                        .on_hover_text("Extract a new chain with this value as a parameter")
-                        .clicked()
-                    {
-                        answer = Some(false);
-                    }
-                });
+        Scaffold::new(WindowId::MakeParameter, "Make parameter", &mut keep).fixed_size().show(ctx, |ui| {
+            ui.label(format!("Node {} {}", m.node, m.pointer));
+            ui.label(RichText::new(shown(&m.value)).monospace().color(theme::TEXT_DIM));
+            ui.horizontal(|ui| {
+                let label = ui.label("parameter name");
+                ui.add(egui::TextEdit::singleline(&mut m.name).desired_width(200.0)).labelled_by(label.id);
             });
+            ui.label(RichText::new(format!("The value becomes {{{{params.{}}}}} in {target}.", m.name)).small());
+            if let Some(e) = &m.error {
+                super::form::refusal(ui, e);
+            }
+            ui.horizontal(|ui| {
+                if ui.button(RichText::new("Add to the chain").strong()).clicked() {
+                    answer = Some(true);
+                }
+                if ui
+                    .button("New draft chain…")
+                    .on_hover_text("Extract a new chain with this value as a parameter")
+                    .clicked()
+                {
+                    answer = Some(false);
+                }
+            });
+        });
         if !keep {
             self.make = None;
             return;

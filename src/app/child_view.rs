@@ -2,10 +2,12 @@
 //! from, its nodes and edges, and the way to export the workflow with all its children. The
 //! model is [`crate::editor::subchains`].
 
-use super::{Action, theme};
+use super::action::Action;
+use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
-use egui::{Id, RichText};
+use egui::RichText;
 
 const WINDOW_SIZE: egui::Vec2 = egui::vec2(620.0, 420.0);
 
@@ -18,15 +20,9 @@ impl ChildWindow {
     pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
         let Some(child) = &self.open else { return };
         let mut keep = true;
-        egui::Window::new("Child workflow")
-            .id(Id::unique("cs-child"))
-            .open(&mut keep)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(WINDOW_SIZE)
-            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
-            .constrain(true)
-            .show(ctx, |ui| {
+        Scaffold::new(WindowId::Child, "Child workflow", &mut keep).centred(ctx, WINDOW_SIZE).constrained().show(
+            ctx,
+            |ui| {
                 ui.label(RichText::new(&child.workflow_id).monospace().strong());
                 let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
                 let text = format!("{chain}{}. Read-only.", child.origin);
@@ -55,52 +51,10 @@ impl ChildWindow {
                 if ui.button("Export bundle…").on_hover_text(tip).clicked() {
                     actions.push(Action::Run(CommandId::ExportBundle));
                 }
-            });
+            },
+        );
         if !keep {
             self.open = None;
         }
-    }
-}
-
-impl super::App {
-    /// Show the child of a sub-chain node, or say why it cannot be shown.
-    pub(super) fn open_child(&mut self, node_id: &str) {
-        let wf = self.doc.workflow();
-        match crate::editor::subchains::open_child(wf, self.doc.path.as_deref(), &self.packs, &self.trust, node_id) {
-            Ok(view) => {
-                self.problems.status(format!(
-                    "Child workflow {} ({} nodes)",
-                    view.workflow_id,
-                    view.workflow.node_count()
-                ));
-                self.child_window.open = Some(view);
-            }
-            Err(e) => self.problems.error(e),
-        }
-    }
-
-    /// Write the workflow and every sub-chain child beside it, all files or none.
-    pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
-        let wf = self.doc.workflow();
-        let written =
-            crate::editor::subchains::co_expand(wf, &self.packs, &self.trust).and_then(|(parent, children, built)| {
-                let mode = crate::workflow::ExportMode::Faithful;
-                let mut bundle = crate::workflow::bundle::write_bundle(path, &parent, &children, mode)?;
-                bundle.warnings.extend(built);
-                Ok(bundle)
-            });
-        match written {
-            Ok(bundle) => {
-                let children = super::problems::counted(bundle.children.len(), "child workflow");
-                let text = format!("Exported bundle {}: the workflow and {children}", path.display());
-                self.problems.status_with(text, bundle.warnings);
-            }
-            Err(e) => self.problems.error(e),
-        }
-    }
-
-    /// The child workflow window's content, for tests.
-    pub fn child_view(&self) -> Option<&ChildView> {
-        self.child_window.open.as_ref()
     }
 }

@@ -3,8 +3,9 @@
 //! context menus, toolbar buttons and the keyboard shortcut help. Nothing here decides what
 //! a command does; `App::run_command` does.
 
-use super::Action;
+use super::action::Action;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::commands::{self, CommandId, Context, Key, Menu, Os, Place, Shortcut};
 use egui::{KeyboardShortcut, Modifiers, RichText, Ui};
 
@@ -239,14 +240,10 @@ pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os) {
     // sight behind it (760x600 covered nearly all of 1000x700).
     let room = ctx.content_rect().size() * 0.72;
     let size = egui::vec2(room.x.min(760.0), room.y.min(600.0));
-    egui::Window::new("Keyboard shortcuts")
-        .id(egui::Id::unique("cs-shortcut-help"))
-        .open(open)
-        .collapsible(false)
-        .default_size(size)
+    Scaffold::new(WindowId::ShortcutHelp, "Keyboard shortcuts", open)
+        .size(size)
         .max_size(ctx.content_rect().size() - egui::vec2(40.0, 40.0))
-        .pivot(egui::Align2::CENTER_CENTER)
-        .default_pos(ctx.content_rect().center())
+        .pivot_centred(ctx)
         .show(ctx, |ui| {
             ui.label(
                 RichText::new("Every command, also found by name in the command palette.")

@@ -2,7 +2,8 @@
 //! [`crate::editor::compare`]'s.
 
 use super::theme;
-use egui::{Id, RichText};
+use super::window::{Scaffold, WindowId};
+use egui::RichText;
 
 #[derive(Default)]
 pub struct CompareWindow {
@@ -13,11 +14,9 @@ impl CompareWindow {
     pub fn show(&mut self, ctx: &egui::Context) {
         let Some(lines) = &self.lines else { return };
         let mut open = true;
-        egui::Window::new("Compare with saved version")
-            .id(Id::unique("cs-compare-saved"))
-            .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| {
+        Scaffold::new(WindowId::Compare, "Compare with saved version", &mut open).collapsible().width(520.0).show(
+            ctx,
+            |ui| {
                 egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
                     for line in lines {
                         let text = RichText::new(line).monospace();
@@ -28,7 +27,8 @@ impl CompareWindow {
                         });
                     }
                 });
-            });
+            },
+        );
         if !open {
             self.lines = None;
         }

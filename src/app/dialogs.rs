@@ -8,10 +8,12 @@
 //! code for both dialogs. (The egui file-dialog crates for egui 0.37 leave their text
 //! fields without accessible names, which screen readers and the UI tests rely on.)
 
-use super::{FileDialogs, theme};
+use super::native_files::FileDialogs;
+use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::tool::ToolFormat;
 use crate::workflow::ExportMode;
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 use std::path::{Path, PathBuf};
 
 /// What the chosen file or folder is for.
@@ -255,13 +257,9 @@ impl InApp {
     fn show(&mut self, ctx: &egui::Context) -> Option<Vec<PathBuf>> {
         let mut answer = None;
         let mut open = true;
-        egui::Window::new(self.purpose.title())
-            .id(Id::unique("cs-file-dialog"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size([640.0, 440.0])
-            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        Scaffold::new(WindowId::FileDialog, self.purpose.title(), &mut open)
+            .size([640.0, 440.0])
+            .anchored_centre()
             .show(ctx, |ui| answer = self.contents(ui));
         if !open || (answer.is_none() && ctx.input(|i| i.key_pressed(egui::Key::Escape))) {
             return Some(Vec::new());
@@ -328,6 +326,49 @@ impl InApp {
                 }
             });
         }
+        if let Some(folder) = self.folder_questions(ui) {
+            go = Some(folder);
+        }
+        if let Some(problem) = &self.problem {
+            ui.label(RichText::new(problem).color(theme::ERROR));
+        }
+        let target = self.target();
+        let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
+        ui.horizontal(|ui| {
+            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
+                go = Some(self.dir.clone());
+            }
+            if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
+                self.new_folder = Some(String::new());
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("Cancel").clicked() {
+                    answer = Some(Vec::new());
+                }
+                let verb = match &self.purpose {
+                    _ if replaces => "Replace",
+                    p if p.is_save() => "Save",
+                    p if p.is_folder() => "Choose this folder",
+                    _ => "Open",
+                };
+                if ui.add_enabled(target.is_some(), egui::Button::new(RichText::new(verb).strong())).clicked() {
+                    answer = target.clone().map(|t| vec![t]);
+                }
+                if replaces {
+                    ui.label(RichText::new("A file of this name exists and will be replaced.").color(theme::WARN));
+                }
+            });
+        });
+        if let Some(dir) = go {
+            self.enter(dir);
+        }
+        answer
+    }
+
+    /// A missing folder to create, and the new-folder row while it is open: the folder to
+    /// go to once one is made.
+    fn folder_questions(&mut self, ui: &mut Ui) -> Option<PathBuf> {
+        let mut go = None;
         if let Some(folder) = self.missing_folder() {
             ui.horizontal(|ui| {
                 ui.label(RichText::new(format!("The folder {} does not exist.", folder.display())).color(theme::WARN));
@@ -368,40 +409,7 @@ impl InApp {
                 self.new_folder = None;
             }
         }
-        if let Some(problem) = &self.problem {
-            ui.label(RichText::new(problem).color(theme::ERROR));
-        }
-        let target = self.target();
-        let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
-        ui.horizontal(|ui| {
-            if ui.checkbox(&mut self.show_all, "Show all files").changed() {
-                go = Some(self.dir.clone());
-            }
-            if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
-                self.new_folder = Some(String::new());
-            }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.button("Cancel").clicked() {
-                    answer = Some(Vec::new());
-                }
-                let verb = match &self.purpose {
-                    _ if replaces => "Replace",
-                    p if p.is_save() => "Save",
-                    p if p.is_folder() => "Choose this folder",
-                    _ => "Open",
-                };
-                if ui.add_enabled(target.is_some(), egui::Button::new(RichText::new(verb).strong())).clicked() {
-                    answer = target.clone().map(|t| vec![t]);
-                }
-                if replaces {
-                    ui.label(RichText::new("A file of this name exists and will be replaced.").color(theme::WARN));
-                }
-            });
-        });
-        if let Some(dir) = go {
-            self.enter(dir);
-        }
-        answer
+        go
     }
 }
 

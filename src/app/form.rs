@@ -3,7 +3,7 @@
 //! has been touched or Insert was reached for; a summary lists every failing path; Insert
 //! stays disabled while anything is invalid.
 
-use super::Action;
+use super::action::Action;
 use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
@@ -12,7 +12,10 @@ use crate::editor::preview::{self, DropEdge, Ghost, Placement};
 use crate::error::{Error, code};
 use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
-use crate::params::{Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check};
+use crate::params::{
+    Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check, map_errors, owner_field, set_value_at,
+    typed_number, value_at,
+};
 use crate::workflow::{After, Workflow};
 use egui::{Id, RichText, Stroke, StrokeKind, Ui};
 use serde_json::{Map, Value};
@@ -301,25 +304,7 @@ impl FormSession {
         // The buttons keep their place at the bottom whatever the summary above them holds;
         // the summary grows upwards into the fields' viewport, which scrolls, so neither the
         // form's top edge nor a field's place on it moves.
-        egui::Panel::bottom(Id::unique("cs-form-actions")).resizable(false).show_separator_line(false).show(ui, |ui| {
-            ui.add_space(2.0);
-            ui.horizontal(|ui| {
-                let valid = self.is_valid();
-                let insert = ui.add_enabled(valid, egui::Button::new(RichText::new(verb).strong()));
-                if insert.clicked() {
-                    event = Some(FormEvent::Submit);
-                }
-                if !valid && insert.hovered() {
-                    self.fields.reveal();
-                }
-                insert.on_disabled_hover_text("Fix the problems listed above first.");
-                if ui.button("Cancel").clicked() {
-                    event = Some(FormEvent::Cancel);
-                }
-                ui.label(RichText::new("Enter confirms · Tab moves · Esc cancels").small().color(theme::TEXT_DIM));
-            });
-            ui.add_space(2.0);
-        });
+        self.action_bar(ui, verb, &mut event);
         if !self.conflicts.is_empty() {
             egui::Panel::bottom(Id::unique("cs-form-conflicts")).resizable(false).show(ui, |ui| {
                 super::conflicts::show(ui, &self.conflicts, &mut self.resolutions);
@@ -332,6 +317,41 @@ impl FormSession {
                 self.summary(ui);
             });
         });
+        self.columns(ui, chain, actions);
+        let ctx = ui.ctx();
+        self.keys(ctx, &mut event);
+        // A value changed while drawing: validate and preview it now, not at the next mouse move.
+        if self.fields.stale {
+            ctx.request_repaint();
+        }
+        event
+    }
+
+    /// The buttons at the form's bottom, which keep their place whatever the summary holds.
+    fn action_bar(&mut self, ui: &mut Ui, verb: &str, event: &mut Option<FormEvent>) {
+        egui::Panel::bottom(Id::unique("cs-form-actions")).resizable(false).show_separator_line(false).show(ui, |ui| {
+            ui.add_space(2.0);
+            ui.horizontal(|ui| {
+                let valid = self.is_valid();
+                let insert = ui.add_enabled(valid, egui::Button::new(RichText::new(verb).strong()));
+                if insert.clicked() {
+                    *event = Some(FormEvent::Submit);
+                }
+                if !valid && insert.hovered() {
+                    self.fields.reveal();
+                }
+                insert.on_disabled_hover_text("Fix the problems listed above first.");
+                if ui.button("Cancel").clicked() {
+                    *event = Some(FormEvent::Cancel);
+                }
+                ui.label(RichText::new("Enter confirms · Tab moves · Esc cancels").small().color(theme::TEXT_DIM));
+            });
+            ui.add_space(2.0);
+        });
+    }
+
+    /// The fields on the left and the preview of the expansion on the right.
+    fn columns(&mut self, ui: &mut Ui, chain: &Chain, actions: &mut Vec<Action>) {
         let height = ui.available_height();
         // Scroll state is keyed by the expansion, so each new form starts at its top.
         ui.columns(2, |cols| {
@@ -365,26 +385,24 @@ impl FormSession {
                     }
                 });
         });
-        let ctx = ui.ctx();
+    }
+
+    /// Enter (in a one-line field, or with nothing focused) and Ctrl+Enter confirm; Esc cancels.
+    fn keys(&mut self, ctx: &egui::Context, event: &mut Option<FormEvent>) {
         // Enter in a one-line field, or with nothing focused, confirms; Ctrl+Enter anywhere.
         let entered = self.fields.take_entered()
             || (!ctx.egui_wants_keyboard_input()
                 && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter)));
         if entered || ctx.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter)) {
             if self.is_valid() {
-                event = Some(FormEvent::Submit);
+                *event = Some(FormEvent::Submit);
             } else {
                 self.fields.reveal();
             }
         }
         if ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape)) {
-            event = Some(FormEvent::Cancel);
+            *event = Some(FormEvent::Cancel);
         }
-        // A value changed while drawing: validate and preview it now, not at the next mouse move.
-        if self.fields.stale {
-            ctx.request_repaint();
-        }
-        event
     }
 
     fn header(&self, ui: &mut Ui, chain: &Chain, pack: &Pack) {
@@ -524,7 +542,7 @@ impl Fields {
                 .form
                 .fields
                 .iter()
-                .filter(|f| f.required && get(&self.values, &f.pointer).is_none())
+                .filter(|f| f.required && value_at(&self.values, &f.pointer).is_none())
                 .map(|f| f.title.as_str())
                 .collect();
             ui.label(
@@ -559,7 +577,7 @@ impl Fields {
     }
 
     fn field(&mut self, ui: &mut Ui, field: &Field) {
-        let value = get(&self.values, &field.pointer).cloned();
+        let value = value_at(&self.values, &field.pointer).cloned();
         let label_text = if field.required { format!("{} *", field.title) } else { field.title.clone() };
         let shown_errors: Vec<String> = if self.show_all || self.touched.contains(&field.pointer) {
             let mut v = self.field_errors.get(&field.pointer).cloned().unwrap_or_default();
@@ -646,7 +664,7 @@ impl Fields {
             FieldKind::Object(_) => (None, None),
         };
         if let Some(v) = set {
-            put(&mut self.values, &field.pointer, v);
+            set_value_at(&mut self.values, &field.pointer, v);
             self.touched.insert(field.pointer.clone());
             self.stale = true;
         }
@@ -780,34 +798,7 @@ fn array_rows(
                 // The move and remove buttons stay beside the field in a narrow column.
                 let buttons = 3.0 * (ui.spacing().interact_size.y + ui.spacing().item_spacing.x + 8.0);
                 let room = (ui.available_width() - buttons).max(60.0);
-                let r = match kind {
-                    ScalarKind::Text => {
-                        let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
-                        let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(room.min(180.0)));
-                        if r.changed() {
-                            *item = Value::String(s);
-                        }
-                        r
-                    }
-                    ScalarKind::Number | ScalarKind::Integer => {
-                        let key = format!("{}/{i}", field.pointer);
-                        let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
-                        let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
-                        if r.changed() {
-                            *item = typed_number(&text).unwrap_or(Value::Null);
-                            raw_text.insert(key, text);
-                        }
-                        r
-                    }
-                    ScalarKind::Boolean => {
-                        let mut b = item.as_bool().unwrap_or(false);
-                        let r = ui.checkbox(&mut b, "");
-                        if r.changed() {
-                            *item = Value::Bool(b);
-                        }
-                        r
-                    }
-                };
+                let r = array_item(ui, field, kind, i, item, room, raw_text);
                 let r = r.on_hover_text(format!("{} item {}", field.title, i + 1));
                 changed |= r.changed();
                 response = Some(match response.take() {
@@ -866,6 +857,46 @@ fn array_rows(
     (changed.then_some(items), response)
 }
 
+/// One item's widget in an array of scalars; a number keeps the text typed into it.
+fn array_item(
+    ui: &mut Ui,
+    field: &Field,
+    kind: ScalarKind,
+    i: usize,
+    item: &mut Value,
+    room: f32,
+    raw_text: &mut HashMap<String, String>,
+) -> egui::Response {
+    match kind {
+        ScalarKind::Text => {
+            let mut s = item.as_str().map(str::to_owned).unwrap_or_else(|| item.to_string());
+            let r = ui.add(egui::TextEdit::singleline(&mut s).desired_width(room.min(180.0)));
+            if r.changed() {
+                *item = Value::String(s);
+            }
+            r
+        }
+        ScalarKind::Number | ScalarKind::Integer => {
+            let key = format!("{}/{i}", field.pointer);
+            let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
+            let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
+            if r.changed() {
+                *item = typed_number(&text).unwrap_or(Value::Null);
+                raw_text.insert(key, text);
+            }
+            r
+        }
+        ScalarKind::Boolean => {
+            let mut b = item.as_bool().unwrap_or(false);
+            let r = ui.checkbox(&mut b, "");
+            if r.changed() {
+                *item = Value::Bool(b);
+            }
+            r
+        }
+    }
+}
+
 /// A field's label, with the property name small beside it when the label is not the name
 /// itself (a schema `title`, or the name humanised), so `{{params.NAME}}` can be matched up.
 fn field_label(ui: &mut Ui, field: &Field, text: &str) -> egui::Response {
@@ -902,19 +933,6 @@ fn display(v: &Value) -> String {
     }
 }
 
-/// The value of a number typed as text: a JSON number when it reads as one, else the text
-/// itself, which the schema then refuses with its own message. Empty text unsets the value.
-fn typed_number(text: &str) -> Option<Value> {
-    let t = text.trim();
-    if t.is_empty() {
-        return None;
-    }
-    match serde_json::from_str::<Value>(t) {
-        Ok(v @ Value::Number(_)) => Some(v),
-        _ => Some(Value::String(text.to_owned())),
-    }
-}
-
 fn format_hint(field: &Field) -> Option<String> {
     let hint = match field.format.as_deref()? {
         "uri" | "url" => "https://…",
@@ -934,141 +952,5 @@ fn bounds_hint(field: &Field) -> Option<String> {
         (Some(a), None) => Some(a),
         (None, Some(b)) => Some(b),
         (Some(a), Some(b)) => Some(format!("{a}, {b}")),
-    }
-}
-
-/// Attach each validation error to the deepest field it concerns. A `required` error is
-/// about the object holding the missing member; it goes to the missing fields themselves.
-fn map_errors(fields: &[Field], errors: &[ParamError], values: &Map<String, Value>) -> HashMap<String, Vec<String>> {
-    let mut all = Vec::new();
-    flatten(fields, "", &mut all);
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for e in errors {
-        if e.keyword == "required" {
-            for (parent, f) in &all {
-                if *parent == e.path && f.required && get(values, &f.pointer).is_none() {
-                    out.entry(f.pointer.clone()).or_default().push(format!("{} is required", f.title));
-                }
-            }
-            continue;
-        }
-        let owner = all
-            .iter()
-            .map(|(_, f)| f)
-            .filter(|f| e.path == f.pointer || e.path.starts_with(&format!("{}/", f.pointer)))
-            .max_by_key(|f| f.pointer.len());
-        if let Some(f) = owner {
-            out.entry(f.pointer.clone()).or_default().push(e.message.clone());
-        }
-    }
-    out
-}
-
-/// The field an error entry should lead to: the first missing field for `required`, else the
-/// deepest field whose pointer holds the error's path.
-fn owner_field(fields: &[Field], e: &ParamError, values: &Map<String, Value>) -> Option<String> {
-    let mut all = Vec::new();
-    flatten(fields, "", &mut all);
-    if e.keyword == "required" {
-        return all
-            .iter()
-            .find(|(parent, f)| *parent == e.path && f.required && get(values, &f.pointer).is_none())
-            .map(|(_, f)| f.pointer.clone());
-    }
-    all.iter()
-        .map(|(_, f)| f)
-        .filter(|f| e.path == f.pointer || e.path.starts_with(&format!("{}/", f.pointer)))
-        .max_by_key(|f| f.pointer.len())
-        .map(|f| f.pointer.clone())
-}
-
-fn flatten<'a>(fields: &'a [Field], parent: &str, out: &mut Vec<(String, &'a Field)>) {
-    for f in fields {
-        out.push((parent.to_owned(), f));
-        if let FieldKind::Object(children) = &f.kind {
-            flatten(children, &f.pointer, out);
-        }
-    }
-}
-
-fn tokens_of(pointer: &str) -> Vec<String> {
-    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
-}
-
-fn get<'a>(values: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let mut parts = tokens_of(pointer).into_iter();
-    let mut cur = values.get(&parts.next()?)?;
-    for p in parts {
-        cur = cur.get(&p)?;
-    }
-    Some(cur)
-}
-
-/// Set (or remove) the value at a pointer, creating the objects on the way.
-fn put(values: &mut Map<String, Value>, pointer: &str, value: Option<Value>) {
-    let parts = tokens_of(pointer);
-    let Some((last, path)) = parts.split_last() else { return };
-    let mut cur = values;
-    for p in path {
-        let slot = cur.entry(p.clone()).or_insert_with(|| Value::Object(Map::new()));
-        if !slot.is_object() {
-            *slot = Value::Object(Map::new());
-        }
-        cur = slot.as_object_mut().expect("made an object above");
-    }
-    match value {
-        Some(v) => {
-            cur.insert(last.clone(), v);
-        }
-        None => {
-            cur.remove(last);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn pointers_set_and_get_nested_values() {
-        let mut v = Map::new();
-        put(&mut v, "/owner/email", Some(json!("a@b.c")));
-        put(&mut v, "/a~1b", Some(json!(1)));
-        assert_eq!(Value::Object(v.clone()), json!({"owner": {"email": "a@b.c"}, "a/b": 1}));
-        assert_eq!(get(&v, "/owner/email"), Some(&json!("a@b.c")));
-        put(&mut v, "/owner/email", None);
-        assert_eq!(get(&v, "/owner/email"), None);
-    }
-
-    #[test]
-    fn errors_land_on_the_fields_they_concern() {
-        let form = Form::from_schema(&json!({"type": "object", "required": ["name"],
-            "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
-                           "owner": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string"}}}}}));
-        let errors = vec![
-            ParamError {
-                path: String::new(),
-                keyword: "required".into(),
-                message: "\"name\" is a required property".into(),
-            },
-            ParamError { path: "/tags/1".into(), keyword: "type".into(), message: "3 is not a string".into() },
-            ParamError { path: "/owner".into(), keyword: "required".into(), message: "\"email\" is required".into() },
-        ];
-        let values = json!({"tags": ["a", 3], "owner": {}}).as_object().unwrap().clone();
-        let map = map_errors(&form.fields, &errors, &values);
-        assert_eq!(map["/name"], ["Name is required"]);
-        assert_eq!(map["/tags"], ["3 is not a string"]);
-        assert_eq!(map["/owner/email"], ["Email is required"]);
-    }
-
-    #[test]
-    fn typed_numbers_are_kept_as_typed() {
-        assert_eq!(typed_number("3"), Some(json!(3)));
-        assert_eq!(typed_number(" 2.5 "), Some(json!(2.5)));
-        assert_eq!(typed_number("abc"), Some(json!("abc")));
-        assert_eq!(typed_number("1."), Some(json!("1.")));
-        assert_eq!(typed_number("  "), None);
     }
 }

@@ -6,7 +6,7 @@
 //! that does not parse stays in the editor with the parse error under it. Every edit is a
 //! `SetMember` command, so it undoes like any other change.
 
-use super::Action;
+use super::action::Action;
 use super::form::Fields;
 use super::theme;
 use crate::catalog::Catalog;

@@ -6,6 +6,7 @@
 
 use super::authoring::OpenPack;
 use super::form::FormSession;
+use super::window::{Scaffold, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
 use crate::editor::pack_doc::{PackCommand, blank_chain};
@@ -71,11 +72,9 @@ impl PackView {
             self.doc = None;
         }
         let mut open = true;
-        let shown = egui::Window::new("Pack view")
-            .id(Id::unique("cs-pack-view"))
-            .open(&mut open)
-            .default_size([1180.0, 820.0])
-            .show(ctx, |ui| {
+        let shown = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible().size([1180.0, 820.0]).show(
+            ctx,
+            |ui| {
                 self.toolbar(ui, docs, packs, ops);
                 let Some(d) = self.doc else {
                     ui.label(
@@ -145,7 +144,8 @@ impl PackView {
                         .auto_shrink([false, false])
                         .show(&mut cols[2], |ui| self.preview(ui, open));
                 });
-            });
+            },
+        );
         self.layer = shown.map(|w| w.response.layer_id);
         if !open {
             self.open = false;
@@ -467,63 +467,8 @@ impl PackView {
                     }
                     ui.end_row();
                 }
-                let json_text = |v: &Option<Value>| v.as_ref().map(|v| v.to_string()).unwrap_or_default();
-                let k = key("default");
-                if let Some(v) = self.text(ui, &k, "default", &json_text(&spec.default)) {
-                    match parse_json_or_text(&v, spec.type_name.as_deref()) {
-                        Ok(value) => {
-                            self.invalid.remove(&k);
-                            next = Some(ParamSpec { default: value, ..spec.clone() });
-                        }
-                        Err(e) => {
-                            self.invalid.insert(k, e);
-                        }
-                    }
-                }
-                ui.end_row();
-                let k = key("enum");
-                let current = spec.enum_values.clone().map(Value::Array);
-                if let Some(v) = self.text(ui, &k, "enum values", &json_text(&current)) {
-                    match serde_json::from_str::<Value>(&v) {
-                        Ok(Value::Array(items)) => {
-                            self.invalid.remove(&k);
-                            next = Some(ParamSpec { enum_values: Some(items), ..spec.clone() });
-                        }
-                        _ if v.trim().is_empty() => {
-                            self.invalid.remove(&k);
-                            next = Some(ParamSpec { enum_values: None, ..spec.clone() });
-                        }
-                        _ => {
-                            self.invalid.insert(k, "a JSON array, e.g. [\"low\", \"high\"]".into());
-                        }
-                    }
-                }
-                ui.end_row();
-                for (label, field, current) in
-                    [("minimum", "minimum", spec.minimum), ("maximum", "maximum", spec.maximum)]
-                {
-                    let k = key(field);
-                    // f64's Display writes whole numbers without a fraction, as schemas have them.
-                    let shown = current.map(|n| n.to_string()).unwrap_or_default();
-                    if let Some(v) = self.text(ui, &k, label, &shown) {
-                        let parsed = if v.trim().is_empty() { Ok(None) } else { v.trim().parse::<f64>().map(Some) };
-                        match parsed {
-                            Ok(n) => {
-                                self.invalid.remove(&k);
-                                let mut s = spec.clone();
-                                if field == "minimum" {
-                                    s.minimum = n;
-                                } else {
-                                    s.maximum = n;
-                                }
-                                next = Some(s);
-                            }
-                            Err(_) => {
-                                self.invalid.insert(k, "a number".into());
-                            }
-                        }
-                    }
-                    ui.end_row();
+                if let Some(s) = self.value_rows(ui, &key, spec) {
+                    next = Some(s);
                 }
                 ui.label("required");
                 let mut required = spec.required;
@@ -551,6 +496,69 @@ impl PackView {
                 PackCommand::SetParam { chain: i, old: Some(spec.name.clone()), spec: Box::new(s) },
             ));
         }
+    }
+
+    /// The rows of a parameter's values: default, enum values, minimum and maximum, each
+    /// checked as typed. The spec as changed by the last row edited.
+    fn value_rows(&mut self, ui: &mut Ui, key: &impl Fn(&str) -> String, spec: &ParamSpec) -> Option<ParamSpec> {
+        let mut next = None;
+        let json_text = |v: &Option<Value>| v.as_ref().map(|v| v.to_string()).unwrap_or_default();
+        let k = key("default");
+        if let Some(v) = self.text(ui, &k, "default", &json_text(&spec.default)) {
+            match parse_json_or_text(&v, spec.type_name.as_deref()) {
+                Ok(value) => {
+                    self.invalid.remove(&k);
+                    next = Some(ParamSpec { default: value, ..spec.clone() });
+                }
+                Err(e) => {
+                    self.invalid.insert(k, e);
+                }
+            }
+        }
+        ui.end_row();
+        let k = key("enum");
+        let current = spec.enum_values.clone().map(Value::Array);
+        if let Some(v) = self.text(ui, &k, "enum values", &json_text(&current)) {
+            match serde_json::from_str::<Value>(&v) {
+                Ok(Value::Array(items)) => {
+                    self.invalid.remove(&k);
+                    next = Some(ParamSpec { enum_values: Some(items), ..spec.clone() });
+                }
+                _ if v.trim().is_empty() => {
+                    self.invalid.remove(&k);
+                    next = Some(ParamSpec { enum_values: None, ..spec.clone() });
+                }
+                _ => {
+                    self.invalid.insert(k, "a JSON array, e.g. [\"low\", \"high\"]".into());
+                }
+            }
+        }
+        ui.end_row();
+        for (label, field, current) in [("minimum", "minimum", spec.minimum), ("maximum", "maximum", spec.maximum)] {
+            let k = key(field);
+            // f64's Display writes whole numbers without a fraction, as schemas have them.
+            let shown = current.map(|n| n.to_string()).unwrap_or_default();
+            if let Some(v) = self.text(ui, &k, label, &shown) {
+                let parsed = if v.trim().is_empty() { Ok(None) } else { v.trim().parse::<f64>().map(Some) };
+                match parsed {
+                    Ok(n) => {
+                        self.invalid.remove(&k);
+                        let mut s = spec.clone();
+                        if field == "minimum" {
+                            s.minimum = n;
+                        } else {
+                            s.maximum = n;
+                        }
+                        next = Some(s);
+                    }
+                    Err(_) => {
+                        self.invalid.insert(k, "a number".into());
+                    }
+                }
+            }
+            ui.end_row();
+        }
+        next
     }
 
     fn preview(&mut self, ui: &mut Ui, open: &OpenPack) {

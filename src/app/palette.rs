@@ -2,9 +2,9 @@
 //! tiles to drag onto the canvas, and the Catalog section's node types (one node each). Search filters by label, chainId and typeId; internal
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
-use super::Action;
-use super::publish::Subject;
+use super::action::{Action, Subject};
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
 use crate::editor::blockers::{self, Fix};
 use crate::editor::commands::CommandId;
@@ -314,10 +314,9 @@ impl Palette {
             return;
         };
         let mut open = true;
-        egui::Window::new(format!("Findings — {}", pack.name()))
-            .id(Id::unique("cs-pack-detail"))
-            .open(&mut open)
-            .default_size([560.0, 360.0])
+        Scaffold::new(WindowId::PackFindings, format!("Findings — {}", pack.name()), &mut open)
+            .collapsible()
+            .size([560.0, 360.0])
             .show(ctx, |ui| {
                 ui.label(RichText::new(pack.source.display().to_string()).monospace().small());
                 egui::ScrollArea::vertical().show(ui, |ui| {
@@ -364,12 +363,9 @@ impl Palette {
             .map(|r| r.blocking().filter(concerns).collect())
             .unwrap_or_default();
         let mut open = true;
-        egui::Window::new(format!("Why “{}” cannot be inserted", chain.label()))
-            .id(Id::unique("cs-blocked"))
-            .open(&mut open)
-            .default_size([620.0, 380.0])
-            .default_pos(at)
-            .collapsible(false)
+        Scaffold::new(WindowId::Explanation, format!("Why “{}” cannot be inserted", chain.label()), &mut open)
+            .size([620.0, 380.0])
+            .at(at)
             .show(ctx, |ui| {
                 ui.label(RichText::new(format!("{} · {} {}", chain.chain_id(), pack.name(), pack.version())).monospace().small());
                 if blocked.is_empty() {

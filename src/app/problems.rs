@@ -3,19 +3,15 @@
 //! worker shortly after edits stop ([`crate::editor::lint`]), so no frame waits for them.
 
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::catalog::{Catalog, HostProfile};
 use crate::editor::document::Document;
-use crate::editor::lint::{Linted, Linter, Revision};
+use crate::editor::lint::WorkflowLint;
 use crate::error::{Error, Finding, Severity};
 use crate::workflow::Workflow;
 use egui::{RichText, Ui};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Findings are recomputed this long after the last change.
-const LINT_DELAY: Duration = Duration::from_millis(400);
-/// How often a frame looks for the worker's answer while it is due.
-const LINT_POLL: Duration = Duration::from_millis(25);
 
 #[derive(Default)]
 pub struct Problems {
@@ -26,12 +22,8 @@ pub struct Problems {
     /// Findings the last action reported (an insert's warnings, an export's lints): the
     /// status line counts them and the list below the canvas shows them.
     action_findings: Vec<Finding>,
-    findings: Vec<Finding>,
-    linter: Linter,
-    linted_revision: Option<Revision>,
-    /// The revision sent to the worker last.
-    requested: Option<Revision>,
-    changed_at: Option<(Revision, Instant)>,
+    /// The workflow's findings, as the lint worker last gave them.
+    lint: WorkflowLint,
     /// The findings list is open, and which one it shows.
     pub expanded: bool,
     pub list: List,
@@ -108,16 +100,11 @@ impl Problems {
 
     /// Look at the workflow again at the next update (the catalog or host changed).
     pub fn relint(&mut self) {
-        self.linted_revision = None;
-    }
-
-    pub fn clear_error(&mut self) {
-        self.last_error = None;
-        self.show_error = false;
+        self.lint.relint();
     }
 
     /// Take the worker's findings when they arrive, and ask it to re-lint once the workflow
-    /// has been still for a moment. Never blocks. Returns when to look again.
+    /// has been still for a moment ([`WorkflowLint::update`]). Never blocks.
     pub fn update(
         &mut self,
         doc: &Document,
@@ -126,40 +113,10 @@ impl Problems {
         host: &HostProfile,
         now: Instant,
     ) -> Option<Duration> {
-        let revision = (doc.revision(), catalog_gen);
-        if let Some(done) = self.linter.poll(revision) {
-            self.take(done, doc, host);
-            // The bar was drawn earlier in this frame, still without them: one more frame
-            // shows them even when no input follows (a large workflow's answer comes after
-            // every other frame has settled).
-            return Some(Duration::ZERO);
-        }
-        if self.linted_revision == Some(revision) {
-            return None;
-        }
-        // One check at a time: a request queued behind a running check would hold its
-        // snapshot until the worker got to it, and an edit meanwhile would copy the workflow.
-        if self.requested == Some(revision) || self.linter.busy() {
-            return Some(LINT_POLL);
-        }
-        let since = match self.changed_at {
-            Some((r, t)) if r == revision => now.duration_since(t),
-            _ => {
-                self.changed_at = Some((revision, now));
-                Duration::ZERO
-            }
-        };
-        // The first findings come at once; later ones wait for edits to pause.
-        if since < LINT_DELAY && self.linted_revision.is_some() {
-            return Some(LINT_DELAY - since);
-        }
-        self.linter.request(revision, doc.snapshot(), catalog.cloned());
-        self.requested = Some(revision);
-        Some(LINT_POLL)
+        self.lint.update(doc, catalog, catalog_gen, host, now)
     }
 
-    /// Wait (up to `timeout`) for the findings of the document as it is now, as if the
-    /// edits had paused and the worker had answered (tests and measurements).
+    /// Wait (up to `timeout`) for the findings of the document as it is now.
     pub fn settle(
         &mut self,
         doc: &Document,
@@ -168,26 +125,12 @@ impl Problems {
         host: &HostProfile,
         timeout: Duration,
     ) {
-        let revision = (doc.revision(), catalog_gen);
-        if self.linted_revision == Some(revision) {
-            return;
-        }
-        if self.requested != Some(revision) {
-            self.linter.request(revision, doc.snapshot(), catalog.cloned());
-            self.requested = Some(revision);
-        }
-        if let Some(done) = self.linter.wait(revision, timeout) {
-            self.take(done, doc, host);
-        }
+        self.lint.settle(doc, catalog, catalog_gen, host, timeout);
     }
 
-    /// Show the worker's answer (the findings it replaces are freed on the worker).
-    fn take(&mut self, done: Linted, doc: &Document, host: &HostProfile) {
-        let old = std::mem::replace(&mut self.findings, done.findings);
-        self.linter.discard(old);
-        // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
-        self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
-        self.linted_revision = Some(done.revision);
+    pub fn clear_error(&mut self) {
+        self.last_error = None;
+        self.show_error = false;
     }
 
     /// The status bar: the last action's result (its findings counted, a click lists them),
@@ -239,22 +182,23 @@ impl Problems {
     /// The workflow's findings counted, a button that opens their list.
     fn workflow_counts(&mut self, ui: &mut Ui) {
         let open = self.expanded && self.list == List::Workflow;
-        let notes = self.findings.iter().filter(|f| f.severity == Severity::Info).count();
-        let text = match (self.findings.len() - notes, notes) {
+        let notes = self.lint.findings.iter().filter(|f| f.severity == Severity::Info).count();
+        let text = match (self.lint.findings.len() - notes, notes) {
             // Nothing is known before the worker's first answer.
-            _ if self.linted_revision.is_none() => "checking…".to_owned(),
+            _ if self.lint.linted_revision.is_none() => "checking…".to_owned(),
             (0, 0) => "✔ no problems".to_owned(),
             (0, n) => format!("✔ no problems · {} {}", counted(n, "note"), arrow(open)),
-            _ => format!("{} {}", counts_text(&self.findings), arrow(open)),
+            _ => format!("{} {}", counts_text(&self.lint.findings), arrow(open)),
         };
-        let color = if self.linted_revision.is_none() { theme::TEXT_DIM } else { counts_colour(&self.findings) };
+        let color =
+            if self.lint.linted_revision.is_none() { theme::TEXT_DIM } else { counts_colour(&self.lint.findings) };
         let button = ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false));
-        let hover = if self.findings.is_empty() {
+        let hover = if self.lint.findings.is_empty() {
             "The workflow's findings: schema, lints, and node configs and ports checked against the catalog"
         } else {
             "The workflow's findings: click to list them"
         };
-        if button.on_hover_text(hover).clicked() && !self.findings.is_empty() {
+        if button.on_hover_text(hover).clicked() && !self.lint.findings.is_empty() {
             self.open_list(List::Workflow, !open);
         }
     }
@@ -271,7 +215,7 @@ impl Problems {
 
     fn listed(&self) -> &[Finding] {
         match self.list {
-            List::Workflow => &self.findings,
+            List::Workflow => &self.lint.findings,
             List::Action => &self.action_findings,
         }
     }
@@ -296,7 +240,7 @@ impl Problems {
         let mut pick = None;
         ui.horizontal(|ui| {
             let title = match self.list {
-                List::Workflow => format!("Workflow findings · {}", counts_text(&self.findings)),
+                List::Workflow => format!("Workflow findings · {}", counts_text(&self.lint.findings)),
                 List::Action => format!("Reported by the last action · {}", counts_text(&self.action_findings)),
             };
             ui.label(RichText::new(title).strong());
@@ -309,7 +253,7 @@ impl Problems {
             });
         });
         let findings = match self.list {
-            List::Workflow => &self.findings,
+            List::Workflow => &self.lint.findings,
             List::Action => &self.action_findings,
         };
         // One row per finding, laid out only where the list is scrolled to: a large workflow
@@ -349,7 +293,7 @@ impl Problems {
             return;
         }
         let mut open = true;
-        egui::Window::new("Refusal").id(egui::Id::unique("cs-error")).open(&mut open).show(ctx, |ui| {
+        Scaffold::new(WindowId::Refusal, "Refusal", &mut open).collapsible().show(ctx, |ui| {
             super::form::refusal(ui, e);
         });
         self.show_error = open;

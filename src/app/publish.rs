@@ -9,29 +9,22 @@
 //! asked like every other file question ([`Purpose::SaveTool`]), so the in-app file dialog
 //! answers when the system one cannot be shown.
 
-use super::Action;
+use super::action::{Action, Subject};
 use super::dialogs::Purpose;
 use super::palette::badge;
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::catalog::Catalog;
-use crate::editor::packs::{PackId, Packs};
-use crate::error::Finding;
-use crate::fsio::{to_pretty_json, write_atomic};
-use crate::pack::{Chain, Pack};
-use crate::tool::{EffectOracle, Projection, SafetyTier, ToolFormat, ToolOptions, check_tool_id};
+use crate::editor::packs::Packs;
+use crate::editor::publish::{
+    Computed, Side, document_name, invalid_text, plural, resolve, rows, suggested_name, target,
+};
+use crate::fsio::write_atomic;
+use crate::tool::{EffectOracle, SafetyTier, ToolFormat, ToolOptions, check_tool_id};
 use crate::workflow::{ExportMode, Workflow};
-use egui::{Id, RichText, Ui};
+use egui::{RichText, Ui};
 use serde_json::Value;
 use std::path::Path;
-
-/// What is published.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
-    /// A chain of a loaded pack (index into the app's packs).
-    Chain { pack: PackId, chain_id: String },
-    /// The workflow being edited.
-    Workflow,
-}
 
 /// What the projections are made from, as of this frame.
 pub struct Sources<'a> {
@@ -51,67 +44,6 @@ const WINDOW_SIZE: egui::Vec2 = egui::vec2(1040.0, 680.0);
 
 /// Height of the findings list: fixed, so the window keeps its size while findings come and go.
 const FINDINGS_HEIGHT: f32 = 130.0;
-
-/// One projected document and its text, which is exactly what is shown, copied and saved.
-struct Side {
-    projection: Projection,
-    text: String,
-}
-
-impl Side {
-    fn new(projection: Projection) -> Self {
-        let text = String::from_utf8_lossy(&to_pretty_json(&projection.value)).into_owned();
-        Self { projection, text }
-    }
-}
-
-/// The projections of the subject at one (revision, catalog) state.
-struct Computed {
-    /// Short name of the subject, for the window title.
-    title: String,
-    /// What the subject is, for the header line.
-    about: String,
-    derived_tool_id: String,
-    derived_tier: Option<SafetyTier>,
-    compact: Side,
-    miruntime: Side,
-    /// The (toolId, tier) overrides `compact` was projected with.
-    compact_options: (Option<String>, Option<SafetyTier>),
-}
-
-impl Computed {
-    fn side(&self, format: ToolFormat) -> &Side {
-        match format {
-            ToolFormat::Compact => &self.compact,
-            ToolFormat::MiRuntime => &self.miruntime,
-        }
-    }
-}
-
-/// What a subject resolves to in this frame's sources.
-enum Target<'a> {
-    Chain(&'a Pack, &'a Chain),
-    Workflow(&'a Value),
-}
-
-impl Target<'_> {
-    fn project(&self, format: ToolFormat, opts: &ToolOptions) -> Projection {
-        match self {
-            Target::Chain(pack, chain) => format.project_chain(pack, chain, opts),
-            Target::Workflow(workflow) => format.project_workflow(workflow, opts),
-        }
-    }
-}
-
-fn target<'a>(subject: &'a Subject, packs: &'a Packs, workflow_json: Option<&'a Value>) -> Option<Target<'a>> {
-    match subject {
-        Subject::Chain { pack, chain_id } => {
-            let pack = packs.get(*pack)?;
-            Some(Target::Chain(pack, pack.chain(chain_id)?))
-        }
-        Subject::Workflow => workflow_json.map(Target::Workflow),
-    }
-}
 
 /// A button press, handled after the window is drawn (it needs the clipboard or a dialog).
 enum Request {
@@ -192,54 +124,9 @@ impl Publish {
 
     /// Project the subject without overrides; the derived toolId and tier come from that.
     fn rebuild(&mut self, src: &Sources, effects: Option<&dyn EffectOracle>) -> Result<Computed, String> {
-        self.resolve(src.packs);
+        resolve(&mut self.subject, &mut self.pack_name, src.packs);
         self.workflow_json = (self.subject == Subject::Workflow).then(|| src.workflow.to_json(ExportMode::Faithful));
-        let Some(target) = target(&self.subject, src.packs, self.workflow_json.as_ref()) else {
-            let chain = match &self.subject {
-                Subject::Chain { chain_id, .. } => chain_id.as_str(),
-                Subject::Workflow => "",
-            };
-            return Err(format!("The chain {chain} is no longer loaded: open its pack again to publish it."));
-        };
-        let (title, about) = match &target {
-            Target::Chain(pack, chain) => (
-                if chain.label().is_empty() { chain.chain_id().to_owned() } else { chain.label().to_owned() },
-                format!("Chain {} from {} {}", chain.chain_id(), pack.name(), pack.version()),
-            ),
-            Target::Workflow(_) => {
-                let (name, nodes) = (src.workflow.name(), src.workflow.node_count());
-                (name.to_owned(), format!("The whole workflow “{name}” ({nodes} node{})", plural(nodes)))
-            }
-        };
-        let plain = ToolOptions { effects, ..ToolOptions::default() };
-        let compact = target.project(ToolFormat::Compact, &plain);
-        let miruntime = target.project(ToolFormat::MiRuntime, &plain);
-        let field = |name: &str| compact.value.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let derived_tool_id = field("toolId");
-        let derived_tier = SafetyTier::parse(&field("safetyTier")).ok();
-        Ok(Computed {
-            title,
-            about,
-            derived_tool_id,
-            derived_tier,
-            compact: Side::new(compact),
-            miruntime: Side::new(miruntime),
-            compact_options: (None, None),
-        })
-    }
-
-    /// Point a chain subject at the pack that holds it now: the same pack while it is loaded
-    /// and still holds the chain, otherwise the pack of the same name.
-    fn resolve(&mut self, packs: &Packs) {
-        let Subject::Chain { pack, chain_id } = &mut self.subject else { return };
-        let name =
-            self.pack_name.get_or_insert_with(|| packs.get(*pack).map(|p| p.name().to_owned()).unwrap_or_default());
-        let fits = |p: &Pack| p.name() == name.as_str() && p.chain(chain_id).is_some();
-        if !packs.get(*pack).is_some_and(&fits)
-            && let Some((found, _)) = packs.with_ids().find(|(_, p)| fits(p))
-        {
-            *pack = found;
-        }
+        Computed::of(&self.subject, src.packs, src.workflow, self.workflow_json.as_ref(), effects)
     }
 
     /// Pick a tier; picking the derived one removes the override.
@@ -310,14 +197,9 @@ impl Publish {
         };
         let mut open = true;
         let mut request = None;
-        egui::Window::new(title)
-            .id(Id::unique("cs-publish"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(WINDOW_SIZE)
-            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
-            .constrain(true)
+        Scaffold::new(WindowId::Publish, title, &mut open)
+            .centred(ctx, WINDOW_SIZE)
+            .constrained()
             .show(ctx, |ui| request = self.contents(ui, src));
         match request {
             Some(Request::Copy(format)) => self.copy(ctx, format),
@@ -427,26 +309,6 @@ impl Publish {
     }
 }
 
-fn document_name(format: ToolFormat) -> &'static str {
-    match format {
-        ToolFormat::Compact => "CompactToolDescriptor",
-        ToolFormat::MiRuntime => "MiRuntime tool contract",
-    }
-}
-
-/// A file name from the document's own identifier (toolId or name), made file-safe.
-fn suggested_name(format: ToolFormat, value: &Value) -> String {
-    let (key, suffix) = match format {
-        ToolFormat::Compact => ("toolId", "compact-tool"),
-        ToolFormat::MiRuntime => ("name", "miruntime-tool"),
-    };
-    let id = value.get(key).and_then(Value::as_str).unwrap_or_default();
-    let safe: String =
-        id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' }).collect();
-    let stem = safe.trim_matches(['-', '.']);
-    format!("{}.{suffix}.json", if stem.is_empty() { "tool" } else { stem })
-}
-
 /// One side: its name and validity, its buttons, and its JSON.
 fn document(ui: &mut Ui, format: ToolFormat, side: &Side) -> Option<Request> {
     let name = document_name(format);
@@ -495,78 +357,6 @@ fn document(ui: &mut Ui, format: ToolFormat, side: &Side) -> Option<Request> {
     request
 }
 
-/// "1 error, 2 schema violations": why a side is not publishable.
-fn invalid_text(p: &Projection) -> String {
-    let errors = p.findings.iter().filter(|f| f.is_error()).count();
-    let violations = p.violations.len();
-    let mut parts = Vec::new();
-    if errors > 0 {
-        parts.push(format!("{errors} error{}", plural(errors)));
-    }
-    if violations > 0 {
-        parts.push(format!("{violations} schema violation{}", plural(violations)));
-    }
-    parts.join(", ")
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-/// One line of the findings list.
-struct Row<'a> {
-    error: bool,
-    code: String,
-    /// Which documents it concerns: "compact", "MiRuntime" or "both".
-    docs: &'static str,
-    pointer: String,
-    /// Where `pointer` points: the source (pack or workflow) or the projected output.
-    pointer_hover: &'static str,
-    message: &'a str,
-}
-
-/// Findings of both sides (one row when both report the same), then schema violations;
-/// errors first.
-fn rows(c: &Computed, workflow: bool) -> Vec<Row<'_>> {
-    let source = if workflow { "JSON pointer into the workflow" } else { "JSON pointer into the pack manifest" };
-    let mut rows: Vec<(Row, Option<&Finding>)> = Vec::new();
-    for (format, docs) in [(ToolFormat::Compact, "compact"), (ToolFormat::MiRuntime, "MiRuntime")] {
-        let p = &c.side(format).projection;
-        for f in &p.findings {
-            let same =
-                |other: &Finding| other.code == f.code && other.pointer == f.pointer && other.message == f.message;
-            match rows.iter_mut().find(|(_, seen)| seen.is_some_and(same)) {
-                Some((row, _)) => row.docs = "both",
-                None => rows.push((
-                    Row {
-                        error: f.is_error(),
-                        code: f.code.to_owned(),
-                        docs,
-                        pointer: f.pointer.clone(),
-                        pointer_hover: source,
-                        message: &f.message,
-                    },
-                    Some(f),
-                )),
-            }
-        }
-        for v in &p.violations {
-            let row = Row {
-                error: true,
-                code: format!("schema: {}", v.keyword),
-                docs,
-                pointer: v.pointer.clone(),
-                pointer_hover: "JSON pointer into the projected document",
-                message: &v.message,
-            };
-            rows.push((row, None));
-        }
-    }
-    let mut rows: Vec<Row> = rows.into_iter().map(|(row, _)| row).collect();
-    rows.sort_by_key(|r| !r.error);
-    rows
-}
-
 /// The findings list, with the outcome of the last copy or save in its header.
 fn findings(ui: &mut Ui, c: &Computed, workflow: bool, status: Option<&Result<String, String>>) {
     let rows = rows(c, workflow);
@@ -609,7 +399,7 @@ fn findings(ui: &mut Ui, c: &Computed, workflow: bool, status: Option<&Result<St
 mod tests {
     use super::*;
     use crate::error::code;
-    use crate::pack::bundled;
+    use crate::pack::{Pack, bundled};
 
     struct Fixture {
         packs: Packs,

@@ -4,9 +4,10 @@
 //! model is [`crate::editor::registry_view`]; this file only draws it.
 
 use super::theme;
+use super::window::{Scaffold, WindowId};
 use crate::editor::registry_view::{Listing, Outcome, RegistryView};
 use crate::registry::{Check, PackListing};
-use egui::{Color32, Id, RichText, Ui};
+use egui::{Color32, RichText, Ui};
 use std::time::Duration;
 
 const WINDOW_SIZE: egui::Vec2 = egui::vec2(900.0, 560.0);
@@ -49,14 +50,9 @@ impl RegistryWindow {
         }
         let mut request = None;
         let mut open = true;
-        egui::Window::new("Registry")
-            .id(Id::unique("cs-registry"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(true)
-            .default_size(WINDOW_SIZE)
-            .default_pos(ctx.content_rect().center() - WINDOW_SIZE / 2.0)
-            .constrain(true)
+        Scaffold::new(WindowId::Registry, "Registry", &mut open)
+            .centred(ctx, WINDOW_SIZE)
+            .constrained()
             .show(ctx, |ui| request = self.contents(ui));
         self.open = open;
         request
@@ -259,48 +255,4 @@ fn draw_line(ui: &mut Ui, line: &Line) -> Option<Request> {
         });
     });
     request
-}
-
-impl super::App {
-    /// The Registry window while it is open, and what was asked of it.
-    pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
-        let Some(request) = self.registry.show(ctx) else { return };
-        match request {
-            Request::ChooseFolder => self.ask(super::dialogs::Purpose::Registry),
-            Request::ChooseInstallFolder => self.ask(super::dialogs::Purpose::InstallFolder),
-            Request::Install { name, version } => {
-                let opts = crate::registry::InstallOptions {
-                    // The editor's own trust switch decides, as it does for opening packs.
-                    allow_unsigned: !self.settings.trust.require_signed,
-                    protocol_major: self.trust.host.protocol_major,
-                };
-                match self.registry.view.install(&name, &version, opts) {
-                    Some(done) => {
-                        let status = format!("Installed {name}@{version} to {}", done.tarball.display());
-                        self.problems.status(status);
-                    }
-                    None => self.registry_refusal(),
-                }
-            }
-            Request::Open { name, version } => match self.registry.view.open_version(&name, &version) {
-                Some(pack) => {
-                    let chains = pack.chains.len();
-                    self.add_packs(vec![pack]);
-                    self.problems.status(format!("Opened {name}@{version} from the registry ({chains} chain(s))"));
-                }
-                None => self.registry_refusal(),
-            },
-        }
-    }
-
-    fn registry_refusal(&mut self) {
-        if let Some(Outcome::Refused { error, .. }) = &self.registry.view.outcome {
-            self.problems.error(error.clone());
-        }
-    }
-
-    /// The registry view, for tests and tools that drive the window.
-    pub fn registry_view(&self) -> &RegistryView {
-        &self.registry.view
-    }
 }

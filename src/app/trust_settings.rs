@@ -3,21 +3,21 @@
 //! applies at once: the policy is rebuilt, every pack is re-checked (palette badges, blocked
 //! tiles), an open parameter form is re-checked, and the settings persist with the others.
 
-use super::form::FormSession;
-use super::{App, theme};
-use crate::catalog::{HostProfile, Trust, TrustReport, TrustedKeys};
+use super::settings::Settings;
+use super::theme;
+use super::window::{Scaffold, WindowId};
+use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
 use crate::error::{Error, code};
-use crate::pack::Pack;
 use egui::text::LayoutJob;
-use egui::{Align, FontSelection, Id, RichText, Ui};
+use egui::{Align, FontSelection, RichText, Ui};
 use serde::{Deserialize, Serialize};
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 /// Sub-chain nesting limits a host profile may claim (the spec's default is 8).
-const DEPTHS: RangeInclusive<u32> = 1..=64;
+pub(super) const DEPTHS: RangeInclusive<u32> = 1..=64;
 
 const WINDOW_WIDTH: f32 = 800.0;
 
@@ -57,163 +57,58 @@ pub struct ImportedFrom {
 pub struct TrustWindow {
     pub open: bool,
     /// The node-type pattern being typed, before "Add".
-    new_node_type: String,
+    pub(super) new_node_type: String,
     /// Why the trusted-keys folder could not be read, when it could not.
-    keys_error: Option<Error>,
+    pub(super) keys_error: Option<Error>,
     /// The typeIds of the imported node catalog, or why it could not be read.
-    node_catalog: Option<Result<Vec<String>, Error>>,
+    pub(super) node_catalog: Option<Result<Vec<String>, Error>>,
     /// Why the last capabilities import was refused.
-    import_error: Option<Error>,
+    pub(super) import_error: Option<Error>,
 }
 
-/// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
-/// for whatever the values (host gates, sensitive parameters), which is what the insert form
-/// checks, so that a tile shows it before it is dropped.
-pub(super) fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
-    packs
-        .iter()
-        .map(|pack| {
-            let mut report = trust.check_pack(pack);
-            for chain in &pack.chains {
-                let id = chain.chain_id();
-                let extra: Vec<_> = trust
-                    .check_chain(pack, id)
-                    .findings
-                    .into_iter()
-                    .filter(|f| !report.findings.contains(f))
-                    .map(|mut f| {
-                        // Found by checking this chain, so it concerns this chain's tile only.
-                        f.chain_id.get_or_insert_with(|| id.to_owned());
-                        f
-                    })
-                    .collect();
-                report.findings.extend(extra);
-                // Port types the fragment's own edges get wrong: the insert will be flagged for them.
-                if let Some(catalog) = &trust.catalog {
-                    report.findings.extend(crate::editor::blockers::port_findings(catalog, chain));
-                }
-            }
-            report
-        })
-        .collect()
+/// What the Settings window asked for this frame, besides the settings it changed in place.
+pub struct Asked {
+    /// Choose the trusted-keys folder.
+    pub choose_keys: bool,
+    /// Run an import command (capabilities, node catalog).
+    pub import: Option<CommandId>,
 }
 
-impl App {
-    /// Carry the settings into the policy and re-check everything it decides. The keys folder
-    /// is read only when `reload_keys` (at start, or when a folder is chosen).
-    pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
-        let s = &mut self.settings.trust;
-        s.host.max_depth = s.host.max_depth.clamp(*DEPTHS.start(), *DEPTHS.end());
-        if reload_keys {
-            let (keys, error) = match s.trusted_keys.as_deref().map(TrustedKeys::load) {
-                None => (TrustedKeys::default(), None),
-                Some(Ok(keys)) => (keys, None),
-                Some(Err(e)) => (TrustedKeys::default(), Some(e)),
-            };
-            match (&error, &s.trusted_keys) {
-                (Some(e), _) => self.problems.error(e.clone()),
-                (None, Some(dir)) => {
-                    self.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
-                }
-                (None, None) => {}
-            }
-            self.trust.trusted_keys = keys;
-            self.trust_window.keys_error = error;
-            self.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
+impl TrustWindow {
+    /// The window while it is open, at `at` until moved; `settings` change in place.
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        settings: &mut Settings,
+        keys: &TrustedKeys,
+        nodes: usize,
+        dialogs_note: &str,
+        at: egui::Pos2,
+    ) -> Asked {
+        let mut asked = Asked { choose_keys: false, import: None };
+        if !self.open {
+            return asked;
         }
-        self.trust.host = s.host.clone();
-        self.trust.require_signed = s.require_signed;
-        self.trust.strict = s.strict;
-        self.refresh_trust();
-        self.problems.relint();
-        self.recheck_form();
-    }
-
-    /// Make the capabilities document at `path` the host profile (the node types the user
-    /// declared stay), and re-check everything against it.
-    pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
-        match host_import::read_capabilities(path) {
-            Ok(got) => {
-                let s = &mut self.settings.trust;
-                let node_types = std::mem::take(&mut s.host.node_types);
-                s.host = HostProfile { node_types, ..got.profile };
-                s.capabilities = Some(ImportedFrom { path: path.to_path_buf(), form: got.form.to_owned() });
-                self.trust_window.import_error = None;
-                self.apply_trust_settings(false);
-                self.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
-            }
-            Err(e) => {
-                self.trust_window.import_error = Some(e.clone());
-                self.problems.error(e);
-            }
-        }
-    }
-
-    /// Take the host's node types from a saved `node-catalog` response.
-    pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
-        match host_import::read_node_catalog(path) {
-            Ok(ids) => {
-                let n = ids.len();
-                self.settings.trust.node_catalog = Some(path.to_path_buf());
-                self.trust_window.node_catalog = Some(Ok(ids));
-                self.apply_trust_settings(false);
-                self.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
-            }
-            Err(e) => self.problems.error(e),
-        }
-    }
-
-    /// An open form is opened afresh with the values typed so far, so that what blocks it and
-    /// its preview follow the new policy.
-    fn recheck_form(&mut self) {
-        let Some(old) = &self.form else { return };
-        let Some(pack) = old.pack.and_then(|id| self.packs.get(id)) else { return };
-        let Some(chain) = pack.chain(&old.chain_id) else { return };
-        let values = Some(old.values().clone());
-        let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
-        // The view stays as it was framed; framing it again would jump.
-        form.positioned = old.positioned;
-        form.framed = old.framed;
-        if let Some(e) = self.trust.check_chain(pack, &old.chain_id).refusal() {
-            form.block(e);
-        }
-        self.form = Some(form);
-    }
-
-    /// The Settings window while it is open; a change is applied after it is drawn.
-    pub(super) fn trust_settings_window(&mut self, ctx: &egui::Context) {
-        if !self.trust_window.open {
-            return;
-        }
-        let before = self.settings.trust.clone();
         let mut open = true;
-        let mut choose = false;
-        let mut import = None;
-        let imported = (self.trust_window.node_catalog.as_ref(), self.trust_window.import_error.as_ref());
-        let nodes = self.doc.workflow().node_count();
-        let keys = &self.trust.trusted_keys;
-        let keys_error = self.trust_window.keys_error.as_ref();
-        let new_node_type = &mut self.trust_window.new_node_type;
-        let in_app_dialogs = &mut self.settings.in_app_dialogs;
-        let dialogs_note = self.dialogs.describe();
-        let s = &mut self.settings.trust;
-        egui::Window::new("Settings")
-            .id(Id::unique("cs-settings"))
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(false)
-            .default_width(WINDOW_WIDTH)
-            .default_pos(self.canvas.screen_rect().min + egui::vec2(16.0, 16.0))
-            .constrain(true)
+        let imported = (self.node_catalog.as_ref(), self.import_error.as_ref());
+        let keys_error = self.keys_error.as_ref();
+        let new_node_type = &mut self.new_node_type;
+        let in_app_dialogs = &mut settings.in_app_dialogs;
+        let s = &mut settings.trust;
+        Scaffold::new(WindowId::Settings, "Settings", &mut open)
+            .fixed_size()
+            .width(WINDOW_WIDTH)
+            .at(at)
+            .constrained()
             .show(ctx, |ui| {
                 // Columns are justified, which would stretch wrapped explanations word by word.
                 let left = egui::Layout::top_down(Align::LEFT);
                 ui.columns(2, |cols| {
                     cols[0].with_layout(left, |ui| {
-                        import = import_section(ui, s, imported, nodes);
+                        asked.import = import_section(ui, s, imported, nodes);
                         host_section(ui, &mut s.host, new_node_type);
                     });
-                    choose = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
+                    asked.choose_keys = cols[1].with_layout(left, |ui| trust_section(ui, s, keys, keys_error)).inner;
                 });
                 ui.separator();
                 ui.checkbox(in_app_dialogs, "Always use the in-app file dialog");
@@ -226,20 +121,8 @@ impl App {
                     dim(ui, "Changes apply at once and are kept between runs.");
                 });
             });
-        self.trust_window.open = open;
-        let reload = self.settings.trust.trusted_keys != before.trusted_keys;
-        if choose {
-            self.ask(super::dialogs::Purpose::TrustedKeys);
-        }
-        if let Some(command) = import {
-            self.actions.push(super::Action::Run(command));
-        }
-        if self.settings.trust.node_catalog.is_none() {
-            self.trust_window.node_catalog = None;
-        }
-        if reload || self.settings.trust != before {
-            self.apply_trust_settings(reload);
-        }
+        self.open = open;
+        asked
     }
 }
 
@@ -469,23 +352,5 @@ mod tests {
         assert_eq!(serde_json::from_value::<TrustSettings>(json).unwrap(), s);
         let partial: TrustSettings = serde_json::from_str(r#"{"requireSigned": true}"#).unwrap();
         assert_eq!(partial, TrustSettings { require_signed: true, ..TrustSettings::default() });
-    }
-
-    #[test]
-    fn reports_block_chains_the_host_cannot_run() {
-        let packs = crate::pack::bundled().packs;
-        let book = |trust: &Trust| {
-            let reports = pack_reports(trust, &packs);
-            let i = packs.iter().position(|p| p.chain("travel.book-trip").is_some()).unwrap();
-            reports[i].blocking().map(|f| (f.code, f.chain_id.clone())).collect::<Vec<_>>()
-        };
-        let mut trust = Trust::default();
-        assert!(book(&trust).is_empty());
-        trust.host.compensation = false;
-        assert_eq!(book(&trust), [(code::CAPABILITY_REQUIRED, Some("travel.book-trip".to_owned()))]);
-        // Pack-wide refusals are not repeated per chain.
-        trust.require_signed = true;
-        let codes = book(&trust);
-        assert_eq!(codes.iter().filter(|(c, _)| *c == code::PACK_UNSIGNED).count(), 1, "{codes:?}");
     }
 }

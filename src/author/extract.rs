@@ -7,6 +7,7 @@ use super::{ChainInfo, token_like};
 use crate::error::{Error, Finding, Result, code, pointer_join};
 use crate::expand::subchain::SubChainLink;
 use crate::workflow::{Edge, Workflow};
+use petgraph::stable_graph::NodeIndex;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -78,24 +79,7 @@ impl Extraction {
 /// Build a chain from the nodes `selection` names (all nodes when `None`), in file order.
 pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) -> Result<Extraction> {
     let order = wf.nodes_in_order();
-    let selected: Vec<usize> = match selection {
-        None => (0..order.len()).collect(),
-        Some(ids) => {
-            let file_index: HashMap<&str, usize> =
-                order.iter().enumerate().map(|(i, ix)| (wf.graph[*ix].id(), i)).collect();
-            let mut picked = Vec::with_capacity(ids.len());
-            for id in ids {
-                let i = *file_index.get(id.as_str()).ok_or_else(|| {
-                    Error::new(code::INVALID_REQUEST, format!("the workflow has no node \"{id}\""))
-                        .with("nodeId", id.as_str())
-                })?;
-                picked.push(i);
-            }
-            picked.sort_unstable();
-            picked.dedup();
-            picked
-        }
-    };
+    let selected = selected_in_file_order(wf, &order, selection)?;
     if selected.is_empty() {
         return Err(Error::new(code::INVALID_REQUEST, "select at least one node to extract a chain"));
     }
@@ -190,6 +174,42 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
     let produced = produced_variables(wf, &rename, &frag_nodes, &selected)?;
     let sub_chains = sub_chain_refs(&frag_nodes, &refs);
 
+    let chain = assemble(wf, info, frag_nodes, frag_edges, &capabilities, sub_chains, produced);
+    Ok(Extraction { chain, ids, boundary, warnings, instance })
+}
+
+/// The file positions of the nodes `selection` names (all when `None`), sorted, once each.
+fn selected_in_file_order(wf: &Workflow, order: &[NodeIndex], selection: Option<&[String]>) -> Result<Vec<usize>> {
+    Ok(match selection {
+        None => (0..order.len()).collect(),
+        Some(ids) => {
+            let file_index: HashMap<&str, usize> =
+                order.iter().enumerate().map(|(i, ix)| (wf.graph[*ix].id(), i)).collect();
+            let mut picked = Vec::with_capacity(ids.len());
+            for id in ids {
+                let i = *file_index.get(id.as_str()).ok_or_else(|| {
+                    Error::new(code::INVALID_REQUEST, format!("the workflow has no node \"{id}\""))
+                        .with("nodeId", id.as_str())
+                })?;
+                picked.push(i);
+            }
+            picked.sort_unstable();
+            picked.dedup();
+            picked
+        }
+    })
+}
+
+/// The chain's manifest entry from its parts, in the order the schema lists its members.
+fn assemble(
+    wf: &Workflow,
+    info: &ChainInfo,
+    frag_nodes: Vec<Value>,
+    frag_edges: Vec<Value>,
+    capabilities: &[String],
+    sub_chains: Vec<Value>,
+    produced: Vec<Value>,
+) -> Map<String, Value> {
     let mut chain = Map::new();
     chain.insert("chainId".into(), Value::String(info.chain_id.clone()));
     chain.insert("version".into(), Value::String(info.version.clone().unwrap_or_else(|| "1.0.0".to_owned())));
@@ -217,7 +237,7 @@ pub fn extract(wf: &Workflow, selection: Option<&[String]>, info: &ChainInfo) ->
     if compensates && let Some(policy) = wf.settings_compensation() {
         chain.insert("compensation".into(), policy.clone());
     }
-    Ok(Extraction { chain, ids, boundary, warnings, instance })
+    chain
 }
 
 fn dropped(pointer: &str, node_id: &str, message: String) -> Finding {

@@ -88,7 +88,9 @@ fn chain_nodes(chain: &Map<String, Value>) -> &[Value] {
     chain.get("dag").and_then(|d| d.get("nodes")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
 }
 
-fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, position: &dyn Fn(&str) -> Option<usize>) -> Result<()> {
+/// A promotion's name is a parameter name no produced variable of the chain has, and it
+/// names at least one value.
+fn check_promotion(chain: &Map<String, Value>, p: &Promotion) -> Result<()> {
     let name = p.name.as_str();
     if !is_param_name(name) {
         return Err(Error::new(
@@ -112,6 +114,12 @@ fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, position: &dyn Fn(
         return Err(Error::new(code::INVALID_REQUEST, format!("parameter \"{name}\" names no value to promote"))
             .with("param", name));
     }
+    Ok(())
+}
+
+fn promote_one(chain: &mut Map<String, Value>, p: &Promotion, position: &dyn Fn(&str) -> Option<usize>) -> Result<()> {
+    let name = p.name.as_str();
+    check_promotion(chain, p)?;
     let existing = chain.get("parameters").and_then(|s| s.pointer(&format!("/properties/{name}"))).cloned();
     // Every target is read and checked before any is replaced.
     let nodes = chain_nodes(chain);

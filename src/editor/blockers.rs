@@ -3,7 +3,7 @@
 //! exists. The palette's banner, a tile's explanation and its badges all read these, so the
 //! totals and the buttons agree.
 
-use crate::catalog::{Catalog, HostProfile, TrustReport};
+use crate::catalog::{Catalog, HostProfile, Trust, TrustReport};
 use crate::error::{Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use serde_json::Value;
@@ -203,6 +203,38 @@ pub fn summarise(packs: &[Pack], reports: &[TrustReport], show_internal: bool) -
     s
 }
 
+/// Per pack: its own check (signature, typeIds, dependencies) plus what each chain is refused
+/// for whatever the values (host gates, sensitive parameters), which is what the insert form
+/// checks, so that a tile shows it before it is dropped.
+pub fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
+    packs
+        .iter()
+        .map(|pack| {
+            let mut report = trust.check_pack(pack);
+            for chain in &pack.chains {
+                let id = chain.chain_id();
+                let extra: Vec<_> = trust
+                    .check_chain(pack, id)
+                    .findings
+                    .into_iter()
+                    .filter(|f| !report.findings.contains(f))
+                    .map(|mut f| {
+                        // Found by checking this chain, so it concerns this chain's tile only.
+                        f.chain_id.get_or_insert_with(|| id.to_owned());
+                        f
+                    })
+                    .collect();
+                report.findings.extend(extra);
+                // Port types the fragment's own edges get wrong: the insert will be flagged for them.
+                if let Some(catalog) = &trust.catalog {
+                    report.findings.extend(port_findings(catalog, chain));
+                }
+            }
+            report
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,5 +292,23 @@ mod tests {
             found.iter().map(|f| (f.code, f.pointer.as_str())).collect::<Vec<_>>(),
             [(code::EDGE_PORT_INCOMPATIBLE, "/chains/0/dag/edges/2")]
         );
+    }
+
+    #[test]
+    fn reports_block_chains_the_host_cannot_run() {
+        let packs = crate::pack::bundled().packs;
+        let book = |trust: &Trust| {
+            let reports = pack_reports(trust, &packs);
+            let i = packs.iter().position(|p| p.chain("travel.book-trip").is_some()).unwrap();
+            reports[i].blocking().map(|f| (f.code, f.chain_id.clone())).collect::<Vec<_>>()
+        };
+        let mut trust = Trust::default();
+        assert!(book(&trust).is_empty());
+        trust.host.compensation = false;
+        assert_eq!(book(&trust), [(code::CAPABILITY_REQUIRED, Some("travel.book-trip".to_owned()))]);
+        // Pack-wide refusals are not repeated per chain.
+        trust.require_signed = true;
+        let codes = book(&trust);
+        assert_eq!(codes.iter().filter(|(c, _)| *c == code::PACK_UNSIGNED).count(), 1, "{codes:?}");
     }
 }

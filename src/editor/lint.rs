@@ -11,13 +11,14 @@
 //! longer wanted (replaced, or about a revision that is gone) are freed on the worker too:
 //! at 20,000 nodes freeing them is itself several milliseconds.
 
-use crate::catalog::Catalog;
+use super::document::Document;
+use crate::catalog::{Catalog, HostProfile};
 use crate::error::Finding;
 use crate::workflow::{ExportMode, Workflow};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Every finding the problems bar lists for `wf`.
 pub fn findings(wf: &Workflow, catalog: Option<&Catalog>) -> Vec<Finding> {
@@ -178,6 +179,105 @@ fn work(inbox: &Receiver<Message>, outbox: &Sender<Linted>) {
     }
 }
 
+/// Findings are recomputed this long after the last change.
+pub const LINT_DELAY: Duration = Duration::from_millis(400);
+/// How often a frame looks for the worker's answer while it is due.
+pub const LINT_POLL: Duration = Duration::from_millis(25);
+
+/// When the workflow is linted: at once the first time, then once edits pause for
+/// [`LINT_DELAY`], one check at a time; and the findings of the last check.
+#[derive(Default)]
+pub struct WorkflowLint {
+    pub findings: Vec<Finding>,
+    linter: Linter,
+    /// The revision the findings are of; `None` until the first answer (or after [`WorkflowLint::relint`]).
+    pub linted_revision: Option<Revision>,
+    /// The revision sent to the worker last.
+    requested: Option<Revision>,
+    changed_at: Option<(Revision, Instant)>,
+}
+
+impl WorkflowLint {
+    /// Look at the workflow again at the next update (the catalog or host changed).
+    pub fn relint(&mut self) {
+        self.linted_revision = None;
+    }
+
+    /// Take the worker's findings when they arrive, and ask it to re-lint once the workflow
+    /// has been still for a moment. Never blocks. Returns when to look again.
+    pub fn update(
+        &mut self,
+        doc: &Document,
+        catalog: Option<&Arc<Catalog>>,
+        catalog_gen: u64,
+        host: &HostProfile,
+        now: Instant,
+    ) -> Option<Duration> {
+        let revision = (doc.revision(), catalog_gen);
+        if let Some(done) = self.linter.poll(revision) {
+            self.take(done, doc, host);
+            // The bar was drawn earlier in this frame, still without them: one more frame
+            // shows them even when no input follows (a large workflow's answer comes after
+            // every other frame has settled).
+            return Some(Duration::ZERO);
+        }
+        if self.linted_revision == Some(revision) {
+            return None;
+        }
+        // One check at a time: a request queued behind a running check would hold its
+        // snapshot until the worker got to it, and an edit meanwhile would copy the workflow.
+        if self.requested == Some(revision) || self.linter.busy() {
+            return Some(LINT_POLL);
+        }
+        let since = match self.changed_at {
+            Some((r, t)) if r == revision => now.duration_since(t),
+            _ => {
+                self.changed_at = Some((revision, now));
+                Duration::ZERO
+            }
+        };
+        // The first findings come at once; later ones wait for edits to pause.
+        if since < LINT_DELAY && self.linted_revision.is_some() {
+            return Some(LINT_DELAY - since);
+        }
+        self.linter.request(revision, doc.snapshot(), catalog.cloned());
+        self.requested = Some(revision);
+        Some(LINT_POLL)
+    }
+
+    /// Wait (up to `timeout`) for the findings of the document as it is now, as if the
+    /// edits had paused and the worker had answered (tests and measurements).
+    pub fn settle(
+        &mut self,
+        doc: &Document,
+        catalog: Option<&Arc<Catalog>>,
+        catalog_gen: u64,
+        host: &HostProfile,
+        timeout: Duration,
+    ) {
+        let revision = (doc.revision(), catalog_gen);
+        if self.linted_revision == Some(revision) {
+            return;
+        }
+        if self.requested != Some(revision) {
+            self.linter.request(revision, doc.snapshot(), catalog.cloned());
+            self.requested = Some(revision);
+        }
+        if let Some(done) = self.linter.wait(revision, timeout) {
+            self.take(done, doc, host);
+        }
+    }
+
+    /// Show the worker's answer (the findings it replaces are freed on the worker).
+    fn take(&mut self, done: Linted, doc: &Document, host: &HostProfile) {
+        let old = std::mem::replace(&mut self.findings, done.findings);
+        self.linter.discard(old);
+        // More nodes than the target host runs (`limits.maxNodeExecutions` of its document).
+        self.findings.extend(host.node_count_finding(doc.workflow().node_count(), "the workflow"));
+        self.linted_revision = Some(done.revision);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +346,30 @@ mod tests {
         linter.request((3, 0), Arc::clone(&wf), None);
         linter.wait((3, 0), Duration::from_secs(30)).expect("an answer");
         assert_eq!(Arc::strong_count(&wf), 1, "the worker keeps no copy");
+    }
+
+    #[test]
+    fn the_first_findings_come_at_once_later_ones_once_edits_pause() {
+        let doc = Document::new(Workflow::new("w"), None);
+        let host = HostProfile::default();
+        let mut lint = WorkflowLint::default();
+        let t0 = Instant::now();
+        let first = (doc.revision(), 0);
+        assert_eq!(lint.update(&doc, None, 0, &host, t0), Some(LINT_POLL), "asked at once");
+        assert_eq!(lint.requested, Some(first));
+        lint.settle(&doc, None, 0, &host, Duration::from_secs(30));
+        assert_eq!(lint.linted_revision, Some(first));
+        assert_eq!(lint.update(&doc, None, 0, &host, t0), None, "nothing new");
+        // A new revision (the catalog changed): asked only once nothing has changed for LINT_DELAY.
+        let later = (doc.revision(), 1);
+        let t1 = t0 + Duration::from_secs(1);
+        assert_eq!(lint.update(&doc, None, 1, &host, t1), Some(LINT_DELAY));
+        let quarter = LINT_DELAY / 4;
+        assert_eq!(lint.update(&doc, None, 1, &host, t1 + quarter), Some(LINT_DELAY - quarter));
+        assert_eq!(lint.requested, Some(first), "not asked while edits may follow");
+        assert_eq!(lint.update(&doc, None, 1, &host, t1 + LINT_DELAY), Some(LINT_POLL));
+        assert_eq!(lint.requested, Some(later));
+        lint.settle(&doc, None, 1, &host, Duration::from_secs(30));
+        assert_eq!(lint.linted_revision, Some(later));
     }
 }

@@ -2,9 +2,10 @@
 //! labels, constraints and default the editor needs. The CLI uses the same model to read
 //! `--set NAME=VALUE`.
 
+use super::ParamError;
 use crate::error::pointer_join;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScalarKind {
@@ -285,6 +286,115 @@ fn is_multiline(name: &str, s: &Value, hint: Option<&str>) -> bool {
     ["prompt", "template", "instructions", "body", "markdown", "notes"].iter().any(|w| lower.contains(w))
 }
 
+// The form's values and validation errors, by field pointer: what a form's UI shows where.
+
+/// The value of a number typed as text: a JSON number when it reads as one, else the text
+/// itself, which the schema then refuses with its own message. Empty text unsets the value.
+pub fn typed_number(text: &str) -> Option<Value> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(v @ Value::Number(_)) => Some(v),
+        _ => Some(Value::String(text.to_owned())),
+    }
+}
+
+/// Attach each validation error to the deepest field it concerns. A `required` error is
+/// about the object holding the missing member; it goes to the missing fields themselves.
+pub fn map_errors(
+    fields: &[Field],
+    errors: &[ParamError],
+    values: &Map<String, Value>,
+) -> HashMap<String, Vec<String>> {
+    let mut all = Vec::new();
+    flatten(fields, "", &mut all);
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for e in errors {
+        if e.keyword == "required" {
+            for (parent, f) in &all {
+                if *parent == e.path && f.required && value_at(values, &f.pointer).is_none() {
+                    out.entry(f.pointer.clone()).or_default().push(format!("{} is required", f.title));
+                }
+            }
+            continue;
+        }
+        let owner = all
+            .iter()
+            .map(|(_, f)| f)
+            .filter(|f| e.path == f.pointer || e.path.starts_with(&format!("{}/", f.pointer)))
+            .max_by_key(|f| f.pointer.len());
+        if let Some(f) = owner {
+            out.entry(f.pointer.clone()).or_default().push(e.message.clone());
+        }
+    }
+    out
+}
+
+/// The field an error entry should lead to: the first missing field for `required`, else the
+/// deepest field whose pointer holds the error's path.
+pub fn owner_field(fields: &[Field], e: &ParamError, values: &Map<String, Value>) -> Option<String> {
+    let mut all = Vec::new();
+    flatten(fields, "", &mut all);
+    if e.keyword == "required" {
+        return all
+            .iter()
+            .find(|(parent, f)| *parent == e.path && f.required && value_at(values, &f.pointer).is_none())
+            .map(|(_, f)| f.pointer.clone());
+    }
+    all.iter()
+        .map(|(_, f)| f)
+        .filter(|f| e.path == f.pointer || e.path.starts_with(&format!("{}/", f.pointer)))
+        .max_by_key(|f| f.pointer.len())
+        .map(|f| f.pointer.clone())
+}
+
+fn flatten<'a>(fields: &'a [Field], parent: &str, out: &mut Vec<(String, &'a Field)>) {
+    for f in fields {
+        out.push((parent.to_owned(), f));
+        if let FieldKind::Object(children) = &f.kind {
+            flatten(children, &f.pointer, out);
+        }
+    }
+}
+
+fn tokens_of(pointer: &str) -> Vec<String> {
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+/// The value at a JSON pointer into `values`.
+pub fn value_at<'a>(values: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
+    let mut parts = tokens_of(pointer).into_iter();
+    let mut cur = values.get(&parts.next()?)?;
+    for p in parts {
+        cur = cur.get(&p)?;
+    }
+    Some(cur)
+}
+
+/// Set (or remove) the value at a JSON pointer, creating the objects on the way.
+pub fn set_value_at(values: &mut Map<String, Value>, pointer: &str, value: Option<Value>) {
+    let parts = tokens_of(pointer);
+    let Some((last, path)) = parts.split_last() else { return };
+    let mut cur = values;
+    for p in path {
+        let slot = cur.entry(p.clone()).or_insert_with(|| Value::Object(Map::new()));
+        if !slot.is_object() {
+            *slot = Value::Object(Map::new());
+        }
+        cur = slot.as_object_mut().expect("made an object above");
+    }
+    match value {
+        Some(v) => {
+            cur.insert(last.clone(), v);
+        }
+        None => {
+            cur.remove(last);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +486,46 @@ mod tests {
         }
         let f = Form::from_schema(&json!({"type": "object", "properties": {"senderEmail": {"type": "string"}}}));
         assert_eq!(f.field("senderEmail").unwrap().title, "Sender email");
+    }
+
+    #[test]
+    fn pointers_set_and_get_nested_values() {
+        let mut v = Map::new();
+        set_value_at(&mut v, "/owner/email", Some(json!("a@b.c")));
+        set_value_at(&mut v, "/a~1b", Some(json!(1)));
+        assert_eq!(Value::Object(v.clone()), json!({"owner": {"email": "a@b.c"}, "a/b": 1}));
+        assert_eq!(value_at(&v, "/owner/email"), Some(&json!("a@b.c")));
+        set_value_at(&mut v, "/owner/email", None);
+        assert_eq!(value_at(&v, "/owner/email"), None);
+    }
+
+    #[test]
+    fn errors_land_on_the_fields_they_concern() {
+        let form = Form::from_schema(&json!({"type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+                           "owner": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string"}}}}}));
+        let errors = vec![
+            ParamError {
+                path: String::new(),
+                keyword: "required".into(),
+                message: "\"name\" is a required property".into(),
+            },
+            ParamError { path: "/tags/1".into(), keyword: "type".into(), message: "3 is not a string".into() },
+            ParamError { path: "/owner".into(), keyword: "required".into(), message: "\"email\" is required".into() },
+        ];
+        let values = json!({"tags": ["a", 3], "owner": {}}).as_object().unwrap().clone();
+        let map = map_errors(&form.fields, &errors, &values);
+        assert_eq!(map["/name"], ["Name is required"]);
+        assert_eq!(map["/tags"], ["3 is not a string"]);
+        assert_eq!(map["/owner/email"], ["Email is required"]);
+    }
+
+    #[test]
+    fn typed_numbers_are_kept_as_typed() {
+        assert_eq!(typed_number("3"), Some(json!(3)));
+        assert_eq!(typed_number(" 2.5 "), Some(json!(2.5)));
+        assert_eq!(typed_number("abc"), Some(json!("abc")));
+        assert_eq!(typed_number("1."), Some(json!("1.")));
+        assert_eq!(typed_number("  "), None);
     }
 }

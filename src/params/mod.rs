@@ -3,7 +3,7 @@
 
 mod form;
 
-pub use form::{Field, FieldKind, Form, ScalarKind};
+pub use form::{Field, FieldKind, Form, ScalarKind, map_errors, owner_field, set_value_at, typed_number, value_at};
 
 use crate::error::{Error, code};
 use crate::schemas::UserSchema;

@@ -1,0 +1,498 @@
+use super::{App, Pending};
+use crate::app::action::{self, Action};
+use crate::app::dialogs::Purpose;
+use crate::app::{authoring, command_ui, finder, problems, publish, theme};
+use crate::catalog::{Catalog, TrustReport};
+use crate::editor::arrange::Arrangement;
+use crate::editor::cards::PortTable;
+use crate::editor::clipboard::{clipboard_json, parse_clipboard};
+use crate::editor::commands::{self, CommandId, Menu, Os};
+use crate::editor::document::Command;
+use crate::editor::finder::{Entry, Target};
+use crate::editor::insert::{InsertPlace, insert_place};
+use crate::editor::packs::Packs;
+use crate::editor::{blockers, node_type};
+use crate::workflow::ExportMode;
+use egui::{RichText, Ui};
+use std::path::PathBuf;
+
+impl App {
+    /// What the registry's enabled-when predicates look at, as of now.
+    pub(super) fn command_context(&self) -> commands::Context {
+        let wf = self.doc.workflow();
+        let sel = &self.doc.selection;
+        let single_node_instance =
+            sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
+        commands::Context {
+            has_nodes: wf.node_count() > 0,
+            nodes_selected: sel.nodes.len(),
+            edges_selected: sel.edges.len(),
+            instance_selected: sel.instance.is_some() || single_node_instance,
+            can_undo: self.doc.can_undo() || self.frame.pack_view_here,
+            can_redo: self.doc.can_redo() || self.frame.pack_view_here,
+            form_open: self.windows.form.is_some(),
+            app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
+            finder_open: self.windows.finder.is_some(),
+            child_selected: sel.nodes.len() == 1
+                && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
+            snap: self.panels.canvas.snap,
+            minimap: self.panels.canvas.minimap,
+            show_internal: self.panels.palette.show_internal,
+            palette_panel: self.settings.palette_panel,
+            inspector_panel: self.settings.inspector_panel,
+        }
+    }
+
+    /// The chain instance the selection stands for: the selected one, or the instance of
+    /// the one selected node.
+    pub(super) fn selected_instance(&self) -> Option<String> {
+        let sel = &self.doc.selection;
+        if let Some(key) = &sel.instance {
+            return Some(key.clone());
+        }
+        let [id] = sel.nodes.iter().collect::<Vec<_>>()[..] else { return None };
+        self.doc.workflow().instance_of_node(id).map(|inst| inst.key())
+    }
+
+    /// The menu bar, generated from the command registry.
+    pub(super) fn menu_bar(&mut self, ui: &mut Ui, os: Os) {
+        let cx = self.command_context();
+        let recent = self.settings.recent.clone();
+        egui::MenuBar::new().ui(ui, |ui| {
+            for m in Menu::ALL {
+                command_ui::menu(ui, m, &cx, os, &mut self.actions, |ui, section, actions| {
+                    // After New / Open / Open folder: the files opened lately (not commands).
+                    if m == Menu::File && section == 0 {
+                        ui.menu_button("Open recent", |ui| {
+                            if recent.is_empty() {
+                                ui.label(RichText::new("Nothing yet").color(theme::TEXT_DIM));
+                            }
+                            for p in &recent {
+                                if ui.button(p.display().to_string()).clicked() {
+                                    actions.push(Action::OpenPaths(vec![p.clone()]));
+                                }
+                            }
+                        });
+                    }
+                });
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let name = self.doc.workflow().name().to_owned();
+                let dirty = if self.doc.is_dirty() { " •" } else { "" };
+                let where_ = self.doc.path.as_ref().map_or("not saved yet".to_owned(), |p| p.display().to_string());
+                ui.label(RichText::new(where_).small().color(theme::TEXT_DIM));
+                ui.label(RichText::new(format!("{name}{dirty}")).strong());
+            });
+        });
+    }
+
+    /// Keyboard shortcuts, from the command registry; a paste event carries its text.
+    pub(super) fn shortcuts(&mut self, ctx: &egui::Context, os: Os) {
+        // Behind an open modal (recovery offer, save question) keys belong to its buttons:
+        // Tab must move focus there, not open quick-add on the canvas underneath.
+        if ctx.memory(|m| m.top_modal_layer()).is_some() {
+            return;
+        }
+        let cx = self.command_context();
+        for c in command_ui::pressed(ctx, os, &cx) {
+            self.actions.push(Action::Run(c));
+        }
+        if !ctx.egui_wants_keyboard_input() && !cx.form_open {
+            let pasted: Vec<String> = ctx.input(|i| {
+                i.events
+                    .iter()
+                    .filter_map(|e| match e {
+                        egui::Event::Paste(text) => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            self.actions.extend(pasted.into_iter().map(Action::Paste));
+        }
+    }
+
+    pub(super) fn dropped_files(&mut self, ctx: &egui::Context) {
+        let paths: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if !paths.is_empty() {
+            self.actions.push(Action::OpenPaths(paths));
+        }
+    }
+
+    pub(super) fn process(&mut self, ctx: &egui::Context) {
+        if !self.actions.is_empty() {
+            // What the actions change (model, status bar) is drawn by the next frame.
+            ctx.request_repaint();
+        }
+        for action in std::mem::take(&mut self.actions) {
+            match action {
+                Action::Run(c) => self.run_command(ctx, c),
+                Action::Doc(cmd) => self.apply(cmd),
+                Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
+                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
+                }
+                Action::EditInstance(key) => self.open_instance_form(&key),
+                Action::SelectGhost(i) => {
+                    if let Some(f) = &mut self.windows.form {
+                        f.select_ghost(i);
+                    }
+                }
+                Action::Paste(text) => match parse_clipboard(&text) {
+                    Some((nodes, edges)) => self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }),
+                    None => self.panels.problems.status("The clipboard holds no chainsmith nodes to paste"),
+                },
+                Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
+                Action::OpenPaths(paths) => self.open_paths(&paths),
+                Action::Publish(subject) => publish::Publish::open(&mut self.windows.publish, subject),
+                Action::Fix(fix) => {
+                    let trust = &mut self.settings.trust;
+                    fix.apply(&mut trust.host, &mut trust.require_signed);
+                    let before = blockers::summarise(
+                        &self.library.packs,
+                        &self.library.reports,
+                        self.panels.palette.show_internal,
+                    )
+                    .blocked;
+                    self.apply_trust_settings(false);
+                    let after = blockers::summarise(
+                        &self.library.packs,
+                        &self.library.reports,
+                        self.panels.palette.show_internal,
+                    )
+                    .blocked;
+                    let freed = before.saturating_sub(after);
+                    self.panels.problems.status(format!(
+                        "{}: {} unblocked, {after} still blocked (Settings changes it back)",
+                        fix.label(),
+                        problems::counted(freed, "chain")
+                    ));
+                }
+                Action::MakeParameter { node, pointer } => {
+                    let selection = self.selected_nodes();
+                    self.windows.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
+                }
+                Action::AskFile(purpose) => self.ask(purpose),
+            }
+        }
+        // Edited packs replace their loaded copies: the palette shows them from this frame on.
+        if self.windows.authoring.sync(&mut self.library.packs) {
+            self.refresh_trust();
+        }
+        for note in std::mem::take(&mut self.windows.authoring.notes) {
+            match note {
+                authoring::Note::Status(s) => {
+                    self.panels.problems.clear_error();
+                    self.panels.problems.status(s);
+                }
+                authoring::Note::Error(e) => self.panels.problems.error(e),
+            }
+        }
+    }
+
+    /// What each command of the registry does. A command that is not enabled (its shortcut
+    /// or a stale click) does nothing.
+    pub(super) fn run_command(&mut self, ctx: &egui::Context, c: CommandId) {
+        if !c.is_enabled(&self.command_context()) {
+            return;
+        }
+        // Commands run after drawing: what they open (a window, the palette) is drawn on the
+        // next frame, which must come now, not at the next input event (whose typing the
+        // palette would miss).
+        ctx.request_repaint();
+        let _ =
+            self.file_command(ctx, c) || self.edit_command(ctx, c) || self.tool_command(ctx, c) || self.view_command(c);
+    }
+
+    /// Commands of files, export, publishing and quitting. Whether `c` is one of them.
+    fn file_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
+        match c {
+            CommandId::New => self.guard(Pending::New),
+            CommandId::Open => self.ask(Purpose::Open),
+            CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
+            CommandId::OpenRegistry => self.windows.registry.open = true,
+            CommandId::Save => match self.doc.path.clone() {
+                Some(p) => {
+                    self.save_to(&p);
+                }
+                None => self.ask(Purpose::Save),
+            },
+            CommandId::SaveAs => self.ask(Purpose::Save),
+            CommandId::ExportFaithful => self.ask(Purpose::Export(ExportMode::Faithful)),
+            CommandId::ExportStrict => self.ask(Purpose::Export(ExportMode::StrictSchema)),
+            CommandId::ExportBundle => self.ask(Purpose::ExportBundle),
+            CommandId::CopyJson => {
+                let json = self.doc.workflow().to_json(ExportMode::Faithful);
+                ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
+                self.panels.problems.status("Copied the workflow JSON to the clipboard");
+            }
+            CommandId::PublishWorkflow => publish::Publish::open(&mut self.windows.publish, action::Subject::Workflow),
+            CommandId::Quit => {
+                // Packs edited and not saved ask first (their own question).
+                if !self.windows.authoring.holds_quit() {
+                    self.guard(Pending::Quit);
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Undo, the clipboard, deleting and selecting. Whether `c` is one of them.
+    fn edit_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
+        match c {
+            CommandId::Undo => {
+                // Over the pack view, undo is the pack's.
+                if self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
+                    return true;
+                }
+                if let Some(label) = self.doc.undo() {
+                    self.panels.problems.status(format!("Undid {label}"));
+                }
+            }
+            CommandId::Redo => {
+                if self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
+                    return true;
+                }
+                if let Some(label) = self.doc.redo() {
+                    self.panels.problems.status(format!("Redid {label}"));
+                }
+            }
+            CommandId::Copy => {
+                let ids = self.doc.selection.nodes.iter().cloned().collect();
+                if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
+                    ctx.copy_text(text);
+                    self.panels
+                        .problems
+                        .status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
+                }
+            }
+            // The desktop answers with a paste event holding the clipboard's text, which
+            // `shortcuts` turns into `Action::Paste` on the next frame.
+            CommandId::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+            CommandId::Delete => {
+                let sel = &self.doc.selection;
+                let nodes: Vec<String> = sel.nodes.iter().cloned().collect();
+                let edges: Vec<u64> = sel.edges.iter().copied().collect();
+                self.apply(Command::Delete { nodes, edges });
+            }
+            CommandId::SelectAll => {
+                let wf = self.doc.workflow();
+                let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
+                self.doc.selection.clear();
+                self.doc.selection.nodes = all;
+            }
+            CommandId::SelectNone => self.doc.selection.clear(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Quick-add, chain instances, authoring and the Settings window. Whether `c` is one of them.
+    fn tool_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
+        match c {
+            CommandId::QuickAdd => {
+                let screen = self.panels.canvas.quick_add_origin(ctx.pointer_latest_pos());
+                let p = self.panels.canvas.snap_point(self.panels.canvas.screen_to_canvas(screen));
+                let at = (f64::from(p.x), f64::from(p.y));
+                self.windows.finder = Some(finder::Finder::new(finder::Mode::QuickAdd { screen, at }));
+            }
+            CommandId::OpenChild => {
+                if let [id] = &self.selected_nodes()[..] {
+                    self.open_child(id);
+                }
+            }
+            CommandId::EditInstance => {
+                if let Some(key) = self.selected_instance() {
+                    self.open_instance_form(&key);
+                }
+            }
+            CommandId::RemoveInstance => {
+                if let Some(key) = self.selected_instance() {
+                    self.apply(Command::RemoveInstance { key });
+                }
+            }
+            CommandId::ReparamApp => self.open_app_reparam(),
+            CommandId::CompareSaved => match crate::editor::compare::compare_with_saved(&self.doc) {
+                Ok(lines) => self.windows.compare.lines = Some(lines),
+                Err(e) => self.panels.problems.error(e),
+            },
+            CommandId::ExtractChain => {
+                let nodes = self.selected_nodes();
+                self.windows.authoring.open_extract(self.doc.workflow(), nodes);
+            }
+            CommandId::MakeParameter => {
+                if let [node] = self.selected_nodes().as_slice() {
+                    self.windows.authoring.make_parameter_of(self.doc.workflow(), node);
+                }
+            }
+            CommandId::Settings => self.windows.trust_window.open = true,
+            CommandId::ImportCapabilities => self.ask(Purpose::Capabilities),
+            CommandId::ImportNodeCatalog => self.ask(Purpose::NodeCatalog),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Arranging, and what the canvas, panels and windows show. Whether `c` is one of them.
+    fn view_command(&mut self, c: CommandId) -> bool {
+        match c {
+            CommandId::Tidy
+            | CommandId::AlignLeft
+            | CommandId::AlignCentreX
+            | CommandId::AlignRight
+            | CommandId::AlignTop
+            | CommandId::AlignCentreY
+            | CommandId::AlignBottom
+            | CommandId::DistributeHorizontally
+            | CommandId::DistributeVertically => {
+                let how = c.arrangement().expect("an arrange command");
+                let sel = &self.doc.selection.nodes;
+                let whole = how == Arrangement::Tidy && sel.len() < 2;
+                let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
+                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
+                self.apply(Command::Arrange { how, nodes, ports });
+                if whole {
+                    self.panels.canvas.request_fit();
+                }
+            }
+            CommandId::Duplicate => {
+                let nodes = self.doc.selection.nodes.iter().cloned().collect();
+                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
+                self.apply(Command::Duplicate { nodes, ports });
+            }
+            CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
+            CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
+            CommandId::Fit => self.panels.canvas.request_fit(),
+            CommandId::ZoomIn => self.panels.canvas.zoom_in(),
+            CommandId::ZoomOut => self.panels.canvas.zoom_out(),
+            CommandId::ToggleSnap => self.panels.canvas.snap = !self.panels.canvas.snap,
+            CommandId::ToggleMinimap => self.panels.canvas.minimap = !self.panels.canvas.minimap,
+            CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
+            CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
+            CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
+            CommandId::PackView => self.windows.authoring.view.open = true,
+            CommandId::ShortcutHelp => self.windows.shortcut_help = true,
+            _ => return false,
+        }
+        true
+    }
+
+    pub(super) fn apply(&mut self, cmd: Command) {
+        // A connection between ports whose types do not fit is refused before the document sees it.
+        if let Err(e) = node_type::check_command(self.doc.workflow(), self.library.trust.catalog.as_ref(), &cmd) {
+            self.panels.problems.error(e);
+            return;
+        }
+        let result = self.doc.apply(cmd);
+        self.windows.app_reparam.answered(result.as_ref().err());
+        match result {
+            Ok(outcome) => {
+                self.panels.problems.clear_error();
+                if !outcome.new_nodes.is_empty() {
+                    self.doc.selection.clear();
+                    self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
+                }
+                // The first warning said in words; all of them are counted beside it.
+                let text = match outcome.warnings.first() {
+                    Some(w) => format!("{} — {}", outcome.label, w.message),
+                    None => outcome.label,
+                };
+                self.panels.problems.status_with(text, outcome.warnings);
+            }
+            Err(e) => self.panels.problems.error(e),
+        }
+    }
+
+    /// The command palette or quick-add, and what was picked in it.
+    pub(super) fn finder(&mut self, ctx: &egui::Context, os: Os) {
+        let Some(f) = &mut self.windows.finder else { return };
+        let entries = finder_entries(
+            f.mode,
+            &self.command_context(),
+            os,
+            &self.library.packs,
+            &self.library.reports,
+            self.library.trust.catalog.as_ref(),
+            self.panels.palette.show_internal,
+        );
+        let Some(f) = &mut self.windows.finder else { return };
+        let mut close = false;
+        let picked = f.show(ctx, &entries, &mut close);
+        if close {
+            self.windows.finder = None;
+        }
+        let Some(picked) = picked else { return };
+        let at = match picked.mode {
+            finder::Mode::QuickAdd { at, .. } => at,
+            finder::Mode::Palette => {
+                let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
+                (f64::from(c.x), f64::from(c.y))
+            }
+        };
+        match picked.target {
+            Target::Command(c) => self.actions.push(Action::Run(c)),
+            Target::Chain { pack, chain_id } => {
+                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+                self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge, after });
+            }
+            Target::NodeType(type_id) => {
+                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+                match after {
+                    Some(source) => self.insert_node_after(&type_id, at, &source),
+                    None => self.actions.push(Action::InsertNodeType { type_id, at, on_edge }),
+                }
+            }
+        }
+    }
+}
+
+/// What the palette or quick-add lists: commands (palette only; not the palette itself),
+/// disabled ones marked so, then chain tiles of the loaded chain packs (internal ones when
+/// shown), then the catalog's node types.
+fn finder_entries(
+    mode: finder::Mode,
+    cx: &commands::Context,
+    os: Os,
+    packs: &Packs,
+    reports: &[TrustReport],
+    catalog: Option<&Catalog>,
+    show_internal: bool,
+) -> Vec<Entry> {
+    let mut out = Vec::new();
+    if mode == finder::Mode::Palette {
+        for &c in CommandId::ALL {
+            if c == CommandId::CommandPalette {
+                continue;
+            }
+            let spec = c.spec();
+            let (title, detail, shortcut) = (spec.label.to_owned(), spec.id.to_owned(), c.shortcut_text(os));
+            out.push(Entry { target: Target::Command(c), title, detail, shortcut, enabled: c.is_enabled(cx) });
+        }
+    }
+    let chain_packs =
+        packs.with_ids().zip(reports).filter(|((_, p), _)| p.kind == crate::pack::PackKind::WorkflowChain);
+    for ((i, pack), report) in chain_packs {
+        for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
+            // A blocked chain stays pickable (picking it explains why), marked as the palette marks it.
+            let concerns = |f: &&crate::error::Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            let blocked = report.blocking().find(concerns).map(|f| f.code);
+            let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error());
+            let (mark, why) = match (blocked, invalid) {
+                (Some(code), _) => (" · blocked", format!("{code} · ")),
+                (None, true) => (" · invalid", String::new()),
+                (None, false) => ("", String::new()),
+            };
+            let detail = format!("{why}{} · {}", chain.chain_id(), pack.name());
+            let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
+            let title = format!("{}{mark}", chain.label());
+            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
+        }
+    }
+    if let Some(catalog) = catalog {
+        for t in catalog.node_types() {
+            let target = Target::NodeType(t.type_id().to_owned());
+            let (title, detail) = (t.label().to_owned(), t.type_id().to_owned());
+            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
+        }
+    }
+    out
+}

@@ -1,0 +1,313 @@
+use super::App;
+use crate::app::app_reparam::WINDOW_HEIGHT;
+use crate::app::form::FormSession;
+use crate::app::registry::Request;
+use crate::app::trust_settings::{DEPTHS, ImportedFrom};
+use crate::app::window::WindowId;
+use crate::catalog::{HostProfile, TrustedKeys};
+use crate::editor::app_reparam::AppReparam;
+use crate::editor::host_import;
+use crate::editor::registry_view::{Outcome, RegistryView};
+use crate::editor::subchains::ChildView;
+
+impl App {
+    /// Esc closes the topmost of the editor's open windows (by their layers' order), before
+    /// anything under them sees it (the form, the selection). The in-app file dialog, the
+    /// palette, quick-add, menus and modal questions answer Esc themselves.
+    pub(super) fn close_topmost_window(&mut self, ctx: &egui::Context) {
+        let busy = self.windows.finder.is_some()
+            || ctx.memory(|m| m.top_modal_layer()).is_some()
+            || egui::Popup::is_any_open(ctx);
+        if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+            return;
+        }
+        let open = [
+            (WindowId::FileDialog, self.windows.dialogs.is_open()),
+            (WindowId::ShortcutHelp, self.windows.shortcut_help),
+            (WindowId::Explanation, self.panels.palette.explained().is_some()),
+            (WindowId::PackFindings, self.panels.palette.detail_open()),
+            (WindowId::Refusal, self.panels.problems.error_window_open()),
+            (WindowId::Settings, self.windows.trust_window.open),
+            (WindowId::Registry, self.windows.registry.open),
+            (WindowId::Publish, self.windows.publish.is_some()),
+            (WindowId::AppReparam, self.windows.app_reparam.open.is_some()),
+            (WindowId::PackView, self.windows.authoring.view.open),
+            (WindowId::Extract, self.windows.authoring.extract_open()),
+            (WindowId::MakeParameter, self.windows.authoring.make_open()),
+        ];
+        let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
+        let depth = |w: WindowId| layers.iter().position(|l| l.id == w.id());
+        let Some(top) = open.iter().filter(|(_, is_open)| *is_open).map(|(w, _)| *w).max_by_key(|w| depth(*w)) else {
+            return;
+        };
+        if top == WindowId::FileDialog {
+            return;
+        }
+        ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        match top {
+            WindowId::FileDialog | WindowId::Child | WindowId::Compare => {}
+            WindowId::ShortcutHelp => self.windows.shortcut_help = false,
+            WindowId::Explanation => self.panels.palette.close_explanation(),
+            WindowId::PackFindings => self.panels.palette.close_detail(),
+            WindowId::Refusal => self.panels.problems.close_error_window(),
+            WindowId::Settings => self.windows.trust_window.open = false,
+            WindowId::Registry => self.windows.registry.open = false,
+            WindowId::Publish => self.windows.publish = None,
+            WindowId::AppReparam => self.windows.app_reparam.open = None,
+            WindowId::PackView => self.windows.authoring.view.open = false,
+            WindowId::Extract => self.windows.authoring.close_extract(),
+            WindowId::MakeParameter => self.windows.authoring.close_make(),
+        }
+    }
+}
+
+impl App {
+    /// Open the window for the workflow's app instance, selecting the nodes edited by hand.
+    pub(super) fn open_app_reparam(&mut self) {
+        match AppReparam::open(self.doc.workflow(), &self.library.packs) {
+            Ok(r) => {
+                self.doc.selection.clear();
+                for e in &r.hand_edits {
+                    if let crate::workflow::app_instance::HandEdit::Changed { node_id, .. } = e {
+                        self.doc.selection.nodes.insert(node_id.clone());
+                    }
+                }
+                // The instance above the window, so what the edits concern stays in view.
+                let wf = self.doc.workflow();
+                let nodes = crate::editor::app_reparam::instance_nodes(wf, &r.instance);
+                let region = nodes
+                    .iter()
+                    .filter_map(|id| wf.node(id))
+                    .map(|ix| {
+                        let (x, y) = wf.graph[ix].position();
+                        crate::app::canvas::card_rect(egui::pos2(x as f32, y as f32))
+                    })
+                    .reduce(egui::Rect::union);
+                if let Some(region) = region {
+                    let canvas = self.panels.canvas.screen_rect();
+                    let top = canvas.min + egui::vec2(16.0, 16.0);
+                    let bottom =
+                        egui::pos2(canvas.max.x - 16.0, (canvas.max.y - WINDOW_HEIGHT - 16.0).max(top.y + 80.0));
+                    self.panels.canvas.frame_region(region, egui::Rect::from_min_max(top, bottom));
+                }
+                self.windows.app_reparam.start(r);
+            }
+            Err(e) => self.panels.problems.error(e),
+        }
+    }
+
+    /// Whether the re-parameterisation window is open.
+    pub fn app_reparam_open(&self) -> bool {
+        self.windows.app_reparam.open.is_some()
+    }
+}
+
+impl App {
+    /// Show the child of a sub-chain node, or say why it cannot be shown.
+    pub(super) fn open_child(&mut self, node_id: &str) {
+        let wf = self.doc.workflow();
+        match crate::editor::subchains::open_child(
+            wf,
+            self.doc.path.as_deref(),
+            &self.library.packs,
+            &self.library.trust,
+            node_id,
+        ) {
+            Ok(view) => {
+                self.panels.problems.status(format!(
+                    "Child workflow {} ({} nodes)",
+                    view.workflow_id,
+                    view.workflow.node_count()
+                ));
+                self.windows.child_window.open = Some(view);
+            }
+            Err(e) => self.panels.problems.error(e),
+        }
+    }
+
+    /// Write the workflow and every sub-chain child beside it, all files or none.
+    pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
+        let wf = self.doc.workflow();
+        let written = crate::editor::subchains::co_expand(wf, &self.library.packs, &self.library.trust).and_then(
+            |(parent, children, built)| {
+                let mode = crate::workflow::ExportMode::Faithful;
+                let mut bundle = crate::workflow::bundle::write_bundle(path, &parent, &children, mode)?;
+                bundle.warnings.extend(built);
+                Ok(bundle)
+            },
+        );
+        match written {
+            Ok(bundle) => {
+                let children = crate::app::problems::counted(bundle.children.len(), "child workflow");
+                let text = format!("Exported bundle {}: the workflow and {children}", path.display());
+                self.panels.problems.status_with(text, bundle.warnings);
+            }
+            Err(e) => self.panels.problems.error(e),
+        }
+    }
+
+    /// The child workflow window's content, for tests.
+    pub fn child_view(&self) -> Option<&ChildView> {
+        self.windows.child_window.open.as_ref()
+    }
+}
+
+impl App {
+    /// The Registry window while it is open, and what was asked of it.
+    pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
+        let Some(request) = self.windows.registry.show(ctx) else { return };
+        match request {
+            Request::ChooseFolder => self.ask(crate::app::dialogs::Purpose::Registry),
+            Request::ChooseInstallFolder => self.ask(crate::app::dialogs::Purpose::InstallFolder),
+            Request::Install { name, version } => {
+                let opts = crate::registry::InstallOptions {
+                    // The editor's own trust switch decides, as it does for opening packs.
+                    allow_unsigned: !self.settings.trust.require_signed,
+                    protocol_major: self.library.trust.host.protocol_major,
+                };
+                match self.windows.registry.view.install(&name, &version, opts) {
+                    Some(done) => {
+                        let status = format!("Installed {name}@{version} to {}", done.tarball.display());
+                        self.panels.problems.status(status);
+                    }
+                    None => self.registry_refusal(),
+                }
+            }
+            Request::Open { name, version } => match self.windows.registry.view.open_version(&name, &version) {
+                Some(pack) => {
+                    let chains = pack.chains.len();
+                    self.add_packs(vec![pack]);
+                    self.panels
+                        .problems
+                        .status(format!("Opened {name}@{version} from the registry ({chains} chain(s))"));
+                }
+                None => self.registry_refusal(),
+            },
+        }
+    }
+
+    fn registry_refusal(&mut self) {
+        if let Some(Outcome::Refused { error, .. }) = &self.windows.registry.view.outcome {
+            self.panels.problems.error(error.clone());
+        }
+    }
+
+    /// The registry view, for tests and tools that drive the window.
+    pub fn registry_view(&self) -> &RegistryView {
+        &self.windows.registry.view
+    }
+}
+
+impl App {
+    /// Carry the settings into the policy and re-check everything it decides. The keys folder
+    /// is read only when `reload_keys` (at start, or when a folder is chosen).
+    pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
+        let s = &mut self.settings.trust;
+        s.host.max_depth = s.host.max_depth.clamp(*DEPTHS.start(), *DEPTHS.end());
+        if reload_keys {
+            let (keys, error) = match s.trusted_keys.as_deref().map(TrustedKeys::load) {
+                None => (TrustedKeys::default(), None),
+                Some(Ok(keys)) => (keys, None),
+                Some(Err(e)) => (TrustedKeys::default(), Some(e)),
+            };
+            match (&error, &s.trusted_keys) {
+                (Some(e), _) => self.panels.problems.error(e.clone()),
+                (None, Some(dir)) => {
+                    self.panels.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
+                }
+                (None, None) => {}
+            }
+            self.library.trust.trusted_keys = keys;
+            self.windows.trust_window.keys_error = error;
+            self.windows.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
+        }
+        self.library.trust.host = s.host.clone();
+        self.library.trust.require_signed = s.require_signed;
+        self.library.trust.strict = s.strict;
+        self.refresh_trust();
+        self.panels.problems.relint();
+        self.recheck_form();
+    }
+
+    /// Make the capabilities document at `path` the host profile (the node types the user
+    /// declared stay), and re-check everything against it.
+    pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
+        match host_import::read_capabilities(path) {
+            Ok(got) => {
+                let s = &mut self.settings.trust;
+                let node_types = std::mem::take(&mut s.host.node_types);
+                s.host = HostProfile { node_types, ..got.profile };
+                s.capabilities = Some(ImportedFrom { path: path.to_path_buf(), form: got.form.to_owned() });
+                self.windows.trust_window.import_error = None;
+                self.apply_trust_settings(false);
+                self.panels.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
+            }
+            Err(e) => {
+                self.windows.trust_window.import_error = Some(e.clone());
+                self.panels.problems.error(e);
+            }
+        }
+    }
+
+    /// Take the host's node types from a saved `node-catalog` response.
+    pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
+        match host_import::read_node_catalog(path) {
+            Ok(ids) => {
+                let n = ids.len();
+                self.settings.trust.node_catalog = Some(path.to_path_buf());
+                self.windows.trust_window.node_catalog = Some(Ok(ids));
+                self.apply_trust_settings(false);
+                self.panels.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
+            }
+            Err(e) => self.panels.problems.error(e),
+        }
+    }
+
+    /// An open form is opened afresh with the values typed so far, so that what blocks it and
+    /// its preview follow the new policy.
+    fn recheck_form(&mut self) {
+        let Some(old) = &self.windows.form else { return };
+        let Some(pack) = old.pack.and_then(|id| self.library.packs.get(id)) else { return };
+        let Some(chain) = pack.chain(&old.chain_id) else { return };
+        let values = Some(old.values().clone());
+        let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
+        // The view stays as it was framed; framing it again would jump.
+        form.positioned = old.positioned;
+        form.framed = old.framed;
+        if let Some(e) = self.library.trust.check_chain(pack, &old.chain_id).refusal() {
+            form.block(e);
+        }
+        self.windows.form = Some(form);
+    }
+
+    /// The Settings window while it is open; a change is applied after it is drawn.
+    pub(super) fn trust_settings_window(&mut self, ctx: &egui::Context) {
+        if !self.windows.trust_window.open {
+            return;
+        }
+        let before = self.settings.trust.clone();
+        let nodes = self.doc.workflow().node_count();
+        let at = self.panels.canvas.screen_rect().min + egui::vec2(16.0, 16.0);
+        let asked = self.windows.trust_window.show(
+            ctx,
+            &mut self.settings,
+            &self.library.trust.trusted_keys,
+            nodes,
+            self.windows.dialogs.describe(),
+            at,
+        );
+        let reload = self.settings.trust.trusted_keys != before.trusted_keys;
+        if asked.choose_keys {
+            self.ask(crate::app::dialogs::Purpose::TrustedKeys);
+        }
+        if let Some(command) = asked.import {
+            self.actions.push(crate::app::action::Action::Run(command));
+        }
+        if self.settings.trust.node_catalog.is_none() {
+            self.windows.trust_window.node_catalog = None;
+        }
+        if reload || self.settings.trust != before {
+            self.apply_trust_settings(reload);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! One scaffold for the editor's windows. Each is an `egui::Window` with its own id (the Esc
+//! handler finds the topmost open window by it), a title, and where and how large it first
+//! appears; a window's module draws only its body. Below every window: it imports none.
+
+use egui::{Align2, Context, Id, InnerResponse, Pos2, Ui, Vec2, WidgetText};
+
+/// The editor's windows, by the id each is shown with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowId {
+    FileDialog,
+    ShortcutHelp,
+    Explanation,
+    PackFindings,
+    Refusal,
+    Settings,
+    Registry,
+    Publish,
+    AppReparam,
+    PackView,
+    Extract,
+    MakeParameter,
+    Child,
+    Compare,
+}
+
+impl WindowId {
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowId::FileDialog => "cs-file-dialog",
+            WindowId::ShortcutHelp => "cs-shortcut-help",
+            WindowId::Explanation => "cs-blocked",
+            WindowId::PackFindings => "cs-pack-detail",
+            WindowId::Refusal => "cs-error",
+            WindowId::Settings => "cs-settings",
+            WindowId::Registry => "cs-registry",
+            WindowId::Publish => "cs-publish",
+            WindowId::AppReparam => "cs-app-reparam",
+            WindowId::PackView => "cs-pack-view",
+            WindowId::Extract => "cs-extract",
+            WindowId::MakeParameter => "cs-make-param",
+            WindowId::Child => "cs-child",
+            WindowId::Compare => "cs-compare-saved",
+        }
+    }
+
+    /// The egui id the window's area is shown with.
+    pub fn id(self) -> Id {
+        Id::unique(self.name())
+    }
+}
+
+/// A window being set up: not collapsible, resizable, placed where egui puts a new window
+/// unless told otherwise.
+#[must_use]
+pub struct Scaffold<'open> {
+    window: egui::Window<'open>,
+}
+
+impl<'open> Scaffold<'open> {
+    /// `open` is cleared when the window's close button is clicked.
+    pub fn new(id: WindowId, title: impl Into<WidgetText>, open: &'open mut bool) -> Self {
+        Self { window: egui::Window::new(title).id(id.id()).open(open).collapsible(false) }
+    }
+
+    /// Keep egui's title-bar button that folds the window to its title.
+    pub fn collapsible(self) -> Self {
+        Self { window: self.window.collapsible(true) }
+    }
+
+    /// Sized by its content; the user cannot resize it.
+    pub fn fixed_size(self) -> Self {
+        Self { window: self.window.resizable(false) }
+    }
+
+    pub fn size(self, size: impl Into<Vec2>) -> Self {
+        Self { window: self.window.default_size(size) }
+    }
+
+    pub fn width(self, width: f32) -> Self {
+        Self { window: self.window.default_width(width) }
+    }
+
+    pub fn max_size(self, size: impl Into<Vec2>) -> Self {
+        Self { window: self.window.max_size(size) }
+    }
+
+    /// First shown with its top left corner at `at`.
+    pub fn at(self, at: Pos2) -> Self {
+        Self { window: self.window.default_pos(at) }
+    }
+
+    /// First shown `size` large in the middle of the editor's window.
+    pub fn centred(self, ctx: &Context, size: Vec2) -> Self {
+        Self { window: self.window.default_size(size).default_pos(ctx.content_rect().center() - size / 2.0) }
+    }
+
+    /// First shown with its centre at the middle of the editor's window, whatever its size.
+    pub fn pivot_centred(self, ctx: &Context) -> Self {
+        Self { window: self.window.pivot(Align2::CENTER_CENTER).default_pos(ctx.content_rect().center()) }
+    }
+
+    /// Held in the middle of the editor's window; it cannot be moved.
+    pub fn anchored_centre(self) -> Self {
+        Self { window: self.window.anchor(Align2::CENTER_CENTER, [0.0, 0.0]) }
+    }
+
+    /// Kept inside the editor's window.
+    pub fn constrained(self) -> Self {
+        Self { window: self.window.constrain(true) }
+    }
+
+    pub fn show<R>(self, ctx: &Context, add: impl FnOnce(&mut Ui) -> R) -> Option<InnerResponse<Option<R>>> {
+        self.window.show(ctx, add)
+    }
+}
