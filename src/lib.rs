@@ -42,6 +42,7 @@ pub mod ids;
 pub mod inline;
 pub mod jcs;
 pub mod json_walk;
+pub mod net;
 pub mod pack;
 mod parallel;
 pub mod params;

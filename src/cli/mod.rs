@@ -18,6 +18,7 @@ use std::process::ExitCode;
 mod author;
 mod interop;
 pub mod start;
+mod browse;
 
 #[derive(Parser)]
 #[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]
@@ -46,10 +47,16 @@ pub enum Command {
     /// Sign a pack, or publish it into a registry folder.
     #[command(subcommand)]
     Pack(interop::PackCommand),
-    /// Verify one version in a registry folder: tarball integrity, then its signature.
+    /// Verify one version in a registry (URL or folder): tarball integrity, then its signature.
     Verify(interop::VerifyArgs),
-    /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
+    /// Resolve, verify and install a pack from a registry (URL or folder) into the OpenWOP cache.
     Install(interop::InstallArgs),
+    /// Search a registry's index (names, descriptions, tags, typeIds).
+    Search(browse::SearchArgs),
+    /// Show a pack's versions (latest, yanked, deprecated, signing), or one version's manifest.
+    Info(browse::InfoArgs),
+    /// Serve a registry folder over HTTP, read-only, as a static host serves a registry.
+    Serve(browse::ServeArgs),
     /// Re-parameterise a workflow the OpenWOP app expanded from one chain, as the app would.
     Reparam(interop::ReparamArgs),
     /// Author chains from workflows.
@@ -281,6 +288,9 @@ pub fn run(command: Command) -> ExitCode {
         Command::Pack(c) => interop::pack(&c),
         Command::Verify(a) => interop::verify(&a),
         Command::Install(a) => interop::install(&a),
+        Command::Search(a) => browse::search(&a),
+        Command::Info(a) => browse::info(&a),
+        Command::Serve(a) => browse::serve(&a),
         Command::Reparam(a) => interop::reparam(&a),
         Command::Chain(author::ChainCommand::Extract(a)) => author::extract(a),
     };
