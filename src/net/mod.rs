@@ -32,8 +32,9 @@ pub struct NetOptions {
     pub read_timeout: Duration,
     /// The cache folder (`None`: no cache, every index is fetched whole).
     pub cache_dir: Option<PathBuf>,
-    /// A cached index younger than this is used without asking the server (`None`: always
-    /// revalidate). Only read commands that decide nothing about trust set it.
+    /// A cached discovery document younger than this is used without asking the server
+    /// (`None`: always revalidate). Only read commands that decide nothing about trust set
+    /// it; indexes are always revalidated.
     pub fresh_for: Option<Duration>,
 }
 
@@ -53,7 +54,9 @@ impl Default for NetOptions {
 /// How a body is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Body {
-    /// An index or discovery document: cached and revalidated.
+    /// The discovery document: cached, and revalidated unless fresh (`fresh_for`).
+    Discovery,
+    /// An index: cached and always revalidated.
     Index,
     /// Anything else (manifests, tarballs, signatures, keys): always fetched whole.
     Fetch,
@@ -113,11 +116,22 @@ impl Client {
         }
     }
 
+    /// Where a redirect from `from` may go: HTTPS stays HTTPS, and the target passes
+    /// `check_url` like any other.
+    pub fn redirect(&self, from: &url::Url, location: &str) -> Result<url::Url> {
+        let next = from.join(location).map_err(|e| unreachable(from.as_str(), format!("redirect: {e}")))?;
+        if from.scheme() == "https" && next.scheme() != "https" {
+            return Err(unreachable(from.as_str(), format!("redirected from HTTPS to {next}; refused"))
+                .with("reason", "redirect_downgrade"));
+        }
+        self.check_url(next.as_str()).map_err(|e| e.with("redirectedFrom", from.as_str()))
+    }
+
     /// The body at `url`, at most `limit` bytes (else `too_large_code`), or `None` when the
     /// server has none (404, 410).
     pub fn get(&self, url: &str, limit: u64, too_large_code: &'static str, body: Body) -> Result<Option<Vec<u8>>> {
         let cached = match (body, &self.opts.cache_dir) {
-            (Body::Index, Some(dir)) => cache::Entry::read(dir, url, limit),
+            (Body::Discovery | Body::Index, Some(dir)) => cache::Entry::read(dir, url, limit),
             _ => None,
         };
         if self.opts.offline {
@@ -126,7 +140,7 @@ impl Client {
                 None => Err(unreachable(url, "offline, and the cache has no copy").with("reason", "offline")),
             };
         }
-        if let (Some(entry), Some(fresh)) = (&cached, self.opts.fresh_for)
+        if let (Body::Discovery, Some(entry), Some(fresh)) = (body, &cached, self.opts.fresh_for)
             && entry.age().is_some_and(|age| age < fresh)
         {
             return Ok(Some(entry.body.clone()));
@@ -142,7 +156,7 @@ impl Client {
                 Ok(Some(entry.body))
             }
             Fetched::Body { bytes, etag, last_modified } => {
-                if let (Body::Index, Some(dir), Some(b)) = (body, &self.opts.cache_dir, &bytes) {
+                if let (Body::Discovery | Body::Index, Some(dir), Some(b)) = (body, &self.opts.cache_dir, &bytes) {
                     // A cache that cannot be written costs a refetch, never the answer.
                     let _ = cache::Entry::write(dir, url, b, etag, last_modified);
                 }
@@ -180,12 +194,7 @@ impl Client {
                     let location = response
                         .header("location")
                         .ok_or_else(|| unreachable(url.as_str(), "a redirect without a Location"))?;
-                    let next = url.join(location).map_err(|e| unreachable(url.as_str(), format!("redirect: {e}")))?;
-                    if url.scheme() == "https" && next.scheme() != "https" {
-                        return Err(unreachable(url.as_str(), format!("redirected from HTTPS to {next}; refused"))
-                            .with("reason", "redirect_downgrade"));
-                    }
-                    url = self.check_url(next.as_str())?;
+                    url = self.redirect(&url, location)?;
                     continue;
                 }
                 200 => {}
@@ -249,6 +258,13 @@ mod tests {
         assert!(strict.check_url("ftp://127.0.0.1/").is_err());
         let loose = Client::new(NetOptions { allow_http: true, cache_dir: None, ..NetOptions::default() });
         assert!(loose.check_url("http://packs.example.test/").is_ok());
+        // Never from HTTPS to HTTP, even where plain HTTP is allowed.
+        let from = url::Url::parse("https://packs.example.test/v2/index.json").unwrap();
+        for client in [&strict, &loose] {
+            let err = client.redirect(&from, "http://127.0.0.1/v2/index.json").unwrap_err();
+            assert_eq!(err.details["reason"].as_str(), Some("redirect_downgrade"));
+            assert_eq!(client.redirect(&from, "/mirror/index.json").unwrap().as_str(), "https://packs.example.test/mirror/index.json");
+        }
     }
 
     #[test]

@@ -162,7 +162,7 @@ impl Registry {
         let mut document = None;
         for path in [DISCOVERY_PATH, DISCOVERY_URL_PATH] {
             let path = format!("/{path}");
-            if let Some(bytes) = source.read(&path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST, Body::Index)? {
+            if let Some(bytes) = source.read(&path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST, Body::Discovery)? {
                 document = Some(parse(&source.locate(&path), &bytes)?);
                 break;
             }
