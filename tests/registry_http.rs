@@ -38,7 +38,17 @@ fn registry(root: &Path) -> PathBuf {
     let key = ok_json(&run(&["keygen", s(&root.join("me"))]))["privateKey"].as_str().unwrap().to_owned();
     let reg = root.join("reg");
     for v in ["1.0.0", "1.1.0"] {
-        ok_json(&run(&["pack", "publish", s(&chain_pack(root, v)), "--registry", s(&reg), "--key", &key, "--key-id", "me-1"]));
+        ok_json(&run(&[
+            "pack",
+            "publish",
+            s(&chain_pack(root, v)),
+            "--registry",
+            s(&reg),
+            "--key",
+            &key,
+            "--key-id",
+            "me-1",
+        ]));
     }
     reg
 }
@@ -140,7 +150,8 @@ fn search_and_info(url: &str, cache: &Path) {
     let none = ok_json(&cs(cache, &["search", "nothing-like-it", "--registry", url, "--json"]));
     assert_eq!(none["total"], 0);
     let info = ok_json(&cs(cache, &["info", &format!("{NAME}@1.0.0"), "--registry", url, "--json"]));
-    let versions: Vec<&str> = info["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap()).collect();
+    let versions: Vec<&str> =
+        info["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap()).collect();
     assert_eq!(versions, ["1.0.0", "1.1.0"]);
     assert_eq!(info["latest"], "1.1.0");
     assert_eq!(info["requestedVersion"]["signing"], json!({"keyId": "me-1", "scheme": "ed25519-canonical-json"}));
@@ -190,7 +201,14 @@ fn serve_never_answers_outside_its_folder() {
         answer
     };
     assert_eq!(status(&get("/v2/index.json")), "200");
-    for target in ["/../secret.json", "/v2/../../secret.json", "/%2e%2e/secret.json", "/v2/%2e%2e%2f%2e%2e%2fsecret.json", "/v2/link.json", "/v2/link"] {
+    for target in [
+        "/../secret.json",
+        "/v2/../../secret.json",
+        "/%2e%2e/secret.json",
+        "/v2/%2e%2e%2f%2e%2e%2fsecret.json",
+        "/v2/link.json",
+        "/v2/link",
+    ] {
         let answer = get(target);
         assert!(status(&answer) == "404" && !answer.contains("secret"), "{target}: {answer}");
     }
@@ -225,8 +243,14 @@ fn a_truncated_tarball_fails_integrity_over_http() {
     let bytes = std::fs::read(&tgz).unwrap();
     std::fs::write(&tgz, &bytes[..bytes.len() / 2]).unwrap();
     let server = python_serve(&reg, &dir.path().join("py.log"));
-    let e = envelope(&cs(&dir.path().join("c"), &["install", NAME, "--registry", &server.url, "--dir", s(&dir.path().join("i"))]));
-    assert_eq!((e["error"].as_str(), e["details"]["reason"].as_str()), (Some("pack_integrity_failure"), Some("integrity_mismatch")));
+    let e = envelope(&cs(
+        &dir.path().join("c"),
+        &["install", NAME, "--registry", &server.url, "--dir", s(&dir.path().join("i"))],
+    ));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_integrity_failure"), Some("integrity_mismatch"))
+    );
     assert!(!dir.path().join("i").join(NAME).exists());
 }
 
@@ -265,7 +289,8 @@ fn folder_with(reg: PathBuf, special: impl Fn(&str, &mut TcpStream) -> bool + Se
         let file = reg.join(path.trim_start_matches('/'));
         match std::fs::read(&file) {
             Ok(bytes) => {
-                let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", bytes.len());
+                let _ =
+                    write!(stream, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", bytes.len());
                 let _ = stream.write_all(&bytes);
             }
             Err(_) => {
@@ -315,7 +340,10 @@ fn a_server_slower_than_the_timeout_is_unreachable() {
         true
     });
     let start = Instant::now();
-    let e = envelope(&cs(&dir.path().join("c"), &["verify", &format!("{NAME}@1.1.0"), "--registry", &url, "--timeout", "1"]));
+    let e = envelope(&cs(
+        &dir.path().join("c"),
+        &["verify", &format!("{NAME}@1.1.0"), "--registry", &url, "--timeout", "1"],
+    ));
     assert!(start.elapsed() < Duration::from_secs(4), "{:?}", start.elapsed());
     assert_eq!(e["error"], "pack_registry_unreachable", "{e}");
     assert!(e["details"]["url"].as_str().unwrap().ends_with(&manifest_path("1.1.0")), "{e}");
@@ -335,7 +363,8 @@ fn a_body_cut_short_is_unreachable_not_a_smaller_file() {
         let _ = stream.write_all(&bytes[..bytes.len() / 2]);
         true
     });
-    let e = envelope(&cs(&dir.path().join("c"), &["install", NAME, "--registry", &url, "--dir", s(&dir.path().join("i"))]));
+    let e =
+        envelope(&cs(&dir.path().join("c"), &["install", NAME, "--registry", &url, "--dir", s(&dir.path().join("i"))]));
     assert_eq!(e["error"], "pack_registry_unreachable", "{e}");
     assert!(!dir.path().join("i").join(NAME).exists());
 }
@@ -348,11 +377,19 @@ fn a_redirect_to_plain_http_elsewhere_is_refused() {
         if !path.ends_with(".tgz") {
             return false;
         }
-        let _ = write!(stream, "HTTP/1.1 302 Found\r\nLocation: http://packs.example.test{path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        let _ = write!(
+            stream,
+            "HTTP/1.1 302 Found\r\nLocation: http://packs.example.test{path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
         true
     });
-    let e = envelope(&cs(&dir.path().join("c"), &["install", NAME, "--registry", &url, "--dir", s(&dir.path().join("i"))]));
-    assert_eq!((e["error"].as_str(), e["details"]["reason"].as_str()), (Some("pack_registry_unreachable"), Some("insecure_scheme")), "{e}");
+    let e =
+        envelope(&cs(&dir.path().join("c"), &["install", NAME, "--registry", &url, "--dir", s(&dir.path().join("i"))]));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_registry_unreachable"), Some("insecure_scheme")),
+        "{e}"
+    );
     // Plain HTTP to a host other than loopback is refused before any connection.
     let e = envelope(&cs(&dir.path().join("c"), &["search", "x", "--registry", "http://packs.example.test"]));
     assert_eq!(e["details"]["reason"], "insecure_scheme");
@@ -362,11 +399,19 @@ fn a_redirect_to_plain_http_elsewhere_is_refused() {
 fn redirects_are_limited() {
     let url = raw_server(|path, stream| {
         let n: u32 = path.trim_start_matches("/hop").split('/').next().and_then(|n| n.parse().ok()).unwrap_or(0);
-        let _ = write!(stream, "HTTP/1.1 302 Found\r\nLocation: /hop{}/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", n + 1);
+        let _ = write!(
+            stream,
+            "HTTP/1.1 302 Found\r\nLocation: /hop{}/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            n + 1
+        );
     });
     let dir = tempfile::tempdir().unwrap();
     let e = envelope(&cs(dir.path(), &["search", "x", "--registry", &url]));
-    assert_eq!((e["error"].as_str(), e["details"]["reason"].as_str()), (Some("pack_registry_unreachable"), Some("too_many_redirects")), "{e}");
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_registry_unreachable"), Some("too_many_redirects")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -410,5 +455,8 @@ fn a_warm_cache_asks_only_for_the_index_conditionally() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(server.requests().len(), 5);
     let e = envelope(&cs(&dir.path().join("empty"), &["info", NAME, "--registry", &server.url, "--offline"]));
-    assert_eq!((e["error"].as_str(), e["details"]["reason"].as_str()), (Some("pack_registry_unreachable"), Some("offline")));
+    assert_eq!(
+        (e["error"].as_str(), e["details"]["reason"].as_str()),
+        (Some("pack_registry_unreachable"), Some("offline"))
+    );
 }

@@ -84,7 +84,13 @@ pub fn search(args: &SearchArgs) -> Result<ExitCode> {
         .map(|p| {
             let version = p.get("latestVersion").or_else(|| p.get("latest")).and_then(Value::as_str);
             let kind = Some(text(p, "kind")).filter(|k| !k.is_empty()).unwrap_or_else(|| "node".into());
-            vec![text(p, "name"), version.unwrap_or_default().to_owned(), kind, text(p, "license"), search::flags(p).into()]
+            vec![
+                text(p, "name"),
+                version.unwrap_or_default().to_owned(),
+                kind,
+                text(p, "license"),
+                search::flags(p).into(),
+            ]
         })
         .collect();
     out(&search::table(&["name", "version", "kind", "license", "flags"], &rows))?;
@@ -148,7 +154,10 @@ pub fn info(args: &InfoArgs) -> Result<ExitCode> {
         lines.push(String::new());
         lines.push(format!("Version:     {v} (as served; `chainsmith verify` checks it)"));
         lines.push(format!("Integrity:   {}", dash(text(m, "integrity"))));
-        lines.push(format!("Signing:     {}", Some(search::signing(m)).filter(|s| !s.is_empty()).unwrap_or_else(|| "unsigned".into())));
+        lines.push(format!(
+            "Signing:     {}",
+            Some(search::signing(m)).filter(|s| !s.is_empty()).unwrap_or_else(|| "unsigned".into())
+        ));
         lines.push(format!("Engines:     {}", dash(engines.filter(|e| !e.is_empty()))));
         let flags = search::flags(m);
         if !flags.is_empty() {

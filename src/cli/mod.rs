@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod author;
+mod browse;
 mod interop;
 pub mod start;
-mod browse;
 
 #[derive(Parser)]
 #[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]

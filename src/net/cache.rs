@@ -1,7 +1,9 @@
 //! The index cache: one body and its validators (`ETag`, `Last-Modified`) per URL, under
 //! `$XDG_CACHE_HOME/chainsmith/registry-http` (else `~/.cache/chainsmith/registry-http`).
-//! A file is named by the SHA-256 of its URL; a copy that cannot be read as written is a
-//! miss. Only the response a server sent is kept: trust is decided again on every use.
+//! A file is named by the SHA-256 of its URL; its validators record the SHA-256 of the body,
+//! so a copy that is not the one written (a crash mid-write, an edit) is a miss. That makes
+//! syncing to disk unneeded: files are written under a fresh name and renamed into place.
+//! Only the response a server sent is kept: trust is decided again on every use.
 
 use crate::error::Result;
 use serde_json::{Value, json};
@@ -32,7 +34,25 @@ pub struct Entry {
 }
 
 fn key(url: &str) -> String {
-    Sha256::digest(url.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    digest(url.as_bytes())
+}
+
+fn digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write `bytes` to a new file beside `path` and rename it over `path` (never through a
+/// link: the new name is created, and a rename replaces the link itself).
+fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let tmp = path.with_extension(format!("tmp{}-{:x}", std::process::id(), rand::random::<u64>()));
+    let written =
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).and_then(|mut f| f.write_all(bytes));
+    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+    renamed.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        crate::error::Error::io(path, &e)
+    })
 }
 
 fn now() -> u64 {
@@ -52,6 +72,9 @@ impl Entry {
             return None;
         }
         let body = crate::fsio::read_limited(&dir.join(format!("{k}.body")), limit, code).ok()?;
+        if meta.get("sha256").and_then(Value::as_str) != Some(digest(&body).as_str()) {
+            return None;
+        }
         let text = |f: &str| meta.get(f).and_then(Value::as_str).map(str::to_owned);
         Some(Self {
             body,
@@ -62,12 +85,34 @@ impl Entry {
     }
 
     /// Keep `body` for `url` (the body first: validators never describe a body not there).
-    pub fn write(dir: &Path, url: &str, body: &[u8], etag: Option<String>, last_modified: Option<String>) -> Result<()> {
+    pub fn write(
+        dir: &Path,
+        url: &str,
+        body: &[u8],
+        etag: Option<String>,
+        last_modified: Option<String>,
+    ) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::io(dir, &e))?;
         let k = key(url);
-        crate::fsio::write_atomic(&dir.join(format!("{k}.body")), body)?;
-        let meta = json!({"url": url, "etag": etag, "lastModified": last_modified, "storedAt": now()});
-        crate::fsio::write_atomic(&dir.join(format!("{k}.json")), meta.to_string().as_bytes())
+        replace(&dir.join(format!("{k}.body")), body)?;
+        Self::write_meta(dir, url, &digest(body), etag, last_modified)
+    }
+
+    /// The same body confirmed by the server now: only its validators are rewritten.
+    pub fn touch(&self, dir: &Path, url: &str) -> Result<()> {
+        Self::write_meta(dir, url, &digest(&self.body), self.etag.clone(), self.last_modified.clone())
+    }
+
+    fn write_meta(
+        dir: &Path,
+        url: &str,
+        sha256: &str,
+        etag: Option<String>,
+        last_modified: Option<String>,
+    ) -> Result<()> {
+        let meta =
+            json!({"url": url, "sha256": sha256, "etag": etag, "lastModified": last_modified, "storedAt": now()});
+        replace(&dir.join(format!("{}.json", key(url))), meta.to_string().as_bytes())
     }
 
     pub fn age(&self) -> Option<Duration> {
@@ -91,5 +136,9 @@ mod tests {
         // Over the caller's limit, or another URL: a miss.
         assert!(Entry::read(dir.path(), url, 1).is_none());
         assert!(Entry::read(dir.path(), "https://packs.example.test/v1/index.json", 100).is_none());
+        // A body that is not the one written is a miss.
+        let body = dir.path().join(format!("{}.body", key(url)));
+        std::fs::write(&body, b"{ }").unwrap();
+        assert!(Entry::read(dir.path(), url, 100).is_none());
     }
 }

@@ -149,9 +149,9 @@ impl Client {
         match fetched {
             Fetched::NotModified => {
                 let Some(entry) = cached else { return Ok(None) };
-                if let Some(dir) = &self.opts.cache_dir {
-                    // Confirmed now: its freshness starts again.
-                    let _ = cache::Entry::write(dir, url, &entry.body, entry.etag.clone(), entry.last_modified.clone());
+                // Confirmed now: a discovery document's freshness starts again.
+                if let (Body::Discovery, Some(dir)) = (body, &self.opts.cache_dir) {
+                    let _ = entry.touch(dir, url);
                 }
                 Ok(Some(entry.body))
             }
@@ -165,7 +165,13 @@ impl Client {
         }
     }
 
-    fn fetch(&self, start: &str, limit: u64, too_large_code: &'static str, cached: Option<&cache::Entry>) -> Result<Fetched> {
+    fn fetch(
+        &self,
+        start: &str,
+        limit: u64,
+        too_large_code: &'static str,
+        cached: Option<&cache::Entry>,
+    ) -> Result<Fetched> {
         let mut url = self.check_url(start)?;
         for _ in 0..=MAX_REDIRECTS {
             let mut request = self.agent.get(url.as_str());
@@ -183,8 +189,9 @@ impl Client {
                     return Ok(Fetched::Body { bytes: None, etag: None, last_modified: None });
                 }
                 Err(ureq::Error::Status(status, r)) => {
-                    return Err(unreachable(url.as_str(), format!("HTTP {status} {}", r.status_text()))
-                        .with("status", status));
+                    return Err(
+                        unreachable(url.as_str(), format!("HTTP {status} {}", r.status_text())).with("status", status)
+                    );
                 }
                 Err(ureq::Error::Transport(t)) => return Err(unreachable(url.as_str(), t)),
             };
@@ -254,7 +261,10 @@ mod tests {
         assert!(strict.check_url("http://[::1]:9/").is_ok());
         assert!(strict.check_url("http://localhost/").is_ok());
         let err = strict.check_url("http://packs.example.test/").unwrap_err();
-        assert_eq!((err.code, err.details["reason"].as_str()), (code::PACK_REGISTRY_UNREACHABLE, Some("insecure_scheme")));
+        assert_eq!(
+            (err.code, err.details["reason"].as_str()),
+            (code::PACK_REGISTRY_UNREACHABLE, Some("insecure_scheme"))
+        );
         assert!(strict.check_url("ftp://127.0.0.1/").is_err());
         let loose = Client::new(NetOptions { allow_http: true, cache_dir: None, ..NetOptions::default() });
         assert!(loose.check_url("http://packs.example.test/").is_ok());
@@ -263,7 +273,10 @@ mod tests {
         for client in [&strict, &loose] {
             let err = client.redirect(&from, "http://127.0.0.1/v2/index.json").unwrap_err();
             assert_eq!(err.details["reason"].as_str(), Some("redirect_downgrade"));
-            assert_eq!(client.redirect(&from, "/mirror/index.json").unwrap().as_str(), "https://packs.example.test/mirror/index.json");
+            assert_eq!(
+                client.redirect(&from, "/mirror/index.json").unwrap().as_str(),
+                "https://packs.example.test/mirror/index.json"
+            );
         }
     }
 
@@ -271,7 +284,9 @@ mod tests {
     fn offline_without_a_copy_is_unreachable() {
         let dir = tempfile::tempdir().unwrap();
         let offline = NetOptions { offline: true, cache_dir: Some(dir.path().into()), ..NetOptions::default() };
-        let err = Client::new(offline).get("https://packs.example.test/v2/index.json", 10, code::INVALID_REQUEST, Body::Index).unwrap_err();
+        let err = Client::new(offline)
+            .get("https://packs.example.test/v2/index.json", 10, code::INVALID_REQUEST, Body::Index)
+            .unwrap_err();
         assert_eq!((err.code, err.details["reason"].as_str()), (code::PACK_REGISTRY_UNREACHABLE, Some("offline")));
     }
 }

@@ -302,7 +302,9 @@ impl Registry {
         let outside = || {
             Error::new(
                 code::PACK_REGISTRY_UNREACHABLE,
-                format!("\"{url}\" is not a path on this registry; chainsmith reads a registry only where it was opened"),
+                format!(
+                    "\"{url}\" is not a path on this registry; chainsmith reads a registry only where it was opened"
+                ),
             )
             .with("url", url)
         };

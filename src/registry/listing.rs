@@ -106,6 +106,7 @@ pub fn list(registry: &Registry) -> Result<Vec<PackListing>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::code;
     use crate::registry::publish::publish;
     use ed25519_dalek::SigningKey;
     use serde_json::json;

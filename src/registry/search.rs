@@ -28,7 +28,8 @@ pub fn matching<'a>(index: &'a Value, query: &str) -> Vec<&'a Value> {
 /// `yanked`, `deprecated` or nothing: v2 names the version flag `versionDeprecated`, v1
 /// `deprecated`.
 pub fn flags(row: &Value) -> &'static str {
-    let on = |k: &str| row.get(k).is_some_and(|v| v.as_bool() == Some(true) || v.as_str().is_some_and(|s| !s.is_empty()));
+    let on =
+        |k: &str| row.get(k).is_some_and(|v| v.as_bool() == Some(true) || v.as_str().is_some_and(|s| !s.is_empty()));
     if on("yanked") {
         "yanked"
     } else if on("versionDeprecated") || on("deprecated") {
@@ -92,7 +93,10 @@ mod tests {
         assert_eq!(flags(&json!({"versionDeprecated": true})), "deprecated");
         assert_eq!(flags(&json!({"deprecated": "use 2"})), "deprecated");
         assert_eq!(flags(&json!({"deprecated": false})), "");
-        assert_eq!(signing(&json!({"signingScheme": "ed25519-canonical-json", "signingKeyId": "k"})), "ed25519-canonical-json k");
+        assert_eq!(
+            signing(&json!({"signingScheme": "ed25519-canonical-json", "signingKeyId": "k"})),
+            "ed25519-canonical-json k"
+        );
         assert_eq!(signing(&json!({"signing": {"method": "manual", "publicKeyRef": "k1"}})), "manual k1");
         assert_eq!(table(&["a", "bb"], &[vec!["xyz".into(), "1".into()]]), "a    bb\nxyz  1");
     }

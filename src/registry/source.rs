@@ -105,7 +105,10 @@ mod tests {
     fn urls_are_built_one_encoded_segment_at_a_time() {
         let opts = NetOptions { cache_dir: None, ..NetOptions::default() };
         let http = Http::new("https://packs.example.test/mirror/", opts.clone()).unwrap();
-        assert_eq!(http.locate("/v2/packs/a.b/-/1.0.0+b 1.tgz"), "https://packs.example.test/mirror/v2/packs/a.b/-/1.0.0%2Bb%201.tgz");
+        assert_eq!(
+            http.locate("/v2/packs/a.b/-/1.0.0+b 1.tgz"),
+            "https://packs.example.test/mirror/v2/packs/a.b/-/1.0.0%2Bb%201.tgz"
+        );
         assert!(Http::new("https://u:p@packs.example.test/", opts.clone()).is_err());
         assert!(Http::new("http://packs.example.test/", opts).is_err());
         assert!(is_url("HTTPS://x") && is_url("http://127.0.0.1:1") && !is_url("./http:/x") && !is_url("reg"));
