@@ -366,6 +366,7 @@ fn a_body_cut_short_is_unreachable_not_a_smaller_file() {
     let e =
         envelope(&cs(&dir.path().join("c"), &["install", NAME, "--registry", &url, "--dir", s(&dir.path().join("i"))]));
     assert_eq!(e["error"], "pack_registry_unreachable", "{e}");
+    assert!(e["details"]["url"].as_str().is_some_and(|u| u.ends_with("/-/1.1.0.tgz")), "{e}");
     assert!(!dir.path().join("i").join(NAME).exists());
 }
 
