@@ -48,6 +48,7 @@ pub mod inline;
 pub mod instance;
 pub mod jcs;
 pub mod json_walk;
+pub mod net;
 pub mod pack;
 mod parallel;
 pub mod params;

@@ -3,11 +3,13 @@
 
 use super::{print_warnings, write_stdout};
 use chainsmith::error::{Error, Finding, Result, code};
+use chainsmith::net::NetOptions;
 use chainsmith::registry::{self, Registry, Scheme};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Args)]
 pub struct KeygenArgs {
@@ -76,22 +78,63 @@ pub struct PublishArgs {
     pub allow_small_bump: bool,
 }
 
+/// Reading a registry by URL (docs/registry-http.md).
+#[derive(Args, Clone)]
+pub struct NetArgs {
+    /// Allow plain http:// to a host other than loopback (HTTPS otherwise).
+    #[arg(long)]
+    pub allow_http: bool,
+    /// Read indexes from the cache only; open no connection.
+    #[arg(long)]
+    pub offline: bool,
+    /// Seconds to wait for a connection, and for the next bytes of a response.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+}
+
+impl NetArgs {
+    pub fn options(&self, fresh_for: Option<Duration>) -> Result<NetOptions> {
+        if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= 3600.0) {
+            return Err(Error::new(code::INVALID_REQUEST, "--timeout takes seconds, more than 0 and at most 3600")
+                .with("value", self.timeout));
+        }
+        let wait = Duration::from_secs_f64(self.timeout);
+        Ok(NetOptions {
+            allow_http: self.allow_http,
+            offline: self.offline,
+            connect_timeout: wait.min(Duration::from_secs(10)),
+            read_timeout: wait,
+            fresh_for,
+            ..NetOptions::default()
+        })
+    }
+
+    /// Open `--registry`: a URL or a folder.
+    pub fn open(&self, registry: &str, fresh_for: Option<Duration>) -> Result<Registry> {
+        Registry::open_location(registry, &self.options(fresh_for)?)
+    }
+}
+
 #[derive(Args)]
 pub struct VerifyArgs {
     /// NAME@VERSION (a range or `latest` is resolved as `install` does).
     pub spec: String,
-    /// The registry folder (a mirror of the registry's HTTP tree).
-    #[arg(long, value_name = "DIR")]
-    pub registry: PathBuf,
+    /// The registry: an https:// URL, or a folder mirroring its HTTP tree.
+    #[arg(long, value_name = "URL|DIR")]
+    pub registry: String,
+    #[command(flatten)]
+    pub net: NetArgs,
 }
 
 #[derive(Args)]
 pub struct InstallArgs {
     /// NAME, NAME@VERSION, NAME@latest or NAME@RANGE.
     pub spec: String,
-    /// The registry folder (a mirror of the registry's HTTP tree).
-    #[arg(long, value_name = "DIR")]
-    pub registry: PathBuf,
+    /// The registry: an https:// URL, or a folder mirroring its HTTP tree.
+    #[arg(long, value_name = "URL|DIR")]
+    pub registry: String,
+    #[command(flatten)]
+    pub net: NetArgs,
     /// Cache base (default $OPENWOP_CONFIG_HOME/.openwop/packs, else ~/.openwop/packs).
     #[arg(long, value_name = "CACHE")]
     pub dir: Option<PathBuf>,
@@ -199,7 +242,7 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
 }
 
 pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
-    let reg = Registry::open(&args.registry)?;
+    let reg = args.net.open(&args.registry, None)?;
     let (name, spec) = registry::split_spec(&args.spec);
     let version = registry::resolve_version(&reg, name, spec)?;
     let verified = registry::verify(&reg, name, &version)?;
@@ -221,7 +264,7 @@ pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
 }
 
 pub fn install(args: &InstallArgs) -> Result<ExitCode> {
-    let reg = Registry::open(&args.registry)?;
+    let reg = args.net.open(&args.registry, None)?;
     let base = registry::cache_base(args.dir.as_deref()).ok_or_else(|| {
         Error::new(code::INVALID_REQUEST, "no cache folder: give --dir, or set OPENWOP_CONFIG_HOME or HOME")
     })?;

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod author;
+mod browse;
 mod diff;
 mod interop;
 pub mod start;
@@ -48,9 +49,9 @@ pub enum Command {
     /// Sign a pack, or publish it into a registry folder.
     #[command(subcommand)]
     Pack(interop::PackCommand),
-    /// Verify one version in a registry folder: tarball integrity, then its signature.
+    /// Verify one version in a registry (URL or folder): tarball integrity, then its signature.
     Verify(interop::VerifyArgs),
-    /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
+    /// Resolve, verify and install a pack from a registry (URL or folder) into the OpenWOP cache.
     Install(interop::InstallArgs),
     /// Compare two packs (with the semver level their changes need) or two workflows.
     Diff(diff::DiffArgs),
@@ -58,6 +59,12 @@ pub enum Command {
     Upgrade(upgrade::UpgradeArgs),
     /// The old name of `upgrade`; always prints the JSON summary.
     Reparam(upgrade::UpgradeArgs),
+    /// Search a registry's index (names, descriptions, tags, typeIds).
+    Search(browse::SearchArgs),
+    /// Show a pack's versions (latest, yanked, deprecated, signing), or one version's manifest.
+    Info(browse::InfoArgs),
+    /// Serve a registry folder over HTTP, read-only, as a static host serves a registry.
+    Serve(browse::ServeArgs),
     /// Author chains from workflows.
     #[command(subcommand)]
     Chain(author::ChainCommand),
@@ -297,6 +304,9 @@ pub fn run(command: Command) -> ExitCode {
             a.json = true;
             upgrade::upgrade(&a)
         }
+        Command::Search(a) => browse::search(&a),
+        Command::Info(a) => browse::info(&a),
+        Command::Serve(a) => browse::serve(&a),
         Command::Chain(author::ChainCommand::Extract(a)) => author::extract(a),
     };
     match result {

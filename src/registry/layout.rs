@@ -1,16 +1,21 @@
-//! A registry folder: a local mirror of an OpenWOP registry's HTTP tree (interop §2.1).
+//! A registry: its URL, or a folder mirroring its HTTP tree (interop §2.1); the bytes come
+//! through a `Source`, and every decision below is the same for both.
 //!
-//! `DIR/.well-known/openwop-registry.json` is the discovery document; every other path is
+//! `/.well-known/openwop-registry.json` is the discovery document; every other path is
 //! taken from its `endpoints` templates (`{name}`, `{version}`, `{keyId}`), relative to
-//! `DIR`. The tree is chosen as the OpenWOP CLI chooses it: all five `v2` templates present
-//! → v2; otherwise the flat (v1) templates; no document → the legacy `/v1/…` paths. Nothing
-//! is ever fetched: a template or key URL that points at another host is refused.
+//! the registry's root. The tree is chosen as the OpenWOP CLI chooses it: all five `v2`
+//! templates present → v2; otherwise the flat (v1) templates; no document → the legacy
+//! `/v1/…` paths. A template or key URL that points at another host is refused: a registry
+//! is read from where it was opened, and nowhere else.
 
 use super::keys::{KeyStatus, parse_public_key};
+use super::source::{Folder, Http, Source, is_url};
 use crate::error::{Error, Result, code};
+use crate::net::{Body, NetOptions};
 use ed25519_dalek::VerifyingKey;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const DISCOVERY_PATH: &str = ".well-known/openwop-registry.json";
 /// The templates a tree must name (the CLI's `REQUIRED_ENDPOINTS`).
@@ -18,6 +23,10 @@ pub const TEMPLATE_KEYS: [&str; 5] =
     ["registryIndex", "packMetadata", "versionManifest", "versionTarball", "versionSignature"];
 /// Registry JSON documents (indexes, version manifests) are far smaller than this.
 const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
+/// A version manifest: its pack's metadata and integrity, never near this.
+pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
+/// The discovery document as a static host serves it, without `.json`.
+const DISCOVERY_URL_PATH: &str = ".well-known/openwop-registry";
 /// A signature file is 64 bytes; a little room for the base64 some tools write.
 pub const MAX_SIGNATURE_BYTES: u64 = 4096;
 const MAX_KEY_BYTES: u64 = 64 * 1024;
@@ -104,10 +113,13 @@ pub fn namespaces_overlap(a: &str, b: &str) -> bool {
     }
 }
 
-/// An opened registry folder.
+/// An opened registry.
 #[derive(Debug, Clone)]
 pub struct Registry {
+    /// The folder, for a registry opened from one (empty for a URL).
     pub root: PathBuf,
+    /// Where its bytes are read.
+    pub source: Arc<dyn Source>,
     /// The discovery document, when the folder has one.
     pub document: Option<Value>,
     pub tree: Tree,
@@ -122,7 +134,7 @@ impl Registry {
             return Err(Error::new(
                 code::PACK_REGISTRY_UNREACHABLE,
                 format!(
-                    "registry folder {} does not exist (chainsmith reads registries from folders only)",
+                    "registry folder {} does not exist (a registry is a folder or an https:// URL)",
                     root.display()
                 ),
             )
@@ -132,6 +144,7 @@ impl Registry {
         if !doc_path.exists() {
             return Ok(Self {
                 root: root.to_path_buf(),
+                source: Arc::new(Folder { root: root.to_path_buf() }),
                 document: None,
                 tree: Tree::Legacy,
                 endpoints: Endpoints::standard("v1"),
@@ -140,6 +153,37 @@ impl Registry {
         }
         let doc = read_json(&doc_path)?;
         Self::from_document(root, doc)
+    }
+
+    /// A registry by URL: the discovery document as a static host serves it (the `.json`
+    /// file first, as a folder has it, then the extensionless well-known path), else the
+    /// legacy tree, exactly as for a folder.
+    pub fn open_url(url: &str, opts: &NetOptions) -> Result<Self> {
+        let source: Arc<dyn Source> = Arc::new(Http::new(url, opts.clone())?);
+        let mut document = None;
+        for path in [DISCOVERY_PATH, DISCOVERY_URL_PATH] {
+            let path = format!("/{path}");
+            if let Some(bytes) = source.read(&path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST, Body::Discovery)? {
+                document = Some(parse(&source.locate(&path), &bytes)?);
+                break;
+            }
+        }
+        match document {
+            Some(doc) => Self::from_source(PathBuf::new(), source, doc, None),
+            None => Ok(Self {
+                root: PathBuf::new(),
+                source,
+                document: None,
+                tree: Tree::Legacy,
+                endpoints: Endpoints::standard("v1"),
+                keys: Vec::new(),
+            }),
+        }
+    }
+
+    /// A registry named on a command line: an `http(s)://` URL, else a folder.
+    pub fn open_location(text: &str, opts: &NetOptions) -> Result<Self> {
+        if is_url(text) { Self::open_url(text, opts) } else { Self::open(Path::new(text)) }
     }
 
     /// Whether `dir` is a registry folder: it has the discovery document.
@@ -157,10 +201,13 @@ impl Registry {
     /// templates), since a client reads nothing else; without one the CLI's choice is made
     /// and missing v1 templates fall back to the standard `/v1/…` paths.
     pub fn from_document_tree(root: &Path, doc: Value, tree: Option<Tree>) -> Result<Self> {
-        let doc_path = root.join(DISCOVERY_PATH);
+        Self::from_source(root.to_path_buf(), Arc::new(Folder { root: root.to_path_buf() }), doc, tree)
+    }
+
+    fn from_source(root: PathBuf, source: Arc<dyn Source>, doc: Value, tree: Option<Tree>) -> Result<Self> {
+        let doc_path = source.locate(&format!("/{DISCOVERY_PATH}"));
         let bad = |msg: String| {
-            Error::new(code::PACK_REGISTRY_UNREACHABLE, format!("{}: {msg}", doc_path.display()))
-                .with("path", doc_path.display().to_string())
+            Error::new(code::PACK_REGISTRY_UNREACHABLE, format!("{doc_path}: {msg}")).with("path", doc_path.as_str())
         };
         let endpoints =
             doc.get("endpoints").and_then(Value::as_object).ok_or_else(|| bad("no `endpoints` object".into()))?;
@@ -216,27 +263,49 @@ impl Registry {
                 })
             })
             .collect();
-        Ok(Self { root: root.to_path_buf(), document: Some(doc), tree, endpoints: chosen, keys })
+        Ok(Self { root, source, document: Some(doc), tree, endpoints: chosen, keys })
     }
 
     /// The file a template names for these values.
     pub fn path(&self, template: &str, name: &str, version: &str) -> Result<PathBuf> {
+        Ok(Folder { root: self.root.clone() }.file(&self.fill(template, name, version)?))
+    }
+
+    /// The registry path a template names for these values (each value one segment).
+    pub fn fill(&self, template: &str, name: &str, version: &str) -> Result<String> {
         for (what, value) in [("name", name), ("version", version)] {
             if template.contains(&format!("{{{what}}}")) {
                 check_segment(what, value)?;
             }
         }
-        let filled = template.replace("{name}", name).replace("{version}", version);
-        self.local(&filled)
+        self.resource(&template.replace("{name}", name).replace("{version}", version))
     }
 
     /// A registry URL (a path, or an absolute URL on this registry's own host) as a file
     /// under the root.
     pub fn local(&self, url: &str) -> Result<PathBuf> {
+        Ok(Folder { root: self.root.clone() }.file(&self.resource(url)?))
+    }
+
+    /// Where a registry path is read from: a file or a URL.
+    pub fn locate(&self, path: &str) -> String {
+        self.source.locate(path)
+    }
+
+    /// The bytes at a registry path, or `None` when the registry has none there.
+    pub fn read(&self, path: &str, limit: u64, too_large_code: &'static str, kind: Body) -> Result<Option<Vec<u8>>> {
+        self.source.read(path, limit, too_large_code, kind)
+    }
+
+    /// A registry URL (a path, or an absolute URL on this registry's own host) as a path
+    /// from the registry's root (`/a/b`), every segment checked.
+    pub fn resource(&self, url: &str) -> Result<String> {
         let outside = || {
             Error::new(
                 code::PACK_REGISTRY_UNREACHABLE,
-                format!("\"{url}\" is not a path inside the registry folder; chainsmith never fetches"),
+                format!(
+                    "\"{url}\" is not a path on this registry; chainsmith reads a registry only where it was opened"
+                ),
             )
             .with("url", url)
         };
@@ -250,12 +319,13 @@ impl Registry {
                 _ => return Err(outside()),
             }
         };
-        let mut out = self.root.clone();
+        let mut out = String::new();
         for seg in path.split('/').filter(|s| !s.is_empty()) {
             if seg == "." || seg == ".." || seg.contains('\\') {
                 return Err(outside());
             }
-            out.push(seg);
+            out.push('/');
+            out.push_str(seg);
         }
         Ok(out)
     }
@@ -295,33 +365,46 @@ impl Registry {
         template.replace("{name}", name).replace("{version}", version)
     }
 
-    /// A pack's index (`packMetadata`).
-    pub fn pack_index(&self, name: &str) -> Result<Value> {
-        let path = self.pack_index_path(name)?;
-        if !path.is_file() {
-            return Err(Error::new(
-                code::PACK_NOT_FOUND,
-                format!("the registry has no pack {name} ({} is missing)", path.display()),
+    /// The registry index (`registryIndex`).
+    pub fn registry_index(&self) -> Result<Value> {
+        let path = self.resource(&self.endpoints.registry_index)?;
+        let at = self.locate(&path);
+        match self.read(&path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST, Body::Index)? {
+            Some(bytes) => parse(&at, &bytes),
+            None => Err(Error::new(
+                code::PACK_REGISTRY_UNREACHABLE,
+                format!("{} has no registry index ({at} is missing)", self.locate("/")),
             )
-            .with("packName", name)
-            .with("path", path.display().to_string()));
+            .with("path", at)),
         }
-        read_json(&path)
     }
 
-    /// A version manifest, as bytes and parsed.
+    /// A pack's index (`packMetadata`).
+    pub fn pack_index(&self, name: &str) -> Result<Value> {
+        let path = self.fill(&self.endpoints.pack_metadata, name, "")?;
+        let at = self.locate(&path);
+        match self.read(&path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST, Body::Index)? {
+            Some(bytes) => parse(&at, &bytes),
+            None => Err(Error::new(code::PACK_NOT_FOUND, format!("the registry has no pack {name} ({at} is missing)"))
+                .with("packName", name)
+                .with("path", at)),
+        }
+    }
+
+    /// A version manifest, parsed.
     pub fn version_manifest(&self, name: &str, version: &str) -> Result<Value> {
-        let path = self.version_manifest_path(name, version)?;
-        if !path.is_file() {
-            return Err(Error::new(
+        let path = self.fill(&self.endpoints.version_manifest, name, version)?;
+        let at = self.locate(&path);
+        match self.read(&path, MAX_MANIFEST_BYTES, code::INVALID_REQUEST, Body::Fetch)? {
+            Some(bytes) => parse(&at, &bytes),
+            None => Err(Error::new(
                 code::PACK_VERSION_NOT_FOUND,
-                format!("the registry has no {name}@{version} ({} is missing)", path.display()),
+                format!("the registry has no {name}@{version} ({at} is missing)"),
             )
             .with("packName", name)
             .with("version", version)
-            .with("path", path.display().to_string()));
+            .with("path", at)),
         }
-        read_json(&path)
     }
 
     pub fn key(&self, key_id: &str) -> Option<&KeyEntry> {
@@ -331,19 +414,27 @@ impl Registry {
     /// The key file of a `signingKeys[]` entry: its `publicKeyUrl`, else the `publicKey`
     /// template.
     pub fn public_key_path(&self, entry: &KeyEntry) -> Result<PathBuf> {
+        Ok(Folder { root: self.root.clone() }.file(&self.public_key_resource(entry)?))
+    }
+
+    fn public_key_resource(&self, entry: &KeyEntry) -> Result<String> {
         match &entry.public_key_url {
-            Some(url) => self.local(url),
+            Some(url) => self.resource(url),
             None => {
                 check_segment("keyId", &entry.key_id)?;
-                self.local(&self.endpoints.public_key.replace("{keyId}", &entry.key_id))
+                self.resource(&self.endpoints.public_key.replace("{keyId}", &entry.key_id))
             }
         }
     }
 
     pub fn public_key(&self, entry: &KeyEntry) -> std::result::Result<VerifyingKey, String> {
-        let path = self.public_key_path(entry).map_err(|e| e.message)?;
-        let bytes = crate::fsio::read_limited(&path, MAX_KEY_BYTES, code::INVALID_REQUEST).map_err(|e| e.message)?;
-        parse_public_key(&bytes).map_err(|msg| format!("{}: {msg}", path.display()))
+        let path = self.public_key_resource(entry).map_err(|e| e.message)?;
+        let at = self.locate(&path);
+        let bytes = self
+            .read(&path, MAX_KEY_BYTES, code::INVALID_REQUEST, Body::Fetch)
+            .map_err(|e| e.message)?
+            .ok_or_else(|| format!("{at}: no such key file"))?;
+        parse_public_key(&bytes).map_err(|msg| format!("{at}: {msg}"))
     }
 }
 
@@ -368,6 +459,11 @@ fn check_segment(what: &str, value: &str) -> Result<()> {
 pub fn read_json(path: &Path) -> Result<Value> {
     let bytes = crate::fsio::read_limited(path, MAX_DOCUMENT_BYTES, code::INVALID_REQUEST)?;
     crate::fsio::parse_json(code::INVALID_REQUEST, path, &bytes)
+}
+
+/// Parse a registry JSON document read from `at` (a file or a URL).
+fn parse(at: &str, bytes: &[u8]) -> Result<Value> {
+    crate::fsio::parse_json(code::INVALID_REQUEST, Path::new(at), bytes)
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! of the version an install without a spec would take. Data only; the editor draws it.
 
 use super::install::resolve_version;
-use super::layout::{Registry, read_json};
+use super::layout::Registry;
 use super::verify::{SignatureCheck, deprecation, verify};
-use crate::error::{Error, Result, code};
+use crate::error::{Error, Result};
 use serde_json::Value;
 
 /// One row of a pack index's `versions[]`.
@@ -63,15 +63,7 @@ pub struct PackListing {
 
 /// List the packs of the registry index, verifying the version each would install.
 pub fn list(registry: &Registry) -> Result<Vec<PackListing>> {
-    let index_path = registry.registry_index_path()?;
-    if !index_path.is_file() {
-        return Err(Error::new(
-            code::PACK_REGISTRY_UNREACHABLE,
-            format!("{} has no registry index ({} is missing)", registry.root.display(), index_path.display()),
-        )
-        .with("path", index_path.display().to_string()));
-    }
-    let index = read_json(&index_path)?;
+    let index = registry.registry_index()?;
     let mut out = Vec::new();
     for row in index.get("packs").and_then(Value::as_array).into_iter().flatten() {
         let Some(name) = row.get("name").and_then(Value::as_str) else { continue };
@@ -114,6 +106,7 @@ pub fn list(registry: &Registry) -> Result<Vec<PackListing>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::code;
     use crate::registry::publish::publish;
     use ed25519_dalek::SigningKey;
     use serde_json::json;

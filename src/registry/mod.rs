@@ -2,7 +2,8 @@
 //! and pack signing (v1 manual and v2 `ed25519-canonical-json`), registry folders (a local
 //! mirror of a registry's HTTP tree, paths from its discovery document), deterministic pack
 //! tarballs, integrity and signature verification, installs into the OpenWOP cache, and
-//! publishing into a registry folder. Nothing here opens a network connection.
+//! publishing into a registry folder. A registry is read from a folder or by URL through a
+//! `source::Source`; the network itself is `crate::net`.
 
 pub use crate::{jcs, tarball};
 
@@ -11,8 +12,10 @@ pub mod keys;
 pub mod layout;
 pub mod listing;
 pub mod publish;
+pub mod search;
 pub mod served;
 pub mod sign;
+pub mod source;
 pub mod verify;
 
 pub use install::{InstallOptions, Installed, cache_base, install, resolve_version, split_spec};

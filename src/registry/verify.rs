@@ -18,6 +18,7 @@ use super::layout::{DISCOVERY_PATH, KeyEntry, MAX_SIGNATURE_BYTES, Registry, Tre
 use super::sign::{SIGNATURE_FILE, V2_SCHEME};
 use super::tarball::{MAX_TARBALL_BYTES, PackArchive};
 use crate::error::{Error, Result, code};
+use crate::net::Body;
 use base64::Engine;
 use ed25519_dalek::{Signature, VerifyingKey};
 use serde_json::{Map, Value, json};
@@ -137,17 +138,19 @@ fn invalid(name: &str, version: &str, reason: &str, message: String) -> Error {
 /// codes.
 pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified> {
     let manifest = registry.version_manifest(name, version)?;
-    let tarball_path = registry.tarball_path(name, version)?;
-    if !tarball_path.is_file() {
+    let tarball_resource = registry.fill(&registry.endpoints.version_tarball, name, version)?;
+    let tarball_path = registry.locate(&tarball_resource);
+    let Some(tarball) =
+        registry.read(&tarball_resource, MAX_TARBALL_BYTES, code::PACK_INTEGRITY_FAILURE, Body::Fetch)?
+    else {
         return Err(Error::new(
             code::PACK_VERSION_NOT_FOUND,
-            format!("the registry has no tarball for {name}@{version} ({} is missing)", tarball_path.display()),
+            format!("the registry has no tarball for {name}@{version} ({tarball_path} is missing)"),
         )
         .with("packName", name)
         .with("version", version)
-        .with("path", tarball_path.display().to_string()));
-    }
-    let tarball = crate::fsio::read_limited(&tarball_path, MAX_TARBALL_BYTES, code::PACK_INTEGRITY_FAILURE)?;
+        .with("path", tarball_path));
+    };
 
     let actual = sri(&tarball);
     let Some(expected) = manifest.get("integrity").and_then(Value::as_str) else {
@@ -180,21 +183,21 @@ pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified
         .with("reason", "integrity_mismatch")
         .with("expected", expected)
         .with("actual", actual)
-        .with("path", tarball_path.display().to_string()));
+        .with("path", tarball_path.as_str()));
     }
     let archive = PackArchive::from_tgz(&tarball).map_err(|refusal| {
-        integrity_failure(name, version, format!("{}: {refusal}", tarball_path.display()))
+        integrity_failure(name, version, format!("{tarball_path}: {refusal}"))
             .with("reason", refusal.reason)
-            .with("path", tarball_path.display().to_string())
+            .with("path", tarball_path.as_str())
     })?;
     let packed = check_packed_identity(&archive, name, version)?;
 
-    let served_signature = {
-        let p = registry.signature_path(name, version)?;
-        p.is_file()
-            .then(|| crate::fsio::read_limited(&p, MAX_SIGNATURE_BYTES, code::PACK_SIGNATURE_INVALID))
-            .transpose()?
-    };
+    let served_signature = registry.read(
+        &registry.fill(&registry.endpoints.version_signature, name, version)?,
+        MAX_SIGNATURE_BYTES,
+        code::PACK_SIGNATURE_INVALID,
+        Body::Fetch,
+    )?;
     let signature = check_signature(registry, name, version, &manifest, &archive, &tarball, served_signature)?;
     check_served_manifest(&manifest, &archive, &signature, name, version)?;
     Ok(Verified {
