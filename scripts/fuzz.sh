@@ -21,9 +21,12 @@ targets=${*:-$all_targets}
 
 export CARGO_TARGET_DIR="$PWD/fuzz/target-cov"
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
-echo "== building instrumented targets in fuzz/target-cov"
-nice -n 10 cargo build --release --manifest-path fuzz/Cargo.toml --target "$triple" --bins
-bin_dir="$CARGO_TARGET_DIR/$triple/release"
+# FUZZ_BIN_DIR: fuzz binaries built (instrumented) elsewhere; nothing is built then.
+bin_dir=${FUZZ_BIN_DIR:-$CARGO_TARGET_DIR/$triple/release}
+if [ -z "${FUZZ_BIN_DIR:-}" ]; then
+  echo "== building instrumented targets in fuzz/target-cov"
+  nice -n 10 cargo build --release --manifest-path fuzz/Cargo.toml --target "$triple" --bins
+fi
 
 count() { find "$1" -type f 2>/dev/null | wc -l; }
 printf '%-17s %12s %9s %15s %9s\n' target executions exec/s corpus findings > fuzz/last-run.txt.tmp

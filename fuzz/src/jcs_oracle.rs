@@ -110,6 +110,16 @@ pub fn same_data(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether an object of `value` has the member name serde_json's `arbitrary_precision`
+/// reader takes for a number (however the name was escaped in the text).
+pub fn has_number_marker(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(has_number_marker),
+        Value::Object(m) => m.iter().any(|(k, v)| k == "$serde_json::private::Number" || has_number_marker(v)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::es_number;
