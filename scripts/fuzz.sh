@@ -35,6 +35,7 @@ for t in $targets; do
   mkdir -p "$corpus" "$artifacts" "$seeds"
   before=$(count "$corpus")
   log=fuzz/artifacts/$t.log
+  touch "$log.start"
   echo "== $t: ${seconds}s from $(count "$seeds") seeds and $before corpus inputs"
   # Fork mode (one job) restarts the fuzzing process after a crash instead of stopping.
   nice -n 10 "$bin_dir/$t" "$corpus" "$seeds" -artifact_prefix="$artifacts/" -max_total_time="$seconds" \
@@ -44,9 +45,11 @@ for t in $targets; do
   execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   rate=$(( ${execs:-0} / seconds ))
   after=$(count "$corpus")
-  # A finding is a distinct panic message (or libFuzzer's own deadly signal, timeout, OOM).
-  findings=$( (grep -hA1 -E "panicked at" "$log" | grep -vE "panicked at|^--$" || true; \
-    grep -hoE "ERROR: libFuzzer: (timeout|out-of-memory|deadly signal)" "$log" || true) | sort -u)
+  # A finding is a distinct panic message of a saved crash input (replayed here; the fork
+  # loop does not always copy the child's log), or a timeout or out-of-memory input.
+  crashes=$(find "$artifacts" -type f -name 'crash-*' -newer "$log.start" | head -200)
+  findings=$( (for f in $crashes; do "$bin_dir/$t" "$f" 2>&1 | grep -A1 "panicked at" | grep -vE "panicked at|^--$" | head -1; done; \
+    find "$artifacts" -type f \( -name 'timeout-*' -o -name 'oom-*' \) -newer "$log.start" | sed 's|.*/\([a-z]*\)-.*|libFuzzer \1|') | sort -u)
   nfind=$(printf '%s' "$findings" | grep -c . || true)
   printf '%-17s %12s %9s %15s %9s\n' "$t" "${execs:-0}" "$rate" "$before -> $after" "$nfind" | tee -a fuzz/last-run.txt.tmp
   [ -n "$findings" ] && printf '%s\n' "$findings" | sed "s/^/    $t: /" | tee -a fuzz/last-run.txt.tmp

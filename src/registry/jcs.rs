@@ -357,6 +357,11 @@ fn number_problem(n: &Number) -> Option<String> {
         Ok(0.0) if mantissa_is_non_zero(digits) => {
             Some(format!("the number {text} is below the range of a double and would be written as 0"))
         }
+        // Canonical text spells such a double as integer digits (1e20 → 100000000000000000000),
+        // which the rule above refuses when read back: the signed bytes would not verify here.
+        Ok(f) if f.fract() == 0.0 && f.abs() > MAX_SAFE_INTEGER as f64 && f.abs() < 1e21 => Some(format!(
+            "the number {text} is written as the integer {f:.0} when canonical, beyond ±(2^53−1) (JCS, RFC 8785)"
+        )),
         Ok(_) => None,
         Err(_) => Some(format!("the number {text} is not a JSON number")),
     }
