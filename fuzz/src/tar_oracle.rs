@@ -14,10 +14,7 @@ const UNPACK_LIMIT: u64 = 65 * 1024 * 1024;
 /// Every member inflated and concatenated, as `tar -xzf` reads a `.tgz`.
 pub fn gunzip_all(gz: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(gz)
-        .take(UNPACK_LIMIT)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("gzip: {e}"))?;
+    flate2::read::MultiGzDecoder::new(gz).take(UNPACK_LIMIT).read_to_end(&mut out).map_err(|e| format!("gzip: {e}"))?;
     Ok(out)
 }
 
@@ -106,11 +103,8 @@ pub fn read_tar(tar: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, String> {
         } else {
             name.to_vec()
         };
-        let python_name = if !prefix.is_empty() && !b"LKS".contains(&kind) {
-            [prefix, b"/", name].concat()
-        } else {
-            name.to_vec()
-        };
+        let python_name =
+            if !prefix.is_empty() && !b"LKS".contains(&kind) { [prefix, b"/", name].concat() } else { name.to_vec() };
         if gnu_name != python_name {
             return Err("GNU tar and Python join the name prefix differently".into());
         }

@@ -235,14 +235,23 @@ fn read_differently(h: &tar::Header) -> Option<(&'static str, String)> {
         digits > 0 && f[spaces + digits..].iter().all(|b| *b == b' ' || *b == 0)
     };
     if size[0] != 0x80 && !octal(size) {
-        return Some(("entry_not_file", format!("has a size field ({:?}) that tools read differently", String::from_utf8_lossy(size))));
+        return Some((
+            "entry_not_file",
+            format!("has a size field ({:?}) that tools read differently", String::from_utf8_lossy(size)),
+        ));
     }
     let bytes = h.entry_size().unwrap_or(0);
     if h.entry_type().is_dir() && bytes > 0 {
-        return Some(("entry_not_file", format!("is a folder carrying {bytes} bytes, which GNU tar and Python read as further entries")));
+        return Some((
+            "entry_not_file",
+            format!("is a folder carrying {bytes} bytes, which GNU tar and Python read as further entries"),
+        ));
     }
     if h.as_ustar().is_none() && h.as_bytes()[345] != 0 {
-        return Some(("entry_name_invalid", "has a name prefix that GNU tar or Python join to its name and others ignore".into()));
+        return Some((
+            "entry_name_invalid",
+            "has a name prefix that GNU tar or Python join to its name and others ignore".into(),
+        ));
     }
     None
 }
