@@ -14,11 +14,8 @@ use std::path::Path;
 const NODES_AROUND: usize = 300;
 
 fn manifest(element: &[u8]) -> Vec<u8> {
-    let node =
-        |i: usize| format!(r#"{{"id": "n{i}", "typeId": "core.noop", "config": {{"text": "{}"}}}}"#, "x".repeat(400));
-    let mut text =
-        br#"{"name": "vendor.fuzz.large", "kind": "workflow-chain", "chains": [{"chainId": "c", "dag": {"nodes": ["#
-            .to_vec();
+    let node = |i: usize| format!(r#"{{"id": "n{i}", "typeId": "core.noop", "config": {{"text": "{}"}}}}"#, "x".repeat(400));
+    let mut text = br#"{"name": "vendor.fuzz.large", "kind": "workflow-chain", "chains": [{"chainId": "c", "dag": {"nodes": ["#.to_vec();
     for i in 0..NODES_AROUND {
         text.extend_from_slice(node(i).as_bytes());
         text.extend_from_slice(b",\n");
