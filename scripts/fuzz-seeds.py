@@ -135,8 +135,10 @@ def jcs_cases():
 
 
 def main():
-    if SEEDS.exists():
-        shutil.rmtree(SEEDS)
+    # Inputs the fuzzers found (`found-*`, copied from fuzz/artifacts/ by hand) are kept.
+    for f in SEEDS.glob("*/*"):
+        if not f.name.startswith("found-"):
+            f.unlink()
     work = pathlib.Path(tempfile.mkdtemp(prefix="chainsmith-seeds-"))
     try:
         for script in ["make_registry.py", "make_hostile.py"]:
