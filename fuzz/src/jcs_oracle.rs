@@ -74,7 +74,12 @@ pub fn es_number(x: f64) -> String {
     if x < 0.0 {
         return format!("-{}", es_number(-x));
     }
-    let sci = format!("{x:e}");
+    // The shortest length, then the closest decimal of that length (exact rounding, ties to
+    // even): where two shortest texts both read back as x, ECMAScript takes the closer, and
+    // of two equally close the even one; `{:e}` alone may give the other.
+    let shortest = format!("{x:e}");
+    let length = shortest.split_once('e').expect("{:e} has an exponent").0.replace('.', "").len();
+    let sci = format!("{x:.*e}", length - 1);
     let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let k = digits.len() as i64;
@@ -139,6 +144,9 @@ mod tests {
             (295147905179352830000.0, "295147905179352830000"),
             (4.5, "4.5"),
             (0.002, "0.002"),
+            // Two 17-digit texts read back as this double; Node and Python print the even one.
+            (2222222222222266.33, "2222222222222266.2"),
+            (1938000118939380.2, "1938000118939380.2"),
         ] {
             assert_eq!(es_number(x), text);
         }
