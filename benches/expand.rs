@@ -3,7 +3,7 @@
 //! `expand/*` measures what `chainsmith expand` does in process: load the pack bytes
 //! (parse, schema validation, semantic checks, lints), expand one chain and serialise the
 //! result; `floor/*` measures serde_json `from_slice` + `to_vec` of exactly those bytes.
-//! Whole-process figures (the ones the README quotes) come from `benches/whole_process.rs`.
+//! Whole-process figures (the ones docs/performance.md quotes) come from `benches/whole_process.rs`.
 
 use chainsmith::catalog::HostProfile;
 use chainsmith::expand::{ExpandOptions, expand};

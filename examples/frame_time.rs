@@ -17,14 +17,14 @@
 //! `cargo run --release --example frame_time -- --write FILE N` writes a generated
 //! workflow with N nodes instead (the screenshot script opens one).
 
-#[path = "../tests/ui_common/no_dialogs.rs"]
-mod no_dialogs;
+#[path = "../tests/ui_common/dialogs.rs"]
+mod dialogs;
 
 use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
 use chainsmith::workflow::{ExportMode, Workflow};
+use dialogs::Script;
 use egui::{Key, Modifiers, Pos2, Rect, pos2, vec2};
-use no_dialogs::NoDialogs;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -71,7 +71,8 @@ fn generated(n: usize) -> Workflow {
 }
 
 fn app() -> App {
-    let opts = StartOptions { files: Vec::new(), dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };
+    let opts =
+        StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     App::new(opts, None)
 }
 
@@ -269,8 +270,12 @@ fn first_frame(files: &[PathBuf], runs: usize) -> f64 {
     let mut times = Vec::new();
     for _ in 0..runs {
         let start = Instant::now();
-        let opts =
-            StartOptions { files: files.to_vec(), dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };
+        let opts = StartOptions {
+            files: files.to_vec(),
+            dialogs: Box::new(Script::default()),
+            recovery_file: None,
+            packs: bundled(),
+        };
         let mut app = App::new(opts, None);
         let ctx = egui::Context::default();
         // The first frame loads the fonts and draws nothing; the second draws the editor.

@@ -85,6 +85,8 @@ pub mod code {
     pub const TOOL_CREDENTIAL_OMITTED: &str = "tool_credential_omitted";
     pub const TOOL_PROJECTION_INVALID: &str = "tool_projection_invalid";
     pub const TOOL_OPTION_IGNORED: &str = "tool_option_ignored";
+    pub const TOOL_EFFECT_UNKNOWN: &str = "tool_effect_unknown";
+    pub const TOOL_SENSITIVE_WITHHELD: &str = "tool_sensitive_withheld";
 
     // Trust and resolution: node-pack catalog, dependencies, lockfile, signatures.
     pub const NODE_SCHEMA_UNAVAILABLE: &str = "node_schema_unavailable";
@@ -104,6 +106,9 @@ pub mod code {
 
     // Registry interop (interop.md §1-3): integrity, v2 signatures, installs, publishing.
     pub const PACK_REGISTRY_UNREACHABLE: &str = "pack_registry_unreachable";
+    /// A signed version in a folder without `.well-known/openwop-registry.json`: no
+    /// `signingKeys[]` says which key may sign it.
+    pub const REGISTRY_DISCOVERY_MISSING: &str = "registry_discovery_missing";
     pub const PACK_INTEGRITY_FAILURE: &str = "pack_integrity_failure";
     pub const PACK_INTEGRITY_MISMATCH: &str = "pack_integrity_mismatch";
     pub const SIGNATURE_NOT_AVAILABLE: &str = "signature_not_available";
@@ -123,6 +128,24 @@ pub mod code {
     pub const REGISTRY_TREE_MISMATCH: &str = "registry_tree_mismatch";
     /// Publishing: an interrupted publish of the same bytes was finished.
     pub const PUBLISH_COMPLETED: &str = "publish_completed";
+
+    // Chain instances: re-parameterise and upgrade keeping edits, diffs, semver checks.
+    /// A member the user changed that the new expansion changes too; nothing was applied.
+    pub const UPGRADE_CONFLICT: &str = "upgrade_conflict";
+    /// The instance's recorded chain version is not among the packs given, so its edits
+    /// cannot be told apart from the chain's.
+    pub const INSTANCE_BASE_UNAVAILABLE: &str = "instance_base_unavailable";
+    /// The workflow has no instance with this id, or the pack given is not the instance's.
+    pub const INSTANCE_NOT_FOUND: &str = "instance_not_found";
+    pub const INSTANCE_PACK_MISMATCH: &str = "instance_pack_mismatch";
+    /// The chain version asked for is not among the packs given.
+    pub const CHAIN_VERSION_NOT_FOUND: &str = "chain_version_not_found";
+    /// An upgrade removed a node a parent edge was wired to; the edge went with it.
+    pub const INSTANCE_EDGE_DETACHED: &str = "instance_edge_detached";
+    /// A pack's version bump is smaller than its changes require (semver).
+    pub const VERSION_BUMP_TOO_SMALL: &str = "version_bump_too_small";
+    /// `pack publish` could not read the registry's latest version to compare with.
+    pub const VERSION_CHECK_SKIPPED: &str = "version_check_skipped";
 }
 
 /// A refusal: code, human message, structured details.
@@ -296,6 +319,60 @@ pub fn pointer_join(base: &str, token: &str) -> String {
     s
 }
 
+/// How many findings of one code a check lists one by one: per chain for a chain's checks
+/// and lints, per pack for the pack's, per expansion for the expander's. The rest are
+/// counted in one more finding of that code (`details.omitted`).
+pub const MAX_LISTED_PER_CODE: usize = 100;
+
+/// Counts findings by code as they are made, so that a large input's thousands of one
+/// mistake keep the first [`MAX_LISTED_PER_CODE`] and a count, not a finding each (one
+/// each made `validate` hold 150 times a 4 MB manifest's size).
+#[derive(Debug, Default)]
+pub struct FindingCap {
+    counts: Vec<(&'static str, Severity, usize)>,
+}
+
+impl FindingCap {
+    /// Whether the next finding of `code` at `severity` is listed; counted either way.
+    pub fn admit(&mut self, code: &'static str, severity: Severity) -> bool {
+        match self.counts.iter_mut().find(|(c, s, _)| *c == code && *s == severity) {
+            Some((_, _, n)) => {
+                *n += 1;
+                *n <= MAX_LISTED_PER_CODE
+            }
+            None => {
+                self.counts.push((code, severity, 1));
+                true
+            }
+        }
+    }
+
+    /// Push `f` onto `out` while its code is listed.
+    pub fn push(&mut self, out: &mut Vec<Finding>, f: Finding) {
+        if self.admit(f.code, f.severity) {
+            out.push(f);
+        }
+    }
+
+    /// One finding at `pointer` per code with findings left out, saying how many.
+    pub fn omitted(self, pointer: &str) -> impl Iterator<Item = Finding> + '_ {
+        self.counts.into_iter().filter(|(_, _, n)| *n > MAX_LISTED_PER_CODE).map(move |(code, severity, n)| {
+            let left = n - MAX_LISTED_PER_CODE;
+            let f = Finding::error(
+                code,
+                pointer,
+                format!(
+                    "{left} more `{code}` findings here are not listed (the first {MAX_LISTED_PER_CODE} are; \
+                     {n} in all)"
+                ),
+            )
+            .with("omitted", left)
+            .with("total", n);
+            Finding { severity, ..f }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +383,24 @@ mod tests {
         assert_eq!(e.envelope(), json!({"error":"chain_not_found","message":"no chain x"}));
         let e = e.with("chainId", "x");
         assert_eq!(e.envelope()["details"]["chainId"], "x");
+    }
+
+    #[test]
+    fn a_cap_lists_the_first_of_each_code_and_counts_the_rest() {
+        let mut cap = FindingCap::default();
+        let mut out = Vec::new();
+        for i in 0..MAX_LISTED_PER_CODE + 5 {
+            cap.push(&mut out, Finding::warning(code::NEAR_TOKEN, format!("/{i}"), "x"));
+        }
+        cap.push(&mut out, Finding::error(code::NEAR_TOKEN, "/e", "x"));
+        assert_eq!(out.len(), MAX_LISTED_PER_CODE + 1);
+        let rest: Vec<Finding> = cap.omitted("/chains/0").collect();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(
+            (rest[0].code, rest[0].severity, rest[0].pointer.as_str()),
+            (code::NEAR_TOKEN, Severity::Warning, "/chains/0")
+        );
+        assert_eq!((rest[0].details["omitted"].as_u64(), rest[0].details["total"].as_u64()), (Some(5), Some(105)));
     }
 
     #[test]

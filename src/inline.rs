@@ -17,9 +17,10 @@ use crate::error::{Finding, Result, code};
 pub use crate::expand::PackSource;
 use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree};
 use crate::expand::{ExpandOptions, Expansion, expand_from};
+use crate::instance::{Conflict, Edit, Resolutions};
 use crate::pack::Pack;
 use crate::params::apply_defaults;
-use crate::workflow::{Edge, Instance, SpliceOptions, Workflow, reparameterise, splice};
+use crate::workflow::{Edge, Instance, Node, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value};
 
 /// How the expansionId is chosen.
@@ -39,8 +40,9 @@ pub enum ExpansionIdChoice {
 pub enum Destination {
     /// A new instance, spliced as the options say.
     Splice(SpliceOptions),
-    /// The instance with this key, re-expanded in place (same chain, same expansionId).
-    Reparameterise { key: String },
+    /// The instance with this key, re-expanded in place (same chain, same expansionId),
+    /// keeping the user's edits; conflicts are settled by `resolutions` or refuse.
+    Reparameterise { key: String, resolutions: Resolutions },
 }
 
 impl Default for Destination {
@@ -109,6 +111,9 @@ pub struct Expanded {
     pub expansion: Expansion,
     /// With a host that co-expands sub-chains: every child, in the reference's order.
     pub children: Vec<Child>,
+    /// For a re-expansion in place: the instance's recorded expansion, recomputed (the chain
+    /// at the recorded version, the recorded values), against which the user's edits show.
+    pub base: Option<Expansion>,
 }
 
 pub use crate::workflow::bundle::ChildWorkflow;
@@ -119,19 +124,23 @@ pub struct InlineOutcome {
     pub expansion: Expansion,
     /// The instance recorded in the parent (new, or re-expanded in place).
     pub instance: Instance,
-    /// Parent edges the wiring replaced.
+    /// Parent edges the wiring replaced; for a re-expansion, the nodes and edges it removed.
     pub removed_edges: Vec<Edge>,
+    pub removed_nodes: Vec<Node>,
     /// With a host that co-expands sub-chains, and only for a new instance: each child
     /// spliced into a workflow of its own.
     pub children: Vec<ChildWorkflow>,
     /// Every finding that did not refuse, in pipeline order (the expansion's, then the
     /// splice's, then the parent's size against the host limit, then the children's).
     pub findings: Vec<Finding>,
+    /// A re-expansion in place: the user's edits it kept, and the conflicts it settled.
+    pub edits: Vec<Edit>,
+    pub conflicts: Vec<Conflict>,
 }
 
 /// The whole pipeline into `wf`. On a refusal `wf` is unchanged.
-pub fn inline(wf: &mut Workflow, mut req: InlineRequest) -> Result<InlineOutcome> {
-    let destination = std::mem::take(&mut req.destination);
+pub fn inline(wf: &mut Workflow, req: InlineRequest) -> Result<InlineOutcome> {
+    let destination = req.destination.clone();
     let trust = req.trust;
     let expanded = expand_for(Some(wf), req)?;
     place(wf, expanded, &destination, trust)
@@ -143,6 +152,10 @@ pub fn inline(wf: &mut Workflow, mut req: InlineRequest) -> Result<InlineOutcome
 /// prints it.
 pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded> {
     let trust = req.trust;
+    let base = match (&req.destination, wf) {
+        (Destination::Reparameterise { key, .. }, Some(wf)) => Some(base_expansion(wf, key, &req)?),
+        _ => None,
+    };
     let mut warnings = trust_warnings(&req)?;
     warnings.extend(req.value_findings.iter().cloned());
     let mut values = req.values.clone();
@@ -171,7 +184,7 @@ pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded>
         let mut expansion = expand_from(req.pack, req.chain_id, values, &opts)?;
         let errors = check(trust, &mut expansion, warnings);
         refuse(errors)?;
-        return Ok(Expanded { expansion, children: Vec::new() });
+        return Ok(Expanded { expansion, children: Vec::new(), base });
     }
     let tree_opts = TreeOptions { expand: opts, tenant: req.tenant, external: req.external };
     let mut tree = expand_tree(req.pack.pack(), req.chain_id, values, &tree_opts)?;
@@ -194,17 +207,63 @@ pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded>
     errors.extend(check(trust, &mut tree.parent, warnings));
     refuse(errors)?;
     tree.parent.warnings.append(&mut child_findings);
-    Ok(Expanded { expansion: tree.parent, children: tree.children })
+    Ok(Expanded { expansion: tree.parent, children: tree.children, base })
+}
+
+/// The recorded expansion of instance `key`: the chain at the recorded version (the
+/// request's pack, else one of its external packs), the recorded values as they are, the
+/// recorded expansionId. Refused with `instance_base_unavailable` when no pack at hand
+/// holds that version.
+fn base_expansion(wf: &Workflow, key: &str, req: &InlineRequest) -> Result<Expansion> {
+    let inst = crate::instance::merge::find(wf, key)?;
+    let pack = crate::instance::base_pack(&inst, std::iter::once(req.pack.pack()).chain(req.external)).ok_or_else(|| {
+        crate::Error::new(
+            code::INSTANCE_BASE_UNAVAILABLE,
+            format!(
+                "instance {key} was expanded from {}@{} ({} {}), which is not loaded; open that version so your edits can be kept",
+                inst.chain_id, inst.chain_version, inst.pack_name, inst.pack_version
+            ),
+        )
+        .with("instance", key)
+        .with("chainId", inst.chain_id.as_str())
+        .with("version", inst.chain_version.as_str())
+    })?;
+    let opts = ExpandOptions {
+        expansion_id: Some(inst.expansion_id.clone()),
+        taken_ids: None,
+        resolver: req.trust.resolver(),
+        parent_compensation: wf.settings_compensation(),
+        host: req.trust.host.clone(),
+        params_as_given: true,
+    };
+    if !req.trust.host.sub_chains {
+        return crate::expand::expand(pack, &inst.chain_id, inst.params.clone(), &opts);
+    }
+    let tree_opts = TreeOptions { expand: opts, tenant: req.tenant, external: req.external };
+    Ok(expand_tree(pack, &inst.chain_id, inst.params.clone(), &tree_opts)?.parent)
 }
 
 /// The splice of an [`Expanded`] into `wf`, and the checks on the result: the last step of
 /// [`inline`], alone for a dry run on a copy (the editor's ghosts stand where the splice
 /// puts the nodes). On a refusal `wf` is unchanged.
 pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, trust: &Trust) -> Result<InlineOutcome> {
-    let Expanded { expansion, children } = expanded;
+    let Expanded { expansion, children, base } = expanded;
     let mut findings = expansion.warnings.clone();
+    let (mut edits, mut conflicts, mut removed_nodes) = (Vec::new(), Vec::new(), Vec::new());
     let (instance, removed_edges, children) = match destination {
-        Destination::Reparameterise { key } => (reparameterise(wf, key, &expansion)?, Vec::new(), Vec::new()),
+        Destination::Reparameterise { key, resolutions } => {
+            let base = base.ok_or_else(|| {
+                crate::Error::new(
+                    code::INSTANCE_BASE_UNAVAILABLE,
+                    format!("the recorded expansion of {key} was not computed"),
+                )
+                .with("instance", key.as_str())
+            })?;
+            let merged = crate::instance::reexpand(wf, key, &base, &expansion, resolutions)?;
+            findings.extend(merged.warnings);
+            (edits, conflicts, removed_nodes) = (merged.edits, merged.conflicts, merged.removed_nodes);
+            (merged.instance, merged.removed_edges, Vec::new())
+        }
         Destination::Splice(opts) => {
             let report = splice(wf, &expansion, opts)?;
             findings.extend(report.warnings);
@@ -220,7 +279,7 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
             (report.instance, report.removed_edges, workflows)
         }
     };
-    Ok(InlineOutcome { expansion, instance, removed_edges, children, findings })
+    Ok(InlineOutcome { expansion, instance, removed_edges, removed_nodes, children, findings, edits, conflicts })
 }
 
 /// Refuse what the trust policy blocks before anything is expanded; return its warnings.

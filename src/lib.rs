@@ -9,6 +9,10 @@
 //!   and exports JSON atomically;
 //! - [`inline`] is the one pipeline the CLI and the editor both run: trust and host checks,
 //!   values, expansion, checks, splice;
+//! - [`diff`] compares two packs (with the semver level their changes need) or two
+//!   workflows;
+//! - [`instance`] re-expands an inserted chain in place (new values or a new version),
+//!   keeping what the user changed since;
 //! - [`catalog`] answers what the target host and known node packs provide, and whether a
 //!   pack is trusted (signatures, dependencies, lockfiles);
 //! - [`registry`] reads, verifies, installs from and publishes to OpenWOP registry folders
@@ -31,19 +35,27 @@
 pub mod app;
 pub mod author;
 pub mod catalog;
+pub mod diff;
 pub mod editor;
 pub mod error;
 pub mod expand;
 pub mod fsio;
+pub mod grammar;
 pub mod graph;
+pub mod host;
+pub mod ids;
 pub mod inline;
+pub mod instance;
+pub mod jcs;
 pub mod json_walk;
 pub mod pack;
 mod parallel;
 pub mod params;
 mod pretty;
+pub mod range;
 pub mod registry;
 pub mod schemas;
+pub mod tarball;
 pub mod tool;
 pub mod workflow;
 

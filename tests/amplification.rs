@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::capped::{MIB, envelope, run_with_allowance, tail};
+use common::capped::{MIB, run_with_allowance};
+use common::cli::{envelope, s, tail};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -36,10 +37,6 @@ fn doubling_schema(levels: usize, leaf: Value) -> Value {
     }
     defs.insert(format!("d{levels}"), leaf);
     Value::Object(defs)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// 18 and 20 levels (1.6 KB of schema): 2^18 and 2^20 errors for one wrong value, which took
@@ -187,9 +184,45 @@ fn pointers_are_not_built_per_leaf() {
     assert_eq!(env["error"], "chain_parameter_invalid", "{}", tail(&env.to_string()));
 }
 
+/// How many times `file` is opened while `f` runs, counted by inotify. Open and close
+/// events are both watched so that consecutive opens never coalesce into one event.
+#[cfg(target_os = "linux")]
+fn opens_during<T>(file: &Path, f: impl FnOnce() -> T) -> (T, usize) {
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: plain syscalls on a descriptor this function owns; the buffer is aligned for
+    // `inotify_event` and each event is read within the bytes the kernel returned.
+    unsafe {
+        let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
+        assert!(fd >= 0, "inotify_init1: {}", std::io::Error::last_os_error());
+        let path = std::ffi::CString::new(file.as_os_str().as_bytes()).unwrap();
+        let wd = libc::inotify_add_watch(fd, path.as_ptr(), libc::IN_OPEN | libc::IN_CLOSE_NOWRITE);
+        assert!(wd >= 0, "inotify_add_watch: {}", std::io::Error::last_os_error());
+        let out = f();
+        let mut opens = 0;
+        let mut buf = vec![0u64; 4096];
+        loop {
+            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len() * 8);
+            if n <= 0 {
+                break;
+            }
+            let bytes = buf.as_ptr().cast::<u8>();
+            let mut at = 0;
+            while at < n as usize {
+                let event = std::ptr::read_unaligned(bytes.add(at).cast::<libc::inotify_event>());
+                assert_eq!(event.mask & libc::IN_Q_OVERFLOW, 0, "inotify queue overflowed");
+                opens += usize::from(event.mask & libc::IN_OPEN != 0);
+                at += std::mem::size_of::<libc::inotify_event>() + event.len as usize;
+            }
+        }
+        libc::close(fd);
+        (out, opens)
+    }
+}
+
 /// 250 node types sharing one 1 MB config schema: read and parsed 250 times before (over
 /// 8 GB); read, parsed and compiled once now.
 #[test]
+#[cfg(target_os = "linux")]
 fn a_shared_schema_file_is_read_once() {
     let dir = tempfile::tempdir().unwrap();
     let properties: serde_json::Map<String, Value> =
@@ -216,17 +249,21 @@ fn a_shared_schema_file_is_read_once() {
             "parameters": {"type": "object", "properties": {}}, "dag": {"nodes": nodes, "edges": []}})),
     );
     let catalog = dir.path().join("catalog");
-    let out = run_with_allowance(
-        256 * MIB,
-        &["expand", s(&pack), "--chain", "t.many", "--catalog", s(&catalog), "--strict"],
-        None,
-    );
+    let (out, opens) = opens_during(&dir.path().join("catalog/n/shared.schema.json"), || {
+        run_with_allowance(
+            256 * MIB,
+            &["expand", s(&pack), "--chain", "t.many", "--catalog", s(&catalog), "--strict"],
+            None,
+        )
+    });
     assert!(out.status.success(), "{}", tail(&String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(opens, 1, "the shared schema file is opened once");
 }
 
 /// One 2 MB pack in a registry named by 40 spellings (`reg`, `./reg`, `././reg`, …): 3.9 GB
 /// before, loaded once now.
 #[test]
+#[cfg(target_os = "linux")]
 fn a_registry_named_many_ways_is_read_once() {
     let dir = tempfile::tempdir().unwrap();
     let nodes: Vec<Value> =
@@ -240,10 +277,12 @@ fn a_registry_named_many_ways_is_read_once() {
         "fallbackRegistries": spellings,
         "packs": [{"name": "vendor.test.amplify", "version": "1.0.0", "integrity": format!("sha256-{}=", "A".repeat(43))}]});
     let lockfile = write_json(&dir.path().join("pack-lock.json"), &lock);
-    let out = run_with_allowance(256 * MIB, &["resolve", s(&lockfile)], None);
+    let manifest = dir.path().join("reg/vendor.test.amplify/1.0.0/pack.json");
+    let (out, opens) = opens_during(&manifest, || run_with_allowance(256 * MIB, &["resolve", s(&lockfile)], None));
     assert!(out.status.success(), "{}", tail(&String::from_utf8_lossy(&out.stderr)));
     let resolved: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(resolved["packs"][0]["name"], "vendor.test.amplify", "{resolved}");
+    assert_eq!(opens, 1, "the pack is opened once, whatever the registry is called");
 }
 
 /// A tarball of one small file followed by tens of MiB of zero padding (a few KiB packed):

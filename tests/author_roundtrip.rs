@@ -3,6 +3,7 @@
 //! the corpus (inline, extract with every whole-value token promoted again, expand) and for
 //! random workflows, selections and promotions.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::author::{
@@ -64,8 +65,8 @@ fn whole_value_tokens(chain: &Value) -> Vec<(String, usize, String)> {
     out
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_round_trips_through_a_workflow() {
     let corpus = common::corpus_dir();
     let vectors = common::files_under(&corpus.join("vectors"), "json");
@@ -172,11 +173,10 @@ fn every_corpus_chain_round_trips_through_a_workflow() {
         vectors.len()
     );
     assert!(failures.is_empty(), "{} chains failed:\n{}", failures.len(), failures.join("\n"));
-    assert_eq!(checked, 171, "the corpus README promises 171 vectors, one per chain");
-    assert_eq!(with_produced, 3, "three registry chains declare producedVariables");
-    // Distinct parameters named by a whole-value token per chain, summed (counted with a
-    // separate Python walk of the corpus).
-    assert_eq!(promoted, 455);
+    assert_eq!(checked, common::corpus_count("vectors"), "every vector, one per chain");
+    assert_eq!(with_produced, common::corpus_count("vectorsWithProducedVariables"));
+    // Distinct parameters named by a whole-value token per chain, summed.
+    assert_eq!(promoted, common::corpus_count("wholeValueParameters"));
 }
 
 /// Strings without a real token (near misses, stray delimiters and references are kept).

@@ -1,6 +1,8 @@
 //! The two binaries: `chainsmith` is the command line and holds none of the editor's code;
 //! without a subcommand it hands its arguments to `chainsmith-editor` beside it.
 
+mod common;
+
 use std::process::Command;
 
 /// Occurrences of `needle` in the file (symbol names in the debug binary's symbol table).
@@ -25,7 +27,7 @@ fn the_command_line_binary_links_none_of_the_editor() {
 #[test]
 fn without_a_subcommand_the_editor_binary_runs_with_the_same_arguments() {
     // With no display the editor fails to start: its own message and exit status come back.
-    let out = Command::new(env!("CARGO_BIN_EXE_chainsmith"))
+    let out = common::cli::bin()
         .arg("some workflow.json")
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")

@@ -1,33 +1,13 @@
 //! The CLI contract: exit codes, the error envelope as the last stderr line, output shapes.
 
+use chainsmith_test_env::needs;
 mod common;
+
+use common::cli::{envelope, ok_json, run, run_with_stdin, usage_envelope};
 
 use chainsmith::schemas::Schema;
 use serde_json::{Value, json};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
-}
-
-fn envelope(out: &Output) -> Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let last = stderr.lines().last().unwrap_or_default();
-    let env: Value =
-        serde_json::from_str(last).unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {stderr}"));
-    assert!(Schema::ErrorEnvelope.violations(&env).is_empty(), "{env}");
-    env
-}
-
-fn stdout_json(out: &Output) -> Value {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use std::process::Output;
 
 const SUPPORT: &str = "packs/vendor.chainsmith.support-desk/pack.json";
 const TRAVEL: &str = "packs/vendor.chainsmith.travel-booking/pack.json";
@@ -64,7 +44,7 @@ fn validate_exit_codes_and_one_line_per_finding() {
 fn expand_prints_the_contract_shape() {
     let out =
         run(&["expand", SUPPORT, "--chain", "support.triage", "--set", "queueName=billing", "--expansion-id", "ab12"]);
-    let v = stdout_json(&out);
+    let v = ok_json(&out);
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["packName", "packVersion", "chainId", "expansionId", "nodes", "edges", "idMap", "warnings"]);
     assert_eq!(v["idMap"]["fetch"], "support_triage_ab12_fetch");
@@ -72,7 +52,7 @@ fn expand_prints_the_contract_shape() {
     assert_eq!(v["nodes"][2]["config"]["room"], "#support-oncall", "<<params.x>> spelling substituted");
     assert_eq!(v["nodes"][1]["config"]["labels"], json!(["billing", "bug", "other"]), "defaults applied");
 
-    let travel = stdout_json(&run(&[
+    let travel = ok_json(&run(&[
         "expand",
         TRAVEL,
         "--chain",
@@ -92,7 +72,7 @@ fn params_from_file_and_stdin_with_set_overriding() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("p.json");
     std::fs::write(&file, r#"{"queueName":"from-file","maxTickets":3}"#).unwrap();
-    let v = stdout_json(&run(&[
+    let v = ok_json(&run(&[
         "expand",
         SUPPORT,
         "--chain",
@@ -104,16 +84,10 @@ fn params_from_file_and_stdin_with_set_overriding() {
     ]));
     assert_eq!(v["nodes"][0]["config"]["url"], "https://support.example.test/queues/from-file?limit=9");
 
-    let mut child = bin()
-        .args(["expand", SUPPORT, "--chain", "support.triage", "--params", "-"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(br#"{"queueName":"stdin-q"}"#).unwrap();
-    let v = stdout_json(&child.wait_with_output().unwrap());
+    let v = ok_json(&run_with_stdin(
+        &["expand", SUPPORT, "--chain", "support.triage", "--params", "-"],
+        br#"{"queueName":"stdin-q"}"#,
+    ));
     assert_eq!(v["nodes"][3]["config"]["sheet"], "triage-stdin-q");
 }
 
@@ -145,7 +119,7 @@ fn failures_end_with_a_coded_envelope() {
 }
 
 /// Usage errors keep clap's explanation and exit 2, and end like every other failure: the
-/// last stderr line is an `invalid_request` envelope (README "Command line").
+/// last stderr line is an `invalid_request` envelope (docs/cli.md).
 #[test]
 fn usage_errors_exit_2_with_an_envelope() {
     let cases: &[&[&str]] = &[
@@ -157,7 +131,7 @@ fn usage_errors_exit_2_with_an_envelope() {
     for args in cases {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let env = envelope(&out);
+        let env = usage_envelope(&out);
         assert_eq!((env["error"].as_str(), env["details"]["usage"].as_bool()), (Some("invalid_request"), Some(true)));
         assert!(String::from_utf8_lossy(&out.stderr).contains("Usage:"), "clap's usage is kept");
     }
@@ -167,12 +141,12 @@ fn usage_errors_exit_2_with_an_envelope() {
 /// The envelope names the argument at fault, which clap puts on the line after its first.
 #[test]
 fn usage_error_envelopes_name_the_argument() {
-    let env = envelope(&run(&["expand", SUPPORT]));
+    let env = usage_envelope(&run(&["expand", SUPPORT]));
     assert_eq!(env["details"]["argument"], "--chain <ID>", "{env}");
     assert!(env["message"].as_str().unwrap().contains("--chain <ID>"), "{env}");
-    let env = envelope(&run(&["expand", SUPPORT, "--chain", "support.triage", "--frobnicate"]));
+    let env = usage_envelope(&run(&["expand", SUPPORT, "--chain", "support.triage", "--frobnicate"]));
     assert_eq!(env["details"]["argument"], "--frobnicate", "{env}");
-    let env = envelope(&run(&["inline", "--new", "x", SUPPORT, "--chain", "c", "-o", "o.json", "--at", "1"]));
+    let env = usage_envelope(&run(&["inline", "--new", "x", SUPPORT, "--chain", "c", "-o", "o.json", "--at", "1"]));
     assert_eq!(
         (env["details"]["argument"].as_str(), env["details"]["value"].as_str()),
         (Some("--at <X,Y>"), Some("1")),
@@ -203,7 +177,7 @@ fn inline_new_and_between() {
         "-o",
         first.to_str().unwrap(),
     ]);
-    let summary = stdout_json(&out);
+    let summary = ok_json(&out);
     assert_eq!(summary["nodeIds"][0], "travel_book-trip_aa01_reserve");
     let wf: Value = serde_json::from_slice(&std::fs::read(&first).unwrap()).unwrap();
     assert_eq!(wf["id"], "trip-planner");
@@ -227,7 +201,7 @@ fn inline_new_and_between() {
         "-o",
         second.to_str().unwrap(),
     ]);
-    let summary = stdout_json(&out);
+    let summary = ok_json(&out);
     assert_eq!(summary["removedEdges"], json!(["travel_book-trip_aa01_e1"]));
     let wf: Value = serde_json::from_slice(&std::fs::read(&second).unwrap()).unwrap();
     let edges = wf["edges"].as_array().unwrap();
@@ -273,8 +247,8 @@ fn inline_new_and_between() {
 /// The CLI reproduces the reference for every vector, member for member, settingsCompensation
 /// included (present exactly when the reference returned one). Every vector's params are
 /// valid (the corpus README's rules), so there is no refusal to excuse.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn cli_expand_matches_every_vector() {
     let corpus = common::corpus_dir();
     let dir = tempfile::tempdir().unwrap();
@@ -373,7 +347,7 @@ fn inline_between_refuses_to_close_a_loop() {
     let mut args =
         vec!["inline", "--new", "Trip", TRAVEL, "--chain", "travel.book-trip", "-o", first.to_str().unwrap()];
     args.extend(set);
-    stdout_json(&run(&args));
+    ok_json(&run(&args));
     let out = dir.path().join("out.json");
     let (reserve, charge) = ("travel_book-trip_aa01_reserve", "travel_book-trip_aa01_charge");
     for (a, b) in [(reserve, reserve), (charge, reserve)] {
@@ -474,7 +448,7 @@ fn set_messages_speak_to_the_pack_author() {
 
     // support.enrich-customer allows undeclared names; a --set of one is still worth a word.
     let out =
-        stdout_json(&run(&["expand", SUPPORT, "--chain", "support.enrich-customer", "--set", "crmURL=https://x.test"]));
+        ok_json(&run(&["expand", SUPPORT, "--chain", "support.enrich-customer", "--set", "crmURL=https://x.test"]));
     let warning = out["warnings"].as_array().unwrap().iter().find(|w| w["code"] == "set_parameter_undeclared");
     assert!(warning.is_some_and(|w| w["message"].as_str().unwrap().contains("it declares: crmUrl")), "{out}");
 
@@ -577,8 +551,8 @@ fn restore_sub_chain_refs(got: &mut Value, path: &std::path::Path) {
 
 /// A real chain whose only unresolved typeId is an application's own node type: refused with
 /// the registry as catalog, expanded once `--host` declares `feature.*`.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn host_profile_node_types_resolve_host_provided_type_ids() {
     let corpus = common::corpus_dir();
     let pack = corpus.join("registry/packs/core.openwop.workflows.starters/pack.json");
@@ -599,7 +573,7 @@ fn host_profile_node_types_resolve_host_provided_type_ids() {
     assert_eq!(env["error"], "chain_unresolvable_typeid", "{env}");
     assert_eq!(env["details"]["typeId"], "feature.notifications.nodes.notify", "{env}");
     let out = run(&[&base[..], &["--host", host, "--expansion-id", "t0k3"]].concat());
-    let v = stdout_json(&out);
+    let v = ok_json(&out);
     assert!(common::json_eq(&v["nodes"], &vector["expected"]["nodes"]), "{}", v["nodes"]);
     let bad = dir.path().join("bad-host.json");
     std::fs::write(&bad, r#"{"nodeTypes": ["feat*ure"]}"#).unwrap();
@@ -648,8 +622,10 @@ fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
         ["reparam", wf_arg, "--pack", pack_arg].iter().chain(extra).map(|s| s.to_string()).collect()
     };
     let run_args = |a: Vec<String>| run(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    let out = run(&["reparam", wf_arg, "--pack", pack_arg, "--set", "queue=sales", "-o", out_path.to_str().unwrap()]);
-    let summary = stdout_json(&out);
+    // The note is edited by hand and changed by the new values: settled with --prefer new.
+    let out_arg = out_path.to_str().unwrap();
+    let out = run(&["reparam", wf_arg, "--pack", pack_arg, "--set", "queue=sales", "--prefer", "new", "-o", out_arg]);
+    let summary = ok_json(&out);
     let id = app_expansion_id(r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#);
     assert_eq!(summary["previousExpansionId"], "fd9b00f727d5");
     assert_eq!(summary["expansionId"], json!(id));
@@ -662,14 +638,14 @@ fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
     let p = format!("vendor_example_ticket-triage_{id}_");
     assert_eq!(written["nodes"][0]["nodeId"], json!(format!("{p}fetch")), "the app's form is kept");
     assert_eq!(written["nodes"][0]["config"]["url"], "https://tickets.example/sales?limit=40");
-    assert_eq!(written["nodes"][1]["config"]["note"], "for sales", "the hand edit is replaced");
+    assert_eq!(written["nodes"][1]["config"]["note"], "for sales", "the hand edit gave way to the new value");
     assert_eq!(written["edges"][0]["targetNodeId"], json!(format!("{p}classify")));
     assert_eq!(written["metadata"]["expansionId"], json!(id));
 
     // interop §5's first vector: the recorded values re-expand to the recorded id.
     let same = dir.path().join("same.json");
     let out = run(&["reparam", wf_arg, "--pack", pack_arg, "-o", same.to_str().unwrap()]);
-    assert_eq!(stdout_json(&out)["expansionId"], "fd9b00f727d5");
+    assert_eq!(ok_json(&out)["expansionId"], "fd9b00f727d5");
 
     // Not the app's workflow, and a pack without the recorded version: coded refusals.
     let plain = dir.path().join("plain.json");
@@ -679,7 +655,7 @@ fn reparam_re_expands_an_app_workflow_as_the_app_would_and_lists_hand_edits() {
     doc["metadata"]["expandedFrom"]["version"] = json!("1.1.0");
     std::fs::write(&wf, doc.to_string()).unwrap();
     let out = run_args(args(&["-o", "out.json"]));
-    assert_eq!((out.status.code(), envelope(&out)["error"].as_str()), (Some(1), Some("chain_not_found")));
+    assert_eq!((out.status.code(), envelope(&out)["error"].as_str()), (Some(1), Some("instance_base_unavailable")));
     let bad = run_args(args(&["--set", "maxTickets=many", "-o", "out.json"]));
     assert_eq!(envelope(&bad)["error"], "chain_parameter_invalid");
 }

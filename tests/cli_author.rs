@@ -1,23 +1,12 @@
 //! `chainsmith chain extract`: the summary line, the pack it writes, and every refusal
 //! (exit 1, the error envelope as the last stderr line, nothing written).
 
-use chainsmith::schemas::Schema;
+mod common;
+
+use common::cli::{envelope, run};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
-}
-
-fn envelope(out: &Output) -> Value {
-    assert_eq!(out.status.code(), Some(1), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let env: Value = serde_json::from_str(stderr.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {stderr}"));
-    assert!(Schema::ErrorEnvelope.violations(&env).is_empty(), "{env}");
-    env
-}
+use std::process::Output;
 
 /// The one stdout line of a successful run, as JSON.
 fn summary(out: &Output) -> Value {

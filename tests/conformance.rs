@@ -1,6 +1,7 @@
 //! Replays every conformance vector of the shared corpus through the expander and compares
 //! nodes, edges, idMap and settingsCompensation with the reference implementation's output.
 
+use chainsmith_test_env::needs;
 mod common;
 
 use chainsmith::catalog::HostProfile;
@@ -8,8 +9,8 @@ use chainsmith::expand::{ExpandOptions, expand};
 use chainsmith::pack::{LoadOptions, load_file};
 use serde_json::Value;
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_vector_matches_the_reference() {
     let corpus = common::corpus_dir();
     let vectors = common::files_under(&corpus.join("vectors"), "json");
@@ -69,11 +70,11 @@ fn every_vector_matches_the_reference() {
     }
     println!("conformance: {}/{} vectors match", vectors.len() - failures.len(), vectors.len());
     assert!(failures.is_empty(), "{} of {} vectors failed:\n{}", failures.len(), vectors.len(), failures.join("\n"));
-    assert_eq!(vectors.len(), 171, "the corpus README promises 171 vectors");
+    assert_eq!(vectors.len(), common::corpus_count("vectors"));
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_pack_validates_against_the_embedded_schema() {
     let corpus = common::corpus_dir();
     let mut chain_packs = 0;
@@ -88,7 +89,7 @@ fn every_corpus_chain_pack_validates_against_the_embedded_schema() {
             problems.push(format!("{}: {f}", pack.name()));
         }
     }
-    assert_eq!(chain_packs, 56, "55 registry chain packs + the examples sample");
+    assert_eq!(chain_packs, common::corpus_count("chainPacks"), "the registry's chain packs + the examples sample");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -96,8 +97,8 @@ fn every_corpus_chain_pack_validates_against_the_embedded_schema() {
 /// parameters (defaults plus a plausible value for every other declared parameter), exports
 /// in strict mode as a WorkflowDefinition the embedded schema accepts, every input a
 /// PortValue. (scripts/strict-export-check.py checks the CLI's files with Python jsonschema.)
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_exports_schema_valid_in_strict_mode() {
     use chainsmith::schemas::Schema;
     use chainsmith::workflow::{SpliceOptions, Workflow, splice};

@@ -2,11 +2,12 @@
 //! chain inserted through real pointer and keyboard input (xdotool), is killed with SIGKILL,
 //! and the next start offers the autosaved work, restores it and saves it to the original file.
 //!
-//! Needs Xvfb and xdotool: without them (build.rs decides) the test is ignored, and
+//! Needs Xvfb and xdotool: without them (tests/env decides) the test is ignored, and
 //! `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1` (CI) makes their absence a build failure.
 // Linux only: Xvfb, and the recovery file under $XDG_DATA_HOME.
 #![cfg(target_os = "linux")]
 
+use chainsmith_test_env::needs;
 mod desktop;
 
 use desktop::{Desktop, read_json};
@@ -27,8 +28,8 @@ fn inserted(workflow: &Value) -> usize {
     node_ids(workflow).iter().filter(|id| id.starts_with(PREFIX)).count()
 }
 
+#[needs(display)]
 #[test]
-#[cfg_attr(not(chainsmith_display), ignore = "needs Xvfb and xdotool on PATH (apt-get install xvfb xdotool)")]
 fn sigkill_mid_session_then_the_next_start_restores_the_edits() {
     let desktop = Desktop::start();
     let file = desktop.path("wf.json");

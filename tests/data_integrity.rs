@@ -2,24 +2,11 @@
 //! read back, and what it did not touch comes back byte for byte (issue 16, "Lost or
 //! corrupted data with exit 0"). Each test runs the real binary.
 
+mod common;
+
+use common::cli::{envelope, ok_json, run, s};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith")).args(args).output().unwrap()
-}
-
-fn envelope(out: &Output) -> Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    serde_json::from_str(stderr.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("no envelope ({e}); status {:?}: {stderr}", out.status))
-}
-
-fn ok(out: &Output) -> Value {
-    assert!(out.status.success(), "status {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// A chain pack with one chain per `(chainId, fragment)`, written to `dir/name/pack.json`.
 fn write_pack(dir: &Path, name: &str, chains: Vec<(&str, Value, Value)>) -> PathBuf {
@@ -41,10 +28,6 @@ fn write_pack(dir: &Path, name: &str, chains: Vec<(&str, Value, Value)>) -> Path
 
 fn no_params() -> Value {
     json!({"type": "object", "properties": {}})
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 #[test]
@@ -69,7 +52,7 @@ fn a_drop_point_that_would_overflow_is_refused_with_a_code() {
     assert!(!out_file.exists(), "nothing is written");
     // Inside the limit, every coordinate is a number.
     let out = run(&["inline", "--new", "W", s(&pack), "--chain", "t.two", "--at", "1e11,-1e11", "-o", s(&out_file)]);
-    ok(&out);
+    ok_json(&out);
     let saved: Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
     for node in saved["nodes"].as_array().unwrap() {
         assert!(node["position"]["x"].is_number() && node["position"]["y"].is_number(), "{node}");
@@ -88,7 +71,7 @@ fn chains_whose_ids_share_a_slug_keep_both_provenance_records() {
         ],
     );
     let wf = dir.path().join("wf.json");
-    ok(&run(&["inline", "--new", "W", s(&pack), "--chain", "qa.c", "--expansion-id", "x1", "-o", s(&wf)]));
+    ok_json(&run(&["inline", "--new", "W", s(&pack), "--chain", "qa.c", "--expansion-id", "x1", "-o", s(&wf)]));
     let before = std::fs::read(&wf).unwrap();
     let out = run(&["inline", s(&wf), s(&pack), "--chain", "qa_c", "--expansion-id", "x1", "-o", s(&wf)]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
@@ -99,7 +82,7 @@ fn chains_whose_ids_share_a_slug_keep_both_provenance_records() {
     );
     assert_eq!(std::fs::read(&wf).unwrap(), before, "the workflow is left as it was");
     // Another expansionId works, and both records are there.
-    ok(&run(&["inline", s(&wf), s(&pack), "--chain", "qa_c", "--expansion-id", "x2", "-o", s(&wf)]));
+    ok_json(&run(&["inline", s(&wf), s(&pack), "--chain", "qa_c", "--expansion-id", "x2", "-o", s(&wf)]));
     let saved: Value = serde_json::from_slice(&std::fs::read(&wf).unwrap()).unwrap();
     let chains: Vec<&str> = saved["metadata"]["customProperties"]["chainsmith"]["instances"]
         .as_array()
@@ -139,7 +122,8 @@ fn fragment_edge_ids_never_repeat_a_parent_edge_id() {
         (Some("invalid_request"), Some("t_two_e1_e1"))
     );
     assert!(!out_file.exists());
-    let saved = ok(&run(&["inline", s(&wf), s(&pack), "--chain", "t.two", "--expansion-id", "e2", "-o", s(&out_file)]));
+    let saved =
+        ok_json(&run(&["inline", s(&wf), s(&pack), "--chain", "t.two", "--expansion-id", "e2", "-o", s(&out_file)]));
     assert_eq!(saved["edgeIds"], json!(["t_two_e2_e1"]));
 }
 
@@ -162,7 +146,7 @@ fn strict_schema_export_keeps_node_members_in_order() {
         "triggers": [], "variables": [], "settings": {}}"#;
     std::fs::write(&wf, text).unwrap();
     let out_file = dir.path().join("out.json");
-    ok(&run(&[
+    ok_json(&run(&[
         "inline",
         s(&wf),
         s(&pack),
@@ -211,11 +195,11 @@ fn a_legal_deep_parameter_is_saved_so_that_the_workflow_reads_back() {
     let params_file = dir.path().join("params.json");
     std::fs::write(&params_file, serde_json::to_vec(&values).unwrap()).unwrap();
     let wf = dir.path().join("wf.json");
-    ok(&run(&["inline", "--new", "W", s(&pack), "--chain", "t.deep", "--params", s(&params_file), "-o", s(&wf)]));
+    ok_json(&run(&["inline", "--new", "W", s(&pack), "--chain", "t.deep", "--params", s(&params_file), "-o", s(&wf)]));
     // What was written opens again, in chainsmith and in a plain JSON parser, with the
     // parameters intact.
     let again = dir.path().join("again.json");
-    ok(&run(&["inline", s(&wf), s(&pack), "--chain", "t.deep", "--params", s(&params_file), "-o", s(&again)]));
+    ok_json(&run(&["inline", s(&wf), s(&pack), "--chain", "t.deep", "--params", s(&params_file), "-o", s(&again)]));
     let saved: Value = serde_json::from_slice(&std::fs::read(&again).unwrap()).unwrap();
     let instances = saved["metadata"]["customProperties"]["chainsmith"]["instances"].as_array().unwrap();
     assert_eq!(instances.len(), 2);
@@ -257,7 +241,7 @@ fn numbers_in_untouched_nodes_keep_every_digit() {
     );
     std::fs::write(&wf, text).unwrap();
     let out_file = dir.path().join("out.json");
-    ok(&run(&["inline", s(&wf), s(&pack), "--chain", "t.one", "-o", s(&out_file)]));
+    ok_json(&run(&["inline", s(&wf), s(&pack), "--chain", "t.one", "-o", s(&out_file)]));
     let written = std::fs::read_to_string(&out_file).unwrap();
     for (key, literal) in ["big", "low", "fine"].iter().zip(literals) {
         assert!(written.contains(&format!("\"{key}\": {literal}")), "{key}: {literal} not kept in\n{written}");

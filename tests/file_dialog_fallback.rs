@@ -6,13 +6,14 @@
 //! test independent of whether this machine happens to have a portal.
 #![cfg(target_os = "linux")]
 
+use chainsmith_test_env::needs;
 mod desktop;
 
 use desktop::{Desktop, read_json};
 use std::time::Duration;
 
+#[needs(display)]
 #[test]
-#[cfg_attr(not(chainsmith_display), ignore = "needs Xvfb and xdotool on PATH (apt-get install xvfb xdotool)")]
 fn without_a_portal_ctrl_s_saves_through_the_in_app_dialog() {
     let desktop = Desktop::start();
     let editor = desktop.editor_with(&[], "dialog.log", &[("CHAINSMITH_FILE_DIALOG", "in-app")]);

@@ -3,12 +3,13 @@
 //! bound. Small cases live in `tests/hostile/`; big ones (60 MB strings, 10,000-deep
 //! nesting, 100,001 nodes) are generated into a temporary folder at test time.
 
-use chainsmith::schemas::Schema;
+mod common;
+
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Generous on purpose: a case that answers at all answers in well under a second; this
@@ -27,16 +28,13 @@ struct Outcome {
     code: Option<i32>,
     stdout: Vec<u8>,
     stderr: String,
+    output: Output,
 }
 
 impl Outcome {
-    /// The last stderr line as an ErrorEnvelope (checked against the embedded schema).
+    /// The ErrorEnvelope of a refusal (exit 1, checked against the schema).
     fn envelope(&self) -> Value {
-        let last = self.stderr.lines().last().unwrap_or_default();
-        let env: Value = serde_json::from_str(last)
-            .unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {}", clip(&self.stderr)));
-        assert!(Schema::ErrorEnvelope.violations(&env).is_empty(), "not an ErrorEnvelope: {}", clip(last));
-        env
+        common::cli::envelope(&self.output)
     }
 
     fn message(&self) -> String {
@@ -62,9 +60,8 @@ fn hostile(rel: &str) -> OsString {
 fn run(args: &[OsString], stdin: Option<&[u8]>) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (dir.path().join("stdout"), dir.path().join("stderr"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chainsmith"))
+    let mut child = common::cli::bin()
         .args(args)
-        .current_dir(root())
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(std::fs::File::create(&out_path).unwrap())
         .stderr(std::fs::File::create(&err_path).unwrap())
@@ -90,10 +87,13 @@ fn run(args: &[OsString], stdin: Option<&[u8]>) -> Outcome {
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    let output =
+        Output { status, stdout: std::fs::read(&out_path).unwrap(), stderr: std::fs::read(&err_path).unwrap() };
     Outcome {
         code: status.code(),
-        stdout: std::fs::read(&out_path).unwrap(),
-        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
+        stdout: output.stdout.clone(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        output,
     }
 }
 

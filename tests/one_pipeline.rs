@@ -7,9 +7,12 @@ use chainsmith::editor::preview::{Placement, fresh_expansion_id, request};
 use chainsmith::error::{Error, Severity};
 use chainsmith::pack::{LoadOptions, Pack, load_path};
 use chainsmith::workflow::{ExportMode, Workflow};
+mod common;
+
+use common::cli::{envelope, run};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SUPPORT: &str = "packs/vendor.chainsmith.support-desk/pack.json";
 const NODES: &str = "packs/vendor.chainsmith.nodes";
@@ -18,17 +21,8 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chainsmith")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
-}
-
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn envelope(out: &Output) -> Value {
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
-    serde_json::from_str(stderr(out).lines().last().unwrap()).unwrap()
 }
 
 fn load_pack(path: &Path) -> Pack {
@@ -97,7 +91,7 @@ fn cli_and_editor_write_the_same_workflow_and_findings() {
     let params = write(dir.path(), "params.json", &Value::Object(values()));
     let args = ["inline", &wf_path, SUPPORT, "--chain", "support.triage", "--params", &params];
     let out =
-        cli(&[&args[..], &["--expansion-id", "c0de", "--at", "100,300", "-o", out_path.to_str().unwrap()]].concat());
+        run(&[&args[..], &["--expansion-id", "c0de", "--at", "100,300", "-o", out_path.to_str().unwrap()]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     let written: Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
@@ -128,7 +122,7 @@ fn minted_ids_avoid_every_existing_id_in_cli_and_editor() {
     let wf = workflow(taken);
     let wf_path = write(dir.path(), "wf.json", &wf);
     let out_path = dir.path().join("out.json");
-    let out = cli(&[
+    let out = run(&[
         "inline",
         &wf_path,
         SUPPORT,
@@ -158,7 +152,7 @@ fn a_colliding_given_id_is_refused_alike() {
     let wf = workflow(std::iter::once("support_triage_ab12_fetch".to_owned()));
     let wf_path = write(dir.path(), "wf.json", &wf);
     let out_path = dir.path().join("out.json");
-    let out = cli(&[
+    let out = run(&[
         "inline",
         &wf_path,
         SUPPORT,
@@ -196,7 +190,7 @@ fn several_errors_are_reported_at_once_alike() {
     let wf = workflow(std::iter::empty());
     let wf_path = write(dir.path(), "wf.json", &wf);
     let out_path = dir.path().join("out.json");
-    let out = cli(&[
+    let out = run(&[
         "inline",
         &wf_path,
         &pack_path,

@@ -93,12 +93,13 @@ fn pack() -> Value {
     let prompt = "Summarise the ticket {{params.topic}} in the tone of the team; ".repeat(3);
     let nodes: Vec<Value> = (0..N)
         .map(|i| {
-            json!({"id": format!("n{i}"), "typeId": "core.noop", "name": format!("Step {i}"),
+            json!({"id": format!("n{i}"), "typeId": "core.noop@1.0.0", "name": format!("Step {i}"),
                 "config": {"prompt": prompt, "index": i, "tags": ["x", "y", "z"], "options": {"retries": 2, "mode": "fast"}}})
         })
         .collect();
     let edges: Vec<Value> = (1..N).map(|i| json!({"from": format!("n{}", i - 1), "to": format!("n{i}")})).collect();
-    json!({"name": "vendor.bigmem.pack", "version": "1.0.0", "kind": "workflow-chain", "engines": {"openwop": "*"},
+    // Published signed into a v2 tree: a range hosts read, and pinned typeIds.
+    json!({"name": "vendor.bigmem.pack", "version": "1.0.0", "kind": "workflow-chain", "engines": {"openwop": ">=1.0.0 <3.0.0"},
         "description": "generated", "chains": [{"chainId": "big.chain", "version": "1.0.0", "label": "Big",
         "description": "generated", "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "t"}}},
         "dag": {"nodes": nodes, "edges": edges}}]})
@@ -167,7 +168,7 @@ fn publishing_and_verifying_hold_under_9_5_and_8_times_what_they_read() {
     std::fs::create_dir_all(&small).unwrap();
     let mut tiny = pack();
     tiny["name"] = json!("vendor.bigmem.small");
-    tiny["chains"][0]["dag"] = json!({"nodes": [{"id": "a", "typeId": "core.noop"}], "edges": []});
+    tiny["chains"][0]["dag"] = json!({"nodes": [{"id": "a", "typeId": "core.noop@1.0.0"}], "edges": []});
     std::fs::write(small.join("pack.json"), serde_json::to_vec_pretty(&tiny).unwrap()).unwrap();
     let registry_dir = dir.path().join("registry");
     publish::publish_with(

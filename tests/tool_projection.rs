@@ -1,7 +1,10 @@
 //! Every real chain in the shared corpus, projected both ways: each projection must be valid
 //! against its bundled seed schema and publishable. Prints the distributions the issue asks for.
 
+use chainsmith_test_env::needs;
 mod common;
+
+use common::cli::{envelope, run};
 
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_file};
 use chainsmith::schemas::Schema;
@@ -81,8 +84,8 @@ fn str_at(v: &Value, pointer: &str) -> String {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("<missing>").to_owned()
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn every_corpus_chain_projects_to_valid_documents() {
     let corpus = common::corpus_dir();
     let packs = chain_packs(&corpus);
@@ -102,8 +105,8 @@ fn every_corpus_chain_projects_to_valid_documents() {
 
 /// The same, with effects taken from the corpus node packs' `capabilities`, as the node-pack
 /// catalog will supply them.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn corpus_chains_with_node_pack_effects() {
     let corpus = common::corpus_dir();
     let mut effects: HashMap<String, SafetyTier> = HashMap::new();
@@ -130,18 +133,65 @@ fn corpus_chains_with_node_pack_effects() {
         t.permissions
     );
     assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+
+    // Each chain's tier with the oracle against its tier without: a type the catalog calls a
+    // writer makes the chain write; a type it calls pure can only lower the naming guess; a
+    // chain of types the catalog does not know keeps its tier.
+    let tier = |pack: &Pack, chain, opts: &ToolOptions| {
+        let doc = project_compact(pack, chain, opts).value;
+        SafetyTier::parse(&str_at(&doc, "/safetyTier")).unwrap()
+    };
+    let (mut by_types, mut changed, mut problems) = (0, 0, Vec::new());
+    for pack in &packs {
+        for chain in &pack.chains {
+            let label = format!("{} / {}", pack.name(), chain.chain_id());
+            let without = tier(pack, chain, &ToolOptions::default());
+            let with = tier(pack, chain, &ToolOptions { effects: Some(&oracle), ..Default::default() });
+            let types: Vec<Option<SafetyTier>> =
+                chain.nodes().iter().map(|n| n["typeId"].as_str().and_then(|id| effects.get(id).copied())).collect();
+            changed += usize::from(with != without);
+            if types.contains(&Some(SafetyTier::Write)) {
+                by_types += 1;
+                if with != SafetyTier::Write {
+                    problems.push(format!("{label}: a side-effectful node type, yet {with} with the catalog"));
+                }
+            } else if types.iter().all(Option::is_none) && with != without {
+                problems.push(format!("{label}: no type known to the catalog, yet {without} became {with}"));
+            } else if with > without {
+                problems.push(format!("{label}: only pure types known, yet {without} rose to {with}"));
+            }
+        }
+    }
+    println!("{changed} chains change tier with the catalog");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(by_types, common::corpus_count("chainsWithSideEffectfulTypes"));
+    // Every corpus chain has a node the corpus catalog does not know (an LLM step, a host
+    // type), and an unknown effect counts as a write (issue 34), so the real catalog may
+    // change no tier. That the oracle is asked at all shows with one that calls every type
+    // pure: chains made only of types it then knows come out below `write`.
+    let all_pure = |_: &str| Some(SafetyTier::Pure);
+    let lowered = packs
+        .iter()
+        .flat_map(|pack| pack.chains.iter().map(move |chain| (pack, chain)))
+        .filter(|(pack, chain)| {
+            tier(pack, chain, &ToolOptions { effects: Some(&all_pure), ..Default::default() })
+                < tier(pack, chain, &ToolOptions::default())
+        })
+        .count();
+    assert!(lowered > 0, "an oracle that calls every type pure lowers no chain's tier: the oracle is not asked");
 }
 
 /// Each conformance vector's expected expansion, wrapped as a workflow definition, projects too.
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn expanded_corpus_chains_project_as_workflows() {
     let corpus = common::corpus_dir();
     let mut failures = Vec::new();
     let mut count = 0;
     for path in common::files_under(&corpus.join("vectors"), "json") {
         let vector: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        let Some(nodes) = vector.pointer("/expected/nodes") else { continue };
+        let nodes =
+            vector.pointer("/expected/nodes").unwrap_or_else(|| panic!("{}: no expected nodes", path.display()));
         let chain_id = vector["chainId"].as_str().unwrap_or_default();
         let id: String = chain_id.to_ascii_lowercase().chars().map(|c| if c == '.' { '-' } else { c }).collect();
         let workflow = serde_json::json!({"id": id, "name": chain_id, "version": "1.0.0",
@@ -155,6 +205,7 @@ fn expanded_corpus_chains_project_as_workflows() {
         count += 1;
     }
     println!("{count} expanded chains projected as workflows");
+    assert_eq!(count, common::corpus_count("vectors"), "every vector is projected");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -163,55 +214,36 @@ fn expanded_corpus_chains_project_as_workflows() {
 
 const SUPPORT: &str = "packs/vendor.chainsmith.support-desk/pack.json";
 
-fn chainsmith(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_chainsmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn last_stderr_envelope(out: &std::process::Output) -> Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let env: Value = serde_json::from_str(stderr.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("last stderr line is not JSON ({e}): {stderr}"));
-    assert!(Schema::ErrorEnvelope.violations(&env).is_empty(), "{env}");
-    env
-}
-
 #[test]
 fn cli_prints_schema_valid_tool_documents() {
     for (format, schema) in [("compact", Schema::CompactToolDescriptor), ("miruntime", Schema::MiRuntimeToolContract)] {
-        let out = chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", format]);
+        let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", format]);
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(schema.violations(&doc).is_empty(), "{format}: {doc}");
     }
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "openwop:t"]);
+    let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "vendor.acme:t"]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["toolId"], "openwop:t");
+    assert_eq!(doc["toolId"], "vendor.acme:t");
 }
 
 #[test]
 fn cli_refuses_exec_and_unpublishable_projections_with_an_envelope() {
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--safety-tier", "exec"]);
+    let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--safety-tier", "exec"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(last_stderr_envelope(&out)["error"], "tool_safety_tier_invalid");
+    assert_eq!(envelope(&out)["error"], "tool_safety_tier_invalid");
     assert!(out.stdout.is_empty());
 
-    let out =
-        chainsmith(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "no scope"]);
+    let out = run(&["tool", SUPPORT, "--chain", "support.triage", "--format", "compact", "--tool-id", "no scope"]);
     assert_eq!(out.status.code(), Some(1));
-    let env = last_stderr_envelope(&out);
+    let env = envelope(&out);
     assert_eq!(env["error"], "tool_projection_invalid");
     assert_eq!(env["details"]["findings"][0]["code"], "tool_id_invalid");
     assert!(out.stdout.is_empty());
 
-    let out = chainsmith(&["tool", SUPPORT, "--chain", "nope", "--format", "miruntime"]);
+    let out = run(&["tool", SUPPORT, "--chain", "nope", "--format", "miruntime"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(last_stderr_envelope(&out)["error"], "chain_not_found");
+    assert_eq!(envelope(&out)["error"], "chain_not_found");
 }
 
 #[test]
@@ -221,17 +253,17 @@ fn cli_projects_a_workflow_file() {
     let workflow = serde_json::json!({"id": "nightly-digest", "name": "Nightly digest", "version": "1.0.0",
         "description": "Send the nightly digest.", "nodes": [{"id": "send", "typeId": "x.mail.send"}], "edges": []});
     std::fs::write(&path, workflow.to_string()).unwrap();
-    let out = chainsmith(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
+    let out = run(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (doc["name"].as_str(), doc["permissionClass"].as_str()),
-        (Some("nightly-digest"), Some("irreversible-write"))
+        (Some("nightly-digest"), Some("reversible-write"))
     );
 
     // A workflow without a version has no MiRuntime version: refused, not printed.
     std::fs::write(&path, serde_json::json!({"id": "w", "nodes": []}).to_string()).unwrap();
-    let out = chainsmith(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
+    let out = run(&["tool", "--workflow", path.to_str().unwrap(), "--format", "miruntime"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(last_stderr_envelope(&out)["error"], "tool_projection_invalid");
+    assert_eq!(envelope(&out)["error"], "tool_projection_invalid");
 }

@@ -2,7 +2,10 @@
 //! corpus chain; host-profile refusals; signed chain packs; lockfile resolution against
 //! temporary registries.
 
+use chainsmith_test_env::needs;
 mod common;
+
+use common::cli::{envelope, ok_json, run};
 
 use chainsmith::catalog::{
     Catalog, HostProfile, Lockfile, Requirement, ResolveOptions, SignatureStatus, Trust, TrustedKeys, TypeResolver,
@@ -25,8 +28,8 @@ fn chain_packs(corpus: &Path) -> Vec<Pack> {
     packs
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn corpus_node_packs_resolve_corpus_chains() {
     let corpus = common::corpus_dir();
     let catalog = Catalog::load(&[corpus.join("registry/packs")]);
@@ -97,8 +100,8 @@ fn corpus_node_packs_resolve_corpus_chains() {
     assert!(catalog.resolves("core.approvalGate"));
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn corpus_expansions_are_checked_against_node_schemas() {
     let corpus = common::corpus_dir();
     let catalog = Catalog::load(&[corpus.join("registry/packs")]);
@@ -468,35 +471,15 @@ fn lockfile_relative_registry_and_signature_checks() {
 // ---------------------------------------------------------------------------------------
 // The CLI: --catalog, --trusted-keys, --require-signed, --strict, and `resolve`.
 
-fn cli(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_chainsmith"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-/// The error envelope on the last stderr line.
-fn cli_error(out: &std::process::Output) -> Value {
-    assert_eq!(out.status.code(), Some(1), "stdout: {}", String::from_utf8_lossy(&out.stdout));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    serde_json::from_str(stderr.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {stderr}"))
-}
-
-fn cli_json(out: &std::process::Output) -> Value {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 const SUPPORT: &str = "packs/vendor.chainsmith.support-desk/pack.json";
 const NODES: &str = "packs/vendor.chainsmith.nodes";
 
 #[test]
 fn cli_expand_with_a_catalog_and_signature_policy() {
     let triage = ["expand", SUPPORT, "--chain", "support.triage", "--set", "queueName=billing"];
-    let with = |extra: &[&str]| cli(&[&triage[..], extra].concat());
+    let with = |extra: &[&str]| run(&[&triage[..], extra].concat());
 
-    let v = cli_json(&with(&["--catalog", NODES]));
+    let v = ok_json(&with(&["--catalog", NODES]));
     let codes: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w["code"].as_str().unwrap()).collect();
     assert!(codes.contains(&code::PACK_UNSIGNED), "{codes:?}");
     assert!(!codes.contains(&code::TYPEID_UNCHECKED), "{codes:?}");
@@ -506,13 +489,13 @@ fn cli_expand_with_a_catalog_and_signature_policy() {
     put(other.path(), &node_pack_manifest("vendor.acme.crm", "1.0.0", json!({})));
     let out = with(&["--catalog", other.path().to_str().unwrap()]);
     assert!(out.stdout.is_empty());
-    let env = cli_error(&out);
+    let env = envelope(&out);
     assert_eq!(env["error"], code::CHAIN_UNRESOLVABLE_TYPEID);
     assert_eq!(env["details"]["chainId"], "support.triage");
     assert!(env["details"]["typeId"].as_str().unwrap().starts_with("vendor.chainsmith."));
 
-    assert_eq!(cli_error(&with(&["--catalog", "no/such/dir"]))["error"], code::PACK_NOT_FOUND);
-    assert_eq!(cli_error(&with(&["--require-signed"]))["error"], code::PACK_UNSIGNED);
+    assert_eq!(envelope(&with(&["--catalog", "no/such/dir"]))["error"], code::PACK_NOT_FOUND);
+    assert_eq!(envelope(&with(&["--require-signed"]))["error"], code::PACK_UNSIGNED);
 }
 
 #[test]
@@ -522,20 +505,20 @@ fn cli_strict_turns_config_findings_into_a_refusal() {
     chain["dag"]["nodes"][0] = json!({"id": "d", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}});
     let pack = write_chain_pack(dir.path(), chain, None);
     let base = ["expand", pack.to_str().unwrap(), "--chain", "acme.c", "--catalog", NODES];
-    let v = cli_json(&cli(&base));
+    let v = ok_json(&run(&base));
     let finding = v["warnings"].as_array().unwrap().iter().find(|w| w["code"] == code::NODE_CONFIG_INVALID).unwrap();
     assert_eq!(finding["path"], "/nodes/0/config/fanOutPolicy");
-    let env = cli_error(&cli(&[&base[..], &["--strict"]].concat()));
+    let env = envelope(&run(&[&base[..], &["--strict"]].concat()));
     assert_eq!(env["error"], code::NODE_CONFIG_INVALID);
     assert_eq!(env["details"]["errors"].as_array().unwrap().len(), 1);
 }
 
 #[test]
 fn cli_validate_with_a_catalog() {
-    assert_eq!(cli(&["validate", "packs", "--catalog", NODES]).status.code(), Some(0));
+    assert_eq!(run(&["validate", "packs", "--catalog", NODES]).status.code(), Some(0));
     let empty = tempfile::tempdir().unwrap();
     put(empty.path(), &node_pack_manifest("vendor.acme.crm", "1.0.0", json!({})));
-    let out = cli(&["validate", "--json", SUPPORT, "--catalog", empty.path().to_str().unwrap()]);
+    let out = run(&["validate", "--json", SUPPORT, "--catalog", empty.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let findings: Value = serde_json::from_slice(&out.stdout).unwrap();
     let codes: Vec<&str> = findings.as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
@@ -549,15 +532,15 @@ fn cli_resolve_prints_the_resolved_set() {
     let (primary, fallback) = registries(root.path());
     let lock = lockfile(root.path(), json!({"fallbackRegistries": [file_url(&fallback)]}));
     let lock_path = lock.source().to_str().unwrap().to_owned();
-    let out = cli(&["resolve", &lock_path, "--registry", primary.to_str().unwrap()]);
-    let v = cli_json(&out);
+    let out = run(&["resolve", &lock_path, "--registry", primary.to_str().unwrap()]);
+    let v = ok_json(&out);
     let names: Vec<&str> = v["packs"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["vendor.acme.crm", "vendor.beta.sync"]);
-    assert_eq!(out.stdout, cli(&["resolve", &lock_path, "--registry", primary.to_str().unwrap()]).stdout);
+    assert_eq!(out.stdout, run(&["resolve", &lock_path, "--registry", primary.to_str().unwrap()]).stdout);
 
     // Without the primary folder only the fallback answers, and it lacks 2.1.5.
-    let out = cli(&["resolve", &lock_path]);
-    assert_eq!(cli_error(&out)["error"], code::PACK_VERSION_NOT_FOUND);
+    let out = run(&["resolve", &lock_path]);
+    assert_eq!(envelope(&out)["error"], code::PACK_VERSION_NOT_FOUND);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["findings"].as_array().unwrap().iter().any(|f| f["code"] == code::REGISTRY_UNREACHABLE));
 
@@ -569,7 +552,7 @@ fn cli_resolve_prints_the_resolved_set() {
     let mut m: Value = serde_json::from_slice(&std::fs::read(&pack).unwrap()).unwrap();
     m["dependencies"] = json!({"vendor.gamma.x": "^1.0.0"});
     std::fs::write(&pack, m.to_string()).unwrap();
-    let out = cli(&["resolve", &lock_path, "--registry", primary.to_str().unwrap(), "--pack", pack.to_str().unwrap()]);
-    assert_eq!(cli_error(&out)["error"], code::PACK_LOCKFILE_INCOMPLETE);
-    assert_eq!(cli_error(&cli(&["resolve", "no/such/lock.json"]))["error"], code::PACK_NOT_FOUND);
+    let out = run(&["resolve", &lock_path, "--registry", primary.to_str().unwrap(), "--pack", pack.to_str().unwrap()]);
+    assert_eq!(envelope(&out)["error"], code::PACK_LOCKFILE_INCOMPLETE);
+    assert_eq!(envelope(&run(&["resolve", "no/such/lock.json"]))["error"], code::PACK_NOT_FOUND);
 }

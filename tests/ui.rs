@@ -4,9 +4,10 @@
 //! Canvas widgets live inside an `egui::Scene`, whose accessibility rects are in canvas
 //! coordinates; the app maps them to the screen with `canvas_to_screen`.
 
+mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
 use chainsmith::workflow::ExportMode;
 use egui::accesskit::Role;
@@ -14,51 +15,8 @@ use egui::{Key, Modifiers, Pos2, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use ui_common::{drag, harness, text_field, two_nodes, type_into, write_workflow};
-
-/// File dialogs that answer from a queue and record what was asked.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-#[derive(Default)]
-struct Answers {
-    open: VecDeque<Vec<PathBuf>>,
-    save: VecDeque<PathBuf>,
-    asked: Vec<String>,
-}
-
-impl Script {
-    fn will_save(&self, p: &Path) {
-        self.0.borrow_mut().save.push_back(p.to_path_buf());
-    }
-
-    fn will_open(&self, p: &Path) {
-        self.0.borrow_mut().open.push_back(vec![p.to_path_buf()]);
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked.push("open".into());
-        a.open.pop_front().unwrap_or_default()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        self.0.borrow_mut().asked.push("folder".into());
-        None
-    }
-
-    fn save_file(&mut self, title: &str, _suggested: &str) -> Option<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked.push(title.to_owned());
-        a.save.pop_front()
-    }
-}
+use ui_common::{Script, drag, harness, text_field, two_nodes, type_into, write_workflow};
 
 fn start(files: Vec<PathBuf>, dialogs: Script, recovery: Option<PathBuf>) -> Harness<'static, App> {
     let app =
@@ -163,7 +121,7 @@ fn drag_tile_fill_form_with_live_errors_and_insert_matches_the_cli() {
     let pack = chainsmith::pack::bundled_dir().join("vendor.chainsmith.support-desk");
     // The editor's catalog is the loaded node packs: the bundled one.
     let catalog = chainsmith::pack::bundled_dir().join("vendor.chainsmith.nodes");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_chainsmith"))
+    let status = common::cli::bin()
         .args(["inline", "--new", "Untitled workflow"])
         .arg(&pack)
         .args(["--chain", "support.triage", "--set", "queueName=billing", "--expansion-id", &inst.expansion_id])

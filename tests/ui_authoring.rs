@@ -3,9 +3,10 @@
 //! the inspector, edit a parameter schema in the pack view with the live form preview,
 //! undo a pack edit, save the pack, sign it, and open it again from disk.
 
+mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
 use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
@@ -13,40 +14,8 @@ use egui::{Key, Modifiers, Pos2, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use ui_common::{drag, harness, type_into};
-
-/// File dialogs that answer from a queue.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-#[derive(Default)]
-struct Answers {
-    open: VecDeque<Vec<PathBuf>>,
-    save: VecDeque<PathBuf>,
-    asked: Vec<String>,
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked.push("open".into());
-        a.open.pop_front().unwrap_or_default()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        None
-    }
-
-    fn save_file(&mut self, title: &str, _suggested: &str) -> Option<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked.push(title.to_owned());
-        a.save.pop_front()
-    }
-}
+use ui_common::{Script, drag, harness, type_into};
 
 fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
     let app = App::new(StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() }, None);
@@ -347,20 +316,20 @@ fn pack_view_schema_edits_update_the_preview_undo_save_sign_and_reopen() {
     let pack_dir = dir.path().join("fetch-pack");
     std::fs::create_dir_all(&pack_dir).unwrap();
     let file = pack_dir.join("pack.json");
-    script.0.borrow_mut().save.push_back(file.clone());
+    script.will_save(&file);
     button(&h, "Save pack").click();
     h.run();
     assert!(file.is_file(), "{:?}", h.state().last_error());
     assert!(h.query_by_label("unsaved").is_none(), "saved: no longer marked");
     let keys = chainsmith::registry::keys::generate(&dir.path().join("signer")).unwrap();
-    script.0.borrow_mut().open.push_back(vec![keys.private_key.clone()]);
+    script.will_open(&keys.private_key);
     button(&h, "Sign…").click();
     h.run();
     assert!(pack_dir.join("keys/pack.json.sig").is_file(), "{:?}", h.state().last_error());
     let trusted = dir.path().join("trusted");
     std::fs::create_dir_all(&trusted).unwrap();
     std::fs::copy(&keys.public_key, trusted.join("signer.pem")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chainsmith"))
+    let out = common::cli::bin()
         .args(["validate", file.to_str().unwrap(), "--trusted-keys", trusted.to_str().unwrap()])
         .output()
         .unwrap();

@@ -14,10 +14,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use std::collections::HashSet;
 use std::path::PathBuf;
-use ui_common::{NoDialogs, harness, two_nodes, write_workflow};
+use ui_common::{Script, harness, two_nodes, write_workflow};
 
 fn start(files: Vec<PathBuf>) -> Harness<'static, App> {
-    let opts = StartOptions { files, dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() };
+    let opts = StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     harness(App::new(opts, None))
 }
 

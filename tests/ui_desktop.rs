@@ -4,10 +4,11 @@
 //! long names do not widen panels, cards fit their ports, and blocked tiles explain
 //! themselves. Real widgets are driven with real events (egui_kittest).
 
+use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::{LoadOptions, LoadOutcome, bundled, load_path};
 use chainsmith::workflow::Workflow;
 use egui::accesskit::Role;
@@ -15,60 +16,8 @@ use egui::{Key, Modifiers, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use ui_common::{drag, harness, text_field, write_workflow};
-
-/// System dialogs answering from a queue, or absent (no portal): then the editor must use
-/// its in-app dialog, and this records that it was never asked.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-#[derive(Default)]
-struct Answers {
-    missing: bool,
-    save: VecDeque<PathBuf>,
-    open: VecDeque<PathBuf>,
-    asked: usize,
-}
-
-impl Script {
-    fn absent() -> Self {
-        let s = Self::default();
-        s.0.borrow_mut().missing = true;
-        s
-    }
-
-    fn asked(&self) -> usize {
-        self.0.borrow().asked
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked += 1;
-        a.open.pop_front().into_iter().collect()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked += 1;
-        a.open.pop_front()
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        let mut a = self.0.borrow_mut();
-        a.asked += 1;
-        a.save.pop_front()
-    }
-
-    fn available(&self) -> bool {
-        !self.0.borrow().missing
-    }
-}
+use ui_common::{Asked, Script, drag, harness, text_field, write_workflow};
 
 fn start_with(files: Vec<PathBuf>, dialogs: Script, packs: LoadOutcome) -> Harness<'static, App> {
     harness(App::new(StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs }, None))
@@ -157,12 +106,12 @@ fn save_uses_the_system_dialog_when_there_is_one() {
     let dir = tempfile::tempdir().unwrap();
     let script = Script::default();
     let target = dir.path().join("system.json");
-    script.0.borrow_mut().save.push_back(target.clone());
+    script.will_save(&target);
     let mut h = start(Vec::new(), script.clone());
     assert!(h.query_by_label_contains("File dialogs: system").is_some(), "the status bar says which dialog");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
-    assert_eq!(script.asked(), 1);
+    assert_eq!(script.asked(), [Asked::Save("Save workflow".into())]);
     assert!(target.is_file(), "saved through the system dialog");
     assert_eq!(h.state().document_path(), Some(target.as_path()));
 }
@@ -182,7 +131,7 @@ fn save_in_app(h: &mut Harness<'_, App>, name: &str) {
 fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_workflow(dir.path(), two_nodes());
-    let script = Script::absent();
+    let script = Script::unavailable();
     let mut h = start(vec![file.clone()], script.clone());
     assert!(h.query_by_label_contains("File dialogs: in-app").is_some(), "the status bar says which dialog");
     // Opening the in-app dialog does not repeat that note as the status.
@@ -228,7 +177,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     assert!(dir.path().join("at-quit.json").is_file(), "the quit question's Save saved");
     assert!(!h.state().is_dirty());
     assert!(h.state().quit_requested(), "and then the editor quits");
-    assert_eq!(script.asked(), 0, "the missing system dialog was never asked");
+    assert_eq!(script.asked(), [], "the missing system dialog was never asked");
 }
 
 #[test]
@@ -375,7 +324,7 @@ fn a_long_pack_name_widens_no_panel() {
     assert_eq!(now, minimap, "the canvas toolbar keeps its controls");
 }
 
-/// The registry's packs (tests using them are ignored where build.rs found no corpus).
+/// The registry's packs (tests using them are ignored where tests/env found no corpus).
 fn registry() -> PathBuf {
     common::corpus_dir().join("registry/packs")
 }
@@ -389,8 +338,8 @@ fn search(h: &mut Harness<'_, App>, text: &str) {
     h.run();
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     let registry = registry();
     let mut h = start(vec![registry], Script::default());
@@ -416,8 +365,8 @@ fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     assert!(h.state().form_is_open(), "the chain is insertable once the host provides feature.*");
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn palette_filters_hide_blocked_filter_by_pack_clear_search_and_group_samples() {
     let registry = registry();
     let width = start(Vec::new(), Script::default()).state().canvas_rect().width();
@@ -443,8 +392,8 @@ fn palette_filters_hide_blocked_filter_by_pack_clear_search_and_group_samples() 
     assert!(h.query(By::new().label("Request Sign-off")).is_some());
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn settings_edit_the_node_types_the_host_provides() {
     let registry = registry();
     let mut h = start(vec![registry], Script::default());
@@ -467,8 +416,8 @@ fn settings_edit_the_node_types_the_host_provides() {
     assert!(h.query(By::new().label("chain_unresolvable_typeid")).is_some(), "blocked again");
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn cards_grow_to_fit_many_ports_without_overlap() {
     let registry = registry();
     // The catalogued node type with the most input ports, counted from its schema file here.
@@ -516,8 +465,8 @@ fn most_inputs(registry: &Path) -> (String, Vec<String>) {
     best
 }
 
+#[needs(corpus)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus (../shared/corpus or $CHAINSMITH_SHARED)")]
 fn no_palette_row_is_wider_than_the_palette_with_the_real_registry() {
     let h = start(vec![registry()], Script::default());
     // The palette is the pane holding the search field, which spans the palette's width.

@@ -5,10 +5,11 @@
 //! OpenWOP app writes it shows as one chain instance and is re-parameterised with the nodes
 //! edited by hand listed first. Every file dialog is answered by a script, never rfd.
 
+use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::registry_view::Outcome;
 use chainsmith::pack::bundled;
 use egui::accesskit::Role;
@@ -16,48 +17,9 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::time::{Duration, Instant};
-use ui_common::{harness, text_field, type_into};
-
-/// Dialogs that answer from queues: files for open questions, folders for folder questions,
-/// paths for save questions.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<Answers>>);
-
-/// Files to open, folders to pick, paths to save to.
-type Answers = (VecDeque<PathBuf>, VecDeque<PathBuf>, VecDeque<PathBuf>);
-
-impl Script {
-    fn will_save(&self, file: &Path) {
-        self.0.borrow_mut().2.push_back(file.to_path_buf());
-    }
-
-    fn will_open(&self, file: &Path) {
-        self.0.borrow_mut().0.push_back(file.to_path_buf());
-    }
-
-    fn will_pick_folder(&self, dir: &Path) {
-        self.0.borrow_mut().1.push_back(dir.to_path_buf());
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        self.0.borrow_mut().0.pop_front().into_iter().collect()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        self.0.borrow_mut().1.pop_front()
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        self.0.borrow_mut().2.pop_front()
-    }
-}
+use ui_common::{Script, harness, text_field, type_into};
 
 fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
@@ -107,6 +69,13 @@ fn corpus_registry(root: &Path) -> (PathBuf, usize, usize) {
     let sample = root.join("sample");
     std::fs::create_dir_all(&sample).unwrap();
     std::fs::copy(chainsmith::pack::bundled_dir().join(SAMPLE).join("pack.json"), sample.join("pack.json")).unwrap();
+    // Signed into the v2 tree, whose typeIds are pinned.
+    let mut m: Value = serde_json::from_slice(&std::fs::read(sample.join("pack.json")).unwrap()).unwrap();
+    for node in m["chains"].as_array_mut().unwrap().iter_mut().flat_map(|c| c["dag"]["nodes"].as_array_mut().unwrap()) {
+        let pinned = format!("{}@1.0.0", node["typeId"].as_str().unwrap());
+        node["typeId"] = pinned.into();
+    }
+    std::fs::write(sample.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
     let key = ed25519_dalek::SigningKey::from_bytes(&[9u8; 32]);
     chainsmith::registry::publish::publish(&sample, &reg, Some((&key, "sample-key"))).unwrap();
     (reg, manifests.len(), unsigned)
@@ -125,9 +94,8 @@ fn wait_for_listing(h: &mut Harness<'_, App>) {
     h.run();
 }
 
+#[needs(corpus, registry_tools)]
 #[test]
-#[cfg_attr(not(chainsmith_corpus), ignore = "needs the shared corpus")]
-#[cfg_attr(not(chainsmith_registry_tools), ignore = "needs python3, openssl and node on PATH")]
 fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     let root = tempfile::tempdir().unwrap();
     let (reg, corpus, unsigned) = corpus_registry(root.path());
@@ -295,6 +263,17 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
 
     type_into(&mut h, "queue", "sales");
     click(&mut h, "Re-parameterise");
+    // The note was typed by hand and the new queue changes it too: a conflict, listed in the
+    // window with nothing applied until it is settled.
+    assert!(h.state().app_reparam_open(), "the window comes back with the conflict");
+    let unchanged = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    assert_eq!(unchanged["metadata"]["expansionId"], "fd9b00f727d5");
+    // Listed in the window (and named in the status bar).
+    let listed = "/config/note: mine \"typed by hand\", new \"for sales\"";
+    assert!(h.query_all_by_label_contains(listed).count() >= 2, "the conflict is listed");
+    h.get(By::new().label("Take new").role(Role::RadioButton)).click();
+    h.run();
+    click(&mut h, "Re-parameterise");
     assert!(!h.state().app_reparam_open(), "{:?}", h.state().last_error());
     let canonical = r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
     let id = app_expansion_id(canonical);
@@ -303,7 +282,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert_eq!(out["metadata"]["expansionId"], json!(id));
     assert_eq!(out["nodes"][0]["id"], json!(format!("{p}fetch")));
     assert_eq!(out["nodes"][0]["config"]["url"], "https://tickets.example/sales?limit=40");
-    assert_eq!(out["nodes"][1]["config"]["note"], "for sales", "the hand edit was replaced");
+    assert_eq!(out["nodes"][1]["config"]["note"], "for sales", "the new value, as chosen");
     assert_eq!(out["edges"][0]["sourceNodeId"], json!(format!("{p}fetch")));
     let title = format!("Chain instance Ticket triage · {id} (OpenWOP app)");
     assert!(h.query_by_label(&title).is_some(), "still one frame, under the new id");
@@ -373,13 +352,47 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
         h.event(egui::Event::PointerButton { pos: at, button, pressed, modifiers });
     }
     h.run();
+    let editable = |h: &Harness<'_, App>| {
+        let field = |n: &egui_kittest::kittest::AccessKitNode<'_>| {
+            matches!(n.role(), Role::TextInput | Role::MultilineTextInput | Role::SearchInput)
+        };
+        h.query_all(By::new().predicate(field)).count()
+    };
+    let (fields, parent_nodes) = (editable(&h), h.state().workflow().node_count());
     click(&mut h, "Open child workflow");
     let view = h.state().child_view().expect("the child is shown");
     assert_eq!(view.workflow_id, child_id, "{:?}", h.state().last_error());
-    let child_nodes = view.workflow.node_count();
-    assert!(child_nodes > 0);
+    // The child the reference minted: the same nodes (by fragment id and type) and edges.
+    let want = &vector["expected"]["children"][0];
+    let want_nodes: Vec<(String, &str)> = want["idMap"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .zip(want["nodes"].as_array().unwrap())
+        .map(|(fragment, n)| (fragment.clone(), n["typeId"].as_str().unwrap()))
+        .collect();
+    let got_nodes: Vec<(String, String)> = view
+        .workflow
+        .nodes_in_order()
+        .into_iter()
+        .map(|ix| (view.workflow.graph[ix].id().to_owned(), view.workflow.graph[ix].type_id().to_owned()))
+        .collect();
+    assert_eq!(got_nodes.len(), want_nodes.len(), "{got_nodes:?}");
+    for ((id, type_id), (fragment, want_type)) in got_nodes.iter().zip(&want_nodes) {
+        assert!(
+            id.ends_with(&format!("_{fragment}")) && type_id == want_type,
+            "{id} {type_id} ≠ {fragment} {want_type}"
+        );
+    }
+    assert_eq!(view.workflow.graph.edge_count(), want["edges"].as_array().unwrap().len());
+    let child_nodes = want_nodes.len();
     assert!(h.query_by_label(&child_id).is_some(), "the window names the child");
     assert!(label_starting(&h, &format!("{child_nodes} nodes")).is_some());
+    // Read only: the window says so and adds no editable field; the document is untouched.
+    assert!(h.query_by_label_contains("Read-only.").is_some(), "the window says it is read only");
+    assert_eq!(editable(&h), fields, "the child window offers nothing to edit");
+    assert_eq!(h.state().workflow().node_count(), parent_nodes, "the open document is still the parent");
+    assert!(!h.state().is_dirty());
 
     click(&mut h, "Export bundle…");
     let parent: Value = serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();

@@ -5,7 +5,7 @@
 
 mod ui_common;
 
-use chainsmith::app::{App, FileDialogs, StartOptions};
+use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
 use ed25519_dalek::pkcs8::EncodePublicKey;
 use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
@@ -14,41 +14,12 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::Value;
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-use ui_common::{Memory, drag, harness};
+use ui_common::{Asked, Memory, Script, drag, harness};
 
 const CAPABILITY_REQUIRED: &str = "capability_required";
 const UNSIGNED: &str = "pack_unsigned";
 const UNTRUSTED: &str = "pack_signature_untrusted";
-
-/// Folder dialogs that answer from a queue and count how often they were asked.
-#[derive(Clone, Default)]
-struct Script(Rc<RefCell<(VecDeque<PathBuf>, usize)>>);
-
-impl Script {
-    fn will_pick(&self, dir: &Path) {
-        self.0.borrow_mut().0.push_back(dir.to_path_buf());
-    }
-}
-
-impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
-        Vec::new()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        let mut s = self.0.borrow_mut();
-        s.1 += 1;
-        s.0.pop_front()
-    }
-
-    fn save_file(&mut self, _title: &str, _suggested: &str) -> Option<PathBuf> {
-        None
-    }
-}
 
 fn start(files: Vec<PathBuf>, dialogs: Script, storage: Option<&Memory>) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
@@ -205,9 +176,9 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
     toggle(&mut h, "Compensation");
 
     // The folder chosen through the dialog: one key loads, the junk file is reported.
-    script.will_pick(&keys);
+    script.will_pick_folder(&keys);
     click(&mut h, "Choose…");
-    assert_eq!(script.0.borrow().1, 1, "the folder dialog was asked once");
+    assert_eq!(script.asked(), [Asked::Folder], "the folder dialog was asked once");
     assert!(h.query_by_label("1 key loaded").is_some());
     assert!(h.query_by_label_contains("trusted_key_invalid").is_some(), "notes.txt is not a key");
     assert_eq!(labels(&h, "✔ trusted").len(), 1, "the signed copy is trusted now");
@@ -216,12 +187,12 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
     assert!(tile_badge(&h, "Triage queue", UNSIGNED), "the unsigned original still is");
 
     // A folder that cannot be read trusts nothing, and says why.
-    script.will_pick(&root.path().join("missing"));
+    script.will_pick_folder(&root.path().join("missing"));
     click(&mut h, "Choose…");
     assert!(h.query_by_label_contains("Cannot read this folder").is_some());
     assert!(h.state().last_error().is_some_and(|e| e.message.contains("missing")));
     assert_eq!(labels(&h, "⚠ untrusted").len(), 1);
-    script.will_pick(&keys);
+    script.will_pick_folder(&keys);
     click(&mut h, "Choose…");
     assert_eq!(labels(&h, "✔ trusted").len(), 1);
 
@@ -245,7 +216,7 @@ fn settings_persist_through_eframe_storage() {
     open_settings(&mut h);
     toggle(&mut h, "Compensation");
     toggle(&mut h, "Strict node-config checks");
-    script.will_pick(&keys);
+    script.will_pick_folder(&keys);
     click(&mut h, "Choose…");
     let mut storage = Memory::default();
     eframe::App::save(h.state_mut(), &mut storage);

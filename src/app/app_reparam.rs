@@ -19,6 +19,9 @@ pub struct AppReparamWindow {
     pub open: Option<AppReparam>,
     /// Why the values typed cannot be used.
     refusal: Option<Error>,
+    /// The re-parameterisation just submitted, until the document says how it went: a
+    /// conflict brings the window back with the conflicts to settle.
+    submitted: Option<AppReparam>,
 }
 
 impl AppReparamWindow {
@@ -51,15 +54,27 @@ impl AppReparamWindow {
             match r.values() {
                 Ok(values) => {
                     let chain = Box::new(r.chain.clone());
-                    actions.push(Action::Doc(Command::ReparameteriseApp { chain, values }));
+                    let resolutions = r.resolutions.clone();
+                    actions.push(Action::Doc(Command::ReparameteriseApp { chain, values, resolutions }));
                     keep = false;
                 }
                 Err(e) => self.refusal = Some(e),
             }
         }
         if !keep {
+            self.submitted = if answer == Some(true) { self.open.take() } else { None };
             self.open = None;
             self.refusal = None;
+        }
+    }
+
+    /// What the document said to the submitted re-parameterisation: refused with conflicts,
+    /// the window opens again listing them; otherwise it is done.
+    pub fn answered(&mut self, e: Option<&Error>) {
+        let Some(mut r) = self.submitted.take() else { return };
+        if let Some(e) = e.filter(|e| e.code == crate::error::code::UPGRADE_CONFLICT) {
+            r.conflicts = crate::instance::Conflict::listed_in(e);
+            self.open = Some(r);
         }
     }
 }
@@ -81,7 +96,7 @@ fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> Option<
     } else {
         ui.label(
             RichText::new(format!(
-                "Edited by hand since the expansion ({}); re-parameterising replaces these edits:",
+                "Edited by hand since the expansion ({}); re-parameterising keeps these edits:",
                 r.hand_edits.len()
             ))
             .color(theme::WARN),
@@ -99,6 +114,9 @@ fn contents(ui: &mut Ui, r: &mut AppReparam, refusal: Option<&Error>) -> Option<
             ui.end_row();
         }
     });
+    if !r.conflicts.is_empty() {
+        super::conflicts::show(ui, &r.conflicts, &mut r.resolutions);
+    }
     if let Some(e) = refusal {
         ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
     }

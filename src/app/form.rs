@@ -55,6 +55,10 @@ pub struct FormSession {
     pub positioned: bool,
     /// The canvas region framed last (ghosts and the parents they wire to).
     pub framed: Option<egui::Rect>,
+    /// Re-parameterising: members both the user and the new values changed, found by the
+    /// last Apply (nothing was applied), and how the user settles each.
+    pub conflicts: Vec<crate::instance::Conflict>,
+    pub resolutions: crate::instance::Resolutions,
 }
 
 /// The fields of a form being filled in, shared by the chain parameter form and the
@@ -124,6 +128,8 @@ impl FormSession {
             frames_shown: 0,
             positioned: false,
             framed: None,
+            conflicts: Vec::new(),
+            resolutions: Default::default(),
         }
     }
 
@@ -138,7 +144,10 @@ impl FormSession {
     }
 
     pub fn is_valid(&self) -> bool {
-        !self.fields.has_problems() && self.refusal.is_none() && self.blocked.is_none()
+        !self.fields.has_problems()
+            && self.refusal.is_none()
+            && self.blocked.is_none()
+            && super::conflicts::all_settled(&self.conflicts, &self.resolutions)
     }
 
     /// Refuse this chain whatever the values (shown with its code; Insert stays off).
@@ -172,7 +181,9 @@ impl FormSession {
             FormMode::Insert { at, on_edge, after } => {
                 Placement::Insert { at: *at, on_edge: on_edge.clone(), after: after.clone() }
             }
-            FormMode::Reparameterise { key } => Placement::Existing { key: key.clone() },
+            FormMode::Reparameterise { key } => {
+                Placement::Existing { key: key.clone(), resolutions: self.resolutions.clone() }
+            }
         }
     }
 
@@ -309,6 +320,11 @@ impl FormSession {
             });
             ui.add_space(2.0);
         });
+        if !self.conflicts.is_empty() {
+            egui::Panel::bottom(Id::unique("cs-form-conflicts")).resizable(false).show(ui, |ui| {
+                super::conflicts::show(ui, &self.conflicts, &mut self.resolutions);
+            });
+        }
         egui::Panel::bottom(Id::unique("cs-form-summary")).resizable(false).show(ui, |ui| {
             ui.add_space(4.0);
             let summary = egui::ScrollArea::vertical().id_salt("cs-form-summary").auto_shrink([false, true]);

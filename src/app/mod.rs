@@ -11,6 +11,8 @@ mod authoring;
 mod canvas;
 mod child_view;
 mod command_ui;
+mod compare;
+mod conflicts;
 mod dialogs;
 mod finder;
 mod form;
@@ -161,6 +163,7 @@ pub struct App {
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
+    compare: compare::CompareWindow,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
@@ -233,6 +236,7 @@ impl App {
             trust_window: Default::default(),
             registry: Default::default(),
             app_reparam: Default::default(),
+            compare: Default::default(),
             authoring: Default::default(),
             child_window: Default::default(),
             actions: Vec::new(),
@@ -483,6 +487,7 @@ impl App {
         command_ui::shortcut_help(&ctx, &mut self.shortcut_help, os);
         self.registry_window(&ctx);
         self.app_reparam.show(&ctx, &mut self.actions);
+        self.compare.show(&ctx);
         let catalog = self.trust.catalog.as_ref();
         self.authoring.show(&ctx, &self.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.child_window.show(&ctx, &mut self.actions);
@@ -862,6 +867,10 @@ impl App {
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),
+            CommandId::CompareSaved => match crate::editor::compare::compare_with_saved(&self.doc) {
+                Ok(lines) => self.compare.lines = Some(lines),
+                Err(e) => self.problems.error(e),
+            },
             CommandId::ExtractChain => {
                 let nodes = self.selected_nodes();
                 self.authoring.open_extract(self.doc.workflow(), nodes);
@@ -919,7 +928,9 @@ impl App {
             self.problems.error(e);
             return;
         }
-        match self.doc.apply(cmd) {
+        let result = self.doc.apply(cmd);
+        self.app_reparam.answered(result.as_ref().err());
+        match result {
             Ok(outcome) => {
                 self.problems.clear_error();
                 if !outcome.new_nodes.is_empty() {
@@ -1133,6 +1144,13 @@ impl App {
                     self.doc.selection.nodes = inst.node_ids.into_iter().collect();
                 }
                 self.problems.status_with(outcome.label, outcome.warnings);
+            }
+            Err(e) if e.code == crate::error::code::UPGRADE_CONFLICT => {
+                // Nothing was applied: the form lists the conflicts for the user to settle.
+                if let Some(form) = &mut self.form {
+                    form.conflicts = crate::instance::Conflict::listed_in(&e);
+                }
+                self.problems.status(e.message);
             }
             Err(e) => {
                 if let Some(form) = &mut self.form {

@@ -184,7 +184,7 @@ impl Publish {
             return rebuilt;
         }
         let Some(target) = target(&self.subject, src.packs, self.workflow_json.as_ref()) else { return rebuilt };
-        let opts = ToolOptions { tool_id: options.0.as_deref(), safety_tier: options.1, effects };
+        let opts = ToolOptions { tool_id: options.0.as_deref(), safety_tier: options.1, effects, host_tiers: None };
         computed.compact = Side::new(target.project(ToolFormat::Compact, &opts));
         computed.compact_options = options;
         true
@@ -714,18 +714,18 @@ mod tests {
         let mut w = Publish::new(Subject::Workflow);
         w.refresh(&fx.sources());
         let first = w.tool_id.clone();
-        assert!(first.starts_with("openwop:"), "{first}");
+        assert!(first.starts_with("workflow:"), "{first}");
         fx.workflow = Workflow::new("Beta flow");
         fx.revision += 1;
         w.refresh(&fx.sources());
         assert_ne!(w.tool_id, first);
         assert_eq!(w.tool_id, computed(&w).derived_tool_id);
-        w.tool_id = "openwop:mine".into();
+        w.tool_id = "vendor.me:mine".into();
         fx.workflow = Workflow::new("Gamma flow");
         fx.revision += 1;
         w.refresh(&fx.sources());
-        assert_eq!(w.tool_id, "openwop:mine", "the author's id is kept");
-        assert_eq!(compact(&w)["toolId"], "openwop:mine");
+        assert_eq!(w.tool_id, "vendor.me:mine", "the author's id is kept");
+        assert_eq!(compact(&w)["toolId"], "vendor.me:mine");
     }
 
     #[test]

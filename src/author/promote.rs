@@ -210,7 +210,7 @@ pub struct Candidate {
 pub fn candidates(mut chain: Map<String, Value>) -> Vec<Candidate> {
     fn scalars(v: &Value, at: &str, out: &mut Vec<(String, Value)>) {
         crate::json_walk::walk(v, at, |loc, value| match value {
-            Value::String(s) if !crate::expand::token::tokens(s).is_empty() => false,
+            Value::String(s) if !crate::grammar::token::tokens(s).is_empty() => false,
             Value::String(_) | Value::Number(_) | Value::Bool(_) => {
                 out.push((loc.pointer(), value.clone()));
                 false

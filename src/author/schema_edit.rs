@@ -5,8 +5,8 @@
 
 use super::is_param_name;
 use crate::error::{Error, Result, code};
-use crate::expand::jsstring::js_string;
-use crate::expand::token::{Spelling, tokens};
+use crate::grammar::jsstring::js_string;
+use crate::grammar::token::{Spelling, tokens};
 use serde_json::{Map, Value, json};
 
 /// The JSON-Schema types a parameter may have (`null` too: promoting a null infers it).

@@ -27,7 +27,7 @@ pub(super) fn strings(node: &Map<String, Value>) -> Vec<(String, &str)> {
 
 /// The warning for one such string; `details.pointer` is the pointer inside the node.
 pub(super) fn finding(pointer: &str, node_id: &str, node_pointer: &str, text: &str) -> Finding {
-    let message = if crate::expand::token::tokens(text).is_empty() {
+    let message = if crate::grammar::token::tokens(text).is_empty() {
         format!(
             "node \"{node_id}\" {node_pointer} holds text that looks like a parameter token but is not one; \
              expansion keeps it as literal text"

@@ -1,6 +1,9 @@
 //! Config schemas chainsmith bundles for reserved Core typeIds, plus the rules those
 //! schemas state only in their descriptions.
 
+use super::HostProfile;
+use crate::error::{Finding, code};
+use crate::expand::Expansion;
 use crate::schemas::{Schema, Violation};
 use serde_json::Value;
 
@@ -64,16 +67,91 @@ fn mock_agent_rules(config: &Value, out: &mut Vec<Violation>) {
             }
         }
     }
-    // `mockConfidence` is a shorthand that applies only "when set AND `mockDecision` is
-    // absent"; next to `mockDecision` it is silently ignored by the host.
-    if config.get("mockConfidence").is_some() && config.get("mockDecision").is_some() {
-        out.push(Violation {
-            pointer: "/mockConfidence".into(),
-            keyword: "mockConfidenceShadowed".into(),
-            message: "`mockConfidence` has no effect when `mockDecision` is present; set `mockDecision.confidence`"
-                .into(),
-        });
+}
+
+/// A chain's fragment nodes of bundled Core types checked against the bundled config schemas,
+/// without a catalog (`validate`): warnings, at the node's config. A violation at a value that
+/// still holds a `{{…}}` token is left to the check after expansion.
+pub fn bundled_config_findings(chain: &crate::pack::Chain) -> Vec<Finding> {
+    let catalog = super::Catalog::new();
+    let empty = Value::Object(serde_json::Map::new());
+    let mut out = Vec::new();
+    for (i, node) in chain.nodes().iter().enumerate() {
+        let type_id = node.get("typeId").and_then(Value::as_str).unwrap_or_default();
+        if config_schema(crate::pack::v2::split_pin(type_id).0).is_none() {
+            continue;
+        }
+        let config = node.get("config").unwrap_or(&empty);
+        for v in catalog.check_config(type_id, config) {
+            let at = config.pointer(&v.pointer);
+            if at.and_then(Value::as_str).is_some_and(|t| t.contains("{{")) {
+                continue;
+            }
+            out.push(
+                Finding::warning(
+                    code::NODE_CONFIG_INVALID,
+                    format!("{}/dag/nodes/{i}/config{}", chain.pointer(), v.pointer),
+                    format!("{type_id} config: {}", v.message),
+                )
+                .in_chain(chain.chain_id())
+                .with("typeId", type_id)
+                .with("keyword", v.keyword),
+            );
+        }
     }
+    out
+}
+
+/// The dispatch config members gated on `capabilities.agents.dispatchMapping` (RFC 0022).
+const MAPPINGS: [&str; 4] = ["inputMapping", "outputMapping", "perWorkerInputMappings", "perWorkerOutputMappings"];
+
+/// The conformance gates of the bundled schemas, for a host that said what it supports: the
+/// mock agent needs `conformance.mockAgent` (`capability_required`); a non-empty dispatch
+/// mapping needs `agents.dispatchMapping` (`validation_error`).
+pub(crate) fn host_gates(host: &HostProfile, exp: &Expansion) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, node) in exp.nodes.iter().enumerate() {
+        let type_id = crate::pack::v2::split_pin(node.get("typeId").and_then(Value::as_str).unwrap_or_default()).0;
+        let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+        if type_id == MOCK_AGENT && host.mock_agent == Some(false) {
+            out.push(
+                Finding::error(
+                    code::CAPABILITY_REQUIRED,
+                    format!("/nodes/{i}"),
+                    format!(
+                        "node {node_id} is {MOCK_AGENT}, which a host runs only when it advertises \
+                         `conformance.mockAgent`; the target host does not"
+                    ),
+                )
+                .in_chain(&exp.chain_id)
+                .with("capability", "conformance.mockAgent")
+                .with("nodeId", node_id),
+            );
+        }
+        if type_id == DISPATCH && host.dispatch_mapping == Some(false) {
+            for key in MAPPINGS {
+                let non_empty = node
+                    .pointer(&format!("/config/{key}"))
+                    .is_some_and(|m| m.as_object().is_none_or(|m| !m.is_empty()));
+                if non_empty {
+                    out.push(
+                        Finding::error(
+                            code::VALIDATION_ERROR,
+                            format!("/nodes/{i}/config/{key}"),
+                            format!(
+                                "node {node_id}: a non-empty `{key}` needs `agents.dispatchMapping`, which the \
+                                 target host does not advertise"
+                            ),
+                        )
+                        .in_chain(&exp.chain_id)
+                        .with("capability", "agents.dispatchMapping")
+                        .with("nodeId", node_id),
+                    );
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -98,7 +176,7 @@ mod tests {
     }
 
     #[test]
-    fn mock_confidence_range_and_shadowing() {
+    fn mock_confidence_range_and_beside_a_decision() {
         assert!(check(MOCK_AGENT, json!({"mockConfidence": 0.5})).is_empty());
         assert!(
             check(MOCK_AGENT, json!({"mockConfidence": 1.5})).contains(&("/mockConfidence".into(), "maximum".into()))
@@ -106,9 +184,10 @@ mod tests {
         assert!(
             check(MOCK_AGENT, json!({"mockConfidence": -0.1})).contains(&("/mockConfidence".into(), "minimum".into()))
         );
+        // Schema-valid beside `mockDecision` (the host ignores it there): not a violation.
+        assert!(check(MOCK_AGENT, json!({"mockConfidence": 0.5, "mockDecision": {"decision": 1}})).is_empty());
         let v = check(MOCK_AGENT, json!({"mockConfidence": 0.5, "mockDecision": {"decision": 1, "confidence": 2}}));
-        assert!(v.contains(&("/mockConfidence".into(), "mockConfidenceShadowed".into())));
-        assert!(v.contains(&("/mockDecision/confidence".into(), "maximum".into())));
+        assert_eq!(v, vec![("/mockDecision/confidence".into(), "maximum".into())]);
     }
 
     #[test]

@@ -240,7 +240,10 @@ impl Resolution {
                 if let Some(locked) = &p.locked_version {
                     o.insert("lockedVersion".into(), json!(locked));
                 }
-                o.insert("integrity".into(), json!(p.integrity));
+                // An overriding version served from a plain folder has no known integrity.
+                if !p.integrity.is_empty() {
+                    o.insert("integrity".into(), json!(p.integrity));
+                }
                 o.insert("integrityVerified".into(), json!(p.integrity_verified));
                 o.insert("registry".into(), json!(p.registry));
                 o.insert("manifest".into(), json!(p.pack.source.display().to_string()));
@@ -471,6 +474,10 @@ fn resolve_entry(
     let version = set.chosen(&entry.name)?;
     let overridden = set.overrides.contains_key(entry.name.as_str());
     let at = format!("/packs/{}", entry.index);
+    // An override replaces the locked version, and with it the locked integrity and tarball
+    // signature: those describe the locked version's bytes, not the overriding version's.
+    let replaced = overridden && version != entry.version;
+    let mut integrity = if replaced { String::new() } else { entry.integrity.clone() };
     let (served_by, pack, integrity_verified) = match find(registries, &entry.name, &version) {
         None => {
             let at = if overridden {
@@ -496,7 +503,14 @@ fn resolve_entry(
                     return None;
                 }
             };
-            let checked = registry_checks(&verified, entry, &version, findings);
+            let checked = if replaced {
+                // `registry::verify` checked the tarball against its own version's integrity.
+                integrity = verified.integrity.clone();
+                registry_yanked(&verified, entry, &version, findings);
+                true
+            } else {
+                registry_checks(&verified, entry, &version, findings)
+            };
             (r, pack, checked)
         }
     };
@@ -522,8 +536,8 @@ fn resolve_entry(
     Some(ResolvedPack {
         name: entry.name.clone(),
         version: version.clone(),
-        locked_version: (overridden && version != entry.version).then(|| entry.version.clone()),
-        integrity: entry.integrity.clone(),
+        locked_version: replaced.then(|| entry.version.clone()),
+        integrity,
         registry: served_by.label.clone(),
         pack: pack.clone(),
         dependencies: entry.dependencies.clone(),
@@ -664,17 +678,7 @@ fn registry_checks(
     use crate::registry::integrity_matches;
     let name = entry.name.as_str();
     let at = format!("/packs/{}", entry.index);
-    if verified.yanked() {
-        let reason = verified.manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
-        findings.push(
-            Finding::warning(
-                code::PACK_VERSION_YANKED,
-                at.as_str(),
-                format!("{name}@{version} is yanked ({reason}); the lockfile pins it"),
-            )
-            .with("packName", name),
-        );
-    }
+    registry_yanked(verified, entry, version, findings);
     if !entry.integrity.is_empty() && !integrity_matches(&entry.integrity, &verified.tarball) {
         findings.push(
             Finding::error(
@@ -698,6 +702,26 @@ fn registry_checks(
         return false;
     }
     true
+}
+
+/// Warn when the registry marks the version as yanked.
+fn registry_yanked(
+    verified: &crate::registry::Verified,
+    entry: &LockedPack,
+    version: &str,
+    findings: &mut Vec<Finding>,
+) {
+    if verified.yanked() {
+        let reason = verified.manifest.get("yankedReason").and_then(Value::as_str).unwrap_or("no reason given");
+        findings.push(
+            Finding::warning(
+                code::PACK_VERSION_YANKED,
+                format!("/packs/{}", entry.index),
+                format!("{}@{version} is yanked ({reason}); the lockfile pins it", entry.name),
+            )
+            .with("packName", entry.name.as_str()),
+        );
+    }
 }
 
 /// A lockfile's `signature{algorithm: "ed25519", publicKey, value}` over the tarball

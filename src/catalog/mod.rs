@@ -6,39 +6,49 @@
 
 mod builtin;
 mod deps;
-mod host;
 mod lockfile;
 mod node_types;
 mod port_types;
-mod range;
 mod signature;
 mod trust;
 
+pub use crate::host::{HostProfile, TypeResolver, capabilities_form, is_core};
+pub use crate::range::Range;
+pub use builtin::bundled_config_findings;
 pub use deps::check_dependencies;
-pub use host::{HostProfile, capabilities_form};
 pub use lockfile::{LockedPack, Lockfile, Requirement, Resolution, ResolveOptions, ResolvedPack, resolve};
 pub use node_types::{Catalog, CatalogPack, ChainResolution, NodeType, Ports};
 pub use port_types::{JsonType, PortType, incompatibility, port_type};
-pub use range::Range;
 pub use signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_manifest, verify_pack};
 pub use trust::{Trust, TrustReport};
 
 use crate::error::{Error, Finding, Severity, code};
 use std::path::{Component, Path, PathBuf};
 
-/// Answers whether a typeId is provided by a pack the editor knows.
-pub trait TypeResolver {
-    fn resolves(&self, type_id: &str) -> bool;
-}
-
-/// `core.*` typeIds are reserved and always resolve (node-packs §1.4).
-pub fn is_core(type_id: &str) -> bool {
-    type_id.starts_with("core.")
-}
-
 /// The config schema chainsmith bundles for a reserved Core typeId (pinned or bare), if any.
 pub fn builtin_config_schema(type_id: &str) -> Option<&'static serde_json::Value> {
     builtin::config_schema(crate::pack::v2::split_pin(type_id).0).map(crate::schemas::Schema::document)
+}
+
+/// `pack_kind_invalid` (an error) for a pack that holds node types under a kind that is not
+/// `node` (`"nodes"`): its types are not catalogued.
+fn mistyped_node_pack(pack: &crate::pack::Pack) -> Option<Finding> {
+    let crate::pack::PackKind::Other(kind) = &pack.kind else { return None };
+    pack.manifest.get("nodes").is_some_and(serde_json::Value::is_array).then(|| {
+        Finding::error(
+            code::PACK_KIND_INVALID,
+            "/kind",
+            format!(
+                "{}: kind \"{kind}\" is not a pack kind; a node pack's kind is \"node\" (or absent), so its {} \
+                 node type(s) are not catalogued",
+                pack.source.display(),
+                pack.node_types().len()
+            ),
+        )
+        .with("kind", kind.as_str())
+        .with("file", pack.source.display().to_string())
+        .with("packName", pack.name())
+    })
 }
 
 /// Resolve a manifest-relative reference inside the pack folder. Absolute paths, `..`

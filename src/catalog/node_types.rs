@@ -249,6 +249,12 @@ impl Catalog {
 
     /// Add one loaded pack; anything but a node pack is ignored.
     pub fn add_pack(&mut self, pack: &Pack) {
+        // A node pack with a mistyped kind is refused here, so the chains that use its types
+        // are not blamed for it.
+        if let Some(refused) = super::mistyped_node_pack(pack) {
+            self.findings.push(refused);
+            return;
+        }
         if pack.kind != PackKind::Node {
             return;
         }

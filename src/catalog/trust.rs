@@ -104,16 +104,25 @@ impl Trust {
         TrustReport { signature, findings }
     }
 
-    /// Config and port findings for an expansion (empty without a catalog); errors under
-    /// `strict`.
+    /// Config and port findings for an expansion, errors under `strict`: against the catalog's
+    /// schemas, and without a catalog against the schemas chainsmith bundles for Core types.
+    /// The host's conformance gates are errors whatever `strict` says.
     pub fn check_expansion(&self, exp: &Expansion) -> Vec<Finding> {
-        let Some(catalog) = &self.catalog else { return Vec::new() };
+        let bundled_only;
+        let catalog = match &self.catalog {
+            Some(catalog) => catalog,
+            None => {
+                bundled_only = Catalog::new();
+                &bundled_only
+            }
+        };
         let mut findings = catalog.check_expansion(exp);
         if self.strict {
             for f in &mut findings {
                 f.severity = Severity::Error;
             }
         }
+        findings.extend(super::builtin::host_gates(&self.host, exp));
         findings
     }
 
@@ -283,7 +292,9 @@ mod tests {
             (f.code, f.severity, f.pointer.as_str()),
             (code::NODE_CONFIG_INVALID, Severity::Error, "/nodes/0/config/fanOutPolicy")
         );
-        assert!(Trust::default().check_expansion(&exp).is_empty());
+        // Without a catalog the schema chainsmith bundles for `core.dispatch` still applies.
+        let bundled = Trust::default().check_expansion(&exp);
+        assert_eq!((bundled[0].code, bundled[0].severity), (code::NODE_CONFIG_INVALID, Severity::Warning));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `install`. Each prints one line of JSON on success; failures are the usual envelope.
 
 use super::{print_warnings, write_stdout};
-use chainsmith::error::{Error, Result, code};
+use chainsmith::error::{Error, Finding, Result, code};
 use chainsmith::registry::{self, Registry, Scheme};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
@@ -23,6 +23,8 @@ pub enum PackCommand {
     /// Publish a pack folder into a registry folder: tarball, version manifest, signature,
     /// SBOM, and the pack and registry indexes, all or nothing, under the folder's lock.
     Publish(PublishArgs),
+    /// Check that NEW's version bump over OLD is as large as its changes need (semver).
+    CheckVersion(super::diff::CheckVersionArgs),
 }
 
 #[derive(Args)]
@@ -63,6 +65,15 @@ pub struct PublishArgs {
     /// keys already holds (refused otherwise: pack_namespace_unauthorized).
     #[arg(long, requires = "key_id")]
     pub share_namespace: bool,
+    /// Grant a key id the registry does not list yet the pack's two-segment namespace when
+    /// the registry already has keys (only the first key of a registry takes it unasked;
+    /// `core.*` is never granted). The output's `granted` says what was granted and why.
+    #[arg(long, requires = "key_id")]
+    pub grant_namespace: bool,
+    /// Publish even when the version bump over the registry's latest version is smaller
+    /// than the changes need (refused otherwise: version_bump_too_small); recorded in the output.
+    #[arg(long)]
+    pub allow_small_bump: bool,
 }
 
 #[derive(Args)]
@@ -114,6 +125,7 @@ pub fn pack(command: &PackCommand) -> Result<ExitCode> {
     match command {
         PackCommand::Sign(a) => sign(a),
         PackCommand::Publish(a) => publish(a),
+        PackCommand::CheckVersion(a) => super::diff::check_version(a),
     }
 }
 
@@ -143,10 +155,47 @@ fn publish(args: &PublishArgs) -> Result<ExitCode> {
         _ => None,
     };
     let tree = args.tree.as_deref().map(|t| if t == "v1" { registry::Tree::V1 } else { registry::Tree::V2 });
-    let opts = registry::publish::PublishOptions { signer, tree, share_namespace: args.share_namespace };
-    let published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
+    let opts = registry::publish::PublishOptions {
+        signer,
+        tree,
+        share_namespace: args.share_namespace,
+        grant_namespace: args.grant_namespace,
+    };
+    // The semver check against the registry's latest version; a pack that does not load is
+    // publish_with's to refuse, with its own codes. The pack is let go before publishing.
+    // A registry whose latest version cannot be read is not compared with: the publish's own
+    // checks (links, integrity, keys) come first and refuse what they refuse, and a publish
+    // that goes ahead says the comparison was skipped and why.
+    let (checked, skipped) = {
+        let loaded = chainsmith::pack::load_path(&args.dir, chainsmith::pack::LoadOptions::default());
+        match loaded
+            .packs
+            .first()
+            .map(|p| chainsmith::diff::registry::publish_check(p, &args.registry, args.allow_small_bump))
+        {
+            Some(Ok(checked)) => (checked, None),
+            Some(Err(e)) if e.code == code::VERSION_BUMP_TOO_SMALL => return Err(e),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        }
+    };
+    let mut published = registry::publish::publish_with(&args.dir, &args.registry, &opts)?;
+    if let Some(e) = skipped {
+        published.warnings.push(Finding::warning(
+            code::VERSION_CHECK_SKIPPED,
+            "",
+            format!(
+                "the version bump was not checked: the registry's latest version could not be read ({}: {})",
+                e.code, e.message
+            ),
+        ));
+    }
     print_warnings(&published.warnings);
-    print_line(&published.to_json())
+    let mut out = published.to_json();
+    if let Some(checked) = checked {
+        out["versionCheck"] = checked;
+    }
+    print_line(&out)
 }
 
 pub fn verify(args: &VerifyArgs) -> Result<ExitCode> {
@@ -182,79 +231,4 @@ pub fn install(args: &InstallArgs) -> Result<ExitCode> {
     let installed = registry::install(&reg, &args.spec, &base, opts)?;
     print_warnings(&installed.warnings);
     print_line(&installed.to_json())
-}
-
-#[derive(Args)]
-pub struct ReparamArgs {
-    /// A workflow the OpenWOP app expanded from one chain (`metadata.source` is
-    /// "workflow-chain-pack"), in the app's form or as a WorkflowDefinition.
-    pub workflow: PathBuf,
-    /// The pack holding the chain at the version the workflow records.
-    #[arg(long, value_name = "PACK")]
-    pub pack: PathBuf,
-    /// New values as a JSON object, from a file or `-` for stdin; merged over the recorded ones.
-    #[arg(long, value_name = "FILE|-")]
-    pub params: Option<String>,
-    /// One new value (JSON, or plain text for text parameters); repeatable.
-    #[arg(long = "set", value_name = "NAME=JSON")]
-    pub set: Vec<String>,
-    /// Where to write the re-parameterised workflow (atomically; may be WORKFLOW itself).
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    pub output: PathBuf,
-}
-
-/// Re-expand the app's chain instance with new values merged over the recorded ones, by the
-/// app's token rules and expansionId (interop §5). The nodes edited by hand since the
-/// expansion are listed first (stderr and the summary): the re-expansion replaces them.
-pub fn reparam(args: &ReparamArgs) -> Result<ExitCode> {
-    use chainsmith::workflow::app_instance::{AppInstance, HandEdit};
-    let path = &args.workflow;
-    let bytes = chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
-    let doc: Value = chainsmith::fsio::parse_json(code::VALIDATION_ERROR, path, &bytes)?;
-    let inst = AppInstance::recognise(&doc).ok_or_else(|| {
-        Error::new(
-            code::INVALID_REQUEST,
-            format!(
-                "{} was not expanded by the OpenWOP app: metadata.source is not \"workflow-chain-pack\", or chainId, version or expansionId is missing",
-                path.display()
-            ),
-        )
-        .with("path", path.display().to_string())
-        .with("pointer", "/metadata")
-    })?;
-    let pack = super::load_one_pack(&args.pack, false)?;
-    let chain = pack.chain(&inst.chain_id).ok_or_else(|| {
-        Error::new(code::CHAIN_NOT_FOUND, format!("{} has no chain {}", pack.source.display(), inst.chain_id))
-            .with("chainId", inst.chain_id.as_str())
-    })?;
-    let (values, warnings) = super::collect_values(&pack, &inst.chain_id, args.params.as_deref(), &args.set)?;
-    print_warnings(&warnings);
-    let edits = inst.hand_edits(&doc, chain)?;
-    for e in &edits {
-        match e {
-            HandEdit::Changed { node_id, members } => {
-                eprintln!("{node_id}: {} edited by hand; the re-expansion replaces it", members.join(", "))
-            }
-            HandEdit::Removed { node_id } => eprintln!("{node_id}: removed by hand; the re-expansion restores it"),
-        }
-    }
-    let out = inst.reparameterise(&doc, chain, values)?;
-    chainsmith::fsio::write_atomic(&args.output, &chainsmith::fsio::to_pretty_json(&out))?;
-    let fresh = AppInstance::recognise(&out).map(|i| i.expansion_id).unwrap_or_default();
-    let hand_edits: Vec<Value> = edits
-        .iter()
-        .map(|e| match e {
-            HandEdit::Changed { node_id, members } => json!({"nodeId": node_id, "members": members}),
-            HandEdit::Removed { node_id } => json!({"nodeId": node_id, "removed": true}),
-        })
-        .collect();
-    print_line(&json!({
-        "output": args.output.display().to_string(),
-        "chainId": inst.chain_id,
-        "version": inst.chain_version,
-        "previousExpansionId": inst.expansion_id,
-        "expansionId": fresh,
-        "params": out.pointer("/metadata/expandedFrom/params"),
-        "handEdits": hand_edits,
-    }))
 }

@@ -7,7 +7,7 @@ use chainsmith::expand::subchain::TreeExpansion;
 use chainsmith::inline::{Destination, ExpansionIdChoice, InlineRequest};
 use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
 use chainsmith::params::Form;
-use chainsmith::tool::{SafetyTier, ToolFormat, ToolOptions};
+use chainsmith::tool::{HostTiers, SafetyTier, ToolFormat, ToolOptions};
 use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod author;
+mod diff;
 mod interop;
 pub mod start;
+mod upgrade;
 
 #[derive(Parser)]
 #[command(name = "chainsmith", version, about = "Edit and expand OpenWOP workflow-chain packs")]
@@ -50,8 +52,12 @@ pub enum Command {
     Verify(interop::VerifyArgs),
     /// Resolve, verify and install a pack from a registry folder into the OpenWOP cache.
     Install(interop::InstallArgs),
-    /// Re-parameterise a workflow the OpenWOP app expanded from one chain, as the app would.
-    Reparam(interop::ReparamArgs),
+    /// Compare two packs (with the semver level their changes need) or two workflows.
+    Diff(diff::DiffArgs),
+    /// Re-parameterise and/or upgrade chain instances in a workflow, keeping your edits.
+    Upgrade(upgrade::UpgradeArgs),
+    /// The old name of `upgrade`; always prints the JSON summary.
+    Reparam(upgrade::UpgradeArgs),
     /// Author chains from workflows.
     #[command(subcommand)]
     Chain(author::ChainCommand),
@@ -190,9 +196,13 @@ pub struct ToolArgs {
     /// Replace the derived toolId (`<scope>:<tool-id>`).
     #[arg(long, value_name = "ID")]
     pub tool_id: Option<String>,
-    /// Replace the derived safetyTier: pure, read or write.
+    /// Assign the safetyTier: pure, read or write (the host's choice; a tier below what the
+    /// nodes are known to do is noted).
     #[arg(long, value_name = "TIER")]
     pub safety_tier: Option<String>,
+    /// The host's tier assignments: `{"typeIds": {ID: TIER}, "toolIds": {ID: TIER}}`.
+    #[arg(long, value_name = "FILE")]
+    pub host_tiers: Option<PathBuf>,
     /// Node packs (files or folders) that say what each typeId does; repeatable.
     #[arg(long = "catalog", value_name = "DIR")]
     pub catalog: Vec<PathBuf>,
@@ -281,7 +291,12 @@ pub fn run(command: Command) -> ExitCode {
         Command::Pack(c) => interop::pack(&c),
         Command::Verify(a) => interop::verify(&a),
         Command::Install(a) => interop::install(&a),
-        Command::Reparam(a) => interop::reparam(&a),
+        Command::Upgrade(a) => upgrade::upgrade(&a),
+        Command::Diff(a) => diff::diff(&a),
+        Command::Reparam(mut a) => {
+            a.json = true;
+            upgrade::upgrade(&a)
+        }
         Command::Chain(author::ChainCommand::Extract(a)) => author::extract(a),
     };
     match result {
@@ -395,6 +410,10 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
 fn validate_findings(trust: &Trust, args: &TrustArgs, pack: &Pack) -> Vec<Finding> {
     let mut findings = pack.findings.clone();
     findings.extend(trust.engine_findings(pack));
+    // The schemas chainsmith bundles for Core types apply with or without a catalog.
+    for chain in &pack.chains {
+        findings.extend(chainsmith::catalog::bundled_config_findings(chain));
+    }
     let signature = trust.signature(pack).finding;
     let asked = args.trusted_keys.is_some() || args.require_signed;
     findings.extend(signature.filter(|f| asked || f.code == code::PACK_SIGNATURE_INVALID));
@@ -423,11 +442,20 @@ fn trust_policy(args: &TrustArgs, host: HostProfile, strict: bool) -> Result<Tru
             c.add_node_catalog(file)?;
         }
     }
+    if let Some(refused) = catalog.as_ref().and_then(refused_catalog) {
+        return Err(refused);
+    }
     let trusted_keys = match &args.trusted_keys {
         Some(dir) => TrustedKeys::load(dir)?,
         None => TrustedKeys::default(),
     };
     Ok(Trust { catalog, trusted_keys, require_signed: args.require_signed, strict, host })
+}
+
+/// A catalog pack that must not be used (a node pack with a mistyped `kind`) refuses the
+/// command, rather than leaving its types unresolved and blaming the chains that use them.
+fn refused_catalog(catalog: &Catalog) -> Option<Error> {
+    catalog.findings().iter().find(|f| f.is_error()).map(|f| f.clone().into_error())
 }
 
 /// Warnings about the catalog and the trusted keys themselves. Their pointers point into
@@ -825,10 +853,26 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
     // Parsed here, not by clap, so `exec` is refused with a coded envelope.
     let safety_tier = args.safety_tier.as_deref().map(SafetyTier::parse).transpose()?;
     let catalog = (!args.catalog.is_empty()).then(|| Catalog::load(&args.catalog));
+    if let Some(refused) = catalog.as_ref().and_then(refused_catalog) {
+        return Err(refused);
+    }
+    let host_tiers = match &args.host_tiers {
+        Some(path) => {
+            let bytes =
+                chainsmith::fsio::read_limited(path, 1024 * 1024, code::INVALID_REQUEST).map_err(Error::not_a_pack)?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                Error::new(code::INVALID_REQUEST, format!("{}: not UTF-8 text", path.display()))
+                    .with("file", path.display().to_string())
+            })?;
+            Some(HostTiers::from_json(&text).map_err(|e| e.with("file", path.display().to_string()))?)
+        }
+        None => None,
+    };
     let opts = ToolOptions {
         tool_id: args.tool_id.as_deref(),
         safety_tier,
         effects: catalog.as_ref().map(|c| c as &dyn chainsmith::tool::EffectOracle),
+        host_tiers: host_tiers.as_ref(),
     };
     let format = match args.format {
         ToolFormatArg::Compact => ToolFormat::Compact,
@@ -844,6 +888,17 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
         }
         (None, Some(pack_path), Some(chain_id)) => {
             let pack = load_one_pack(pack_path, false)?;
+            // A pack `validate` refuses is not published as a tool either.
+            if let Some(first) = pack.errors().next() {
+                let count = pack.errors().count();
+                let mut e = first.clone().into_error();
+                e.message = format!(
+                    "{} is invalid ({count} error finding(s); run `chainsmith validate`); the first: {}",
+                    pack.source.display(),
+                    e.message
+                );
+                return Err(e.with("errors", count).with("file", pack.source.display().to_string()));
+            }
             let chain = pack.chain(chain_id).ok_or_else(|| {
                 Error::new(code::CHAIN_NOT_FOUND, format!("pack {} has no chain \"{chain_id}\"", pack.name()))
                     .with("chainId", chain_id.as_str())

@@ -2,7 +2,7 @@
 //! editor offers it: the workflow's app instance is found with the loaded pack that holds its
 //! chain at the recorded version, the nodes edited by hand since the expansion are listed,
 //! and new values typed as text (as the CLI's `--set` reads them) are merged over the
-//! recorded ones. The re-expansion itself is [`crate::workflow::app_instance`]'s; applying
+//! recorded ones; the re-expansion keeps those edits. The re-expansion itself is [`crate::workflow::app_instance`]'s; applying
 //! it is the document's `ReparameteriseApp` command, so it undoes like any edit.
 
 use super::packs::{PackId, Packs};
@@ -42,6 +42,10 @@ pub struct AppReparam {
     /// One text per declared parameter, in declaration order: the recorded value as JSON
     /// (strings bare), edited by the user.
     pub texts: Vec<(String, String)>,
+    /// Hand edits the new values also change, found by the last attempt (nothing applied),
+    /// and how the user settles each.
+    pub conflicts: Vec<crate::instance::Conflict>,
+    pub resolutions: crate::instance::Resolutions,
 }
 
 impl AppReparam {
@@ -83,7 +87,7 @@ impl AppReparam {
                 (f.name.clone(), text)
             })
             .collect();
-        Ok(Self { instance, pack, chain, hand_edits, texts })
+        Ok(Self { instance, pack, chain, hand_edits, texts, conflicts: Vec::new(), resolutions: Default::default() })
     }
 
     /// The values typed, read as the CLI's `--set` reads them; an empty text leaves the

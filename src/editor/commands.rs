@@ -314,6 +314,7 @@ command_ids! {
     EditInstance,
     RemoveInstance,
     ReparamApp,
+    CompareSaved,
     ExtractChain,
     MakeParameter,
     Settings,
@@ -574,6 +575,13 @@ impl CommandId {
                 tooltip: "Re-expand the chain the OpenWOP app expanded this workflow from, with new values",
                 places: &[Place::Menu(Edit, 4)],
                 enabled: |c| c.app_instance && !c.form_open,
+                ..base
+            },
+            CommandId::CompareSaved => Spec {
+                id: "file.compare_saved",
+                label: "Compare with saved version",
+                tooltip: "The nodes, edges and members changed since the workflow was last saved",
+                places: &[Place::Menu(File, 2)],
                 ..base
             },
             CommandId::ExtractChain => Spec {

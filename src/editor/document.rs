@@ -27,10 +27,12 @@ pub enum Command {
         key: String,
     },
     /// Re-expand the workflow's OpenWOP app instance (interop §5) with `values` merged over
-    /// the recorded ones, by the app's token rules and expansionId.
+    /// the recorded ones, by the app's token rules and expansionId, keeping hand edits
+    /// (conflicts settled by `resolutions`, else refused).
     ReparameteriseApp {
         chain: Box<crate::pack::Chain>,
         values: Map<String, Value>,
+        resolutions: crate::instance::Resolutions,
     },
     /// New positions for nodes (a finished drag is one command).
     MoveNodes(Vec<(String, (f64, f64))>),
@@ -293,14 +295,14 @@ impl Document {
     ///
     /// The undo step holds what the inline changed, not a copy of the workflow: a splice only
     /// adds nodes and edges, removes the edges its wiring replaces and edits top-level
-    /// members; a re-parameterisation edits its instance's nodes and the provenance; making
-    /// room moves nodes.
+    /// members; a re-expansion edits, adds and removes its instance's nodes and edges and the
+    /// provenance; making room moves nodes.
     pub fn inline(&mut self, req: InlineRequest) -> Result<Outcome, Error> {
         let (destination, trust) = (req.destination.clone(), req.trust);
         let top_level = self.wf.members().clone();
         let last_seq = self.wf.last_seq();
         let reparameterised: Vec<(String, NodeBody)> = match &destination {
-            Destination::Reparameterise { key } => self
+            Destination::Reparameterise { key, .. } => self
                 .wf
                 .instance(key)
                 .map(|i| i.node_ids)
@@ -322,7 +324,7 @@ impl Document {
             Change::Members(moved),
             Change::Nodes(reparameterised),
             Change::Remove { nodes: added_nodes, edges: added_edges },
-            Change::Restore { nodes: Vec::new(), edges: done.removed_edges },
+            Change::Restore { nodes: done.removed_nodes, edges: done.removed_edges },
             Change::TopLevel(top_level),
         ]);
         let (verb, new_nodes) = match &destination {
@@ -330,7 +332,13 @@ impl Document {
             Destination::Splice(opts) if opts.between.is_some() => ("Splice", done.instance.node_ids),
             Destination::Splice(_) => ("Insert", done.instance.node_ids),
         };
-        let outcome = Outcome { label: format!("{verb} {}", done.instance.label), warnings: done.findings, new_nodes };
+        let kept = match done.edits.len() {
+            0 => String::new(),
+            1 => " (1 edit kept)".to_owned(),
+            n => format!(" ({n} edits kept)"),
+        };
+        let outcome =
+            Outcome { label: format!("{verb} {}{kept}", done.instance.label), warnings: done.findings, new_nodes };
         Ok(self.record(inverse, outcome))
     }
 
@@ -375,13 +383,13 @@ impl Document {
                 })?;
                 Ok((Change::Replace(Box::new(before)), outcome(format!("Remove instance {}", instance.label))))
             }
-            Command::ReparameteriseApp { chain, values } => {
+            Command::ReparameteriseApp { chain, values, resolutions } => {
                 let inst = super::app_reparam::app_instance(&self.wf).ok_or_else(|| {
                     Error::new(code::INVALID_REQUEST, "this workflow was not expanded by the OpenWOP app")
                         .with("path", "/metadata/source")
                 })?;
                 let doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
-                let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values)?)?;
+                let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values, &resolutions)?)?;
                 let to = super::app_reparam::app_instance(&wf).map(|i| i.expansion_id).unwrap_or_default();
                 let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
                 let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
@@ -898,7 +906,7 @@ mod tests {
         let placement = Placement::Insert { at: (300.0, 0.0), on_edge: None, after: Some(after) };
         doc.inline(request(&trust, &pack, "support.triage", values.clone(), "t002", &[], &placement)).unwrap();
         states.push(snapshot(&doc));
-        let existing = Placement::Existing { key: "support_triage_t001_".into() };
+        let existing = Placement::Existing { key: "support_triage_t001_".into(), resolutions: Default::default() };
         doc.inline(request(&trust, &pack, "support.triage", values, "t001", &[], &existing)).unwrap();
         states.push(snapshot(&doc));
         assert_ne!(states[2]["nodes"], states[3]["nodes"], "re-parameterising changed a config");

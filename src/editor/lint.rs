@@ -27,8 +27,10 @@ pub fn findings(wf: &Workflow, catalog: Option<&Catalog>) -> Vec<Finding> {
         // starts, not a problem.
         out.retain(|f| f.pointer != "/nodes");
     }
-    if let Some(catalog) = catalog {
-        out.extend(catalog.check_workflow(wf));
+    // Without a catalog, the schemas chainsmith bundles for Core types still apply.
+    match catalog {
+        Some(catalog) => out.extend(catalog.check_workflow(wf)),
+        None => out.extend(Catalog::new().check_workflow(wf)),
     }
     out
 }
@@ -190,6 +192,22 @@ mod tests {
             "triggers": [], "variables": [], "metadata": {}, "settings": {}
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn bundled_core_config_schemas_apply_without_a_catalog() {
+        let wf = Workflow::from_json(json!({
+            "id": "flow", "name": "Flow", "version": "1.0.0",
+            "nodes": [{"id": "m", "typeId": "core.conformance.mock-agent", "position": {"x": 0, "y": 0},
+                       "config": {"mockConfidence": 1.5}, "inputs": {}}],
+            "edges": [], "triggers": [], "variables": [], "metadata": {}, "settings": {}
+        }))
+        .unwrap();
+        let found = findings(&wf, None);
+        assert!(
+            found.iter().any(|f| f.code == code::NODE_CONFIG_INVALID && f.pointer == "/nodes/0/config/mockConfidence"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod blockers;
 pub mod cards;
 pub mod clipboard;
 pub mod commands;
+pub mod compare;
 pub mod document;
 pub mod extraction;
 pub mod files;

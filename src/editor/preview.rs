@@ -114,8 +114,8 @@ pub enum Placement {
     /// A new instance at a drop point, optionally replacing the edge it was dropped on, or
     /// wired downstream of a node (quick-add with that node selected).
     Insert { at: (f64, f64), on_edge: Option<DropEdge>, after: Option<After> },
-    /// An existing instance, re-expanded in place.
-    Existing { key: String },
+    /// An existing instance, re-expanded in place, its conflicts settled as chosen.
+    Existing { key: String, resolutions: crate::instance::Resolutions },
 }
 
 /// The pipeline request for an insert or re-parameterisation, and for its preview: the
@@ -138,7 +138,9 @@ pub fn request<'a>(
         Placement::Insert { at, on_edge, after } => {
             Destination::Splice(splice_options(*at, on_edge.as_ref(), after.as_ref()))
         }
-        Placement::Existing { key } => Destination::Reparameterise { key: key.clone() },
+        Placement::Existing { key, resolutions } => {
+            Destination::Reparameterise { key: key.clone(), resolutions: resolutions.clone() }
+        }
     };
     req
 }
@@ -151,60 +153,51 @@ pub fn fresh_expansion_id(chain: &Chain, wf: &Workflow) -> Result<String, Error>
 
 /// Ghost nodes and edges from a dry run, or the refusal the real splice would give.
 pub fn place(trust: &Trust, wf: &Workflow, exp: &Expansion, placement: &Placement) -> Result<Option<Ghost>, Error> {
+    // An instance re-expanded in place keeps its nodes where they are: no ghosts.
+    let Placement::Insert { at, on_edge, after } = placement else { return Ok(None) };
     let mut scratch = wf.clone();
-    let destination = match placement {
-        Placement::Existing { key } => Destination::Reparameterise { key: key.clone() },
-        Placement::Insert { at, on_edge, after } => {
-            Destination::Splice(splice_options(*at, on_edge.as_ref(), after.as_ref()))
-        }
-    };
-    let expanded = Expanded { expansion: exp.clone(), children: Vec::new() };
+    let destination = Destination::Splice(splice_options(*at, on_edge.as_ref(), after.as_ref()));
+    let expanded = Expanded { expansion: exp.clone(), children: Vec::new(), base: None };
     let report = crate::inline::place(&mut scratch, expanded, &destination, trust)?;
     make_room(&mut scratch, &report.instance.node_ids, &destination, trust);
-    match placement {
-        Placement::Existing { .. } => Ok(None),
-        Placement::Insert { on_edge, .. } => {
-            let ids = &report.instance.node_ids;
-            let nodes: Vec<GhostNode> = ids
-                .iter()
-                .filter_map(|id| {
-                    let node = &scratch.graph[scratch.node(id)?];
-                    let (x, y) = node.position();
-                    Some(GhostNode {
-                        id: id.clone(),
-                        name: node.name().to_owned(),
-                        type_id: node.type_id().to_owned(),
-                        pos: (x, y),
-                    })
-                })
-                .collect();
-            let ghost_of: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
-            let end = |id: &str| match ghost_of.get(id) {
-                Some(i) => GhostEnd::Ghost(*i),
-                None => GhostEnd::Parent(id.to_owned()),
-            };
-            let new_edges: HashSet<&str> = report.instance.edge_ids.iter().map(String::as_str).collect();
-            let edges = scratch
-                .graph
-                .edge_weights()
-                .filter(|e| new_edges.contains(e.id()))
-                .map(|e| GhostEdge { from: end(e.source()), to: end(e.target()) })
-                .collect();
-            // Parent nodes the insert moved to make room (none for an unwired insert).
-            let moved = wf
-                .graph
-                .node_weights()
-                .filter_map(|n| {
-                    let now = scratch.graph[scratch.node(n.id())?].position();
-                    (now != n.position()).then(|| (n.id().to_owned(), now))
-                })
-                .collect();
-            let replaced =
-                on_edge.as_ref().and_then(|e| wf.graph.edge_weights().find(|w| w.id() == e.id)).map(|w| w.seq);
-            let title = format!("{} · {}", exp.label, exp.expansion_id);
-            Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved, replaced }))
-        }
-    }
+    let ids = &report.instance.node_ids;
+    let nodes: Vec<GhostNode> = ids
+        .iter()
+        .filter_map(|id| {
+            let node = &scratch.graph[scratch.node(id)?];
+            let (x, y) = node.position();
+            Some(GhostNode {
+                id: id.clone(),
+                name: node.name().to_owned(),
+                type_id: node.type_id().to_owned(),
+                pos: (x, y),
+            })
+        })
+        .collect();
+    let ghost_of: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+    let end = |id: &str| match ghost_of.get(id) {
+        Some(i) => GhostEnd::Ghost(*i),
+        None => GhostEnd::Parent(id.to_owned()),
+    };
+    let new_edges: HashSet<&str> = report.instance.edge_ids.iter().map(String::as_str).collect();
+    let edges = scratch
+        .graph
+        .edge_weights()
+        .filter(|e| new_edges.contains(e.id()))
+        .map(|e| GhostEdge { from: end(e.source()), to: end(e.target()) })
+        .collect();
+    // Parent nodes the insert moved to make room (none for an unwired insert).
+    let moved = wf
+        .graph
+        .node_weights()
+        .filter_map(|n| {
+            let now = scratch.graph[scratch.node(n.id())?].position();
+            (now != n.position()).then(|| (n.id().to_owned(), now))
+        })
+        .collect();
+    let replaced = on_edge.as_ref().and_then(|e| wf.graph.edge_weights().find(|w| w.id() == e.id)).map(|w| w.seq);
+    let title = format!("{} · {}", exp.label, exp.expansion_id);
+    Ok(Some(Ghost { title, nodes, edges, selected: Some(0), moved, replaced }))
 }
 
 /// Expand for the preview: the pipeline up to the splice. Invalid values are still
@@ -228,7 +221,6 @@ pub fn expand_preview(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::code;
     use crate::pack::bundled;
     use serde_json::json;
 
@@ -251,8 +243,6 @@ mod tests {
         assert_eq!(ghost.nodes[0].id, "support_triage_ab12_fetch");
         assert_eq!(ghost.nodes[0].pos, (100.0, 280.0));
         assert_eq!(ghost.edges.len(), 3);
-        let err = place(&Trust::default(), &wf, &exp, &Placement::Existing { key: "nope_".into() }).unwrap_err();
-        assert_eq!(err.code, code::INVALID_REQUEST);
     }
 
     #[test]

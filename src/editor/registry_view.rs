@@ -192,6 +192,13 @@ mod tests {
     use ed25519_dalek::SigningKey;
     use serde_json::json;
 
+    /// The pack signed under a registry key is v2, whose typeIds are pinned.
+    fn pinned(dir: PathBuf) -> PathBuf {
+        let text = std::fs::read_to_string(dir.join("pack.json")).unwrap();
+        std::fs::write(dir.join("pack.json"), text.replace("\"core.identity\"", "\"core.identity@1.0.0\"")).unwrap();
+        dir
+    }
+
     fn pack_dir(root: &Path, name: &str, version: &str, description: &str) -> PathBuf {
         let dir = root.join(format!("{name}-{version}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -217,7 +224,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let reg = root.path().join("reg");
         let key = SigningKey::from_bytes(&[5u8; 32]);
-        publish(&pack_dir(root.path(), "vendor.acme.mail", "1.0.0", "Send mail"), &reg, Some((&key, "k1"))).unwrap();
+        publish(&pinned(pack_dir(root.path(), "vendor.acme.mail", "1.0.0", "Send mail")), &reg, Some((&key, "k1")))
+            .unwrap();
         publish(&pack_dir(root.path(), "vendor.acme.crm", "2.0.0", "Customer records"), &reg, None).unwrap();
         let mut view = RegistryView { install_dir: Some(root.path().join("cache")), ..RegistryView::default() };
         view.open(&reg);

@@ -7,12 +7,12 @@
 pub mod app;
 mod compensation;
 pub use compensation::{node_ref_ids, rewrite_node_refs};
-pub mod jsstring;
 pub mod subchain;
-pub mod token;
+pub use crate::grammar::{jsstring, token};
+pub use crate::ids::chain_id_slug;
 
-use crate::catalog::{HostProfile, TypeResolver, is_core};
-use crate::error::{Error, Finding, Result, code};
+use crate::error::{Error, Finding, FindingCap, Result, Severity, code};
+use crate::host::{HostProfile, TypeResolver, is_core};
 use crate::json_walk::member;
 use crate::pack::{Chain, Pack, PackKind};
 use crate::pretty::Members;
@@ -153,11 +153,6 @@ impl serde::Serialize for Expansion {
         self.warnings_member(&mut map)?;
         map.end()
     }
-}
-
-/// `chainId` with every `.` replaced by `_` (chain-packs §4.2).
-pub fn chain_id_slug(chain_id: &str) -> String {
-    chain_id.replace('.', "_")
 }
 
 /// Expand `chain_id` from `pack` with the supplied parameter values.
@@ -620,19 +615,23 @@ fn random_hex(width: usize) -> String {
 fn warn_leftover_tokens(nodes: &[Value], marked: &[usize], chain_id: &str, warnings: &mut Vec<Finding>) {
     // One pointer buffer, grown and cut back: the walk visits every leaf of every node, and
     // building a pointer string per leaf was a sixth of a large expansion's time.
-    fn walk(v: &Value, at: &mut String, out: &mut Vec<String>) {
+    // Past the cap a hit is counted, and no pointer is built for it.
+    fn walk(v: &Value, at: &mut String, out: &mut Vec<String>, cap: &mut FindingCap) {
         use std::fmt::Write;
         let len = at.len();
         match v {
             // Both a token and a near-token start with `{{` or `<<`.
             Value::String(s) if !token::opens_token_like(s) => {}
-            Value::String(s) if !token::tokens(s).is_empty() || !token::near_tokens(s).is_empty() => {
+            Value::String(s)
+                if (!token::tokens(s).is_empty() || token::has_near_token(s))
+                    && cap.admit(code::LEFTOVER_TOKEN, Severity::Warning) =>
+            {
                 out.push(at.clone());
             }
             Value::Array(items) => {
                 for (i, x) in items.iter().enumerate() {
                     let _ = write!(at, "/{i}");
-                    walk(x, at, out);
+                    walk(x, at, out, cap);
                     at.truncate(len);
                 }
             }
@@ -644,19 +643,20 @@ fn warn_leftover_tokens(nodes: &[Value], marked: &[usize], chain_id: &str, warni
                     } else {
                         at.push_str(k);
                     }
-                    walk(x, at, out);
+                    walk(x, at, out, cap);
                     at.truncate(len);
                 }
             }
             _ => {}
         }
     }
+    let mut cap = FindingCap::default();
     for &i in marked {
         let node = &nodes[i];
         let mut hits = Vec::new();
         for key in ["config", "inputs"] {
             if let Some(v) = node.get(key) {
-                walk(v, &mut format!("/nodes/{i}/{key}"), &mut hits);
+                walk(v, &mut format!("/nodes/{i}/{key}"), &mut hits, &mut cap);
             }
         }
         for at in hits {
@@ -670,6 +670,7 @@ fn warn_leftover_tokens(nodes: &[Value], marked: &[usize], chain_id: &str, warni
             );
         }
     }
+    warnings.extend(cap.omitted("/nodes").map(|f| f.in_chain(chain_id)));
 }
 
 #[cfg(test)]

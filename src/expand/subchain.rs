@@ -9,14 +9,13 @@
 //! again. The walk keeps its own stack: nothing recurses in the size of the input.
 
 use super::{ExpandOptions, Expansion, chain_id_slug, choose_expansion_id, expand, preflight};
-use crate::catalog::Range;
 use crate::error::{Error, Finding, Result, code};
 use crate::pack::{Chain, Pack, PackKind};
+use crate::range::Range;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
-/// The tenant child workflow ids are scoped to when none is named.
-pub const DEFAULT_TENANT: &str = "local";
+pub use crate::ids::{DEFAULT_TENANT, is_valid_workflow_id, mint_child_workflow_id};
 
 /// What a co-expansion needs besides the root pack, chain and parameter values.
 pub struct TreeOptions<'a> {
@@ -114,30 +113,6 @@ impl serde::Serialize for ChildOut<'_> {
         map.serialize_entry("idMap", &super::IdMap(&self.0.expansion.id_map))?;
         map.end()
     }
-}
-
-/// The reference's child workflow id: in each part every character outside
-/// `[0-9A-Za-z._-]` becomes `_`, then every `.` becomes `_`.
-pub fn mint_child_workflow_id(tenant: &str, chain_id: &str, version: &str) -> String {
-    fn slug(s: &str) -> String {
-        let mut out = String::with_capacity(s.len());
-        for c in s.chars() {
-            match c {
-                '0'..='9' | 'A'..='Z' | 'a'..='z' | '-' => out.push(c),
-                // JavaScript replaces each UTF-16 unit: a character beyond the BMP gives two.
-                _ => out.extend(std::iter::repeat_n('_', c.len_utf16())),
-            }
-        }
-        out
-    }
-    format!("wfc_{}__{}__{}", slug(tenant), slug(chain_id), slug(version))
-}
-
-/// Whether `id` is a valid WorkflowDefinition id (`^[a-z][a-z0-9_-]*$`, at most 128).
-pub fn is_valid_workflow_id(id: &str) -> bool {
-    id.len() <= 128
-        && id.starts_with(|c: char| c.is_ascii_lowercase())
-        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
 /// One chain on the walk's stack.
@@ -402,7 +377,7 @@ fn warn_unsupplied(chain: &Chain, params: &Map<String, Value>, warnings: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::HostProfile;
+    use crate::host::HostProfile;
     use crate::pack::{LoadOptions, load_bytes};
     use serde_json::json;
     use std::path::Path;

@@ -21,6 +21,15 @@ pub struct Folder {
     fd: std::os::fd::OwnedFd,
 }
 
+/// What a name in a folder is, links not followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Folder,
+    Link,
+    Other,
+}
+
 fn link_refused(path: &Path) -> Error {
     Error::new(
         code::SYMLINK_REFUSED,
@@ -82,6 +91,89 @@ impl Folder {
         if imp::is_link(self, name) { Err(link_refused(&self.path.join(name))) } else { Ok(()) }
     }
 
+    /// What `name` in this folder is, links not followed; `None` when nothing is there.
+    pub fn kind(&self, name: &str) -> Result<Option<Kind>> {
+        check_segment(&self.path, name)?;
+        Ok(imp::kind(self, name))
+    }
+
+    /// The folder `name` inside this one, created when missing; `true` when this call made
+    /// it. Refused with `symlink_refused` when it is a link.
+    pub fn child_made(&self, name: &str) -> Result<(Folder, bool)> {
+        check_segment(&self.path, name)?;
+        let path = self.path.join(name);
+        let made = imp::make_dir(self, name, &path)?;
+        let folder = imp::child(self, name, &path, false).map(|fd| Folder {
+            path,
+            #[cfg(unix)]
+            fd,
+        })?;
+        Ok((folder, made))
+    }
+
+    /// Another handle on the same folder.
+    pub fn try_clone(&self) -> Result<Folder> {
+        Ok(Folder {
+            path: self.path.clone(),
+            #[cfg(unix)]
+            fd: self.fd.try_clone().map_err(|e| Error::io(&self.path, &e))?,
+        })
+    }
+
+    /// Give the file `name` a second name `to_name` in the folder `to`, as a hard link (a
+    /// link at `name` is linked itself, never followed).
+    pub fn hard_link(&self, name: &str, to: &Folder, to_name: &str) -> Result<()> {
+        check_segment(&self.path, name)?;
+        check_segment(&to.path, to_name)?;
+        imp::hard_link(self, name, to, to_name).map_err(|e| Error::io(&self.path.join(name), &e))
+    }
+
+    /// Move `name` in this folder to `to_name` in the folder `to` (one file system): atomic,
+    /// and what was at `to_name`, a link included, is replaced, never written through.
+    pub fn move_to(&self, name: &str, to: &Folder, to_name: &str) -> Result<()> {
+        check_segment(&self.path, name)?;
+        check_segment(&to.path, to_name)?;
+        imp::rename(self, OsStr::new(name), to, to_name).map_err(|e| Error::io(&to.path.join(to_name), &e))
+    }
+
+    /// Remove the file (or link) `name`; nothing there is not an error.
+    pub fn remove_file(&self, name: &str) {
+        if check_segment(&self.path, name).is_ok() {
+            imp::remove(self, OsStr::new(name));
+        }
+    }
+
+    /// Remove the folder `name` if it is empty.
+    pub fn remove_empty_dir(&self, name: &str) {
+        if check_segment(&self.path, name).is_ok() {
+            imp::remove_dir(self, name);
+        }
+    }
+
+    /// Open the file `name` for reading and writing, created when missing; a link there is
+    /// refused (`symlink_refused`), never followed.
+    pub fn open_file(&self, name: &str) -> Result<std::fs::File> {
+        check_segment(&self.path, name)?;
+        let path = self.path.join(name);
+        imp::open_file(self, name).map_err(|e| match e.raw_os_error() {
+            #[cfg(unix)]
+            Some(libc::ELOOP) => link_refused(&path),
+            _ if imp::kind(self, name) == Some(Kind::Link) => link_refused(&path),
+            _ => Error::io(&path, &e),
+        })
+    }
+
+    /// Whether `name` in this folder is the very file `file` has open (not a link to it, not
+    /// a file put there since).
+    pub fn names(&self, name: &str, file: &std::fs::File) -> bool {
+        check_segment(&self.path, name).is_ok() && imp::same_file(self, name, file)
+    }
+
+    /// Make the changes to this folder's names durable.
+    pub fn sync(&self) {
+        imp::sync(self);
+    }
+
     /// Write `bytes` to `name` in this folder atomically: a temporary file beside it,
     /// synced, then renamed over it. A link at `name` is refused, never followed; an
     /// existing file's permissions carry over. Returns the file's path.
@@ -97,7 +189,7 @@ impl Folder {
         let written = (|| {
             file.write_all(bytes).map_err(|e| fail("write", e))?;
             file.sync_all().map_err(|e| fail("sync", e))?;
-            imp::rename(self, &tmp, name).map_err(|e| fail("replace", e))
+            imp::rename(self, &tmp, self, name).map_err(|e| fail("replace", e))
         })();
         if let Err(e) = written {
             imp::remove(self, &tmp);
@@ -110,7 +202,7 @@ impl Folder {
 
 #[cfg(unix)]
 mod imp {
-    use super::{Folder, link_refused};
+    use super::{Folder, Kind, link_refused};
     use crate::error::{Error, Result};
     use std::ffi::{CString, OsStr};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -151,6 +243,66 @@ mod imp {
 
     pub fn is_link(dir: &Folder, name: &str) -> bool {
         mode_of(dir, name).is_some_and(|m| m & libc::S_IFMT == libc::S_IFLNK)
+    }
+
+    pub fn kind(dir: &Folder, name: &str) -> Option<Kind> {
+        mode_of(dir, name).map(|m| match m & libc::S_IFMT {
+            libc::S_IFREG => Kind::File,
+            libc::S_IFDIR => Kind::Folder,
+            libc::S_IFLNK => Kind::Link,
+            _ => Kind::Other,
+        })
+    }
+
+    /// `mkdirat`: whether the folder was made (false: something is there already).
+    pub fn make_dir(dir: &Folder, name: &str, path: &Path) -> Result<bool> {
+        let c = c_name(name).map_err(|e| Error::io(path, &e))?;
+        // SAFETY: a valid descriptor and a NUL-terminated name.
+        if unsafe { libc::mkdirat(dir.fd.as_raw_fd(), c.as_ptr(), 0o777) } == 0 {
+            return Ok(true);
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() == std::io::ErrorKind::AlreadyExists { Ok(false) } else { Err(Error::io(path, &err)) }
+    }
+
+    pub fn hard_link(from: &Folder, name: &str, to: &Folder, to_name: &str) -> std::io::Result<()> {
+        let (a, b) = (c_name(name)?, c_name(to_name)?);
+        // SAFETY: valid descriptors and NUL-terminated names; flags 0: a link is not followed.
+        if unsafe { libc::linkat(from.fd.as_raw_fd(), a.as_ptr(), to.fd.as_raw_fd(), b.as_ptr(), 0) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+
+    pub fn remove_dir(dir: &Folder, name: &str) {
+        if let Ok(c) = c_name(name) {
+            // SAFETY: a valid descriptor and a NUL-terminated name.
+            unsafe { libc::unlinkat(dir.fd.as_raw_fd(), c.as_ptr(), libc::AT_REMOVEDIR) };
+        }
+    }
+
+    pub fn open_file(dir: &Folder, name: &str) -> std::io::Result<std::fs::File> {
+        let c = c_name(name)?;
+        let flags = libc::O_RDWR | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: a valid descriptor, a NUL-terminated name, constant flags and mode.
+        owned(unsafe { libc::openat(dir.fd.as_raw_fd(), c.as_ptr(), flags, 0o666 as libc::c_uint) })
+            .map(std::fs::File::from)
+    }
+
+    pub fn same_file(dir: &Folder, name: &str, file: &std::fs::File) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(c) = c_name(name) else { return false };
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: a valid descriptor, a NUL-terminated name, and room for the answer.
+        let rc = unsafe { libc::fstatat(dir.fd.as_raw_fd(), c.as_ptr(), st.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW) };
+        if rc != 0 {
+            return false;
+        }
+        // SAFETY: filled in when the call succeeded.
+        let st = unsafe { st.assume_init() };
+        #[allow(clippy::useless_conversion, reason = "dev_t and ino_t are narrower than u64 on some systems")]
+        file.metadata().is_ok_and(|m| m.dev() == u64::from(st.st_dev) && m.ino() == u64::from(st.st_ino))
     }
 
     pub fn child(dir: &Folder, name: &str, path: &Path, create: bool) -> Result<OwnedFd> {
@@ -195,12 +347,11 @@ mod imp {
         Ok(file)
     }
 
-    pub fn rename(dir: &Folder, from: &OsStr, to: &str) -> std::io::Result<()> {
+    pub fn rename(dir: &Folder, from: &OsStr, to_dir: &Folder, to: &str) -> std::io::Result<()> {
         let (from, to) = (c_name(from)?, c_name(to)?);
-        let fd = dir.fd.as_raw_fd();
-        // SAFETY: a valid descriptor and NUL-terminated names; renameat replaces a link at
+        // SAFETY: valid descriptors and NUL-terminated names; renameat replaces a link at
         // `to` with the file rather than following it.
-        if unsafe { libc::renameat(fd, from.as_ptr(), fd, to.as_ptr()) } == 0 {
+        if unsafe { libc::renameat(dir.fd.as_raw_fd(), from.as_ptr(), to_dir.fd.as_raw_fd(), to.as_ptr()) } == 0 {
             Ok(())
         } else {
             Err(std::io::Error::last_os_error())
@@ -223,7 +374,7 @@ mod imp {
 
 #[cfg(not(unix))]
 mod imp {
-    use super::{Folder, link_refused};
+    use super::{Folder, Kind, link_refused};
     use crate::error::{Error, Result};
     use std::ffi::OsStr;
     use std::path::Path;
@@ -238,6 +389,51 @@ mod imp {
 
     pub fn is_link(dir: &Folder, name: &str) -> bool {
         std::fs::symlink_metadata(dir.path.join(name)).is_ok_and(|m| m.file_type().is_symlink())
+    }
+
+    pub fn kind(dir: &Folder, name: &str) -> Option<Kind> {
+        let m = std::fs::symlink_metadata(dir.path.join(name)).ok()?;
+        let t = m.file_type();
+        Some(if t.is_symlink() {
+            Kind::Link
+        } else if t.is_dir() {
+            Kind::Folder
+        } else if t.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        })
+    }
+
+    pub fn make_dir(dir: &Folder, name: &str, path: &Path) -> Result<bool> {
+        if is_link(dir, name) {
+            return Err(link_refused(path));
+        }
+        match std::fs::create_dir(path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(Error::io(path, &e)),
+        }
+    }
+
+    pub fn hard_link(from: &Folder, name: &str, to: &Folder, to_name: &str) -> std::io::Result<()> {
+        std::fs::hard_link(from.path.join(name), to.path.join(to_name))
+    }
+
+    pub fn remove_dir(dir: &Folder, name: &str) {
+        let _ = std::fs::remove_dir(dir.path.join(name));
+    }
+
+    pub fn open_file(dir: &Folder, name: &str) -> std::io::Result<std::fs::File> {
+        if is_link(dir, name) {
+            return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+        }
+        std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(dir.path.join(name))
+    }
+
+    /// Elsewhere an open file cannot be removed or replaced, so the name still names it.
+    pub fn same_file(dir: &Folder, name: &str, _file: &std::fs::File) -> bool {
+        kind(dir, name) == Some(Kind::File)
     }
 
     pub fn child(dir: &Folder, name: &str, path: &Path, create: bool) -> Result<()> {
@@ -260,8 +456,8 @@ mod imp {
         Ok(file)
     }
 
-    pub fn rename(dir: &Folder, from: &OsStr, to: &str) -> std::io::Result<()> {
-        std::fs::rename(dir.path.join(from), dir.path.join(to))
+    pub fn rename(dir: &Folder, from: &OsStr, to_dir: &Folder, to: &str) -> std::io::Result<()> {
+        std::fs::rename(dir.path.join(from), to_dir.path.join(to))
     }
 
     pub fn remove(dir: &Folder, name: &OsStr) {
@@ -315,6 +511,32 @@ mod tests {
         assert_eq!(folder.write("file", b"x").unwrap_err().code, code::SYMLINK_REFUSED);
         assert_eq!(std::fs::read(outside.path().join("secret")).unwrap(), b"keep");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn made_folders_links_moves_and_lock_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let folder = Folder::open(dir.path()).unwrap();
+        let (a, made) = folder.child_made("a").unwrap();
+        assert!(made && !folder.child_made("a").unwrap().1, "made once");
+        a.write("f", b"1").unwrap();
+        a.hard_link("f", &folder, "g").unwrap();
+        folder.move_to("g", &a, "h").unwrap();
+        assert_eq!(std::fs::read(dir.path().join("a/h")).unwrap(), b"1");
+        assert_eq!((folder.kind("g").unwrap(), a.kind("h").unwrap()), (None, Some(Kind::File)));
+        let lock = folder.open_file("lock").unwrap();
+        assert!(folder.names("lock", &lock));
+        folder.remove_file("lock");
+        assert!(!folder.names("lock", &lock), "removed: the name no longer names the open file");
+        symlink(outside.path().join("lock"), dir.path().join("lock")).unwrap();
+        symlink(outside.path(), dir.path().join("l")).unwrap();
+        assert_eq!(folder.open_file("lock").unwrap_err().code, code::SYMLINK_REFUSED);
+        assert_eq!(folder.child_made("l").unwrap_err().code, code::SYMLINK_REFUSED);
+        assert_eq!(folder.kind("l").unwrap(), Some(Kind::Link));
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing made where the links point");
+        folder.remove_empty_dir("a");
+        assert!(dir.path().join("a").is_dir(), "a folder with files stays");
     }
 
     /// The race the handle closes: the folder is swapped for a link after it was opened.

@@ -107,7 +107,7 @@ fn reparameterising_keeps_ids_and_changes_config() {
     req.expansion_id = ExpansionIdChoice::Given("r1".into());
     let first = inline(&mut wf, req.clone()).unwrap();
     req.values = values(json!({"to": "everyone"}));
-    req.destination = Destination::Reparameterise { key: first.instance.key() };
+    req.destination = Destination::Reparameterise { key: first.instance.key(), resolutions: Default::default() };
     let again = inline(&mut wf, req.clone()).unwrap();
     assert_eq!(again.instance.node_ids, first.instance.node_ids);
     assert!(again.children.is_empty() && again.removed_edges.is_empty());

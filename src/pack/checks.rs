@@ -1,7 +1,7 @@
 //! Semantic checks the manifest schema cannot express (chain-packs §2.7, §4.3, §5.3).
 
 use super::Chain;
-use crate::error::{Finding, code, pointer_join};
+use crate::error::{Finding, FindingCap, code, pointer_join};
 use crate::json_walk::member;
 use petgraph::graph::DiGraph;
 use serde_json::Value;
@@ -9,9 +9,11 @@ use std::collections::{HashMap, HashSet};
 
 pub(super) fn check_pack(chains: &[Chain], findings: &mut Vec<Finding>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut cap = FindingCap::default();
     for chain in chains {
         if let Some(first) = seen.insert(chain.chain_id(), chain.index) {
-            findings.push(
+            cap.push(
+                findings,
                 Finding::error(
                     code::DUPLICATE_CHAIN_ID,
                     format!("{}/chainId", chain.pointer()),
@@ -27,17 +29,26 @@ pub(super) fn check_pack(chains: &[Chain], findings: &mut Vec<Finding>) {
     }
     check_sub_chain_cycles(chains, findings);
     check_sub_chain_workflow_ids(chains, findings);
+    findings.extend(cap.omitted("/chains"));
 }
 
-/// One chain's semantic checks, in the order their findings are listed.
+/// One chain's semantic checks, in the order their findings are listed; past
+/// [`MAX_LISTED_PER_CODE`](crate::error::MAX_LISTED_PER_CODE) findings of a code, the rest
+/// are counted in one finding at the chain.
 fn check_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let id = chain.chain_id();
-    let mut push = |f: Finding| findings.push(f.in_chain(id));
+    let mut cap = FindingCap::default();
+    let mut push = |f: Finding| {
+        if cap.admit(f.code, f.severity) {
+            findings.push(f.in_chain(id));
+        }
+    };
     check_parameters(chain, &mut push);
     let node_ids = check_nodes(chain, &mut push);
     check_edges(chain, &mut push);
     check_sub_chain_refs(chain, &mut push);
     check_variables(chain, &node_ids, &mut push);
+    findings.extend(cap.omitted(&chain.pointer()).map(|f| f.in_chain(id)));
 }
 
 /// The parameter schema compiles, and its defaults satisfy it.
@@ -383,14 +394,11 @@ fn check_sub_chain_workflow_ids(chains: &[Chain], findings: &mut Vec<Finding>) {
     used.sort_by_key(|c| c.index);
     let mut minted: HashMap<String, &Chain> = HashMap::new();
     for chain in used {
-        let id = crate::expand::subchain::mint_child_workflow_id("", chain.chain_id(), chain.version());
+        let id = crate::ids::mint_child_workflow_id("", chain.chain_id(), chain.version());
         match minted.get(id.as_str()) {
             Some(first) if first.chain_id() != chain.chain_id() => {
-                let shown = crate::expand::subchain::mint_child_workflow_id(
-                    crate::expand::subchain::DEFAULT_TENANT,
-                    chain.chain_id(),
-                    chain.version(),
-                );
+                let shown =
+                    crate::ids::mint_child_workflow_id(crate::ids::DEFAULT_TENANT, chain.chain_id(), chain.version());
                 findings.push(
                     Finding::error(
                         code::SUB_CHAIN_WORKFLOW_ID_COLLISION,

@@ -2,8 +2,8 @@
 //! All are warnings; none stops expansion.
 
 use super::Chain;
-use crate::error::{Finding, code};
-use crate::expand::token::{near_tokens, tokens};
+use crate::error::{Finding, FindingCap, Severity, code};
+use crate::grammar::token::{each_near_token, tokens};
 use crate::json_walk::{self, Location, member};
 use serde_json::Value;
 
@@ -40,63 +40,76 @@ pub fn is_structured(schema: &Value) -> bool {
     }
 }
 
+/// Longest near-token text quoted in a finding: one that runs to the end of a long string
+/// is cut there (its pointer says where it is).
+const MAX_QUOTED: usize = 200;
+
+/// `text`, cut to [`MAX_QUOTED`] bytes at a character boundary, with `…` when cut.
+fn quoted(text: &str) -> String {
+    if text.len() <= MAX_QUOTED {
+        return text.to_owned();
+    }
+    let end = (0..=MAX_QUOTED).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+    format!("{}…", &text[..end])
+}
+
+/// The chain's token lints; past [`MAX_LISTED_PER_CODE`](crate::error::MAX_LISTED_PER_CODE)
+/// of a code, the rest are counted in one finding at the chain (nothing is built for them).
 pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
     let id = chain.chain_id();
     let declared = chain.parameter_properties();
     let scan = chain.scan();
+    let mut cap = FindingCap::default();
     // Only the nodes the shared pass marked have anything to report.
     for &i in &scan.lint_nodes {
         node_substitutable_strings(chain, i, &mut |at, s| {
             let found = tokens(s);
             let whole = found.len() == 1 && found[0].start == 0 && found[0].end == s.len();
             for t in &found {
-                match declared.and_then(|d| d.get(t.name)) {
-                    None => findings.push(
-                        Finding::warning(
-                            code::TOKEN_UNDECLARED,
-                            at.pointer(),
-                            format!(
-                                "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
-                                t.name
-                            ),
-                        )
-                        .in_chain(id)
-                        .with("param", t.name),
-                    ),
-                    Some(schema) if !whole && is_structured(schema) => findings.push(
-                        Finding::warning(
-                            code::EMBEDDED_STRUCTURED,
-                            at.pointer(),
-                            format!(
-                                "parameter \"{}\" is an object or array embedded in text; it renders as JavaScript String() text such as \"[object Object]\" or \"a,b\"",
-                                t.name
-                            ),
-                        )
-                        .in_chain(id)
-                        .with("param", t.name),
-                    ),
-                    Some(_) => {}
+                let schema = declared.and_then(|d| d.get(t.name));
+                let which = match schema {
+                    None => code::TOKEN_UNDECLARED,
+                    Some(schema) if !whole && is_structured(schema) => code::EMBEDDED_STRUCTURED,
+                    Some(_) => continue,
+                };
+                if !cap.admit(which, Severity::Warning) {
+                    continue;
                 }
-            }
-            for near in near_tokens(s) {
-                findings.push(
-                    Finding::warning(
-                        code::NEAR_TOKEN,
-                        at.pointer(),
-                        format!(
-                            "\"{}\" looks like a parameter token but is not one (no spaces; names are [A-Za-z_][A-Za-z0-9_]*); it stays literal text",
-                            near.text
-                        ),
+                let message = if which == code::TOKEN_UNDECLARED {
+                    format!(
+                        "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
+                        t.name
                     )
-                    .in_chain(id)
-                    .with("text", near.text),
-                );
+                } else {
+                    format!(
+                        "parameter \"{}\" is an object or array embedded in text; it renders as JavaScript String() text such as \"[object Object]\" or \"a,b\"",
+                        t.name
+                    )
+                };
+                findings.push(Finding::warning(which, at.pointer(), message).in_chain(id).with("param", t.name));
             }
+            each_near_token(s, |_, text| {
+                if cap.admit(code::NEAR_TOKEN, Severity::Warning) {
+                    let text = quoted(text);
+                    findings.push(
+                        Finding::warning(
+                            code::NEAR_TOKEN,
+                            at.pointer(),
+                            format!(
+                                "\"{text}\" looks like a parameter token but is not one (no spaces; names are [A-Za-z_][A-Za-z0-9_]*); it stays literal text"
+                            ),
+                        )
+                        .in_chain(id)
+                        .with("text", text),
+                    );
+                }
+                true
+            });
         });
     }
     if let Some(declared) = declared {
         for name in declared.keys() {
-            if !scan.uses.contains_key(name.as_str()) {
+            if !scan.uses.contains_key(name.as_str()) && cap.admit(code::PARAM_UNUSED, Severity::Warning) {
                 findings.push(
                     Finding::warning(
                         code::PARAM_UNUSED,
@@ -109,6 +122,7 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
             }
         }
     }
+    findings.extend(cap.omitted(&chain.pointer()).map(|f| f.in_chain(id)));
 }
 
 #[cfg(test)]

@@ -37,8 +37,8 @@ pub struct LoadOutcome {
 /// Load one manifest from a file: a `pack.json`, or a registry tarball (`.tgz`), whose
 /// `pack.json` is read in memory (the pack's `source` stays the tarball).
 pub fn load_file(path: &Path, opts: LoadOptions) -> Result<Pack> {
-    if crate::registry::is_tarball_path(path) {
-        let archive = crate::registry::PackArchive::read(path)?;
+    if crate::tarball::is_tarball_path(path) {
+        let archive = crate::tarball::PackArchive::read(path)?;
         let bytes = archive.manifest().ok_or_else(|| {
             Error::new(code::PACK_NOT_FOUND, format!("{} holds no pack.json", path.display()))
                 .with("path", path.display().to_string())
@@ -131,13 +131,21 @@ fn load_parsed(
     kind_findings(&kind, obj, &mut findings);
     // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
     // `pack sign`; the manifest keeps their text.
-    findings.extend(crate::registry::jcs::unsignable_numbers(&manifest).into_iter().map(|r| {
-        Finding::warning(
+    // Past the cap they are counted in one more finding, at the root.
+    let (listed, total) = crate::jcs::first_unsignable_numbers(&manifest, crate::error::MAX_LISTED_PER_CODE);
+    let mut cap = crate::error::FindingCap::default();
+    for r in listed {
+        let f = Finding::warning(
             code::NUMBER_NOT_SIGNABLE,
             r.pointer,
             format!("{}; `pack sign` and `pack publish` refuse it", r.message),
-        )
-    }));
+        );
+        cap.push(&mut findings, f);
+    }
+    for _ in crate::error::MAX_LISTED_PER_CODE..total {
+        cap.admit(code::NUMBER_NOT_SIGNABLE, crate::error::Severity::Warning);
+    }
+    findings.extend(cap.omitted(""));
     if kind == PackKind::WorkflowChain {
         let chains = super::array_at(&manifest, "chains").iter().enumerate().filter(|(_, c)| c.is_object());
         for (i, chain) in chains {
@@ -412,7 +420,7 @@ fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, visited: &mu
                 continue;
             }
             find_manifests(&path, out, depth + 1, visited);
-        } else if entry.file_name() == "pack.json" || crate::registry::is_tarball_path(&path) {
+        } else if entry.file_name() == "pack.json" || crate::tarball::is_tarball_path(&path) {
             out.push(path);
         }
     }
@@ -561,7 +569,7 @@ mod tests {
         let files = [("pack.json".to_owned(), minimal_chain_pack().to_string().into_bytes())].into_iter().collect();
         let tgz = dir.path().join("cache/vendor.test.pack/1.0.0/1.0.0.tgz");
         std::fs::create_dir_all(tgz.parent().unwrap()).unwrap();
-        std::fs::write(&tgz, crate::registry::tarball::build(&files).unwrap()).unwrap();
+        std::fs::write(&tgz, crate::tarball::build(&files).unwrap()).unwrap();
         let p = load_file(&tgz, LoadOptions::default()).unwrap();
         assert_eq!((p.name(), p.source.as_path()), ("vendor.test.pack", tgz.as_path()));
         let out = load_path(&dir.path().join("cache"), LoadOptions::default());

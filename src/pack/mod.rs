@@ -315,3 +315,18 @@ pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
 pub(crate) fn array_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
 }
+
+impl crate::params::ParameterSchema for Chain {
+    fn chain_id(&self) -> &str {
+        Chain::chain_id(self)
+    }
+    fn pointer(&self) -> String {
+        Chain::pointer(self)
+    }
+    fn parameters(&self) -> &Value {
+        Chain::parameters(self)
+    }
+    fn validator(&self) -> Result<&Arc<UserSchema>, &str> {
+        self.params_validator()
+    }
+}

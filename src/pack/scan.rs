@@ -9,8 +9,8 @@
 
 use super::Chain;
 use super::checks::undeclared_read;
-use crate::expand::jsstring::js_integral;
-use crate::expand::token::{near_tokens, opens_token_like, tokens};
+use crate::grammar::jsstring::js_integral;
+use crate::grammar::token::{has_near_token, opens_token_like, tokens};
 use crate::json_walk::member;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -241,7 +241,7 @@ fn note_tokens<'a>(
         name.uses += 1;
         reported |= !name.declared || (!whole && name.structured);
     }
-    reported || !near_tokens(s).is_empty()
+    reported || has_near_token(s)
 }
 
 #[cfg(test)]

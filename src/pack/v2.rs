@@ -4,7 +4,8 @@
 //! - `kind` is required;
 //! - every fragment `typeId` is pinned to an exact version (`core.ai.chatCompletion@1.0.0`,
 //!   split at the last `@`); a pin that is not an exact SemVer is an error, a missing pin a
-//!   warning (the published v2 tree still has unpinned packs);
+//!   warning (the published v2 tree still has unpinned packs), but signing or publishing
+//!   one is refused ([`check_signable`]);
 //! - keys matching `^(openwop-|x-|vendor\.)` are ignored wherever they appear;
 //! - chainIds follow the v2 pattern `^[A-Za-z0-9._~:-]{1,128}$`;
 //! - `engines` is closed; whether its `openwop` range admits the target host's protocol
@@ -13,7 +14,7 @@
 //! No v2 manifest schema is bundled, so the v1 schema checks a *view* of the manifest with
 //! the v2-only spellings taken out; the rules above are checked here instead.
 
-use crate::error::{Finding, code, pointer_join};
+use crate::error::{Error, Finding, code, pointer_join};
 use serde_json::Value;
 
 pub const V2_SCHEME: &str = "ed25519-canonical-json";
@@ -68,6 +69,72 @@ pub fn engine_admits(range: &str, major: u64) -> Result<bool, String> {
         }
     };
     Ok(numbers[0] <= major && major < ceiling)
+}
+
+/// The protocol majors a v2 range must admit one of to be installable by some host.
+const KNOWN_MAJORS: [u64; 2] = [1, 2];
+
+/// What a manifest must meet before it is signed or published under the v2 recipe, beyond
+/// what `validate` requires of v1: an `engines.openwop` range hosts read (interop §3.2,
+/// `^1.0.0` is refused by hosts) admitting a known protocol major, and every fragment
+/// `typeId`, compensation `nodeTypeId` and external sub-chain `ref.version` pinned to an
+/// exact version (§3.3; registration refuses the others). Signing such a pack as v2 would
+/// publish a version every host refuses. `Err` names the first member at fault.
+pub fn check_signable(manifest: &Value) -> Result<(), Error> {
+    let range = manifest.pointer("/engines/openwop").and_then(Value::as_str);
+    let problem = match range {
+        None => Some("a v2 manifest needs `engines.openwop`, a range such as `>=1.0.0 <3.0.0`".to_owned()),
+        Some(range) => match KNOWN_MAJORS.map(|major| engine_admits(range, major)) {
+            [Err(msg), _] | [_, Err(msg)] => Some(format!("{msg}; hosts refuse to install it")),
+            [Ok(false), Ok(false)] => {
+                Some(format!("engines.openwop \"{range}\" admits neither protocol major 1 nor 2"))
+            }
+            _ => None,
+        },
+    };
+    if let Some(message) = problem {
+        return Err(Error::new(code::PACK_ENGINE_UNSUPPORTED, format!("{message}; v2 signing refused"))
+            .with("path", "/engines/openwop")
+            .with("range", range.unwrap_or_default()));
+    }
+    for (i, chain) in array(manifest, "chains").iter().enumerate() {
+        let nodes = chain.get("dag").map(|d| array(d, "nodes")).unwrap_or_default();
+        for (j, node) in nodes.iter().enumerate() {
+            for at in ["/typeId", "/compensation/nodeTypeId"] {
+                if let Some(type_id) = node.pointer(at).and_then(Value::as_str) {
+                    check_pin(type_id, split_pin(type_id).1, &format!("/chains/{i}/dag/nodes/{j}{at}"))?;
+                }
+            }
+        }
+        for (k, entry) in array(chain, "subChains").iter().enumerate() {
+            if let Some(reference) = entry.get("ref").filter(|r| r.is_object()) {
+                let version = reference.get("version").and_then(Value::as_str);
+                let id = reference.get("chainId").and_then(Value::as_str).unwrap_or_default();
+                check_pin(id, version, &format!("/chains/{i}/subChains/{k}/ref/version"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}
+
+/// A pin must be an exact SemVer (`1.2.3`), not a range or nothing.
+fn check_pin(what: &str, pin: Option<&str>, pointer: &str) -> Result<(), Error> {
+    if pin.is_some_and(|v| semver::Version::parse(v).is_ok()) {
+        return Ok(());
+    }
+    let message = match pin {
+        Some(v) => format!("\"{what}\" is pinned to \"{v}\", not an exact version"),
+        None => format!("\"{what}\" is not pinned to a version"),
+    };
+    Err(Error::new(
+        code::VALIDATION_ERROR,
+        format!("{message}: v2 registration refuses it (pin as `id@1.2.3`); v2 signing refused"),
+    )
+    .with("path", pointer))
 }
 
 /// The v2 findings of a manifest, and the view of it the v1 schema validates.

@@ -6,8 +6,26 @@ mod form;
 pub use form::{Field, FieldKind, Form, ScalarKind};
 
 use crate::error::{Error, code};
-use crate::pack::Chain;
+use crate::schemas::UserSchema;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+/// What the parameter checks read of a chain: its id and place (for messages), its
+/// `parameters` schema and that schema compiled. `pack::Chain` implements it, so this module
+/// sits below `pack` and knows nothing of packs.
+pub trait ParameterSchema {
+    fn chain_id(&self) -> &str;
+    /// JSON pointer of the chain in its pack.
+    fn pointer(&self) -> String;
+    fn parameters(&self) -> &Value;
+    /// The compiled `parameters` schema, or why it does not compile.
+    fn validator(&self) -> Result<&Arc<UserSchema>, &str>;
+
+    /// Declared parameter properties (name → subschema).
+    fn parameter_properties(&self) -> Option<&Map<String, Value>> {
+        self.parameters().get("properties").and_then(Value::as_object)
+    }
+}
 
 /// One failed constraint in a parameter object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,8 +60,8 @@ pub fn apply_defaults(schema: &Value, values: &mut Map<String, Value>) {
 
 /// The violations of the chain's `parameters` schema by `values`, bounded as
 /// [`crate::schemas::UserSchema::violations`] says.
-pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
-    let validator = chain.params_validator().map_err(|msg| {
+pub fn check(chain: &impl ParameterSchema, values: &Value) -> Result<Vec<ParamError>, Error> {
+    let validator = chain.validator().map_err(|msg| {
         Error::new(
             code::PARAMETERS_SCHEMA_INVALID,
             format!("chain {} has a `parameters` block that is not a valid JSON Schema: {msg}", chain.chain_id()),
@@ -61,7 +79,7 @@ pub fn check(chain: &Chain, values: &Value) -> Result<Vec<ParamError>, Error> {
 /// Violations by the `default`s of the top-level parameters, each checked against its own
 /// property schema (constraints on the whole object, such as `required`, aside). Pointers
 /// are into the defaults object (`/name/...`).
-pub fn default_violations(chain: &Chain) -> Vec<crate::schemas::Violation> {
+pub fn default_violations(chain: &impl ParameterSchema) -> Vec<crate::schemas::Violation> {
     let Some(props) = chain.parameter_properties() else { return Vec::new() };
     let defaults: Map<String, Value> =
         props.iter().filter_map(|(k, s)| Some((k.clone(), s.get("default")?.clone()))).collect();
@@ -80,7 +98,7 @@ pub fn default_violations(chain: &Chain) -> Vec<crate::schemas::Violation> {
             || (k == "type" && v.as_str() == Some("object"))
     };
     if root.iter().all(says_nothing_else)
-        && let Ok(validator) = chain.params_validator()
+        && let Ok(validator) = chain.validator()
     {
         return validator.violations(&Value::Object(defaults));
     }
@@ -158,7 +176,7 @@ pub fn defaults_plainly_hold(parameters: &Value) -> bool {
 }
 
 /// Apply defaults, then validate; refuse with `chain_parameter_invalid` listing every error.
-pub fn resolve(chain: &Chain, supplied: Map<String, Value>) -> Result<Map<String, Value>, Error> {
+pub fn resolve(chain: &impl ParameterSchema, supplied: Map<String, Value>) -> Result<Map<String, Value>, Error> {
     let mut values = supplied;
     apply_defaults(chain.parameters(), &mut values);
     let as_value = Value::Object(values);
@@ -184,12 +202,31 @@ pub fn invalid(chain_id: &str, errors: &[ParamError]) -> Error {
 mod tests {
     use super::*;
 
-    fn chain(params: Value) -> Chain {
-        Chain::new(
-            0,
-            json!({"chainId": "c", "version": "1.0.0", "label": "l", "description": "d", "parameters": params,
-                   "dag": {"nodes": [{"id": "a", "typeId": "core.x"}], "edges": []}}),
-        )
+    use std::sync::OnceLock;
+
+    /// A chain's parameter schema alone, compiled on first use as `pack::Chain` does.
+    struct Schema {
+        parameters: Value,
+        compiled: OnceLock<Result<Arc<UserSchema>, String>>,
+    }
+
+    impl ParameterSchema for Schema {
+        fn chain_id(&self) -> &str {
+            "c"
+        }
+        fn pointer(&self) -> String {
+            "/chains/0".into()
+        }
+        fn parameters(&self) -> &Value {
+            &self.parameters
+        }
+        fn validator(&self) -> Result<&Arc<UserSchema>, &str> {
+            self.compiled.get_or_init(|| crate::schemas::compile(&self.parameters)).as_ref().map_err(String::as_str)
+        }
+    }
+
+    fn chain(parameters: Value) -> Schema {
+        Schema { parameters, compiled: OnceLock::new() }
     }
 
     #[test]
@@ -295,7 +332,7 @@ mod tests {
                         }
                         plain += 1;
                         let c = chain(schema.clone());
-                        assert!(c.params_validator().is_ok(), "{schema}");
+                        assert!(c.validator().is_ok(), "{schema}");
                         assert!(default_violations(&c).is_empty(), "{schema}: {:?}", default_violations(&c));
                     }
                 }

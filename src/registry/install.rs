@@ -9,9 +9,9 @@
 
 use super::layout::Registry;
 use super::verify::{SignatureCheck, verify};
-use crate::catalog::Range;
 use crate::error::{Error, Finding, Result, code};
 use crate::fsio::contained::Folder;
+use crate::range::Range;
 use semver::Version;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -195,8 +195,9 @@ pub fn install(registry: &Registry, spec_text: &str, base: &Path, opts: InstallO
     check_pack_name(name)?;
     let version = resolve_version(registry, name, spec)?;
     let verified = verify(registry, name, &version)?;
-    if crate::pack::v2::is_v2(&verified.manifest) {
-        let range = verified.manifest.pointer("/engines/openwop").and_then(Value::as_str).unwrap_or_default();
+    // Decided on the signed packed pack.json (the served manifest is checked against it).
+    if verified.packed.v2 {
+        let range = verified.packed.engines_openwop.as_deref().unwrap_or_default();
         let refusal = match crate::pack::v2::engine_admits(range, opts.protocol_major) {
             Ok(true) => None,
             Ok(false) => Some(format!(

@@ -6,7 +6,7 @@
 //! → v2; otherwise the flat (v1) templates; no document → the legacy `/v1/…` paths. Nothing
 //! is ever fetched: a template or key URL that points at another host is refused.
 
-use super::keys::parse_public_key;
+use super::keys::{KeyStatus, parse_public_key};
 use crate::error::{Error, Result, code};
 use ed25519_dalek::VerifyingKey;
 use serde_json::Value;
@@ -72,7 +72,8 @@ pub struct KeyEntry {
     pub algorithm: String,
     pub public_key_url: Option<String>,
     pub permitted_namespaces: Vec<String>,
-    pub status: String,
+    /// `status` and `notAfter` as written; [`super::keys::check_key_status`] reads them.
+    pub status: KeyStatus,
 }
 
 impl KeyEntry {
@@ -211,7 +212,7 @@ impl Registry {
                         .filter_map(Value::as_str)
                         .map(str::to_owned)
                         .collect(),
-                    status: s("status").unwrap_or_else(|| "active".into()),
+                    status: KeyStatus { status: k.get("status").cloned(), not_after: k.get("notAfter").cloned() },
                 })
             })
             .collect();

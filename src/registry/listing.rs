@@ -118,6 +118,13 @@ mod tests {
     use ed25519_dalek::SigningKey;
     use serde_json::json;
 
+    /// The pack signed under a registry key is v2, whose typeIds are pinned.
+    fn pinned(dir: std::path::PathBuf) -> std::path::PathBuf {
+        let text = std::fs::read_to_string(dir.join("pack.json")).unwrap();
+        std::fs::write(dir.join("pack.json"), text.replace("\"core.identity\"", "\"core.identity@1.0.0\"")).unwrap();
+        dir
+    }
+
     fn pack_dir(root: &std::path::Path, name: &str, version: &str) -> std::path::PathBuf {
         let dir = root.join(format!("{name}-{version}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -135,8 +142,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let reg_dir = root.path().join("reg");
         let key = SigningKey::from_bytes(&[3u8; 32]);
-        publish(&pack_dir(root.path(), "vendor.acme.a", "1.0.0"), &reg_dir, Some((&key, "k1"))).unwrap();
-        publish(&pack_dir(root.path(), "vendor.acme.a", "1.1.0"), &reg_dir, Some((&key, "k1"))).unwrap();
+        publish(&pinned(pack_dir(root.path(), "vendor.acme.a", "1.0.0")), &reg_dir, Some((&key, "k1"))).unwrap();
+        publish(&pinned(pack_dir(root.path(), "vendor.acme.a", "1.1.0")), &reg_dir, Some((&key, "k1"))).unwrap();
         publish(&pack_dir(root.path(), "vendor.acme.b", "0.1.0"), &reg_dir, None).unwrap();
         // Yank 1.1.0 in the index, and break b's tarball.
         let reg = Registry::open(&reg_dir).unwrap();

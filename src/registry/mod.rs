@@ -4,14 +4,15 @@
 //! tarballs, integrity and signature verification, installs into the OpenWOP cache, and
 //! publishing into a registry folder. Nothing here opens a network connection.
 
+pub use crate::{jcs, tarball};
+
 pub mod install;
-pub mod jcs;
 pub mod keys;
 pub mod layout;
 pub mod listing;
 pub mod publish;
+pub mod served;
 pub mod sign;
-pub mod tarball;
 pub mod verify;
 
 pub use install::{InstallOptions, Installed, cache_base, install, resolve_version, split_spec};

@@ -159,6 +159,10 @@ pub fn sign_pack_for(path: &Path, key: &SigningKey, scheme: Scheme, registry: Op
     // Each whole copy of a large manifest goes as soon as it is spent: the file read once
     // parsed, the parsed value once signed (the pack is loaded from the signed bytes).
     drop(original);
+    if let Scheme::V2 { .. } = scheme {
+        // Checked before the block is added: what install would refuse is never signed.
+        crate::pack::v2::check_signable(&manifest).map_err(|e| e.with("file", manifest_file.display().to_string()))?;
+    }
     let (bytes, signature) = sign_manifest(&mut manifest, key, scheme)?;
     drop(manifest);
     let pack = load_bytes(&manifest_file, &bytes, LoadOptions::default())?;

@@ -5,13 +5,16 @@
 //! The tarball must read the same in every tool (one gzip member, nothing ambiguous, see
 //! `tarball`), and its `pack.json` must be the version asked for. The key comes from the
 //! issuing registry's `signingKeys[]` and must cover the pack's namespace: trust is per
-//! registry. A rotated key still verifies (its status is reported); a revoked one does not. Version manifests signed with the v1 `manual` recipe name a
-//! registry key id in `publicKeyRef` and are checked the same way over the exact
-//! `pack.json` bytes; the legacy whole-tarball signature is checked over the `.tgz`.
+//! registry. Only an `active` or `rotated` key verifies (its status is reported). The
+//! recipe is the tree's, as the OpenWOP CLI reads it: in a v2 tree the
+//! `ed25519-canonical-json` block only; in a v1 tree `method: "manual"` (the exact packed
+//! `pack.json` bytes) or, without a method, the legacy whole-`.tgz` signature, so a v2
+//! block relabelled into a v1 tree does not verify. Last, the served version manifest must
+//! say what the verified packed `pack.json` says (`served`): nothing signs it.
 
 use super::jcs;
 use super::keys::{KeyUse, check_key_status};
-use super::layout::{KeyEntry, MAX_SIGNATURE_BYTES, Registry};
+use super::layout::{DISCOVERY_PATH, KeyEntry, MAX_SIGNATURE_BYTES, Registry, Tree};
 use super::sign::{SIGNATURE_FILE, V2_SCHEME};
 use super::tarball::{MAX_TARBALL_BYTES, PackArchive};
 use crate::error::{Error, Result, code};
@@ -72,8 +75,11 @@ pub struct Verified {
     pub name: String,
     pub version: String,
     pub integrity: String,
-    /// The version manifest as served.
+    /// The version manifest as served: the packed `pack.json`'s members, plus or changed
+    /// only in the registry's own (`served::REGISTRY_MEMBERS`).
     pub manifest: Value,
+    /// What install decides on, read from the packed `pack.json`.
+    pub packed: Packed,
     pub tarball: Vec<u8>,
     pub archive: PackArchive,
     pub signature: SignatureCheck,
@@ -89,6 +95,15 @@ impl Verified {
     pub fn deprecated(&self) -> Option<String> {
         deprecation(&self.manifest)
     }
+}
+
+/// What the packed (signed) `pack.json` says that install decides on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Packed {
+    /// Its `signing` block is the v2 one (`keyId` or `scheme`): the v2 rules apply.
+    pub v2: bool,
+    /// `engines.openwop`, when it is a string.
+    pub engines_openwop: Option<String>,
 }
 
 /// A deprecation flag or reason in a version manifest or an index row.
@@ -115,9 +130,11 @@ fn invalid(name: &str, version: &str, reason: &str, message: String) -> Error {
         .with("reason", reason)
 }
 
-/// Integrity, then signature. `Err` carries `pack_integrity_failure`,
-/// `pack_signature_invalid` (with `details.reason`), `signature_not_available`, or the
-/// registry's not-found codes.
+/// Integrity, the tarball, the packed identity, the signature, then the served manifest
+/// against the packed one (docs/security.md). `Err` carries `pack_integrity_failure` or
+/// `pack_signature_invalid` (with `details.reason`), `signature_not_available`,
+/// `registry_discovery_missing`, `pack_registry_unreachable`, or the registry's not-found
+/// codes.
 pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified> {
     let manifest = registry.version_manifest(name, version)?;
     let tarball_path = registry.tarball_path(name, version)?;
@@ -137,8 +154,9 @@ pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified
         return Err(integrity_failure(
             name,
             version,
-            format!("the version manifest of {name}@{version} has no `integrity`"),
+            format!("the version manifest of {name}@{version} has no `integrity` (a `sha256-<base64>` string)"),
         )
+        .with("reason", "integrity_missing")
         .with("actual", actual));
     };
     if !is_sri(expected) {
@@ -169,7 +187,7 @@ pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified
             .with("reason", refusal.reason)
             .with("path", tarball_path.display().to_string())
     })?;
-    check_packed_identity(&archive, name, version)?;
+    let packed = check_packed_identity(&archive, name, version)?;
 
     let served_signature = {
         let p = registry.signature_path(name, version)?;
@@ -178,20 +196,54 @@ pub fn verify(registry: &Registry, name: &str, version: &str) -> Result<Verified
             .transpose()?
     };
     let signature = check_signature(registry, name, version, &manifest, &archive, &tarball, served_signature)?;
+    check_served_manifest(&manifest, &archive, &signature, name, version)?;
     Ok(Verified {
         name: name.to_owned(),
         version: version.to_owned(),
         integrity: actual,
         manifest,
+        packed,
         tarball,
         archive,
         signature,
     })
 }
 
+/// The served manifest says what the packed `pack.json` says, but for the registry's own
+/// members; a served-only `signing` block is the legacy recipe's (it signs the whole
+/// tarball, so the block cannot be inside it). Refused: `pack_integrity_failure`, reason
+/// `served_manifest_mismatch`, with the pointer of the first difference.
+fn check_served_manifest(
+    manifest: &Value,
+    archive: &PackArchive,
+    signature: &SignatureCheck,
+    name: &str,
+    version: &str,
+) -> Result<()> {
+    let legacy = matches!(signature, SignatureCheck::Verified { scheme, .. } if scheme == "ed25519");
+    let packed = archive.manifest().unwrap_or_default();
+    let pointer = super::served::first_difference(manifest, packed, legacy).map_err(|msg| {
+        integrity_failure(name, version, format!("{name}@{version}: the packed pack.json: {msg}"))
+            .with("reason", "manifest_mismatch")
+    })?;
+    match pointer {
+        None => Ok(()),
+        Some(pointer) => Err(integrity_failure(
+            name,
+            version,
+            format!(
+                "{name}@{version}: the served version manifest differs from the signed pack.json in the tarball at \"{pointer}\"; \
+                 only integrity, yanked, deprecation, advisory and file-address members may differ"
+            ),
+        )
+        .with("reason", "served_manifest_mismatch")
+        .with("pointer", pointer)),
+    }
+}
+
 /// Every version, signed or not, must pack the `pack.json` of the name and version asked for:
 /// what is installed under `<name>/<version>` is that pack and no other.
-fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Result<()> {
+fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Result<Packed> {
     let mismatch = |message: String| {
         integrity_failure(name, version, format!("{name}@{version}: {message}")).with("reason", "manifest_mismatch")
     };
@@ -207,7 +259,14 @@ fn check_packed_identity(archive: &PackArchive, name: &str, version: &str) -> Re
         .with("packedName", packed_name)
         .with("packedVersion", packed_version));
     }
-    Ok(())
+    let v2 = packed
+        .signing
+        .as_ref()
+        .and_then(Value::as_object)
+        .is_some_and(|s| s.contains_key("keyId") || s.contains_key("scheme"));
+    let engines_openwop =
+        packed.engines.as_ref().and_then(|e| e.get("openwop")).and_then(Value::as_str).map(str::to_owned);
+    Ok(Packed { v2, engines_openwop })
 }
 
 /// The members of a packed `pack.json` that say which version it is and who signed it,
@@ -221,6 +280,8 @@ struct Identity {
     version: Option<Value>,
     #[serde(default)]
     signing: Option<Value>,
+    #[serde(default)]
+    engines: Option<Value>,
 }
 
 impl Identity {
@@ -248,6 +309,22 @@ pub fn check_signature(
     served_signature: Option<Vec<u8>>,
 ) -> Result<SignatureCheck> {
     let Some(signing) = manifest.get("signing") else { return Ok(SignatureCheck::Unsigned) };
+    if registry.document.is_none() {
+        // The legacy `/v1/…` paths are read without a document, but no key is trusted
+        // without its `signingKeys[]` (which key may sign which names).
+        let doc = registry.root.join(DISCOVERY_PATH);
+        return Err(Error::new(
+            code::REGISTRY_DISCOVERY_MISSING,
+            format!(
+                "{name}@{version} is signed, but {} is missing: without the registry's signingKeys no key is trusted. \
+                 Pass the registry's root folder (the one holding .well-known/) as --registry",
+                doc.display()
+            ),
+        )
+        .with("packName", name)
+        .with("version", version)
+        .with("path", doc.display().to_string()));
+    }
     let empty = Map::new();
     let block = signing.as_object().unwrap_or(&empty);
     let named_key = ["keyId", "publicKeyRef"].into_iter().find_map(|k| block.get(k).and_then(Value::as_str));
@@ -258,11 +335,23 @@ pub fn check_signature(
             None => e,
         }
     };
-    let recipe = Recipe::of(block, &bad)?;
+    let recipe = Recipe::of(block, registry.tree, &bad)?;
     let key_id = recipe.key_id;
     let (entry, key) = registry_key(registry, key_id, name, &bad)?;
     let signature_file = block.get("signatureRef").and_then(Value::as_str).unwrap_or(SIGNATURE_FILE);
     let in_archive = archive.file(signature_file).map(<[u8]>::to_vec);
+    let signed =
+        if recipe.scheme == "ed25519" { tarball } else { recipe.packed_manifest(archive, name, version, &bad)? };
+    // (6) each signature is 64 raw bytes, checked before the served and packed ones are
+    // compared (a served .sig with a byte added is a length fault, not another signature).
+    for (what, sig) in [("served .sig", &served_signature), ("packed keys/pack.json.sig", &in_archive)] {
+        if let Some(sig) = sig.as_ref().filter(|s| s.len() != 64) {
+            return Err(bad(
+                "signature_length",
+                format!("the {what} is {} bytes; an Ed25519 signature is 64 raw bytes", sig.len()),
+            ));
+        }
+    }
     let signature_bytes = match (served_signature, in_archive) {
         (Some(served), Some(packed)) if served != packed => {
             return Err(bad(
@@ -280,24 +369,24 @@ pub fn check_signature(
             .with("version", version));
         }
     };
-    let signed =
-        if recipe.scheme == "ed25519" { tarball } else { recipe.packed_manifest(archive, name, version, &bad)? };
-    // (6) a raw 64-byte signature.
-    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice()).map_err(|_| {
-        bad(
-            "signature_length",
-            format!("the signature is {} bytes; an Ed25519 signature is 64 raw bytes", signature_bytes.len()),
-        )
-    })?;
+    let raw = <[u8; 64]>::try_from(signature_bytes.as_slice())
+        .map_err(|_| bad("signature_length", format!("the signature is {} bytes", signature_bytes.len())))?;
     // (7) Ed25519 over the exact bytes.
     key.verify_strict(signed, &Signature::from_bytes(&raw)).map_err(|_| {
-        bad("signature_mismatch", format!("the Ed25519 signature does not verify with key \"{key_id}\""))
-            .with("keyId", key_id)
+        let mut message = format!("the Ed25519 signature does not verify with key \"{key_id}\"");
+        if recipe.scheme == "ed25519" && block.contains_key("scheme") {
+            message.push_str(
+                "; in a v1 tree a `signing` block without `method` is the legacy recipe over the whole .tgz, \
+                 and a v2 block is re-signed for v1 (`method: \"manual\"`), never relabelled",
+            );
+        }
+        bad("signature_mismatch", message).with("keyId", key_id)
     })?;
     Ok(SignatureCheck::Verified {
         scheme: recipe.scheme.to_owned(),
         key_id: key_id.to_owned(),
-        key_status: entry.status.clone(),
+        // The check above let only a string status through.
+        key_status: entry.status.text().unwrap_or_default().to_owned(),
     })
 }
 
@@ -310,13 +399,12 @@ struct Recipe<'a> {
 }
 
 impl<'a> Recipe<'a> {
-    /// The v2 recipe names its scheme. A block with a `method` and no scheme is the v1 or
-    /// legacy recipe, whichever key field (`publicKeyRef`, or `keyId` as older registry
-    /// manifests spell it) names the registry key.
-    fn of(block: &'a Map<String, Value>, bad: &dyn Fn(&str, String) -> Error) -> Result<Self> {
+    /// The tree decides, as in the OpenWOP CLI: a v2 tree reads only the v2 block; a v1 tree
+    /// reads `method` (`manual`, else the legacy whole-tarball recipe, whatever else the
+    /// block says) and the key id from `keyId`, else `publicKeyRef`.
+    fn of(block: &'a Map<String, Value>, tree: Tree, bad: &dyn Fn(&str, String) -> Error) -> Result<Self> {
         let text = |k: &str| block.get(k).and_then(Value::as_str);
-        let v2 = block.contains_key("scheme") || (block.contains_key("keyId") && !block.contains_key("method"));
-        if v2 {
+        if tree == Tree::V2 {
             // (1) a v2 block carries nothing of the v1 recipe, and names the one v2 scheme.
             if let Some(legacy) =
                 ["method", "publicKeyRef", "signatureRef"].into_iter().find(|k| block.contains_key(*k))
@@ -330,22 +418,21 @@ impl<'a> Recipe<'a> {
                 return Err(bad("scheme", format!("`signing.scheme` must be \"{V2_SCHEME}\"")));
             }
             let key_id = text("keyId").ok_or_else(|| bad("unknown_key", "`signing.keyId` is missing".into()))?;
-            return Ok(Self { scheme: V2_SCHEME, key_id, v2 });
+            return Ok(Self { scheme: V2_SCHEME, key_id, v2: true });
         }
-        match text("method") {
-            Some("manual") => {}
+        let scheme = match text("method") {
+            Some("manual") => "manual",
             Some("sigstore") => {
                 return Err(bad("unsupported_method", "Sigstore bundles are not verified by chainsmith".into()));
             }
             // The legacy recipe signs the whole tarball.
-            Some("ed25519") | None => {}
+            Some("ed25519") | None => "ed25519",
             Some(other) => return Err(bad("unsupported_method", format!("signing method \"{other}\" is unknown"))),
-        }
-        let key_id = text("publicKeyRef")
-            .or_else(|| text("keyId"))
+        };
+        let key_id = text("keyId")
+            .or_else(|| text("publicKeyRef"))
             .ok_or_else(|| bad("unknown_key", "`signing.publicKeyRef` names no registry key".into()))?;
-        let scheme = if text("method") == Some("manual") { "manual" } else { "ed25519" };
-        Ok(Self { scheme, key_id, v2 })
+        Ok(Self { scheme, key_id, v2: false })
     }
 
     /// The packed `pack.json`, which v1 and v2 sign: it must be the version asked for,
@@ -382,8 +469,11 @@ impl<'a> Recipe<'a> {
             let packed = jcs::parse_strict(bytes).map_err(|msg| {
                 bad(if v2 { "not_canonical" } else { "manifest_mismatch" }, format!("pack.json: {msg}"))
             })?;
-            let packed_key =
-                if v2 { packed.pointer("/signing/keyId") } else { packed.pointer("/signing/publicKeyRef") };
+            let packed_key = if v2 {
+                packed.pointer("/signing/keyId")
+            } else {
+                packed.pointer("/signing/keyId").or_else(|| packed.pointer("/signing/publicKeyRef"))
+            };
             packed.get("name").and_then(Value::as_str) == Some(name)
                 && packed.get("version").and_then(Value::as_str) == Some(version)
                 && packed_key.and_then(Value::as_str) == Some(key_id)
@@ -428,6 +518,8 @@ fn registry_key<'r>(
         .with("keyId", key_id)
         .with("permittedNamespaces", entry.permitted_namespaces.clone()));
     }
+    // A key URL off this registry's host, or out of its folder, is never fetched.
+    registry.public_key_path(entry).map_err(|e| e.with("keyId", key_id).with("packName", name))?;
     let key = registry
         .public_key(entry)
         .map_err(|msg| bad("unknown_key", format!("key \"{key_id}\" cannot be read: {msg}")).with("keyId", key_id))?;
@@ -446,8 +538,15 @@ mod tests {
         key: SigningKey,
     }
 
-    /// A registry whose key `k1` covers `vendor.acme.*`.
+    /// A v2 registry whose key `k1` covers `vendor.acme.*`.
     fn fixture() -> Fixture {
+        let mut f = v1_fixture();
+        f.registry.tree = Tree::V2;
+        f
+    }
+
+    /// The same registry read as a v1 tree.
+    fn v1_fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let key = SigningKey::from_bytes(&[9u8; 32]);
         std::fs::create_dir_all(dir.path().join("keys")).unwrap();
@@ -534,7 +633,7 @@ mod tests {
 
     #[test]
     fn legacy_signatures_cover_the_whole_tarball() {
-        let f = fixture();
+        let f = v1_fixture();
         let manifest = json!({"name": "vendor.acme.x", "version": "1.0.0",
             "signing": {"method": "ed25519", "publicKeyRef": "k1"}});
         let tgz = b"the tarball bytes";
@@ -556,6 +655,41 @@ mod tests {
     }
 
     #[test]
+    fn the_tree_decides_the_recipe_and_relabelled_blocks_do_not_verify() {
+        // A v2 block and signature, moved into a v1 tree: the block has no `method`, so it
+        // is the legacy recipe over the whole tarball, which the signature does not cover.
+        let v1 = v1_fixture();
+        let v2_block = json!({"keyId": "k1", "scheme": V2_SCHEME});
+        let e = reason(&v1, "vendor.acme.x", v2_block, |_| {}).unwrap_err();
+        assert_eq!(e.details["reason"], "signature_mismatch");
+        assert!(e.message.contains("never relabelled"), "{}", e.message);
+        // A v1 block in a v2 tree is refused as the CLI's verifyV2 refuses it.
+        let v2 = fixture();
+        let manual = json!({"method": "manual", "publicKeyRef": "k1", "signatureRef": SIGNATURE_FILE});
+        assert_eq!(code_and_reason(reason(&v2, "vendor.acme.x", manual.clone(), |_| {})).1, "legacy_fields");
+        assert_eq!(code_and_reason(reason(&v2, "vendor.acme.x", json!({"keyId": "k1"}), |_| {})).1, "scheme");
+        // The same v1 block verifies in the v1 tree (the packed block names the key).
+        let manifest = json!({"name": "vendor.acme.x", "version": "1.0.0", "signing": manual});
+        let bytes = jcs::canonical(&manifest).unwrap();
+        let sig = v1.key.sign(&bytes).to_bytes().to_vec();
+        let archive = PackArchive {
+            files: [("pack.json".to_owned(), bytes), (SIGNATURE_FILE.to_owned(), sig.clone())].into_iter().collect(),
+        };
+        let ok = check_signature(&v1.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"", Some(sig));
+        assert!(matches!(ok, Ok(SignatureCheck::Verified { ref scheme, .. }) if scheme == "manual"), "{ok:?}");
+    }
+
+    #[test]
+    fn signature_lengths_are_checked_before_the_served_and_packed_ones_are_compared() {
+        let f = fixture();
+        let (manifest, archive, sig) = signed(&f, json!({"keyId": "k1", "scheme": V2_SCHEME}), |_| {});
+        let mut longer = sig.clone();
+        longer.push(b'\n');
+        let r = check_signature(&f.registry, "vendor.acme.x", "1.0.0", &manifest, &archive, b"", Some(longer));
+        assert_eq!(code_and_reason(r), (code::PACK_SIGNATURE_INVALID, "signature_length".into()));
+    }
+
+    #[test]
     fn integrity_is_read_in_the_sri_form_only() {
         let sri_text = sri(b"abc");
         assert_eq!(sri_text, "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
@@ -571,13 +705,13 @@ mod tests {
     fn a_revoked_key_does_not_verify_and_every_refusal_names_the_key() {
         let mut f = fixture();
         let v2 = json!({"keyId": "k1", "scheme": V2_SCHEME});
-        f.registry.keys[0].status = "revoked".into();
+        f.registry.keys[0].status = crate::registry::keys::KeyStatus::named("revoked");
         let e = reason(&f, "vendor.acme.x", v2.clone(), |_| {}).unwrap_err();
         assert_eq!(
             (e.code, e.details["reason"].as_str(), e.details["keyId"].as_str()),
             (code::PACK_SIGNATURE_INVALID, Some("key_revoked"), Some("k1"))
         );
-        f.registry.keys[0].status = "rotated".into();
+        f.registry.keys[0].status = crate::registry::keys::KeyStatus::named("rotated");
         let pretty =
             |b: &mut Vec<u8>| *b = serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(b).unwrap()).unwrap();
         let e = reason(&f, "vendor.acme.x", v2, pretty).unwrap_err();

@@ -26,7 +26,10 @@ pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
     out.insert("source".into(), json!("workflow"));
 
     let derived = subject.derived_tier();
-    let tier = opts.safety_tier.unwrap_or(derived);
+    findings.extend(subject.unknown_finding());
+    // The tier is the host's to assign; chainsmith's own derivation never goes below the evidence.
+    let host_assigned = opts.safety_tier.or_else(|| opts.host_tiers.and_then(|h| h.tool_tier(&tool_id)));
+    let tier = host_assigned.unwrap_or(derived);
     if tier < derived {
         let writers: Vec<&str> = subject.nodes.iter().filter(|n| n.effect.tier == derived).map(|n| n.id).collect();
         findings.push(
@@ -44,9 +47,10 @@ pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
     out.insert("safetyTier".into(), json!(tier.as_str()));
 
     if !subject.title.is_empty() {
-        out.insert("title".into(), json!(subject.title));
+        out.insert("title".into(), json!(scrubbed_text(subject, "title", subject.title, &mut findings)));
     }
-    let (description, shortened) = text::summary(subject.description, DESCRIPTION_MAX);
+    let description = scrubbed_text(subject, "description", subject.description, &mut findings);
+    let (description, shortened) = text::summary(&description, DESCRIPTION_MAX);
     if shortened {
         findings.push(
             subject.finding(
@@ -63,9 +67,10 @@ pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
         out.insert("description".into(), json!(description));
     }
 
-    let offences = walk::compact_offences(subject.input.schema());
+    let arguments = model_arguments(subject, &mut findings);
+    let offences = walk::compact_offences(&arguments);
     if offences.is_empty() {
-        let (schema, removed) = walk::scrub_credentials(subject.input.schema());
+        let (schema, removed) = walk::scrub_credentials(&arguments);
         findings.extend(removed.iter().map(|p| credential_note(subject, p)));
         out.insert("inputSchema".into(), schema);
     } else {
@@ -84,6 +89,41 @@ pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
     let value = Value::Object(out);
     let violations = Schema::CompactToolDescriptor.violations(&value);
     Projection { value, findings, violations }
+}
+
+/// The input schema a model is shown: without sensitive parameters (noted), which the host
+/// supplies.
+pub(crate) fn model_arguments(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
+    let (schema, withheld) = walk::withhold_sensitive(subject.input.schema());
+    findings.extend(withheld.iter().map(|p| {
+        subject.finding(
+            Finding::warning(
+                code::TOOL_SENSITIVE_WITHHELD,
+                subject.input.source_pointer(p),
+                "sensitive parameter withheld from the model-facing inputSchema; the host must supply it",
+            )
+            .with("field", "inputSchema"),
+        )
+    }));
+    schema
+}
+
+/// Text with credential material redacted; a note at `member` when anything was.
+pub(crate) fn scrubbed_text(subject: &Subject, member: &str, text: &str, findings: &mut Vec<Finding>) -> String {
+    let (clean, changed) = walk::scrub_text(text);
+    if changed {
+        findings.push(
+            subject.finding(
+                Finding::warning(
+                    code::TOOL_CREDENTIAL_OMITTED,
+                    subject.pointer(member),
+                    format!("credential material redacted from the {member}"),
+                )
+                .with("field", member),
+            ),
+        );
+    }
+    clean
 }
 
 /// A note that a credential-looking value was left out of an input schema.

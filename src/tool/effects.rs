@@ -67,9 +67,18 @@ impl std::str::FromStr for SafetyTier {
 }
 
 /// Answers what a node type does, from knowledge the tool module does not have (the node-pack
-/// catalog). `None` means "unknown type"; the built-in naming heuristic then decides.
+/// catalog, a host's tier file). `None` means "not known here": the next source is asked, and
+/// when none knows, the effect is unknown and taken as a write.
 pub trait EffectOracle {
     fn effect_of(&self, type_id: &str) -> Option<SafetyTier>;
+    /// Whether the type is flagged as having an irreversible effect.
+    fn irreversible(&self, _type_id: &str) -> bool {
+        false
+    }
+    /// The timeout (ms) the type documents as its default, when it does.
+    fn default_timeout_ms(&self, _type_id: &str) -> Option<f64> {
+        None
+    }
 }
 
 impl<F: Fn(&str) -> Option<SafetyTier>> EffectOracle for F {
@@ -80,6 +89,8 @@ impl<F: Fn(&str) -> Option<SafetyTier>> EffectOracle for F {
 
 /// The node-pack catalog knows what its types do: a side-effectful capability or role
 /// writes, an `integration` type otherwise reads outside state, anything else is pure.
+/// `irreversibleEffect: true` on the node entry flags an irreversible type; a config schema
+/// `default` for `timeoutMs` / `timeoutSeconds` is the type's documented timeout.
 impl EffectOracle for crate::catalog::Catalog {
     fn effect_of(&self, type_id: &str) -> Option<SafetyTier> {
         let node = self.node_type(type_id)?;
@@ -91,17 +102,113 @@ impl EffectOracle for crate::catalog::Catalog {
             SafetyTier::Pure
         })
     }
+
+    fn irreversible(&self, type_id: &str) -> bool {
+        self.node_type(type_id).is_some_and(|n| n.entry().get("irreversibleEffect") == Some(&Value::Bool(true)))
+    }
+
+    fn default_timeout_ms(&self, type_id: &str) -> Option<f64> {
+        let props = self.node_type(type_id)?.config_schema()?.get("properties")?;
+        let at = |key: &str, scale: f64| props.pointer(&format!("/{key}/default"))?.as_f64().map(|n| n * scale);
+        at("timeoutMs", 1.0).or_else(|| at("timeoutSeconds", 1000.0)).filter(|n| n.is_finite() && *n > 0.0)
+    }
+}
+
+/// A host's own tier assignments (RFC 0112: `safetyTier` is the host's to assign), read from
+/// `{"typeIds": {"<typeId>": "read", …}, "toolIds": {"<toolId>": "write", …}}`. Per-typeId
+/// tiers are evidence about nodes; a per-toolId tier sets the tool's tier as `--safety-tier` does.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostTiers {
+    type_ids: std::collections::HashMap<String, SafetyTier>,
+    tool_ids: std::collections::HashMap<String, SafetyTier>,
+}
+
+impl HostTiers {
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let doc: Value = crate::fsio::json::from_str(text).map_err(|e| {
+            Error::new(code::INVALID_REQUEST, format!("the host tier file is not JSON: {e}"))
+                .with("line", e.line())
+                .with("column", e.column())
+        })?;
+        let Some(root) = doc.as_object() else {
+            return Err(Error::new(code::INVALID_REQUEST, "the host tier file must be a JSON object").with("path", ""));
+        };
+        let mut out = HostTiers::default();
+        for (key, value) in root {
+            let target = match key.as_str() {
+                "typeIds" => &mut out.type_ids,
+                "toolIds" => &mut out.tool_ids,
+                _ => {
+                    return Err(Error::new(
+                        code::INVALID_REQUEST,
+                        format!("the host tier file has an unknown member `{key}`; it takes `typeIds` and `toolIds`"),
+                    )
+                    .with("path", crate::error::pointer_join("", key)));
+                }
+            };
+            let Some(map) = value.as_object() else {
+                return Err(Error::new(code::INVALID_REQUEST, format!("`{key}` must map ids to tiers"))
+                    .with("path", crate::error::pointer_join("", key)));
+            };
+            for (id, tier) in map {
+                let at = crate::error::pointer_join(&crate::error::pointer_join("", key), id);
+                let tier = tier
+                    .as_str()
+                    .ok_or_else(|| {
+                        Error::new(code::TOOL_SAFETY_TIER_INVALID, format!("the tier of `{id}` is not a string"))
+                    })
+                    .and_then(SafetyTier::parse)
+                    .map_err(|e| e.with("path", at.as_str()))?;
+                target.insert(id.clone(), tier);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The tier the host assigns to a whole tool.
+    pub fn tool_tier(&self, tool_id: &str) -> Option<SafetyTier> {
+        self.tool_ids.get(tool_id).copied()
+    }
+}
+
+impl EffectOracle for HostTiers {
+    fn effect_of(&self, type_id: &str) -> Option<SafetyTier> {
+        let bare = crate::pack::v2::split_pin(type_id).0;
+        self.type_ids.get(type_id).or_else(|| self.type_ids.get(bare)).copied()
+    }
+}
+
+/// Several sources asked in order; the first that knows a type answers.
+pub struct Oracles<'a>(pub Vec<&'a dyn EffectOracle>);
+
+impl EffectOracle for Oracles<'_> {
+    fn effect_of(&self, type_id: &str) -> Option<SafetyTier> {
+        self.0.iter().find_map(|o| o.effect_of(type_id))
+    }
+    fn irreversible(&self, type_id: &str) -> bool {
+        self.0.iter().any(|o| o.irreversible(type_id))
+    }
+    fn default_timeout_ms(&self, type_id: &str) -> Option<f64> {
+        self.0.iter().find_map(|o| o.default_timeout_ms(type_id))
+    }
 }
 
 /// A node's effect and the reason for it: a short phrase, shown in `sideEffects.description`
-/// as "reason: nodes".
+/// as "reason: nodes". `known` is false when no evidence says what the node does; such a node
+/// counts as a writer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeEffect {
     pub tier: SafetyTier,
     pub reason: String,
+    pub known: bool,
 }
 
-/// Classify one node (a fragment node or a workflow node).
+/// The reason given for a node nothing says anything about.
+pub const UNKNOWN_REASON: &str = "effect unknown (no capability, catalog entry or declaration), taken as a write";
+
+/// Classify one node (a fragment node or a workflow node) from evidence only: its own or
+/// inherited declarations, then the oracle (catalog, host tiers), then the reserved Core
+/// types chainsmith knows. Anything else is unknown, and taken as a write.
 ///
 /// `inherited` are capabilities that apply to every node (a chain's `capabilities`).
 pub fn node_effect(node: &Value, inherited: &[&str], oracle: Option<&dyn EffectOracle>) -> NodeEffect {
@@ -118,77 +225,65 @@ pub fn node_effect(node: &Value, inherited: &[&str], oracle: Option<&dyn EffectO
         None
     };
     if let Some(reason) = declared {
-        return NodeEffect { tier: SafetyTier::Write, reason: reason.to_owned() };
+        return NodeEffect { tier: SafetyTier::Write, reason: reason.to_owned(), known: true };
     }
     let type_id = node.get("typeId").and_then(Value::as_str).unwrap_or("");
     if let Some(tier) = oracle.and_then(|o| o.effect_of(type_id)) {
-        return NodeEffect { tier, reason: format!("catalog: `{type_id}` is {tier}") };
+        return NodeEffect { tier, reason: format!("catalog: `{type_id}` is {tier}"), known: true };
     }
-    type_effect(type_id, node.get("config"))
+    core_effect(type_id, node.get("config")).unwrap_or_else(|| NodeEffect {
+        tier: SafetyTier::Write,
+        reason: UNKNOWN_REASON.to_owned(),
+        known: false,
+    })
 }
 
-/// The naming heuristic for types no catalog knows.
-fn type_effect(type_id: &str, config: Option<&Value>) -> NodeEffect {
-    let effect = |tier, reason: String| NodeEffect { tier, reason };
-    if is_http_type(type_id) {
-        let last = last_segment(type_id);
-        let method = config.and_then(|c| c.get("method"));
-        return match (last.as_str(), method) {
-            ("get" | "head", _) => effect(SafetyTier::Read, format!("`{type_id}` is an HTTP read")),
-            (_, Some(Value::String(m))) if is_safe_method(m) => {
-                effect(SafetyTier::Read, format!("`{type_id}` uses HTTP {}", m.to_ascii_uppercase()))
-            }
-            (_, Some(Value::String(m))) if !m.contains("{{") => {
-                effect(SafetyTier::Write, format!("`{type_id}` uses HTTP {}", m.to_ascii_uppercase()))
-            }
-            ("fetch" | "request", None) => effect(SafetyTier::Read, format!("`{type_id}` fetches with HTTP GET")),
-            // An HTTP call whose method is not fixed may change state: take the safe side.
-            _ => effect(SafetyTier::Write, format!("`{type_id}` makes HTTP calls whose method is not fixed")),
-        };
+/// Reserved Core types whose effect the OpenWOP specs fix: control flow and triggers are
+/// pure, a mock agent is pure, and the HTTP types read or write by their method. Every other
+/// type (LLM calls, gates, connectors, vendor types) needs a catalog entry or a declaration.
+fn core_effect(type_id: &str, config: Option<&Value>) -> Option<NodeEffect> {
+    let bare = crate::pack::v2::split_pin(type_id).0;
+    let effect = |tier, reason: String| Some(NodeEffect { tier, reason, known: true });
+    if CORE_PURE.contains(&bare) || bare.starts_with("core.trigger.") {
+        return effect(SafetyTier::Pure, format!("`{bare}` is Core control flow"));
     }
-    let words = type_words(type_id);
-    if let Some(verb) = words.iter().find(|w| WRITE_VERBS.contains(&w.as_str())) {
-        return effect(SafetyTier::Write, format!("`{type_id}` looks like a write (`{verb}`)"));
+    if !CORE_HTTP.contains(&bare) {
+        return None;
     }
-    if let Some(verb) = words.iter().find(|w| READ_VERBS.contains(&w.as_str())) {
-        return effect(SafetyTier::Read, format!("`{type_id}` looks like a read (`{verb}`)"));
+    let method = config.and_then(|c| c.get("method"));
+    match (bare, method) {
+        ("core.openwop.http.get", _) => effect(SafetyTier::Read, format!("`{bare}` is an HTTP read")),
+        (_, Some(Value::String(m))) if is_safe_method(m) => {
+            effect(SafetyTier::Read, format!("`{bare}` uses HTTP {}", m.to_ascii_uppercase()))
+        }
+        (_, Some(Value::String(m))) if !m.contains("{{") => {
+            effect(SafetyTier::Write, format!("`{bare}` uses HTTP {}", m.to_ascii_uppercase()))
+        }
+        (_, None) => effect(SafetyTier::Read, format!("`{bare}` fetches with HTTP GET")),
+        // An HTTP call whose method is not fixed may change state: take the safe side.
+        _ => effect(SafetyTier::Write, format!("`{bare}` makes HTTP calls whose method is not fixed")),
     }
-    effect(SafetyTier::Pure, format!("`{type_id}` has no known outside effect"))
 }
 
-/// Verbs in a type's last segment that mean "changes outside state". Checked before the
-/// read verbs, so a type named like both counts as a writer.
-const WRITE_VERBS: [&str; 26] = [
-    "create",
-    "add",
-    "send",
-    "post",
-    "put",
-    "patch",
-    "update",
-    "delete",
-    "remove",
-    "set",
-    "insert",
-    "upsert",
-    "append",
-    "write",
-    "save",
-    "store",
-    "persist",
-    "upload",
-    "ingest",
-    "apply",
-    "submit",
-    "publish",
-    "sync",
-    "notify",
-    "enroll",
-    "transition",
+/// Core types with no outside effect (besides the `core.trigger.*` family).
+const CORE_PURE: [&str; 10] = [
+    "core.flow.noop",
+    "core.flow.if",
+    "core.flow.router",
+    "core.flow.aggregate-numeric",
+    "core.flow.aggregate-text",
+    "core.flow.aggregate-table",
+    "core.fail",
+    "core.openwop.http.webhook-verify",
+    "core.conformance.mock-agent",
+    "core.flow.merge",
 ];
 
-/// Verbs that mean "reads outside state" (http get, search, list, query, …).
-const READ_VERBS: [&str; 10] = ["get", "fetch", "search", "list", "query", "read", "lookup", "retrieve", "find", "rag"];
+/// Core HTTP client types: their method decides read or write.
+const CORE_HTTP: [&str; 3] = ["core.openwop.http.get", "core.openwop.http.fetch", "core.web.fetch"];
+
+/// Core types that run a child workflow or chain: their effect is the child's.
+pub const SUB_RUN_TYPES: [&str; 2] = ["core.subWorkflow", "core.dispatch"];
 
 fn is_safe_method(method: &str) -> bool {
     matches!(method.to_ascii_uppercase().as_str(), "GET" | "HEAD" | "OPTIONS")
@@ -200,8 +295,21 @@ pub fn is_http_type(type_id: &str) -> bool {
     segments.contains(&"http") || segments.ends_with(&["web", "fetch"])
 }
 
-fn last_segment(type_id: &str) -> String {
-    type_id.rsplit('.').next().unwrap_or("").to_ascii_lowercase()
+/// A type whose output is a draft for a person to review: its last segment ends in the word
+/// `draft` (`core.email.draft`, `update-section-draft`).
+pub fn is_draft_type(type_id: &str) -> bool {
+    type_words(crate::pack::v2::split_pin(type_id).0).last().is_some_and(|w| w == "draft")
+}
+
+/// A step that waits for a person: approval and clarification gates, human-in-the-loop types.
+pub fn is_human_step(type_id: &str) -> bool {
+    let words = type_words(type_id);
+    words.iter().any(|w| matches!(w.as_str(), "approval" | "clarification")) || type_id.split('.').any(|s| s == "hitl")
+}
+
+/// An LLM or agent step: `core.ai.*`, or an agent runner.
+pub fn is_model_step(type_id: &str) -> bool {
+    type_id.starts_with("core.ai.") || type_words(type_id).iter().any(|w| w == "agent")
 }
 
 /// The words of a type's last segment, split on `-`, `_` and camelCase humps, lowercased:
@@ -328,19 +436,17 @@ mod tests {
     }
 
     #[test]
-    fn naming_heuristic_reads_and_writes() {
-        assert_eq!(tier(json!({"typeId": "core.web.search"})), SafetyTier::Read);
-        assert_eq!(tier(json!({"typeId": "feature.crm.nodes.list-deals"})), SafetyTier::Read);
-        assert_eq!(tier(json!({"typeId": "core.storage.kv-get"})), SafetyTier::Read);
-        assert_eq!(tier(json!({"typeId": "core.storage.kv-set"})), SafetyTier::Write);
-        assert_eq!(tier(json!({"typeId": "feature.crm.nodes.create-task"})), SafetyTier::Write);
-        assert_eq!(tier(json!({"typeId": "core.openwop.integration.email-send"})), SafetyTier::Write);
-        // Both kinds of verb: the safe side.
-        assert_eq!(tier(json!({"typeId": "x.sync-list"})), SafetyTier::Write);
-        assert_eq!(tier(json!({"typeId": "core.ai.chatCompletion"})), SafetyTier::Pure);
-        // Words, not substrings: "settings" is not "set", "targets" not "get".
-        assert_eq!(tier(json!({"typeId": "x.settings-targets"})), SafetyTier::Pure);
-        assert_eq!(tier(json!({})), SafetyTier::Pure);
+    fn names_are_no_evidence_and_unknown_types_write() {
+        // A read-sounding name is a guess in the unsafe direction: unknown, taken as a write.
+        for t in ["feature.crm.nodes.list-deals", "core.web.search", "core.ai.chatCompletion", "x.settings", ""] {
+            let e = node_effect(&json!({"typeId": t}), &[], None);
+            assert_eq!((e.tier, e.known), (SafetyTier::Write, false), "{t}");
+            assert_eq!(e.reason, UNKNOWN_REASON);
+        }
+        for t in ["core.flow.noop", "core.flow.if", "core.trigger.schedule", "core.fail@1.0.0"] {
+            let e = node_effect(&json!({"typeId": t}), &[], None);
+            assert_eq!((e.tier, e.known), (SafetyTier::Pure, true), "{t}");
+        }
     }
 
     #[test]
@@ -348,13 +454,41 @@ mod tests {
         let oracle = |t: &str| (t == "core.ai.chatCompletion").then_some(SafetyTier::Write);
         let known = node_effect(&json!({"typeId": "core.ai.chatCompletion"}), &[], Some(&oracle));
         assert_eq!(known.tier, SafetyTier::Write);
-        assert!(known.reason.contains("catalog"));
+        assert!(known.known && known.reason.contains("catalog"));
         let pure_says_catalog = |_: &str| Some(SafetyTier::Pure);
         let declared =
             node_effect(&json!({"typeId": "x.y", "capabilities": ["side-effectful"]}), &[], Some(&pure_says_catalog));
         assert_eq!(declared.tier, SafetyTier::Write);
-        let unknown = node_effect(&json!({"typeId": "core.web.search"}), &[], Some(&oracle));
-        assert_eq!(unknown.tier, SafetyTier::Read);
+        let read = |_: &str| Some(SafetyTier::Read);
+        assert_eq!(node_effect(&json!({"typeId": "x.list"}), &[], Some(&read)).tier, SafetyTier::Read);
+        // Sources are asked in order; the first that knows answers.
+        let both = Oracles(vec![&oracle, &read]);
+        assert_eq!(both.effect_of("core.ai.chatCompletion"), Some(SafetyTier::Write));
+        assert_eq!(both.effect_of("x.other"), Some(SafetyTier::Read));
+    }
+
+    #[test]
+    fn host_tier_files() {
+        let tiers = HostTiers::from_json(r#"{"typeIds": {"x.list": "read"}, "toolIds": {"p:c": "write"}}"#).unwrap();
+        assert_eq!(tiers.effect_of("x.list@1.0.0"), Some(SafetyTier::Read));
+        assert_eq!(tiers.tool_tier("p:c"), Some(SafetyTier::Write));
+        let exec = HostTiers::from_json(r#"{"typeIds": {"x.run": "exec"}}"#).unwrap_err();
+        assert_eq!(
+            (exec.code, &exec.details["path"]),
+            (code::TOOL_SAFETY_TIER_INVALID, &Value::from("/typeIds/x.run"))
+        );
+        for bad in ["[]", "{\"tiers\": {}}", "{\"typeIds\": []}", "nope"] {
+            assert_eq!(HostTiers::from_json(bad).unwrap_err().code, code::INVALID_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn draft_human_and_model_steps() {
+        assert!(is_draft_type("core.email.draft") && is_draft_type("feature.cms.nodes.update-section-draft"));
+        assert!(!is_draft_type("feature.cms.nodes.get-draft-page"));
+        assert!(is_human_step("core.chat.approvalGate") && is_human_step("core.clarificationGate"));
+        assert!(is_human_step("core.hitl.approval-request") && !is_human_step("core.flow.if"));
+        assert!(is_model_step("core.ai.callPrompt") && is_model_step("local.openwop-app.agent-runner"));
     }
 
     #[test]

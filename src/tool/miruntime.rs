@@ -1,18 +1,17 @@
 //! The MiRuntime conceptual tool contract of a chain or workflow: what a governing runtime
 //! needs to know before it lets a model call the tool.
 
-use super::compact::credential_note;
-use super::effects::{self, URL_KEYS};
-use super::subject::{Permission, Subject};
+use super::compact::{credential_note, model_arguments, scrubbed_text};
+use super::effects::{self, SafetyTier, URL_KEYS};
+use super::subject::{NodeFacts, Permission, Subject, TimeoutSource};
 use super::{Projection, text, walk};
 use crate::error::{Finding, code};
 use crate::schemas::Schema;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
+use text::PlainVersion;
 
 const DESCRIPTION_MAX: usize = 2000;
-/// Five minutes, when no node declares a timeout.
-const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
 /// Every run emits these per node.
 const NODE_EVENTS: [&str; 3] = ["node.started", "node.completed", "node.failed"];
 /// An approval gate suspends its node until the RFC 0051 approval interrupt is resolved.
@@ -26,6 +25,7 @@ pub(crate) fn build(subject: &Subject) -> Projection {
     out.insert("version".into(), version(subject, &mut findings));
     out.insert("description".into(), description(subject, &mut findings));
     let permission = subject.permission();
+    findings.extend(subject.unknown_finding());
     out.insert("permissionClass".into(), json!(permission.as_str()));
     out.insert("inputSchema".into(), input_schema(subject, &mut findings));
     out.insert("outputSchema".into(), output_schema(subject, &mut findings));
@@ -35,6 +35,11 @@ pub(crate) fn build(subject: &Subject) -> Projection {
     }
     out.insert("execution".into(), execution(subject, &mut findings));
     out.insert("evidence".into(), evidence(subject));
+    // Node and type ids in `sideEffects.description` are the author's text too.
+    if let Some(text) = out.get_mut("sideEffects").and_then(|s| s.get_mut("description")) {
+        let (clean, _) = walk::scrub_text(text.as_str().unwrap_or_default());
+        *text = json!(clean);
+    }
 
     let value = Value::Object(out);
     let violations = Schema::MiRuntimeToolContract.violations(&value);
@@ -77,6 +82,24 @@ fn name(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
 
 fn version(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
     match text::plain_version(subject.version) {
+        Some(PlainVersion { prerelease: Some(pre), version, .. }) => {
+            findings.push(
+                subject.finding(
+                    Finding::error(
+                        code::TOOL_FIELD_INVALID,
+                        subject.pointer("version"),
+                        format!(
+                            "version `{}` is a pre-release (`{pre}`); the contract's version has no pre-release \
+                             part, and `{version}` would present it as the release. Publish the release version",
+                            subject.version
+                        ),
+                    )
+                    .with("field", "version")
+                    .with("prerelease", pre.as_str()),
+                ),
+            );
+            json!(version)
+        }
         Some(plain) => {
             for change in plain.changes {
                 findings.push(adjusted(
@@ -121,7 +144,8 @@ fn description(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
     } else if own.is_empty() {
         findings.push(adjusted(subject, "description", "description", format!("no description; using `{text}`")));
     }
-    let (text, cut) = text::truncate_chars(text, DESCRIPTION_MAX);
+    let text = scrubbed_text(subject, "description", text, findings);
+    let (text, cut) = text::truncate_chars(&text, DESCRIPTION_MAX);
     if cut {
         findings.push(adjusted(
             subject,
@@ -142,7 +166,8 @@ fn input_schema(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
     };
     match subject.input.schema() {
         Value::Object(_) => {
-            let (schema, removed) = walk::scrub_credentials(subject.input.schema());
+            let arguments = model_arguments(subject, findings);
+            let (schema, removed) = walk::scrub_credentials(&arguments);
             findings.extend(removed.iter().map(|p| credential_note(subject, p)));
             schema
         }
@@ -187,87 +212,114 @@ fn output_schema(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                 format!("output `{name}` has type {other:?}, which is no JSON Schema type; left untyped"),
             )),
         }
-        if let Some(description) = output.get("description").filter(|d| d.is_string()) {
-            prop.insert("description".into(), description.clone());
+        if let Some(description) = output.get("description").and_then(Value::as_str) {
+            prop.insert("description".into(), json!(walk::scrub_text(description).0));
         }
         properties.insert(name.clone(), Value::Object(prop));
     }
     json!({"type": "object", "properties": properties})
 }
 
+fn who(node: &NodeFacts) -> String {
+    format!("{} ({})", node.id, node.type_id)
+}
+
+/// What the run changes and whether a host can undo it. Compensations are node types the
+/// runtime runs inside the run, not tools a host can call: `compensationTool` is null, and
+/// `reversible` says whether every write is compensated (or only a draft) and none is
+/// declared irreversible.
 fn side_effects(subject: &Subject, permission: Permission) -> Value {
     let changes = permission != Permission::ReadOnly;
     // Group the writers by why they write, so a chain-wide capability reads as one clause.
     let mut clauses: Vec<(&str, Vec<String>)> = Vec::new();
     let mut clause_of: HashMap<&str, usize> = HashMap::new();
     for node in subject.writers() {
-        let who = format!("{} ({})", node.id, node.type_id);
         let reason = node.effect.reason.as_str();
         let i = *clause_of.entry(reason).or_insert_with(|| {
             clauses.push((reason, Vec::new()));
             clauses.len() - 1
         });
-        clauses[i].1.push(who);
+        clauses[i].1.push(who(node));
     }
-    let description = if clauses.is_empty() {
-        "No node is known to change external state.".to_owned()
+    let mut sentences = Vec::new();
+    if clauses.is_empty() {
+        sentences.push("No node changes external state.".to_owned());
     } else {
         let parts: Vec<String> =
             clauses.iter().map(|(reason, nodes)| format!("{reason}: {}", nodes.join(", "))).collect();
-        format!("Changes external state ({}).", parts.join("; "))
-    };
-    let mut compensation_types: Vec<&str> = subject.nodes.iter().filter_map(|n| n.compensation_type).collect();
-    compensation_types.sort_unstable();
-    compensation_types.dedup();
-    let compensation_tool = match compensation_types.as_slice() {
-        [only] => json!(only),
-        _ => Value::Null,
-    };
-    let mut out = json!({"changesExternalState": changes, "description": description});
-    if changes {
-        out["reversible"] = json!(permission == Permission::ReversibleWrite);
+        sentences.push(format!("Changes external state ({}).", parts.join("; ")));
     }
-    out["compensationTool"] = compensation_tool;
+    let irreversible: Vec<String> = subject.nodes.iter().filter(|n| n.irreversible).map(who).collect();
+    if !irreversible.is_empty() {
+        sentences.push(format!("Irreversible: {}.", irreversible.join(", ")));
+    }
+    let compensated: Vec<String> =
+        subject.writers().filter_map(|n| Some(format!("{} by {}", who(n), n.compensation_type?))).collect();
+    if !compensated.is_empty() {
+        sentences.push(format!(
+            "Compensated inside the run (node types, not tools a host can call): {}.",
+            compensated.join(", ")
+        ));
+    }
+    let uncompensated: Vec<String> =
+        subject.writers().filter(|n| !n.compensated() && !n.draft && !n.irreversible).map(who).collect();
+    if changes && !uncompensated.is_empty() {
+        sentences.push(format!("No compensation and no irreversible declaration: {}.", uncompensated.join(", ")));
+    }
+    let mut out = json!({"changesExternalState": changes, "description": sentences.join(" ")});
+    if changes {
+        out["reversible"] = json!(subject.reversible());
+    }
+    out["compensationTool"] = Value::Null;
     out
 }
 
-/// `allowedEgress` from the fixed hosts of HTTP nodes. Only when every HTTP node's target is
-/// fixed: a partial allowlist would block the tool at run time.
+/// `allowedEgress`: every host the tool can reach, or nothing. Only when each node's reach is
+/// known (a pure node reaches nothing; an HTTP node its fixed URL): a partial allow-list would
+/// block the tool's own calls at run time.
 fn authorization(subject: &Subject, findings: &mut Vec<Finding>) -> Option<Value> {
     let mut hosts: Vec<String> = Vec::new();
-    let mut derivable = true;
-    let mut any_http = false;
-    for node in subject.nodes.iter().filter(|n| effects::is_http_type(n.type_id)) {
-        any_http = true;
-        let urls: Vec<(&str, &str)> =
-            URL_KEYS.iter().filter_map(|k| Some((*k, node.config()?.get(*k)?.as_str()?))).collect();
-        if urls.is_empty() {
-            derivable = false;
-            findings.push(not_derivable(
-                subject,
-                &node.pointer,
-                "allowedEgress",
-                format!("HTTP node `{}` names no URL", node.id),
-            ));
-        }
-        for (key, url) in urls {
-            match effects::egress_host(url) {
-                Some(host) => hosts.push(host),
-                None => {
-                    derivable = false;
-                    findings.push(not_derivable(
-                        subject,
-                        &format!("{}/config/{key}", node.pointer),
-                        "allowedEgress",
-                        format!("the host of HTTP node `{}` is not fixed", node.id),
-                    ));
+    let mut unknown: Vec<String> = Vec::new();
+    let mut first_pointer: Option<String> = None;
+    for node in &subject.nodes {
+        if effects::is_http_type(node.type_id) && node.sub_chain.is_none() {
+            let urls: Vec<(&str, &str)> =
+                URL_KEYS.iter().filter_map(|k| Some((*k, node.config()?.get(*k)?.as_str()?))).collect();
+            let unfixed = urls.iter().find(|(_, url)| effects::egress_host(url).is_none());
+            match (urls.is_empty(), unfixed) {
+                (false, None) => {
+                    hosts.extend(urls.iter().filter_map(|(_, url)| effects::egress_host(url)));
+                    continue;
+                }
+                (true, _) => unknown.push(format!("{} names no URL", who(node))),
+                (false, Some((key, _))) => {
+                    unknown.push(format!("{} calls a host that is not fixed", who(node)));
+                    first_pointer.get_or_insert_with(|| format!("{}/config/{key}", node.pointer));
                 }
             }
+        } else if node.effect.known && node.effect.tier == SafetyTier::Pure {
+            continue;
+        } else {
+            unknown.push(format!("{} may reach hosts the pack does not name", who(node)));
         }
+        first_pointer.get_or_insert_with(|| node.pointer.clone());
+    }
+    if !unknown.is_empty() {
+        findings.push(not_derivable(
+            subject,
+            first_pointer.as_deref().unwrap_or(&subject.base),
+            "authorization.allowedEgress",
+            format!(
+                "allowedEgress left out: a partial allow-list would block the tool's own calls, and not every \
+                 host is known ({})",
+                unknown.join("; ")
+            ),
+        ));
+        return None;
     }
     hosts.sort();
     hosts.dedup();
-    (any_http && derivable).then(|| json!({"allowedEgress": hosts}))
+    (!hosts.is_empty()).then(|| json!({"allowedEgress": hosts}))
 }
 
 fn not_derivable(subject: &Subject, pointer: &str, field: &str, message: String) -> Finding {
@@ -278,29 +330,47 @@ fn execution(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
     let timeout_ms = match subject.run_timeout_ms {
         Some(ms) => ms,
         None => {
-            let mut total = 0.0;
             for node in &subject.nodes {
                 let Some(config) = node.config() else { continue };
-                let (found, unknown) = effects::config_timeouts(config);
-                total += found.iter().sum::<f64>();
-                for inner in unknown {
+                for inner in effects::config_timeouts(config).1 {
                     findings.push(not_derivable(
                         subject,
                         &format!("{}/config{inner}", node.pointer),
                         "execution.timeoutSeconds",
-                        format!("the timeout of node `{}` is not a number; left out of the sum", node.id),
+                        format!("the timeout of node `{}` is not a number; its default is used", node.id),
                     ));
                 }
             }
-            total
+            let defaulted: Vec<String> = subject
+                .nodes
+                .iter()
+                .filter(|n| {
+                    matches!(
+                        n.timeout_source,
+                        TimeoutSource::HumanDefault | TimeoutSource::ModelDefault | TimeoutSource::StepDefault
+                    )
+                })
+                .map(|n| n.id.to_owned())
+                .collect();
+            if !defaulted.is_empty() {
+                findings.push(subject.finding(
+                    Finding::info(
+                        code::TOOL_FIELD_ADJUSTED,
+                        subject.base.as_str(),
+                        format!(
+                            "timeoutSeconds is the longest path's; nodes without a declared timeout use chainsmith's \
+                             defaults (a person's step 24 h, a model or agent step 300 s, any other step 60 s): {}",
+                            defaulted.join(", ")
+                        ),
+                    )
+                    .with("field", "execution.timeoutSeconds"),
+                ));
+            }
+            subject.longest_path_ms()
         }
     };
-    let timeout_seconds = if timeout_ms > 0.0 {
-        // Float-to-int `as` saturates, so an absurd sum cannot wrap.
-        ((timeout_ms / 1000.0).ceil() as u64).max(1)
-    } else {
-        DEFAULT_TIMEOUT_SECONDS
-    };
+    // Float-to-int `as` saturates, so an absurd figure cannot wrap.
+    let timeout_seconds = ((timeout_ms / 1000.0).ceil() as u64).max(1);
     let writes = subject.writers().next().is_some();
     let idempotency = if writes {
         "required"
@@ -314,42 +384,38 @@ fn execution(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
         "idempotency": idempotency,
         "isolation": "external-service",
     });
-    if let Some(policy) = retry_policy(subject, findings) {
+    if let Some(policy) = retry_policy(subject) {
         out["retryPolicy"] = json!(policy);
     }
     out["checkpointBeforeExecution"] = json!(subject.gated());
     out
 }
 
-/// The compensation retry: the policy's when there is one, else the nodes' when they agree.
-fn retry_policy(subject: &Subject, findings: &mut Vec<Finding>) -> Option<String> {
-    if let Some(retry) = subject.policy_retry {
-        return describe_retry(retry);
+/// The forward retry (a workflow's `settings.maxRetries`, nodes' `config.retry` /
+/// `config.maxRetries`). A compensation's retry is not the tool's and is never shown here.
+fn retry_policy(subject: &Subject) -> Option<String> {
+    if let Some(n) = subject.forward_retry {
+        return Some(format!("each node retried up to {n} time(s) (settings.maxRetries)"));
     }
-    let mut retries: Vec<String> =
-        subject.nodes.iter().filter_map(|n| n.raw.pointer("/compensation/retry")).filter_map(describe_retry).collect();
-    retries.sort();
-    retries.dedup();
-    match retries.len() {
-        0 => None,
-        1 => retries.pop(),
-        _ => {
-            findings.push(not_derivable(
-                subject,
-                &subject.base,
-                "execution.retryPolicy",
-                format!("nodes declare different compensation retries: {}", retries.join(" / ")),
-            ));
-            None
-        }
-    }
+    let per_node: Vec<String> = subject
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let config = n.config()?;
+            let text = config.get("retry").and_then(describe_retry).or_else(|| {
+                config.get("maxRetries")?.as_u64().filter(|r| *r > 0).map(|r| format!("up to {r} retries"))
+            })?;
+            Some(format!("{}: {text}", n.id))
+        })
+        .collect();
+    (!per_node.is_empty()).then(|| format!("forward retry: {}", per_node.join("; ")))
 }
 
 fn describe_retry(retry: &Value) -> Option<String> {
     let attempts = retry.get("maxAttempts")?.as_u64().filter(|n| *n >= 1)?;
     Some(match retry.get("backoffMs").and_then(Value::as_u64) {
-        Some(backoff) => format!("compensation retry: up to {attempts} attempts, {backoff} ms backoff"),
-        None => format!("compensation retry: up to {attempts} attempts"),
+        Some(backoff) => format!("up to {attempts} attempts, {backoff} ms backoff"),
+        None => format!("up to {attempts} attempts"),
     })
 }
 
@@ -358,6 +424,7 @@ fn evidence(subject: &Subject) -> Value {
     if subject.gated() {
         events.extend(APPROVAL_EVENTS);
     }
+    // The same notion of sensitive as the scrubbing and the withheld arguments.
     let sensitive = walk::sensitive_fields(subject.input.schema());
     let mut out = json!({"requiredEvents": events, "sensitiveFields": sensitive});
     let artifacts = artifact_types(subject);

@@ -14,7 +14,7 @@ mod subject;
 mod text;
 mod walk;
 
-pub use effects::{EffectOracle, SafetyTier};
+pub use effects::{EffectOracle, HostTiers, SafetyTier};
 pub use text::check_tool_id;
 pub use walk::{COMPACT_FORBIDDEN, CompactOffence, compact_offences};
 
@@ -32,9 +32,20 @@ pub struct ToolOptions<'a> {
     /// Replaces the derived `safetyTier`. Parse user text with [`SafetyTier::parse`], which
     /// refuses `exec`.
     pub safety_tier: Option<SafetyTier>,
-    /// What node types do, from the node-pack catalog; unknown types fall back to a naming
-    /// heuristic.
+    /// What node types do, from the node-pack catalog. A type no source knows, and no
+    /// declaration covers, is unknown and taken as a write.
     pub effects: Option<&'a dyn EffectOracle>,
+    /// The host's tier assignments per typeId (asked before the catalog) and per toolId (a
+    /// tool's tier, as `safety_tier`; `safety_tier` wins).
+    pub host_tiers: Option<&'a HostTiers>,
+}
+
+impl ToolOptions<'_> {
+    /// The sources of node effects, the host's first.
+    fn oracles(&self) -> effects::Oracles<'_> {
+        let host = self.host_tiers.map(|h| h as &dyn EffectOracle);
+        effects::Oracles(host.into_iter().chain(self.effects).collect())
+    }
 }
 
 /// The two tool shapes.
@@ -128,22 +139,22 @@ fn note_ignored(mut projection: Projection, opts: &ToolOptions) -> Projection {
 
 /// A chain as a CompactToolDescriptor.
 pub fn project_compact(pack: &Pack, chain: &Chain, opts: &ToolOptions) -> Projection {
-    compact::build(&Subject::from_chain(pack, chain, opts.effects), opts)
+    compact::build(&Subject::from_chain(pack, chain, Some(&opts.oracles())), opts)
 }
 
 /// A chain as a MiRuntime tool contract.
 pub fn project_miruntime(pack: &Pack, chain: &Chain, opts: &ToolOptions) -> Projection {
-    miruntime::build(&Subject::from_chain(pack, chain, opts.effects))
+    miruntime::build(&Subject::from_chain(pack, chain, Some(&opts.oracles())))
 }
 
 /// A workflow definition (JSON) as a CompactToolDescriptor.
 pub fn project_workflow_compact(workflow: &Value, opts: &ToolOptions) -> Projection {
-    compact::build(&Subject::from_workflow(workflow, opts.effects), opts)
+    compact::build(&Subject::from_workflow(workflow, Some(&opts.oracles())), opts)
 }
 
 /// A workflow definition (JSON) as a MiRuntime tool contract.
 pub fn project_workflow_miruntime(workflow: &Value, opts: &ToolOptions) -> Projection {
-    miruntime::build(&Subject::from_workflow(workflow, opts.effects))
+    miruntime::build(&Subject::from_workflow(workflow, Some(&opts.oracles())))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ fn pack_with(chain: Value) -> Pack {
 fn triage_chain() -> Value {
     json!({
         "chainId": "vendor.acme.tiles.triage",
-        "version": "1.2.0-beta.1+build.7",
+        "version": "1.2.0+build.7",
         "label": "Triage queue",
         "description": "Classify a queue and page on urgent items. Pages go to the on-call room.",
         "parameters": {"type": "object", "required": ["queueName"], "properties": {
@@ -55,9 +55,9 @@ fn compact_descriptor_of_an_eligible_chain() {
     assert_eq!(p.value["title"], "Triage queue");
     assert_eq!(p.value["description"], "Classify a queue and page on urgent items.");
     assert_eq!(p.value["inputSchema"]["required"], json!(["queueName"]));
-    // The sensitive parameter's sample value is not published.
-    assert!(p.value["inputSchema"]["properties"]["pagerKey"].get("default").is_none());
-    assert!(codes(&p).contains(&code::TOOL_CREDENTIAL_OMITTED));
+    // The sensitive parameter is the host's to supply, not the model's.
+    assert!(p.value["inputSchema"]["properties"].get("pagerKey").is_none());
+    assert!(codes(&p).contains(&code::TOOL_SENSITIVE_WITHHELD));
     let keys: Vec<&String> = p.value.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["toolId", "source", "safetyTier", "title", "description", "inputSchema"]);
 }
@@ -88,9 +88,12 @@ fn overrides_tool_id_and_tier() {
     let pack = pack_with(triage_chain());
     let chain = &pack.chains[0];
     let opts =
-        ToolOptions { tool_id: Some("openwop:triage"), safety_tier: Some(SafetyTier::Read), ..Default::default() };
+        ToolOptions { tool_id: Some("vendor.acme:triage"), safety_tier: Some(SafetyTier::Read), ..Default::default() };
     let p = project_compact(&pack, chain, &opts);
-    assert_eq!((p.value["toolId"].as_str(), p.value["safetyTier"].as_str()), (Some("openwop:triage"), Some("read")));
+    assert_eq!(
+        (p.value["toolId"].as_str(), p.value["safetyTier"].as_str()),
+        (Some("vendor.acme:triage"), Some("read"))
+    );
     let downgrade = p.findings.iter().find(|f| f.details.get("field") == Some(&json!("safetyTier"))).unwrap();
     assert_eq!(downgrade.severity, Severity::Warning);
     assert!(p.is_valid());
@@ -115,12 +118,12 @@ fn miruntime_contract_of_a_chain() {
     assert_eq!(v["name"], "vendor.acme.tiles.triage");
     assert_eq!(v["version"], "1.2.0");
     let note = p.findings.iter().find(|f| f.pointer == "/chains/0/version").unwrap();
-    assert!(note.message.contains("-beta.1+build.7") && note.severity == Severity::Warning);
-    // Every node inherits side-effectful; only `page` has an inverse.
-    assert_eq!(v["permissionClass"], "irreversible-write");
+    assert!(note.message.contains("+build.7") && note.severity == Severity::Warning);
+    // Every node inherits side-effectful; only `page` has an inverse; none is irreversible.
+    assert_eq!(v["permissionClass"], "reversible-write");
     assert_eq!(v["sideEffects"]["changesExternalState"], true);
     assert_eq!(v["sideEffects"]["reversible"], false);
-    assert_eq!(v["sideEffects"]["compensationTool"], "vendor.acme.pager.retract");
+    assert_eq!(v["sideEffects"]["compensationTool"], Value::Null);
     let description = v["sideEffects"]["description"].as_str().unwrap();
     assert!(description.contains("sort (core.ai.callPrompt)") && description.contains("page (vendor.acme.pager.send)"));
     assert_eq!(
@@ -129,10 +132,11 @@ fn miruntime_contract_of_a_chain() {
             "summary": {"type": "string", "description": "What happened."},
             "count": {"type": "number", "description": "How many."}}})
     );
-    assert_eq!(v["execution"]["timeoutSeconds"], 32, "1.5 s + 30 s, rounded up");
+    // 1.5 s + 30 s + the gate's 24 h default + the pager's 60 s default, rounded up.
+    assert_eq!(v["execution"]["timeoutSeconds"], 86_492);
     assert_eq!(v["execution"]["idempotency"], "required");
     assert_eq!(v["execution"]["isolation"], "external-service");
-    assert_eq!(v["execution"]["retryPolicy"], "compensation retry: up to 3 attempts, 250 ms backoff");
+    assert!(v["execution"].get("retryPolicy").is_none(), "the compensation retry is not the tool's");
     assert_eq!(v["execution"]["checkpointBeforeExecution"], true);
     assert_eq!(
         v["evidence"]["requiredEvents"],
@@ -140,8 +144,9 @@ fn miruntime_contract_of_a_chain() {
     );
     assert_eq!(v["evidence"]["sensitiveFields"], json!(["pagerKey"]));
     assert_eq!(v["evidence"]["artifactTypes"], json!(["triage-report"]));
-    assert_eq!(v["authorization"], json!({"allowedEgress": ["api.example.com"]}));
-    assert!(v["inputSchema"]["properties"]["pagerKey"].get("default").is_none());
+    // The model step and the pager reach hosts the pack does not name.
+    assert!(v.get("authorization").is_none());
+    assert!(v["inputSchema"]["properties"].get("pagerKey").is_none());
 }
 
 #[test]
@@ -172,8 +177,9 @@ fn reversible_read_and_pure_chains() {
     let pack = pack_with(reversible);
     let m = project_miruntime(&pack, &pack.chains[0], &ToolOptions::default());
     assert_eq!(m.value["permissionClass"], "reversible-write");
-    assert_eq!(m.value["sideEffects"]["reversible"], true);
-    assert_eq!(m.value["execution"]["timeoutSeconds"], 300);
+    // The search's effect is unknown: an uncompensated write.
+    assert_eq!(m.value["sideEffects"]["reversible"], false);
+    assert_eq!(m.value["execution"]["timeoutSeconds"], 120, "two steps at the 60 s default");
     assert_eq!(m.value["execution"]["checkpointBeforeExecution"], false);
     assert!(m.value.get("authorization").is_none());
 
@@ -181,7 +187,7 @@ fn reversible_read_and_pure_chains() {
         "parameters": {"type": "object", "properties": {"url": {"type": "string"}}},
         "capabilities": ["cacheable"],
         "dag": {"nodes": [{"id": "f", "typeId": "core.openwop.http.fetch", "config": {"url": "{{params.url}}"}},
-                          {"id": "a", "typeId": "core.ai.chatCompletion"}],
+                          {"id": "a", "typeId": "core.flow.noop"}],
                 "edges": [{"from": "f", "to": "a"}]}});
     let pack = pack_with(read);
     let c = project_compact(&pack, &pack.chains[0], &ToolOptions::default());
@@ -192,18 +198,18 @@ fn reversible_read_and_pure_chains() {
     assert_eq!(
         m.value["sideEffects"],
         json!({"changesExternalState": false,
-        "description": "No node is known to change external state.", "compensationTool": null})
+        "description": "No node changes external state.", "compensationTool": null})
     );
     // The fetch target is a parameter: no allowlist, and a note saying why.
     assert!(m.value.get("authorization").is_none());
     let note = m.findings.iter().find(|f| f.code == code::TOOL_FIELD_NOT_DERIVABLE).unwrap();
     assert_eq!(note.pointer, "/chains/0/dag/nodes/0/config/url");
 
-    // With a catalog that knows chat completions write, the same chain is a writer.
-    let catalog = |t: &str| (t == "core.ai.chatCompletion").then_some(SafetyTier::Write);
+    // With a catalog that says the noop writes, the same chain is a writer.
+    let catalog = |t: &str| (t == "core.flow.noop").then_some(SafetyTier::Write);
     let opts = ToolOptions { effects: Some(&catalog), ..Default::default() };
     assert_eq!(project_compact(&pack, &pack.chains[0], &opts).value["safetyTier"], "write");
-    assert_eq!(project_miruntime(&pack, &pack.chains[0], &opts).value["permissionClass"], "irreversible-write");
+    assert_eq!(project_miruntime(&pack, &pack.chains[0], &opts).value["permissionClass"], "reversible-write");
 }
 
 #[test]
@@ -215,7 +221,8 @@ fn camel_case_chain_ids_are_sanitised_with_a_note() {
     assert!(m.is_valid(), "{:?}", m.violations);
     assert_eq!(m.value["name"], "crm.routenewlead");
     assert_eq!(m.value["description"], "R", "an empty description falls back to the label");
-    let fields: Vec<&Value> = m.findings.iter().filter_map(|f| f.details.get("field")).collect();
+    let warnings = m.findings.iter().filter(|f| f.severity == Severity::Warning);
+    let fields: Vec<&Value> = warnings.filter_map(|f| f.details.get("field")).collect();
     assert_eq!(fields, [&json!("name"), &json!("description")]);
     let c = project_compact(&pack, &pack.chains[0], &ToolOptions::default());
     assert_eq!(c.value["safetyTier"], "pure");
@@ -237,7 +244,7 @@ fn long_descriptions_are_bounded() {
 }
 
 #[test]
-fn disagreeing_node_retries_give_no_retry_policy() {
+fn compensation_retries_are_no_retry_policy() {
     let chain = json!({"chainId": "c.two", "version": "1.0.0", "label": "T", "description": "T.",
         "parameters": {"type": "object", "properties": {}},
         "dag": {"nodes": [
@@ -247,8 +254,8 @@ fn disagreeing_node_retries_give_no_retry_policy() {
     let pack = pack_with(chain);
     let m = project_miruntime(&pack, &pack.chains[0], &ToolOptions::default());
     assert!(m.value["execution"].get("retryPolicy").is_none());
-    assert_eq!(m.value["sideEffects"]["compensationTool"], Value::Null, "two inverse types");
-    assert!(m.findings.iter().any(|f| f.details.get("field") == Some(&json!("execution.retryPolicy"))));
+    assert_eq!(m.value["sideEffects"]["compensationTool"], Value::Null);
+    assert_eq!(m.value["sideEffects"]["reversible"], true);
 }
 
 fn workflow() -> Value {
@@ -275,7 +282,7 @@ fn workflow_projections() {
     let wf = workflow();
     let c = project_workflow_compact(&wf, &ToolOptions::default());
     assert!(c.is_valid(), "{:?} {:?}", c.violations, c.findings);
-    assert_eq!(c.value["toolId"], "openwop:invoice-intake");
+    assert_eq!(c.value["toolId"], "workflow:invoice-intake");
     assert_eq!(c.value["title"], "Invoice intake");
     assert_eq!(c.value["description"], "Extract and file an invoice.");
     assert_eq!(c.value["safetyTier"], "write");
@@ -289,7 +296,8 @@ fn workflow_projections() {
     assert_eq!(m.value["execution"]["timeoutSeconds"], 91, "settings.timeout bounds a workflow run");
     assert_eq!(m.value["execution"]["checkpointBeforeExecution"], true);
     assert_eq!(m.value["evidence"]["sensitiveFields"], json!(["erpToken"]));
-    assert_eq!(m.value["authorization"]["allowedEgress"], json!(["files.example.org"]));
+    // `file` reaches an ERP whose host the workflow does not name: no partial allow-list.
+    assert!(m.value.get("authorization").is_none());
     assert_eq!(m.value["outputSchema"], json!({"type": "object", "properties": {}}));
 }
 
@@ -318,7 +326,7 @@ fn garbage_workflows_are_reported_not_panicked_on() {
         assert!(!m.is_valid(), "{wf}: {:?}", m.value);
         let err = m.into_result().unwrap_err();
         assert_eq!(err.code, code::TOOL_PROJECTION_INVALID);
-        // The compact form of a nameless workflow has an invalid toolId (`openwop:`).
+        // The compact form of a nameless workflow has an invalid toolId (`workflow:`).
         if wf.get("id").and_then(Value::as_str).is_none_or(str::is_empty) {
             assert!(!c.is_valid());
         }

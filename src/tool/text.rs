@@ -11,6 +11,12 @@ pub fn check_tool_id(tool_id: &str) -> Result<(), String> {
     let Some((scope, local)) = tool_id.split_once(':') else {
         return Err(format!("`{tool_id}` is not of the form <scope>:<tool-id>"));
     };
+    if scope == "openwop" {
+        return Err(format!(
+            "the `openwop:` scope of `{tool_id}` is reserved for core tools; a workflow tool takes its pack's name \
+             (or `workflow:`) as scope"
+        ));
+    }
     let scope_ok = scope.starts_with(|c: char| c.is_ascii_lowercase())
         && scope.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
         && !scope.ends_with('.')
@@ -60,6 +66,8 @@ pub fn sanitise_name(id: &str) -> Option<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlainVersion {
     pub version: String,
+    /// The pre-release part (`rc.1` of `2.1.0-rc.1`): the plain version is then not the release.
+    pub prerelease: Option<String>,
     /// Human notes: pre-release or build stripped, missing parts padded, `v` prefix removed.
     pub changes: Vec<String>,
 }
@@ -75,19 +83,21 @@ pub fn plain_version(text: &str) -> Option<PlainVersion> {
     }
     let core_end = rest.find(['-', '+']).unwrap_or(rest.len());
     let (core, suffix) = rest.split_at(core_end);
+    let prerelease =
+        suffix.strip_prefix('-').map(|p| p.split('+').next().unwrap_or_default().to_owned()).filter(|p| !p.is_empty());
     let parts: Vec<&str> = core.split('.').collect();
     if parts.len() > 3 || parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
         return None;
     }
-    if !suffix.is_empty() {
-        changes.push(format!("stripped the pre-release/build suffix `{suffix}`"));
+    if prerelease.is_none() && !suffix.is_empty() {
+        changes.push(format!("stripped the build metadata `{suffix}`"));
     }
     let mut numbers: Vec<&str> = parts;
     if numbers.len() < 3 {
         changes.push(format!("padded `{core}` to three parts"));
         numbers.resize(3, "0");
     }
-    Some(PlainVersion { version: numbers.join("."), changes })
+    Some(PlainVersion { version: numbers.join("."), prerelease, changes })
 }
 
 /// The first line, and of it the first sentence, of a description, in at most `max` characters
@@ -102,15 +112,28 @@ pub fn summary(description: &str, max: usize) -> (String, bool) {
     (text, changed)
 }
 
-/// Up to and including the first `.`, `!` or `?` that is followed by whitespace or ends the line.
+/// Up to and including the first `.`, `!` or `?` that is followed by whitespace or ends the
+/// line, and that does not end an abbreviation (`e.g.`, `i.e.`, `etc.`, `vs.`, an initial).
 fn first_sentence(line: &str) -> &str {
     let mut chars = line.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|(_, next)| next.is_whitespace()) {
+            if c == '.' && ends_abbreviation(&line[..i]) {
+                continue;
+            }
             return &line[..i + c.len_utf8()];
         }
     }
     line
+}
+
+/// Whether the word before a full stop is an abbreviation rather than a sentence's end.
+fn ends_abbreviation(before: &str) -> bool {
+    const ABBREVIATIONS: [&str; 12] =
+        ["e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "esp", "resp", "no", "mr", "dr"];
+    let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
+    let lower = word.to_ascii_lowercase();
+    ABBREVIATIONS.contains(&lower.as_str()) || (word.chars().count() == 1 && word.chars().all(char::is_alphabetic))
 }
 
 /// `text` in at most `max` characters (JSON Schema counts code points), cut at a word boundary
@@ -139,7 +162,7 @@ mod tests {
     fn tool_id_form() {
         for ok in [
             "core.openwop.workflows.approvals:approvals.request-sign-off",
-            "openwop:invoice-intake",
+            "workflow:invoice-intake",
             "mcp:server/tool_x",
             "x-host-acme-files:read",
             "vendor.acme.tiles:1st",
@@ -147,6 +170,7 @@ mod tests {
         ] {
             assert_eq!(check_tool_id(ok), Ok(()), "{ok}");
         }
+        assert!(check_tool_id("openwop:invoice-intake").unwrap_err().contains("reserved"));
         for bad in ["noscope", ":x", "scope:", "Scope:x", "a:b:c", "a b:c", "a:-x", "a.:x", "a..b:x", "a:x y", "a:é"] {
             assert!(check_tool_id(bad).is_err(), "{bad}");
         }
@@ -169,8 +193,9 @@ mod tests {
         let v = plain_version("1.2.3").unwrap();
         assert_eq!((v.version.as_str(), v.changes.len()), ("1.2.3", 0));
         let v = plain_version("1.2.3-beta.1+build.5").unwrap();
-        assert_eq!(v.version, "1.2.3");
-        assert!(v.changes[0].contains("-beta.1+build.5"));
+        assert_eq!((v.version.as_str(), v.prerelease.as_deref()), ("1.2.3", Some("beta.1")));
+        assert_eq!(plain_version("2.1.0-rc.1").unwrap().prerelease.as_deref(), Some("rc.1"));
+        assert_eq!(plain_version("1.0.0+sha").unwrap().prerelease, None);
         assert_eq!(plain_version("1.0.0+sha").unwrap().version, "1.0.0");
         let v = plain_version("v2.1").unwrap();
         assert_eq!((v.version.as_str(), v.changes.len()), ("2.1.0", 2));
@@ -185,6 +210,11 @@ mod tests {
         assert_eq!(summary("One line\nsecond line", 200), ("One line".into(), true));
         assert_eq!(summary("Uses v1.2 of the API", 200), ("Uses v1.2 of the API".into(), false));
         assert_eq!(summary("  Done!  ", 200), ("Done!".into(), false));
+        assert_eq!(
+            summary("Route leads, e.g. by region or i.e. size. Then notify.", 200),
+            ("Route leads, e.g. by region or i.e. size.".into(), true)
+        );
+        assert_eq!(summary("Ask J. Smith etc. to sign. Later.", 200), ("Ask J. Smith etc. to sign.".into(), true));
         assert_eq!(summary("", 200), (String::new(), false));
         let (long, cut) = summary(&"word ".repeat(100), 200);
         assert!(cut && long.chars().count() <= 200 && long.ends_with("word…"), "{long}");

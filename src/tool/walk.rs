@@ -275,13 +275,20 @@ pub fn is_marked_sensitive(schema: &Value) -> bool {
         || schema.get("format").and_then(Value::as_str) == Some("password")
 }
 
-/// The instance fields (dotted paths) that the schema marks sensitive, in document order.
+/// The one notion of "sensitive" for listing, scrubbing and model-facing arguments: the
+/// subschema is marked sensitive, or its property is named like a credential (`erpPassword`,
+/// `token`, `auth.clientSecret`).
+fn is_sensitive(all: &Subschemas, i: usize, schema: &Value) -> bool {
+    is_marked_sensitive(schema) || all.last_field_name(i).is_some_and(is_credential_name)
+}
+
+/// The instance fields (dotted paths) that are sensitive, in document order.
 pub fn sensitive_fields(schema: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let all = subschemas(schema);
     for (i, node) in all.iter() {
-        if !is_marked_sensitive(node.schema) {
+        if !is_sensitive(&all, i, node.schema) {
             continue;
         }
         if let Some(field) = all.field(i).filter(|f| !f.is_empty())
@@ -291,6 +298,90 @@ pub fn sensitive_fields(schema: &Value) -> Vec<String> {
         }
     }
     out
+}
+
+/// `schema` without its sensitive properties (and without their names in `required`), so a
+/// model is never asked for a credential: the host supplies those. Also the pointers removed.
+pub fn withhold_sensitive(schema: &Value) -> (Value, Vec<String>) {
+    let all = subschemas(schema);
+    let mut removed = Vec::new();
+    // Names to drop per parent schema, so each `properties` map and `required` list is
+    // rewritten once (removing one by one from an ordered map is quadratic).
+    let mut by_parent: Vec<(String, std::collections::HashSet<&str>)> = Vec::new();
+    let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (i, node) in all.iter() {
+        let (Step::Named("properties", name), Some(parent)) = (node.step, node.parent) else { continue };
+        if !is_sensitive(&all, i, node.schema) {
+            continue;
+        }
+        removed.push(all.pointer(i));
+        let at = *slot.entry(parent).or_insert_with(|| {
+            by_parent.push((all.pointer(parent), Default::default()));
+            by_parent.len() - 1
+        });
+        by_parent[at].1.insert(name);
+    }
+    let mut out = schema.clone();
+    for (pointer, names) in &by_parent {
+        // A parent inside a property already withheld is gone, and so is its business.
+        let Some(parent) = out.pointer_mut(pointer).and_then(Value::as_object_mut) else { continue };
+        if let Some(props) = parent.get_mut("properties").and_then(Value::as_object_mut) {
+            props.retain(|k, _| !names.contains(k.as_str()));
+        }
+        if let Some(required) = parent.get_mut("required").and_then(Value::as_array_mut) {
+            required.retain(|v| v.as_str().is_none_or(|n| !names.contains(n)));
+        }
+    }
+    (out, removed)
+}
+
+/// Text with credential material replaced by `[redacted]`: secret-shaped words, the values
+/// of `name=value` / `name: value` pairs whose name is a credential's, and URL passwords.
+/// The flag says whether anything was replaced.
+pub fn scrub_text(text: &str) -> (String, bool) {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut credential_label = false;
+    for piece in text.split_inclusive(char::is_whitespace) {
+        let word = piece.trim_end();
+        let space = &piece[word.len()..];
+        let core = word.trim_matches(|c: char| {
+            matches!(c, '(' | ')' | '"' | '\'' | ',' | ';' | '<' | '>' | '`' | '.' | '!' | '?')
+        });
+        let lead = &word[..word.find(core).unwrap_or(0)];
+        let trail = &word[lead.len() + core.len()..];
+        let replaced = if credential_label && !core.is_empty() {
+            Some("[redacted]".to_owned())
+        } else if looks_like_secret(core) {
+            Some(match core.split_once("://") {
+                Some((scheme, rest)) if url_has_password(core) => {
+                    let (userinfo, host) = rest.split_once('@').unwrap_or(("", rest));
+                    let user = userinfo.split(':').next().unwrap_or("");
+                    format!("{scheme}://{user}:[redacted]@{host}")
+                }
+                _ => "[redacted]".to_owned(),
+            })
+        } else {
+            core.split_once(['=', ':'])
+                .filter(|(name, value)| is_credential_name(name) && !value.is_empty() && !value.starts_with("//"))
+                .map(|(name, _)| format!("{name}{}[redacted]", &core[name.len()..name.len() + 1]))
+        };
+        // `password: hunter2` puts the value in the next word.
+        credential_label = replaced.is_none()
+            && (core.eq_ignore_ascii_case("bearer")
+                || core.ends_with(':') && is_credential_name(&core[..core.len() - 1]));
+        match replaced {
+            Some(r) => {
+                changed = true;
+                out.push_str(lead);
+                out.push_str(&r);
+                out.push_str(trail);
+            }
+            None => out.push_str(word),
+        }
+        out.push_str(space);
+    }
+    (out, changed)
 }
 
 /// `schema` with credential material removed, plus the pointers of what was removed.
@@ -303,8 +394,7 @@ pub fn scrub_credentials(schema: &Value) -> (Value, Vec<String>) {
     let all = subschemas(schema);
     for (i, node) in all.iter() {
         let Some(obj) = node.schema.as_object() else { continue };
-        let secret_field =
-            || is_marked_sensitive(node.schema) || all.last_field_name(i).is_some_and(is_credential_name);
+        let secret_field = || is_sensitive(&all, i, node.schema);
         for keyword in ["default", "examples", "const", "enum"] {
             let Some(data) = obj.get(keyword) else { continue };
             let sample = matches!(keyword, "default" | "examples");
@@ -565,6 +655,51 @@ mod tests {
         assert_eq!(scrubbed["properties"]["maxTokens"]["default"], 512);
         assert_eq!(scrubbed["properties"]["model"]["default"], "sk-short");
         assert!(scrubbed["properties"]["mode"].get("enum").is_none());
+    }
+
+    #[test]
+    fn credential_names_are_sensitive_like_marked_fields() {
+        let schema = json!({"type": "object", "required": ["erpPassword", "topic"], "properties": {
+            "erpPassword": {"type": "string"},
+            "token": {"type": "string"},
+            "auth": {"type": "object", "properties": {"clientSecret": {"type": "string"}, "user": {"type": "string"}}},
+            "key": {"type": "string", "x-openwop-sensitive": true},
+            "topic": {"type": "string"}}});
+        assert_eq!(sensitive_fields(&schema), ["erpPassword", "token", "auth.clientSecret", "key"]);
+        let (kept, removed) = withhold_sensitive(&schema);
+        assert_eq!(
+            removed,
+            [
+                "/properties/erpPassword",
+                "/properties/token",
+                "/properties/auth/properties/clientSecret",
+                "/properties/key"
+            ]
+        );
+        assert_eq!(
+            kept,
+            json!({"type": "object", "required": ["topic"], "properties": {
+                "auth": {"type": "object", "properties": {"user": {"type": "string"}}},
+                "topic": {"type": "string"}}})
+        );
+    }
+
+    #[test]
+    fn text_is_scrubbed_of_credentials() {
+        let cases = [
+            ("Call https://bot:hunter2@api.example.com/x now.", "Call https://bot:[redacted]@api.example.com/x now."),
+            ("Uses key sk-live-abcdefghijklmnop.", "Uses key [redacted]."),
+            ("Login with password=hunter2 (test).", "Login with password=[redacted] (test)."),
+            ("token: abc123xyz then", "token: [redacted] then"),
+            ("(Bearer-free) text with ghp_0123456789abcdefghij", "(Bearer-free) text with [redacted]"),
+            ("send Bearer abcdefghijklmnop.", "send Bearer [redacted]."),
+        ];
+        for (text, want) in cases {
+            assert_eq!(scrub_text(text), (want.to_owned(), true), "{text}");
+        }
+        for clean in ["Route a ticket, e.g. by priority.", "See https://example.com/a:b", "maxTokens: 5", ""] {
+            assert_eq!(scrub_text(clean), (clean.to_owned(), false), "{clean}");
+        }
     }
 
     #[test]

@@ -5,11 +5,15 @@
 //! These functions work on the workflow JSON as the app wrote it (nodes keyed `nodeId`,
 //! edges `sourceNodeId`/`targetNodeId`) and on WorkflowDefinitions alike (`id`).
 
+use super::merge3::{Merge, Resolutions};
 use crate::error::{Error, Result, code};
 use crate::expand::app::{APP_SOURCE, app_expand_nodes, expansion_id_hash, node_prefix, resolved_params};
 use crate::pack::Chain;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+
+/// The node members a chain's expansion sets; the rest of a node is the workflow's.
+const MEMBERS: [&str; 4] = ["typeId", "config", "inputs", "compensation"];
 
 /// The chain instance an app-written workflow records in its workflow-level `metadata`.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,39 +85,133 @@ impl AppInstance {
     /// `doc` re-expanded with `values` merged over the recorded ones, as the app would: its
     /// token rules, its expansionId of the new values, every node of the chain renamed to
     /// the new prefix (position, name and other members kept), edges rewired, metadata
-    /// updated. Nodes removed by hand come back; hand edits of config and inputs are replaced.
-    pub fn reparameterise(&self, doc: &Value, chain: &Chain, values: Map<String, Value>) -> Result<Value> {
-        self.check_chain(chain)?;
+    /// updated. [`Self::upgrade`] with the recorded chain as the new one.
+    pub fn reparameterise(
+        &self,
+        doc: &Value,
+        chain: &Chain,
+        values: Map<String, Value>,
+        res: &Resolutions,
+    ) -> Result<Value> {
+        self.upgrade(doc, chain, chain, values, res)
+    }
+
+    /// `doc` re-expanded from `new_chain` (the recorded chain `base_chain`, or another version
+    /// of it), keeping the user's edits: each node's `typeId`, `config`, `inputs` and
+    /// `compensation` are merged three ways (recorded expansion, workflow, new expansion).
+    /// Nodes removed by hand stay removed; nodes the new version adds are added, those it
+    /// drops are removed with their edges. A member changed on both sides that `res` does
+    /// not settle refuses the whole re-expansion (`upgrade_conflict`).
+    pub fn upgrade(
+        &self,
+        doc: &Value,
+        base_chain: &Chain,
+        new_chain: &Chain,
+        values: Map<String, Value>,
+        res: &Resolutions,
+    ) -> Result<Value> {
+        self.check_chain(base_chain)?;
+        if new_chain.chain_id() != self.chain_id {
+            return Err(Error::new(
+                code::INSTANCE_PACK_MISMATCH,
+                format!(
+                    "the workflow was expanded from {}, and the chain given is {}",
+                    self.chain_id,
+                    new_chain.chain_id()
+                ),
+            )
+            .with("instance", self.prefix())
+            .with("chainId", new_chain.chain_id()));
+        }
         let mut merged = self.params.clone();
         merged.extend(values);
-        let resolved = resolved_params(chain, &merged);
-        let new_id = expansion_id_hash(chain, &merged);
+        let resolved = resolved_params(new_chain, &merged);
+        let new_id = expansion_id_hash(new_chain, &merged);
         let (old_prefix, new_prefix) = (self.prefix(), node_prefix(&self.chain_id, &new_id));
-        let fresh = app_expand_nodes(chain, &resolved, &new_id);
-        let mut fresh_by_id: HashMap<String, Map<String, Value>> =
-            fresh.iter().filter_map(|n| Some((n.get("id")?.as_str()?.to_owned(), n.clone()))).collect();
+        let by_local = |nodes: Vec<Map<String, Value>>, prefix: &str| -> Vec<(String, Map<String, Value>)> {
+            nodes
+                .into_iter()
+                .filter_map(|n| Some((n.get("id")?.as_str()?.strip_prefix(prefix)?.to_owned(), n)))
+                .collect()
+        };
+        let base: HashMap<String, Map<String, Value>> = by_local(
+            app_expand_nodes(base_chain, &resolved_params(base_chain, &self.params), &self.expansion_id),
+            &old_prefix,
+        )
+        .into_iter()
+        .collect();
+        let fresh = by_local(app_expand_nodes(new_chain, &resolved, &new_id), &new_prefix);
+        let fresh_by_local: HashMap<&str, &Map<String, Value>> = fresh.iter().map(|(l, n)| (l.as_str(), n)).collect();
+        let merged_members = |m: &Map<String, Value>| -> Map<String, Value> {
+            MEMBERS.iter().filter_map(|k| Some(((*k).to_owned(), m.get(*k)?.clone()))).collect()
+        };
+        let mut merge = Merge::new(res);
 
         let mut out = doc.clone();
         let rename = |id: &str| id.strip_prefix(&old_prefix).map(|rest| format!("{new_prefix}{rest}"));
         let mut id_key = "nodeId";
+        let mut gone: std::collections::HashSet<String> = Default::default();
+        let mut seen: std::collections::HashSet<String> = Default::default();
         if let Some(list) = out.get_mut("nodes").and_then(Value::as_array_mut) {
             for node in list.iter_mut().filter_map(Value::as_object_mut) {
                 let key = if node.contains_key("nodeId") { "nodeId" } else { "id" };
                 id_key = key;
-                let Some(new) = node.get(key).and_then(Value::as_str).and_then(rename) else { continue };
-                let Some(from) = fresh_by_id.remove(&new) else { continue };
-                node.insert(key.into(), Value::String(new));
-                for member in ["typeId", "config", "inputs", "compensation"] {
-                    match from.get(member) {
-                        Some(v) => node.insert(member.into(), v.clone()),
-                        None => node.remove(member),
-                    };
+                let Some(old_id) = node.get(key).and_then(Value::as_str).map(str::to_owned) else { continue };
+                let Some(local) = old_id.strip_prefix(&old_prefix).map(str::to_owned) else { continue };
+                let new_node_id = format!("{new_prefix}{local}");
+                seen.insert(local.clone());
+                match (base.get(&local), fresh_by_local.get(local.as_str())) {
+                    (b, Some(f)) => {
+                        for member in MEMBERS {
+                            let at = format!("/{member}");
+                            let v = merge.value(
+                                &new_node_id,
+                                &at,
+                                b.and_then(|b| b.get(member)),
+                                node.get(member),
+                                f.get(member),
+                            );
+                            match v {
+                                Some(v) => node.insert(member.into(), v),
+                                None => node.remove(member),
+                            };
+                        }
+                        node.insert(key.into(), Value::String(new_node_id));
+                    }
+                    // The new version no longer has it: removed, unless the user edited it and
+                    // keeps it.
+                    (Some(b), None) => {
+                        let (b, m) = (merged_members(b), merged_members(node));
+                        if b == m
+                            || merge
+                                .conflict(&old_id, "", Some(&Value::Object(b)), Some(&Value::Object(m)), None)
+                                .is_none()
+                        {
+                            gone.insert(old_id);
+                        }
+                    }
+                    (None, None) => {}
                 }
             }
-            // Nodes of the chain the workflow no longer has, in fragment order.
-            for node in fresh {
-                let Some(id) = node.get("id").and_then(Value::as_str) else { continue };
-                if let Some(mut restored) = fresh_by_id.remove(id) {
+            list.retain(|n| n.get(id_key).and_then(Value::as_str).is_none_or(|id| !gone.contains(id)));
+            // Nodes of the chain the workflow does not have, in fragment order: new in this
+            // version, or removed by hand (they stay removed unless the new version changes
+            // them and "take new" is chosen).
+            for (local, node) in &fresh {
+                if seen.contains(local) {
+                    continue;
+                }
+                let id = format!("{new_prefix}{local}");
+                let add = match base.get(local) {
+                    None => true,
+                    Some(b) => {
+                        let (b, f) = (merged_members(b), merged_members(node));
+                        b != f
+                            && merge.conflict(&id, "", Some(&Value::Object(b)), None, Some(&Value::Object(f))).is_some()
+                    }
+                };
+                if add {
+                    let mut restored = node.clone();
                     if id_key != "id"
                         && let Some(v) = restored.shift_remove("id")
                     {
@@ -122,6 +220,15 @@ impl AppInstance {
                     list.push(Value::Object(restored));
                 }
             }
+        }
+        if merge.unresolved > 0 {
+            return Err(super::merge3::conflict_error(&old_prefix, &merge.conflicts));
+        }
+        if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
+            let ends = ["sourceNodeId", "targetNodeId", "from", "to"];
+            edges.retain(|e| {
+                !ends.iter().any(|k| e.get(*k).and_then(Value::as_str).is_some_and(|id| gone.contains(id)))
+            });
         }
         if let Some(edges) = out.get_mut("edges").and_then(Value::as_array_mut) {
             for edge in edges.iter_mut().filter_map(Value::as_object_mut) {
@@ -136,10 +243,13 @@ impl AppInstance {
         }
         if let Some(meta) = out.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.insert("expansionId".into(), Value::String(new_id));
+            if meta.contains_key("chainVersion") {
+                meta.insert("chainVersion".into(), Value::String(new_chain.version().to_owned()));
+            }
             let from = meta.entry("expandedFrom").or_insert_with(|| Value::Object(Map::new()));
             if let Some(from) = from.as_object_mut() {
                 from.insert("chainId".into(), Value::String(self.chain_id.clone()));
-                from.insert("version".into(), Value::String(self.chain_version.clone()));
+                from.insert("version".into(), Value::String(new_chain.version().to_owned()));
                 from.insert("params".into(), Value::Object(resolved));
             }
             if let Some(list) = meta.get_mut("unresolvedParams").and_then(Value::as_array_mut) {
@@ -289,7 +399,7 @@ mod tests {
     fn reparameterise_as_the_app_would() {
         let inst = AppInstance::recognise(&app_workflow()).unwrap();
         let values = json!({"queue": "sales", "labels": ["a", "b"]}).as_object().unwrap().clone();
-        let out = inst.reparameterise(&app_workflow(), &triage(), values).unwrap();
+        let out = inst.reparameterise(&app_workflow(), &triage(), values, &Resolutions::default()).unwrap();
         // The app's id of the merged values, from its formula written out by hand.
         let canonical = r#"{"labels":["a","b"],"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
         let digest = Sha256::digest(format!("vendor.example.ticket-triage@1.2.0:{canonical}").as_bytes());
@@ -312,6 +422,28 @@ mod tests {
         // Re-parameterised output is itself an untouched instance.
         let again = AppInstance::recognise(&out).unwrap();
         assert_eq!(again.hand_edits(&out, &triage()).unwrap(), []);
+    }
+
+    #[test]
+    fn hand_edits_are_kept_and_a_collision_is_refused_until_settled() {
+        use super::super::merge3::Choice;
+        let inst = AppInstance::recognise(&app_workflow()).unwrap();
+        let mut edited = app_workflow();
+        edited["nodes"][1]["config"]["provider"] = json!("openai");
+        let sales = json!({"queue": "sales"}).as_object().unwrap().clone();
+        let out = inst.reparameterise(&edited, &triage(), sales, &Resolutions::default()).unwrap();
+        assert_eq!(out["nodes"][1]["config"]["provider"], "openai", "the hand edit is kept");
+        assert_eq!(out["nodes"][1]["config"]["note"], "for sales", "what the user did not touch follows the values");
+        let both = json!({"provider": "mistral"}).as_object().unwrap().clone();
+        let e = inst.reparameterise(&edited, &triage(), both.clone(), &Resolutions::default()).unwrap_err();
+        assert_eq!(e.code, code::UPGRADE_CONFLICT);
+        assert_eq!(e.details["conflicts"][0]["member"], "/config/provider");
+        assert_eq!(
+            (&e.details["conflicts"][0]["mine"], &e.details["conflicts"][0]["new"]),
+            (&json!("openai"), &json!("mistral"))
+        );
+        let out = inst.reparameterise(&edited, &triage(), both, &Resolutions::prefer(Choice::New)).unwrap();
+        assert_eq!(out["nodes"][1]["config"]["provider"], "mistral");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::{Edge, Node, Workflow};
 use crate::error::{Error, Finding, Result, code, pointer_join};
-use crate::expand::token;
+use crate::grammar::token;
 use crate::schemas::{MAX_LISTED_VIOLATIONS, Schema};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;

@@ -11,6 +11,7 @@ mod export;
 pub mod layered;
 pub mod layout;
 mod lookup;
+pub mod merge3;
 mod node;
 pub mod provenance;
 mod read;
@@ -22,7 +23,8 @@ pub use export::ExportMode;
 pub use node::{ChildRef, Node, NodeBody};
 pub(crate) use node::{coordinate, placed};
 pub use provenance::Instance;
-pub use splice::{After, SpliceOptions, SpliceReport, reparameterise, splice};
+pub use splice::{After, SpliceOptions, SpliceReport, splice};
+pub(crate) use splice::{fragment_edges, fragment_nodes, produced_by_expanded_ids};
 
 use crate::error::{Error, Result, code};
 use lookup::Lookup;

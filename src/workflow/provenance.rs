@@ -31,6 +31,29 @@ pub struct Instance {
     /// replaced (a minted id folds `.` into `_`, so the chainId cannot be read back from it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sub_chains: Vec<crate::expand::subchain::SubChainLink>,
+    /// The expanded nodes' `capabilities` when every node has the same (the chain's), kept
+    /// because a strict-schema export strips them from the nodes: they are what the tool
+    /// projection knows the nodes do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
+    /// Otherwise each node's own non-empty `capabilities`, by expanded node id.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub node_capabilities: Map<String, Value>,
+}
+
+/// What [`Instance::capabilities`] and [`Instance::node_capabilities`] keep for these
+/// expanded nodes.
+pub(crate) fn recorded_capabilities(nodes: &[Value]) -> (Vec<String>, Map<String, Value>) {
+    let caps = |n: &Value| n.get("capabilities").filter(|c| c.as_array().is_some_and(|a| !a.is_empty())).cloned();
+    let first = nodes.first().and_then(caps);
+    if let Some(shared) = &first
+        && nodes.iter().all(|n| n.get("capabilities") == Some(shared))
+    {
+        let list = shared.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect();
+        return (list, Map::new());
+    }
+    let per_node = nodes.iter().filter_map(|n| Some((n.get("id")?.as_str()?.to_owned(), caps(n)?))).collect();
+    (Vec::new(), per_node)
 }
 
 /// `params` as saved: an object, or, when an object would nest the workflow deeper than it
@@ -89,7 +112,7 @@ impl Workflow {
         self.instances().into_iter().find(|i| i.node_ids.iter().any(|n| n == node_id))
     }
 
-    pub(super) fn record_instance(&mut self, instance: Instance) {
+    pub(crate) fn record_instance(&mut self, instance: Instance) {
         let list = self.instances_array();
         let key = instance.key();
         list.retain(|v| serde_json::from_value::<Instance>(v.clone()).map(|i| i.key() != key).unwrap_or(true));
@@ -98,7 +121,7 @@ impl Workflow {
 
     /// Drop removed edges from the instances that added them, so no record lists an edge the
     /// workflow no longer has.
-    pub(super) fn forget_edges<'a>(&mut self, removed: impl IntoIterator<Item = &'a str>) {
+    pub(crate) fn forget_edges<'a>(&mut self, removed: impl IntoIterator<Item = &'a str>) {
         let removed: std::collections::HashSet<&str> = removed.into_iter().collect();
         if removed.is_empty() {
             return;

@@ -260,30 +260,6 @@ fn produced_variable_name_clash_is_refused() {
 }
 
 #[test]
-fn reparameterise_keeps_ids_positions_and_outside_edges() {
-    let mut wf = parent();
-    let rep = splice(
-        &mut wf,
-        &expansion("k1", "old"),
-        &SpliceOptions { between: Some(("start".into(), "done".into())), ..Default::default() },
-    )
-    .unwrap();
-    let key = rep.instance.key();
-    let ix = wf.node("t_two_k1_a").unwrap();
-    wf.graph[ix].set_position(999.0, 5.0);
-    let edges_before: Vec<String> =
-        wf.to_json(ExportMode::Faithful)["edges"].as_array().unwrap().iter().map(|e| e["id"].to_string()).collect();
-    reparameterise(&mut wf, &key, &expansion("k1", "new")).unwrap();
-    let out = wf.to_json(ExportMode::Faithful);
-    assert_eq!(out["nodes"][2]["config"]["t"], "new");
-    assert_eq!(out["nodes"][2]["position"], json!({"x": 999, "y": 5}));
-    let edges_after: Vec<String> = out["edges"].as_array().unwrap().iter().map(|e| e["id"].to_string()).collect();
-    assert_eq!(edges_before, edges_after);
-    assert_eq!(wf.instance(&key).unwrap().params["topic"], "new");
-    assert!(reparameterise(&mut wf, &key, &expansion("k9", "x")).is_err());
-}
-
-#[test]
 fn remove_instance_takes_its_nodes_and_edges() {
     let mut wf = parent();
     let before = wf.to_json(ExportMode::Faithful);

@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 /// One mebibyte.
 pub const MIB: u64 = 1024 * 1024;
@@ -33,7 +33,7 @@ pub fn baseline_cap() -> u64 {
 
 /// Run `chainsmith ARGS` with at most `cap` bytes of address space, optionally in `dir`.
 pub fn run_capped<S: AsRef<OsStr>>(cap: u64, args: &[S], dir: Option<&Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chainsmith"));
+    let mut cmd = super::cli::bin();
     cmd.args(args).stdin(Stdio::null());
     if let Some(d) = dir {
         cmd.current_dir(d);
@@ -54,20 +54,4 @@ pub fn run_capped<S: AsRef<OsStr>>(cap: u64, args: &[S], dir: Option<&Path>) -> 
 /// Run with the process's fixed cost plus `allowance` bytes; the outcome says which.
 pub fn run_with_allowance<S: AsRef<OsStr>>(allowance: u64, args: &[S], dir: Option<&Path>) -> Output {
     run_capped(baseline_cap() + allowance, args, dir)
-}
-
-/// The JSON error envelope (the last line of stderr), or a panic naming what happened,
-/// such as an abort when the cap was hit.
-pub fn envelope(out: &Output) -> serde_json::Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let last = stderr.lines().last().unwrap_or_default();
-    serde_json::from_str(last)
-        .unwrap_or_else(|_| panic!("no error envelope; status {:?}, stderr ends: {}", out.status, tail(&stderr)))
-}
-
-/// The end of a long text, for failure messages.
-pub fn tail(s: &str) -> &str {
-    let start = s.len().saturating_sub(2000);
-    let start = (start..s.len()).find(|i| s.is_char_boundary(*i)).unwrap_or(s.len());
-    &s[start..]
 }

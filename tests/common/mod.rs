@@ -8,7 +8,7 @@ pub mod capped;
 pub mod cli;
 
 /// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). Tests that read it carry
-/// `#[cfg_attr(not(chainsmith_corpus), ignore = ...)]` (build.rs sets the cfg), so they only
+/// `#[needs(corpus)]` (tests/env probes for it), so they only
 /// run when it is there, or when asked to with `--ignored`, which then fails here.
 pub fn shared_dir() -> PathBuf {
     let dir = std::env::var_os("CHAINSMITH_SHARED")

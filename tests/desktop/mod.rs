@@ -3,7 +3,7 @@
 //! (window title, stderr trace lines). Shared by the display tests.
 //!
 //! Needs Xvfb and xdotool: each display test carries
-//! `#[cfg_attr(not(chainsmith_display), ignore = ...)]`, so without them (build.rs decides)
+//! `#[needs(display)]` (tests/env probes for them), so without them
 //! it is reported as ignored, and `CHAINSMITH_REQUIRE_DISPLAY_TESTS=1` (CI) makes their
 //! absence a build failure.
 #![allow(dead_code)] // each test binary uses a different subset

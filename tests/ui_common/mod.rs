@@ -3,8 +3,8 @@
 // Each test binary compiles this module and uses a part of it.
 #![allow(dead_code, unused_imports)]
 
-mod no_dialogs;
-pub use no_dialogs::NoDialogs;
+mod dialogs;
+pub use dialogs::{Asked, Script};
 
 use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
@@ -101,7 +101,7 @@ pub fn open_workflow(value: Value) -> (tempfile::TempDir, Harness<'static, App>)
     let dir = tempfile::tempdir().unwrap();
     let p = write_workflow(dir.path(), value);
     let app = App::new(
-        StartOptions { files: vec![p], dialogs: Box::new(NoDialogs), recovery_file: None, packs: bundled() },
+        StartOptions { files: vec![p], dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() },
         None,
     );
     (dir, harness(app))

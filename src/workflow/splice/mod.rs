@@ -4,15 +4,13 @@
 //! first change, so a refusal leaves the workflow untouched; [`place`] finds the fragment's
 //! positions; the fragment's nodes and edges go in ([`members`] shapes them as workflow
 //! JSON); [`wiring`] connects the fragment to the parent nodes the options name. Re-expanding
-//! an existing instance in place is [`reparameterise`].
+//! an existing instance in place is `crate::instance`'s, on the shapes [`fragment_nodes`] and
+//! [`fragment_edges`] give.
 
 mod checks;
 mod members;
 mod place;
-mod reparameterise;
 mod wiring;
-
-pub use reparameterise::reparameterise;
 
 use super::provenance::Instance;
 use super::{Edge, Workflow};
@@ -81,7 +79,10 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         }
         settings["compensation"] = policy;
     }
+    let (capabilities, node_capabilities) = super::provenance::recorded_capabilities(&exp.nodes);
     let instance = Instance {
+        capabilities,
+        node_capabilities,
         pack_name: exp.pack_name.clone(),
         pack_version: exp.pack_version.clone(),
         chain_id: exp.chain_id.clone(),
@@ -134,13 +135,29 @@ fn add_fragment(
     (node_ids, edge_ids, warnings)
 }
 
+/// An expansion's nodes as a splice makes them, at the fragment's relative positions: what
+/// an instance's nodes were before the user touched them.
+pub(crate) fn fragment_nodes(exp: &Expansion) -> Vec<serde_json::Map<String, Value>> {
+    let rel = place::relative(exp);
+    exp.id_map
+        .iter()
+        .zip(exp.nodes.iter().zip(rel))
+        .map(|((frag, _), (n, pos))| members::workflow_node(n, frag, pos))
+        .collect()
+}
+
+/// An expansion's edges as a splice makes them (ids `<prefix>e<n>`).
+pub(crate) fn fragment_edges(exp: &Expansion) -> Vec<serde_json::Map<String, Value>> {
+    exp.edges.iter().enumerate().map(|(i, e)| members::workflow_edge(e, &fragment_edge_id(exp, i + 1))).collect()
+}
+
 /// The id of the `n`th (from 1) fragment edge once inlined.
 fn fragment_edge_id(exp: &Expansion, n: usize) -> String {
     format!("{}e{n}", exp.prefix)
 }
 
 /// The chain's produced variables with `producedBy` renamed as the nodes were.
-fn produced_by_expanded_ids(exp: &Expansion) -> Vec<Value> {
+pub(crate) fn produced_by_expanded_ids(exp: &Expansion) -> Vec<Value> {
     if exp.produced_variables.is_empty() {
         return Vec::new();
     }

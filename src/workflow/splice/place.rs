@@ -15,16 +15,7 @@ use serde_json::{Value, json};
 /// Refuses a placement any coordinate of which would leave ±[`MAX_COORDINATE`]: past it the
 /// sums overflow to infinity, which JSON cannot hold (it was written as `null`).
 pub(super) fn place(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Result<Vec<(f64, f64)>> {
-    let given: Option<Vec<(f64, f64)>> = exp
-        .nodes
-        .iter()
-        .map(|n| {
-            let p = n.get("position")?;
-            Some((p.get("x").and_then(Value::as_f64).unwrap_or(0.0), p.get("y").and_then(Value::as_f64).unwrap_or(0.0)))
-        })
-        .collect();
-    let mut rel = given.unwrap_or_else(|| layered(&exp.graph, |w| *w));
-    rel.truncate(exp.nodes.len());
+    let rel = relative(exp);
     let origin = opts.at.unwrap_or_else(|| origin(wf, opts));
     let mut abs: Vec<(f64, f64)> = rel.into_iter().map(|(x, y)| (origin.0 + x, origin.1 + y)).collect();
     let existing: Vec<(f64, f64)> = wf.graph.node_weights().map(super::super::Node::position).collect();
@@ -46,6 +37,21 @@ pub(super) fn place(wf: &Workflow, exp: &Expansion, opts: &SpliceOptions) -> Res
         return Err(err);
     }
     Ok(abs)
+}
+
+/// The fragment's own positions when every node has one, else a layered layout; one per node.
+pub(crate) fn relative(exp: &Expansion) -> Vec<(f64, f64)> {
+    let given: Option<Vec<(f64, f64)>> = exp
+        .nodes
+        .iter()
+        .map(|n| {
+            let p = n.get("position")?;
+            Some((p.get("x").and_then(Value::as_f64).unwrap_or(0.0), p.get("y").and_then(Value::as_f64).unwrap_or(0.0)))
+        })
+        .collect();
+    let mut rel = given.unwrap_or_else(|| layered(&exp.graph, |w| *w));
+    rel.truncate(exp.nodes.len());
+    rel
 }
 
 /// Without a drop point: right of the node wired into the fragment, level with it; else

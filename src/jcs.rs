@@ -71,12 +71,19 @@ pub fn canonical(value: &Value) -> Result<Vec<u8>, String> {
 
 /// Every number of `value` that signing would refuse, with its pointer, in document order.
 pub fn unsignable_numbers(value: &Value) -> Vec<Refusal> {
+    first_unsignable_numbers(value, usize::MAX).0
+}
+
+/// The first `limit` of [`unsignable_numbers`], and how many there are in all (the rest
+/// are counted, not built).
+pub fn first_unsignable_numbers(value: &Value, limit: usize) -> (Vec<Refusal>, usize) {
     let mut out = Vec::new();
+    let mut total = 0;
     // Pointers are only built when there is something to report.
     if first_unsignable(value).is_some() {
-        collect_unsignable(value, &mut String::new(), &mut out);
+        collect_unsignable(value, &mut String::new(), &mut out, limit, &mut total);
     }
-    out
+    (out, total)
 }
 
 /// A value whose numbers serialise as plain integers or floats. chainsmith keeps numbers
@@ -314,18 +321,21 @@ fn first_unsignable(value: &Value) -> Option<String> {
 
 /// The pointer walk, only taken when [`first_unsignable`] found something (its depth is
 /// that of a document that parsed, or was built, and already walked).
-fn collect_unsignable(value: &Value, pointer: &mut String, out: &mut Vec<Refusal>) {
+fn collect_unsignable(value: &Value, pointer: &mut String, out: &mut Vec<Refusal>, limit: usize, total: &mut usize) {
     match value {
         Value::Number(n) => {
             if let Some(message) = number_problem(n) {
-                out.push(Refusal { pointer: pointer.clone(), message, number: true });
+                *total += 1;
+                if out.len() < limit {
+                    out.push(Refusal { pointer: pointer.clone(), message, number: true });
+                }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let len = pointer.len();
                 pointer.push_str(&format!("/{i}"));
-                collect_unsignable(item, pointer, out);
+                collect_unsignable(item, pointer, out, limit, total);
                 pointer.truncate(len);
             }
         }
@@ -333,7 +343,7 @@ fn collect_unsignable(value: &Value, pointer: &mut String, out: &mut Vec<Refusal
             for (k, item) in m {
                 let len = pointer.len();
                 *pointer = crate::error::pointer_join(pointer, k);
-                collect_unsignable(item, pointer, out);
+                collect_unsignable(item, pointer, out, limit, total);
                 pointer.truncate(len);
             }
         }
@@ -348,23 +358,67 @@ fn number_problem(n: &Number) -> Option<String> {
     let text = n.as_str();
     let digits = text.strip_prefix('-').unwrap_or(text);
     if digits.bytes().all(|b| b.is_ascii_digit()) {
-        let beyond = digits.len() > 16 || digits.parse::<u64>().is_ok_and(|u| u > MAX_SAFE_INTEGER);
-        return beyond
+        return beyond_safe(digits)
             .then(|| format!("the integer {text} is beyond ±(2^53−1); signing would round it (JCS, RFC 8785)"));
     }
-    match text.parse::<f64>() {
-        Ok(f) if !f.is_finite() => Some(format!("the number {text} is beyond the range of a double")),
+    let f = match text.parse::<f64>() {
+        Ok(f) if !f.is_finite() => return Some(format!("the number {text} is beyond the range of a double")),
         Ok(0.0) if mantissa_is_non_zero(digits) => {
-            Some(format!("the number {text} is below the range of a double and would be written as 0"))
+            return Some(format!("the number {text} is below the range of a double and would be written as 0"));
         }
-        // Canonical text spells such a double as integer digits (1e20 → 100000000000000000000),
-        // which the rule above refuses when read back: the signed bytes would not verify here.
-        Ok(f) if f.fract() == 0.0 && f.abs() > MAX_SAFE_INTEGER as f64 && f.abs() < 1e21 => Some(format!(
-            "the number {text} is written as the integer {f:.0} when canonical, beyond ±(2^53−1) (JCS, RFC 8785)"
-        )),
-        Ok(_) => None,
-        Err(_) => Some(format!("the number {text} is not a JSON number")),
+        Ok(f) => f,
+        Err(_) => return Some(format!("the number {text} is not a JSON number")),
+    };
+    // A fraction or an exponent is written as the double's ECMAScript text: refused when
+    // that text has another value (`0.30000000000000000001` would become `0.3`), or is an
+    // integer a JavaScript reader would round (`9007199254740992.0`).
+    let written = serde_json_canonicalizer::to_string(&f).ok()?;
+    if exact_decimal(text) != exact_decimal(&written) {
+        return Some(format!(
+            "the number {text} would be signed as {written} (a double cannot hold it exactly); \
+             write {written}, or keep the exact value in a string"
+        ));
     }
+    let written_digits = written.strip_prefix('-').unwrap_or(&written);
+    let unsafe_integer = written_digits.bytes().all(|b| b.is_ascii_digit()) && beyond_safe(written_digits);
+    unsafe_integer.then(|| {
+        format!("the number {text} would be signed as the integer {written}, beyond ±(2^53−1) (JCS, RFC 8785)")
+    })
+}
+
+/// Whether the digits of an integer spell one beyond 2^53−1.
+fn beyond_safe(digits: &str) -> bool {
+    digits.len() > 16 || digits.parse::<u64>().is_ok_and(|u| u > MAX_SAFE_INTEGER)
+}
+
+/// The exact decimal value of JSON number text: sign, significant digits (no leading or
+/// trailing zeros) and the power of ten they are scaled by. Zero is one value whatever
+/// its sign (JCS writes `-0` as `0`). `None` for an exponent beyond `i64` on a non-zero
+/// mantissa (never a double's value).
+fn exact_decimal(text: &str) -> Option<(bool, String, i64)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let significant = all.trim_start_matches('0');
+    let trimmed = significant.trim_end_matches('0');
+    if trimmed.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    let exponent = match exponent {
+        Some(e) => e.parse::<i64>().ok()?,
+        None => 0,
+    };
+    let scale = exponent
+        .checked_sub(i64::try_from(frac.len()).ok()?)?
+        .checked_add(i64::try_from(significant.len() - trimmed.len()).ok()?)?;
+    Some((negative, trimmed.to_owned(), scale))
 }
 
 /// Whether the digits before any exponent hold a non-zero digit.
@@ -509,5 +563,29 @@ mod tests {
             assert!(parse_strict(fine.as_bytes()).is_ok(), "{fine}");
         }
         assert!(parse_strict(b"12345678901234567890").unwrap_err().contains("at the root"));
+    }
+
+    /// Issue 33 item 8: a fraction or exponent is refused when its ECMAScript text has
+    /// another value, or is an integer beyond ±(2^53−1); re-spellings of the same value pass.
+    #[test]
+    fn numbers_spelled_as_floats_are_refused_when_signing_would_change_them() {
+        for (text, written) in [
+            ("9007199254740993.0", "9007199254740992"),
+            ("9007199254740993e0", "9007199254740992"),
+            ("0.30000000000000000001", "0.3"),
+            ("123456789012345678e3", "123456789012345680000"),
+            ("-9007199254740993.5", "-9007199254740994"),
+            ("9007199254740992.0", "9007199254740992"),
+            ("1e20", "100000000000000000000"),
+        ] {
+            let refusal = parse_strict_located(text.as_bytes()).unwrap_err();
+            assert!(refusal.number && refusal.message.contains(written), "{text}: {}", refusal.message);
+        }
+        for fine in ["0.1", "0.3", "2.50", "1E-7", "-0.0", "1e+21", "1.5e-300", "9007199254740991.0", "0.1e1", "5e-324"]
+        {
+            assert!(parse_strict(fine.as_bytes()).is_ok(), "{fine}");
+        }
+        assert_eq!(exact_decimal("0012.3400e-2"), Some((false, "1234".into(), -4)));
+        assert_eq!(exact_decimal("-0.000e9"), Some((false, String::new(), 0)));
     }
 }

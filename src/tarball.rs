@@ -13,7 +13,7 @@ use crate::error::{Error, Result, code};
 use flate2::{Compression, GzBuilder};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
-use std::path::{Component, Path};
+use std::path::Path;
 
 /// Largest `.tgz` read; registry packs are kilobytes.
 pub const MAX_TARBALL_BYTES: u64 = 32 * 1024 * 1024;
@@ -165,8 +165,9 @@ fn read_entries(stream: &mut impl Read) -> std::result::Result<BTreeMap<String, 
             return Err(Refusal::new("too_many_entries", format!("holds more than {MAX_ENTRIES} entries")));
         }
         let mut entry = entry.map_err(unreadable)?;
-        let raw_path = entry.path().map_err(unreadable)?.into_owned();
-        let kind = entry.header().entry_type();
+        let header = entry.header();
+        let kind = header.entry_type();
+        let raw_path = String::from_utf8_lossy(field(&header.as_bytes()[..100])).into_owned();
         if kind.is_pax_global_extensions()
             || kind.is_pax_local_extensions()
             || kind.is_gnu_longname()
@@ -175,15 +176,15 @@ fn read_entries(stream: &mut impl Read) -> std::result::Result<BTreeMap<String, 
             return Err(Refusal::new(
                 "entry_not_file",
                 format!(
-                    "entry {} is a {kind:?} extension header; a pack tarball is plain USTAR (names of at most {MAX_NAME_BYTES} bytes)",
-                    raw_path.display()
+                    "entry {raw_path} is a {kind:?} extension header; a pack tarball is plain USTAR (names of at most {MAX_NAME_BYTES} bytes)"
                 ),
             ));
         }
-        let rel = relative_name(&raw_path)?;
-        if let Some((reason, why)) = read_differently(entry.header()) {
-            return Err(Refusal::new(reason, format!("entry {rel} {why}")));
+        if let Some((reason, why)) = read_differently(header) {
+            let shown = String::from_utf8_lossy(field(&header.as_bytes()[..100])).into_owned();
+            return Err(Refusal::new(reason, format!("entry {shown} {why}")));
         }
+        let Some(rel) = entry_name(header.as_bytes(), kind.is_dir())? else { continue };
         if kind.is_dir() {
             continue;
         }
@@ -223,10 +224,8 @@ fn read_entries(stream: &mut impl Read) -> std::result::Result<BTreeMap<String, 
 }
 
 /// What GNU tar 1.34 or Python's tarfile read differently from the tar crate (found by the
-/// fuzz targets' second reading): a folder's data (they read it as further entries), a size
-/// that is not plain octal or base-256 (GNU reads a leading `+` as base-64), and a name
-/// prefix in a header the tar crate takes for non-POSIX (GNU joins it for any `ustar\0`
-/// magic, Python whenever it is set).
+/// fuzz targets' second reading): a folder's data (they read it as further entries), and a
+/// size that is not plain octal or base-256 (GNU reads a leading `+` as base-64).
 fn read_differently(h: &tar::Header) -> Option<(&'static str, String)> {
     let size = &h.as_old().size;
     let octal = |f: &[u8]| {
@@ -247,30 +246,51 @@ fn read_differently(h: &tar::Header) -> Option<(&'static str, String)> {
             format!("is a folder carrying {bytes} bytes, which GNU tar and Python read as further entries"),
         ));
     }
-    if h.as_ustar().is_none() && h.as_bytes()[345] != 0 {
-        return Some((
-            "entry_name_invalid",
-            "has a name prefix that GNU tar or Python join to its name and others ignore".into(),
-        ));
-    }
     None
 }
 
-/// `a/./b` → `a/b`; absolute paths, `..`, empty and non-UTF-8 names are refused.
-fn relative_name(path: &Path) -> std::result::Result<String, Refusal> {
-    let bad = |why: &str| Refusal::new("entry_name_invalid", format!("entry {} {why}", path.display()));
-    let mut parts = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(p) => parts.push(p.to_str().ok_or_else(|| bad("has a name that is not UTF-8"))?),
-            Component::CurDir => {}
-            _ => return Err(bad("leaves the archive (absolute path or `..`)")),
+/// A NUL-terminated header field's bytes.
+fn field(bytes: &[u8]) -> &[u8] {
+    bytes.iter().position(|b| *b == 0).map_or(bytes, |end| &bytes[..end])
+}
+
+/// The relative `/` path of an entry, read from its raw header so that every reader agrees
+/// on it; `None` for the archive's root folder (`./`, which `tar -C DIR .` writes). One
+/// leading `./` is dropped (`./pack.json` is `pack.json` to tar, Python and the OpenWOP
+/// client alike). Refused (`entry_name_invalid`), because tools read them differently or
+/// they leave the archive: a name in the USTAR `prefix` field (GNU tar and Python join it
+/// in, the OpenWOP client reads the name field alone), a file name ending in `/` (GNU tar
+/// and Python read a folder), empty or `.` segments past the leading `./`, `\`, `..`,
+/// absolute and non-UTF-8 names.
+fn entry_name(header: &[u8; 512], is_dir: bool) -> std::result::Result<Option<String>, Refusal> {
+    let raw = field(&header[..100]);
+    let shown = String::from_utf8_lossy(raw);
+    let bad = |why: &str| Refusal::new("entry_name_invalid", format!("entry {shown} {why}"));
+    if !field(&header[345..500]).is_empty() {
+        return Err(bad("has a USTAR name prefix, which tools join to its name differently"));
+    }
+    let name = std::str::from_utf8(raw).map_err(|_| bad("has a name that is not UTF-8"))?;
+    if name.starts_with('/') {
+        return Err(bad("leaves the archive (absolute path)"));
+    }
+    let name = name.strip_prefix("./").unwrap_or(name);
+    let name = match name.strip_suffix('/') {
+        Some(folder) if is_dir => folder,
+        Some(_) => return Err(bad("is a file whose name ends with `/`, which GNU tar and Python read as a folder")),
+        None => name,
+    };
+    if name.is_empty() || (is_dir && name == ".") {
+        return if is_dir { Ok(None) } else { Err(bad("has an empty name")) };
+    }
+    for segment in name.split('/') {
+        match segment {
+            ".." => return Err(bad("leaves the archive (`..`)")),
+            "" | "." => return Err(bad("has an empty or `.` path segment, which tools read differently")),
+            s if s.contains('\\') => return Err(bad("has a `\\` in its name, a separator to some tools")),
+            _ => {}
         }
     }
-    if parts.is_empty() {
-        return Err(bad("has an empty name"));
-    }
-    Ok(parts.join("/"))
+    Ok(Some(name.to_owned()))
 }
 
 /// Whether a path names a gzip'd tarball by its extension (`.tgz`, `.tar.gz`).
@@ -365,6 +385,70 @@ mod tests {
         }
         let bomb = gz.finish().unwrap();
         assert!(PackArchive::from_tgz(&bomb).unwrap_err().reason == "too_large");
+    }
+
+    /// One gzip'd tar of raw USTAR entries `(name, type, data)`, as a `tar -C DIR .` writes.
+    fn ustar(entries: &[(&[u8], tar::EntryType, &[u8])]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, kind, data) in entries {
+            let mut h = tar::Header::new_ustar();
+            h.as_old_mut().name[..name.len()].copy_from_slice(name);
+            h.set_entry_type(*kind);
+            h.set_size(data.len() as u64);
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        gzip(&b.into_inner().unwrap())
+    }
+
+    /// The OpenWOP registry's `core.openwop.examples@1.0.0` and `vendor.openwop.rust-hello@1.0.0`
+    /// were packed from inside their folders: a `./` root entry and `./`-prefixed names.
+    #[test]
+    fn dot_slash_entries_are_the_files_tar_and_python_read() {
+        use tar::EntryType::{Directory, Regular};
+        let a = ustar(&[
+            (b"./", Directory, b""),
+            (b"./pack.json", Regular, b"{}"),
+            (b"./schemas/", Directory, b""),
+            (b"./schemas/a.json", Regular, b"[]"),
+            (b".", Directory, b""),
+        ]);
+        assert_eq!(PackArchive::from_tgz(&a).unwrap().files, files(&[("pack.json", "{}"), ("schemas/a.json", "[]")]));
+    }
+
+    /// Names another reader takes for something else are refused, not guessed at.
+    #[test]
+    fn names_tools_read_differently_are_refused() {
+        use tar::EntryType::{Directory, Regular};
+        let old_regular = tar::EntryType::new(0);
+        let cases: [(&[u8], tar::EntryType); 10] = [
+            // GNU tar and Python read a folder; this reader used to read pack.json.
+            (b"pack.json/", Regular),
+            (b"pack.json/", old_regular),
+            (b"./", Regular),
+            (b".//pack.json", Regular),
+            (b"././pack.json", Regular),
+            (b"schemas/./a.json", Regular),
+            (b"schemas//a.json", Regular),
+            (b"schemas\\a.json", Regular),
+            (b"../x/", Directory),
+            (b"/", Directory),
+        ];
+        for (name, kind) in cases {
+            let a = ustar(&[(b"pack.json", Regular, b"{}"), (name, kind, b"")]);
+            let refusal = PackArchive::from_tgz(&a).unwrap_err();
+            assert_eq!(refusal.reason, "entry_name_invalid", "{}: {refusal}", String::from_utf8_lossy(name));
+        }
+        // A USTAR prefix: GNU tar and Python read `x/pack.json`, the OpenWOP client `pack.json`.
+        let mut h = tar::Header::new_ustar();
+        h.as_old_mut().name[..9].copy_from_slice(b"pack.json");
+        h.as_ustar_mut().unwrap().prefix[0] = b'x';
+        h.set_size(2);
+        h.set_cksum();
+        let mut b = tar::Builder::new(Vec::new());
+        b.append(&h, &b"{}"[..]).unwrap();
+        let refusal = PackArchive::from_tgz(&gzip(&b.into_inner().unwrap())).unwrap_err();
+        assert_eq!(refusal.reason, "entry_name_invalid", "{refusal}");
     }
 
     fn gzip(bytes: &[u8]) -> Vec<u8> {

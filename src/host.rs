@@ -10,6 +10,16 @@ use crate::error::{Error, Finding, code};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Answers whether a typeId is provided by a pack the editor knows.
+pub trait TypeResolver {
+    fn resolves(&self, type_id: &str) -> bool;
+}
+
+/// `core.*` typeIds are reserved and always resolve (node-packs §1.4).
+pub fn is_core(type_id: &str) -> bool {
+    type_id.starts_with("core.")
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct HostProfile {
@@ -31,6 +41,13 @@ pub struct HostProfile {
     /// resolve as if a catalogued node pack declared them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub node_types: Vec<String>,
+    /// `conformance.mockAgent`: the host runs `core.conformance.mock-agent`. `None` when no
+    /// host was described (not gated); a profile or document that does not say is `false`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mock_agent: Option<bool>,
+    /// `agents.dispatchMapping`: the host applies `core.dispatch` input/output mappings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatch_mapping: Option<bool>,
 }
 
 impl Default for HostProfile {
@@ -45,6 +62,8 @@ impl Default for HostProfile {
             protocol_major: 1,
             max_node_executions: None,
             node_types: Vec::new(),
+            mock_agent: None,
+            dispatch_mapping: None,
         }
     }
 }
@@ -52,7 +71,14 @@ impl Default for HostProfile {
 impl HostProfile {
     /// Every switch on; used where a run must not be gated (conformance replay).
     pub fn permissive() -> Self {
-        Self { sub_chains: true, secrets: true, deferred_parameters: true, ..Self::default() }
+        Self {
+            sub_chains: true,
+            secrets: true,
+            deferred_parameters: true,
+            mock_agent: Some(true),
+            dispatch_mapping: Some(true),
+            ..Self::default()
+        }
     }
 
     /// Read a profile from JSON text (`--host FILE`): chainsmith's profile, or a host's
@@ -67,8 +93,11 @@ impl HostProfile {
         if is_capabilities_document(&value) {
             return Self::from_capabilities(&value);
         }
-        let host: Self = serde_json::from_value(value)
+        let mut host: Self = serde_json::from_value(value)
             .map_err(|e| Error::new(code::INVALID_REQUEST, format!("host profile: {e}")))?;
+        // A profile that does not grant the conformance features does not have them.
+        host.mock_agent.get_or_insert(false);
+        host.dispatch_mapping.get_or_insert(false);
         for (i, p) in host.node_types.iter().enumerate() {
             if let Some(problem) = Self::node_type_problem(p) {
                 // `path` is left to the caller, who knows the file.
@@ -153,6 +182,8 @@ impl HostProfile {
             protocol_major: protocol_major(doc),
             max_node_executions: limits.and_then(|l| l.get("maxNodeExecutions")).and_then(as_whole),
             node_types: Vec::new(),
+            mock_agent: Some(flag(family("conformance"), "mockAgent")),
+            dispatch_mapping: Some(flag(family("agents"), "dispatchMapping")),
         })
     }
 
@@ -206,6 +237,18 @@ pub fn capabilities_form(doc: &Value) -> Option<&'static str> {
     } else {
         "v1 deprecated `capabilities` wrapper"
     })
+}
+
+/// A family's boolean facet: `true`, or a v2 record `{status}` that is not removed.
+fn flag(family: Option<&Value>, facet: &str) -> bool {
+    match family.and_then(|f| f.get(facet)) {
+        Some(Value::Bool(b)) => *b,
+        Some(record) => {
+            record.get("supported") == Some(&Value::Bool(true))
+                || record.get("status").and_then(Value::as_str).is_some_and(|s| s != "removed")
+        }
+        None => false,
+    }
 }
 
 /// A whole number ≥ 0, written as an integer or with a zero fraction (`8.0`): the schema's

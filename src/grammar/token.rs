@@ -219,20 +219,51 @@ pub struct NearToken {
 /// One forward pass: real tokens are skipped with a cursor over their (sorted) spans, and
 /// the closing `}}`/`>>` is found by [`NextClose`], which never reads a byte twice.
 pub fn near_tokens(s: &str) -> Vec<NearToken> {
+    let mut out = Vec::new();
+    each_near_token(s, |start, text| {
+        out.push(NearToken { start, text: text.to_owned() });
+        true
+    });
+    out
+}
+
+/// Whether `s` holds a near-token: [`near_tokens`] stopped at the first, nothing copied.
+pub fn has_near_token(s: &str) -> bool {
+    let mut found = false;
+    each_near_token(s, |_, _| {
+        found = true;
+        false
+    });
+    found
+}
+
+/// Visit each near-token of `s` (its start and text) as [`near_tokens`] finds them, until
+/// `visit` returns false: a string of a million of them is not copied a million times
+/// over to be reported a hundred times.
+pub fn each_near_token(s: &str, visit: impl FnMut(usize, &str) -> bool) {
     // Every string of a pack passes through here: rule out most without allocating.
-    if !may_hold_near_token(s) {
-        return Vec::new();
+    if may_hold_near_token(s) {
+        scan_near_tokens_with(s, visit);
     }
-    scan_near_tokens(s)
 }
 
 /// [`near_tokens`] without the pre-check.
+#[cfg(test)]
 fn scan_near_tokens(s: &str) -> Vec<NearToken> {
+    let mut out = Vec::new();
+    scan_near_tokens_with(s, |start, text| {
+        out.push(NearToken { start, text: text.to_owned() });
+        true
+    });
+    out
+}
+
+/// The scan behind [`each_near_token`].
+fn scan_near_tokens_with(s: &str, mut visit: impl FnMut(usize, &str) -> bool) {
     let real = tokens(s);
     let mut real_at = 0;
     let mut closes = [NextClose::new("}}"), NextClose::new(">>")];
     let bytes = s.as_bytes();
-    let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < bytes.len() {
         match bytes[i..].iter().position(|b| *b == b'{' || *b == b'<') {
@@ -256,14 +287,15 @@ fn scan_near_tokens(s: &str) -> Vec<NearToken> {
                 let close = &mut closes[usize::from(pair == b"<<")];
                 let end = close.at_or_after(s, j).map(|p| p + 2).unwrap_or_else(|| (j + 6).min(s.len()));
                 let end = (end..=s.len()).find(|e| s.is_char_boundary(*e)).unwrap_or(s.len());
-                out.push(NearToken { start: i, text: s[i..end].to_owned() });
+                if !visit(i, &s[i..end]) {
+                    return;
+                }
                 i = end.max(i + 1);
                 continue;
             }
         }
         i += 1;
     }
-    out
 }
 
 /// Cheap pre-check for [`near_tokens`]: is there an opening `{{` or `<<` that does not start
