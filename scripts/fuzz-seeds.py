@@ -97,7 +97,8 @@ def hostile_tars():
     t["ustar-version-blank"] = patch(patch(header("x.json", size=len(PACK)), 345, b"pack"), 263, b"  ") + pad(PACK) + END
     t["size-plus"] = patch(header("pack.json", size=len(PACK)), 124, b"+0000000052\0") + pad(PACK) + END
     t["size-base256"] = patch(header("pack.json", size=len(PACK)), 124, b"\x80" + b"\0" * 10 + bytes([len(PACK)])) + pad(PACK) + END
-    t["regular-trailing-slash"] = patch(header("pack.json/", size=len(PACK)), 156, b"0")[:512] + pad(PACK) + END
+    # A regular file named "pack.json/": GNU tar reads a folder (issue 33 item 4).
+    t["regular-trailing-slash"] = patch(header("pack.json/", size=len(PACK)), 156, b"0") + pad(PACK) + END
     t["file-and-folder"] = entry("a", b"1") + entry("a/b", b"2") + END
     t["contiguous"] = patch(header("pack.json", size=len(PACK)), 156, b"7") + pad(PACK) + END
     return t
@@ -133,8 +134,10 @@ def jcs_cases():
 
 
 def main():
-    if SEEDS.exists():
-        shutil.rmtree(SEEDS)
+    # Inputs the fuzzers found (`found-*`, copied from fuzz/artifacts/ by hand) are kept.
+    for f in SEEDS.glob("*/*"):
+        if not f.name.startswith("found-"):
+            f.unlink()
     work = pathlib.Path(tempfile.mkdtemp(prefix="chainsmith-seeds-"))
     try:
         for script in ["make_registry.py", "make_hostile.py"]:

@@ -21,9 +21,12 @@ targets=${*:-$all_targets}
 
 export CARGO_TARGET_DIR="$PWD/fuzz/target-cov"
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
-echo "== building instrumented targets in fuzz/target-cov"
-nice -n 10 cargo build --release --manifest-path fuzz/Cargo.toml --target "$triple" --bins
-bin_dir="$CARGO_TARGET_DIR/$triple/release"
+# FUZZ_BIN_DIR: fuzz binaries built (instrumented) elsewhere; nothing is built then.
+bin_dir=${FUZZ_BIN_DIR:-$CARGO_TARGET_DIR/$triple/release}
+if [ -z "${FUZZ_BIN_DIR:-}" ]; then
+  echo "== building instrumented targets in fuzz/target-cov"
+  nice -n 10 cargo build --release --manifest-path fuzz/Cargo.toml --target "$triple" --bins
+fi
 
 count() { find "$1" -type f 2>/dev/null | wc -l; }
 printf '%-17s %12s %9s %15s %9s\n' target executions exec/s corpus findings > fuzz/last-run.txt.tmp
@@ -32,6 +35,7 @@ for t in $targets; do
   mkdir -p "$corpus" "$artifacts" "$seeds"
   before=$(count "$corpus")
   log=fuzz/artifacts/$t.log
+  touch "$log.start"
   echo "== $t: ${seconds}s from $(count "$seeds") seeds and $before corpus inputs"
   # Fork mode (one job) restarts the fuzzing process after a crash instead of stopping.
   nice -n 10 "$bin_dir/$t" "$corpus" "$seeds" -artifact_prefix="$artifacts/" -max_total_time="$seconds" \
@@ -41,9 +45,11 @@ for t in $targets; do
   execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   rate=$(( ${execs:-0} / seconds ))
   after=$(count "$corpus")
-  # A finding is a distinct panic message (or libFuzzer's own deadly signal, timeout, OOM).
-  findings=$( (grep -hA1 -E "panicked at" "$log" | grep -vE "panicked at|^--$" || true; \
-    grep -hoE "ERROR: libFuzzer: (timeout|out-of-memory|deadly signal)" "$log" || true) | sort -u)
+  # A finding is a distinct panic message of a saved crash input (replayed here; the fork
+  # loop does not always copy the child's log), or a timeout or out-of-memory input.
+  crashes=$(find "$artifacts" -type f -name 'crash-*' -newer "$log.start" | head -200)
+  findings=$( (for f in $crashes; do "$bin_dir/$t" "$f" 2>&1 | grep -A1 "panicked at" | grep -vE "panicked at|^--$" | head -1; done; \
+    find "$artifacts" -type f \( -name 'timeout-*' -o -name 'oom-*' \) -newer "$log.start" | sed 's|.*/\([a-z]*\)-.*|libFuzzer \1|') | sort -u)
   nfind=$(printf '%s' "$findings" | grep -c . || true)
   printf '%-17s %12s %9s %15s %9s\n' "$t" "${execs:-0}" "$rate" "$before -> $after" "$nfind" | tee -a fuzz/last-run.txt.tmp
   [ -n "$findings" ] && printf '%s\n' "$findings" | sed "s/^/    $t: /" | tee -a fuzz/last-run.txt.tmp

@@ -13,15 +13,21 @@ use std::path::Path;
 fuzz_target!(|data: &[u8]| {
     let p = chainsmith_fuzz::parts(data, 4);
     let root = Path::new("/fuzz/registry");
-    let Ok(doc) = chainsmith::fsio::parse_json(chainsmith::error::code::INVALID_REQUEST, &root.join(".well-known/openwop-registry.json"), p[0])
-    else {
+    let Ok(doc) = chainsmith::fsio::parse_json(
+        chainsmith::error::code::INVALID_REQUEST,
+        &root.join(".well-known/openwop-registry.json"),
+        p[0],
+    ) else {
         return;
     };
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let (name, version, url) = (text(p[1]), text(p[2]), text(p[3]));
     for asked in [None, Some(Tree::V2), Some(Tree::V1), Some(Tree::Legacy)] {
         let Ok(registry) = Registry::from_document_tree(root, doc.clone(), asked) else {
-            assert!(asked.is_some() || doc.get("endpoints").and_then(|e| e.as_object()).is_none(), "a document with endpoints opens");
+            assert!(
+                asked.is_some() || doc.get("endpoints").and_then(|e| e.as_object()).is_none(),
+                "a document with endpoints opens"
+            );
             continue;
         };
         let v2 = names_whole_v2(&doc);

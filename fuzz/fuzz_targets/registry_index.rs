@@ -53,12 +53,16 @@ fuzz_target!(|data: &[u8]| {
                 assert!(unyanked.iter().any(|r| r.0 == v), "{v} is not an unyanked row of the index");
             }
             if matches!(trimmed, None | Some("latest")) {
-                let named = ["latest", "latestVersion"].iter().any(|k| index.get(*k).and_then(Value::as_str) == Some(&v));
+                let named =
+                    ["latest", "latestVersion"].iter().any(|k| index.get(*k).and_then(Value::as_str) == Some(&v));
                 let highest = |stable: bool| {
                     unyanked.iter().filter(|r| !stable || r.1.pre.is_empty()).map(|r| &r.1).max().cloned()
                 };
                 let best = highest(true).or_else(|| highest(false));
-                assert!(named || best == Version::parse(&v).ok(), "{v} is neither the index's latest nor the highest unyanked version");
+                assert!(
+                    named || best == Version::parse(&v).ok(),
+                    "{v} is neither the index's latest nor the highest unyanked version"
+                );
             }
         }
         Err(e) => {
@@ -74,9 +78,15 @@ fuzz_target!(|data: &[u8]| {
             Check::Verified { .. } => panic!("{} verified in a registry without keys", pack.name),
             Check::Unsigned { version } => {
                 let tgz = registry.tarball_path(&pack.name, &version).ok().and_then(|t| std::fs::read(t).ok());
-                let files = tgz.and_then(|t| tar_oracle::read_tgz(&t).ok()).expect("an unsigned version has a readable tarball");
-                let packed: Value = files.get("pack.json").and_then(|m| serde_json::from_slice(m).ok()).expect("with a pack.json");
-                assert_eq!((packed["name"].as_str(), packed["version"].as_str()), (Some(pack.name.as_str()), Some(version.as_str())));
+                let files = tgz
+                    .and_then(|t| tar_oracle::read_tgz(&t).ok())
+                    .expect("an unsigned version has a readable tarball");
+                let packed: Value =
+                    files.get("pack.json").and_then(|m| serde_json::from_slice(m).ok()).expect("with a pack.json");
+                assert_eq!(
+                    (packed["name"].as_str(), packed["version"].as_str()),
+                    (Some(pack.name.as_str()), Some(version.as_str()))
+                );
             }
             Check::Refused { .. } => {}
         }

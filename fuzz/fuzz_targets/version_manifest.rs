@@ -42,18 +42,27 @@ fuzz_target!(|data: &[u8]| {
 
     // What is on disk now (templates may name one file twice; the last write stands).
     let on_disk = |i: usize| files[i].0.as_ref().ok().and_then(|p| std::fs::read(p).ok());
-    let manifest: Value = on_disk(0).and_then(|m| serde_json::from_slice(&m).ok()).expect("a verified version has a manifest");
+    let manifest: Value =
+        on_disk(0).and_then(|m| serde_json::from_slice(&m).ok()).expect("a verified version has a manifest");
     let tgz = on_disk(1).expect("a verified version has a tarball");
     assert_eq!((verified.name.as_str(), verified.version.as_str()), (name, version));
     assert_eq!(verified.tarball, tgz, "the tarball verified is the one served");
-    assert_eq!(manifest.get("integrity").and_then(Value::as_str), Some(sri(&tgz).as_str()), "integrity names the tarball");
+    assert_eq!(
+        manifest.get("integrity").and_then(Value::as_str),
+        Some(sri(&tgz).as_str()),
+        "integrity names the tarball"
+    );
     let extracted = match tar_oracle::read_tgz(&tgz) {
         Ok(files) => files,
         Err(why) => panic!("a verified tarball other tools read differently: {why}"),
     };
     assert_eq!(extracted, verified.archive.files, "the files verified are the files tar and Python extract");
     let packed: Value = serde_json::from_slice(&extracted["pack.json"]).expect("the packed pack.json is JSON");
-    assert_eq!((packed["name"].as_str(), packed["version"].as_str()), (Some(name), Some(version)), "the packed identity");
+    assert_eq!(
+        (packed["name"].as_str(), packed["version"].as_str()),
+        (Some(name), Some(version)),
+        "the packed identity"
+    );
 
     let SignatureCheck::Verified { scheme, key_id, key_status } = verified.signature else { return };
     let doc: Value = serde_json::from_slice(p[1]).expect("the document parsed");

@@ -40,7 +40,12 @@ pub fn check_archive(gz: &[u8]) {
     use chainsmith::registry::tarball;
     let Ok(archive) = tarball::PackArchive::from_tgz(gz) else { return };
     match tar_oracle::read_tgz(gz) {
-        Ok(files) => assert!(files == archive.files, "chainsmith read {:?}, tar and Python extract {:?}", archive.files.keys(), files.keys()),
+        Ok(files) => assert!(
+            files == archive.files,
+            "chainsmith read {:?}, tar and Python extract {:?}",
+            archive.files.keys(),
+            files.keys()
+        ),
         Err(why) => panic!("chainsmith accepted an archive other tools read differently: {why}"),
     }
     if let Ok(rebuilt) = tarball::build(&archive.files) {

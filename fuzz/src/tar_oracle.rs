@@ -14,10 +14,7 @@ const UNPACK_LIMIT: u64 = 65 * 1024 * 1024;
 /// Every member inflated and concatenated, as `tar -xzf` reads a `.tgz`.
 pub fn gunzip_all(gz: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(gz)
-        .take(UNPACK_LIMIT)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("gzip: {e}"))?;
+    flate2::read::MultiGzDecoder::new(gz).take(UNPACK_LIMIT).read_to_end(&mut out).map_err(|e| format!("gzip: {e}"))?;
     Ok(out)
 }
 
@@ -63,7 +60,11 @@ fn number(field: &[u8]) -> Result<u64, String> {
     if i == start {
         return Err(format!("no octal digits in {field:?}"));
     }
-    if field[i..].iter().any(|b| *b != b' ' && *b != 0) {
+    // GNU stops at a NUL or space after the digits; Python and the tar crate cut at the first
+    // NUL and then want only spaces: they agree up to a NUL, and on spaces up to one.
+    let rest = &field[i..];
+    let tail = rest.iter().position(|b| *b == 0).map_or(rest, |z| &rest[..z]);
+    if tail.iter().any(|b| *b != b' ') {
         return Err(format!("junk after the octal digits in {field:?}"));
     }
     Ok(n)
@@ -106,11 +107,8 @@ pub fn read_tar(tar: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, String> {
         } else {
             name.to_vec()
         };
-        let python_name = if !prefix.is_empty() && !b"LKS".contains(&kind) {
-            [prefix, b"/", name].concat()
-        } else {
-            name.to_vec()
-        };
+        let python_name =
+            if !prefix.is_empty() && !b"LKS".contains(&kind) { [prefix, b"/", name].concat() } else { name.to_vec() };
         if gnu_name != python_name {
             return Err("GNU tar and Python join the name prefix differently".into());
         }
@@ -188,6 +186,8 @@ mod tests {
         assert_eq!(number(b"  12 \0\0\0"), Ok(10));
         assert!(number(b"+0000012").is_err());
         assert!(number(b"12x\0").is_err());
+        assert_eq!(number(b"011301\0`"), Ok(0o11301));
+        assert!(number(b"12 x\0").is_err());
         assert!(number(b"\0\0\0\0").is_err());
     }
 }
