@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 use ui_common::{Script, drag, harness, text_field, type_into};
 
 fn start() -> Harness<'static, App> {
-    let opts = StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
+    let opts =
+        StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     harness(App::new(opts, None))
 }
 
