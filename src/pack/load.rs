@@ -114,52 +114,12 @@ fn load_parsed(
         )
         .with("path", ""));
     };
-    let kind = match obj.get("kind") {
-        None => PackKind::Node,
-        Some(Value::String(k)) if k == "node" => PackKind::Node,
-        Some(Value::String(k)) if k == "workflow-chain" => PackKind::WorkflowChain,
-        Some(Value::String(k)) => PackKind::Other(k.clone()),
-        Some(other) => {
-            return Err(Error::new(
-                code::PACK_KIND_INVALID,
-                format!("{}: `kind` must be a string, found {}", source.display(), json_kind(other)),
-            )
-            .with("path", "/kind"));
-        }
-    };
+    let kind = manifest_kind(source, obj)?;
 
     kind_findings(&kind, obj, &mut findings);
-    // Numbers signing refuses (JCS cannot carry them exactly) are said here, not first at
-    // `pack sign`; the manifest keeps their text.
-    // Past the cap they are counted in one more finding, at the root.
-    let (listed, total) = crate::jcs::first_unsignable_numbers(&manifest, crate::error::MAX_LISTED_PER_CODE);
-    let mut cap = crate::error::FindingCap::default();
-    for r in listed {
-        let f = Finding::warning(
-            code::NUMBER_NOT_SIGNABLE,
-            r.pointer,
-            format!("{}; `pack sign` and `pack publish` refuse it", r.message),
-        );
-        cap.push(&mut findings, f);
-    }
-    for _ in crate::error::MAX_LISTED_PER_CODE..total {
-        cap.admit(code::NUMBER_NOT_SIGNABLE, crate::error::Severity::Warning);
-    }
-    findings.extend(cap.omitted(""));
+    unsignable_number_findings(&manifest, &mut findings);
     if kind == PackKind::WorkflowChain {
-        let chains = super::array_at(&manifest, "chains").iter().enumerate().filter(|(_, c)| c.is_object());
-        for (i, chain) in chains {
-            let nodes = chain.get("dag").map(|d| super::array_at(d, "nodes")).unwrap_or_default().len();
-            if nodes > MAX_FRAGMENT_NODES {
-                let id = super::str_at(chain, "chainId");
-                return Err(Error::new(
-                    code::INVALID_MANIFEST,
-                    format!("chain {id} has {nodes} nodes; the limit is {MAX_FRAGMENT_NODES}"),
-                )
-                .with("path", format!("/chains/{i}/dag/nodes"))
-                .with("limit", MAX_FRAGMENT_NODES));
-            }
-        }
+        check_fragment_sizes(&manifest)?;
     }
     let schema = match kind {
         _ if opts.skip_schema => None,
@@ -219,6 +179,61 @@ fn load_parsed(
         chain_index: std::sync::OnceLock::new(),
         loaded_from,
     })
+}
+
+/// The manifest's `kind`: absent is a node pack; a kind that is not a string is refused.
+fn manifest_kind(source: &Path, obj: &serde_json::Map<String, Value>) -> Result<PackKind> {
+    Ok(match obj.get("kind") {
+        None => PackKind::Node,
+        Some(Value::String(k)) if k == "node" => PackKind::Node,
+        Some(Value::String(k)) if k == "workflow-chain" => PackKind::WorkflowChain,
+        Some(Value::String(k)) => PackKind::Other(k.clone()),
+        Some(other) => {
+            return Err(Error::new(
+                code::PACK_KIND_INVALID,
+                format!("{}: `kind` must be a string, found {}", source.display(), json_kind(other)),
+            )
+            .with("path", "/kind"));
+        }
+    })
+}
+
+/// Numbers signing refuses (JCS cannot carry them exactly) are said at load, not first at
+/// `pack sign`; the manifest keeps their text. Past the cap they are counted in one more
+/// finding, at the root.
+fn unsignable_number_findings(manifest: &Value, findings: &mut Vec<Finding>) {
+    let (listed, total) = crate::jcs::first_unsignable_numbers(manifest, crate::error::MAX_LISTED_PER_CODE);
+    let mut cap = crate::error::FindingCap::default();
+    for r in listed {
+        let f = Finding::warning(
+            code::NUMBER_NOT_SIGNABLE,
+            r.pointer,
+            format!("{}; `pack sign` and `pack publish` refuse it", r.message),
+        );
+        cap.push(findings, f);
+    }
+    for _ in crate::error::MAX_LISTED_PER_CODE..total {
+        cap.admit(code::NUMBER_NOT_SIGNABLE, crate::error::Severity::Warning);
+    }
+    findings.extend(cap.omitted(""));
+}
+
+/// Refuse a chain with more nodes than an expansion may hold.
+fn check_fragment_sizes(manifest: &Value) -> Result<()> {
+    let chains = super::array_at(manifest, "chains").iter().enumerate().filter(|(_, c)| c.is_object());
+    for (i, chain) in chains {
+        let nodes = chain.get("dag").map(|d| super::array_at(d, "nodes")).unwrap_or_default().len();
+        if nodes > MAX_FRAGMENT_NODES {
+            let id = super::str_at(chain, "chainId");
+            return Err(Error::new(
+                code::INVALID_MANIFEST,
+                format!("chain {id} has {nodes} nodes; the limit is {MAX_FRAGMENT_NODES}"),
+            )
+            .with("path", format!("/chains/{i}/dag/nodes"))
+            .with("limit", MAX_FRAGMENT_NODES));
+        }
+    }
+    Ok(())
 }
 
 /// How many repeated member names are listed one by one.

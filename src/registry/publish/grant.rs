@@ -59,17 +59,14 @@ pub(super) fn ensure_key(
     opts: &PublishOptions,
     warnings: &mut Vec<Finding>,
 ) -> Result<Option<NewKey>> {
-    let refuse = |reason: &str, msg: String| {
-        Error::new(code::PACK_SIGNATURE_INVALID, msg)
-            .with("reason", reason)
-            .with("keyId", key_id)
-            .with("packName", name)
-    };
     if let Some(entry) = reg.key(key_id) {
-        let listed =
-            reg.public_key(entry).map_err(|m| refuse("unknown_key", format!("registry key \"{key_id}\": {m}")))?;
+        let listed = reg
+            .public_key(entry)
+            .map_err(|m| key_refusal(key_id, name, "unknown_key", format!("registry key \"{key_id}\": {m}")))?;
         if listed != key.verifying_key() {
-            return Err(refuse(
+            return Err(key_refusal(
+                key_id,
+                name,
                 "unknown_key",
                 format!("the registry's key \"{key_id}\" is not the public half of this private key"),
             ));
@@ -78,12 +75,31 @@ pub(super) fn ensure_key(
         return Ok(None);
     }
     let namespace = namespace_of(name);
+    let basis = grant_basis(reg, key_id, name, &namespace, opts, warnings)?;
+    add_key(reg, key, key_id, name, Grant { key_id: key_id.to_owned(), namespace, basis }, warnings).map(Some)
+}
+
+fn key_refusal(key_id: &str, name: &str, reason: &str, msg: String) -> Error {
+    Error::new(code::PACK_SIGNATURE_INVALID, msg).with("reason", reason).with("keyId", key_id).with("packName", name)
+}
+
+/// Why a key the registry does not list may be granted `namespace`, or the refusal: never
+/// `core.*`; a namespace another key holds only with --share-namespace; the first key of a
+/// registry unasked, any later one only with --grant-namespace.
+fn grant_basis(
+    reg: &Registry,
+    key_id: &str,
+    name: &str,
+    namespace: &str,
+    opts: &PublishOptions,
+    warnings: &mut Vec<Finding>,
+) -> Result<&'static str> {
     let unauthorized = |reason: &str, msg: String| {
         Error::new(code::PACK_NAMESPACE_UNAUTHORIZED, msg)
             .with("reason", reason)
             .with("keyId", key_id)
             .with("packName", name)
-            .with("namespace", namespace.as_str())
+            .with("namespace", namespace)
     };
     if reserved(name) {
         return Err(unauthorized(
@@ -94,18 +110,16 @@ pub(super) fn ensure_key(
             ),
         ));
     }
-    let basis = match held_by(reg, &namespace) {
-        Some((holder, ns)) if !opts.share_namespace => {
-            return Err(unauthorized(
-                "namespace_held",
-                format!(
-                    "{name}: the new key \"{key_id}\" would be granted {namespace}, but the registry's key \"{holder}\" \
-                     holds {ns}; sign with that key, or pass --share-namespace to grant it to both"
-                ),
-            )
-            .with("heldBy", holder.as_str())
-            .with("heldNamespace", ns.as_str()));
-        }
+    match held_by(reg, namespace) {
+        Some((holder, ns)) if !opts.share_namespace => Err(unauthorized(
+            "namespace_held",
+            format!(
+                "{name}: the new key \"{key_id}\" would be granted {namespace}, but the registry's key \"{holder}\" \
+                 holds {ns}; sign with that key, or pass --share-namespace to grant it to both"
+            ),
+        )
+        .with("heldBy", holder.as_str())
+        .with("heldNamespace", ns.as_str())),
         Some((holder, ns)) => {
             warnings.push(
                 Finding::warning(
@@ -115,22 +129,34 @@ pub(super) fn ensure_key(
                 )
                 .with("keyId", key_id),
             );
-            "share_namespace"
+            Ok("share_namespace")
         }
-        None if reg.keys.is_empty() => "first_key",
-        None if opts.grant_namespace => "grant_namespace",
+        None if reg.keys.is_empty() => Ok("first_key"),
+        None if opts.grant_namespace => Ok("grant_namespace"),
         None => {
             let listed: Vec<&str> = reg.keys.iter().map(|k| k.key_id.as_str()).collect();
-            return Err(unauthorized(
+            Err(unauthorized(
                 "grant_not_requested",
                 format!(
                     "{name}: the registry already has signing keys ({}), so the new key \"{key_id}\" is granted \
                      {namespace} only when asked: pass --grant-namespace, or sign with a listed key",
                     listed.join(", ")
                 ),
-            ));
+            ))
         }
-    };
+    }
+}
+
+/// The discovery document with the new key listed for its grant, and the key file to
+/// write unless the same key is there already.
+fn add_key(
+    reg: &Registry,
+    key: &SigningKey,
+    key_id: &str,
+    name: &str,
+    grant: Grant,
+    warnings: &mut Vec<Finding>,
+) -> Result<NewKey> {
     let mut doc = reg.document.clone().unwrap_or_else(|| new_document(reg.tree));
     let url = reg.endpoints.public_key.replace("{keyId}", key_id);
     let key_file = reg.local(&url)?;
@@ -140,19 +166,24 @@ pub(super) fn ensure_key(
     let file = if std::fs::symlink_metadata(&key_file).is_ok_and(|m| m.is_file()) {
         let existing = crate::fsio::read_limited(&key_file, 64 * 1024, code::INVALID_REQUEST)?;
         if existing != pem {
-            return Err(refuse("unknown_key", format!("{} already holds another key", key_file.display())));
+            return Err(key_refusal(
+                key_id,
+                name,
+                "unknown_key",
+                format!("{} already holds another key", key_file.display()),
+            ));
         }
         None
     } else {
         Some((key_file, pem))
     };
     let entry = json!({"keyId": key_id, "algorithm": "ed25519", "publicKeyUrl": url,
-        "permittedNamespaces": [namespace], "status": "active"});
+        "permittedNamespaces": [grant.namespace], "status": "active"});
     match doc.get_mut("signingKeys").and_then(Value::as_array_mut) {
         Some(list) => list.push(entry),
         None => doc["signingKeys"] = json!([entry]),
     }
-    let why = match basis {
+    let why = match grant.basis {
         "first_key" => "the registry's first key".to_owned(),
         flag => format!("--{} asked", flag.replace('_', "-")),
     };
@@ -160,13 +191,12 @@ pub(super) fn ensure_key(
         Finding::warning(
             code::REGISTRY_KEY_ADDED,
             "/signingKeys",
-            format!("registry key \"{key_id}\" added to signingKeys for {namespace} ({why})"),
+            format!("registry key \"{key_id}\" added to signingKeys for {} ({why})", grant.namespace),
         )
         .with("keyId", key_id)
-        .with("namespace", namespace.as_str()),
+        .with("namespace", grant.namespace.as_str()),
     );
-    let grant = Grant { key_id: key_id.to_owned(), namespace, basis };
-    Ok(Some(NewKey { document: doc, file, grant }))
+    Ok(NewKey { document: doc, file, grant })
 }
 
 /// The first key or assignment holding any of `namespace`: (holder, its namespace).
