@@ -2,6 +2,8 @@
 //! `src/` import one another (`crate::x` paths, in `use` lines and inline) without a cycle,
 //! the leaves import nothing above the foundation, and only `app/` names a GUI crate.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -15,23 +17,6 @@ type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<PathBuf>>>;
 
 fn src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The top-level module a file belongs to (`src/pack/load.rs` → `pack`), or `None` for the
@@ -93,7 +78,7 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
 }
 
 fn import_graph() -> (BTreeSet<String>, Graph) {
-    let files = rust_files(&src());
+    let files = common::files_under(&src(), "rs");
     let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
     let mut graph = Graph::new();
     for file in &files {
@@ -226,7 +211,7 @@ fn the_leaves_import_nothing_above_the_foundation() {
 
 #[test]
 fn only_the_editor_module_names_a_gui_crate() {
-    for file in rust_files(&src()) {
+    for file in common::files_under(&src(), "rs") {
         if module_of(&file).as_deref() == Some("app") || file.starts_with(src().join("bin")) {
             continue;
         }

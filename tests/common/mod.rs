@@ -6,6 +6,7 @@ use std::path::PathBuf;
 #[cfg(unix)]
 pub mod capped;
 pub mod cli;
+pub mod counting;
 
 /// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). Tests that read it carry
 /// `#[needs(corpus)]` (tests/env probes for it), so they only
