@@ -58,6 +58,7 @@ pub mod registry;
 pub mod schemas;
 pub mod tarball;
 pub mod tool;
+pub mod words;
 pub mod workflow;
 
 pub use error::{Error, Finding, Result, Severity};

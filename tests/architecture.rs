@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// Modules every other may use and that use nothing but each other.
 const FOUNDATION: [&str; 2] = ["error", "fsio"];
 /// The shared grammar every layer needs: they may use the foundation and nothing else.
-const LEAVES: [&str; 6] = ["grammar", "range", "ids", "jcs", "tarball", "host"];
+const LEAVES: [&str; 7] = ["grammar", "range", "ids", "jcs", "tarball", "host", "words"];
 const GUI_CRATES: [&str; 4] = ["egui", "eframe", "rfd", "winit"];
 
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<PathBuf>>>;

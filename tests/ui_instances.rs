@@ -155,6 +155,6 @@ fn compare_with_saved_version_lists_the_changed_members() {
     h.run();
     h.get(By::new().label_contains("Compare with saved version").role(Role::Button)).click();
     h.run();
-    assert!(h.query_by_label("nodes: 0 added, 0 removed, 1 member(s) changed").is_some());
+    assert!(h.query_by_label("nodes: 0 added, 0 removed, 1 member changed").is_some());
     assert!(h.query_by_label(&format!("~ start /position/y: 0 → {moved}")).is_some());
 }

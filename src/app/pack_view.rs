@@ -612,7 +612,7 @@ fn problems(ui: &mut Ui, open: &OpenPack) {
         if errors == 0 {
             ui.label(RichText::new("✔ the manifest is valid").color(theme::OK));
         } else {
-            ui.label(RichText::new(format!("{errors} error(s)")).color(theme::ERROR));
+            ui.label(RichText::new(crate::words::count(errors, "error", "errors")).color(theme::ERROR));
         }
     });
     egui::ScrollArea::vertical().id_salt("cs-pv-problems").auto_shrink([false, false]).show(ui, |ui| {

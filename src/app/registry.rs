@@ -153,7 +153,10 @@ impl RegistryWindow {
                 }
             }
             Outcome::Opened { name, version, chains } => {
-                let text = format!("Opened {name}@{version} into the palette ({chains} chain(s))");
+                let text = format!(
+                    "Opened {name}@{version} into the palette ({})",
+                    crate::words::count(*chains, "chain", "chains")
+                );
                 ui.label(RichText::new(text).color(theme::OK));
             }
             Outcome::Refused { what, error } => {

@@ -183,7 +183,10 @@ pub fn remove_param(chain: &Value, name: &str) -> Result<Value> {
         (None, n) => {
             return Err(Error::new(
                 code::INVALID_REQUEST,
-                format!("parameter \"{name}\" is used by {n} token(s) and has no default to put in their place"),
+                format!(
+                    "parameter \"{name}\" is used by {} and has no default to put in their place",
+                    crate::words::count(n, "token", "tokens")
+                ),
             )
             .with("param", name)
             .with("uses", n));

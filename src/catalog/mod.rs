@@ -40,9 +40,9 @@ fn mistyped_node_pack(pack: &crate::pack::Pack) -> Option<Finding> {
             "/kind",
             format!(
                 "{}: kind \"{kind}\" is not a pack kind; a node pack's kind is \"node\" (or absent), so its {} \
-                 node type(s) are not catalogued",
+                 not catalogued",
                 pack.source.display(),
-                pack.node_types().len()
+                crate::words::count(pack.node_types().len(), "node type is", "node types are")
             ),
         )
         .with("kind", kind.as_str())

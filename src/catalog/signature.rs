@@ -391,7 +391,10 @@ fn policy(
         SignatureStatus::Untrusted => Some((
             code::PACK_SIGNATURE_UNTRUSTED,
             severity,
-            format!("{who} carries a valid signature by a key that is not among the {} trusted key(s)", keys.len()),
+            format!(
+                "{who} carries a valid signature by a key that is not among the {}",
+                crate::words::count(keys.len(), "trusted key", "trusted keys")
+            ),
         )),
         SignatureStatus::Invalid { reason } => {
             Some((code::PACK_SIGNATURE_INVALID, Severity::Error, format!("signature of {who} is invalid: {reason}")))

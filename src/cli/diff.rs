@@ -72,10 +72,10 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
             let d = diff_packs(&a.manifest, &b.manifest, args.chain.as_deref());
             if !args.json {
                 println!(
-                    "{} → {}: {} change(s), needs a {} version bump",
+                    "{} → {}: {}, needs a {} version bump",
                     a.version(),
                     b.version(),
-                    d.changes.len(),
+                    chainsmith::words::count(d.changes.len(), "change", "changes"),
                     d.required().as_str()
                 );
                 for c in &d.changes {
@@ -98,10 +98,10 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
                     let part = &d[what];
                     let count = |k: &str| part[k].as_array().map_or(0, Vec::len);
                     println!(
-                        "{what}: {} added, {} removed, {} member(s) changed",
+                        "{what}: {} added, {} removed, {} changed",
                         count("added"),
                         count("removed"),
-                        count("changed")
+                        chainsmith::words::count(count("changed"), "member", "members")
                     );
                 }
                 return Ok(ExitCode::SUCCESS);

@@ -404,9 +404,10 @@ fn validate(args: &ValidateArgs) -> Result<ExitCode> {
         Some((code, file)) => Err(Error::new(
             code,
             format!(
-                "{} of the packs checked {} invalid ({errors} error finding(s)); the first is {code} in {file}",
+                "{} of the packs checked {} invalid ({}); the first is {code} in {file}",
                 invalid.len(),
-                if invalid.len() == 1 { "is" } else { "are" }
+                if invalid.len() == 1 { "is" } else { "are" },
+                chainsmith::words::count(errors, "error finding", "error findings")
             ),
         )
         .with("errors", errors)
@@ -903,8 +904,9 @@ fn tool(args: &ToolArgs) -> Result<ExitCode> {
                 let count = pack.errors().count();
                 let mut e = first.clone().into_error();
                 e.message = format!(
-                    "{} is invalid ({count} error finding(s); run `chainsmith validate`); the first: {}",
+                    "{} is invalid ({}; run `chainsmith validate`); the first: {}",
                     pack.source.display(),
+                    chainsmith::words::count(count, "error finding", "error findings"),
                     e.message
                 );
                 return Err(e.with("errors", count).with("file", pack.source.display().to_string()));

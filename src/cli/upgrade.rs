@@ -79,15 +79,16 @@ pub fn upgrade(args: &UpgradeArgs) -> Result<ExitCode> {
         for inst in summary["instances"].as_array().into_iter().flatten() {
             let edits = inst["edits"].as_array().map_or(0, Vec::len);
             let settled = match inst["conflicts"].as_array() {
-                Some(c) => format!(", {} conflict(s) settled", c.len()),
+                Some(c) => format!(", {} settled", chainsmith::words::count(c.len(), "conflict", "conflicts")),
                 None => String::new(),
             };
             println!(
-                "{}: {}@{} -> {} ({edits} edit(s) kept{settled})",
+                "{}: {}@{} -> {} ({} kept{settled})",
                 inst["instance"].as_str().unwrap_or_default(),
                 inst["chainId"].as_str().unwrap_or_default(),
                 inst["from"].as_str().unwrap_or_default(),
                 inst["to"].as_str().unwrap_or_default(),
+                chainsmith::words::count(edits, "edit", "edits"),
             );
         }
         println!("wrote {}", args.output.display());

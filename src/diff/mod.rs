@@ -105,10 +105,10 @@ pub fn check_bump(name: &str, old: &str, new: &str, diff: &PackDiff) -> Result<L
     Err(Error::new(
         code::VERSION_BUMP_TOO_SMALL,
         format!(
-            "{name} {old} → {new} is a {} bump, and its changes need a {} one ({} change(s), first: {} at {})",
+            "{name} {old} → {new} is a {} bump, and its changes need a {} one ({}, first: {} at {})",
             got.as_str(),
             required.as_str(),
-            needing.len(),
+            crate::words::count(needing.len(), "change", "changes"),
             needing[0]["kind"].as_str().unwrap_or_default(),
             needing[0]["pointer"].as_str().unwrap_or_default(),
         ),

@@ -26,10 +26,10 @@ fn describe(diff: &Value) -> Vec<String> {
         let list = |k: &str| part[k].as_array().cloned().unwrap_or_default();
         let (added, removed, changed) = (list("added"), list("removed"), list("changed"));
         lines.push(format!(
-            "{what}: {} added, {} removed, {} member(s) changed",
+            "{what}: {} added, {} removed, {} changed",
             added.len(),
             removed.len(),
-            changed.len()
+            crate::words::count(changed.len(), "member", "members")
         ));
         let id = |v: &Value| v.as_str().unwrap_or_default().to_owned();
         lines.extend(added.iter().map(|v| format!("+ {one} {}", id(v))));

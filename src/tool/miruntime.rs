@@ -395,7 +395,10 @@ fn execution(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
 /// `config.maxRetries`). A compensation's retry is not the tool's and is never shown here.
 fn retry_policy(subject: &Subject) -> Option<String> {
     if let Some(n) = subject.forward_retry {
-        return Some(format!("each node retried up to {n} time(s) (settings.maxRetries)"));
+        return Some(format!(
+            "each node retried up to {} (settings.maxRetries)",
+            crate::words::count(n as usize, "time", "times")
+        ));
     }
     let per_node: Vec<String> = subject
         .nodes

@@ -101,9 +101,9 @@ impl Projection {
             .or_else(|| self.violations.first().map(|v| format!("{} at {}", v.message, v.pointer)))
             .unwrap_or_default();
         let message = format!(
-            "the tool projection is not publishable ({} error(s), {} schema violation(s)): {first}",
-            errors.len(),
-            self.violations.len()
+            "the tool projection is not publishable ({}, {}): {first}",
+            crate::words::count(errors.len(), "error", "errors"),
+            crate::words::count(self.violations.len(), "schema violation", "schema violations")
         );
         let violations: Vec<Value> = self
             .violations

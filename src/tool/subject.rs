@@ -334,11 +334,11 @@ impl<'a> Subject<'a> {
         type_ids.sort_unstable();
         type_ids.dedup();
         let message = format!(
-            "what {} node(s) do is unknown, so the tool is taken as writing (safetyTier `write`, \
+            "what {} is unknown, so the tool is taken as writing (safetyTier `write`, \
              changesExternalState true): {}. Declare it with the node type's `capabilities` in a node pack \
              (--catalog), a host tier file assigning the typeIds a tier (--host-tiers), or `side-effectful` \
              on the chain or node",
-            unknown.len(),
+            crate::words::count(unknown.len(), "node does", "nodes do"),
             named.join(", ")
         );
         let nodes: Vec<&str> = unknown.iter().map(|n| n.id).collect();

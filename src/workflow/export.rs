@@ -227,9 +227,11 @@ impl Workflow {
                             code::FAITHFUL_SCHEMA_DEPARTURE,
                             "",
                             format!(
-                                "as the spec asks, {caps} node(s) carry the chain's `capabilities` and {inputs} input(s) \
-                                 hold plain values, which the closed WorkflowNode schema rejects; \
-                                 the strict-schema export removes and wraps them"
+                                "as the spec asks, {} the chain's `capabilities` and {} plain values, \
+                                 which the closed WorkflowNode schema rejects; \
+                                 the strict-schema export removes and wraps them",
+                                crate::words::count(caps, "node carries", "nodes carry"),
+                                crate::words::count(inputs, "input holds", "inputs hold")
                             ),
                         )
                         .with("capabilities", caps)

@@ -225,8 +225,8 @@ pub fn conflict_error(instance: &str, conflicts: &[Conflict]) -> crate::error::E
     crate::error::Error::new(
         crate::error::code::UPGRADE_CONFLICT,
         format!(
-            "{} member(s) of instance {instance} were changed by you and by the new expansion (first: {first}); choose keep mine or take new for each (--prefer mine|new)",
-            conflicts.len()
+            "{} of instance {instance} changed both by you and by the new expansion (first: {first}); choose keep mine or take new for each (--prefer mine|new)",
+            crate::words::count(conflicts.len(), "member", "members")
         ),
     )
     .with("instance", instance)

@@ -177,9 +177,10 @@ impl App {
                 Some(pack) => {
                     let chains = pack.chains.len();
                     self.add_packs(vec![pack]);
-                    self.panels
-                        .problems
-                        .status(format!("Opened {name}@{version} from the registry ({chains} chain(s))"));
+                    self.panels.problems.status(format!(
+                        "Opened {name}@{version} from the registry ({})",
+                        crate::words::count(chains, "chain", "chains")
+                    ));
                 }
                 None => self.registry_refusal(),
             },
@@ -257,7 +258,11 @@ impl App {
                 self.settings.trust.node_catalog = Some(path.to_path_buf());
                 self.windows.trust_window.node_catalog = Some(Ok(ids));
                 self.apply_trust_settings(false);
-                self.panels.problems.status(format!("{n} host node type(s) imported from {}", path.display()));
+                self.panels.problems.status(format!(
+                    "{} imported from {}",
+                    crate::words::count(n, "host node type", "host node types"),
+                    path.display()
+                ));
             }
             Err(e) => self.panels.problems.error(e),
         }
