@@ -12,10 +12,11 @@ use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 use common::cli::{bin, envelope, ok_json, run, s};
+use common::registry::{chain_pack, keygen, publish};
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -40,33 +41,6 @@ fn accepted(reg: &Path, spec: &str) -> Value {
     let v = openwop(reg, spec, None);
     assert_eq!(v["accepted"], true, "{spec} in {}: {v}", reg.display());
     v
-}
-
-/// A one-chain pack folder; `pinned` typeIds make it a valid v2 manifest once v2-signed.
-fn chain_pack(root: &Path, name: &str, version: &str, pinned: bool) -> PathBuf {
-    let dir = root.join(format!("src-{name}-{version}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    let type_id = if pinned { "core.identity@1.0.0" } else { "core.identity" };
-    let manifest = json!({
-        "name": name, "version": version, "kind": "workflow-chain", "description": "Echo tiles.",
-        "license": "MIT", "engines": {"openwop": ">=1.0.0 <3.0.0"},
-        "chains": [{"chainId": "tiles.echo", "version": version, "label": "Echo", "description": "Say it back.",
-            "parameters": {"type": "object", "properties": {"text": {"type": "string", "default": "hi"}}},
-            "dag": {"nodes": [{"id": "say", "typeId": type_id, "config": {"value": "{{params.text}}"}}]}}],
-    });
-    std::fs::write(dir.join("pack.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
-    std::fs::write(dir.join("README.md"), format!("# {name}\n")).unwrap();
-    dir
-}
-
-fn keygen(root: &Path, label: &str) -> String {
-    ok_json(&run(&["keygen", s(&root.join(label))]))["privateKey"].as_str().unwrap().to_owned()
-}
-
-fn publish(pack: &Path, reg: &Path, key: &str, key_id: &str, extra: &[&str]) -> Output {
-    let mut args = vec!["pack", "publish", s(pack), "--registry", s(reg), "--key", key, "--key-id", key_id];
-    args.extend_from_slice(extra);
-    run(&args)
 }
 
 /// Every path under `dir` with its bytes (`None` for a folder).

@@ -17,10 +17,11 @@ use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 use common::cli::{envelope, ok_json, run, s};
+use common::registry::{chain_pack, keygen, publish};
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -34,39 +35,6 @@ fn openwop(reg: &Path, spec: &str) -> Value {
     let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(verdict["accepted"].as_bool(), Some(out.status.success()), "{verdict}");
     verdict
-}
-
-/// A one-chain pack folder, valid under v2 rules once signed (`unpinned_pack`: under v1 rules).
-fn chain_pack(root: &Path, name: &str, version: &str) -> PathBuf {
-    pack_with_type(root, name, version, "core.identity@1.0.0")
-}
-
-fn unpinned_pack(root: &Path, name: &str, version: &str) -> PathBuf {
-    pack_with_type(root, name, version, "core.identity")
-}
-
-fn pack_with_type(root: &Path, name: &str, version: &str, type_id: &str) -> PathBuf {
-    let dir = root.join(format!("src-{name}-{version}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    let manifest = json!({
-        "name": name, "version": version, "kind": "workflow-chain", "description": "Echo tiles.",
-        "license": "MIT", "engines": {"openwop": ">=1.0.0 <3.0.0"},
-        "chains": [{"chainId": "tiles.echo", "version": version, "label": "Echo", "description": "Say it back.",
-            "parameters": {"type": "object", "properties": {"text": {"type": "string", "default": "hi"}}},
-            "dag": {"nodes": [{"id": "say", "typeId": type_id, "config": {"value": "{{params.text}}"}}]}}],
-    });
-    std::fs::write(dir.join("pack.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
-    dir
-}
-
-fn keygen(root: &Path, label: &str) -> String {
-    ok_json(&run(&["keygen", s(&root.join(label))]))["privateKey"].as_str().unwrap().to_owned()
-}
-
-fn publish(pack: &Path, reg: &Path, key: &str, key_id: &str, extra: &[&str]) -> Output {
-    let mut args = vec!["pack", "publish", s(pack), "--registry", s(reg), "--key", key, "--key-id", key_id];
-    args.extend_from_slice(extra);
-    run(&args)
 }
 
 /// What a path is, links not followed.
@@ -134,9 +102,9 @@ fn a_link_inside_the_registry_folder_is_refused_and_nothing_is_written_through()
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "k");
     let base = dir.path().join("base");
-    ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.tiles", "1.0.0"), &base, &key, "acme-1", &[]));
-    let next = chain_pack(dir.path(), "vendor.acme.tiles", "1.1.0");
-    let fresh = chain_pack(dir.path(), "vendor.beta.fresh", "1.0.0");
+    ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.tiles", "1.0.0", true), &base, &key, "acme-1", &[]));
+    let next = chain_pack(dir.path(), "vendor.acme.tiles", "1.1.0", true);
+    let fresh = chain_pack(dir.path(), "vendor.beta.fresh", "1.0.0", true);
     let doc_path = ".well-known/openwop-registry.json";
     let cases: [LinkCase; 9] = [
         ("v2", &next, "acme-1", &[], None),
@@ -187,7 +155,7 @@ fn core_namespaces_are_never_granted_to_a_key() {
     let dir = tempfile::tempdir().unwrap();
     let key = keygen(dir.path(), "k");
     let reg = dir.path().join("reg");
-    let core = chain_pack(dir.path(), "core.acme.tiles", "1.0.0");
+    let core = chain_pack(dir.path(), "core.acme.tiles", "1.0.0", true);
     for flags in [&[][..], &["--grant-namespace"], &["--share-namespace"]] {
         let e = envelope(&publish(&core, &reg, &key, "acme-1", flags));
         assert_eq!(
@@ -198,7 +166,7 @@ fn core_namespaces_are_never_granted_to_a_key() {
         assert!(!reg.exists(), "a refused publish leaves no registry folder");
     }
     // In a registry that has keys, too.
-    ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.tiles", "1.0.0"), &reg, &key, "acme-1", &[]));
+    ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.tiles", "1.0.0", true), &reg, &key, "acme-1", &[]));
     let before = snapshot(&reg);
     let e = envelope(&publish(&core, &reg, &key, "core-1", &["--grant-namespace"]));
     assert_eq!(e["details"]["reason"], "namespace_reserved", "{e}");
@@ -220,10 +188,10 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let (acme, beta) = (keygen(dir.path(), "acme"), keygen(dir.path(), "beta"));
     let reg = dir.path().join("reg");
-    let first = publish(&chain_pack(dir.path(), "vendor.acme.one", "1.0.0"), &reg, &acme, "acme-1", &[]);
+    let first = publish(&chain_pack(dir.path(), "vendor.acme.one", "1.0.0", true), &reg, &acme, "acme-1", &[]);
     let first_granted = ok_json(&first)["granted"].clone();
 
-    let beta_one = chain_pack(dir.path(), "vendor.beta.one", "1.0.0");
+    let beta_one = chain_pack(dir.path(), "vendor.beta.one", "1.0.0", true);
     let before = snapshot(&reg);
     for flags in [&[][..], &["--share-namespace"]] {
         let e = envelope(&publish(&beta_one, &reg, &beta, "beta-1", flags));
@@ -246,7 +214,7 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("registry_key_added") && stderr.contains("--grant-namespace asked"), "{stderr}");
     // Listed now: nothing more is granted.
-    let out = ok_json(&publish(&chain_pack(dir.path(), "vendor.beta.one", "1.1.0"), &reg, &beta, "beta-1", &[]));
+    let out = ok_json(&publish(&chain_pack(dir.path(), "vendor.beta.one", "1.1.0", true), &reg, &beta, "beta-1", &[]));
     assert_eq!(out["granted"], Value::Null);
     let doc = read_json(&reg.join(".well-known/openwop-registry.json"));
     let grants: Vec<(&str, &Value)> = doc["signingKeys"]
@@ -260,9 +228,10 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     // A registry that has a document but no key yet (an unsigned version published first):
     // its first key takes the namespace unasked.
     let unsigned = dir.path().join("unsigned");
-    let gamma = unpinned_pack(dir.path(), "vendor.gamma.x", "1.0.0");
+    let gamma = chain_pack(dir.path(), "vendor.gamma.x", "1.0.0", false);
     ok_json(&run(&["pack", "publish", s(&gamma), "--registry", s(&unsigned)]));
-    let out = ok_json(&publish(&chain_pack(dir.path(), "vendor.gamma.y", "1.0.0"), &unsigned, &beta, "gamma-1", &[]));
+    let out =
+        ok_json(&publish(&chain_pack(dir.path(), "vendor.gamma.y", "1.0.0", true), &unsigned, &beta, "gamma-1", &[]));
     assert_eq!(out["granted"]["basis"], "first_key", "{out}");
 }
 
