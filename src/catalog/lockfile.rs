@@ -805,7 +805,7 @@ fn locate(text: &str, base: &Path) -> Location {
             None if rest.starts_with('/') => rest.to_owned(),
             None => return Location::Unreachable,
         };
-        return match percent_decode(&path) {
+        return match crate::grammar::percent_decode(&path) {
             Some(p) => Location::Local(PathBuf::from(p)),
             None => Location::Unreachable,
         };
@@ -826,23 +826,6 @@ fn has_url_scheme(text: &str) -> bool {
         }
         None => false,
     }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

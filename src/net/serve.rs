@@ -110,7 +110,7 @@ impl Server {
         let mut rel = PathBuf::new();
         let segments: Vec<&str> = path.split('/').skip(1).collect();
         for (i, raw) in segments.iter().enumerate() {
-            let seg = percent_decode(raw)?;
+            let seg = crate::grammar::percent_decode(raw)?;
             // A trailing slash names the folder itself.
             if seg.is_empty() && i + 1 == segments.len() {
                 continue;
@@ -187,24 +187,6 @@ fn content_type(path: &Path) -> &'static str {
         Some("pub" | "pem" | "md" | "txt") => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
-}
-
-/// `%XX` decoding of one path segment; `None` for a malformed escape or non-UTF-8.
-fn percent_decode(seg: &str) -> Option<String> {
-    let bytes = seg.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Write one log line; a closed stderr stops nothing.
