@@ -1,10 +1,11 @@
 //! `pack-lock.json` (node-packs §7): read and validate a lockfile, then resolve every
 //! locked pack from local registry folders in frozen mode.
 //!
-//! Sources are searched in order: the registry folders the caller gives (the primary),
-//! the lockfile's own `registry`, then each `fallbackRegistries` entry. Local paths
+//! Sources are searched in order: the registries the caller gives (the primary: folders,
+//! or `http(s)://` URLs read as `chainsmith verify` reads them), the lockfile's own
+//! `registry`, then each `fallbackRegistries` entry. Of the lockfile's entries, local paths
 //! (relative to the lockfile) and `file://` URLs are read; any other URL is reported as
-//! unreachable and never fetched. A registry folder is either laid out
+//! unreachable and never fetched: only a registry the caller names touches the network. A registry folder is either laid out
 //! `<name>/<version>/pack.json` or is any folder of packs: both are scanned recursively
 //! and indexed by the manifests' own `name` and `version`. Each folder is read once, however
 //! many spellings name it, and only when the sources before it do not serve a pack.
@@ -26,6 +27,7 @@
 use super::signature::{SignatureStatus, TrustedKeys, verify_pack};
 use super::{Range, finding_from, read_bounded};
 use crate::error::{Error, Finding, Result, Severity, code, pointer_join};
+use crate::net::NetOptions;
 use crate::pack::{LoadOptions, MAX_MANIFEST_BYTES, Pack, load_path};
 use crate::schemas::Schema;
 use semver::Version;
@@ -195,6 +197,8 @@ pub struct ResolveOptions<'a> {
     /// When given, each resolved pack's manifest signature is verified under this policy.
     pub trusted_keys: Option<&'a TrustedKeys>,
     pub require_signed: bool,
+    /// How a primary registry given as an `http(s)://` URL is read (`None`: the defaults).
+    pub net: Option<&'a NetOptions>,
 }
 
 /// One resolved pack.
@@ -275,6 +279,8 @@ impl Resolution {
 /// Where a registry entry points.
 enum Location {
     Local(PathBuf),
+    /// A primary registry given by URL (`--registry https://…`).
+    Url(String),
     Unreachable,
 }
 
@@ -285,6 +291,8 @@ struct Registry {
     /// Its `pointer` in the lockfile (empty for a primary folder), for findings.
     pointer: String,
     dir: PathBuf,
+    /// Read by URL instead of from `dir`, with these options.
+    url: Option<(String, NetOptions)>,
     loaded: OnceCell<Loaded>,
 }
 
@@ -299,7 +307,10 @@ struct Loaded {
 
 impl Registry {
     fn loaded(&self) -> &Loaded {
-        self.loaded.get_or_init(|| load_registry(&self.dir, &self.label, &self.pointer))
+        self.loaded.get_or_init(|| match &self.url {
+            Some((url, net)) => load_url(url, net, &self.pointer),
+            None => load_registry(&self.dir, &self.label, &self.pointer),
+        })
     }
 
     fn packs(&self) -> &PackIndex {
@@ -338,11 +349,23 @@ fn load_registry(dir: &Path, label: &str, pointer: &str) -> Loaded {
     Loaded { index, tree, findings }
 }
 
+/// A registry by URL serves through its endpoints only, so nothing is indexed: each pack is
+/// asked for by name and version when needed.
+fn load_url(url: &str, net: &NetOptions, pointer: &str) -> Loaded {
+    let mut findings = Vec::new();
+    let tree = crate::registry::Registry::open_url(url, net)
+        .map_err(|e| findings.push(finding_from(e, pointer, Severity::Warning).with("registry", url)))
+        .ok();
+    Loaded { index: PackIndex::new(), tree, findings }
+}
+
 /// Resolve every locked pack (frozen mode, §7.4), honouring `overrides` (§7.5) and
 /// `fallbackRegistries` (§7.6).
 pub fn resolve(lock: &Lockfile, opts: &ResolveOptions) -> Resolution {
     let mut findings: Vec<Finding> = lock.findings().to_vec();
-    let registries = open_registries(lock, opts.registries, &mut findings);
+    let default_net = NetOptions::default();
+    let net = opts.net.unwrap_or(&default_net);
+    let registries = open_registries(lock, opts.registries, net, &mut findings);
     let overrides = read_overrides(lock, &mut findings);
     let locked = lock_entries(lock, &mut findings);
 
@@ -657,8 +680,8 @@ fn find<'r>(registries: &'r [Registry], name: &str, version: &str) -> Option<Ser
         };
         match crate::registry::verify(tree, name, version) {
             Ok(verified) => {
-                let tarball = tree.tarball_path(name, version).ok()?;
-                Some(Served::Tree(r, Box::new(verified), tarball))
+                let tarball = crate::registry::tarball_location(tree, name, version).ok()?;
+                Some(Served::Tree(r, Box::new(verified), PathBuf::from(tarball)))
             }
             Err(e) if e.code == code::PACK_VERSION_NOT_FOUND => None,
             Err(e) => Some(Served::Refused(e)),
@@ -755,10 +778,14 @@ fn check_recorded_signature(recorded: &Value, tarball: &[u8]) -> Result<(), Stri
 /// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order. A
 /// folder named twice (`reg`, `./reg`, a link to it) is searched once, at its first place.
 /// Nothing is read yet.
-fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Finding>) -> Vec<Registry> {
+fn open_registries(lock: &Lockfile, primary: &[PathBuf], net: &NetOptions, findings: &mut Vec<Finding>) -> Vec<Registry> {
     let base = lock.source().parent().unwrap_or(Path::new(""));
+    let primary_location = |p: &PathBuf| match p.to_str().filter(|t| crate::registry::source::is_url(t)) {
+        Some(url) => Location::Url(url.to_owned()),
+        None => Location::Local(p.clone()),
+    };
     let mut entries: Vec<(String, String, Location)> =
-        primary.iter().map(|p| (p.display().to_string(), String::new(), Location::Local(p.clone()))).collect();
+        primary.iter().map(|p| (p.display().to_string(), String::new(), primary_location(p))).collect();
     if let Some(r) = lock.registry() {
         entries.push((r.to_owned(), "/registry".into(), locate(r, base)));
     }
@@ -773,7 +800,7 @@ fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Find
                 Finding::warning(
                     code::REGISTRY_UNREACHABLE,
                     pointer,
-                    format!("registry {label} is not a local folder or file:// URL; chainsmith never fetches, so it is skipped"),
+                    format!("registry {label} is not a local folder or file:// URL; a lockfile's registries are never fetched (give it as --registry to read it by URL), so it is skipped"),
                 )
                 .with("registry", label),
             ),
@@ -785,7 +812,13 @@ fn open_registries(lock: &Lockfile, primary: &[PathBuf], findings: &mut Vec<Find
             Location::Local(dir) => {
                 let canonical = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
                 if seen.insert(canonical) {
-                    out.push(Registry { label, pointer, dir, loaded: OnceCell::new() });
+                    out.push(Registry { label, pointer, dir, url: None, loaded: OnceCell::new() });
+                }
+            }
+            Location::Url(url) => {
+                if seen.insert(PathBuf::from(url.trim_end_matches('/'))) {
+                    let url = Some((url, net.clone()));
+                    out.push(Registry { label, pointer, dir: PathBuf::new(), url, loaded: OnceCell::new() });
                 }
             }
         }
@@ -837,7 +870,7 @@ mod tests {
         let base = Path::new("/work/ws");
         let local = |t: &str| match locate(t, base) {
             Location::Local(p) => Some(p),
-            Location::Unreachable => None,
+            Location::Url(_) | Location::Unreachable => None,
         };
         assert_eq!(local("file:///srv/reg"), Some(PathBuf::from("/srv/reg")));
         assert_eq!(local("file://localhost/srv/my%20reg"), Some(PathBuf::from("/srv/my reg")));
@@ -890,7 +923,7 @@ mod tests {
                 "fallbackRegistries": ["./primary", "././primary/", "fallback", "./fallback"], "packs": packs});
             Lockfile::from_bytes(&root.path().join("pack-lock.json"), doc.to_string().as_bytes()).unwrap()
         };
-        let opts = ResolveOptions { registries: &[], requirements: &[], trusted_keys: None, require_signed: false };
+        let opts = ResolveOptions { registries: &[], requirements: &[], ..ResolveOptions::default() };
         let broken = |r: &Resolution| r.findings.iter().filter(|f| f.code == code::PACK_MANIFEST_INVALID).count();
         let served = resolve(&lock(&["vendor.t.a"]), &opts);
         assert_eq!(served.packs.len(), 1);

@@ -90,6 +90,9 @@ pub struct NetArgs {
     /// Seconds to wait for a connection, and for the next bytes of a response.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub timeout: f64,
+    /// Also trust the CA certificates in this PEM file for HTTPS (else $CHAINSMITH_CA_FILE).
+    #[arg(long, value_name = "PEM")]
+    pub ca_file: Option<PathBuf>,
 }
 
 impl NetArgs {
@@ -109,9 +112,22 @@ impl NetArgs {
         })
     }
 
+    /// The options for reading `registry`: the CA file is read only for a URL, so a folder
+    /// never depends on it.
+    pub fn options_for(&self, registry: &str, fresh_for: Option<Duration>) -> Result<NetOptions> {
+        let mut opts = self.options(fresh_for)?;
+        if registry::source::is_url(registry) {
+            opts.extra_roots = match &self.ca_file {
+                Some(path) => chainsmith::net::load_ca_file(path)?,
+                None => chainsmith::net::ca_from_env()?,
+            };
+        }
+        Ok(opts)
+    }
+
     /// Open `--registry`: a URL or a folder.
     pub fn open(&self, registry: &str, fresh_for: Option<Duration>) -> Result<Registry> {
-        Registry::open_location(registry, &self.options(fresh_for)?)
+        Registry::open_location(registry, &self.options_for(registry, fresh_for)?)
     }
 }
 

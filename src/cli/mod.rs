@@ -119,9 +119,12 @@ pub struct ChainArgs {
     /// With a host that supports sub-chains: the tenant that owns the child workflows.
     #[arg(long, value_name = "T", default_value = chainsmith::expand::subchain::DEFAULT_TENANT)]
     pub tenant: String,
-    /// Packs or registry folders that external sub-chain refs resolve from; repeatable.
-    #[arg(long = "registry", value_name = "DIR|PACK")]
-    pub registry: Vec<PathBuf>,
+    /// Packs, folders of packs, or registries (https:// URL or registry folder) that external
+    /// sub-chain refs resolve from; repeatable.
+    #[arg(long = "registry", value_name = "DIR|PACK|URL")]
+    pub registry: Vec<String>,
+    #[command(flatten)]
+    pub net: interop::NetArgs,
     /// Skip only the manifest JSON-Schema check.
     #[arg(long)]
     pub skip_validation: bool,
@@ -172,9 +175,12 @@ pub struct InlineArgs {
 pub struct ResolveArgs {
     /// The lockfile (pack-lock.json).
     pub lockfile: PathBuf,
-    /// Registry folders searched first (`<name>/<version>/pack.json` or any folder of packs).
-    #[arg(long = "registry", value_name = "DIR", num_args = 1..)]
+    /// Registries searched first: an https:// URL, or a folder (a registry tree,
+    /// `<name>/<version>/pack.json`, or any folder of packs).
+    #[arg(long = "registry", value_name = "DIR|URL", num_args = 1..)]
     pub registries: Vec<PathBuf>,
+    #[command(flatten)]
+    pub net: interop::NetArgs,
     /// Packs (files or folders) whose dependencies the lockfile must lock; repeatable.
     #[arg(long = "pack", value_name = "PACK")]
     pub packs: Vec<PathBuf>,
@@ -693,7 +699,7 @@ fn run_expand(args: &ExpandArgs) -> Result<ExitCode> {
     let pack = load_one_pack(&args.pack, args.chain.skip_validation)?;
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
     print_warnings(&setup_findings(&trust));
-    let external = load_registry(&args.chain.registry, &trust)?;
+    let external = load_registry(&args.chain, &pack, &trust)?;
     let req = inline_request(pack, &args.chain, &trust, &external)?;
     let expanded = chainsmith::inline::expand_for(None, req).map_err(cli_hint)?;
     let written = if trust.host.sub_chains {
@@ -753,19 +759,29 @@ fn write_to_stdout(
     }
 }
 
-/// The packs `--registry` names (files or folders), for external sub-chain refs; only a
-/// host that co-expands sub-chains reads them.
-fn load_registry(paths: &[PathBuf], trust: &Trust) -> Result<Vec<Pack>> {
+/// The packs `--registry` names, for external sub-chain refs; only a host that co-expands
+/// sub-chains reads them. Files and folders of packs are loaded whole; a registry (a URL,
+/// or a folder with a discovery document) serves the packs the refs name, verified.
+fn load_registry(args: &ChainArgs, pack: &Pack, trust: &Trust) -> Result<Vec<Pack>> {
     let mut packs = Vec::new();
     if !trust.host.sub_chains {
         return Ok(packs);
     }
-    for path in paths {
-        let out = load_path(path, LoadOptions::default());
+    let is_registry = |text: &str| {
+        chainsmith::registry::source::is_url(text) || chainsmith::registry::Registry::is_registry_folder(Path::new(text))
+    };
+    for path in args.registry.iter().filter(|t| !is_registry(t)) {
+        let out = load_path(Path::new(path), LoadOptions::default());
         if let Some(e) = out.failures.into_iter().next() {
             return Err(e);
         }
         packs.extend(out.packs);
+    }
+    for location in args.registry.iter().filter(|t| is_registry(t)) {
+        let registry = args.net.open(location, None)?;
+        let known: Vec<&Pack> = std::iter::once(pack).chain(&packs).collect();
+        let fetched = chainsmith::registry::external_packs(&registry, &known)?;
+        packs.extend(fetched);
     }
     Ok(packs)
 }
@@ -793,7 +809,7 @@ fn inline(args: &InlineArgs) -> Result<ExitCode> {
     let pack = load_one_pack(pack_path, args.chain.skip_validation)?;
     let trust = trust_policy(&args.chain.trust, host_profile(&args.chain.host)?, args.chain.strict)?;
     print_warnings(&setup_findings(&trust));
-    let external = load_registry(&args.chain.registry, &trust)?;
+    let external = load_registry(&args.chain, &pack, &trust)?;
     let mut req = inline_request(pack, &args.chain, &trust, &external)?;
     req.destination = Destination::Splice(SpliceOptions {
         at: args.at,
@@ -845,7 +861,11 @@ fn resolve_lockfile(args: &ResolveArgs) -> Result<ExitCode> {
     if let Some(k) = &keys {
         print_warnings(&k.findings);
     }
+    // One set of options for every URL given (the CA file is read when one is a URL).
+    let first_url = args.registries.iter().filter_map(|p| p.to_str()).find(|t| chainsmith::registry::source::is_url(t));
+    let net = args.net.options_for(first_url.unwrap_or_default(), None)?;
     let opts = ResolveOptions {
+        net: Some(&net),
         registries: &args.registries,
         requirements: &requirements,
         trusted_keys: keys.as_ref(),

@@ -36,6 +36,9 @@ pub struct NetOptions {
     /// (`None`: always revalidate). Only read commands that decide nothing about trust set
     /// it; indexes are always revalidated.
     pub fresh_for: Option<Duration>,
+    /// Certificates (DER) trusted for HTTPS besides Mozilla's roots: a private registry's
+    /// own CA (`--ca-file`, `CHAINSMITH_CA_FILE`).
+    pub extra_roots: Vec<Vec<u8>>,
 }
 
 impl Default for NetOptions {
@@ -47,8 +50,61 @@ impl Default for NetOptions {
             read_timeout: Duration::from_secs(30),
             cache_dir: cache::default_folder(),
             fresh_for: None,
+            extra_roots: Vec::new(),
         }
     }
+}
+
+/// The environment variable naming a CA file, for every command that reads a registry by
+/// URL and for the editor.
+pub const CA_FILE_ENV: &str = "CHAINSMITH_CA_FILE";
+
+/// The largest CA file read: a bundle of every public root is about 250 KiB.
+const MAX_CA_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The certificates of a PEM file (`-----BEGIN CERTIFICATE-----` blocks), as DER. A file
+/// that cannot be read, or holds no certificate, is `invalid_request` naming it.
+pub fn load_ca_file(path: &std::path::Path) -> Result<Vec<Vec<u8>>> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    let shown = path.display().to_string();
+    let refuse = |why: String| {
+        Error::new(code::INVALID_REQUEST, format!("CA file {shown}: {why}")).with("path", shown.as_str())
+    };
+    let bytes = crate::fsio::read_limited(path, MAX_CA_FILE_BYTES, code::INVALID_REQUEST)
+        .map_err(|e| refuse(e.message))?;
+    let certs: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(&bytes)
+        .map(|c| c.map(|c| c.as_ref().to_vec()))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| refuse(format!("not PEM ({e})")))?;
+    if certs.is_empty() {
+        return Err(refuse("no -----BEGIN CERTIFICATE----- block".into()));
+    }
+    Ok(certs)
+}
+
+/// The CA file `CHAINSMITH_CA_FILE` names, if set.
+pub fn ca_from_env() -> Result<Vec<Vec<u8>>> {
+    match std::env::var_os(CA_FILE_ENV).filter(|v| !v.is_empty()) {
+        Some(path) => load_ca_file(std::path::Path::new(&path)),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// ureq's own TLS setup (rustls on ring, TLS 1.2 and 1.3, Mozilla's roots) with `extra`
+/// trusted too. A certificate rustls cannot use as a root is skipped, as ureq skips them.
+// ring is deprecated in rustls for lacking post-quantum key exchange; it is what ureq uses
+// for every other connection (aws-lc-rs needs cmake), and one provider keeps both alike.
+#[allow(deprecated)]
+fn tls_with(extra: &[Vec<u8>]) -> std::sync::Arc<rustls::ClientConfig> {
+    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    roots.add_parsable_certificates(extra.iter().map(|c| rustls_pki_types::CertificateDer::from(c.clone())));
+    let config = rustls::ClientConfig::builder_with_provider(rustls::crypto::ring::default_provider().into())
+        .with_protocol_versions(&[&rustls::version::TLS12, &rustls::version::TLS13])
+        .expect("ring supports TLS 1.2 and 1.3")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    std::sync::Arc::new(config)
 }
 
 /// How a body is kept.
@@ -87,7 +143,11 @@ pub struct Client {
 
 impl Client {
     pub fn new(opts: NetOptions) -> Self {
-        let agent = ureq::AgentBuilder::new()
+        let mut builder = ureq::AgentBuilder::new();
+        if !opts.extra_roots.is_empty() {
+            builder = builder.tls_config(tls_with(&opts.extra_roots));
+        }
+        let agent = builder
             .timeout_connect(opts.connect_timeout)
             .timeout_read(opts.read_timeout)
             // Redirects are followed here (`get`), where their scheme can be checked.
