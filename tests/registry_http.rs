@@ -6,15 +6,15 @@
 //! on 127.0.0.1; every wait is bounded.
 
 use chainsmith_test_env::needs;
-use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use serde_json::json;
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::cli::{bin, envelope, ok_json, run, s};
+use common::cli::{envelope, ok_json, run, s};
+use common::http::{cs, folder_with, python_serve, raw_server, serve};
 
 const NAME: &str = "vendor.me.tiles";
 
@@ -51,81 +51,6 @@ fn registry(root: &Path) -> PathBuf {
         ]));
     }
     reg
-}
-
-/// `chainsmith ARGS` with its own cache folder.
-fn cs(cache: &Path, args: &[&str]) -> Output {
-    bin().args(args).env_remove("OPENWOP_CONFIG_HOME").env("XDG_CACHE_HOME", cache).output().unwrap()
-}
-
-/// A server process, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-    log: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    /// The request lines `chainsmith serve` logged so far (one JSON object each).
-    fn requests(&self) -> Vec<Value> {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
-    }
-
-    /// Wait until the log holds `n` requests (the server logs after answering).
-    fn wait_for(&self, n: usize) -> Vec<Value> {
-        let start = Instant::now();
-        loop {
-            let r = self.requests();
-            if r.len() >= n || start.elapsed() > Duration::from_secs(5) {
-                return r;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-/// The first stdout line of a starting server, within 10 s.
-fn first_line(child: &mut Child) -> String {
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    rx.recv_timeout(Duration::from_secs(10)).expect("the server printed where it listens")
-}
-
-fn serve(dir: &Path, log: &Path) -> Server {
-    let mut child = bin()
-        .args(["serve", s(dir), "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap();
-    let line: Value = serde_json::from_str(&first_line(&mut child)).unwrap();
-    Server { url: line["url"].as_str().unwrap().to_owned(), child, log: log.to_owned() }
-}
-
-fn python_serve(dir: &Path, log: &Path) -> Server {
-    let mut child = Command::new("python3")
-        .args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", s(dir)])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(log).unwrap())
-        .spawn()
-        .unwrap();
-    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
-    let line = first_line(&mut child);
-    let port = line.split(" port ").nth(1).and_then(|r| r.split_whitespace().next()).expect(&line).to_owned();
-    Server { url: format!("http://127.0.0.1:{port}"), child, log: log.to_owned() }
 }
 
 /// Install and verify by URL; the same answers as from the folder.
@@ -252,52 +177,6 @@ fn a_truncated_tarball_fails_integrity_over_http() {
         (Some("pack_integrity_failure"), Some("integrity_mismatch"))
     );
     assert!(!dir.path().join("i").join(NAME).exists());
-}
-
-/// A server of our own that answers every request with `answer(path)`, for the cases a
-/// well-behaved server never produces. Connections are handled one at a time; each socket
-/// read waits at most 5 s.
-fn raw_server(answer: impl Fn(&str, &mut TcpStream) + Send + 'static) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
-                match stream.read(&mut byte) {
-                    Ok(1) => head.push(byte[0]),
-                    _ => break,
-                }
-            }
-            let head = String::from_utf8_lossy(&head).into_owned();
-            let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-            answer(&path, &mut stream);
-        }
-    });
-    url
-}
-
-/// Serves `reg` as files, except where `special` answers first.
-fn folder_with(reg: PathBuf, special: impl Fn(&str, &mut TcpStream) -> bool + Send + 'static) -> String {
-    raw_server(move |path, stream| {
-        if special(path, stream) {
-            return;
-        }
-        let file = reg.join(path.trim_start_matches('/'));
-        match std::fs::read(&file) {
-            Ok(bytes) => {
-                let _ =
-                    write!(stream, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", bytes.len());
-                let _ = stream.write_all(&bytes);
-            }
-            Err(_) => {
-                let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-            }
-        }
-    })
 }
 
 fn manifest_path(version: &str) -> String {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 pub mod capped;
 pub mod cli;
 pub mod counting;
+pub mod http;
 pub mod registry;
 
 /// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). Tests that read it carry

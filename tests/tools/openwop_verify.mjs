@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // What `openwop packs install NAME[@SPEC]` accepts, checked on a registry FOLDER that stands
-// for the registry's HTTP tree: an independent re-statement (node:crypto, node:zlib, node:fs
-// only) of the reference CLI's install recipe, for chainsmith's tests to run on what
-// `chainsmith pack publish` writes.
+// for the registry's HTTP tree, or read by URL as the reference CLI reads it (Node's built-in
+// fetch): an independent re-statement (node:crypto, node:zlib, node:fs, fetch only) of the
+// reference CLI's install recipe, for chainsmith's tests to run on what `chainsmith pack
+// publish` writes and what `chainsmith serve` serves.
 //
-// usage: node openwop_verify.mjs REGISTRY_DIR NAME[@SPEC] [--tree v1|v2]
+// usage: node openwop_verify.mjs REGISTRY_DIR|URL NAME[@SPEC]... [--tree v1|v2]
 //
-// Prints one JSON line. Accepted (exit 0):
-//   {"accepted":true,"name","version","tree","integrity","keyId","recipe"}
-// Refused (exit 1): {"accepted":false,"step","message"} where step is one of
-//   discovery, resolve, fetch, integrity, signature.
+// Prints one JSON line per spec, in order (several specs share one process: Node starts
+// slowly). Accepted: {"accepted":true,"name","version","tree","integrity","keyId","recipe"}
+// Refused: {"accepted":false,"spec","step","message"} where step is one of discovery,
+// resolve, fetch, integrity, signature. Exit 0 when every spec is accepted, else 1.
 // Usage errors exit 2.
 //
 // The recipe, as the reference CLI reads a registry:
@@ -55,7 +56,7 @@ class Refusal extends Error {
   }
 }
 
-function main(argv) {
+async function main(argv) {
   const args = [...argv];
   let tree;
   const at = args.indexOf('--tree');
@@ -64,21 +65,24 @@ function main(argv) {
     args.splice(at, 2);
     if (tree !== 'v1' && tree !== 'v2') usage('--tree takes v1 or v2');
   }
-  if (args.length !== 2) usage('expected REGISTRY_DIR NAME[@SPEC]');
-  const [root, spec] = args;
-  try {
-    const verdict = install(root, spec, tree);
-    process.stdout.write(JSON.stringify({ accepted: true, ...verdict }) + '\n');
-    return 0;
-  } catch (err) {
-    if (!(err instanceof Refusal)) throw err;
-    process.stdout.write(JSON.stringify({ accepted: false, step: err.step, message: err.message }) + '\n');
-    return 1;
+  if (args.length < 2) usage('expected REGISTRY_DIR|URL NAME[@SPEC]...');
+  const [root, ...specs] = args;
+  let code = 0;
+  for (const spec of specs) {
+    try {
+      const verdict = await install(root, spec, tree);
+      process.stdout.write(JSON.stringify({ accepted: true, ...verdict }) + '\n');
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      process.stdout.write(JSON.stringify({ accepted: false, spec, step: err.step, message: err.message }) + '\n');
+      code = 1;
+    }
   }
+  return code;
 }
 
 function usage(why) {
-  process.stderr.write(`openwop_verify.mjs: ${why}\nusage: node openwop_verify.mjs REGISTRY_DIR NAME[@SPEC] [--tree v1|v2]\n`);
+  process.stderr.write(`openwop_verify.mjs: ${why}\nusage: node openwop_verify.mjs REGISTRY_DIR|URL NAME[@SPEC]... [--tree v1|v2]\n`);
   process.exit(2);
 }
 
@@ -91,7 +95,7 @@ class Folder {
   }
 
   // A path or URL as the registry serves it; `null` when it would be a 404.
-  bytes(path) {
+  async bytes(path) {
     let pathname = path;
     if (!path.startsWith('/')) {
       const url = new URL(path);
@@ -109,19 +113,52 @@ class Folder {
     return readFileSync(file);
   }
 
-  require(path, step) {
-    const body = this.bytes(path);
+  async require(path, step) {
+    const body = await this.bytes(path);
     if (body === null) throw new Refusal(step, `HTTP 404 for ${path}`);
     return body;
   }
 
-  json(path, step) {
-    const body = this.require(path, step);
+  async json(path, step) {
+    const body = await this.require(path, step);
     try {
       return JSON.parse(body.toString('utf8'));
     } catch {
       throw new Refusal(step, `${path} is not JSON`);
     }
+  }
+}
+
+// ── the registry by URL ──────────────────────────────────────────────────────
+
+// The same reads over HTTP(S): a path is appended to the base URL; an absolute URL on the
+// discovery document's own origin is read from the base too (the base mirrors it), any
+// other is refused. 404 and 410 are "not there"; any other failure refuses at `fetch`.
+class Http extends Folder {
+  constructor(base) {
+    super(null);
+    this.base = base.replace(/\/+$/, '');
+  }
+
+  async bytes(path) {
+    let pathname = path;
+    if (!path.startsWith('/')) {
+      const url = new URL(path);
+      if (this.origin === null || url.origin !== this.origin) {
+        throw new Refusal('fetch', `${path} is not on this registry`);
+      }
+      pathname = url.pathname;
+    }
+    const url = this.base + pathname;
+    let res;
+    try {
+      res = await fetch(url, { redirect: 'follow' });
+    } catch (err) {
+      throw new Refusal('fetch', `${url}: ${err.cause?.message ?? err.message}`);
+    }
+    if (res.status === 404 || res.status === 410) return null;
+    if (!res.ok) throw new Refusal('fetch', `HTTP ${res.status} for ${url}`);
+    return Buffer.from(await res.arrayBuffer());
   }
 }
 
@@ -133,10 +170,16 @@ function onlyStrings(value) {
   return out;
 }
 
-function openRegistry(folder, forced) {
-  const parsed = folder.bytes('/.well-known/openwop-registry.json') === null
-    ? null
-    : folder.json('/.well-known/openwop-registry.json', 'discovery');
+async function openRegistry(folder, forced) {
+  const doc = await folder.bytes('/.well-known/openwop-registry.json');
+  let parsed = null;
+  if (doc !== null) {
+    try {
+      parsed = JSON.parse(doc.toString('utf8'));
+    } catch {
+      throw new Refusal('discovery', 'the discovery document is not JSON');
+    }
+  }
   if (!parsed || typeof parsed.endpoints !== 'object' || parsed.endpoints === null) {
     if (forced === 'v2') throw new Refusal('discovery', 'no discovery document endpoints, so no v2 tree');
     return { tree: 'v1', endpoints: { ...LEGACY }, signingKeys: null };
@@ -239,9 +282,9 @@ function satisfies(version, range) {
   });
 }
 
-function resolve(folder, registry, name, spec) {
+async function resolve(folder, registry, name, spec) {
   if (spec && parse(spec)) return spec.trim();
-  const index = folder.json(fill(registry, 'packMetadata', { name }), 'resolve');
+  const index = await folder.json(fill(registry, 'packMetadata', { name }), 'resolve');
   const rows = Array.isArray(index.versions) ? index.versions : [];
   const open = rows.filter((r) => r && typeof r.version === 'string' && parse(r.version) && !r.yanked).map((r) => r.version);
   const highest = (list) => [...list].sort(compare).pop();
@@ -312,19 +355,19 @@ function checkSignature(ok, sig, key, bytes, what) {
   return ok;
 }
 
-function verifyV1(folder, registry, name, version, manifest, tgz) {
+async function verifyV1(folder, registry, name, version, manifest, tgz) {
   const signing = manifest.signing ?? {};
   const keyId = signing.keyId ?? signing.publicKeyRef;
   if (!keyId) throw new Refusal('signature', 'the version manifest names no signing key');
-  const sig = folder.require(fill(registry, 'versionSignature', { name, version }), 'signature');
-  const key = folder.require(fill(registry, 'publicKey', { keyId }), 'signature');
+  const sig = await folder.require(fill(registry, 'versionSignature', { name, version }), 'signature');
+  const key = await folder.require(fill(registry, 'publicKey', { keyId }), 'signature');
   const method = signing.method ?? 'ed25519';
   const manual = method === 'manual';
   const bytes = manual ? packedManifest(tgz) : tgz;
   return checkSignature({ keyId, recipe: method }, sig, key, bytes, manual ? 'pack.json' : 'the tarball');
 }
 
-function verifyV2(folder, registry, name, version, manifest, tgz) {
+async function verifyV2(folder, registry, name, version, manifest, tgz) {
   const signing = manifest.signing;
   if (!signing || typeof signing !== 'object') throw new Refusal('signature', 'the version manifest is not signed');
   const legacy = ['method', 'publicKeyRef', 'signatureRef'].filter((k) => k in signing);
@@ -351,29 +394,29 @@ function verifyV2(folder, registry, name, version, manifest, tgz) {
     throw new Refusal('signature', `the packed pack.json names key ${inner.signing.keyId}`);
   }
   if (canonical(inner) !== packed.toString('utf8')) throw new Refusal('signature', 'the packed pack.json is not canonical');
-  const sig = folder.require(fill(registry, 'versionSignature', { name, version }), 'signature');
+  const sig = await folder.require(fill(registry, 'versionSignature', { name, version }), 'signature');
   const keyPath = typeof entry.publicKeyUrl === 'string' && entry.publicKeyUrl !== ''
     ? entry.publicKeyUrl
     : fill(registry, 'publicKey', { keyId });
-  const key = folder.require(keyPath, 'signature');
+  const key = await folder.require(keyPath, 'signature');
   return checkSignature({ keyId, recipe: V2_SCHEME }, sig, key, packed, 'pack.json');
 }
 
-function install(root, spec, forced) {
+async function install(root, spec, forced) {
   const at = spec.lastIndexOf('@');
   const [name, requested] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [spec, undefined];
-  const folder = new Folder(root);
-  const registry = openRegistry(folder, forced);
-  const version = resolve(folder, registry, name, requested);
-  const manifest = folder.json(fill(registry, 'versionManifest', { name, version }), 'fetch');
-  const tgz = folder.require(fill(registry, 'versionTarball', { name, version }), 'fetch');
+  const folder = /^https?:\/\//i.test(root) ? new Http(root) : new Folder(root);
+  const registry = await openRegistry(folder, forced);
+  const version = await resolve(folder, registry, name, requested);
+  const manifest = await folder.json(fill(registry, 'versionManifest', { name, version }), 'fetch');
+  const tgz = await folder.require(fill(registry, 'versionTarball', { name, version }), 'fetch');
   const integrity = 'sha256-' + createHash('sha256').update(tgz).digest('base64');
   if (manifest.integrity && manifest.integrity !== integrity) {
     throw new Refusal('integrity', `the manifest says ${manifest.integrity}, the tarball hashes to ${integrity}`);
   }
   const check = registry.tree === 'v2' ? verifyV2 : verifyV1;
-  const signed = check(folder, registry, name, version, manifest, tgz);
+  const signed = await check(folder, registry, name, version, manifest, tgz);
   return { name, version, tree: registry.tree, integrity, ...signed };
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));
