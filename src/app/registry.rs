@@ -1,6 +1,8 @@
-//! The Registry window: a registry folder's packs (name, kind, versions, yanked and
-//! deprecated, how the version an install takes verified), a filter, and per version Install
-//! (into the OpenWOP install cache) and Open (its tarball as a pack in the palette). The
+//! The Registry window: a registry's packs, from a folder or an `https://` URL (name, kind,
+//! versions, yanked and deprecated, how the version an install takes verified), a filter,
+//! and per version Install (into the OpenWOP install cache) and Open (its tarball as a pack
+//! in the palette). Listing, Install and Open run in the background: a spinner, the time
+//! taken so far and a Cancel button stand for them while the window keeps drawing. The
 //! model is [`crate::editor::registry_view`]; this file only draws it.
 
 use super::theme;
@@ -19,6 +21,8 @@ const OUTCOME_HEIGHT: f32 = 36.0;
 /// What the user asked the window for; handled by the app after drawing.
 pub enum Request {
     ChooseFolder,
+    /// Open the URL in the window's field.
+    OpenUrl,
     ChooseInstallFolder,
     Install { name: String, version: String },
     Open { name: String, version: String },
@@ -44,8 +48,8 @@ impl RegistryWindow {
         if !self.open {
             return None;
         }
-        if self.view.poll() {
-            // Nothing else will wake the UI when the listing thread answers.
+        if self.view.poll() || self.view.job().is_some() {
+            // Nothing else will wake the UI when a thread answers (and the time shown moves).
             ctx.request_repaint_after(Duration::from_millis(30));
         }
         let mut request = None;
@@ -61,12 +65,25 @@ impl RegistryWindow {
     fn contents(&mut self, ui: &mut Ui) -> Option<Request> {
         let mut request = None;
         ui.horizontal(|ui| {
-            ui.label("Registry folder");
-            let shown = self.view.root().map_or("none chosen".to_owned(), |p| p.display().to_string());
+            ui.label("Registry");
+            let shown = self.view.location().unwrap_or("none chosen").to_owned();
             ui.label(RichText::new(shown).monospace().small());
             if ui.button("Choose folder…").on_hover_text("A folder with .well-known/openwop-registry.json").clicked()
             {
                 request = Some(Request::ChooseFolder);
+            }
+        });
+        ui.horizontal(|ui| {
+            let label = ui.label("Registry URL");
+            let edit = egui::TextEdit::singleline(&mut self.view.url).hint_text("https://packs.example.org");
+            let field = ui.add(edit.id_salt("cs-registry-url").desired_width(360.0)).labelled_by(label.id);
+            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            let filled = !self.view.url.trim().is_empty();
+            let open = ui
+                .add_enabled(filled, egui::Button::new("Open URL"))
+                .on_hover_text("Read the registry over HTTPS (plain HTTP only to this machine)");
+            if filled && (open.clicked() || entered) {
+                request = Some(Request::OpenUrl);
             }
         });
         ui.horizontal(|ui| {
@@ -83,14 +100,16 @@ impl RegistryWindow {
             ui.add(edit.id_salt("cs-registry-filter").desired_width(280.0)).labelled_by(label.id);
             ui.label(RichText::new(self.summary()).small().color(theme::TEXT_DIM));
         });
-        // Room for two lines whether or not there is an outcome, so the list does not move
-        // under the pointer when one appears.
+        // Room for two lines whether or not there is progress or an outcome, so the list does
+        // not move under the pointer when one appears.
         ui.allocate_ui_with_layout(
             egui::vec2(ui.available_width(), OUTCOME_HEIGHT),
             egui::Layout::top_down(egui::Align::LEFT),
             |ui| {
                 ui.set_min_height(OUTCOME_HEIGHT);
-                self.outcome(ui);
+                if !self.progress(ui) {
+                    self.outcome(ui);
+                }
             },
         );
         ui.separator();
@@ -98,6 +117,8 @@ impl RegistryWindow {
             ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
             return request;
         }
+        // One Install or Open at a time: their buttons wait while one runs.
+        let busy = self.view.job().is_some();
         let packs = self.view.visible();
         let lines: Vec<Line> = packs
             .iter()
@@ -110,7 +131,7 @@ impl RegistryWindow {
             lines.len(),
             |ui, range| {
                 for line in &lines[range] {
-                    if let Some(r) = draw_line(ui, line) {
+                    if let Some(r) = draw_line(ui, line, busy) {
                         request = Some(r);
                     }
                 }
@@ -121,15 +142,44 @@ impl RegistryWindow {
 
     fn summary(&self) -> String {
         match &self.view.listing {
-            Listing::None => "Choose a registry folder to list its packs".to_owned(),
+            Listing::None if self.view.location().is_some() => "Listing cancelled".to_owned(),
+            Listing::None => "Choose a registry folder or URL to list its packs".to_owned(),
             Listing::Loading { .. } => "Listing and verifying…".to_owned(),
             Listing::Ready { packs, took } => {
                 let shown = self.view.visible().len();
                 let ms = took.as_secs_f64() * 1000.0;
                 format!("{shown} of {} packs (listed and verified in {ms:.0} ms)", packs.len())
             }
-            Listing::Failed(_) => "The folder could not be listed".to_owned(),
+            Listing::Failed(_) => "The registry could not be listed".to_owned(),
         }
+    }
+
+    /// What runs in the background, how long it has run, and its Cancel button; whether
+    /// anything runs.
+    fn progress(&mut self, ui: &mut Ui) -> bool {
+        let running = match (&self.view.listing, self.view.job()) {
+            (_, Some(job)) => Some((format!("{}: fetching and verifying", job.what), job.started, true)),
+            (Listing::Loading { started, .. }, None) => {
+                let at = self.view.location().unwrap_or_default();
+                Some((format!("Listing {at}: fetching and verifying"), *started, false))
+            }
+            _ => None,
+        };
+        let Some((text, started, is_job)) = running else { return false };
+        ui.horizontal(|ui| {
+            ui.add(egui::Spinner::new());
+            let secs = started.elapsed().as_secs_f64();
+            ui.label(RichText::new(format!("{text}… {secs:.1} s")).color(theme::TEXT_DIM));
+            let cancel = ui.button("Cancel").on_hover_text("Stop waiting; what arrives later is dropped");
+            if cancel.clicked() {
+                if is_job {
+                    self.view.cancel_job();
+                } else {
+                    self.view.cancel_listing();
+                }
+            }
+        });
+        true
     }
 
     fn outcome(&self, ui: &mut Ui) {
@@ -162,6 +212,9 @@ impl RegistryWindow {
             Outcome::Refused { what, error } => {
                 let text = format!("{what} refused: {} — {}", error.code, error.message);
                 ui.label(RichText::new(text).color(theme::ERROR));
+            }
+            Outcome::Cancelled { what } => {
+                ui.label(RichText::new(format!("{what} cancelled")).color(theme::WARN));
             }
         }
     }
@@ -200,7 +253,7 @@ fn header(ui: &mut Ui) {
     });
 }
 
-fn draw_line(ui: &mut Ui, line: &Line) -> Option<Request> {
+fn draw_line(ui: &mut Ui, line: &Line, busy: bool) -> Option<Request> {
     let mut request = None;
     let pack = line.pack;
     ui.horizontal(|ui| {
@@ -245,12 +298,12 @@ fn draw_line(ui: &mut Ui, line: &Line) -> Option<Request> {
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let what = format!("{}@{}", pack.name, row.version);
-            let open = ui.button("Open");
+            let open = ui.add_enabled(!busy, egui::Button::new("Open"));
             open.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {what}")));
             if open.on_hover_text(format!("Verify {what} and open its tarball as a pack")).clicked() {
                 request = Some(Request::Open { name: pack.name.clone(), version: row.version.clone() });
             }
-            let install = ui.button("Install");
+            let install = ui.add_enabled(!busy, egui::Button::new("Install"));
             install.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Install {what}")));
             if install.on_hover_text(format!("Verify {what} and write it to the install cache")).clicked() {
                 request = Some(Request::Install { name: pack.name.clone(), version: row.version.clone() });

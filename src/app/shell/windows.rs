@@ -7,7 +7,7 @@ use crate::app::window::WindowId;
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::host_import;
-use crate::editor::registry_view::{Outcome, RegistryView};
+use crate::editor::registry_view::{Done, Outcome, RegistryView};
 use crate::editor::subchains::ChildView;
 
 impl App {
@@ -153,11 +153,21 @@ impl App {
 }
 
 impl App {
-    /// The Registry window while it is open, and what was asked of it.
+    /// The Registry window while it is open, and what was asked of it; and the answer of an
+    /// Install or Open running in the background, taken whether or not the window is open.
     pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
+        if let Some(answer) = self.windows.registry.view.poll_job() {
+            self.registry_answer(answer);
+        }
+        if self.windows.registry.view.job().is_some() {
+            // The job's thread cannot wake the UI; look again shortly.
+            ctx.request_repaint_after(std::time::Duration::from_millis(30));
+        }
         let Some(request) = self.windows.registry.show(ctx) else { return };
+        let view = &mut self.windows.registry.view;
         match request {
             Request::ChooseFolder => self.ask(crate::app::dialogs::Purpose::Registry),
+            Request::OpenUrl => view.open_url(),
             Request::ChooseInstallFolder => self.ask(crate::app::dialogs::Purpose::InstallFolder),
             Request::Install { name, version } => {
                 let opts = crate::registry::InstallOptions {
@@ -165,30 +175,44 @@ impl App {
                     allow_unsigned: !self.settings.trust.require_signed,
                     protocol_major: self.library.trust.host.protocol_major,
                 };
-                match self.windows.registry.view.install(&name, &version, opts) {
-                    Some(done) => {
-                        let status = format!("Installed {name}@{version} to {}", done.tarball.display());
-                        self.panels.problems.status(status);
-                    }
-                    None => self.registry_refusal(),
-                }
+                view.start_install(&name, &version, opts);
+                self.registry_refusal();
             }
-            Request::Open { name, version } => match self.windows.registry.view.open_version(&name, &version) {
-                Some(pack) => {
-                    let chains = pack.chains.len();
-                    self.add_packs(vec![pack]);
-                    self.panels.problems.status(format!(
-                        "Opened {name}@{version} from the registry ({})",
-                        crate::words::count(chains, "chain", "chains")
-                    ));
-                }
-                None => self.registry_refusal(),
-            },
+            Request::Open { name, version } => {
+                view.start_open(&name, &version);
+                self.registry_refusal();
+            }
         }
     }
 
+    /// What a finished Install or Open brought: a status line, and an opened pack in the
+    /// palette.
+    fn registry_answer(&mut self, answer: crate::error::Result<Done>) {
+        match answer {
+            Ok(Done::Installed(done)) => {
+                let status = format!("Installed {}@{} to {}", done.name, done.version, done.tarball.display());
+                self.panels.problems.status(status);
+            }
+            Ok(Done::Opened(pack)) => {
+                let status = format!(
+                    "Opened {}@{} from the registry ({})",
+                    pack.name(),
+                    pack.version(),
+                    crate::words::count(pack.chains.len(), "chain", "chains")
+                );
+                self.add_packs(vec![*pack]);
+                self.panels.problems.status(status);
+            }
+            Err(error) => self.panels.problems.error(error),
+        }
+    }
+
+    /// A job refused before it started (one already runs, no install folder).
     fn registry_refusal(&mut self) {
-        if let Some(Outcome::Refused { error, .. }) = &self.windows.registry.view.outcome {
+        let view = &self.windows.registry.view;
+        if view.job().is_none()
+            && let Some(Outcome::Refused { error, .. }) = &view.outcome
+        {
             self.panels.problems.error(error.clone());
         }
     }
