@@ -94,6 +94,17 @@ fn wait_for_listing(h: &mut Harness<'_, App>) {
     h.run();
 }
 
+/// Install and Open run in the background: step frames until the job answers.
+fn wait_for_job(h: &mut Harness<'_, App>) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while h.state().registry_view().job().is_some() {
+        assert!(Instant::now() < deadline, "the registry job never answered");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run();
+}
+
 #[needs(corpus, registry_tools)]
 #[test]
 fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
@@ -132,6 +143,7 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
 
     click(&mut h, "Change…");
     click(&mut h, &format!("Install {name}@{version}"));
+    wait_for_job(&mut h);
     let Some(Outcome::Installed(done)) = &h.state().registry_view().outcome else {
         panic!("installed: {:?}", h.state().registry_view().outcome)
     };
@@ -142,6 +154,7 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
 
     let before = h.state().packs().len();
     click(&mut h, &format!("Open {name}@{version}"));
+    wait_for_job(&mut h);
     let packs = h.state().packs();
     assert_eq!(packs.len(), before + 1, "{:?}", h.state().last_error());
     let opened = packs.last().unwrap();
@@ -153,6 +166,7 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     let reg_tgz = chainsmith::registry::Registry::open(&reg).unwrap().tarball_path(name, &version).unwrap();
     std::fs::write(&reg_tgz, b"tampered").unwrap();
     click(&mut h, &format!("Open {name}@{version}"));
+    wait_for_job(&mut h);
     assert_eq!(h.state().last_error().map(|e| e.code), Some("pack_integrity_failure"));
     assert!(label_starting(&h, &format!("Open {name}@{version} refused: pack_integrity_failure")).is_some());
 }

@@ -167,7 +167,7 @@ impl RegistryWindow {
         };
         let Some((text, started, is_job)) = running else { return false };
         ui.horizontal(|ui| {
-            ui.add(egui::Spinner::new());
+            spinner(ui);
             let secs = started.elapsed().as_secs_f64();
             ui.label(RichText::new(format!("{text}… {secs:.1} s")).color(theme::TEXT_DIM));
             let cancel = ui.button("Cancel").on_hover_text("Stop waiting; what arrives later is dropped");
@@ -218,6 +218,22 @@ impl RegistryWindow {
             }
         }
     }
+}
+
+/// A turning arc. Not `egui::Spinner`: that asks for a repaint every frame, where the
+/// window's 30 ms repaint (while something runs) is enough to turn it.
+fn spinner(ui: &mut Ui) {
+    let size = ui.spacing().interact_size.y;
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(size, size), egui::Sense::hover());
+    let (centre, radius) = (rect.center(), rect.height() * 0.35);
+    let start = ui.input(|i| i.time) * 5.0;
+    let points: Vec<egui::Pos2> = (0..=16)
+        .map(|i| {
+            let angle = start + f64::from(i) / 16.0 * 4.5;
+            centre + radius * egui::vec2(angle.cos() as f32, angle.sin() as f32)
+        })
+        .collect();
+    ui.painter().add(egui::Shape::line(points, egui::Stroke::new(2.0, theme::ACCENT)));
 }
 
 fn check_color(check: &Check) -> Color32 {
