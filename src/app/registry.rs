@@ -65,7 +65,7 @@ impl RegistryWindow {
     fn contents(&mut self, ui: &mut Ui) -> Option<Request> {
         let mut request = None;
         ui.horizontal(|ui| {
-            ui.label("Registry");
+            ui.label("Location");
             let shown = self.view.location().unwrap_or("none chosen").to_owned();
             ui.label(RichText::new(shown).monospace().small());
             if ui.button("Choose folder…").on_hover_text("A folder with .well-known/openwop-registry.json").clicked()
