@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer)
+#       quick-add canvas large newcomer registry-url)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -759,6 +759,61 @@ PY
     xdotool key Escape
     stop_app
     unset CHAINSMITH_FILE_DIALOG
+fi
+
+if want registry-url && [ -d "$CORPUS/registry/packs" ]; then
+    # u01-u03, at any $SCREEN (names end with it): the Registry window browsing a registry by
+    # URL (issue 38 item 4). The corpus registry (every corpus pack, unsigned, written by
+    # tests/tools/make_registry.py) plus the bundled sample published and signed, served by
+    # `chainsmith serve`; File › Registry… by the command palette; the URL typed and opened:
+    # listing in the background (progress, Cancel), listed, then the sample opened into the
+    # palette after its fetch and verification.
+    S=$SCREEN
+    python3 tests/tools/make_registry.py --corpus "$CORPUS/registry/packs" "$SCRATCH/ureg"
+    "$BIN" keygen "$SCRATCH/ukey" >/dev/null
+    mkdir -p "$SCRATCH/usample"
+    # Signed into the v2 tree, whose typeIds are pinned.
+    python3 - packs/vendor.chainsmith.support-desk/pack.json "$SCRATCH/usample/pack.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for chain in m["chains"]:
+    for node in chain["dag"]["nodes"]:
+        node["typeId"] += "@1.0.0"
+json.dump(m, open(sys.argv[2], "w"), indent=2)
+PY
+    "$BIN" pack publish "$SCRATCH/usample" --registry "$SCRATCH/ureg" --key "$SCRATCH/ukey.private.pem" \
+        --key-id sample-key >/dev/null 2>&1
+    "$BIN" serve "$SCRATCH/ureg" --addr 127.0.0.1:0 >"$SCRATCH/serve.out" 2>/dev/null &
+    SERVE=$!
+    for _ in $(seq 1 40); do [ -s "$SCRATCH/serve.out" ] && break; sleep 0.25; done
+    URL=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["url"])' "$SCRATCH/serve.out")
+    start_app
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 80 "Registry"
+    sleep 0.5
+    xdotool key Return
+    sleep 1
+    # The window is centred, 900x560 at most: its URL field is on its third row.
+    WX=$(( (SCREEN_W - 900) / 2 )); [ "$WX" -lt 0 ] && WX=0
+    WY=$(( (SCREEN_H - 560) / 2 )); [ "$WY" -lt 0 ] && WY=0
+    click $(( WX + 250 )) $(( WY + 76 ))
+    xdotool type --delay 20 "$URL"
+    xdotool key Return
+    shot "u01-registry-url-listing-$S" 0.3
+    sleep 4
+    xdotool mousemove $(( SCREEN_W - 20 )) $(( SCREEN_H - 20 ))
+    shot "u02-registry-url-listed-$S" 1.0
+    click $(( WX + 200 )) $(( WY + 135 ))
+    type_text "chainsmith.support"
+    sleep 0.8
+    # Open on the one row left: fetched, verified, and its chains in the palette.
+    press $(( WX + 868 )) $(( WY + 245 ))
+    xdotool mousemove $(( SCREEN_W - 20 )) $(( SCREEN_H - 20 ))
+    shot "u03-registry-url-opened-$S" 1.5
+    stop_app
+    kill "$SERVE" 2>/dev/null || true
 fi
 
 if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then
