@@ -125,8 +125,7 @@ fn expand_and_inline_fetch_external_sub_chain_packs_by_url() {
     let children = by_url["children"].as_array().unwrap();
     assert_eq!(children.len(), 1, "{by_url}");
     assert!(children[0].to_string().contains("core.identity@1.0.0"), "the registry's pack was expanded");
-    let fetched: Vec<String> =
-        server.wait_for(4).iter().map(|r| r["path"].as_str().unwrap().to_owned()).collect();
+    let fetched: Vec<String> = server.wait_for(4).iter().map(|r| r["path"].as_str().unwrap().to_owned()).collect();
     assert!(fetched.iter().any(|p| p.ends_with("/-/1.4.2.tgz")), "{fetched:?}");
 
     let out = dir.path().join("wf.json");
@@ -188,7 +187,10 @@ fn agree(url: &str, specs: &[&str], scratch: &Path) -> Vec<(Value, Value)> {
                 (ours, theirs)
             } else {
                 let e = envelope(&install);
-                assert_eq!(theirs["accepted"], false, "{spec}: chainsmith refused ({e}), the recipe accepted: {theirs}");
+                assert_eq!(
+                    theirs["accepted"], false,
+                    "{spec}: chainsmith refused ({e}), the recipe accepted: {theirs}"
+                );
                 (e, theirs)
             }
         })
@@ -260,19 +262,57 @@ fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
         assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     };
     openssl(&[
-        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=chainsmith test CA", "-keyout",
-        "ca.key", "-out", "ca.pem", "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=chainsmith test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
         "keyUsage=critical,keyCertSign,cRLSign",
     ]);
-    openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr"]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ]);
     std::fs::write(
         dir.join("server.ext"),
         "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
     )
     .unwrap();
     openssl(&[
-        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-        "-extfile", "server.ext", "-out", "server.pem",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.pem",
     ]);
     (dir.join("ca.pem"), dir.join("server.pem"), dir.join("server.key"))
 }
@@ -348,7 +388,8 @@ fn https_refuses_an_untrusted_certificate_and_accepts_it_with_its_ca() {
         .unwrap();
     assert_eq!(ok_json(&by_env)["version"], "1.0.0");
     // A CA file that holds no certificate is refused before any connection.
-    let e = envelope(&cs(&cache, &["search", "", "--registry", &server.url, "--ca-file", s(&cert.with_extension("key"))]));
+    let e =
+        envelope(&cs(&cache, &["search", "", "--registry", &server.url, "--ca-file", s(&cert.with_extension("key"))]));
     assert_eq!(e["error"], "invalid_request", "{e}");
     assert!(e["details"]["path"].as_str().is_some_and(|p| p.ends_with("server.key")), "{e}");
 }

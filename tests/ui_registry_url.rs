@@ -26,12 +26,8 @@ const NAME: &str = "vendor.me.tiles";
 const SLOW: Duration = Duration::from_millis(1500);
 
 fn start() -> Harness<'static, App> {
-    let opts = StartOptions {
-        files: Vec::new(),
-        dialogs: Box::new(Script::default()),
-        recovery_file: None,
-        packs: bundled(),
-    };
+    let opts =
+        StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     harness(App::new(opts, None))
 }
 

@@ -24,8 +24,14 @@ pub enum Request {
     /// Open the URL in the window's field.
     OpenUrl,
     ChooseInstallFolder,
-    Install { name: String, version: String },
-    Open { name: String, version: String },
+    Install {
+        name: String,
+        version: String,
+    },
+    Open {
+        name: String,
+        version: String,
+    },
 }
 
 /// The window and its model.

@@ -778,7 +778,12 @@ fn check_recorded_signature(recorded: &Value, tarball: &[u8]) -> Result<(), Stri
 /// Primary folders, then the lockfile's `registry`, then its fallbacks, in that order. A
 /// folder named twice (`reg`, `./reg`, a link to it) is searched once, at its first place.
 /// Nothing is read yet.
-fn open_registries(lock: &Lockfile, primary: &[PathBuf], net: &NetOptions, findings: &mut Vec<Finding>) -> Vec<Registry> {
+fn open_registries(
+    lock: &Lockfile,
+    primary: &[PathBuf],
+    net: &NetOptions,
+    findings: &mut Vec<Finding>,
+) -> Vec<Registry> {
     let base = lock.source().parent().unwrap_or(Path::new(""));
     let primary_location = |p: &PathBuf| match p.to_str().filter(|t| crate::registry::source::is_url(t)) {
         Some(url) => Location::Url(url.to_owned()),

@@ -768,7 +768,8 @@ fn load_registry(args: &ChainArgs, pack: &Pack, trust: &Trust) -> Result<Vec<Pac
         return Ok(packs);
     }
     let is_registry = |text: &str| {
-        chainsmith::registry::source::is_url(text) || chainsmith::registry::Registry::is_registry_folder(Path::new(text))
+        chainsmith::registry::source::is_url(text)
+            || chainsmith::registry::Registry::is_registry_folder(Path::new(text))
     };
     for path in args.registry.iter().filter(|t| !is_registry(t)) {
         let out = load_path(Path::new(path), LoadOptions::default());

@@ -220,7 +220,9 @@ impl RegistryView {
             Error::new(code::INVALID_REQUEST, "no install folder: choose one, or set OPENWOP_CONFIG_HOME or HOME")
         });
         let spec = format!("{name}@{version}");
-        self.start(what, base, move |reg, base| install(&reg, &spec, &base, opts).map(|d| Done::Installed(Box::new(d))));
+        self.start(what, base, move |reg, base| {
+            install(&reg, &spec, &base, opts).map(|d| Done::Installed(Box::new(d)))
+        });
     }
 
     /// Start fetching `name@version`, verifying it and loading the pack its tarball holds
@@ -402,7 +404,9 @@ mod tests {
                         std::thread::sleep(delay);
                     }
                     let answer = match std::fs::read(reg.join(path.trim_start_matches('/'))) {
-                        Ok(b) => [format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", b.len()).into_bytes(), b].concat(),
+                        Ok(b) => {
+                            [format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", b.len()).into_bytes(), b].concat()
+                        }
                         Err(_) => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec(),
                     };
                     let _ = stream.write_all(&answer);

@@ -68,11 +68,10 @@ pub fn load_ca_file(path: &std::path::Path) -> Result<Vec<Vec<u8>>> {
     use rustls_pki_types::CertificateDer;
     use rustls_pki_types::pem::PemObject;
     let shown = path.display().to_string();
-    let refuse = |why: String| {
-        Error::new(code::INVALID_REQUEST, format!("CA file {shown}: {why}")).with("path", shown.as_str())
-    };
-    let bytes = crate::fsio::read_limited(path, MAX_CA_FILE_BYTES, code::INVALID_REQUEST)
-        .map_err(|e| refuse(e.message))?;
+    let refuse =
+        |why: String| Error::new(code::INVALID_REQUEST, format!("CA file {shown}: {why}")).with("path", shown.as_str());
+    let bytes =
+        crate::fsio::read_limited(path, MAX_CA_FILE_BYTES, code::INVALID_REQUEST).map_err(|e| refuse(e.message))?;
     let certs: Vec<Vec<u8>> = CertificateDer::pem_slice_iter(&bytes)
         .map(|c| c.map(|c| c.as_ref().to_vec()))
         .collect::<std::result::Result<_, _>>()

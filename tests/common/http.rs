@@ -134,4 +134,3 @@ pub fn folder_with(reg: PathBuf, special: impl Fn(&str, &mut TcpStream) -> bool 
         }
     })
 }
-
