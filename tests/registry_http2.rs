@@ -366,6 +366,7 @@ fn https_refuses_an_untrusted_certificate_and_accepts_it_with_its_ca() {
     assert_eq!(e["error"], "pack_registry_unreachable", "{e}");
     let cause = e["details"]["cause"].as_str().unwrap_or_default().to_lowercase();
     assert!(cause.contains("certificate") && cause.contains("unknownissuer"), "the cause is named: {e}");
+    assert!(!cause.contains("https://"), "the URL is in details.url, not repeated in the cause: {e}");
 
     let found = ok_json(&cs(&cache, &["search", "", "--registry", &server.url, "--json", "--ca-file", s(&ca)]));
     assert_eq!(found["total"], 1, "{found}");

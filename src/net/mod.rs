@@ -252,7 +252,12 @@ impl Client {
                         unreachable(url.as_str(), format!("HTTP {status} {}", r.status_text())).with("status", status)
                     );
                 }
-                Err(ureq::Error::Transport(t)) => return Err(unreachable(url.as_str(), t)),
+                Err(ureq::Error::Transport(t)) => {
+                    // ureq names the URL first; the error names it once, in `url`.
+                    let text = t.to_string();
+                    let cause = t.url().and_then(|u| text.strip_prefix(&format!("{u}: "))).unwrap_or(&text);
+                    return Err(unreachable(url.as_str(), cause));
+                }
             };
             match response.status() {
                 304 if cached.is_some() => return Ok(Fetched::NotModified),
