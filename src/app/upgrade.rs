@@ -234,7 +234,7 @@ fn body(
             line(ui, format!("+ {e}"), theme::OK);
         }
         for e in &review.edges_removed {
-            line(ui, format!("− {e}"), theme::ERROR);
+            line(ui, format!("- {e}"), theme::ERROR);
         }
         section(ui, "Chain changes", review.changes.len());
         for c in &review.changes {
@@ -243,7 +243,7 @@ fn body(
         }
         section(ui, "Your edits", review.edits.len());
         for e in &review.edits {
-            line(ui, format!("✎ {}", e.describe()), theme::TEXT);
+            line(ui, format!("you: {}", e.describe()), theme::TEXT);
         }
         if !conflicts_found.is_empty() {
             conflicts::show(ui, conflicts_found, resolutions);
@@ -290,7 +290,7 @@ fn side_by_side(ui: &mut Ui, review: &Review) {
         cols[0].label(RichText::new(format!("{} (now)", review.from)).strong());
         for id in &review.old_nodes {
             let (mark, color) = if removed(id) {
-                ("−", theme::ERROR)
+                ("-", theme::ERROR)
             } else if changed(id) {
                 ("~", theme::WARN)
             } else {
@@ -320,7 +320,8 @@ pub fn instance_row(ui: &mut Ui, inst: &Instance, up: Option<&Available>, action
         if let Some(up) = up {
             let text = format!("{} available ({})", up.to, up.level.as_str());
             ui.label(RichText::new(text).color(level_color(up.level)));
-            if ui.button("Review update…").on_hover_text("Compare both expansions, then update").clicked() {
+            let review = ui.button(format!("Review update to {}…", up.to));
+            if review.on_hover_text("Compare both expansions, then update").clicked() {
                 actions.push(Action::ReviewUpdate(key.clone()));
             }
         }

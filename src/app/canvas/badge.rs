@@ -8,7 +8,7 @@ use crate::instance::update::Available;
 pub(super) fn update_badge(ui: &mut Ui, frame: Rect, up: &Available, zoom: f32, actions: &mut Vec<Action>) {
     let color = crate::app::upgrade::level_color(up.level);
     let font = FontId::proportional(11.0 * (0.8 / zoom).clamp(1.0, 1.8));
-    let galley = ui.painter().layout_no_wrap(format!("↑ {} {}", up.to, up.level.as_str()), font, color);
+    let galley = ui.painter().layout_no_wrap(format!("{} · {}", up.to, up.level.as_str()), font, color);
     let size = galley.size() + vec2(12.0, 4.0);
     let top = frame.min.y + ((FRAME_HEADER - size.y) / 2.0).max(2.0);
     let rect = Rect::from_min_size(pos2(frame.max.x - size.x - 8.0, top), size);
