@@ -69,8 +69,70 @@ pub enum Answer {
 
 enum State {
     Computing(Receiver<crate::error::Result<Review>>),
-    Ready(Box<Review>, Box<Fields>),
+    Ready(Box<Review>, Box<Lines>, Box<Fields>),
     Failed(Error),
+}
+
+/// One coloured line of the review.
+type Line = (String, Color32);
+
+/// The review's lists as drawn, made once when it arrives (a frame draws only the rows in
+/// view, so a review of thousands of nodes costs a frame no more than a short one).
+struct Lines {
+    old: Vec<Line>,
+    new: Vec<Line>,
+    members: Vec<Line>,
+    edges: Vec<Line>,
+    changes: Vec<Line>,
+    edits: Vec<Line>,
+}
+
+impl Lines {
+    fn of(review: &Review) -> Self {
+        let mut changed = std::collections::HashSet::new();
+        let (mut gone, mut fresh) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+        let mut members = Vec::new();
+        for c in &review.nodes {
+            match c {
+                NodeChange::Member { node, pointer, old, new } => {
+                    changed.insert(node.as_str());
+                    members.push((format!("~ {node} {pointer}: {} → {}", short(old), short(new)), theme::WARN));
+                }
+                NodeChange::Removed(id) => {
+                    gone.insert(id.as_str());
+                }
+                NodeChange::Added(id) => {
+                    fresh.insert(id.as_str());
+                }
+            }
+        }
+        let mark = |id: &String, ends: &std::collections::HashSet<&str>, (m, color): (&str, Color32)| {
+            let (mark, color) = if ends.contains(id.as_str()) {
+                (m, color)
+            } else if changed.contains(id.as_str()) {
+                ("~", theme::WARN)
+            } else {
+                (" ", theme::TEXT_DIM)
+            };
+            (format!("{mark} {id}"), color)
+        };
+        let old = review.old_nodes.iter().map(|id| mark(id, &gone, ("-", theme::ERROR))).collect();
+        let new = review.new_nodes.iter().map(|id| mark(id, &fresh, ("+", theme::OK))).collect();
+        let edges = (review.edges_added.iter().map(|e| (format!("+ {e}"), theme::OK)))
+            .chain(review.edges_removed.iter().map(|e| (format!("- {e}"), theme::ERROR)))
+            .collect();
+        let changes = review
+            .changes
+            .iter()
+            .map(|c| {
+                let text =
+                    format!("{} {} {}: {} → {}", c.level.as_str(), c.kind, c.pointer, short(&c.old), short(&c.new));
+                (text, level_color(c.level))
+            })
+            .collect();
+        let edits = review.edits.iter().map(|e| (format!("you: {}", e.describe()), theme::TEXT)).collect();
+        Self { old, new, members, edges, changes, edits }
+    }
 }
 
 /// "Review update…" for one instance.
@@ -144,7 +206,8 @@ impl ReviewWindow {
                 // Carried values the new version refuses show at once, as in the insert form.
                 fields.reveal();
                 self.conflicts = review.conflicts.clone();
-                State::Ready(Box::new(review), Box::new(fields))
+                let lines = Lines::of(&review);
+                State::Ready(Box::new(review), Box::new(lines), Box::new(fields))
             }
             Ok(Err(e)) => State::Failed(e),
             Err(TryRecvError::Empty) => return,
@@ -161,7 +224,7 @@ impl ReviewWindow {
         let mut answer = None;
         let size = ctx.content_rect().size();
         let title = match &self.state {
-            State::Ready(r, _) => format!("Review update: {}", r.label),
+            State::Ready(r, ..) => format!("Review update: {}", r.label),
             _ => "Review update".to_owned(),
         };
         Scaffold::new(WindowId::ReviewUpdate, title, &mut open)
@@ -178,8 +241,9 @@ impl ReviewWindow {
                 State::Failed(e) => {
                     ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
                 }
-                State::Ready(review, fields) => {
-                    answer = body(ui, review, fields, &self.chain, &self.conflicts, &mut self.resolutions, others);
+                State::Ready(review, lines, fields) => {
+                    let found = (&self.conflicts[..], &mut self.resolutions);
+                    answer = body(ui, (review, lines), fields, &self.chain, found, others);
                     if let Some(e) = &self.refusal {
                         ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
                     }
@@ -195,23 +259,13 @@ fn short(v: &Option<Value>) -> String {
     if text.chars().count() > 60 { format!("{}…", text.chars().take(59).collect::<String>()) } else { text }
 }
 
-fn line(ui: &mut Ui, text: String, color: Color32) {
-    ui.add(egui::Label::new(RichText::new(text).monospace().small().color(color)).wrap());
-}
-
-fn section(ui: &mut Ui, title: &str, count: usize) {
-    ui.add_space(6.0);
-    ui.label(RichText::new(format!("{title} ({count})")).strong());
-}
-
 /// The review; the answer when a button was clicked.
 fn body(
     ui: &mut Ui,
-    review: &Review,
+    (review, lines): (&Review, &Lines),
     fields: &mut Fields,
     chain: &Chain,
-    conflicts_found: &[Conflict],
-    resolutions: &mut Resolutions,
+    (conflicts_found, resolutions): (&[Conflict], &mut Resolutions),
     others: usize,
 ) -> Option<Answer> {
     ui.horizontal(|ui| {
@@ -221,29 +275,21 @@ fn body(
     });
     let mut answer = None;
     egui::ScrollArea::vertical().id_salt("cs-review-body").max_height(ui.available_height() - 40.0).show(ui, |ui| {
-        side_by_side(ui, review);
-        let members: Vec<&NodeChange> = review.nodes.iter().filter(|c| matches!(c, NodeChange::Member { .. })).collect();
-        section(ui, "Node members changed", members.len());
-        for c in members {
-            if let NodeChange::Member { node, pointer, old, new } = c {
-                line(ui, format!("~ {node} {pointer}: {} → {}", short(old), short(new)), theme::WARN);
-            }
-        }
-        section(ui, "Edges", review.edges_added.len() + review.edges_removed.len());
-        for e in &review.edges_added {
-            line(ui, format!("+ {e}"), theme::OK);
-        }
-        for e in &review.edges_removed {
-            line(ui, format!("- {e}"), theme::ERROR);
-        }
-        section(ui, "Chain changes", review.changes.len());
-        for c in &review.changes {
-            let text = format!("{} {} {}: {} → {}", c.level.as_str(), c.kind, c.pointer, short(&c.old), short(&c.new));
-            line(ui, text, level_color(c.level));
-        }
-        section(ui, "Your edits", review.edits.len());
-        for e in &review.edits {
-            line(ui, format!("you: {}", e.describe()), theme::TEXT);
+        ui.columns(2, |cols| {
+            cols[0].label(RichText::new(format!("{} (now)", review.from)).strong());
+            list(&mut cols[0], "cs-review-old", &lines.old);
+            cols[1].label(RichText::new(format!("{} (new)", review.to)).strong());
+            list(&mut cols[1], "cs-review-new", &lines.new);
+        });
+        for (title, id, items) in [
+            ("Node members changed", "cs-review-members", &lines.members),
+            ("Edges", "cs-review-edges", &lines.edges),
+            ("Chain changes", "cs-review-changes", &lines.changes),
+            ("Your edits", "cs-review-edits", &lines.edits),
+        ] {
+            ui.add_space(6.0);
+            ui.label(RichText::new(format!("{title} ({})", items.len())).strong());
+            list(ui, id, items);
         }
         if !conflicts_found.is_empty() {
             conflicts::show(ui, conflicts_found, resolutions);
@@ -272,7 +318,7 @@ fn body(
         if others > 0 {
             let all = ui
                 .add_enabled(ready, egui::Button::new("Update all instances of this chain"))
-                .on_hover_text(format!("This one and {} more, as one undo step", others));
+                .on_hover_text(format!("This one and {others} more, as one undo step"));
             if all.clicked() {
                 answer = Some(Answer::ApplyAll { values: fields.values().clone(), resolutions: resolutions.clone() });
             }
@@ -281,35 +327,27 @@ fn body(
     answer
 }
 
-/// The old and the new expansion's nodes in two columns: removed, added and changed marked.
-fn side_by_side(ui: &mut Ui, review: &Review) {
-    let changed = |id: &str| review.nodes.iter().any(|c| matches!(c, NodeChange::Member { node, .. } if node == id));
-    let removed = |id: &str| review.nodes.contains(&NodeChange::Removed(id.to_owned()));
-    let added = |id: &str| review.nodes.contains(&NodeChange::Added(id.to_owned()));
-    ui.columns(2, |cols| {
-        cols[0].label(RichText::new(format!("{} (now)", review.from)).strong());
-        for id in &review.old_nodes {
-            let (mark, color) = if removed(id) {
-                ("-", theme::ERROR)
-            } else if changed(id) {
-                ("~", theme::WARN)
-            } else {
-                (" ", theme::TEXT_DIM)
-            };
-            line(&mut cols[0], format!("{mark} {id}"), color);
-        }
-        cols[1].label(RichText::new(format!("{} (new)", review.to)).strong());
-        for id in &review.new_nodes {
-            let (mark, color) = if added(id) {
-                ("+", theme::OK)
-            } else if changed(id) {
-                ("~", theme::WARN)
-            } else {
-                (" ", theme::TEXT_DIM)
-            };
-            line(&mut cols[1], format!("{mark} {id}"), color);
-        }
-    });
+/// Rows shown at once in one list of the review; a longer list scrolls.
+const LIST_ROWS: usize = 12;
+
+/// A list of lines: all of them when short, else a scrolled view drawing only the rows in
+/// view.
+fn list(ui: &mut Ui, id: &str, items: &[Line]) {
+    let draw = |ui: &mut Ui, (text, color): &Line| {
+        ui.add(egui::Label::new(RichText::new(text).monospace().small().color(*color)).truncate());
+    };
+    if items.len() <= LIST_ROWS {
+        items.iter().for_each(|l| draw(ui, l));
+        return;
+    }
+    let row = ui.text_style_height(&egui::TextStyle::Small).max(ui.text_style_height(&egui::TextStyle::Monospace));
+    let spacing = ui.spacing().item_spacing.y;
+    egui::ScrollArea::vertical().id_salt(id).max_height((row + spacing) * LIST_ROWS as f32).auto_shrink([false, true]).show_rows(
+        ui,
+        row,
+        items.len(),
+        |ui, range| items[range].iter().for_each(|l| draw(ui, l)),
+    );
 }
 
 /// The inspector's row for an instance: the update at hand (with "Review update…") and
