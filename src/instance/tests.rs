@@ -192,3 +192,57 @@ fn the_recorded_version_is_needed() {
     assert_eq!(base_pack(&inst, [&p2, &p1]).map(Pack::version), Some("1.0.0"));
     assert!(base_pack(&inst, [&p2]).is_none());
 }
+
+#[test]
+fn newer_versions_are_found_with_the_semver_checks_level_and_pinned_instances_are_left_alone() {
+    use crate::diff::Level;
+    use update::{available, versions};
+    let (mut wf, key) = workflow();
+    let (old, minor_by_number) = (pack("1.0.0"), pack("1.1.0"));
+    let packs = [old.clone(), minor_by_number.clone()];
+    assert_eq!(versions(&packs, "t.two"), [("1.1.0".to_owned(), 1), ("1.0.0".to_owned(), 0)]);
+    let inst = wf.instance(&key).unwrap();
+    // 1.1.0 drops z, an exit node (a → z, nothing after z): the check says major, whatever
+    // the version number says.
+    let up = available(&inst, &packs).unwrap();
+    assert_eq!((up.to.as_str(), up.level, up.pack), ("1.1.0", Level::Major, 1));
+    // Without the recorded version to compare with, the version numbers' bump is all there is.
+    assert_eq!(available(&inst, std::slice::from_ref(&minor_by_number)).unwrap().level, Level::Minor);
+    assert!(available(&inst, std::slice::from_ref(&old)).is_none(), "up to date");
+
+    wf.pin_instance(&key, true).unwrap();
+    let reread = Workflow::from_json(wf.to_json(ExportMode::Faithful)).unwrap();
+    let pinned = reread.instance(&key).unwrap();
+    assert!(pinned.pinned, "pinned survives save and load");
+    assert!(available(&pinned, &packs).is_none(), "no update offered for a pinned instance");
+    assert!(update::outdated(&reread, &packs).is_empty());
+}
+
+#[test]
+fn a_review_lists_both_expansions_the_chains_changes_the_edits_and_the_carried_values() {
+    use update::{NodeChange, review_update};
+    let (mut wf, key) = workflow();
+    set_config(&mut wf, "t_two_k1_b", "note", json!("mine"));
+    let (p1, p2) = (pack("1.0.0"), pack("2.0.0"));
+    let r = review_update(&wf, &key, &[p1, p2.clone()], &p2, &crate::catalog::Trust::default()).unwrap();
+    assert_eq!((r.from.as_str(), r.to.as_str(), r.level.as_str()), ("1.0.0", "2.0.0", "major"));
+    assert_eq!(r.old_nodes, ["t_two_k1_a", "t_two_k1_b", "t_two_k1_z"]);
+    assert_eq!(r.new_nodes, ["t_two_k1_a", "t_two_k1_b", "t_two_k1_c"]);
+    assert!(r.nodes.contains(&NodeChange::Removed("t_two_k1_z".into())));
+    assert!(r.nodes.contains(&NodeChange::Added("t_two_k1_c".into())));
+    assert!(r.nodes.contains(&NodeChange::Member {
+        node: "t_two_k1_a".into(),
+        pointer: "/config/url".into(),
+        old: Some(json!("https://x.test/a")),
+        new: Some(json!("https://y.test/a")),
+    }));
+    assert_eq!(r.edges_added, ["t_two_k1_b.out → t_two_k1_c.in"]);
+    assert_eq!(r.edges_removed, ["t_two_k1_a.out → t_two_k1_z.in"]);
+    assert!(r.changes.iter().any(|c| c.kind == "exit_node_removed"), "{:?}", r.changes);
+    assert_eq!(r.edits.len(), 1, "the note set by hand: {:?}", r.edits);
+    assert!(r.conflicts.is_empty());
+    assert_eq!(r.values["topic"], "a");
+    assert!(r.dropped.is_empty());
+    // Nothing was changed by reviewing.
+    assert_eq!(wf.instance(&key).unwrap().chain_version, "1.0.0");
+}
