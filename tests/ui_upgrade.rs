@@ -297,7 +297,9 @@ fn the_ui_keeps_drawing_frames_while_a_review_is_computed() {
     let total = clicked.elapsed();
     // On the UI thread the whole computation would sit in one frame and none would be drawn
     // while it ran; off it, frames keep coming, each far shorter than the computation.
-    eprintln!("review of a {n}-node instance: {frames} frames drawn while it computed, longest {longest:?}, in all {total:?}");
+    eprintln!(
+        "review of a {n}-node instance: {frames} frames drawn while it computed, longest {longest:?}, in all {total:?}"
+    );
     assert!(frames >= 3, "{frames} frames drawn while the review was computed ({total:?})");
     assert!(longest < total / 2, "longest frame {longest:?} of {total:?}");
     // Every tenth of the 3,000 nodes has its `v` changed by version 2.
@@ -328,7 +330,10 @@ fn upgrade_all_on_the_command_line_skips_a_pinned_instance_and_reports_it() {
         &o,
         "--json",
     ]));
-    assert_eq!(answer["skipped"], json!([{"instance": "support_triage_t001_", "reason": "pinned", "version": "1.0.0"}]));
+    assert_eq!(
+        answer["skipped"],
+        json!([{"instance": "support_triage_t001_", "reason": "pinned", "version": "1.0.0"}])
+    );
     assert_eq!(answer["instances"].as_array().unwrap().len(), 1);
     let written = Workflow::from_json(serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()).unwrap();
     let (pinned, other) =

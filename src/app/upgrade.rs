@@ -1,7 +1,7 @@
 //! Updating chain instances to a newer loaded version of their chain (issue 36, items 2
 //! and 3): which instances have one (badges on their frames, a row in the inspector, the
 //! versions a palette tile has), and the "Review update…" window. The review is the core's
-//! ([`crate::instance::update::review_update`]), computed on a thread of its own so frames
+//! ([`crate::editor::update_review::review_update`]), computed on a thread of its own so frames
 //! keep drawing; applying it is the inline pipeline's re-expansion, one undo step.
 
 use super::action::Action;
@@ -13,9 +13,10 @@ use crate::catalog::Trust;
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
+use crate::editor::update_review::{NodeChange, Review, review_update};
 use crate::error::{Error, code};
 use crate::host::HostProfile;
-use crate::instance::update::{Available, NodeChange, Review, review_update};
+use crate::instance::update::Available;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
 use crate::params::{Form, apply_defaults, check};
@@ -342,12 +343,11 @@ fn list(ui: &mut Ui, id: &str, items: &[Line]) {
     }
     let row = ui.text_style_height(&egui::TextStyle::Small).max(ui.text_style_height(&egui::TextStyle::Monospace));
     let spacing = ui.spacing().item_spacing.y;
-    egui::ScrollArea::vertical().id_salt(id).max_height((row + spacing) * LIST_ROWS as f32).auto_shrink([false, true]).show_rows(
-        ui,
-        row,
-        items.len(),
-        |ui, range| items[range].iter().for_each(|l| draw(ui, l)),
-    );
+    egui::ScrollArea::vertical()
+        .id_salt(id)
+        .max_height((row + spacing) * LIST_ROWS as f32)
+        .auto_shrink([false, true])
+        .show_rows(ui, row, items.len(), |ui, range| items[range].iter().for_each(|l| draw(ui, l)));
 }
 
 /// The inspector's row for an instance: the update at hand (with "Review update…") and
@@ -373,7 +373,13 @@ pub fn instance_row(ui: &mut Ui, inst: &Instance, up: Option<&Available>, action
 
 /// Under a palette tile whose chain is loaded at several versions: each version, newest
 /// first, the tile's own marked; picking another opens the insert form for it.
-pub fn versions_row(ui: &mut Ui, versions: &[(String, PackId)], own: PackId, chain_id: &str, actions: &mut Vec<Action>) {
+pub fn versions_row(
+    ui: &mut Ui,
+    versions: &[(String, PackId)],
+    own: PackId,
+    chain_id: &str,
+    actions: &mut Vec<Action>,
+) {
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("versions").small().color(theme::TEXT_DIM));
         for (version, pack) in versions {

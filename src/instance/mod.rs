@@ -3,13 +3,12 @@
 //! changes ([`merge`]). The recorded expansion is recomputed from the instance's record
 //! (`metadata.customProperties.chainsmith.instances`): the chain at the recorded version,
 //! the recorded values, the recorded expansionId. [`base_pack`] finds that version among
-//! the packs at hand. [`update`] finds newer versions of an instance's chain and reviews
-//! moving to one.
+//! the packs at hand. [`update`] finds newer versions of an instance's chain.
 
 pub mod edits;
 pub mod merge;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod update;
 pub mod upgrade;
 

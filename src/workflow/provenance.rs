@@ -128,7 +128,8 @@ impl Workflow {
         let mut instance = self.instance(key)?;
         instance.pinned = pinned;
         let list = self.instances_array();
-        let at = list.iter().position(|v| serde_json::from_value::<Instance>(v.clone()).is_ok_and(|i| i.key() == key))?;
+        let at =
+            list.iter().position(|v| serde_json::from_value::<Instance>(v.clone()).is_ok_and(|i| i.key() == key))?;
         list[at] = serde_json::to_value(instance).expect("an Instance always serialises");
         Some(())
     }

@@ -58,7 +58,8 @@ impl App {
     pub(super) fn open_review(&mut self, ctx: &egui::Context, key: &str) {
         let Some(inst) = self.doc.workflow().instance(key) else { return };
         let Some(up) = crate::instance::update::available(&inst, &self.library.packs) else {
-            let why = if inst.pinned { "it is pinned to its version" } else { "no newer version of its chain is loaded" };
+            let why =
+                if inst.pinned { "it is pinned to its version" } else { "no newer version of its chain is loaded" };
             self.panels.problems.status(format!("Nothing to update for {}: {why}", inst.label));
             return;
         };
