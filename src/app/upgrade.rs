@@ -223,13 +223,16 @@ impl ReviewWindow {
         self.receive();
         let mut open = true;
         let mut answer = None;
-        let size = ctx.content_rect().size();
+        let screen = ctx.content_rect();
+        let size = egui::vec2((screen.width() * 0.8).min(980.0), (screen.height() * 0.8).min(760.0));
         let title = match &self.state {
             State::Ready(r, ..) => format!("Review update: {}", r.label),
             _ => "Review update".to_owned(),
         };
         Scaffold::new(WindowId::ReviewUpdate, title, &mut open)
-            .size([(size.x * 0.8).min(980.0), (size.y * 0.8).min(760.0)])
+            .size(size)
+            // Centred: the review is read whole, the canvas behind it waits.
+            .at(egui::pos2(screen.center().x - size.x / 2.0, screen.top() + (screen.height() - size.y) / 2.0))
             .constrained()
             .show(ctx, |ui| match &mut self.state {
                 State::Computing(_) => {
