@@ -18,7 +18,7 @@ use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{By, Queryable};
+use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -34,6 +34,11 @@ fn support_desk_dir() -> PathBuf {
 /// node's timeout changed, a node `audit` added after `log`, and `page` (an exit node, so
 /// the update is major) removed.
 fn support_desk_1_1(dir: &Path) -> Pack {
+    support_desk_1_1_with(dir, |_| {})
+}
+
+/// [`support_desk_1_1`] with `more` changes to its Triage chain.
+fn support_desk_1_1_with(dir: &Path, more: impl Fn(&mut Value)) -> Pack {
     let mut m: Value = serde_json::from_slice(&std::fs::read(support_desk_dir().join("pack.json")).unwrap()).unwrap();
     m["version"] = json!("1.1.0");
     let chain = m["chains"].as_array_mut().unwrap().iter_mut().find(|c| c["chainId"] == TRIAGE).unwrap();
@@ -45,6 +50,7 @@ fn support_desk_1_1(dir: &Path) -> Pack {
         "name": "Audit", "position": {"x": 930, "y": 170}, "config": {"sheet": "audit", "columns": ["id"]}, "inputs": {}}));
     dag["edges"].as_array_mut().unwrap().retain(|e| e["to"] != "page.payload");
     dag["edges"].as_array_mut().unwrap().push(json!({"from": "log.done", "to": "audit.row"}));
+    more(chain);
     let folder = dir.join("support-desk-1.1.0");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
@@ -247,6 +253,59 @@ fn a_pinned_instance_has_no_badge_and_stays_pinned_through_save_and_load() {
     undo(&mut h);
     assert!(!instance(&h, key).pinned);
     assert!(h.query_by_label(&badge_label(key)).is_some());
+}
+
+#[test]
+fn a_new_required_parameter_is_asked_in_the_review_before_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1.1.0 also asks for a region, required and without a default.
+    let v11 = support_desk_1_1_with(dir.path(), |chain| {
+        let params = &mut chain["parameters"];
+        params["properties"]["region"] = json!({"type": "string", "title": "Region", "minLength": 2});
+        params["required"].as_array_mut().unwrap().push(json!("region"));
+    });
+    let mut packs = bundled().packs;
+    packs.push(v11);
+    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), packs);
+    let key = "support_triage_t001_";
+    let p = on_screen(&h, &badge_label(key), Role::Button);
+    press(&mut h, p, egui::PointerButton::Primary);
+    wait_for_review(&mut h);
+    assert!(h.query_by_label_contains("parameter_required_without_default").is_some(), "the chain's change is listed");
+    let apply = || By::new().label("Apply update").role(Role::Button);
+    assert!(h.get(apply()).accesskit_node().is_disabled(), "off until the region is given");
+
+    // Below the fold of the review: scrolled to, as a person would.
+    ui_common::text_field(&h, "Region *").scroll_to_me();
+    h.run();
+    ui_common::type_into(&mut h, "Region *", "eu");
+    assert_eq!(ui_common::text_field(&h, "Region *").value().as_deref(), Some("eu"));
+    assert!(!h.get(apply()).accesskit_node().is_disabled(), "{:?}", h.state().last_error());
+    button(&mut h, "Apply update");
+    assert!(!h.state().review_open(), "{:?}", h.state().last_error());
+    let inst = instance(&h, key);
+    assert_eq!((inst.chain_version.as_str(), &inst.params["region"]), ("1.1.0", &json!("eu")));
+    assert_eq!(inst.params["queueName"], json!("billing"), "the recorded values carried over");
+}
+
+#[test]
+fn a_tile_lists_the_versions_loaded_and_a_pick_inserts_that_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start_with(dir.path(), &ui_common::two_nodes(), with_update(dir.path()));
+    // Each Triage tile lists both versions, newest first.
+    let versions: Vec<String> = h
+        .query_all(By::new().role(Role::Button))
+        .filter_map(|n| n.accesskit_node().label())
+        .filter(|l| l == "1.1.0" || l == "1.0.0")
+        .collect();
+    assert_eq!(versions, ["1.1.0", "1.0.0", "1.1.0", "1.0.0"]);
+    h.query_all(By::new().label("1.0.0").role(Role::Button)).next().unwrap().click();
+    h.run();
+    assert!(h.state().form_is_open(), "the pick opens the insert form: {:?}", h.state().last_error());
+    ui_common::type_into(&mut h, "Queue *", "billing");
+    button(&mut h, "Insert");
+    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert_eq!(h.state().workflow().instances()[0].chain_version, "1.0.0");
 }
 
 /// A chain of `n` nodes in a line; version 2 changes every tenth node's config and adds a
