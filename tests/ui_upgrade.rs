@@ -289,6 +289,29 @@ fn a_new_required_parameter_is_asked_in_the_review_before_apply() {
 }
 
 #[test]
+fn a_carried_value_the_new_version_refuses_is_flagged_as_in_the_insert_form() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1.1.0 allows queue names of at most 4 characters: the recorded "billing" is refused.
+    let v11 = support_desk_1_1_with(dir.path(), |chain| {
+        chain["parameters"]["properties"]["queueName"]["maxLength"] = json!(4);
+    });
+    let mut packs = bundled().packs;
+    packs.push(v11);
+    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), packs);
+    let key = "support_triage_t001_";
+    let p = on_screen(&h, &badge_label(key), Role::Button);
+    press(&mut h, p, egui::PointerButton::Primary);
+    wait_for_review(&mut h);
+    assert!(h.query_by_label_contains("chain_parameter_invalid — 1 problem").is_some(), "flagged at once");
+    let apply = || By::new().label("Apply update").role(Role::Button);
+    assert!(h.get(apply()).accesskit_node().is_disabled());
+    ui_common::type_into(&mut h, "Queue *", "ops");
+    button(&mut h, "Apply update");
+    assert!(!h.state().review_open(), "{:?}", h.state().last_error());
+    assert_eq!(instance(&h, key).params["queueName"], json!("ops"));
+}
+
+#[test]
 fn a_tile_lists_the_versions_loaded_and_a_pick_inserts_that_version() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = start_with(dir.path(), &ui_common::two_nodes(), with_update(dir.path()));
