@@ -6,7 +6,7 @@ use super::upgrade::compare;
 use crate::diff::pack::diff_packs;
 use crate::diff::{Level, bump};
 use crate::pack::Pack;
-use crate::workflow::{Instance, Workflow};
+use crate::workflow::Instance;
 
 /// A newer version of an instance's chain that a loaded pack holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,23 +36,33 @@ pub fn versions(packs: &[Pack], chain_id: &str) -> Vec<(String, usize)> {
     out
 }
 
-/// The newest version of `inst`'s chain among `packs` when it is above the recorded one;
-/// `None` for a pinned instance.
-pub fn available(inst: &Instance, packs: &[Pack]) -> Option<Available> {
+/// The newest version of `inst`'s chain among `packs` when it is above the recorded one
+/// (the version and the pack holding it); `None` for a pinned instance.
+pub fn newest(inst: &Instance, packs: &[Pack]) -> Option<(String, usize)> {
     if inst.pinned {
         return None;
     }
     let (to, pack) = versions(packs, &inst.chain_id).into_iter().next()?;
-    if compare(&to, &inst.chain_version) != std::cmp::Ordering::Greater {
-        return None;
-    }
+    (compare(&to, &inst.chain_version) == std::cmp::Ordering::Greater).then_some((to, pack))
+}
+
+/// What moving `inst` to `target`'s version `to` of its chain needs by the semver check;
+/// the version numbers' bump when the recorded version is not among `packs` or the check
+/// finds nothing. Linear in the chain's size: callers keep it while the packs stay.
+pub fn level(inst: &Instance, packs: &[Pack], target: &Pack, to: &str) -> Level {
     let base = super::base_pack(inst, packs.iter());
     let checked =
-        base.map_or(Level::None, |b| diff_packs(&b.manifest, &packs[pack].manifest, Some(&inst.chain_id)).required());
-    let level = match checked {
-        Level::None => bump(&inst.chain_version, &to).unwrap_or(Level::Major),
+        base.map_or(Level::None, |b| diff_packs(&b.manifest, &target.manifest, Some(&inst.chain_id)).required());
+    match checked {
+        Level::None => bump(&inst.chain_version, to).unwrap_or(Level::Major),
         l => l,
-    };
+    }
+}
+
+/// [`newest`] with its [`level`].
+pub fn available(inst: &Instance, packs: &[Pack]) -> Option<Available> {
+    let (to, pack) = newest(inst, packs)?;
+    let level = level(inst, packs, &packs[pack], &to);
     Some(Available {
         key: inst.key(),
         chain_id: inst.chain_id.clone(),
@@ -61,9 +71,4 @@ pub fn available(inst: &Instance, packs: &[Pack]) -> Option<Available> {
         level,
         pack,
     })
-}
-
-/// [`available`] for every instance of `wf`.
-pub fn outdated(wf: &Workflow, packs: &[Pack]) -> Vec<Available> {
-    wf.instances().iter().filter_map(|i| available(i, packs)).collect()
 }
