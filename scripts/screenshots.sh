@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer registry-url)
+#       quick-add canvas large newcomer registry-url upgrade)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -814,6 +814,54 @@ PY
     shot "u03-registry-url-opened-$S" 1.5
     stop_app
     kill "$SERVE" 2>/dev/null || true
+fi
+
+if want upgrade; then
+    # u01-u02, at any $SCREEN (names end with it): a Triage queue instance at 1.0.0 whose
+    # Classify threshold was set by hand, with support-desk 1.1.0 open (issue 36): the
+    # frame's update badge, then "Review update…" (old and new expansion side by side).
+    S=$SCREEN
+    CLI=$(dirname "$BIN")/chainsmith
+    [ -x "$CLI" ] || cargo build --quiet --bin chainsmith
+    python3 - "$SCRATCH" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+m = json.load(open("packs/vendor.chainsmith.support-desk/pack.json"))
+m["version"] = "1.1.0"
+chain = next(c for c in m["chains"] if c["chainId"] == "support.triage")
+chain["version"] = "1.1.0"
+dag = chain["dag"]
+dag["nodes"][0]["config"]["timeoutMs"] = 30000
+dag["nodes"] = [n for n in dag["nodes"] if n["id"] != "page"]
+dag["nodes"].append({"id": "audit", "typeId": "vendor.chainsmith.sheet-append", "name": "Audit",
+                     "position": {"x": 930, "y": 170}, "config": {"sheet": "audit", "columns": ["id"]}, "inputs": {}})
+dag["edges"] = [e for e in dag["edges"] if e["to"] != "page.payload"] + [{"from": "log.done", "to": "audit.row"}]
+os.makedirs(f"{out}/support-desk-1.1.0", exist_ok=True)
+json.dump(m, open(f"{out}/support-desk-1.1.0/pack.json", "w"), indent=2)
+json.dump({"id": "p", "name": "Support", "version": "1.0.0", "nodes": [], "edges": []}, open(f"{out}/up-parent.json", "w"))
+PY
+    "$CLI" inline "$SCRATCH/up-parent.json" packs/vendor.chainsmith.support-desk --chain support.triage \
+        --set queueName=billing --expansion-id t001 -o "$SCRATCH/up.json" >/dev/null
+    python3 - "$SCRATCH/up.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+next(n for n in doc["nodes"] if n["id"].endswith("_classify"))["config"]["threshold"] = 0.9
+json.dump(doc, open(sys.argv[1], "w"), indent=2)
+PY
+    start_app "$SCRATCH/support-desk-1.1.0" "$SCRATCH/up.json"
+    focus
+    xdotool key f
+    shot "u01-update-badge-$S" 1.5
+    # A click in the fitted frame selects the instance; the command palette opens the review.
+    PAL=$(( SCREEN_W * 24 / 100 ))
+    click $(( (PAL + SCREEN_W * 77 / 100) / 2 )) $(( SCREEN_H / 2 ))
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 40 "Review update"
+    sleep 0.5
+    xdotool key Return
+    shot "u02-review-update-$S" 2.5
+    stop_app
 fi
 
 if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then

@@ -27,6 +27,13 @@ pub(crate) enum Action {
     },
     /// Re-parameterise this chain instance (a frame's double-click).
     EditInstance(String),
+    /// Open "Review update…" for this chain instance (its frame's update badge).
+    ReviewUpdate(String),
+    /// Open the insert form for this chain of this pack (a version picked on a tile).
+    InsertChain {
+        pack: PackId,
+        chain_id: String,
+    },
     /// Insert one node of a catalogued type, on an edge (by `seq`) when dropped on one.
     InsertNodeType {
         type_id: String,

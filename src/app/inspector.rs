@@ -36,6 +36,8 @@ pub struct Inspector {
     config: Option<ConfigForm>,
     /// The config is shown as its JSON tree rather than as the form.
     config_as_json: bool,
+    /// Newer versions of instances' chains at hand, by instance key.
+    pub updates: HashMap<String, crate::instance::update::Available>,
 }
 
 /// A node's config being edited through its type's form.
@@ -171,6 +173,7 @@ impl Inspector {
                 );
                 ui.label(RichText::new(&inst.chain_id).monospace().small().color(theme::TEXT_DIM));
                 instance_buttons(ui, &inst.key(), actions);
+                super::upgrade::instance_row(ui, &inst, self.updates.get(&inst.key()), actions);
             });
         }
         // One node, parsed once per frame.
@@ -331,6 +334,7 @@ impl Inspector {
             ui.end_row();
         });
         instance_buttons(ui, key, actions);
+        super::upgrade::instance_row(ui, &inst, self.updates.get(key), actions);
         let params = Value::Object(inst.params.clone());
         self.json_member(ui, Target::Workflow, "parameters", Some(&params), false, actions);
     }

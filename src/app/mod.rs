@@ -31,6 +31,7 @@ mod settings;
 mod shell;
 mod theme;
 mod trust_settings;
+mod upgrade;
 mod window;
 
 pub use native_files::{FileDialogs, NativeDialogs};

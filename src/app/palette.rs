@@ -42,6 +42,8 @@ pub struct Palette {
     explain: Option<(PackId, String)>,
     /// Sources of packs edited for authoring and not saved since.
     pub unsaved: HashSet<PathBuf>,
+    /// Chains loaded at several versions: each version (newest first) and its pack.
+    pub versions: std::collections::HashMap<String, Vec<(String, PackId)>>,
 }
 
 /// What one pack is, for the palette.
@@ -302,6 +304,9 @@ impl Palette {
                 for (chain, blocked) in &tiles {
                     if tile(ui, index, pack, chain, blocked, &warned(chain), actions) {
                         self.explain(index, chain.chain_id());
+                    }
+                    if let Some(versions) = self.versions.get(chain.chain_id()) {
+                        super::upgrade::versions_row(ui, versions, index, chain.chain_id(), actions);
                     }
                 }
             });

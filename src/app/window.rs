@@ -21,6 +21,7 @@ pub enum WindowId {
     MakeParameter,
     Child,
     Compare,
+    ReviewUpdate,
 }
 
 impl WindowId {
@@ -40,6 +41,7 @@ impl WindowId {
             WindowId::MakeParameter => "cs-make-param",
             WindowId::Child => "cs-child",
             WindowId::Compare => "cs-compare-saved",
+            WindowId::ReviewUpdate => "cs-review-update",
         }
     }
 

@@ -91,6 +91,13 @@ pub fn upgrade(args: &UpgradeArgs) -> Result<ExitCode> {
                 chainsmith::words::count(edits, "edit", "edits"),
             );
         }
+        for inst in summary["skipped"].as_array().into_iter().flatten() {
+            println!(
+                "{}: pinned at {}, skipped",
+                inst["instance"].as_str().unwrap_or_default(),
+                inst["version"].as_str().unwrap_or_default()
+            );
+        }
         println!("wrote {}", args.output.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -117,10 +124,18 @@ fn upgrade_instances(args: &UpgradeArgs, doc: Value, packs: &[Pack], res: &Resol
     let selected = upgrade::select(&wf, args.instance.as_deref(), args.all)?;
     let trust = Trust::default();
     let mut done = Vec::new();
+    let mut skipped = Vec::new();
     let mut warnings = Vec::new();
     for inst in selected {
         let key = inst.key();
-        let pack = upgrade::target(&key, &inst.chain_id, packs, args.to.as_deref())?;
+        // A pinned instance keeps its version: `--all` passes it by, and one named alone is
+        // re-parameterised at its version unless `--to` says otherwise.
+        if inst.pinned && args.all {
+            skipped.push(json!({"instance": key, "reason": "pinned", "version": inst.chain_version}));
+            continue;
+        }
+        let to = args.to.as_deref().or(inst.pinned.then_some(inst.chain_version.as_str()));
+        let pack = upgrade::target(&key, &inst.chain_id, packs, to)?;
         let chain = pack.chain(&inst.chain_id).expect("target holds the chain");
         let (given, found) = collect_values(pack, &inst.chain_id, args.params.as_deref(), &args.set)?;
         warnings.extend(found);
@@ -149,7 +164,7 @@ fn upgrade_instances(args: &UpgradeArgs, doc: Value, packs: &[Pack], res: &Resol
     }
     print_warnings(&warnings);
     wf.save(&args.output, ExportMode::Faithful)?;
-    Ok(json!({"output": args.output.display().to_string(), "instances": done}))
+    Ok(json!({"output": args.output.display().to_string(), "instances": done, "skipped": skipped}))
 }
 
 /// A workflow the OpenWOP app expanded from one chain: re-expanded by the app's rules and

@@ -230,6 +230,10 @@ pub struct Context {
     pub can_redo: bool,
     /// A parameter form is open (it owns Enter and Esc, and inserting waits for it).
     pub form_open: bool,
+    /// A newer version of the selected instance's chain is loaded (and it is not pinned).
+    pub instance_outdated: bool,
+    /// The selected instance is pinned to its version.
+    pub instance_pinned: bool,
     /// The workflow is one an OpenWOP app expanded from a chain (it can be re-parameterised).
     pub app_instance: bool,
     /// The one selected node names a sub-chain child workflow.
@@ -313,6 +317,8 @@ command_ids! {
     OpenChild,
     EditInstance,
     RemoveInstance,
+    ReviewUpdate,
+    PinInstance,
     ReparamApp,
     CompareSaved,
     ExtractChain,
@@ -592,6 +598,23 @@ impl CommandId {
                 tooltip: "Remove the selected chain instance: its nodes, edges and provenance",
                 places: &[Place::Menu(Edit, 4), Place::SelectionMenu],
                 enabled: |c| c.instance_selected,
+                ..base
+            },
+            CommandId::ReviewUpdate => Spec {
+                id: "instance.review_update",
+                label: "Review update…",
+                tooltip: "Compare the selected chain instance with the newest loaded version of its chain, then update it",
+                places: &[Place::Menu(Edit, 4), Place::SelectionMenu],
+                enabled: |c| c.instance_selected && c.instance_outdated && !c.form_open,
+                ..base
+            },
+            CommandId::PinInstance => Spec {
+                id: "instance.pin",
+                label: "Pin chain version",
+                tooltip: "Keep the selected chain instance at its version: no update is offered, and `upgrade --all` skips it",
+                places: &[Place::Menu(Edit, 4), Place::SelectionMenu],
+                enabled: |c| c.instance_selected,
+                checked: Some(|c| c.instance_pinned),
                 ..base
             },
             CommandId::ReparamApp => Spec {

@@ -34,6 +34,11 @@ pub enum Command {
         values: Map<String, Value>,
         resolutions: crate::instance::Resolutions,
     },
+    /// Pin the chain instance `key` to its version (no update is offered), or unpin it.
+    PinInstance {
+        key: String,
+        pinned: bool,
+    },
     /// New positions for nodes (a finished drag is one command).
     MoveNodes(Vec<(String, (f64, f64))>),
     /// Tidy, align or distribute the nodes named (tidy: all of them when none are), with
@@ -342,6 +347,19 @@ impl Document {
         Ok(self.record(inverse, outcome))
     }
 
+    /// Several re-expansions in place ("Update all instances of this chain") as one undo
+    /// step, all or none: they run on a copy, which replaces the workflow only when every
+    /// one succeeded.
+    pub fn inline_all(&mut self, reqs: Vec<InlineRequest>, label: String) -> Result<Outcome, Error> {
+        let mut wf = Workflow::clone(&self.wf);
+        let mut warnings = Vec::new();
+        for req in reqs {
+            warnings.extend(crate::inline::inline(&mut wf, req)?.findings);
+        }
+        let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
+        Ok(self.record(Change::Replace(Box::new(before)), Outcome { label, warnings, new_nodes: Vec::new() }))
+    }
+
     /// Push a step whose inverse is `inverse`.
     fn record(&mut self, inverse: Change, outcome: Outcome) -> Outcome {
         self.changed(&inverse);
@@ -394,6 +412,15 @@ impl Document {
                 let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
                 let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
                 Ok((Change::Replace(Box::new(before)), outcome(label)))
+            }
+            Command::PinInstance { key, pinned } => {
+                let before = self.wf.members().clone();
+                self.wf_mut().pin_instance(&key, pinned).ok_or_else(|| {
+                    Error::new(code::INSTANCE_NOT_FOUND, format!("no chain instance \"{key}\" in this workflow"))
+                        .with("instance", key.as_str())
+                })?;
+                let label = if pinned { format!("Pin {key} to its version") } else { format!("Unpin {key}") };
+                Ok((Change::TopLevel(before), outcome(label)))
             }
             Command::MoveNodes(moves) => {
                 let label =

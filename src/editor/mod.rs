@@ -37,3 +37,4 @@ pub mod recovery;
 pub mod registry_view;
 pub mod selection;
 pub mod subchains;
+pub mod update_review;

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 /// Members that are the user's by construction: the id never changes, and positions are
 /// placed by the splice, so they are never compared nor replaced.
-pub(super) const NOT_MERGED: [&str; 2] = ["id", "position"];
+pub(crate) const NOT_MERGED: [&str; 2] = ["id", "position"];
 
 /// One thing the user did to an instance after it was inserted.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,16 +55,16 @@ impl Edit {
 
 /// An edge's identity inside a fragment: its ends and ports (fragment edge ids are numbered
 /// in order, so they do not survive a new chain version that adds or removes an edge).
-pub(super) type EdgeKey = (String, String, String, String);
+pub(crate) type EdgeKey = (String, String, String, String);
 
-pub(super) fn edge_key(e: &Map<String, Value>) -> EdgeKey {
+pub(crate) fn edge_key(e: &Map<String, Value>) -> EdgeKey {
     let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     (s("sourceNodeId"), s("sourceOutput"), s("targetNodeId"), s("targetInput"))
 }
 
 /// A node object as compared: without the members that are never merged, and with absent
 /// `config` and `inputs` read as `{}` (what a splice fills in).
-pub(super) fn comparable(node: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn comparable(node: &Map<String, Value>) -> Map<String, Value> {
     let mut out: Map<String, Value> =
         node.iter().filter(|(k, _)| !NOT_MERGED.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
     for member in ["config", "inputs"] {

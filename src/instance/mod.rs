@@ -3,12 +3,13 @@
 //! changes ([`merge`]). The recorded expansion is recomputed from the instance's record
 //! (`metadata.customProperties.chainsmith.instances`): the chain at the recorded version,
 //! the recorded values, the recorded expansionId. [`base_pack`] finds that version among
-//! the packs at hand.
+//! the packs at hand. [`update`] finds newer versions of an instance's chain.
 
 pub mod edits;
 pub mod merge;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
+pub mod update;
 pub mod upgrade;
 
 pub use crate::workflow::merge3::{Choice, Conflict, Resolutions};

@@ -6,7 +6,7 @@ use crate::workflow::{ExportMode, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value, json};
 
 /// Version 1.0.0: a → b. Version 2.0.0: a → b → c, with b's trigger rule and a's url changed.
-fn pack(version: &str) -> Pack {
+pub(crate) fn pack(version: &str) -> Pack {
     let (nodes, edges) = if version == "1.0.0" {
         (
             json!([
@@ -47,7 +47,7 @@ fn expansion(version: &str, v: Value) -> Expansion {
 }
 
 /// start → instance (a … b) → done, spliced between the two.
-fn workflow() -> (Workflow, String) {
+pub(crate) fn workflow() -> (Workflow, String) {
     let mut wf = Workflow::from_json(json!({
         "id": "w", "name": "w", "version": "1.0.0",
         "nodes": [{"id": "start", "typeId": "core.start", "position": {"x": 0, "y": 0}},
@@ -64,7 +64,7 @@ fn config(wf: &Workflow, id: &str) -> Value {
     wf.graph[wf.node(id).unwrap()].object()["config"].clone()
 }
 
-fn set_config(wf: &mut Workflow, id: &str, key: &str, v: Value) {
+pub(crate) fn set_config(wf: &mut Workflow, id: &str, key: &str, v: Value) {
     let ix = wf.node(id).unwrap();
     wf.graph[ix].edit(|n| n["config"][key] = v);
 }
@@ -191,4 +191,28 @@ fn the_recorded_version_is_needed() {
     let inst = wf.instance(&key).unwrap();
     assert_eq!(base_pack(&inst, [&p2, &p1]).map(Pack::version), Some("1.0.0"));
     assert!(base_pack(&inst, [&p2]).is_none());
+}
+
+#[test]
+fn newer_versions_are_found_with_the_semver_checks_level_and_pinned_instances_are_left_alone() {
+    use crate::diff::Level;
+    use update::{available, versions};
+    let (mut wf, key) = workflow();
+    let (old, minor_by_number) = (pack("1.0.0"), pack("1.1.0"));
+    let packs = [old.clone(), minor_by_number.clone()];
+    assert_eq!(versions(&packs, "t.two"), [("1.1.0".to_owned(), 1), ("1.0.0".to_owned(), 0)]);
+    let inst = wf.instance(&key).unwrap();
+    // 1.1.0 drops z, an exit node (a → z, nothing after z): the check says major, whatever
+    // the version number says.
+    let up = available(&inst, &packs).unwrap();
+    assert_eq!((up.to.as_str(), up.level, up.pack), ("1.1.0", Level::Major, 1));
+    // Without the recorded version to compare with, the version numbers' bump is all there is.
+    assert_eq!(available(&inst, std::slice::from_ref(&minor_by_number)).unwrap().level, Level::Minor);
+    assert!(available(&inst, std::slice::from_ref(&old)).is_none(), "up to date");
+
+    wf.pin_instance(&key, true).unwrap();
+    let reread = Workflow::from_json(wf.to_json(ExportMode::Faithful)).unwrap();
+    let pinned = reread.instance(&key).unwrap();
+    assert!(pinned.pinned, "pinned survives save and load");
+    assert!(available(&pinned, &packs).is_none(), "no update offered for a pinned instance");
 }

@@ -39,6 +39,9 @@ pub struct Instance {
     /// Otherwise each node's own non-empty `capabilities`, by expanded node id.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub node_capabilities: Map<String, Value>,
+    /// Kept at its version: no update is offered for it, and `upgrade --all` skips it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 /// What [`Instance::capabilities`] and [`Instance::node_capabilities`] keep for these
@@ -117,6 +120,18 @@ impl Workflow {
         let key = instance.key();
         list.retain(|v| serde_json::from_value::<Instance>(v.clone()).map(|i| i.key() != key).unwrap_or(true));
         list.push(serde_json::to_value(instance).expect("an Instance always serialises"));
+    }
+
+    /// Pin instance `key` to its chain version, or unpin it; `None` when there is no such
+    /// instance.
+    pub fn pin_instance(&mut self, key: &str, pinned: bool) -> Option<()> {
+        let mut instance = self.instance(key)?;
+        instance.pinned = pinned;
+        let list = self.instances_array();
+        let at =
+            list.iter().position(|v| serde_json::from_value::<Instance>(v.clone()).is_ok_and(|i| i.key() == key))?;
+        list[at] = serde_json::to_value(instance).expect("an Instance always serialises");
+        Some(())
     }
 
     /// Drop removed edges from the instances that added them, so no record lists an edge the

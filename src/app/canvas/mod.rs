@@ -7,6 +7,7 @@
 //! the visible rect is drawn or made interactive, and detail drops with zoom: text goes
 //! first, then port dots, then curves become straight lines.
 
+mod badge;
 mod geometry;
 mod input;
 mod minimap;
@@ -117,6 +118,8 @@ pub struct Canvas {
     pub snap: bool,
     pub minimap: bool,
     cache: ViewCache,
+    /// Newer versions of instances' chains at hand, by instance key (badges on frames).
+    pub updates: HashMap<String, crate::instance::update::Available>,
     drag: Option<NodeDrag>,
     wire: Option<Wire>,
     marquee: Option<Rect>,
@@ -229,6 +232,7 @@ impl Canvas {
             snap,
             minimap,
             cache: ViewCache::default(),
+            updates: HashMap::new(),
             drag: None,
             wire: None,
             marquee: None,

@@ -144,9 +144,17 @@ impl Canvas {
                     selection.instance = Some(key.clone());
                     selection.nodes = members.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
                 }
-                let cx = commands::Context { instance_selected: true, nodes_selected: members.len(), ..*commands };
+                let cx = commands::Context {
+                    instance_selected: true,
+                    nodes_selected: members.len(),
+                    instance_outdated: self.updates.contains_key(&key),
+                    ..*commands
+                };
                 command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
             });
+            if let Some(up) = self.updates.get(&key) {
+                badge::update_badge(ui, rect, up, zoom, actions);
+            }
         }
     }
 

@@ -23,8 +23,13 @@ impl App {
         let sel = &self.doc.selection;
         let single_node_instance =
             sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
+        let selected = self.selected_instance();
+        let instance_pinned = selected.as_deref().and_then(|k| wf.instance(k)).is_some_and(|i| i.pinned);
+        let instance_outdated = selected.is_some_and(|k| self.windows.updates.available.contains_key(&k));
         commands::Context {
             has_nodes: wf.node_count() > 0,
+            instance_outdated,
+            instance_pinned,
             nodes_selected: sel.nodes.len(),
             edges_selected: sel.edges.len(),
             instance_selected: sel.instance.is_some() || single_node_instance,
@@ -131,6 +136,8 @@ impl App {
                     self.open_insert_form(pack, &chain_id, at, on_edge, after);
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
+                Action::ReviewUpdate(key) => self.open_review(ctx, &key),
+                Action::InsertChain { pack, chain_id } => self.insert_chain(pack, &chain_id),
                 Action::SelectGhost(i) => {
                     if let Some(f) = &mut self.windows.form {
                         f.select_ghost(i);
@@ -308,6 +315,16 @@ impl App {
             CommandId::RemoveInstance => {
                 if let Some(key) = self.selected_instance() {
                     self.apply(Command::RemoveInstance { key });
+                }
+            }
+            CommandId::ReviewUpdate => {
+                if let Some(key) = self.selected_instance() {
+                    self.open_review(ctx, &key);
+                }
+            }
+            CommandId::PinInstance => {
+                if let Some(inst) = self.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
+                    self.apply(Command::PinInstance { key: inst.key(), pinned: !inst.pinned });
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),

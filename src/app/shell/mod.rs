@@ -8,6 +8,7 @@
 mod actions;
 mod documents;
 mod insert;
+mod upgrade;
 mod windows;
 
 use crate::app::action::Action;
@@ -20,6 +21,7 @@ use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
 use crate::app::settings::Settings;
 use crate::app::{
     app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, publish, registry, theme, trust_settings,
+    upgrade as updates,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;
@@ -118,6 +120,8 @@ struct Windows {
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
     compare: compare::CompareWindow,
+    /// Newer versions of instances' chains, and the "Review update…" window.
+    updates: updates::Updates,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
@@ -207,6 +211,7 @@ impl App {
             registry: Default::default(),
             app_reparam: Default::default(),
             compare: Default::default(),
+            updates: Default::default(),
             authoring: Default::default(),
             child_window: Default::default(),
             shortcut_help: false,
@@ -392,6 +397,7 @@ impl App {
         if let Some(ProblemPick::Node(id)) = self.panels.problems.show_list_panel(ui, self.doc.workflow()) {
             self.doc.selection.only_node(&id);
         }
+        self.refresh_updates();
         self.side_panels(ui, &ctx);
         let form_event = self.form_panel(ui);
         self.central_panel(ui, os);
@@ -491,6 +497,7 @@ impl App {
         self.registry_window(ctx);
         self.windows.app_reparam.show(ctx, &mut self.actions);
         self.windows.compare.show(ctx);
+        self.review_window(ctx);
         let catalog = self.library.trust.catalog.as_ref();
         self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.windows.child_window.show(ctx, &mut self.actions);

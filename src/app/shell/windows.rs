@@ -34,6 +34,7 @@ impl App {
             (WindowId::PackView, self.windows.authoring.view.open),
             (WindowId::Extract, self.windows.authoring.extract_open()),
             (WindowId::MakeParameter, self.windows.authoring.make_open()),
+            (WindowId::ReviewUpdate, self.windows.updates.review.is_some()),
         ];
         let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
         let depth = |w: WindowId| layers.iter().position(|l| l.id == w.id());
@@ -57,6 +58,7 @@ impl App {
             WindowId::PackView => self.windows.authoring.view.open = false,
             WindowId::Extract => self.windows.authoring.close_extract(),
             WindowId::MakeParameter => self.windows.authoring.close_make(),
+            WindowId::ReviewUpdate => self.windows.updates.review = None,
         }
     }
 }

@@ -106,3 +106,15 @@ fn menus_keep_registry_order_in_sections() {
     assert!(edit.contains(&CommandId::Paste), "Edit → Paste exists");
     assert_eq!(in_place(Place::CanvasMenu).first(), Some(&CommandId::QuickAdd), "Add here… first");
 }
+
+#[test]
+fn review_update_needs_an_outdated_instance_and_pin_shows_its_state() {
+    let selected = Context { instance_selected: true, ..Context::default() };
+    assert!(!CommandId::ReviewUpdate.is_enabled(&selected), "up to date: nothing to review");
+    let outdated = Context { instance_outdated: true, ..selected };
+    assert!(CommandId::ReviewUpdate.is_enabled(&outdated));
+    assert!(!CommandId::ReviewUpdate.is_enabled(&Context { form_open: true, ..outdated }));
+    assert!(!CommandId::PinInstance.is_enabled(&Context::default()));
+    let checked = CommandId::PinInstance.spec().checked.unwrap();
+    assert!(!checked(&selected) && checked(&Context { instance_pinned: true, ..selected }));
+}

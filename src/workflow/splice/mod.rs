@@ -94,6 +94,7 @@ pub fn splice(wf: &mut Workflow, exp: &Expansion, opts: &SpliceOptions) -> Resul
         edge_ids,
         produced_variables: produced_by_expanded_ids(exp),
         sub_chains: exp.sub_chain_links.clone(),
+        pinned: false,
     };
     wf.record_instance(instance.clone());
     Ok(SpliceReport { instance, removed_edges, warnings })

@@ -1,0 +1,162 @@
+//! What updating chain instances asks of the editor: finding the updates when the workflow
+//! or the packs change, opening the review, and applying it through the inline pipeline
+//! (the same request `chainsmith upgrade` builds), one undo step.
+
+use super::App;
+use crate::app::upgrade::{Answer, ReviewWindow};
+use crate::editor::insert::{InsertPlace, insert_place};
+use crate::editor::packs::PackId;
+use crate::error::code;
+use crate::inline::{Destination, ExpansionIdChoice, InlineRequest};
+use crate::instance::Resolutions;
+use crate::instance::update::versions;
+use crate::instance::upgrade::carried_values;
+use crate::workflow::Instance;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+impl App {
+    /// Find newer versions of the instances' chains again when the workflow or the loaded
+    /// packs changed, for the frames' badges, the inspector and the palette's tiles.
+    pub(super) fn refresh_updates(&mut self) {
+        let packs = &self.library.packs;
+        if !self.windows.updates.refresh(self.doc.workflow(), self.doc.revision(), packs) {
+            return;
+        }
+        let available = &self.windows.updates.available;
+        self.panels.canvas.updates = available.clone();
+        self.panels.inspector.updates = available.clone();
+        let mut by_chain: HashMap<String, Vec<(String, PackId)>> = HashMap::new();
+        for p in packs.iter() {
+            for c in &p.chains {
+                if by_chain.contains_key(c.chain_id()) {
+                    continue;
+                }
+                let found = versions(packs, c.chain_id());
+                if found.len() > 1 {
+                    let listed = found.into_iter().filter_map(|(v, i)| Some((v, packs.id_at(i)?))).collect();
+                    by_chain.insert(c.chain_id().to_owned(), listed);
+                }
+            }
+        }
+        self.panels.palette.versions = by_chain;
+    }
+
+    /// Whether "Review update…" is open (tests and tools).
+    pub fn review_open(&self) -> bool {
+        self.windows.updates.review.is_some()
+    }
+
+    /// Whether the open review is still being computed, and how many frames were drawn
+    /// while it was (tests and tools: the UI never waits for it).
+    pub fn review_computing(&self) -> Option<(bool, u64)> {
+        self.windows.updates.review.as_ref().map(|r| (r.computing(), r.frames_waiting))
+    }
+
+    /// Open "Review update…" for instance `key`: the newest loaded version of its chain,
+    /// compared on a thread.
+    pub(super) fn open_review(&mut self, ctx: &egui::Context, key: &str) {
+        let Some(inst) = self.doc.workflow().instance(key) else { return };
+        let Some(up) = crate::instance::update::available(&inst, &self.library.packs) else {
+            let why =
+                if inst.pinned { "it is pinned to its version" } else { "no newer version of its chain is loaded" };
+            self.panels.problems.status(format!("Nothing to update for {}: {why}", inst.label));
+            return;
+        };
+        let Some(target_id) = self.library.packs.id_at(up.pack) else { return };
+        let host = self.library.trust.host.clone();
+        let packs = self.library.packs.to_vec();
+        self.windows.updates.review =
+            ReviewWindow::start(ctx, self.doc.snapshot(), key, packs, (up.pack, target_id), host);
+        self.doc.selection.clear();
+        self.doc.selection.instance = Some(key.to_owned());
+        self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
+    }
+
+    /// The review window, and what was asked of it.
+    pub(super) fn review_window(&mut self, ctx: &egui::Context) {
+        let Some(review) = &self.windows.updates.review else { return };
+        let others = self.others_to_update(review.chain_id(), &review.key).len();
+        let Some(review) = &mut self.windows.updates.review else { return };
+        let (open, answer) = review.show(ctx, others);
+        if review.computing() {
+            // Until the thread answers (it asks for a repaint too), the spinner turns.
+            ctx.request_repaint();
+        }
+        if !open {
+            self.windows.updates.review = None;
+            return;
+        }
+        match answer {
+            Some(Answer::Apply { values, resolutions }) => self.apply_update(values, resolutions, false),
+            Some(Answer::ApplyAll { values, resolutions }) => self.apply_update(values, resolutions, true),
+            None => {}
+        }
+    }
+
+    /// The other instances of `chain_id` an "Update all" moves: not pinned, and a newer
+    /// version of the chain is loaded.
+    fn others_to_update(&self, chain_id: &str, key: &str) -> Vec<Instance> {
+        let wf = self.doc.workflow();
+        wf.instances()
+            .into_iter()
+            .filter(|i| i.chain_id == chain_id && i.key() != key)
+            .filter(|i| self.windows.updates.available.contains_key(&i.key()))
+            .collect()
+    }
+
+    /// Update the reviewed instance (and with `all` every other one of its chain) to the
+    /// reviewed version, as `chainsmith upgrade` does; one undo step. A refusal changes
+    /// nothing and shows in the window (conflicts to settle, or why).
+    fn apply_update(&mut self, values: Map<String, Value>, resolutions: Resolutions, all: bool) {
+        let Some(review) = &self.windows.updates.review else { return };
+        let (key, target) = (review.key.clone(), review.target);
+        let Some(pack) = self.library.packs.get(target) else { return };
+        let Some(inst) = self.doc.workflow().instance(&key) else { return };
+        let Some(chain) = pack.chain(&inst.chain_id) else { return };
+        let (trust, packs) = (&self.library.trust, &self.library.packs);
+        let request = |inst: &Instance, values: Map<String, Value>, resolutions: Resolutions| {
+            let mut req = InlineRequest::new(trust, pack, chain.chain_id(), values);
+            req.expansion_id = ExpansionIdChoice::Given(inst.expansion_id.clone());
+            req.external = packs;
+            req.destination = Destination::Reparameterise { key: inst.key(), resolutions };
+            req
+        };
+        let mut reqs = vec![request(&inst, values, resolutions)];
+        let others = if all { self.others_to_update(&inst.chain_id, &key) } else { Vec::new() };
+        for other in &others {
+            let values = carried_values(&other.params, chain, Map::new());
+            reqs.push(request(other, values, Resolutions::default()));
+        }
+        let applied = if all {
+            let label = format!("Update {} instances of {} to {}", reqs.len(), chain.label(), chain.version());
+            self.doc.inline_all(reqs, label)
+        } else {
+            self.doc.inline(reqs.remove(0))
+        };
+        let review = self.windows.updates.review.as_mut().expect("checked above");
+        match applied {
+            Ok(outcome) => {
+                self.windows.updates.review = None;
+                self.panels.problems.status_with(outcome.label, outcome.warnings);
+            }
+            Err(e) if e.code == code::UPGRADE_CONFLICT && e.details["instance"] == Value::String(key.clone()) => {
+                review.conflicts = crate::instance::Conflict::listed_in(&e);
+                review.refusal = None;
+                self.panels.problems.status(e.message);
+            }
+            Err(e) => {
+                review.refusal = Some(e.clone());
+                self.panels.problems.error(e);
+            }
+        }
+    }
+
+    /// A version picked on a palette tile: its insert form, where the palette's picks go.
+    pub(super) fn insert_chain(&mut self, pack: PackId, chain_id: &str) {
+        let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
+        let at = (f64::from(c.x), f64::from(c.y));
+        let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+        self.open_insert_form(pack, chain_id, at, on_edge, after);
+    }
+}

@@ -1,0 +1,172 @@
+//! The review of moving a chain instance to another version of its chain, before anything
+//! changes: both expansions side by side (nodes, members, edges), the chain's changes as
+//! the semver check classifies them, the user's edits and conflicts, and the values that
+//! carry over. Applying it is the inline pipeline's re-expansion
+//! ([`crate::inline::Destination::Reparameterise`]), as `chainsmith upgrade` runs it.
+
+use crate::catalog::Trust;
+use crate::diff::pack::diff_packs;
+use crate::diff::{Change, Level, bump};
+use crate::error::Result;
+use crate::inline::{Destination, ExpansionIdChoice, InlineRequest, expand_for};
+use crate::instance::Conflict;
+use crate::instance::edits::{Edit, NOT_MERGED, comparable, edge_key};
+use crate::instance::upgrade::carried_values;
+use crate::pack::{Chain, Pack};
+use crate::workflow::merge3::differences;
+use crate::workflow::{Workflow, fragment_edges, fragment_nodes};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// One node of the instance in the old and the new expansion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeChange {
+    Added(String),
+    Removed(String),
+    /// A member (JSON pointer inside the node) with its old and new value.
+    Member {
+        node: String,
+        pointer: String,
+        old: Option<Value>,
+        new: Option<Value>,
+    },
+}
+
+/// What moving an instance to another version of its chain does, before it is done.
+#[derive(Debug, Clone)]
+pub struct Review {
+    pub key: String,
+    pub label: String,
+    pub chain_id: String,
+    pub from: String,
+    pub to: String,
+    pub level: Level,
+    /// The nodes of both expansions side by side, in fragment order (old, then new).
+    pub old_nodes: Vec<String>,
+    pub new_nodes: Vec<String>,
+    pub nodes: Vec<NodeChange>,
+    /// Fragment edges as `source.port → target.port`.
+    pub edges_added: Vec<String>,
+    pub edges_removed: Vec<String>,
+    /// The chain's changes between the two versions (parameters: type, enum, bounds,
+    /// default, …), as `chainsmith diff` lists them; empty without the recorded version.
+    pub changes: Vec<Change>,
+    pub edits: Vec<Edit>,
+    pub conflicts: Vec<Conflict>,
+    /// The recorded values the new version still declares (what the form starts from).
+    pub values: Map<String, Value>,
+    /// Recorded values the new version no longer declares: they are dropped.
+    pub dropped: Vec<String>,
+}
+
+/// Review moving instance `key` of `wf` to `target`'s version of its chain (the packs given
+/// resolve the recorded version and external sub-chains). The values carried over are
+/// substituted as given, so an invalid one still shows where it lands; the form checks them.
+pub fn review_update(wf: &Workflow, key: &str, packs: &[Pack], target: &Pack, trust: &Trust) -> Result<Review> {
+    let inst = crate::instance::merge::find(wf, key)?;
+    let chain: &Chain = crate::instance::upgrade::target(key, &inst.chain_id, std::slice::from_ref(target), None)?
+        .chain(&inst.chain_id)
+        .expect("target holds the chain");
+    let values = carried_values(&inst.params, chain, Map::new());
+    let dropped = inst.params.keys().filter(|k| !values.contains_key(*k)).cloned().collect();
+    let mut req = InlineRequest::new(trust, target, &inst.chain_id, values.clone());
+    req.expansion_id = ExpansionIdChoice::Given(inst.expansion_id.clone());
+    req.external = packs;
+    req.preview = true;
+    req.destination = Destination::Reparameterise { key: key.to_owned(), resolutions: Default::default() };
+    let expanded = expand_for(Some(wf), req)?;
+    let base = expanded.base.expect("a re-expansion computes its base");
+    let new = expanded.expansion;
+    let (edits, conflicts) = crate::instance::review(wf, key, &base, &new)?;
+
+    let (old_frag, new_frag) = (fragment_nodes(&base), fragment_nodes(&new));
+    let id = |n: &Map<String, Value>| n.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let new_by_id: HashMap<String, &Map<String, Value>> = new_frag.iter().map(|n| (id(n), n)).collect();
+    let old_ids: HashSet<String> = old_frag.iter().map(id).collect();
+    let mut nodes = Vec::new();
+    for o in &old_frag {
+        let node = id(o);
+        let Some(n) = new_by_id.get(&node) else {
+            nodes.push(NodeChange::Removed(node));
+            continue;
+        };
+        let mut diffs = Vec::new();
+        differences("", &comparable(o), &comparable(n), &NOT_MERGED, &mut diffs);
+        nodes.extend(diffs.into_iter().map(|(pointer, old, new)| NodeChange::Member {
+            node: node.clone(),
+            pointer,
+            old,
+            new,
+        }));
+    }
+    nodes.extend(new_frag.iter().map(id).filter(|n| !old_ids.contains(n)).map(NodeChange::Added));
+
+    let edge_text = |k: (String, String, String, String)| format!("{}.{} → {}.{}", k.0, k.1, k.2, k.3);
+    let (old_edges, new_edges) = (fragment_edges(&base), fragment_edges(&new));
+    let old_keys: HashSet<_> = old_edges.iter().map(edge_key).collect();
+    let new_keys: HashSet<_> = new_edges.iter().map(edge_key).collect();
+    let edges_added = new_edges.iter().map(edge_key).filter(|k| !old_keys.contains(k)).map(edge_text).collect();
+    let edges_removed = old_edges.iter().map(edge_key).filter(|k| !new_keys.contains(k)).map(edge_text).collect();
+
+    let base_pack = crate::instance::base_pack(&inst, packs.iter());
+    let changes =
+        base_pack.map(|b| diff_packs(&b.manifest, &target.manifest, Some(&inst.chain_id)).changes).unwrap_or_default();
+    let checked = changes.iter().map(|c| c.level).max().unwrap_or(Level::None);
+    let level = match checked {
+        Level::None => bump(&inst.chain_version, chain.version()).unwrap_or(Level::None),
+        l => l,
+    };
+    Ok(Review {
+        key: key.to_owned(),
+        label: inst.label.clone(),
+        chain_id: inst.chain_id.clone(),
+        from: inst.chain_version.clone(),
+        to: chain.version().to_owned(),
+        level,
+        old_nodes: old_frag.iter().map(id).collect(),
+        new_nodes: new_frag.iter().map(id).collect(),
+        nodes,
+        edges_added,
+        edges_removed,
+        changes,
+        edits,
+        conflicts,
+        values,
+        dropped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::tests::{pack, set_config, workflow};
+    use serde_json::json;
+
+    #[test]
+    fn a_review_lists_both_expansions_the_chains_changes_the_edits_and_the_carried_values() {
+        let (mut wf, key) = workflow();
+        set_config(&mut wf, "t_two_k1_b", "note", json!("mine"));
+        let (p1, p2) = (pack("1.0.0"), pack("2.0.0"));
+        let r = review_update(&wf, &key, &[p1, p2.clone()], &p2, &crate::catalog::Trust::default()).unwrap();
+        assert_eq!((r.from.as_str(), r.to.as_str(), r.level.as_str()), ("1.0.0", "2.0.0", "major"));
+        assert_eq!(r.old_nodes, ["t_two_k1_a", "t_two_k1_b", "t_two_k1_z"]);
+        assert_eq!(r.new_nodes, ["t_two_k1_a", "t_two_k1_b", "t_two_k1_c"]);
+        assert!(r.nodes.contains(&NodeChange::Removed("t_two_k1_z".into())));
+        assert!(r.nodes.contains(&NodeChange::Added("t_two_k1_c".into())));
+        assert!(r.nodes.contains(&NodeChange::Member {
+            node: "t_two_k1_a".into(),
+            pointer: "/config/url".into(),
+            old: Some(json!("https://x.test/a")),
+            new: Some(json!("https://y.test/a")),
+        }));
+        assert_eq!(r.edges_added, ["t_two_k1_b.out → t_two_k1_c.in"]);
+        assert_eq!(r.edges_removed, ["t_two_k1_a.out → t_two_k1_z.in"]);
+        assert!(r.changes.iter().any(|c| c.kind == "exit_node_removed"), "{:?}", r.changes);
+        assert_eq!(r.edits.len(), 1, "the note set by hand: {:?}", r.edits);
+        assert!(r.conflicts.is_empty());
+        assert_eq!(r.values["topic"], "a");
+        assert!(r.dropped.is_empty());
+        // Nothing was changed by reviewing.
+        assert_eq!(wf.instance(&key).unwrap().chain_version, "1.0.0");
+    }
+}
