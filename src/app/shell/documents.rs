@@ -1,6 +1,6 @@
 use super::{App, Loading, Pending, trace_files_open};
 use crate::app::dialogs::Purpose;
-use crate::app::problems;
+use crate::app::{problems, theme};
 use crate::editor::{files, recovery};
 use crate::error::{Error, code};
 use crate::pack::Pack;
@@ -274,7 +274,7 @@ impl App {
     pub(super) fn modals(&mut self, ctx: &egui::Context) {
         if let Some(offer) = &self.unsaved.offer {
             let mut answer = None;
-            egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
+            let shown = egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
                 ui.set_max_width(440.0);
                 ui.heading("Recover unsaved work?");
                 let when = recovery::describe_age(offer.saved_at);
@@ -291,7 +291,12 @@ impl App {
                         answer = Some(false);
                     }
                 });
+                ui.label(RichText::new("Esc restores: nothing is lost either way until you choose.").small().color(theme::TEXT_DIM));
             });
+            // Esc (or a click beside it) takes the answer that loses nothing.
+            if answer.is_none() && (shown.should_close() || (shown.is_top_modal && self.frame.modal_escape)) {
+                answer = Some(true);
+            }
             match answer {
                 Some(true) => {
                     let offer = self.unsaved.offer.take().expect("shown above");
@@ -308,7 +313,7 @@ impl App {
         }
         if self.unsaved.pending.is_some() {
             let mut answer = None;
-            egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
+            let shown = egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
                 ui.set_max_width(420.0);
                 ui.heading("Save changes?");
                 ui.label(format!("“{}” has changes that are not saved.", self.doc.workflow().name()));
@@ -319,11 +324,15 @@ impl App {
                     if ui.button("Don't save").clicked() {
                         answer = Some(1);
                     }
-                    if ui.button("Cancel").clicked() {
+                    if ui.button("Cancel").on_hover_text("Esc").clicked() {
                         answer = Some(2);
                     }
                 });
             });
+            // Esc, or a click beside the question, cancels it.
+            if answer.is_none() && (shown.should_close() || (shown.is_top_modal && self.frame.modal_escape)) {
+                answer = Some(2);
+            }
             match answer {
                 Some(0) => match self.doc.path.clone() {
                     Some(p) => {

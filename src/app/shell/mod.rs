@@ -142,6 +142,9 @@ struct FrameState {
     /// The pointer is over the pack view, whose edits undo and redo on their own (as of the
     /// start of this frame).
     pack_view_here: bool,
+    /// Esc was pressed while a modal question was up: it answers the question (drawn last),
+    /// nothing under it.
+    modal_escape: bool,
     allow_close: bool,
     quitting: bool,
     themed: bool,
@@ -381,6 +384,7 @@ impl App {
         }
         let os = command_ui::os(&ctx);
         self.frame.pack_view_here = self.windows.authoring.view.undo_target(&ctx).is_some();
+        self.frame.modal_escape = modal_takes_keys(&ctx);
         self.close_topmost_window(&ctx);
         self.shortcuts(&ctx, os);
         self.dropped_files(&ctx);
@@ -492,6 +496,7 @@ impl App {
         self.windows.app_reparam.show(ctx, &mut self.actions);
         self.windows.compare.show(ctx);
         let catalog = self.library.trust.catalog.as_ref();
+        self.windows.authoring.modal_escape = self.frame.modal_escape;
         self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.windows.child_window.show(ctx, &mut self.actions);
         if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx) {
@@ -694,6 +699,25 @@ pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
             Ok(Box::new(app))
         }),
     )
+}
+
+/// While a modal question is up (as of the last frame) it has the keyboard: Esc and the
+/// arrow keys are taken out of this frame's input before the canvas, the form or a window
+/// can act on them (egui has already moved focus between the question's buttons). Whether
+/// Esc was among them.
+fn modal_takes_keys(ctx: &egui::Context) -> bool {
+    if ctx.memory(|m| m.top_modal_layer()).is_none() {
+        return false;
+    }
+    use egui::Key::{ArrowDown, ArrowLeft, ArrowRight, ArrowUp, Escape};
+    ctx.input_mut(|i| {
+        let escape = i.key_pressed(Escape);
+        i.events.retain(|e| {
+            !matches!(e, egui::Event::Key { key: Escape | ArrowDown | ArrowLeft | ArrowRight | ArrowUp, .. })
+        });
+        i.keys_down.retain(|k| !matches!(k, Escape | ArrowDown | ArrowLeft | ArrowRight | ArrowUp));
+        escape
+    })
 }
 
 /// The side panels' width ranges for a window this wide: each may take at most a share of it
