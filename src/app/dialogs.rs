@@ -51,12 +51,12 @@ impl Purpose {
     fn title(&self) -> &'static str {
         match self {
             Purpose::Open => "Open packs or a workflow",
-            Purpose::OpenFolder => "Open a folder of packs",
+            Purpose::OpenFolder => "Open a pack folder (pack.json files in it or below)",
             Purpose::Save => "Save workflow",
             Purpose::Export(ExportMode::Faithful) => "Export expanded workflow (spec-faithful)",
             Purpose::Export(ExportMode::StrictSchema) => "Export expanded workflow (strict schema)",
             Purpose::TrustedKeys => "Choose the trusted-keys folder",
-            Purpose::Registry => "Choose a registry folder",
+            Purpose::Registry => "Choose a registry folder (.well-known/openwop-registry.json)",
             Purpose::InstallFolder => "Choose the install cache folder",
             Purpose::Capabilities => "Import a host capabilities document",
             Purpose::NodeCatalog => "Import a host node catalog",
@@ -67,6 +67,30 @@ impl Purpose {
             Purpose::SaveTool(ToolFormat::Compact) => "Save the CompactToolDescriptor",
             Purpose::SaveTool(ToolFormat::MiRuntime) => "Save the MiRuntime tool contract",
         }
+    }
+
+    /// The kind of file it asks for: dialogs of one kind start in the folder the last one
+    /// was answered in. An export is not a save (the two go to different places), and a
+    /// registry is not a pack folder.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Purpose::Open => "open",
+            Purpose::OpenFolder => "pack-folder",
+            Purpose::Save => "workflow",
+            Purpose::Export(_) | Purpose::ExportBundle => "export",
+            Purpose::TrustedKeys => "trusted-keys",
+            Purpose::Registry => "registry",
+            Purpose::InstallFolder => "install",
+            Purpose::Capabilities | Purpose::NodeCatalog => "host",
+            Purpose::SavePack => "pack",
+            Purpose::SigningKey | Purpose::GenerateKey => "signing-key",
+            Purpose::SaveTool(_) => "tool",
+        }
+    }
+
+    /// The folder to remember of an answer: a chosen folder itself, a file's folder.
+    pub fn folder_of(&self, chosen: &Path) -> Option<PathBuf> {
+        if self.is_folder() { Some(chosen.to_path_buf()) } else { chosen.parent().map(Path::to_path_buf) }
     }
 
     fn is_save(&self) -> bool {
@@ -147,8 +171,9 @@ impl Dialogs {
             };
             return Some(chosen);
         }
-        let dir =
-            start.map(Path::to_path_buf).or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("/"));
+        // Never the folder the editor was started from by default: that may be a corpus or
+        // a checkout, where a save or a new key does not belong.
+        let dir = start.map(Path::to_path_buf).or_else(crate::fsio::home_folder).unwrap_or_else(|| PathBuf::from("/"));
         if std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some() {
             // A driver under Xvfb waits for this line (tests/file_dialog_fallback.rs).
             eprintln!("chainsmith: in-app file dialog: {}", purpose.title());

@@ -196,7 +196,8 @@ impl App {
             _ => String::new(),
         };
         let home = crate::fsio::home_folder();
-        let start = dialog_start(&purpose, self.doc.path.as_deref(), &self.settings.recent, home);
+        let last = self.settings.last_folders.get(purpose.kind()).map(PathBuf::as_path);
+        let start = dialog_start(&purpose, self.doc.path.as_deref(), last, home);
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
         if let Some(chosen) = self.windows.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
@@ -212,6 +213,9 @@ impl App {
             }
             return;
         };
+        if let Some(folder) = purpose.folder_of(&first) {
+            self.settings.last_folders.insert(purpose.kind().to_owned(), folder);
+        }
         match purpose {
             Purpose::Open => self.open_paths(&chosen),
             Purpose::OpenFolder => self.open_paths(&[first]),
@@ -223,7 +227,7 @@ impl App {
                 }
             }
             Purpose::Export(mode) => self.export_to(&first, mode),
-            Purpose::Registry => self.windows.registry.view.open(&first),
+            Purpose::Registry => self.choose_registry(&first),
             Purpose::InstallFolder => self.windows.registry.view.install_dir = Some(first),
             Purpose::ExportBundle => self.export_bundle(&first),
             Purpose::Capabilities => self.import_capabilities(&first),
@@ -240,6 +244,32 @@ impl App {
                 self.settings.trust.trusted_keys = Some(first);
                 self.apply_trust_settings(true);
             }
+        }
+    }
+
+    /// A folder chosen in the Registry window: browsed when it is a registry; a folder of
+    /// packs (what a newcomer often picks) is opened as File › Open pack folder… opens it,
+    /// and the status says so.
+    fn choose_registry(&mut self, dir: &Path) {
+        if crate::registry::Registry::is_registry_folder(dir) || !files::holds_packs(dir) {
+            self.windows.registry.view.open(dir);
+            return;
+        }
+        self.windows.registry.open = false;
+        let opened = files::open_path(dir);
+        let n = match &opened {
+            Ok(files::Opened::Packs(out)) => out.packs.len(),
+            _ => 0,
+        };
+        self.opened(dir, opened);
+        // A pack that failed to load stays the news.
+        if self.panels.problems.last_error.is_none() {
+            self.panels.problems.status(format!(
+                "Opened {} from {} as a pack folder: it holds packs, not a registry (a registry has \
+                 .well-known/openwop-registry.json). File › Open pack folder… does the same",
+                problems::counted(n, "pack"),
+                dir.display()
+            ));
         }
     }
 
@@ -361,20 +391,14 @@ impl App {
     }
 }
 
-/// Where the in-app dialog starts: beside the workflow's file, else the last file opened; a
-/// new key pair in the home folder, never by default beside the pack it will sign (a private
-/// key there is one `git add .` away from being published).
-fn dialog_start(
-    purpose: &Purpose,
-    workflow: Option<&Path>,
-    recent: &[PathBuf],
-    home: Option<PathBuf>,
-) -> Option<PathBuf> {
-    if matches!(purpose, Purpose::GenerateKey) {
-        return home;
-    }
-    let near = workflow.or_else(|| recent.first().map(PathBuf::as_path))?;
-    if near.is_dir() { Some(near.to_path_buf()) } else { near.parent().map(Path::to_path_buf) }
+/// Where the in-app dialog starts: a save beside the workflow's own file; else where the last
+/// dialog of its kind was answered (a folder since removed is passed over); else the home
+/// folder. Never beside the last file opened (after opening a registry, Save started in it)
+/// and a new key pair never by default beside the pack it will sign (a private key there is
+/// one `git add .` away from being published).
+fn dialog_start(purpose: &Purpose, workflow: Option<&Path>, last: Option<&Path>, home: Option<PathBuf>) -> Option<PathBuf> {
+    let beside_workflow = matches!(purpose, Purpose::Save).then(|| workflow.and_then(Path::parent)).flatten();
+    beside_workflow.or(last.filter(|d| d.is_dir())).map(Path::to_path_buf).or(home)
 }
 
 #[cfg(test)]
@@ -382,14 +406,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_new_key_pair_starts_in_the_home_folder_not_beside_the_pack() {
-        let recent = vec![PathBuf::from("/work/acme-pack/pack.json")];
+    fn dialogs_start_where_their_kind_was_last_answered_else_at_home() {
+        let dir = tempfile::tempdir().unwrap();
         let home = Some(PathBuf::from("/home/someone"));
-        assert_eq!(dialog_start(&Purpose::GenerateKey, None, &recent, home.clone()), home);
-        // Everything else starts beside the workflow, else the last file opened.
-        let beside = Some(PathBuf::from("/work/acme-pack"));
-        assert_eq!(dialog_start(&Purpose::SavePack, None, &recent, home.clone()), beside);
+        // Nothing remembered: the home folder, a new key pair included.
+        assert_eq!(dialog_start(&Purpose::GenerateKey, None, None, home.clone()), home);
+        assert_eq!(dialog_start(&Purpose::Registry, None, None, home.clone()), home);
+        // Remembered: there, while it exists.
+        let last = Some(dir.path());
+        assert_eq!(dialog_start(&Purpose::SavePack, None, last, home.clone()).as_deref(), last);
+        let gone = dir.path().join("gone");
+        assert_eq!(dialog_start(&Purpose::SavePack, None, Some(&gone), home.clone()), home);
+        // A save goes beside the workflow's file first.
         let wf = Path::new("/work/flows/main.json");
-        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), &recent, home), Some(PathBuf::from("/work/flows")));
+        assert_eq!(dialog_start(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
     }
 }
