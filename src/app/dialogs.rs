@@ -211,6 +211,8 @@ struct InApp {
     focus_name: bool,
     /// The name of the folder being made with "New folder", while its field is open.
     new_folder: Option<String>,
+    /// The new folder's name field takes focus when it opens.
+    focus_new_folder: bool,
     /// Why the last folder could not be made.
     problem: Option<String>,
 }
@@ -229,6 +231,7 @@ impl InApp {
             show_all: false,
             focus_name: true,
             new_folder: None,
+            focus_new_folder: false,
             problem: None,
         };
         d.enter(dir);
@@ -365,6 +368,7 @@ impl InApp {
             }
             if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
                 self.new_folder = Some(String::new());
+                self.focus_new_folder = true;
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.button("Cancel").clicked() {
@@ -417,6 +421,10 @@ impl InApp {
             ui.horizontal(|ui| {
                 let label = ui.label("New folder");
                 let field = ui.add(egui::TextEdit::singleline(name).desired_width(240.0)).labelled_by(label.id);
+                // Typing goes to the name as soon as the row opens.
+                if std::mem::take(&mut self.focus_new_folder) {
+                    field.request_focus();
+                }
                 let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if ui.add_enabled(!name.trim().is_empty(), egui::Button::new("Create")).clicked()
                     || (entered && !name.trim().is_empty())

@@ -48,6 +48,11 @@ pub struct PackView {
     preview: Option<(Value, FormSession)>,
     /// The window's layer, as of the last frame.
     layer: Option<egui::LayerId>,
+    /// Where the window may be: between the menu bar and the status bar (set each frame).
+    pub area: Option<egui::Rect>,
+    /// What the last Save, Sign, Generate key or edit said, shown in the view itself (the
+    /// status bar may be out of sight behind it): the text and whether it is a refusal.
+    pub result: Option<(String, bool)>,
 }
 
 impl PackView {
@@ -72,10 +77,13 @@ impl PackView {
             self.doc = None;
         }
         let mut open = true;
-        let shown = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible().size([1180.0, 820.0]).show(
+        let area = self.area.filter(|a| a.is_positive()).unwrap_or_else(|| ctx.content_rect());
+        let scaffold = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible();
+        let shown = scaffold.within(area, egui::vec2(1180.0, 820.0)).show(
             ctx,
             |ui| {
                 self.toolbar(ui, docs, packs, ops);
+                self.result_line(ui);
                 let Some(d) = self.doc else {
                     ui.label(
                         RichText::new("Choose a pack to edit, start a new one, or extract a chain from a selection.")
@@ -226,6 +234,22 @@ impl PackView {
             ui.label(RichText::new(format!("{dirty}{where_}")).small().color(theme::TEXT_DIM));
         });
         ui.separator();
+    }
+
+    /// The last result, under the toolbar whose buttons produced it.
+    fn result_line(&mut self, ui: &mut Ui) {
+        let Some((text, refused)) = &self.result else { return };
+        let (mark, color) = if *refused { ("✖", theme::ERROR) } else { ("✔", theme::OK) };
+        let mut dismiss = false;
+        ui.horizontal(|ui| {
+            if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
+                dismiss = true;
+            }
+            ui.add(egui::Label::new(RichText::new(format!("{mark} {text}")).color(color)).wrap());
+        });
+        if dismiss {
+            self.result = None;
+        }
     }
 
     fn manifest(&mut self, ui: &mut Ui, d: usize, open: &OpenPack, ops: &mut Vec<ViewOp>) {

@@ -177,7 +177,16 @@ impl App {
         if self.windows.authoring.sync(&mut self.library.packs) {
             self.refresh_trust();
         }
+        let view_open = self.windows.authoring.view.open;
         for note in std::mem::take(&mut self.windows.authoring.notes) {
+            // With the pack view open the result shows in it too: it may hide the status bar.
+            let view_result = match &note {
+                authoring::Note::Status(s) => (s.clone(), false),
+                authoring::Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
+            };
+            if view_open {
+                self.windows.authoring.view.result = Some(view_result);
+            }
             match note {
                 authoring::Note::Status(s) => {
                     self.panels.problems.clear_error();

@@ -389,10 +389,14 @@ impl App {
         self.shortcuts(&ctx, os);
         self.dropped_files(&ctx);
 
-        egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os));
+        let menu = egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os)).response.rect;
         self.windows.dialogs.prefer_in_app = self.settings.in_app_dialogs;
         self.panels.problems.dialogs_note = self.windows.dialogs.describe();
-        egui::Panel::bottom("cs-problems").show(ui, |ui| self.panels.problems.show_bar(ui));
+        let status = egui::Panel::bottom("cs-problems").show(ui, |ui| self.panels.problems.show_bar(ui)).response.rect;
+        // Big windows stay between the menu bar and the status bar, so both stay in sight.
+        let content = ctx.content_rect();
+        self.windows.authoring.view.area =
+            Some(Rect::from_min_max(egui::pos2(content.min.x, menu.max.y), egui::pos2(content.max.x, status.min.y)));
         if let Some(ProblemPick::Node(id)) = self.panels.problems.show_list_panel(ui, self.doc.workflow()) {
             self.doc.selection.only_node(&id);
         }
