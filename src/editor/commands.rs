@@ -342,6 +342,7 @@ command_ids! {
     ToggleInternal,
     PackView,
     ShortcutHelp,
+    About,
 }
 
 fn always(_: &Context) -> bool {
@@ -802,6 +803,13 @@ impl CommandId {
                 label: "Pack view",
                 tooltip: "Edit a chain pack: manifest, chains, parameters",
                 places: &[Place::Menu(View, 3)],
+                ..base
+            },
+            CommandId::About => Spec {
+                id: "help.about",
+                label: "About: version, documentation, files",
+                tooltip: "The version, where the documentation is, and where settings and the recovery file live",
+                places: &[Place::Menu(Help, 0)],
                 ..base
             },
             CommandId::ShortcutHelp => Spec {

@@ -379,7 +379,8 @@ impl App {
             CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
             CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
-            CommandId::ShortcutHelp => self.windows.shortcut_help = true,
+            // One Help window: the version and files above the shortcuts.
+            CommandId::ShortcutHelp | CommandId::About => self.windows.shortcut_help = true,
             _ => return false,
         }
         true

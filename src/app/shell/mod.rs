@@ -495,7 +495,13 @@ impl App {
             }
         }
         self.trust_settings_window(ctx);
-        command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os);
+        if self.windows.shortcut_help {
+            let about = command_ui::About {
+                settings: eframe::storage_dir(APP_ID),
+                recovery: self.unsaved.recovery.file().map(Path::to_path_buf),
+            };
+            command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os, &about);
+        }
         self.registry_window(ctx);
         self.windows.app_reparam.show(ctx, &mut self.actions);
         self.windows.compare.show(ctx);
