@@ -540,11 +540,15 @@ pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Resp
     frame.show(ui, |ui| ui.add(label)).inner
 }
 
+/// What the untrusted badge says on hover: what it means and how to trust the key.
+const UNTRUSTED_HOVER: &str = "Signature verifies, but its key is not trusted. To trust it: put the publisher's \
+    public key (a .pem file) in a folder and choose that folder in Settings › Trusted keys folder.";
+
 /// The signature badge: what the trust layer found, red when the policy refuses the pack for it.
 fn trust_badge(ui: &mut Ui, r: &TrustReport) {
     let (glyph, color, hover) = match &r.signature {
         SignatureStatus::Trusted { key } => ("✔ ", theme::OK, format!("Signature verified with {}", key.display())),
-        SignatureStatus::Untrusted => ("⚠ ", theme::WARN, "Signature verifies, but its key is not trusted".to_owned()),
+        SignatureStatus::Untrusted => ("⚠ ", theme::WARN, UNTRUSTED_HOVER.to_owned()),
         SignatureStatus::Invalid { reason } => ("✖ ", theme::ERROR, format!("Signature invalid: {reason}")),
         SignatureStatus::Unverifiable { reason } => ("⚠ ", theme::WARN, format!("Signature not checkable: {reason}")),
         SignatureStatus::Unsigned => {
