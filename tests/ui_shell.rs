@@ -15,6 +15,7 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use chainsmith_test_env::needs;
 use ui_common::{Script, text_field, two_nodes, write_workflow};
 
 fn app_with(files: Vec<PathBuf>, script: Script) -> App {
@@ -185,7 +186,7 @@ fn the_pack_view_stays_between_menu_and_status_bar_and_shows_what_save_sign_and_
     h.run();
     inside(&h, "this is the public key; pick the private one (signer.private.pem beside it)");
 
-    // Folded to its title bar, it still leaves File and Edit free.
+    // Its title bar, all that is left when it is folded, leaves File and Edit free.
     let title = h.get(By::new().label("Pack view").role(Role::Window)).rect();
     let edit = h.get(By::new().label("Edit").role(Role::Button)).rect();
     assert!(!title.intersects(edit) && !title.intersects(file_menu), "{title:?} covers the menus");
@@ -376,3 +377,141 @@ fn the_untrusted_badge_says_how_to_trust_the_key() {
     );
 }
 
+
+// ---------------------------------------------------------------------------------------
+// The newcomer's task, start to end, on the real registry folder
+
+/// The status bar's message, whatever it is.
+fn status_line(h: &Harness<'_, App>) -> String {
+    assert!(h.state().last_error().is_none(), "an error: {:?}", h.state().last_error());
+    let status = rect_of(h, "File dialogs:");
+    // The message is the label at the left of the counts, on the status bar's row.
+    h.query_all(By::new().predicate(|n| n.role() == Role::Label && n.bounding_box().is_some()))
+        .filter(|n| (n.rect().center().y - status.center().y).abs() < 6.0 && n.rect().max.x < status.min.x)
+        .filter_map(|n| n.accesskit_node().label().or_else(|| n.value()))
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+}
+
+/// Find a palette tile by searching for it, and drag it onto the canvas at `at` (a share of
+/// the canvas's width and height from its top left): the insert form opens.
+fn drop_tile(h: &mut Harness<'_, App>, label: &str, at: egui::Vec2) {
+    ui_common::type_into(h, "Search tiles", label);
+    let tile = h.get(By::new().label(label)).rect().center();
+    let canvas = h.state().canvas_rect();
+    let to = canvas.min + canvas.size() * at;
+    ui_common::drag(h, tile, to, Modifiers::NONE);
+    assert!(h.state().form_is_open(), "dropping {label:?} opens its form: {:?}", h.state().last_error());
+}
+
+/// Where on screen the port of `node` is whose label starts with `side` ("Output" or
+/// "Input"); the canvas's widgets are placed in canvas coordinates.
+fn port(h: &Harness<'_, App>, side: &str, node: &str) -> Pos2 {
+    let (side, node) = (format!("{side} "), format!(" of {node}"));
+    let at = h
+        .query_all(By::new().role(Role::Button))
+        .find(|n| n.accesskit_node().label().is_some_and(|l| l.starts_with(&side) && l.ends_with(&node)))
+        .unwrap_or_else(|| panic!("no {side}port on {node}"))
+        .rect()
+        .center();
+    h.state().canvas_to_screen(at)
+}
+
+#[needs(corpus)]
+#[test]
+fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_workflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = common::corpus_dir().join("registry");
+    let script = Script::default();
+    let mut h = sized(app_with(Vec::new(), script.clone()), 1440.0, 900.0);
+    let mut said = Vec::new();
+
+    // File › Registry… on the registry folder: its packs open, and the status says how.
+    menu(&mut h, "File", "Registry…");
+    script.will_pick_folder(&registry);
+    h.get(By::new().label("Choose folder…").role(Role::Button)).click();
+    h.run();
+    said.push(status_line(&h));
+    assert!(said[0].contains("as a pack folder") && said[0].contains("File › Open pack folder…"), "{said:?}");
+    assert!(h.state().packs().len() > 100, "{} packs", h.state().packs().len());
+
+    // Unblock chains with the banner's fix.
+    let banner = labels_containing(&h, "chains are blocked");
+    assert_eq!(banner.len(), 1, "{banner:?}");
+    h.get(By::new().label_contains("Declare these").role(Role::Button)).click();
+    h.run();
+    said.push(status_line(&h));
+    assert!(said[1].contains("unblocked") && said[1].contains("Settings changes it back"), "{said:?}");
+
+    // Drop two chains, fill their forms; the second's value is invalid until fixed.
+    drop_tile(&mut h, "Summarize Text", egui::vec2(0.25, 0.3));
+    ui_common::type_into(&mut h, "Source text *", "The quarterly report");
+    h.get(By::new().label("Insert").role(Role::Button)).click();
+    h.run();
+    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    said.push(status_line(&h));
+    // Its warnings are counted in its message, which lists them when clicked.
+    h.get(By::new().label_contains("from this action")).click();
+    h.run();
+    assert!(!labels_containing(&h, "Reported by the last action").is_empty());
+    let first = h.state().workflow().instances()[0].clone();
+    drop_tile(&mut h, "Fetch &amp; Summarize URL", egui::vec2(0.7, 0.7));
+    ui_common::type_into(&mut h, "Url *", "not a url");
+    assert!(!labels_containing(&h, "chain_parameter_invalid").is_empty(), "the invalid value is named");
+    assert!(h.get(By::new().label("Insert").role(Role::Button)).accesskit_node().is_disabled());
+    ui_common::type_into(&mut h, "Url *", "https://example.com/report");
+    assert!(labels_containing(&h, "chain_parameter_invalid").is_empty(), "fixed");
+    h.get(By::new().label("Insert").role(Role::Button)).click();
+    h.run();
+    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    said.push(status_line(&h));
+    let second = h.state().workflow().instances().into_iter().find(|i| i.key() != first.key()).unwrap();
+
+    // Connect the first chain's last node to the second's first.
+    press(&mut h, Key::F);
+    let edges = h.state().workflow().graph.edge_count();
+    let from = port(&h, "Output", first.node_ids.last().unwrap());
+    let to = port(&h, "Input", &second.node_ids[0]);
+    ui_common::drag(&mut h, from, to, Modifiers::NONE);
+    assert_eq!(h.state().workflow().graph.edge_count(), edges + 1, "{:?}", h.state().last_error());
+    said.push(status_line(&h));
+
+    // Undo and redo the connection.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().workflow().graph.edge_count(), edges);
+    said.push(status_line(&h));
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert_eq!(h.state().workflow().graph.edge_count(), edges + 1);
+    said.push(status_line(&h));
+
+    // Export, save, and open the saved file again in a new workflow.
+    let exported = dir.path().join("expanded.json");
+    script.will_save(&exported);
+    menu(&mut h, "File", "Export expanded JSON, as the spec writes it…");
+    assert!(exported.is_file(), "{:?}", h.state().last_error());
+    said.push(status_line(&h));
+    let saved = dir.path().join("newcomer.json");
+    script.will_save(&saved);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(saved.is_file() && !h.state().is_dirty(), "{:?}", h.state().last_error());
+    said.push(status_line(&h));
+    let model = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::N);
+    h.run();
+    assert_eq!(h.state().workflow().node_count(), 0, "a new, empty workflow");
+    script.will_open(&saved);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::O);
+    h.run();
+    said.push(status_line(&h));
+    assert_eq!(h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful), model, "reopened as saved");
+
+    // Every step said what it did, and none was refused: no code without a next step.
+    assert_eq!(said.len(), 10, "{said:#?}");
+    let verbs = ["Opened", "Declare", "Insert", "Insert", "Connect", "Undid", "Redid", "Exported", "Saved", "Opened"];
+    for (s, verb) in said.iter().zip(verbs) {
+        assert!(s.starts_with(verb), "{verb:?} expected: {said:#?}");
+    }
+}
