@@ -129,6 +129,12 @@ impl Palette {
             .filter(|&i| self.pack_filter.as_deref().is_none_or(|n| packs[i].name() == n))
             .collect();
         order.sort_by_key(|&i| packs[i].name().to_owned());
+        // Under a search, packs with no tile left go, and so does a group left empty (its
+        // header alone said nothing).
+        if self.filtered(&query) {
+            order.retain(|&i| !self.tiles(&packs[i], reports.get(i), &query).is_empty());
+        }
+        let nothing_matches = order.is_empty() && self.filtered(&query) && !packs.is_empty();
         let (bundled, opened): (Vec<usize>, Vec<usize>) =
             order.into_iter().partition(|&i| samples.contains(&packs[i].source));
         egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
@@ -146,6 +152,9 @@ impl Palette {
                     self.pack(ui, id, &packs[i], reports.get(i), &query, actions);
                 }
                 ui.add_space(6.0);
+            }
+            if nothing_matches {
+                no_tile_matches(ui, &self.search, self.hide_blocked);
             }
             catalog_section(ui, catalog, &query);
             if !failures.is_empty() {
@@ -215,6 +224,32 @@ impl Palette {
         });
     }
 
+    /// The search or "Hide blocked" leaves some tiles out: a pack with none left is not shown.
+    fn filtered(&self, query: &str) -> bool {
+        !query.is_empty() || self.hide_blocked
+    }
+
+    /// The tiles of `pack` shown under the search and filters, each with what blocks it.
+    fn tiles<'p>(
+        &self,
+        pack: &'p Pack,
+        report: Option<&'p TrustReport>,
+        query: &str,
+    ) -> Vec<(&'p Chain, Vec<&'p Finding>)> {
+        // A finding about no chain in particular (signature, dependencies) blocks them all.
+        let blocked_by = |chain: &Chain| -> Vec<&'p Finding> {
+            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
+        };
+        pack.chains
+            .iter()
+            .filter(|c| self.show_internal || !c.internal())
+            .filter(|c| query.is_empty() || matches(c, query))
+            .map(|c| (c, blocked_by(c)))
+            .filter(|(c, blocked)| !self.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
+            .collect()
+    }
+
     fn pack(
         &mut self,
         ui: &mut Ui,
@@ -224,11 +259,6 @@ impl Palette {
         query: &str,
         actions: &mut Vec<Action>,
     ) {
-        // A finding about no chain in particular (signature, dependencies) blocks them all.
-        let blocked_by = |chain: &Chain| -> Vec<&Finding> {
-            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-            report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
-        };
         // What inserting it will be warned for (its own edges' port types).
         let warned = |chain: &Chain| -> Vec<&Finding> {
             let ports = |f: &&Finding| {
@@ -236,16 +266,8 @@ impl Palette {
             };
             report.map(|r| r.warnings().filter(ports).collect()).unwrap_or_default()
         };
-        let tiles: Vec<(&Chain, Vec<&Finding>)> = pack
-            .chains
-            .iter()
-            .filter(|c| self.show_internal || !c.internal())
-            .filter(|c| query.is_empty() || matches(c, query))
-            .map(|c| (c, blocked_by(c)))
-            .filter(|(c, blocked)| !self.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
-            .collect();
-        let filtered = !query.is_empty() || self.hide_blocked;
-        if filtered && tiles.is_empty() {
+        let tiles = self.tiles(pack, report, query);
+        if self.filtered(query) && tiles.is_empty() {
             return;
         }
         let id = Id::unique(("cs-pack", index));
@@ -363,13 +385,21 @@ impl Palette {
             .map(|r| r.blocking().filter(concerns).collect())
             .unwrap_or_default();
         let mut open = true;
-        Scaffold::new(WindowId::Explanation, format!("Why “{}” cannot be inserted", chain.label()), &mut open)
+        // Once a fix has lifted every refusal the window says so, in its title too, and
+        // offers the insert itself.
+        let title = if blocked.is_empty() {
+            format!("“{}” can be inserted now", chain.label())
+        } else {
+            format!("Why “{}” cannot be inserted", chain.label())
+        };
+        let pack_id = *i;
+        Scaffold::new(WindowId::Explanation, title, &mut open)
             .size([620.0, 380.0])
             .at(at)
             .show(ctx, |ui| {
                 ui.label(RichText::new(format!("{} · {} {}", chain.chain_id(), pack.name(), pack.version())).monospace().small());
                 if blocked.is_empty() {
-                    ui.label(RichText::new("✔ Nothing blocks this chain any more: drag it onto the canvas.").color(theme::OK));
+                    insertable_now(ui, pack_id, chain.chain_id(), actions);
                     return;
                 }
                 egui::ScrollArea::vertical().max_height(300.0).show(ui, |ui| {
@@ -436,6 +466,30 @@ impl Palette {
     }
 }
 
+/// Said instead of empty group headers when the search and filters leave no tile.
+fn no_tile_matches(ui: &mut Ui, search: &str, hide_blocked: bool) {
+    let also = if hide_blocked { ", or untick Hide blocked" } else { "" };
+    let text = if search.trim().is_empty() {
+        "Every chain is blocked: untick Hide blocked to see them, or unblock them above.".to_owned()
+    } else {
+        format!("No tile matches “{}”: search by label, chainId or typeId, or clear the search (🗙){also}.", search.trim())
+    };
+    ui.add(egui::Label::new(RichText::new(text).color(theme::TEXT_DIM)).wrap());
+}
+
+/// What the explanation says once nothing blocks the chain: so, and a button that opens its
+/// form where the next insert goes.
+fn insertable_now(ui: &mut Ui, pack: PackId, chain_id: &str, actions: &mut Vec<Action>) {
+    ui.label(RichText::new("✔ Nothing blocks this chain any more.").color(theme::OK));
+    ui.horizontal(|ui| {
+        let insert = ui.button(RichText::new("Insert now").strong());
+        if insert.on_hover_text("Open its parameter form: downstream of the selection, else mid-view").clicked() {
+            actions.push(Action::InsertChain { pack, chain_id: chain_id.to_owned() });
+        }
+        ui.label(RichText::new("or drag its tile onto the canvas").color(theme::TEXT_DIM));
+    });
+}
+
 /// Above the tiles, when chains are blocked: how many of all, and per setting that would lift
 /// a refusal, how many chains need it, with a button that changes it.
 fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Action>) {
@@ -447,39 +501,54 @@ fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Ac
         .stroke(Stroke::new(1.0, theme::ERROR.gamma_multiply(0.6)))
         .corner_radius(6.0)
         .inner_margin(6.0);
-    let hover = "Changes the host profile in Settings; change it back there";
     frame.show(ui, |ui| {
         ui.set_width(ui.available_width());
         let title = format!("{} of {} chains are blocked", summary.blocked, summary.chains);
-        ui.label(RichText::new(title).strong().color(theme::ERROR));
-        // The node-type families as one declaration: a registry needs a dozen of them.
-        if let Some(fix) = summary.declare_all_host_types()
-            && let Fix::DeclareHostTypes(families) = &fix
-        {
-            let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
-            let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
-            let need = Fix::DeclareHostTypes(Vec::new()).need(summary.need_host_types);
-            let text = format!("{need} ({}{more})", shown.join(", "));
-            ui.add(egui::Label::new(RichText::new(text).small()).wrap());
-            let label =
-                if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
-            if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
+        // In a short window it starts folded to its title, leaving the room to the tiles.
+        let tall = ui.ctx().content_rect().height() >= BANNER_OPEN_HEIGHT;
+        egui::CollapsingHeader::new(RichText::new(title).strong().color(theme::ERROR))
+            .id_salt("cs-blocked-banner")
+            .default_open(tall)
+            .show(ui, |ui| banner_fixes(ui, summary, actions))
+            .header_response
+            .on_hover_text("Click to show or hide the fixes");
+    });
+}
+
+/// Below this window height the blocked-chains banner starts folded.
+const BANNER_OPEN_HEIGHT: f32 = 800.0;
+
+/// The banner's body: per setting that would lift a refusal, how many chains need it and a
+/// button that changes it.
+fn banner_fixes(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Action>) {
+    let hover = "Changes the host profile in Settings; change it back there";
+    // The node-type families as one declaration: a registry needs a dozen of them.
+    if let Some(fix) = summary.declare_all_host_types()
+        && let Fix::DeclareHostTypes(families) = &fix
+    {
+        let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
+        let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
+        let need = Fix::DeclareHostTypes(Vec::new()).need(summary.need_host_types);
+        let text = format!("{need} ({}{more})", shown.join(", "));
+        ui.add(egui::Label::new(RichText::new(text).small()).wrap());
+        let label =
+            if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
+        if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
+            actions.push(Action::Fix(fix.clone()));
+        }
+    }
+    for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(fix.need(*n)).small());
+            if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
                 actions.push(Action::Fix(fix.clone()));
             }
-        }
-        for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(fix.need(*n)).small());
-                if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
-                    actions.push(Action::Fix(fix.clone()));
-                }
-            });
-        }
-        if summary.unfixable > 0 {
-            let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
-            ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
-        }
-    });
+        });
+    }
+    if summary.unfixable > 0 {
+        let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
+        ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
+    }
 }
 
 /// `text` cut in the middle to fit `width` ("community.exa…tiles-a"), whole when it fits.

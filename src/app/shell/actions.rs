@@ -130,6 +130,14 @@ impl App {
                 Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
                     self.open_insert_form(pack, &chain_id, at, on_edge, after);
                 }
+                Action::InsertChain { pack, chain_id } => {
+                    let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
+                    let centre = (f64::from(c.x), f64::from(c.y));
+                    let InsertPlace { at, on_edge, after } =
+                        insert_place(self.doc.workflow(), &self.doc.selection, centre);
+                    self.panels.palette.close_explanation();
+                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
+                }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::SelectGhost(i) => {
                     if let Some(f) = &mut self.windows.form {
