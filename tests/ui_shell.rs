@@ -378,6 +378,99 @@ fn the_untrusted_badge_says_how_to_trust_the_key() {
 }
 
 
+/// A pack with a chain the default host profile blocks (it composes a sub-chain) and the
+/// plain chain it composes.
+fn blocked_pack(dir: &Path) -> PathBuf {
+    let folder = chain_pack(dir, "tiles");
+    let file = folder.join("pack.json");
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let mut composes = m["chains"][0].clone();
+    composes["chainId"] = json!("acme.composes");
+    composes["label"] = json!("Composes");
+    composes["dag"]["nodes"][0] = json!({"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.tiles"}});
+    composes["subChains"] = json!([{"ref": "acme.tiles"}]);
+    m["chains"].as_array_mut().unwrap().push(composes);
+    std::fs::write(&file, m.to_string()).unwrap();
+    folder
+}
+
+/// A real press and release at `at` (egui's hit test decides what is clicked).
+fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {
+    h.hover_at(at);
+    h.step();
+    let button = egui::PointerButton::Primary;
+    h.event(egui::Event::PointerButton { pos: at, button, pressed: true, modifiers: Modifiers::NONE });
+    h.step();
+    h.event(egui::Event::PointerButton { pos: at, button, pressed: false, modifiers: Modifiers::NONE });
+    h.run();
+}
+
+#[test]
+fn once_a_fix_lifts_the_refusal_the_why_window_says_so_in_its_title_and_inserts_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let wf = write_workflow(dir.path(), two_nodes());
+    let mut h = sized(app_with(vec![wf, blocked_pack(dir.path())], Script::default()), 1440.0, 900.0);
+    let badge = h
+        .query_all(By::new().predicate(|n| n.value().as_deref() == Some("sub_chain_unsupported")))
+        .next()
+        .expect("the tile shows its refusal code")
+        .rect();
+    pointer_click(&mut h, badge.center());
+    assert!(h.query(By::new().label("Why “Composes” cannot be inserted").role(Role::Window)).is_some());
+    h.query_all(By::new().label("Enable sub-chains").role(Role::Button)).last().unwrap().click();
+    h.run();
+    assert!(h.query(By::new().label("“Composes” can be inserted now").role(Role::Window)).is_some(), "retitled");
+    assert!(labels_containing(&h, "cannot be inserted").is_empty(), "{:?}", labels_containing(&h, "inserted"));
+    h.get(By::new().label("Insert now").role(Role::Button)).click();
+    h.run();
+    assert!(h.state().form_is_open(), "Insert now opens the chain's form: {:?}", h.state().last_error());
+    assert!(h.state().explained_chain().is_none(), "and the window makes way for it");
+}
+
+#[test]
+fn a_search_that_matches_nothing_leaves_no_empty_group_headers_and_says_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = sized(app_with(vec![chain_pack(dir.path(), "one")], Script::default()), 1440.0, 900.0);
+    assert!(h.query_by_label("Opened packs").is_some() && h.query_by_label("Bundled samples").is_some());
+    // Only the opened pack matches: the samples' header goes with their tiles.
+    ui_common::type_into(&mut h, "Search tiles", "Acme one");
+    assert!(h.query_by_label("Opened packs").is_some());
+    assert!(h.query_by_label("Bundled samples").is_none(), "a header over no tiles");
+    // Nothing matches: no header at all, and a line that says what to do.
+    ui_common::type_into(&mut h, "Search tiles", "no-such-chain-anywhere");
+    assert!(h.query_by_label("Opened packs").is_none() && h.query_by_label("Bundled samples").is_none());
+    let said = labels_containing(&h, "No tile matches “no-such-chain-anywhere”");
+    assert!(said.first().is_some_and(|s| s.contains("clear the search")), "{said:?}");
+}
+
+#[test]
+fn the_blocked_chains_banner_starts_folded_at_1000x700_and_open_at_1600x1000() {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = blocked_pack(dir.path());
+    for (w, hgt, open) in [(1000.0, 700.0, false), (1600.0, 1000.0, true)] {
+        let mut h = sized(app_with(vec![pack.clone()], Script::default()), w, hgt);
+        assert_eq!(labels_containing(&h, "chains are blocked").len(), 1, "at {w}x{hgt}");
+        let fix = |h: &Harness<'_, App>| h.query_all(By::new().label("Enable sub-chains").role(Role::Button)).count();
+        assert_eq!(fix(&h) == 1, open, "at {w}x{hgt} the banner's fixes are shown: {open}");
+        if !open {
+            // One click on its title opens it.
+            h.query_all(By::new().label_contains("chains are blocked")).next().unwrap().click();
+            h.run();
+            assert_eq!(fix(&h), 1, "opened by its title");
+        }
+    }
+}
+
+#[test]
+fn the_inspector_s_hint_is_whole_at_1000x700_and_1600x1000() {
+    for (w, hgt) in [(1000.0, 700.0), (1600.0, 1000.0)] {
+        let h = sized(app_with(Vec::new(), Script::default()), w, hgt);
+        let hint = labels_containing(&h, "Drag a tile from the palette");
+        assert!(!hint.is_empty(), "at {w}x{hgt}");
+        assert!(hint.iter().all(|t| !t.ends_with('…')), "at {w}x{hgt} the hint is cut: {hint:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The newcomer's task, start to end, on the real registry folder
 
