@@ -8,6 +8,7 @@ mod ui_common;
 
 use chainsmith::app::{App, StartOptions};
 use chainsmith::pack::bundled;
+use chainsmith_test_env::needs;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2, Rect};
 use egui_kittest::Harness;
@@ -15,7 +16,6 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use chainsmith_test_env::needs;
 use ui_common::{Script, text_field, two_nodes, write_workflow};
 
 fn app_with(files: Vec<PathBuf>, script: Script) -> App {
@@ -169,9 +169,11 @@ fn the_pack_view_stays_between_menu_and_status_bar_and_shows_what_save_sign_and_
     let inside = |h: &Harness<'_, App>, part: &str| {
         let window = h.get(By::new().label("Pack view").role(Role::Window)).rect();
         let wanted = part.to_owned();
-        let shown: Vec<Rect> =
-            h.query_all(By::new().label_contains(&wanted)).map(|n| n.rect()).collect();
-        assert!(shown.iter().any(|r| window.contains_rect(*r)), "{part:?} at {shown:?} is not in the pack view {window:?}");
+        let shown: Vec<Rect> = h.query_all(By::new().label_contains(&wanted)).map(|n| n.rect()).collect();
+        assert!(
+            shown.iter().any(|r| window.contains_rect(*r)),
+            "{part:?} at {shown:?} is not in the pack view {window:?}"
+        );
     };
     // Its file is known: Save asks nothing.
     h.get(By::new().label("Save pack").role(Role::Button)).click();
@@ -356,7 +358,9 @@ fn the_two_exports_are_named_by_their_difference_and_help_says_version_docs_and_
     menu(&mut h, "Help", "About: version, documentation, files");
     assert!(h.query(By::new().label("Help").role(Role::Window)).is_some());
     let version = format!("chainsmith {}", env!("CARGO_PKG_VERSION"));
-    for part in [version.as_str(), "Documentation", "editor.md", "Settings", "Recovery file", "Keyboard shortcuts"] {
+    for part in
+        [version.as_str(), "Documentation", "editor.md", "Settings", "Recovery file", "Every command and its keys"]
+    {
         assert!(!labels_containing(&h, part).is_empty(), "Help does not say {part:?}");
     }
 }
@@ -377,7 +381,6 @@ fn the_untrusted_badge_says_how_to_trust_the_key() {
     );
 }
 
-
 /// A pack with a chain the default host profile blocks (it composes a sub-chain) and the
 /// plain chain it composes.
 fn blocked_pack(dir: &Path) -> PathBuf {
@@ -387,7 +390,8 @@ fn blocked_pack(dir: &Path) -> PathBuf {
     let mut composes = m["chains"][0].clone();
     composes["chainId"] = json!("acme.composes");
     composes["label"] = json!("Composes");
-    composes["dag"]["nodes"][0] = json!({"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.tiles"}});
+    composes["dag"]["nodes"][0] =
+        json!({"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.tiles"}});
     composes["subChains"] = json!([{"ref": "acme.tiles"}]);
     m["chains"].as_array_mut().unwrap().push(composes);
     std::fs::write(&file, m.to_string()).unwrap();

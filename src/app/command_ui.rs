@@ -245,7 +245,9 @@ pub struct About {
 
 /// The version, the documentation and the editor's files, one line each.
 fn about(ui: &mut Ui, about: &About) {
-    let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map_or("none on this system".to_owned(), |p| p.display().to_string());
+    let shown = |p: &Option<std::path::PathBuf>| {
+        p.as_ref().map_or("none on this system".to_owned(), |p| p.display().to_string())
+    };
     // The docs ship in the source tree; a build made from one knows where it is.
     let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
     let docs = if docs.is_dir() {
@@ -281,7 +283,7 @@ pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os, info: &About)
         .pivot_centred(ctx)
         .show(ctx, |ui| {
             about(ui, info);
-            ui.label(RichText::new("Keyboard shortcuts").strong());
+            ui.label(RichText::new("Every command and its keys").strong());
             ui.label(
                 RichText::new("Every command, also found by name in the command palette.")
                     .small()

@@ -132,7 +132,8 @@ impl Inspector {
         }
         ui.add_space(8.0);
         // Wrapped, not cut: the panel's narrow width cut it to "… to ins…".
-        let hint = RichText::new("Drag a tile from the palette onto the canvas to insert a chain.").color(theme::TEXT_DIM);
+        let hint =
+            RichText::new("Drag a tile from the palette onto the canvas to insert a chain.").color(theme::TEXT_DIM);
         ui.add(egui::Label::new(hint).wrap());
     }
 

@@ -472,7 +472,10 @@ fn no_tile_matches(ui: &mut Ui, search: &str, hide_blocked: bool) {
     let text = if search.trim().is_empty() {
         "Every chain is blocked: untick Hide blocked to see them, or unblock them above.".to_owned()
     } else {
-        format!("No tile matches “{}”: search by label, chainId or typeId, or clear the search (🗙){also}.", search.trim())
+        format!(
+            "No tile matches “{}”: search by label, chainId or typeId, or clear the search (🗙){also}.",
+            search.trim()
+        )
     };
     ui.add(egui::Label::new(RichText::new(text).color(theme::TEXT_DIM)).wrap());
 }

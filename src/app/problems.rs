@@ -178,7 +178,8 @@ impl Problems {
         let open = self.expanded && self.list == List::Action;
         let counts = counts_text(&self.action_findings);
         let said = format!("{text} ({counts} from this action {})", arrow(open));
-        let label = egui::Label::new(RichText::new(&said).color(theme::TEXT_DIM)).truncate().sense(egui::Sense::click());
+        let label =
+            egui::Label::new(RichText::new(&said).color(theme::TEXT_DIM)).truncate().sense(egui::Sense::click());
         let label = ui.add(label.show_tooltip_when_elided(false));
         let hover = format!("{said}\n\nThe result of the last action: click to list what it reported.");
         if label.on_hover_text(hover).clicked() {

@@ -321,7 +321,11 @@ impl App {
                         answer = Some(false);
                     }
                 });
-                ui.label(RichText::new("Esc restores: nothing is lost either way until you choose.").small().color(theme::TEXT_DIM));
+                ui.label(
+                    RichText::new("Esc restores: nothing is lost either way until you choose.")
+                        .small()
+                        .color(theme::TEXT_DIM),
+                );
             });
             // Esc (or a click beside it) takes the answer that loses nothing.
             if answer.is_none() && (shown.should_close() || (shown.is_top_modal && self.frame.modal_escape)) {
@@ -391,14 +395,25 @@ impl App {
     }
 }
 
-/// Where the in-app dialog starts: a save beside the workflow's own file; else where the last
-/// dialog of its kind was answered (a folder since removed is passed over); else the home
-/// folder. Never beside the last file opened (after opening a registry, Save started in it)
-/// and a new key pair never by default beside the pack it will sign (a private key there is
-/// one `git add .` away from being published).
-fn dialog_start(purpose: &Purpose, workflow: Option<&Path>, last: Option<&Path>, home: Option<PathBuf>) -> Option<PathBuf> {
-    let beside_workflow = matches!(purpose, Purpose::Save).then(|| workflow.and_then(Path::parent)).flatten();
-    beside_workflow.or(last.filter(|d| d.is_dir())).map(Path::to_path_buf).or(home)
+/// Where the in-app dialog starts: where the last dialog of its kind was answered (a folder
+/// since removed is passed over), else the home folder; a save first beside the workflow's
+/// own file, an export beside it when none was made yet. Never beside the last file opened
+/// (after opening a registry, Save started in it) and a new key pair never by default beside
+/// the pack it will sign (a private key there is one `git add .` away from being published).
+fn dialog_start(
+    purpose: &Purpose,
+    workflow: Option<&Path>,
+    last: Option<&Path>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let beside = workflow.and_then(Path::parent);
+    let last = last.filter(|d| d.is_dir());
+    let start = match purpose {
+        Purpose::Save => beside.or(last),
+        Purpose::Export(_) | Purpose::ExportBundle => last.or(beside),
+        _ => last,
+    };
+    start.map(Path::to_path_buf).or(home)
 }
 
 #[cfg(test)]
@@ -421,5 +436,9 @@ mod tests {
         let wf = Path::new("/work/flows/main.json");
         assert_eq!(dialog_start(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
         assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
+        // An export beside it until one was made elsewhere.
+        let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
+        assert_eq!(dialog_start(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(dialog_start(&export, Some(wf), last, home.clone()).as_deref(), last);
     }
 }
