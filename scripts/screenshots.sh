@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer)
+#       quick-add canvas large newcomer shell)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer shell}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -757,6 +757,142 @@ PY
     press "${PV[4]}" "${PV[5]}"
     shot "n16-generate-key-$S" 1.0
     xdotool key Escape
+    stop_app
+    unset CHAINSMITH_FILE_DIALOG
+fi
+
+if want shell; then
+    # s01-s14, at any $SCREEN (names end with it): the editor's shell as a newcomer works in
+    # it (issue 37). No desktop portal under Xvfb: every file question is the in-app dialog.
+    S=$SCREEN
+    export CHAINSMITH_FILE_DIALOG=in-app
+    # Windows placed from the window's middle: the Registry window (900x560) and the in-app
+    # file dialog (640x440).
+    CX=$(( SCREEN_W / 2 )); CY=$(( SCREEN_H / 2 ))
+    RX=$(( CX - 450 )); RY=$(( CY - 280 ))
+    # Type a folder into the in-app folder picker (its folder field has the focus).
+    dialog_folder() {
+        sleep 1
+        type_text "$1"
+        xdotool key Return
+        sleep 0.5
+    }
+    if [ -d "$CORPUS/registry/packs" ]; then
+        # s01. The File menu: what each open command expects, the two exports by their use.
+        start_app
+        focus
+        click 20 12
+        shot "s01-file-menu-$S" 1.0
+        # s02-s03. File › Registry…, then its folder picker: it starts in the home folder and
+        # says what a registry folder has.
+        xdotool key Escape
+        xdotool key ctrl+k
+        sleep 0.5
+        xdotool type --delay 60 "Registry"
+        sleep 0.5
+        xdotool key Return
+        shot "s02-registry-window-$S" 1.0
+        press $(( RX + 230 )) $(( RY + 51 ))
+        shot "s03-registry-picker-at-home-$S" 1.0
+        # s04. The real registry folder chosen: it holds packs, so they open as a pack folder
+        # and the status says so; at 1000x700 the blocked-chains banner starts folded.
+        dialog_folder "$CORPUS/registry"
+        # "Choose this folder": the dialog's height settles a frame late, by up to 18 points.
+        press $(( CX + 187 )) $(( CY + 175 ))
+        sleep 4
+        shot "s04-registry-opened-as-pack-folder-$S" 1.5
+        stop_app
+    fi
+    # s05-s07. The pack view stays between the menu bar and the status bar and shows what
+    # its buttons did: a new key pair, then the public key picked to sign with by mistake.
+    mkdir -p "$SCRATCH/acme"
+    cat >"$SCRATCH/acme/pack.json" <<'JSON'
+{"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain", "engines": {"openwop": ">=1.0.0"},
+ "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"},
+ "chains": [{"chainId": "acme.classify", "version": "1.0.0", "label": "Classify a ticket", "description": "One classifier.",
+             "parameters": {"type": "object"},
+             "dag": {"nodes": [{"id": "a", "typeId": "vendor.chainsmith.classify", "config": {}}], "edges": []}},
+            {"chainId": "acme.composes", "version": "1.0.0", "label": "Composes", "description": "A sub-chain.",
+             "parameters": {"type": "object"}, "subChains": [{"ref": "acme.classify"}],
+             "dag": {"nodes": [{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.classify"}}], "edges": []}}]}
+JSON
+    start_app "$SCRATCH/acme"
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Pack view"
+    sleep 0.5
+    xdotool key Return
+    sleep 1
+    # Its pack box, then the opened pack (after the three bundled chain packs).
+    press ${SHELL_PV_BOX:-190} 72
+    press 190 $(( 72 + ${SHELL_PV_ENTRY:-130} ))
+    shot "s05-pack-view-between-bars-$S" 1.0
+    press 868 82
+    type_text signer
+    xdotool key Return
+    shot "s06-pack-view-key-generated-$S" 1.0
+    press 778 82
+    type_text signer.public.pem
+    xdotool key Return
+    shot "s07-pack-view-public-key-picked-$S" 1.0
+    # s08. The blocked tile's explanation (a click on its code), and once its fix is applied,
+    # "Insert now".
+    xdotool key Escape
+    sleep 0.5
+    click $(( SCREEN_W * 12 / 100 )) 72
+    xdotool type --delay 40 "Composes"
+    sleep 1
+    press ${SHELL_BADGE_X:-100} ${SHELL_BADGE_Y:-330}
+    shot "s08-why-blocked-$S" 1.0
+    # Its fix, in the window (which sits beside the palette): retitled, with "Insert now".
+    PALW=$(( SCREEN_W * 24 / 100 )); [ "$PALW" -gt 290 ] && PALW=290
+    press $(( PALW + 75 )) 182
+    shot "s08b-why-insert-now-$S" 1.0
+    stop_app
+    # s09-s10. "Save changes?" takes the keyboard: the arrows leave the selection behind it
+    # as it was, Esc cancels it.
+    cat >"$SCRATCH/two.json" <<'JSON'
+{"id": "two", "name": "Two nodes", "version": "1.0.0",
+ "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "finish", "typeId": "core.end", "name": "Finish", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    start_app "$SCRATCH/two.json"
+    focus
+    xdotool mousemove $(( CX )) $(( CY + 120 ))
+    xdotool key ctrl+a ctrl+d
+    sleep 0.5
+    xdotool key ctrl+n
+    sleep 0.5
+    xdotool key Right Down Left Up
+    shot "s09-save-changes-$S" 1.0
+    xdotool key Escape
+    shot "s10-save-changes-esc-$S" 1.0
+    # s11. Help: the version, the documentation, where settings and the recovery file live.
+    xdotool key F1
+    shot "s11-help-$S" 1.0
+    xdotool key Escape
+    # s12. Save as, New folder: its name field has the focus, typing goes there.
+    xdotool key ctrl+shift+s
+    sleep 1
+    press $(( CX - 180 )) $(( CY + 175 ))
+    xdotool type --delay 40 "drafts"
+    shot "s12-new-folder-focused-$S" 1.0
+    # The first Esc leaves the name field, the second closes the dialog.
+    xdotool key Escape
+    sleep 0.3
+    xdotool key Escape
+    # s13. A search that matches nothing: no empty group headers, a line that says what to do.
+    click $(( SCREEN_W * 12 / 100 )) 72
+    xdotool type --delay 40 "no-such-tile"
+    shot "s13-search-matches-nothing-$S" 1.0
+    stop_app
+    # s14. An error: its dismiss button before its text, the counts whole beside it.
+    start_app "$SCRATCH/two.json" "$SCRATCH/a-workflow-file-with-a-long-name-that-is-gone.json"
+    focus
+    shot "s14-error-dismiss-$S" 1.0
     stop_app
     unset CHAINSMITH_FILE_DIALOG
 fi

@@ -262,7 +262,7 @@ fn about(ui: &mut Ui, about: &About) {
         ui.label(RichText::new("Documentation").strong());
         ui.add(egui::Label::new(RichText::new(docs).monospace()).wrap());
         ui.end_row();
-        ui.label(RichText::new("Settings").strong());
+        ui.label(RichText::new("Settings folder").strong());
         ui.add(egui::Label::new(RichText::new(shown(&about.settings)).monospace()).wrap());
         ui.end_row();
         ui.label(RichText::new("Recovery file").strong());

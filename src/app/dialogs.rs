@@ -207,7 +207,8 @@ struct InApp {
     entries: Result<Vec<Entry>, String>,
     name: String,
     show_all: bool,
-    /// The name field takes focus when the dialog opens.
+    /// The name field (the folder field when choosing a folder) takes focus when the dialog
+    /// opens.
     focus_name: bool,
     /// The name of the folder being made with "New folder", while its field is open.
     new_folder: Option<String>,
@@ -306,6 +307,10 @@ impl InApp {
             let label = ui.label("Folder");
             let field = ui.add(egui::TextEdit::singleline(&mut self.dir_text).desired_width(f32::INFINITY));
             let field = field.labelled_by(label.id);
+            // Choosing a folder, the folder is what is typed: its field takes focus.
+            if self.purpose.is_folder() && std::mem::take(&mut self.focus_name) {
+                field.request_focus();
+            }
             if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                 go = Some(PathBuf::from(self.dir_text.trim()));
             }

@@ -265,8 +265,8 @@ impl App {
         // A pack that failed to load stays the news.
         if self.panels.problems.last_error.is_none() {
             self.panels.problems.status(format!(
-                "Opened {} as a pack folder: it holds packs, not a registry (which has \
-                 .well-known/openwop-registry.json); File › Open pack folder… opens such folders. {}",
+                "Opened {} as a pack folder (File › Open pack folder… opens these): it holds packs, not a \
+                 registry, which has .well-known/openwop-registry.json. {}",
                 problems::counted(n, "pack"),
                 dir.display()
             ));
