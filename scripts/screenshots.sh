@@ -618,6 +618,9 @@ if want newcomer; then
     PAL=$(( SCREEN_W * 24 / 100 ))
     # The banner's first button: its text wraps to one line more in the narrower palette.
     if [ "$SCREEN_W" -ge 1400 ]; then FIX_Y=214; else FIX_Y=255; fi
+    # Below 800 points high the banner starts folded to its title (at y 191): the first tile
+    # sits higher, and the fix shows once the title is clicked.
+    if [ "$SCREEN_H" -lt 800 ]; then FOLDED=1; TILE_Y=345; else FOLDED=0; TILE_Y=$(( FIX_Y + 190 )); fi
     cat >"$SCRATCH/loops.json" <<'JSON'
 {"id": "loops", "name": "Loops", "version": "1.0.0",
  "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {},
@@ -648,7 +651,7 @@ PY
         click $(( PAL / 2 )) 72
         xdotool type --delay 20 "webhook-notify"
         sleep 1
-        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-$(( FIX_Y + 190 ))}
+        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-$TILE_Y}
         shot "n02-blocked-explained-$S" 1.0
         # n03. Esc closes it; the banner's first fix (declare feature.*) unblocks most chains.
         xdotool key Escape
@@ -656,6 +659,7 @@ PY
         xdotool key ctrl+a BackSpace
         sleep 0.5
         xdotool mousemove 600 400; sleep 0.5
+        [ "$FOLDED" = 1 ] && press $(( PAL / 3 )) 191
         press $(( PAL / 3 )) ${NEWCOMER_FIX_Y:-$FIX_Y}
         shot "n03-banner-fix-applied-$S" 1.5
         stop_app
@@ -740,7 +744,8 @@ PY
     # column below 1100 points, three above; then "Generate key…" in the in-app dialog, which
     # lists .pem files and has "New folder". Its pack box and the opened pack (the fourth
     # entry, after the three bundled ones) sit where the window puts them at each size.
-    if [ "$SCREEN_W" -ge 1400 ]; then PV=(196 67 205 180 879 67); else PV=(180 51 190 164 865 51); fi
+    # The pack view sits below the menu bar at the left, whatever the size.
+    PV=(190 72 190 202 868 82)
     cp -r packs/vendor.chainsmith.support-desk "$SCRATCH/support-desk"
     export CHAINSMITH_FILE_DIALOG=in-app
     start_app "$SCRATCH/support-desk"
@@ -825,8 +830,8 @@ JSON
     xdotool key Return
     sleep 1
     # Its pack box, then the opened pack (after the three bundled chain packs).
-    press ${SHELL_PV_BOX:-190} 72
-    press 190 $(( 72 + ${SHELL_PV_ENTRY:-130} ))
+    press 190 72
+    press 190 202
     shot "s05-pack-view-between-bars-$S" 1.0
     press 868 82
     type_text signer
@@ -843,7 +848,7 @@ JSON
     click $(( SCREEN_W * 12 / 100 )) 72
     xdotool type --delay 40 "Composes"
     sleep 1
-    press ${SHELL_BADGE_X:-100} ${SHELL_BADGE_Y:-330}
+    press 100 330
     shot "s08-why-blocked-$S" 1.0
     # Its fix, in the window (which sits beside the palette): retitled, with "Insert now".
     PALW=$(( SCREEN_W * 24 / 100 )); [ "$PALW" -gt 290 ] && PALW=290
