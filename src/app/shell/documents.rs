@@ -322,7 +322,7 @@ impl App {
                     }
                 });
                 ui.label(
-                    RichText::new("Esc restores: nothing is lost either way until you choose.")
+                    RichText::new("Esc restores it (nothing is lost); Discard deletes the recovery file.")
                         .small()
                         .color(theme::TEXT_DIM),
                 );
