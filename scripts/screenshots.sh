@@ -767,7 +767,7 @@ PY
 fi
 
 if want shell; then
-    # s01-s14, at any $SCREEN (names end with it): the editor's shell as a newcomer works in
+    # s01-s15, at any $SCREEN (names end with it): the editor's shell as a newcomer works in
     # it (issue 37). No desktop portal under Xvfb: every file question is the in-app dialog.
     S=$SCREEN
     export CHAINSMITH_FILE_DIALOG=in-app
@@ -898,6 +898,18 @@ JSON
     start_app "$SCRATCH/two.json" "$SCRATCH/a-workflow-file-with-a-long-name-that-is-gone.json"
     focus
     shot "s14-error-dismiss-$S" 1.0
+    stop_app
+    # s15. One problems count: an export's own warning is part of its message; the count at
+    # the right is the workflow's. (A condition without `left`: one warning.)
+    sed 's/"targetNodeId": "finish"}/"targetNodeId": "finish", "condition": {"type": "truthy"}}/' \
+        "$SCRATCH/two.json" >"$SCRATCH/warn.json"
+    start_app "$SCRATCH/warn.json"
+    focus
+    click 20 12
+    click 150 262
+    sleep 1
+    xdotool key Return
+    shot "s15-export-warning-in-its-message-$S" 1.5
     stop_app
     unset CHAINSMITH_FILE_DIALOG
 fi
