@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer registry-url upgrade)
+#       quick-add canvas large newcomer registry-url upgrade shell)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -618,6 +618,9 @@ if want newcomer; then
     PAL=$(( SCREEN_W * 24 / 100 ))
     # The banner's first button: its text wraps to one line more in the narrower palette.
     if [ "$SCREEN_W" -ge 1400 ]; then FIX_Y=214; else FIX_Y=255; fi
+    # Below 800 points high the banner starts folded to its title (at y 191): the first tile
+    # sits higher, and the fix shows once the title is clicked.
+    if [ "$SCREEN_H" -lt 800 ]; then FOLDED=1; TILE_Y=345; else FOLDED=0; TILE_Y=$(( FIX_Y + 190 )); fi
     cat >"$SCRATCH/loops.json" <<'JSON'
 {"id": "loops", "name": "Loops", "version": "1.0.0",
  "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {},
@@ -648,7 +651,7 @@ PY
         click $(( PAL / 2 )) 72
         xdotool type --delay 20 "webhook-notify"
         sleep 1
-        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-$(( FIX_Y + 190 ))}
+        click $(( PAL / 2 )) ${NEWCOMER_TILE_Y:-$TILE_Y}
         shot "n02-blocked-explained-$S" 1.0
         # n03. Esc closes it; the banner's first fix (declare feature.*) unblocks most chains.
         xdotool key Escape
@@ -656,6 +659,7 @@ PY
         xdotool key ctrl+a BackSpace
         sleep 0.5
         xdotool mousemove 600 400; sleep 0.5
+        [ "$FOLDED" = 1 ] && press $(( PAL / 3 )) 191
         press $(( PAL / 3 )) ${NEWCOMER_FIX_Y:-$FIX_Y}
         shot "n03-banner-fix-applied-$S" 1.5
         stop_app
@@ -740,7 +744,8 @@ PY
     # column below 1100 points, three above; then "Generate key…" in the in-app dialog, which
     # lists .pem files and has "New folder". Its pack box and the opened pack (the fourth
     # entry, after the three bundled ones) sit where the window puts them at each size.
-    if [ "$SCREEN_W" -ge 1400 ]; then PV=(196 67 205 180 879 67); else PV=(180 51 190 164 865 51); fi
+    # The pack view sits below the menu bar at the left, whatever the size.
+    PV=(190 72 190 202 868 82)
     cp -r packs/vendor.chainsmith.support-desk "$SCRATCH/support-desk"
     export CHAINSMITH_FILE_DIALOG=in-app
     start_app "$SCRATCH/support-desk"
@@ -862,6 +867,154 @@ PY
     xdotool key Return
     shot "u02-review-update-$S" 2.5
     stop_app
+fi
+
+if want shell; then
+    # s01-s15, at any $SCREEN (names end with it): the editor's shell as a newcomer works in
+    # it (issue 37). No desktop portal under Xvfb: every file question is the in-app dialog.
+    S=$SCREEN
+    export CHAINSMITH_FILE_DIALOG=in-app
+    # Windows placed from the window's middle: the Registry window (900x560) and the in-app
+    # file dialog (640x440).
+    CX=$(( SCREEN_W / 2 )); CY=$(( SCREEN_H / 2 ))
+    RX=$(( CX - 450 )); RY=$(( CY - 280 ))
+    # Type a folder into the in-app folder picker (its folder field has the focus).
+    dialog_folder() {
+        sleep 1
+        type_text "$1"
+        xdotool key Return
+        sleep 0.5
+    }
+    if [ -d "$CORPUS/registry/packs" ]; then
+        # s01. The File menu: what each open command expects, the two exports by their use.
+        start_app
+        focus
+        click 20 12
+        shot "s01-file-menu-$S" 1.0
+        # s02-s03. File › Registry…, then its folder picker: it starts in the home folder and
+        # says what a registry folder has.
+        xdotool key Escape
+        xdotool key ctrl+k
+        sleep 0.5
+        xdotool type --delay 60 "Registry"
+        sleep 0.5
+        xdotool key Return
+        shot "s02-registry-window-$S" 1.0
+        press $(( RX + 230 )) $(( RY + 51 ))
+        shot "s03-registry-picker-at-home-$S" 1.0
+        # s04. The real registry folder chosen: it holds packs, so they open as a pack folder
+        # and the status says so; at 1000x700 the blocked-chains banner starts folded.
+        dialog_folder "$CORPUS/registry"
+        # "Choose this folder": the dialog's height settles a frame late, by up to 18 points.
+        press $(( CX + 187 )) $(( CY + 175 ))
+        sleep 4
+        shot "s04-registry-opened-as-pack-folder-$S" 1.5
+        stop_app
+    fi
+    # s05-s07. The pack view stays between the menu bar and the status bar and shows what
+    # its buttons did: a new key pair, then the public key picked to sign with by mistake.
+    mkdir -p "$SCRATCH/acme"
+    cat >"$SCRATCH/acme/pack.json" <<'JSON'
+{"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain", "engines": {"openwop": ">=1.0.0"},
+ "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"},
+ "chains": [{"chainId": "acme.classify", "version": "1.0.0", "label": "Classify a ticket", "description": "One classifier.",
+             "parameters": {"type": "object"},
+             "dag": {"nodes": [{"id": "a", "typeId": "vendor.chainsmith.classify", "config": {}}], "edges": []}},
+            {"chainId": "acme.composes", "version": "1.0.0", "label": "Composes", "description": "A sub-chain.",
+             "parameters": {"type": "object"}, "subChains": [{"ref": "acme.classify"}],
+             "dag": {"nodes": [{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.classify"}}], "edges": []}}]}
+JSON
+    start_app "$SCRATCH/acme"
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Pack view"
+    sleep 0.5
+    xdotool key Return
+    sleep 1
+    # Its pack box, then the opened pack (after the three bundled chain packs).
+    press 190 72
+    press 190 202
+    shot "s05-pack-view-between-bars-$S" 1.0
+    press 868 82
+    type_text signer
+    xdotool key Return
+    shot "s06-pack-view-key-generated-$S" 1.0
+    press 778 82
+    type_text signer.public.pem
+    xdotool key Return
+    shot "s07-pack-view-public-key-picked-$S" 1.0
+    # s08. The blocked tile's explanation (a click on its code), and once its fix is applied,
+    # "Insert now".
+    xdotool key Escape
+    sleep 0.5
+    click $(( SCREEN_W * 12 / 100 )) 72
+    xdotool type --delay 40 "Composes"
+    sleep 1
+    press 100 330
+    shot "s08-why-blocked-$S" 1.0
+    # Its fix, in the window (which sits beside the palette): retitled, with "Insert now".
+    PALW=$(( SCREEN_W * 24 / 100 )); [ "$PALW" -gt 290 ] && PALW=290
+    press $(( PALW + 75 )) 182
+    shot "s08b-why-insert-now-$S" 1.0
+    stop_app
+    # s09-s10. "Save changes?" takes the keyboard: the arrows leave the selection behind it
+    # as it was, Esc cancels it.
+    cat >"$SCRATCH/two.json" <<'JSON'
+{"id": "two", "name": "Two nodes", "version": "1.0.0",
+ "nodes": [{"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+           {"id": "finish", "typeId": "core.end", "name": "Finish", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "go", "sourceNodeId": "start", "targetNodeId": "finish"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    start_app "$SCRATCH/two.json"
+    focus
+    xdotool mousemove $(( CX )) $(( CY + 120 ))
+    xdotool key ctrl+a ctrl+d
+    sleep 0.5
+    xdotool key ctrl+n
+    sleep 0.5
+    xdotool key Right Down Left Up
+    shot "s09-save-changes-$S" 1.0
+    xdotool key Escape
+    shot "s10-save-changes-esc-$S" 1.0
+    # s11. Help: the version, the documentation, where settings and the recovery file live.
+    xdotool key F1
+    shot "s11-help-$S" 1.0
+    xdotool key Escape
+    # s12. Save as, New folder: its name field has the focus, typing goes there.
+    xdotool key ctrl+shift+s
+    sleep 1
+    press $(( CX - 180 )) $(( CY + 175 ))
+    xdotool type --delay 40 "drafts"
+    shot "s12-new-folder-focused-$S" 1.0
+    # The first Esc leaves the name field, the second closes the dialog.
+    xdotool key Escape
+    sleep 0.3
+    xdotool key Escape
+    # s13. A search that matches nothing: no empty group headers, a line that says what to do.
+    click $(( SCREEN_W * 12 / 100 )) 72
+    xdotool type --delay 40 "no-such-tile"
+    shot "s13-search-matches-nothing-$S" 1.0
+    stop_app
+    # s14. An error: its dismiss button before its text, the counts whole beside it.
+    start_app "$SCRATCH/two.json" "$SCRATCH/a-workflow-file-with-a-long-name-that-is-gone.json"
+    focus
+    shot "s14-error-dismiss-$S" 1.0
+    stop_app
+    # s15. One problems count: an export's own warning is part of its message; the count at
+    # the right is the workflow's. (A condition without `left`: one warning.)
+    sed 's/"targetNodeId": "finish"}/"targetNodeId": "finish", "condition": {"type": "truthy"}}/' \
+        "$SCRATCH/two.json" >"$SCRATCH/warn.json"
+    start_app "$SCRATCH/warn.json"
+    focus
+    click 20 12
+    click 150 262
+    sleep 1
+    xdotool key Return
+    shot "s15-export-warning-in-its-message-$S" 1.5
+    stop_app
+    unset CHAINSMITH_FILE_DIALOG
 fi
 
 if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then

@@ -114,7 +114,7 @@ fn drag_tile_fill_form_with_live_errors_and_insert_matches_the_cli() {
     script.will_save(&exported);
     h.get_by_label("File").click();
     h.run();
-    h.get_by_label_contains("spec-faithful").click();
+    h.get_by_label_contains("as the spec writes it").click();
     h.run();
     let gui: Value = serde_json::from_slice(&std::fs::read(&exported).unwrap()).unwrap();
     let cli_out = dir.path().join("cli.json");

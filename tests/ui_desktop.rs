@@ -151,7 +151,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     assert_eq!(h.state().document_path(), Some(copy.as_path()));
 
     // Export goes the same way, with its own suggested name.
-    click_menu(&mut h, "File", "spec-faithful");
+    click_menu(&mut h, "File", "as the spec writes it");
     assert_eq!(text_field(&h, "File name").value().as_deref(), Some("parent.expanded.json"));
     save_in_app(&mut h, "parent.expanded.json");
     assert!(dir.path().join("parent.expanded.json").is_file());

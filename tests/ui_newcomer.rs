@@ -211,7 +211,7 @@ fn the_keyboard_shortcuts_leave_most_of_a_small_window_in_sight() {
     for (w, hgt) in [(1000.0, 700.0), (1600.0, 1000.0)] {
         let mut h = sized(app(Vec::new()), w, hgt);
         press(&mut h, Key::F1);
-        let help = h.get(By::new().label("Keyboard shortcuts").role(Role::Window)).rect();
+        let help = h.get(By::new().label("Help").role(Role::Window)).rect();
         assert!(help.width() <= 0.75 * w && help.height() <= 0.75 * hgt, "at {w}x{hgt} the help is {help:?}");
         let centre = help.center();
         assert!((centre.x - w / 2.0).abs() < 40.0 && (centre.y - hgt / 2.0).abs() < 60.0, "centred: {help:?}");

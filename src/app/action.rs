@@ -25,6 +25,12 @@ pub(crate) enum Action {
         on_edge: Option<u64>,
         after: Option<String>,
     },
+    /// Open a chain's parameter form where the command palette inserts: downstream of the
+    /// selection, else at the middle of the view ("Insert now" once nothing blocks it).
+    InsertChain {
+        pack: PackId,
+        chain_id: String,
+    },
     /// Re-parameterise this chain instance (a frame's double-click).
     EditInstance(String),
     /// Open "Review update…" for this chain instance (its frame's update badge).

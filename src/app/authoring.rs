@@ -50,6 +50,9 @@ pub struct Authoring {
     quit_agreed: bool,
     /// New packs made so far, so each unsaved one has a source of its own.
     made: usize,
+    /// Esc was pressed this frame while a modal question was up (the shell takes it out of
+    /// the input before anything else sees it).
+    pub modal_escape: bool,
 }
 
 struct ExtractDialog {
@@ -97,7 +100,7 @@ impl Authoring {
             .map(|(i, d)| (i, format!("{} {}", d.doc.draft().name(), d.doc.draft().version())))
             .collect();
         let mut answer = None;
-        egui::Modal::new(Id::unique("cs-unsaved-packs")).show(ctx, |ui| {
+        let shown = egui::Modal::new(Id::unique("cs-unsaved-packs")).show(ctx, |ui| {
             ui.set_max_width(440.0);
             ui.heading("Edited packs are not saved");
             ui.label("Quitting now loses the changes to:");
@@ -117,6 +120,10 @@ impl Authoring {
                 }
             });
         });
+        // Esc, or a click beside the question, cancels the quit.
+        if answer.is_none() && (shown.should_close() || (shown.is_top_modal && self.modal_escape)) {
+            answer = Some(false);
+        }
         match answer {
             Some(true) => {
                 self.asking_quit = false;

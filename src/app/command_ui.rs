@@ -235,16 +235,55 @@ pub fn context_items(ui: &mut Ui, place: Place, cx: &Context, os: Os, actions: &
 
 /// Help → Keyboard shortcuts: every registry entry, its shortcuts on this OS and what it
 /// does, in registry order.
-pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os) {
+/// What the Help window says besides the shortcuts: where the editor keeps its files.
+pub struct About {
+    /// eframe's folder for this app (settings, window size, panel widths).
+    pub settings: Option<std::path::PathBuf>,
+    /// The autosave of unsaved work (`None`: recovery is off).
+    pub recovery: Option<std::path::PathBuf>,
+}
+
+/// The version, the documentation and the editor's files, one line each.
+fn about(ui: &mut Ui, about: &About) {
+    let shown = |p: &Option<std::path::PathBuf>| {
+        p.as_ref().map_or("none on this system".to_owned(), |p| p.display().to_string())
+    };
+    // The docs ship in the source tree; a build made from one knows where it is.
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let docs = if docs.is_dir() {
+        format!("{} (editor.md: the editor; cli.md: the command line)", docs.display())
+    } else {
+        "docs/editor.md and docs/cli.md in the chainsmith source; `chainsmith --help` lists the commands".to_owned()
+    };
+    egui::Grid::new("cs-about").num_columns(2).spacing([12.0, 4.0]).show(ui, |ui| {
+        ui.label(RichText::new("Version").strong());
+        ui.label(format!("chainsmith {}", env!("CARGO_PKG_VERSION")));
+        ui.end_row();
+        ui.label(RichText::new("Documentation").strong());
+        ui.add(egui::Label::new(RichText::new(docs).monospace()).wrap());
+        ui.end_row();
+        ui.label(RichText::new("Settings folder").strong());
+        ui.add(egui::Label::new(RichText::new(shown(&about.settings)).monospace()).wrap());
+        ui.end_row();
+        ui.label(RichText::new("Recovery file").strong());
+        ui.add(egui::Label::new(RichText::new(shown(&about.recovery)).monospace()).wrap());
+        ui.end_row();
+    });
+    ui.separator();
+}
+
+pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os, info: &About) {
     // At most about three quarters of the window, so a small window keeps the canvas in
     // sight behind it (760x600 covered nearly all of 1000x700).
     let room = ctx.content_rect().size() * 0.72;
     let size = egui::vec2(room.x.min(760.0), room.y.min(600.0));
-    Scaffold::new(WindowId::ShortcutHelp, "Keyboard shortcuts", open)
+    Scaffold::new(WindowId::ShortcutHelp, "Help", open)
         .size(size)
         .max_size(ctx.content_rect().size() - egui::vec2(40.0, 40.0))
         .pivot_centred(ctx)
         .show(ctx, |ui| {
+            about(ui, info);
+            ui.label(RichText::new("Every command and its keys").strong());
             ui.label(
                 RichText::new("Every command, also found by name in the command palette.")
                     .small()

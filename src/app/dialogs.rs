@@ -51,12 +51,12 @@ impl Purpose {
     fn title(&self) -> &'static str {
         match self {
             Purpose::Open => "Open packs or a workflow",
-            Purpose::OpenFolder => "Open a folder of packs",
+            Purpose::OpenFolder => "Open a pack folder (pack.json files in it or below)",
             Purpose::Save => "Save workflow",
             Purpose::Export(ExportMode::Faithful) => "Export expanded workflow (spec-faithful)",
             Purpose::Export(ExportMode::StrictSchema) => "Export expanded workflow (strict schema)",
             Purpose::TrustedKeys => "Choose the trusted-keys folder",
-            Purpose::Registry => "Choose a registry folder",
+            Purpose::Registry => "Choose a registry folder (.well-known/openwop-registry.json)",
             Purpose::InstallFolder => "Choose the install cache folder",
             Purpose::Capabilities => "Import a host capabilities document",
             Purpose::NodeCatalog => "Import a host node catalog",
@@ -67,6 +67,30 @@ impl Purpose {
             Purpose::SaveTool(ToolFormat::Compact) => "Save the CompactToolDescriptor",
             Purpose::SaveTool(ToolFormat::MiRuntime) => "Save the MiRuntime tool contract",
         }
+    }
+
+    /// The kind of file it asks for: dialogs of one kind start in the folder the last one
+    /// was answered in. An export is not a save (the two go to different places), and a
+    /// registry is not a pack folder.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Purpose::Open => "open",
+            Purpose::OpenFolder => "pack-folder",
+            Purpose::Save => "workflow",
+            Purpose::Export(_) | Purpose::ExportBundle => "export",
+            Purpose::TrustedKeys => "trusted-keys",
+            Purpose::Registry => "registry",
+            Purpose::InstallFolder => "install",
+            Purpose::Capabilities | Purpose::NodeCatalog => "host",
+            Purpose::SavePack => "pack",
+            Purpose::SigningKey | Purpose::GenerateKey => "signing-key",
+            Purpose::SaveTool(_) => "tool",
+        }
+    }
+
+    /// The folder to remember of an answer: a chosen folder itself, a file's folder.
+    pub fn folder_of(&self, chosen: &Path) -> Option<PathBuf> {
+        if self.is_folder() { Some(chosen.to_path_buf()) } else { chosen.parent().map(Path::to_path_buf) }
     }
 
     fn is_save(&self) -> bool {
@@ -147,8 +171,9 @@ impl Dialogs {
             };
             return Some(chosen);
         }
-        let dir =
-            start.map(Path::to_path_buf).or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("/"));
+        // Never the folder the editor was started from by default: that may be a corpus or
+        // a checkout, where a save or a new key does not belong.
+        let dir = start.map(Path::to_path_buf).or_else(crate::fsio::home_folder).unwrap_or_else(|| PathBuf::from("/"));
         if std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some() {
             // A driver under Xvfb waits for this line (tests/file_dialog_fallback.rs).
             eprintln!("chainsmith: in-app file dialog: {}", purpose.title());
@@ -182,10 +207,13 @@ struct InApp {
     entries: Result<Vec<Entry>, String>,
     name: String,
     show_all: bool,
-    /// The name field takes focus when the dialog opens.
+    /// The name field (the folder field when choosing a folder) takes focus when the dialog
+    /// opens.
     focus_name: bool,
     /// The name of the folder being made with "New folder", while its field is open.
     new_folder: Option<String>,
+    /// The new folder's name field takes focus when it opens.
+    focus_new_folder: bool,
     /// Why the last folder could not be made.
     problem: Option<String>,
 }
@@ -204,6 +232,7 @@ impl InApp {
             show_all: false,
             focus_name: true,
             new_folder: None,
+            focus_new_folder: false,
             problem: None,
         };
         d.enter(dir);
@@ -278,6 +307,10 @@ impl InApp {
             let label = ui.label("Folder");
             let field = ui.add(egui::TextEdit::singleline(&mut self.dir_text).desired_width(f32::INFINITY));
             let field = field.labelled_by(label.id);
+            // Choosing a folder, the folder is what is typed: its field takes focus.
+            if self.purpose.is_folder() && std::mem::take(&mut self.focus_name) {
+                field.request_focus();
+            }
             if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                 go = Some(PathBuf::from(self.dir_text.trim()));
             }
@@ -340,6 +373,7 @@ impl InApp {
             }
             if ui.button("🗀 New folder").on_hover_text("Make a folder here").clicked() {
                 self.new_folder = Some(String::new());
+                self.focus_new_folder = true;
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.button("Cancel").clicked() {
@@ -392,6 +426,10 @@ impl InApp {
             ui.horizontal(|ui| {
                 let label = ui.label("New folder");
                 let field = ui.add(egui::TextEdit::singleline(name).desired_width(240.0)).labelled_by(label.id);
+                // Typing goes to the name as soon as the row opens.
+                if std::mem::take(&mut self.focus_new_folder) {
+                    field.request_focus();
+                }
                 let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if ui.add_enabled(!name.trim().is_empty(), egui::Button::new("Create")).clicked()
                     || (entered && !name.trim().is_empty())

@@ -133,9 +133,10 @@ impl Inspector {
             }
         }
         ui.add_space(8.0);
-        ui.label(
-            RichText::new("Drag a tile from the palette onto the canvas to insert a chain.").color(theme::TEXT_DIM),
-        );
+        // Wrapped, not cut: the panel's narrow width cut it to "… to ins…".
+        let hint =
+            RichText::new("Drag a tile from the palette onto the canvas to insert a chain.").color(theme::TEXT_DIM);
+        ui.add(egui::Label::new(hint).wrap());
     }
 
     fn node(&mut self, ui: &mut Ui, wf: &Workflow, catalog: Option<&Catalog>, id: &str, actions: &mut Vec<Action>) {

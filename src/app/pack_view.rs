@@ -48,6 +48,11 @@ pub struct PackView {
     preview: Option<(Value, FormSession)>,
     /// The window's layer, as of the last frame.
     layer: Option<egui::LayerId>,
+    /// Where the window may be: between the menu bar and the status bar (set each frame).
+    pub area: Option<egui::Rect>,
+    /// What the last Save, Sign, Generate key or edit said, shown in the view itself (the
+    /// status bar may be out of sight behind it): the text and whether it is a refusal.
+    pub result: Option<(String, bool)>,
 }
 
 impl PackView {
@@ -72,80 +77,74 @@ impl PackView {
             self.doc = None;
         }
         let mut open = true;
-        let shown = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible().size([1180.0, 820.0]).show(
-            ctx,
-            |ui| {
-                self.toolbar(ui, docs, packs, ops);
-                let Some(d) = self.doc else {
-                    ui.label(
-                        RichText::new("Choose a pack to edit, start a new one, or extract a chain from a selection.")
-                            .color(theme::TEXT_DIM),
-                    );
-                    return;
-                };
-                let open = &docs[d];
-                let chains = open.doc.draft().chains();
-                if self.chain >= chains.len() {
-                    self.chain = chains.len().saturating_sub(1);
-                }
-                egui::Panel::bottom(Id::unique("cs-pack-problems")).resizable(true).default_size(110.0).show(
+        let area = self.area.filter(|a| a.is_positive()).unwrap_or_else(|| ctx.content_rect());
+        let scaffold = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible();
+        let shown = scaffold.within(area, egui::vec2(1180.0, 820.0)).show(ctx, |ui| {
+            self.toolbar(ui, docs, packs, ops);
+            self.result_line(ui);
+            let Some(d) = self.doc else {
+                ui.label(
+                    RichText::new("Choose a pack to edit, start a new one, or extract a chain from a selection.")
+                        .color(theme::TEXT_DIM),
+                );
+                return;
+            };
+            let open = &docs[d];
+            let chains = open.doc.draft().chains();
+            if self.chain >= chains.len() {
+                self.chain = chains.len().saturating_sub(1);
+            }
+            egui::Panel::bottom(Id::unique("cs-pack-problems")).resizable(true).default_size(110.0).show(ui, |ui| {
+                problems(ui, open);
+            });
+            // The columns scroll inside what the problems list leaves, never over it.
+            let height = ui.available_height();
+            if ui.available_width() < NARROW {
+                // Three columns of a 1000-point window cut fields short and their rows ran
+                // into the next column: one column, the same parts in the same order.
+                egui::ScrollArea::vertical().id_salt("cs-pv-one").max_height(height).auto_shrink([false, false]).show(
                     ui,
                     |ui| {
-                        problems(ui, open);
+                        self.manifest(ui, d, open, ops);
+                        ui.add_space(8.0);
+                        self.chain_list(ui, d, open, ops);
+                        if let Some(chain) = chains.get(self.chain) {
+                            ui.separator();
+                            self.chain_fields(ui, d, chain, ops);
+                            ui.add_space(8.0);
+                            self.parameters(ui, d, chain, ops);
+                        }
+                        ui.separator();
+                        self.preview(ui, open);
                     },
                 );
-                // The columns scroll inside what the problems list leaves, never over it.
-                let height = ui.available_height();
-                if ui.available_width() < NARROW {
-                    // Three columns of a 1000-point window cut fields short and their rows ran
-                    // into the next column: one column, the same parts in the same order.
-                    egui::ScrollArea::vertical()
-                        .id_salt("cs-pv-one")
-                        .max_height(height)
-                        .auto_shrink([false, false])
-                        .show(ui, |ui| {
-                            self.manifest(ui, d, open, ops);
+                return;
+            }
+            ui.columns(3, |cols| {
+                egui::ScrollArea::vertical().id_salt("cs-pv-left").max_height(height).auto_shrink([false, false]).show(
+                    &mut cols[0],
+                    |ui| {
+                        self.manifest(ui, d, open, ops);
+                        ui.add_space(8.0);
+                        self.chain_list(ui, d, open, ops);
+                    },
+                );
+                egui::ScrollArea::vertical().id_salt("cs-pv-mid").max_height(height).auto_shrink([false, false]).show(
+                    &mut cols[1],
+                    |ui| {
+                        if let Some(chain) = chains.get(self.chain) {
+                            self.chain_fields(ui, d, chain, ops);
                             ui.add_space(8.0);
-                            self.chain_list(ui, d, open, ops);
-                            if let Some(chain) = chains.get(self.chain) {
-                                ui.separator();
-                                self.chain_fields(ui, d, chain, ops);
-                                ui.add_space(8.0);
-                                self.parameters(ui, d, chain, ops);
-                            }
-                            ui.separator();
-                            self.preview(ui, open);
-                        });
-                    return;
-                }
-                ui.columns(3, |cols| {
-                    egui::ScrollArea::vertical()
-                        .id_salt("cs-pv-left")
-                        .max_height(height)
-                        .auto_shrink([false, false])
-                        .show(&mut cols[0], |ui| {
-                            self.manifest(ui, d, open, ops);
-                            ui.add_space(8.0);
-                            self.chain_list(ui, d, open, ops);
-                        });
-                    egui::ScrollArea::vertical()
-                        .id_salt("cs-pv-mid")
-                        .max_height(height)
-                        .auto_shrink([false, false])
-                        .show(&mut cols[1], |ui| {
-                            if let Some(chain) = chains.get(self.chain) {
-                                self.chain_fields(ui, d, chain, ops);
-                                ui.add_space(8.0);
-                                self.parameters(ui, d, chain, ops);
-                            }
-                        });
-                    egui::ScrollArea::vertical()
-                        .id_salt("cs-pv-right")
-                        .auto_shrink([false, false])
-                        .show(&mut cols[2], |ui| self.preview(ui, open));
-                });
-            },
-        );
+                            self.parameters(ui, d, chain, ops);
+                        }
+                    },
+                );
+                egui::ScrollArea::vertical()
+                    .id_salt("cs-pv-right")
+                    .auto_shrink([false, false])
+                    .show(&mut cols[2], |ui| self.preview(ui, open));
+            });
+        });
         self.layer = shown.map(|w| w.response.layer_id);
         if !open {
             self.open = false;
@@ -226,6 +225,22 @@ impl PackView {
             ui.label(RichText::new(format!("{dirty}{where_}")).small().color(theme::TEXT_DIM));
         });
         ui.separator();
+    }
+
+    /// The last result, under the toolbar whose buttons produced it.
+    fn result_line(&mut self, ui: &mut Ui) {
+        let Some((text, refused)) = &self.result else { return };
+        let (mark, color) = if *refused { ("✖", theme::ERROR) } else { ("✔", theme::OK) };
+        let mut dismiss = false;
+        ui.horizontal(|ui| {
+            if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
+                dismiss = true;
+            }
+            ui.add(egui::Label::new(RichText::new(format!("{mark} {text}")).color(color)).wrap());
+        });
+        if dismiss {
+            self.result = None;
+        }
     }
 
     fn manifest(&mut self, ui: &mut Ui, d: usize, open: &OpenPack, ops: &mut Vec<ViewOp>) {

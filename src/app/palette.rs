@@ -2,6 +2,8 @@
 //! tiles to drag onto the canvas, and the Catalog section's node types (one node each). Search filters by label, chainId and typeId; internal
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
+mod notices;
+
 use super::action::{Action, Subject};
 use super::theme;
 use super::window::{Scaffold, WindowId};
@@ -13,6 +15,7 @@ use crate::error::{Error, Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use crate::workflow::layout::{NODE_H, NODE_W, layered};
 use egui::{Id, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
+use notices::{blocked_banner, insertable_now, no_tile_matches};
 use petgraph::stable_graph::StableDiGraph;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -131,6 +134,12 @@ impl Palette {
             .filter(|&i| self.pack_filter.as_deref().is_none_or(|n| packs[i].name() == n))
             .collect();
         order.sort_by_key(|&i| packs[i].name().to_owned());
+        // Under a search, packs with no tile left go, and so does a group left empty (its
+        // header alone said nothing).
+        if self.filtered(&query) {
+            order.retain(|&i| !self.tiles(&packs[i], reports.get(i), &query).is_empty());
+        }
+        let nothing_matches = order.is_empty() && self.filtered(&query) && !packs.is_empty();
         let (bundled, opened): (Vec<usize>, Vec<usize>) =
             order.into_iter().partition(|&i| samples.contains(&packs[i].source));
         egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
@@ -148,6 +157,9 @@ impl Palette {
                     self.pack(ui, id, &packs[i], reports.get(i), &query, actions);
                 }
                 ui.add_space(6.0);
+            }
+            if nothing_matches {
+                no_tile_matches(ui, &self.search, self.hide_blocked);
             }
             catalog_section(ui, catalog, &query);
             if !failures.is_empty() {
@@ -217,6 +229,32 @@ impl Palette {
         });
     }
 
+    /// The search or "Hide blocked" leaves some tiles out: a pack with none left is not shown.
+    fn filtered(&self, query: &str) -> bool {
+        !query.is_empty() || self.hide_blocked
+    }
+
+    /// The tiles of `pack` shown under the search and filters, each with what blocks it.
+    fn tiles<'p>(
+        &self,
+        pack: &'p Pack,
+        report: Option<&'p TrustReport>,
+        query: &str,
+    ) -> Vec<(&'p Chain, Vec<&'p Finding>)> {
+        // A finding about no chain in particular (signature, dependencies) blocks them all.
+        let blocked_by = |chain: &Chain| -> Vec<&'p Finding> {
+            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
+        };
+        pack.chains
+            .iter()
+            .filter(|c| self.show_internal || !c.internal())
+            .filter(|c| query.is_empty() || matches(c, query))
+            .map(|c| (c, blocked_by(c)))
+            .filter(|(c, blocked)| !self.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
+            .collect()
+    }
+
     fn pack(
         &mut self,
         ui: &mut Ui,
@@ -226,11 +264,6 @@ impl Palette {
         query: &str,
         actions: &mut Vec<Action>,
     ) {
-        // A finding about no chain in particular (signature, dependencies) blocks them all.
-        let blocked_by = |chain: &Chain| -> Vec<&Finding> {
-            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-            report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
-        };
         // What inserting it will be warned for (its own edges' port types).
         let warned = |chain: &Chain| -> Vec<&Finding> {
             let ports = |f: &&Finding| {
@@ -238,16 +271,8 @@ impl Palette {
             };
             report.map(|r| r.warnings().filter(ports).collect()).unwrap_or_default()
         };
-        let tiles: Vec<(&Chain, Vec<&Finding>)> = pack
-            .chains
-            .iter()
-            .filter(|c| self.show_internal || !c.internal())
-            .filter(|c| query.is_empty() || matches(c, query))
-            .map(|c| (c, blocked_by(c)))
-            .filter(|(c, blocked)| !self.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
-            .collect();
-        let filtered = !query.is_empty() || self.hide_blocked;
-        if filtered && tiles.is_empty() {
+        let tiles = self.tiles(pack, report, query);
+        if self.filtered(query) && tiles.is_empty() {
             return;
         }
         let id = Id::unique(("cs-pack", index));
@@ -368,13 +393,21 @@ impl Palette {
             .map(|r| r.blocking().filter(concerns).collect())
             .unwrap_or_default();
         let mut open = true;
-        Scaffold::new(WindowId::Explanation, format!("Why “{}” cannot be inserted", chain.label()), &mut open)
+        // Once a fix has lifted every refusal the window says so, in its title too, and
+        // offers the insert itself.
+        let title = if blocked.is_empty() {
+            format!("“{}” can be inserted now", chain.label())
+        } else {
+            format!("Why “{}” cannot be inserted", chain.label())
+        };
+        let pack_id = *i;
+        Scaffold::new(WindowId::Explanation, title, &mut open)
             .size([620.0, 380.0])
             .at(at)
             .show(ctx, |ui| {
                 ui.label(RichText::new(format!("{} · {} {}", chain.chain_id(), pack.name(), pack.version())).monospace().small());
                 if blocked.is_empty() {
-                    ui.label(RichText::new("✔ Nothing blocks this chain any more: drag it onto the canvas.").color(theme::OK));
+                    insertable_now(ui, pack_id, chain.chain_id(), actions);
                     return;
                 }
                 egui::ScrollArea::vertical().max_height(300.0).show(ui, |ui| {
@@ -441,52 +474,6 @@ impl Palette {
     }
 }
 
-/// Above the tiles, when chains are blocked: how many of all, and per setting that would lift
-/// a refusal, how many chains need it, with a button that changes it.
-fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Action>) {
-    if summary.blocked == 0 {
-        return;
-    }
-    let frame = egui::Frame::new()
-        .fill(egui::Color32::from_rgb(58, 40, 44))
-        .stroke(Stroke::new(1.0, theme::ERROR.gamma_multiply(0.6)))
-        .corner_radius(6.0)
-        .inner_margin(6.0);
-    let hover = "Changes the host profile in Settings; change it back there";
-    frame.show(ui, |ui| {
-        ui.set_width(ui.available_width());
-        let title = format!("{} of {} chains are blocked", summary.blocked, summary.chains);
-        ui.label(RichText::new(title).strong().color(theme::ERROR));
-        // The node-type families as one declaration: a registry needs a dozen of them.
-        if let Some(fix) = summary.declare_all_host_types()
-            && let Fix::DeclareHostTypes(families) = &fix
-        {
-            let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
-            let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
-            let need = Fix::DeclareHostTypes(Vec::new()).need(summary.need_host_types);
-            let text = format!("{need} ({}{more})", shown.join(", "));
-            ui.add(egui::Label::new(RichText::new(text).small()).wrap());
-            let label =
-                if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
-            if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
-                actions.push(Action::Fix(fix.clone()));
-            }
-        }
-        for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(fix.need(*n)).small());
-                if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
-                    actions.push(Action::Fix(fix.clone()));
-                }
-            });
-        }
-        if summary.unfixable > 0 {
-            let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
-            ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
-        }
-    });
-}
-
 /// `text` cut in the middle to fit `width` ("community.exa…tiles-a"), whole when it fits.
 fn middle_ellipsis(ui: &Ui, text: &str, font: &egui::FontId, width: f32) -> String {
     let chars: Vec<char> = text.chars().collect();
@@ -545,11 +532,15 @@ pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Resp
     frame.show(ui, |ui| ui.add(label)).inner
 }
 
+/// What the untrusted badge says on hover: what it means and how to trust the key.
+const UNTRUSTED_HOVER: &str = "Signature verifies, but its key is not trusted. To trust it: put the publisher's \
+    public key (a .pem file) in a folder and choose that folder in Settings › Trusted keys folder.";
+
 /// The signature badge: what the trust layer found, red when the policy refuses the pack for it.
 fn trust_badge(ui: &mut Ui, r: &TrustReport) {
     let (glyph, color, hover) = match &r.signature {
         SignatureStatus::Trusted { key } => ("✔ ", theme::OK, format!("Signature verified with {}", key.display())),
-        SignatureStatus::Untrusted => ("⚠ ", theme::WARN, "Signature verifies, but its key is not trusted".to_owned()),
+        SignatureStatus::Untrusted => ("⚠ ", theme::WARN, UNTRUSTED_HOVER.to_owned()),
         SignatureStatus::Invalid { reason } => ("✖ ", theme::ERROR, format!("Signature invalid: {reason}")),
         SignatureStatus::Unverifiable { reason } => ("⚠ ", theme::WARN, format!("Signature not checkable: {reason}")),
         SignatureStatus::Unsigned => {

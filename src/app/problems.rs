@@ -152,31 +152,39 @@ impl Problems {
 
     fn message(&mut self, ui: &mut Ui) {
         if let Some(e) = &self.last_error {
+            // The dismiss button before the message, which is cut to what is left: after it,
+            // it was drawn over the counts at the right.
+            let dismiss = ui.small_button("🗙").on_hover_text("Dismiss").clicked();
             let text = RichText::new(format!("✖ {}", e.code)).monospace().strong().color(theme::ERROR);
             if ui.add(egui::Label::new(text).sense(egui::Sense::click())).on_hover_text("Show details").clicked() {
                 self.show_error = true;
             }
             let message = egui::Label::new(RichText::new(&e.message).color(theme::ERROR)).truncate();
             ui.add(message);
-            if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
+            if dismiss {
                 self.clear_error();
             }
             return;
         }
         let text = self.status.clone().unwrap_or_else(|| "Ready".to_owned());
-        if !self.action_findings.is_empty() {
-            let text = counts_text(&self.action_findings);
-            let open = self.expanded && self.list == List::Action;
-            let color = counts_colour(&self.action_findings);
-            let link =
-                ui.add(egui::Button::new(RichText::new(format!("{text} {}", arrow(open))).color(color)).frame(false));
-            if link.on_hover_text("What the last action reported: click to list it").clicked() {
-                self.open_list(List::Action, !open);
-            }
+        if self.action_findings.is_empty() {
+            let label = egui::Label::new(RichText::new(&text).color(theme::TEXT_DIM)).truncate();
+            let label = ui.add(label.show_tooltip_when_elided(false));
+            label.on_hover_text(format!("{text}\n\nThe result of the last action: the next one replaces it."));
+            return;
         }
-        let label = egui::Label::new(RichText::new(&text).color(theme::TEXT_DIM)).truncate();
+        // What the action itself reported is part of its message, not a second problems
+        // count beside the workflow's: a click on the message lists it.
+        let open = self.expanded && self.list == List::Action;
+        let counts = counts_text(&self.action_findings);
+        let said = format!("{text} ({counts} from this action {})", arrow(open));
+        let label =
+            egui::Label::new(RichText::new(&said).color(theme::TEXT_DIM)).truncate().sense(egui::Sense::click());
         let label = ui.add(label.show_tooltip_when_elided(false));
-        label.on_hover_text(format!("{text}\n\nThe result of the last action: the next one replaces it."));
+        let hover = format!("{said}\n\nThe result of the last action: click to list what it reported.");
+        if label.on_hover_text(hover).clicked() {
+            self.open_list(List::Action, !open);
+        }
     }
 
     /// The workflow's findings counted, a button that opens their list.

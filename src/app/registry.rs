@@ -18,6 +18,10 @@ const ROW_HEIGHT: f32 = 26.0;
 /// The space kept for what the last Install or Open did.
 const OUTCOME_HEIGHT: f32 = 36.0;
 
+/// The next step under a folder that could not be listed.
+const NOT_A_REGISTRY: &str = "A registry folder has .well-known/openwop-registry.json. Choose another folder, \
+    or open a folder of pack.json files with File › Open pack folder….";
+
 /// What the user asked the window for; handled by the app after drawing.
 pub enum Request {
     ChooseFolder,
@@ -121,6 +125,7 @@ impl RegistryWindow {
         ui.separator();
         if let Listing::Failed(e) = &self.view.listing {
             ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
+            ui.label(NOT_A_REGISTRY);
             return request;
         }
         // One Install or Open at a time: their buttons wait while one runs.

@@ -26,6 +26,9 @@ pub struct Settings {
     pub in_app_dialogs: bool,
     /// Pack files and folders opened in the last session, reopened at the next start.
     pub open_packs: Vec<PathBuf>,
+    /// The folder each kind of file dialog was last answered in, by kind
+    /// (`dialogs::Purpose::kind`): the next dialog of that kind starts there.
+    pub last_folders: std::collections::BTreeMap<String, PathBuf>,
 }
 
 impl Default for Settings {
@@ -41,6 +44,7 @@ impl Default for Settings {
             trust: TrustSettings::default(),
             in_app_dialogs: false,
             open_packs: Vec::new(),
+            last_folders: Default::default(),
         }
     }
 }

@@ -106,6 +106,14 @@ impl<'open> Scaffold<'open> {
         Self { window: self.window.anchor(Align2::CENTER_CENTER, [0.0, 0.0]) }
     }
 
+    /// First shown at the top left of `area`, at most its size, and kept inside it (a big
+    /// window between the menu bar and the status bar covers neither).
+    pub fn within(self, area: egui::Rect, size: Vec2) -> Self {
+        let size = size.min(area.size() - Vec2::splat(8.0)).max(Vec2::splat(120.0));
+        let window = self.window.constrain_to(area).default_pos(area.min + Vec2::splat(4.0));
+        Self { window: window.default_size(size).max_size(area.size()) }
+    }
+
     /// Kept inside the editor's window.
     pub fn constrained(self) -> Self {
         Self { window: self.window.constrain(true) }

@@ -348,6 +348,7 @@ command_ids! {
     ToggleInternal,
     PackView,
     ShortcutHelp,
+    About,
 }
 
 fn always(_: &Context) -> bool {
@@ -403,7 +404,7 @@ impl CommandId {
             CommandId::Open => Spec {
                 id: "file.open",
                 label: "Open packs or workflow…",
-                tooltip: "Open pack manifests, pack tarballs or a workflow file",
+                tooltip: "Open files: pack manifests (pack.json), pack tarballs (.tgz) or a workflow (.json)",
                 bindings: const { &[all(Shortcut::command(O))] },
                 places: &[Place::Menu(File, 0)],
                 while_typing: true,
@@ -412,14 +413,14 @@ impl CommandId {
             CommandId::OpenFolder => Spec {
                 id: "file.open_folder",
                 label: "Open pack folder…",
-                tooltip: "Open every pack in a folder",
+                tooltip: "Open every pack in a folder: the pack.json files and pack tarballs in it and in its subfolders (a checkout, an install cache, a registry's packs)",
                 places: &[Place::Menu(File, 0)],
                 ..base
             },
             CommandId::OpenRegistry => Spec {
                 id: "file.registry",
                 label: "Registry…",
-                tooltip: "Browse a registry folder: verify, install and open packs",
+                tooltip: "Browse a registry (a folder with .well-known/openwop-registry.json): verify, install and open its packs one by one; a folder of packs opens as a pack folder",
                 places: &[Place::Menu(File, 0)],
                 ..base
             },
@@ -443,15 +444,15 @@ impl CommandId {
             },
             CommandId::ExportFaithful => Spec {
                 id: "file.export_faithful",
-                label: "Export expanded JSON (spec-faithful)…",
-                tooltip: "Write the workflow as the chain-packs spec describes it",
+                label: "Export expanded JSON, as the spec writes it…",
+                tooltip: "Write the workflow as the chain-packs spec describes it: expanded nodes keep the chain's capabilities and inputs verbatim (spec-faithful)",
                 places: &[Place::Menu(File, 2)],
                 ..base
             },
             CommandId::ExportStrict => Spec {
                 id: "file.export_strict",
-                label: "Export expanded JSON (strict schema)…",
-                tooltip: "Write the workflow so that it validates against the strict WorkflowDefinition schema, or say why not",
+                label: "Export expanded JSON for strict schema validators…",
+                tooltip: "Write the workflow so that it validates against the closed WorkflowDefinition schema (node capabilities dropped, inputs wrapped as static PortValues), or say why not",
                 places: &[Place::Menu(File, 2)],
                 ..base
             },
@@ -825,6 +826,13 @@ impl CommandId {
                 label: "Pack view",
                 tooltip: "Edit a chain pack: manifest, chains, parameters",
                 places: &[Place::Menu(View, 3)],
+                ..base
+            },
+            CommandId::About => Spec {
+                id: "help.about",
+                label: "About: version, documentation, files",
+                tooltip: "The version, where the documentation is, and where settings and the recovery file live",
+                places: &[Place::Menu(Help, 0)],
                 ..base
             },
             CommandId::ShortcutHelp => Spec {

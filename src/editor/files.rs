@@ -117,9 +117,49 @@ pub fn suggested_name(wf: &Workflow) -> String {
     if id.is_empty() { "workflow.json".to_owned() } else { format!("{id}.json") }
 }
 
+/// Whether `dir` holds packs: a `pack.json` or pack tarball in it or in a folder at most
+/// [`PACK_FOLDER_DEPTH`] below (a checkout, an install cache, a registry's `packs/`). Bounded
+/// by depth and by entries read, so asking is cheap on any folder.
+pub fn holds_packs(dir: &Path) -> bool {
+    fn walk(dir: &Path, depth: usize, budget: &mut usize) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else { return false };
+        let mut folders = Vec::new();
+        for entry in entries.flatten() {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.file_name().is_some_and(|n| n == "pack.json") || crate::registry::is_tarball_path(&path) {
+                return true;
+            }
+        }
+        depth > 0 && folders.iter().any(|f| walk(f, depth - 1, budget))
+    }
+    walk(dir, PACK_FOLDER_DEPTH, &mut 20_000)
+}
+
+/// How deep below a folder [`holds_packs`] looks.
+const PACK_FOLDER_DEPTH: usize = 2;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_of_pack_folders_holds_packs_and_an_empty_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!holds_packs(dir.path()));
+        let deep = dir.path().join("packs/acme.one");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("README.md"), "x").unwrap();
+        assert!(!holds_packs(dir.path()), "no pack.json yet");
+        std::fs::write(deep.join("pack.json"), "{}").unwrap();
+        assert!(holds_packs(dir.path()), "two folders down");
+        assert!(!holds_packs(&dir.path().join("missing")));
+    }
 
     #[test]
     fn pack_tarballs_open_as_packs() {

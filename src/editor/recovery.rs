@@ -58,6 +58,11 @@ impl Recovery {
         Self { file, last_write: None, written_revision: None, writer: None }
     }
 
+    /// Where unsaved work is written (`None`: recovery is off).
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
     /// The recovery file left by an earlier run, if there is a readable one.
     pub fn pending(&self) -> Option<Result<Recovered, Error>> {
         let file = self.file.as_ref()?;

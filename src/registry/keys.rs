@@ -30,10 +30,23 @@ pub fn read_signing_key(path: &Path) -> Result<SigningKey> {
                 "the private key is encrypted (password-protected); chainsmith reads only unencrypted PKCS#8 PEM \
                  (\"BEGIN PRIVATE KEY\"): decrypt a copy with `openssl pkey -in KEY -out PLAIN.pem`",
             )
+        } else if text.contains("-----BEGIN PUBLIC KEY-----") {
+            refuse(&public_key_picked(path))
         } else {
             refuse("not an Ed25519 private key in PKCS#8 PEM form (\"BEGIN PRIVATE KEY\")")
         }
     })
+}
+
+/// What to say when the public half of a pair was picked to sign with: which file is the
+/// private half (`keygen` names them NAME.private.pem and NAME.public.pem).
+fn public_key_picked(path: &Path) -> String {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let private = match name.strip_suffix(".public.pem") {
+        Some(stem) => format!("{stem}.private.pem beside it"),
+        None => "the file that starts \"BEGIN PRIVATE KEY\"".to_owned(),
+    };
+    format!("this is the public key; pick the private one ({private})")
 }
 
 /// Parse an SPKI PEM public key (`BEGIN PUBLIC KEY`).
@@ -312,6 +325,12 @@ mod tests {
         // A public key where a private one is expected.
         let err = read_signing_key(&pair.public_key).unwrap_err();
         assert_eq!(err.code, code::INVALID_REQUEST);
+        // Said as what it is, with the file to pick instead.
+        assert!(
+            err.message.ends_with("this is the public key; pick the private one (k.private.pem beside it)"),
+            "{}",
+            err.message
+        );
         let secret = "-----BEGIN PRIVATE KEY-----\nTUVTU0FHRVNFQ1JFVA==\n-----END PRIVATE KEY-----\n";
         let p = dir.path().join("bad.pem");
         std::fs::write(&p, secret).unwrap();

@@ -135,6 +135,14 @@ impl App {
                 Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
                     self.open_insert_form(pack, &chain_id, at, on_edge, after);
                 }
+                Action::InsertChain { pack, chain_id } => {
+                    let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
+                    let centre = (f64::from(c.x), f64::from(c.y));
+                    let InsertPlace { at, on_edge, after } =
+                        insert_place(self.doc.workflow(), &self.doc.selection, centre);
+                    self.panels.palette.close_explanation();
+                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
+                }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::ReviewUpdate(key) => self.open_review(ctx, &key),
                 Action::InsertChain { pack, chain_id } => self.insert_chain(pack, &chain_id),
@@ -184,7 +192,16 @@ impl App {
         if self.windows.authoring.sync(&mut self.library.packs) {
             self.refresh_trust();
         }
+        let view_open = self.windows.authoring.view.open;
         for note in std::mem::take(&mut self.windows.authoring.notes) {
+            // With the pack view open the result shows in it too: it may hide the status bar.
+            let view_result = match &note {
+                authoring::Note::Status(s) => (s.clone(), false),
+                authoring::Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
+            };
+            if view_open {
+                self.windows.authoring.view.result = Some(view_result);
+            }
             match note {
                 authoring::Note::Status(s) => {
                     self.panels.problems.clear_error();
@@ -387,7 +404,8 @@ impl App {
             CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
             CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
-            CommandId::ShortcutHelp => self.windows.shortcut_help = true,
+            // One Help window: the version and files above the shortcuts.
+            CommandId::ShortcutHelp | CommandId::About => self.windows.shortcut_help = true,
             _ => return false,
         }
         true

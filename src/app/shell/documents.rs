@@ -1,6 +1,6 @@
 use super::{App, Loading, Pending, trace_files_open};
 use crate::app::dialogs::Purpose;
-use crate::app::problems;
+use crate::app::{problems, theme};
 use crate::editor::{files, recovery};
 use crate::error::{Error, code};
 use crate::pack::Pack;
@@ -196,7 +196,8 @@ impl App {
             _ => String::new(),
         };
         let home = crate::fsio::home_folder();
-        let start = dialog_start(&purpose, self.doc.path.as_deref(), &self.settings.recent, home);
+        let last = self.settings.last_folders.get(purpose.kind()).map(PathBuf::as_path);
+        let start = dialog_start(&purpose, self.doc.path.as_deref(), last, home);
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
         if let Some(chosen) = self.windows.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
@@ -212,6 +213,9 @@ impl App {
             }
             return;
         };
+        if let Some(folder) = purpose.folder_of(&first) {
+            self.settings.last_folders.insert(purpose.kind().to_owned(), folder);
+        }
         match purpose {
             Purpose::Open => self.open_paths(&chosen),
             Purpose::OpenFolder => self.open_paths(&[first]),
@@ -223,7 +227,7 @@ impl App {
                 }
             }
             Purpose::Export(mode) => self.export_to(&first, mode),
-            Purpose::Registry => self.windows.registry.view.open(&first),
+            Purpose::Registry => self.choose_registry(&first),
             Purpose::InstallFolder => self.windows.registry.view.install_dir = Some(first),
             Purpose::ExportBundle => self.export_bundle(&first),
             Purpose::Capabilities => self.import_capabilities(&first),
@@ -240,6 +244,32 @@ impl App {
                 self.settings.trust.trusted_keys = Some(first);
                 self.apply_trust_settings(true);
             }
+        }
+    }
+
+    /// A folder chosen in the Registry window: browsed when it is a registry; a folder of
+    /// packs (what a newcomer often picks) is opened as File › Open pack folder… opens it,
+    /// and the status says so.
+    fn choose_registry(&mut self, dir: &Path) {
+        if crate::registry::Registry::is_registry_folder(dir) || !files::holds_packs(dir) {
+            self.windows.registry.view.open(dir);
+            return;
+        }
+        self.windows.registry.open = false;
+        let opened = files::open_path(dir);
+        let n = match &opened {
+            Ok(files::Opened::Packs(out)) => out.packs.len(),
+            _ => 0,
+        };
+        self.opened(dir, opened);
+        // A pack that failed to load stays the news.
+        if self.panels.problems.last_error.is_none() {
+            self.panels.problems.status(format!(
+                "Opened {} as a pack folder (File › Open pack folder… opens these): it holds packs, not a \
+                 registry, which has .well-known/openwop-registry.json. {}",
+                problems::counted(n, "pack"),
+                dir.display()
+            ));
         }
     }
 
@@ -274,7 +304,7 @@ impl App {
     pub(super) fn modals(&mut self, ctx: &egui::Context) {
         if let Some(offer) = &self.unsaved.offer {
             let mut answer = None;
-            egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
+            let shown = egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
                 ui.set_max_width(440.0);
                 ui.heading("Recover unsaved work?");
                 let when = recovery::describe_age(offer.saved_at);
@@ -291,7 +321,16 @@ impl App {
                         answer = Some(false);
                     }
                 });
+                ui.label(
+                    RichText::new("Esc restores it (nothing is lost); Discard deletes the recovery file.")
+                        .small()
+                        .color(theme::TEXT_DIM),
+                );
             });
+            // Esc (or a click beside it) takes the answer that loses nothing.
+            if answer.is_none() && (shown.should_close() || (shown.is_top_modal && self.frame.modal_escape)) {
+                answer = Some(true);
+            }
             match answer {
                 Some(true) => {
                     let offer = self.unsaved.offer.take().expect("shown above");
@@ -308,7 +347,7 @@ impl App {
         }
         if self.unsaved.pending.is_some() {
             let mut answer = None;
-            egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
+            let shown = egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
                 ui.set_max_width(420.0);
                 ui.heading("Save changes?");
                 ui.label(format!("“{}” has changes that are not saved.", self.doc.workflow().name()));
@@ -319,11 +358,15 @@ impl App {
                     if ui.button("Don't save").clicked() {
                         answer = Some(1);
                     }
-                    if ui.button("Cancel").clicked() {
+                    if ui.button("Cancel").on_hover_text("Esc").clicked() {
                         answer = Some(2);
                     }
                 });
             });
+            // Esc, or a click beside the question, cancels it.
+            if answer.is_none() && (shown.should_close() || (shown.is_top_modal && self.frame.modal_escape)) {
+                answer = Some(2);
+            }
             match answer {
                 Some(0) => match self.doc.path.clone() {
                     Some(p) => {
@@ -352,20 +395,25 @@ impl App {
     }
 }
 
-/// Where the in-app dialog starts: beside the workflow's file, else the last file opened; a
-/// new key pair in the home folder, never by default beside the pack it will sign (a private
-/// key there is one `git add .` away from being published).
+/// Where the in-app dialog starts: where the last dialog of its kind was answered (a folder
+/// since removed is passed over), else the home folder; a save first beside the workflow's
+/// own file, an export beside it when none was made yet. Never beside the last file opened
+/// (after opening a registry, Save started in it) and a new key pair never by default beside
+/// the pack it will sign (a private key there is one `git add .` away from being published).
 fn dialog_start(
     purpose: &Purpose,
     workflow: Option<&Path>,
-    recent: &[PathBuf],
+    last: Option<&Path>,
     home: Option<PathBuf>,
 ) -> Option<PathBuf> {
-    if matches!(purpose, Purpose::GenerateKey) {
-        return home;
-    }
-    let near = workflow.or_else(|| recent.first().map(PathBuf::as_path))?;
-    if near.is_dir() { Some(near.to_path_buf()) } else { near.parent().map(Path::to_path_buf) }
+    let beside = workflow.and_then(Path::parent);
+    let last = last.filter(|d| d.is_dir());
+    let start = match purpose {
+        Purpose::Save => beside.or(last),
+        Purpose::Export(_) | Purpose::ExportBundle => last.or(beside),
+        _ => last,
+    };
+    start.map(Path::to_path_buf).or(home)
 }
 
 #[cfg(test)]
@@ -373,14 +421,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_new_key_pair_starts_in_the_home_folder_not_beside_the_pack() {
-        let recent = vec![PathBuf::from("/work/acme-pack/pack.json")];
+    fn dialogs_start_where_their_kind_was_last_answered_else_at_home() {
+        let dir = tempfile::tempdir().unwrap();
         let home = Some(PathBuf::from("/home/someone"));
-        assert_eq!(dialog_start(&Purpose::GenerateKey, None, &recent, home.clone()), home);
-        // Everything else starts beside the workflow, else the last file opened.
-        let beside = Some(PathBuf::from("/work/acme-pack"));
-        assert_eq!(dialog_start(&Purpose::SavePack, None, &recent, home.clone()), beside);
+        // Nothing remembered: the home folder, a new key pair included.
+        assert_eq!(dialog_start(&Purpose::GenerateKey, None, None, home.clone()), home);
+        assert_eq!(dialog_start(&Purpose::Registry, None, None, home.clone()), home);
+        // Remembered: there, while it exists.
+        let last = Some(dir.path());
+        assert_eq!(dialog_start(&Purpose::SavePack, None, last, home.clone()).as_deref(), last);
+        let gone = dir.path().join("gone");
+        assert_eq!(dialog_start(&Purpose::SavePack, None, Some(&gone), home.clone()), home);
+        // A save goes beside the workflow's file first.
         let wf = Path::new("/work/flows/main.json");
-        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), &recent, home), Some(PathBuf::from("/work/flows")));
+        assert_eq!(dialog_start(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
+        // An export beside it until one was made elsewhere.
+        let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
+        assert_eq!(dialog_start(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(dialog_start(&export, Some(wf), last, home.clone()).as_deref(), last);
     }
 }

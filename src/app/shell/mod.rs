@@ -146,6 +146,9 @@ struct FrameState {
     /// The pointer is over the pack view, whose edits undo and redo on their own (as of the
     /// start of this frame).
     pack_view_here: bool,
+    /// Esc was pressed while a modal question was up: it answers the question (drawn last),
+    /// nothing under it.
+    modal_escape: bool,
     allow_close: bool,
     quitting: bool,
     themed: bool,
@@ -386,14 +389,19 @@ impl App {
         }
         let os = command_ui::os(&ctx);
         self.frame.pack_view_here = self.windows.authoring.view.undo_target(&ctx).is_some();
+        self.frame.modal_escape = modal_takes_keys(&ctx);
         self.close_topmost_window(&ctx);
         self.shortcuts(&ctx, os);
         self.dropped_files(&ctx);
 
-        egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os));
+        let menu = egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os)).response.rect;
         self.windows.dialogs.prefer_in_app = self.settings.in_app_dialogs;
         self.panels.problems.dialogs_note = self.windows.dialogs.describe();
-        egui::Panel::bottom("cs-problems").show(ui, |ui| self.panels.problems.show_bar(ui));
+        let status = egui::Panel::bottom("cs-problems").show(ui, |ui| self.panels.problems.show_bar(ui)).response.rect;
+        // Big windows stay between the menu bar and the status bar, so both stay in sight.
+        let content = ctx.content_rect();
+        self.windows.authoring.view.area =
+            Some(Rect::from_min_max(egui::pos2(content.min.x, menu.max.y), egui::pos2(content.max.x, status.min.y)));
         if let Some(ProblemPick::Node(id)) = self.panels.problems.show_list_panel(ui, self.doc.workflow()) {
             self.doc.selection.only_node(&id);
         }
@@ -493,12 +501,19 @@ impl App {
             }
         }
         self.trust_settings_window(ctx);
-        command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os);
+        if self.windows.shortcut_help {
+            let about = command_ui::About {
+                settings: eframe::storage_dir(APP_ID),
+                recovery: self.unsaved.recovery.file().map(Path::to_path_buf),
+            };
+            command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os, &about);
+        }
         self.registry_window(ctx);
         self.windows.app_reparam.show(ctx, &mut self.actions);
         self.windows.compare.show(ctx);
         self.review_window(ctx);
         let catalog = self.library.trust.catalog.as_ref();
+        self.windows.authoring.modal_escape = self.frame.modal_escape;
         self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
         self.windows.child_window.show(ctx, &mut self.actions);
         if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx) {
@@ -701,6 +716,25 @@ pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
             Ok(Box::new(app))
         }),
     )
+}
+
+/// While a modal question is up (as of the last frame) it has the keyboard: Esc and the
+/// arrow keys are taken out of this frame's input before the canvas, the form or a window
+/// can act on them (egui has already moved focus between the question's buttons). Whether
+/// Esc was among them.
+fn modal_takes_keys(ctx: &egui::Context) -> bool {
+    if ctx.memory(|m| m.top_modal_layer()).is_none() {
+        return false;
+    }
+    use egui::Key::{ArrowDown, ArrowLeft, ArrowRight, ArrowUp, Escape};
+    ctx.input_mut(|i| {
+        let escape = i.key_pressed(Escape);
+        i.events.retain(|e| {
+            !matches!(e, egui::Event::Key { key: Escape | ArrowDown | ArrowLeft | ArrowRight | ArrowUp, .. })
+        });
+        i.keys_down.retain(|k| !matches!(k, Escape | ArrowDown | ArrowLeft | ArrowRight | ArrowUp));
+        escape
+    })
 }
 
 /// The side panels' width ranges for a window this wide: each may take at most a share of it
