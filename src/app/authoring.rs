@@ -719,26 +719,32 @@ fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
     } else if form.rows.is_empty() {
         ui.label(RichText::new("The selected nodes hold no strings, numbers or booleans.").color(theme::TEXT_DIM));
     }
-    egui::Grid::new("cs-extract-rows").num_columns(3).spacing([8.0, 4.0]).striped(true).show(ui, |ui| {
-        for (i, row) in form.rows.iter_mut().enumerate() {
-            let place = format!("{} {}", row.node, row.candidate.pointer);
-            let check = ui.checkbox(&mut row.checked, &place);
-            changed |= check.changed();
-            let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
-            // Sized explicitly: a grid cell would otherwise shrink the field to its hint.
-            let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
-            let name = name.labelled_by(check.id);
-            changed |= name.changed();
-            let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
-            ui.add(egui::Label::new(value).truncate());
-            if d.focus == Some(i) {
-                d.focus = None;
-                name.request_focus();
-                name.scroll_to_me(Some(egui::Align::Center));
-            }
-            ui.end_row();
+    // A row per value: its checkbox (wrapping) on one line, its name and value indented below.
+    // No grid: a grid cell grows to its content, and a long node id and pointer pushed the
+    // name and value columns past this column into the preview beside it.
+    for (i, row) in form.rows.iter_mut().enumerate() {
+        let place = format!("{} {}", row.node, row.candidate.pointer);
+        let check = ui.checkbox(&mut row.checked, &place);
+        changed |= check.changed();
+        let name = ui
+            .horizontal(|ui| {
+                ui.add_space(24.0);
+                let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
+                let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
+                let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
+                ui.add(egui::Label::new(value).truncate());
+                name
+            })
+            .inner
+            .labelled_by(check.id);
+        changed |= name.changed();
+        if d.focus == Some(i) {
+            d.focus = None;
+            name.request_focus();
+            name.scroll_to_me(Some(egui::Align::Center));
         }
-    });
+        ui.add_space(2.0);
+    }
     let boundary = form.boundary();
     if !boundary.is_empty() {
         ui.add_space(6.0);
