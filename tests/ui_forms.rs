@@ -3,6 +3,7 @@
 //! inserting it would warn; messages name nodes by their titles; a control stays under
 //! the pointer in the frame after a click.
 
+use chainsmith_test_env::needs;
 mod common;
 mod ui_common;
 
@@ -114,3 +115,153 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
     }
 }
 
+
+/// A real press and release at `at` (egui's hit test decides what is clicked; the
+/// accessible click of `Node::click` would reach the widget wherever it is).
+fn pointer_click(h: &mut Harness<'_, App>, at: egui::Pos2) {
+    h.hover_at(at);
+    h.step();
+    let button = egui::PointerButton::Primary;
+    h.event(egui::Event::PointerButton { pos: at, button, pressed: true, modifiers: Modifiers::NONE });
+    h.step();
+    h.event(egui::Event::PointerButton { pos: at, button, pressed: false, modifiers: Modifiers::NONE });
+    h.run();
+}
+
+/// Hover `at` long enough for a tooltip.
+fn hover_still(h: &mut Harness<'_, App>, at: egui::Pos2) {
+    h.hover_at(at);
+    for _ in 0..60 {
+        h.step();
+    }
+    h.run();
+}
+
+/// Every label or value holding `part`.
+fn texts_with(h: &Harness<'_, App>, part: &str) -> Vec<String> {
+    let part = part.to_owned();
+    h.query_all(By::new().predicate(move |n| {
+        n.label().is_some_and(|l| l.contains(&part)) || n.value().is_some_and(|v| v.contains(&part))
+    }))
+    .map(|n| n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default())
+    .collect()
+}
+
+/// A chain pack `vendor.acme.<name>` in `dir/<name>` holding `chains`.
+fn chain_pack(dir: &Path, name: &str, chains: Vec<serde_json::Value>) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let m = json!({"name": format!("vendor.acme.{name}"), "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"}, "chains": chains});
+    std::fs::write(folder.join("pack.json"), m.to_string()).unwrap();
+    folder
+}
+
+fn chain(id: &str, label: &str, nodes: serde_json::Value) -> serde_json::Value {
+    json!({"chainId": id, "version": "1.0.0", "label": label, "description": "d",
+        "parameters": {"type": "object"}, "dag": {"nodes": nodes, "edges": []}})
+}
+
+/// Item 12: the banner's "Enable sub-chains" is where it was after "Declare" above it is
+/// clicked, and a click at its old place enables sub-chains.
+#[test]
+fn a_banner_button_stays_under_the_pointer_after_the_fix_above_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut composes = chain("acme.composes", "Composes", json!([{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.ok"}}]));
+    composes["subChains"] = json!([{"ref": "acme.ok"}]);
+    let packs = chain_pack(
+        dir.path(),
+        "tiles",
+        vec![
+            chain("acme.summary", "Summarise a page", json!([{"id": "a", "typeId": "feature.demo.summarise", "config": {}}])),
+            composes,
+            chain("acme.ok", "Plain", json!([{"id": "a", "typeId": "vendor.chainsmith.classify", "config": {}}])),
+        ],
+    );
+    for (w, hh) in [(1000.0, 700.0), (1600.0, 1000.0)] {
+        let mut h = sized(vec![packs.clone()], w, hh);
+        let enable = || By::new().label("Enable sub-chains").role(Role::Button);
+        let before = rect_of(&h, enable());
+        let declare = rect_of(&h, By::new().label("Declare feature.* as host-provided").role(Role::Button));
+        assert!(declare.bottom() <= before.top(), "Declare is above Enable sub-chains");
+        pointer_click(&mut h, declare.center());
+        // The bundled samples' chains count too.
+        let banner = texts_with(&h, "chains are blocked");
+        assert!(banner.iter().all(|t| t.starts_with("1 of ")), "only the composing chain is left: {banner:?}");
+        assert_eq!(rect_of(&h, enable()), before, "{w}x{hh}: Enable sub-chains stayed where it was");
+        assert!(!texts_with(&h, "Done: node types declared").is_empty(), "the declared row says what was done");
+        pointer_click(&mut h, before.center());
+        assert!(texts_with(&h, "chains are blocked").is_empty(), "{w}x{hh}: the click enabled sub-chains");
+        assert!(!texts_with(&h, "No chain is blocked now").is_empty());
+    }
+}
+
+/// Item 12: "Apply config" stays put when the problem above it clears, and a click at its
+/// old place applies the config.
+#[test]
+fn apply_config_stays_under_the_pointer_when_a_problem_clears() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json!({"id": "w", "name": "W", "version": "1.0.0",
+        "nodes": [{"id": "fetch", "typeId": "vendor.chainsmith.http-request", "name": "Fetch", "position": {"x": 0, "y": 0},
+                   "config": {"method": "GET"}, "inputs": {}}],
+        "edges": [], "triggers": [], "variables": [], "metadata": {}, "settings": {}});
+    let p = dir.path().join("w.json");
+    Workflow::from_json(v).unwrap().save(&p, ExportMode::Faithful).unwrap();
+    let mut h = sized(vec![p], 1000.0, 700.0);
+    let card = h.get(By::new().label_contains("(fetch)").role(Role::Button)).rect().center();
+    let card = h.state().canvas_to_screen(card);
+    pointer_click(&mut h, card);
+    assert!(h.query_by_label_contains("Url is required").is_some(), "the stored config lacks the url");
+    let apply = || By::new().label("Apply config").role(Role::Button);
+    let before = rect_of(&h, apply());
+    ui_common::type_into(&mut h, "Url *", "https://example.test/hook");
+    assert!(h.query_by_label_contains("Url is required").is_none(), "the problem cleared");
+    assert_eq!(rect_of(&h, apply()), before, "Apply config stayed where it was");
+    pointer_click(&mut h, before.center());
+    let config = h.state().workflow().to_json(ExportMode::Faithful)["nodes"][0]["config"].clone();
+    assert_eq!(config, json!({"method": "GET", "url": "https://example.test/hook"}));
+}
+
+/// Item 10: a tile whose insert would be warned says so before it is dropped: a badge with
+/// the code and the reason in its tooltip, as the insert reports it.
+#[test]
+fn a_tile_warns_what_its_insert_would_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let packs = chain_pack(
+        dir.path(),
+        "tiles",
+        vec![chain(
+            "acme.dispatch",
+            "Dispatch all",
+            json!([{"id": "d", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}}]),
+        )],
+    );
+    let mut h = sized(vec![packs], 1000.0, 700.0);
+    let badge = h.query_all(By::new().label("node_config_invalid")).next().expect("the tile has the code's badge").rect();
+    hover_still(&mut h, badge.center());
+    let tip = texts_with(&h, "Inserting it will be warned: node_config_invalid — core.dispatch config: \"parallel\"");
+    assert!(!tip.is_empty(), "{:?}", texts_with(&h, "Inserting it"));
+    assert!(tip[0].contains("(config field fanOutPolicy)"), "the tooltip says where: {tip:?}");
+}
+
+/// Item 10 on the real registry: Challenge Factory, unblocked by the banner's fixes, is
+/// marked with what its insert warns (a config member its node type does not allow, and a
+/// parameter its sub-chain reads that it does not supply).
+#[needs(corpus)]
+#[test]
+fn challenge_factory_s_tile_warns_what_its_insert_warns() {
+    let packs = common::corpus_dir().join("registry/packs");
+    let mut h = sized(vec![packs], 1600.0, 1000.0);
+    h.get(By::new().label_contains("Declare these").role(Role::Button)).click();
+    h.run();
+    h.get(By::new().label("Enable sub-chains").role(Role::Button)).click();
+    h.run();
+    ui_common::type_into(&mut h, "Search tiles", "Challenge Factory");
+    for code in ["node_config_invalid", "sub_chain_param_not_supplied"] {
+        assert!(h.query_all(By::new().label(code)).next().is_some(), "the tile has a {code} badge");
+    }
+    let tile = h.query_all(By::new().label("Challenge Factory")).next().expect("the tile").rect();
+    hover_still(&mut h, tile.center());
+    let tip = texts_with(&h, "Inserting it will be warned: node_config_invalid");
+    assert!(tip.first().is_some_and(|t| t.contains("suitability")), "{tip:?}");
+}

@@ -36,6 +36,9 @@ pub struct Inspector {
     config: Option<ConfigForm>,
     /// The config is shown as its JSON tree rather than as the form.
     config_as_json: bool,
+    /// The tallest the config form's fields and problems have been for this node: they keep
+    /// that height, so "Apply config" under them stays put when a problem clears.
+    config_height: Option<(String, f32)>,
 }
 
 /// A node's config being edited through its type's form.
@@ -226,12 +229,17 @@ impl Inspector {
             cf.fields.set_errors(errors);
         }
         let mut revert = false;
+        let mut reserved = self.config_height.as_ref().filter(|(node, _)| node == id).map_or(0.0, |(_, h)| *h);
         ui.push_id(("cs-config-form", id), |ui| {
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 // Form rows wrap rather than being cut: messages under fields must be readable.
                 ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
-                cf.fields.show(ui);
-                cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                let shown = ui.vertical(|ui| {
+                    ui.set_min_height(reserved);
+                    cf.fields.show(ui);
+                    cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                });
+                reserved = reserved.max(shown.response.rect.height());
                 ui.horizontal(|ui| {
                     let edited = Value::Object(cf.fields.values().clone());
                     let changed = current != Some(&edited);
@@ -246,6 +254,7 @@ impl Inspector {
                 });
             });
         });
+        self.config_height = Some((id.to_owned(), reserved));
         if let Some(pointer) = cf.fields.take_promotion() {
             self.make_param = Some((id.to_owned(), format!("/config{pointer}")));
         }

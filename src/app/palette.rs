@@ -2,6 +2,8 @@
 //! tiles to drag onto the canvas, and the Catalog section's node types (one node each). Search filters by label, chainId and typeId; internal
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
+mod banner;
+
 use super::action::{Action, Subject};
 use super::theme;
 use super::window::{Scaffold, WindowId};
@@ -42,6 +44,7 @@ pub struct Palette {
     explain: Option<(PackId, String)>,
     /// Sources of packs edited for authoring and not saved since.
     pub unsaved: HashSet<PathBuf>,
+    banner: banner::Banner,
 }
 
 /// What one pack is, for the palette.
@@ -121,7 +124,7 @@ impl Palette {
                 );
             });
         }
-        blocked_banner(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
+        self.banner.show(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
         ui.separator();
         let query = self.search.trim().to_lowercase();
         let mut order: Vec<usize> = (0..packs.len())
@@ -229,12 +232,11 @@ impl Palette {
             let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
             report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
         };
-        // What inserting it will be warned for (its own edges' port types).
+        // What inserting it will be warned for: its own edges' port types and what the insert's
+        // checks find with its defaults (editor::predict); pack-wide warnings concern no tile.
         let warned = |chain: &Chain| -> Vec<&Finding> {
-            let ports = |f: &&Finding| {
-                f.code == code::EDGE_PORT_INCOMPATIBLE && f.chain_id.as_deref() == Some(chain.chain_id())
-            };
-            report.map(|r| r.warnings().filter(ports).collect()).unwrap_or_default()
+            let own = |f: &&Finding| f.chain_id.as_deref() == Some(chain.chain_id());
+            report.map(|r| r.warnings().filter(own).collect()).unwrap_or_default()
         };
         let tiles: Vec<(&Chain, Vec<&Finding>)> = pack
             .chains
@@ -434,52 +436,6 @@ impl Palette {
             self.explain = None;
         }
     }
-}
-
-/// Above the tiles, when chains are blocked: how many of all, and per setting that would lift
-/// a refusal, how many chains need it, with a button that changes it.
-fn blocked_banner(ui: &mut Ui, summary: &blockers::Summary, actions: &mut Vec<Action>) {
-    if summary.blocked == 0 {
-        return;
-    }
-    let frame = egui::Frame::new()
-        .fill(egui::Color32::from_rgb(58, 40, 44))
-        .stroke(Stroke::new(1.0, theme::ERROR.gamma_multiply(0.6)))
-        .corner_radius(6.0)
-        .inner_margin(6.0);
-    let hover = "Changes the host profile in Settings; change it back there";
-    frame.show(ui, |ui| {
-        ui.set_width(ui.available_width());
-        let title = format!("{} of {} chains are blocked", summary.blocked, summary.chains);
-        ui.label(RichText::new(title).strong().color(theme::ERROR));
-        // The node-type families as one declaration: a registry needs a dozen of them.
-        if let Some(fix) = summary.declare_all_host_types()
-            && let Fix::DeclareHostTypes(families) = &fix
-        {
-            let shown: Vec<&str> = families.iter().take(3).map(String::as_str).collect();
-            let more = if families.len() > 3 { format!(" and {} more", families.len() - 3) } else { String::new() };
-            let need = Fix::DeclareHostTypes(Vec::new()).need(summary.need_host_types);
-            let text = format!("{need} ({}{more})", shown.join(", "));
-            ui.add(egui::Label::new(RichText::new(text).small()).wrap());
-            let label =
-                if families.len() == 1 { fix.label() } else { format!("Declare these {} families", families.len()) };
-            if ui.small_button(label).on_hover_text(format!("{}\n{hover}", families.join(", "))).clicked() {
-                actions.push(Action::Fix(fix.clone()));
-            }
-        }
-        for (fix, n) in summary.fixes.iter().filter(|(f, _)| !matches!(f, Fix::DeclareHostTypes(_))) {
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(fix.need(*n)).small());
-                if ui.small_button(fix.label()).on_hover_text(hover).clicked() {
-                    actions.push(Action::Fix(fix.clone()));
-                }
-            });
-        }
-        if summary.unfixable > 0 {
-            let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
-            ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
-        }
-    });
 }
 
 /// `text` cut in the middle to fit `width` ("community.exa…tiles-a"), whole when it fits.
@@ -733,6 +689,10 @@ fn tile(
             hover.push('\n');
         }
         hover.push_str(&format!("Inserting it will be warned: {} — {}", f.code, f.message));
+        // Where in the config, for a finding the expansion made (its own words name no field).
+        if let Some((_, field)) = f.pointer.split_once("/config/") {
+            hover.push_str(&format!(" (config field {field})"));
+        }
     }
     if !chain.description().is_empty() {
         if !hover.is_empty() {

@@ -31,6 +31,7 @@ pub mod lint;
 pub mod node_type;
 pub mod pack_doc;
 pub mod packs;
+pub mod predict;
 pub mod preview;
 pub mod publish;
 pub mod recovery;
