@@ -265,3 +265,34 @@ fn challenge_factory_s_tile_warns_what_its_insert_warns() {
     let tip = texts_with(&h, "Inserting it will be warned: node_config_invalid");
     assert!(tip.first().is_some_and(|t| t.contains("suitability")), "{tip:?}");
 }
+
+/// Item 10's cost: every tile's insert predicted over the real registry (every chain let
+/// through: host types declared, sub-chains on) stays well under a second even in a debug
+/// build; the node types' config validators are compiled once and reused.
+#[needs(corpus)]
+#[test]
+fn predicting_every_tile_of_the_real_registry_takes_under_a_second() {
+    use chainsmith::catalog::{Catalog, Trust};
+    use chainsmith::editor::blockers::{Fix, pack_reports, summarise};
+    let mut packs = bundled().packs;
+    for entry in std::fs::read_dir(common::corpus_dir().join("registry/packs")).unwrap() {
+        let manifest = entry.unwrap().path().join("pack.json");
+        packs.push(chainsmith::pack::load_file(&manifest, Default::default()).unwrap());
+    }
+    let mut catalog = Catalog::new();
+    for p in &packs {
+        catalog.add_pack(p);
+    }
+    let mut trust = Trust { catalog: Some(catalog), ..Default::default() };
+    if let Some(Fix::DeclareHostTypes(families)) = summarise(&packs, &pack_reports(&trust, &packs), false).declare_all_host_types() {
+        trust.host.node_types = families;
+    }
+    trust.host.sub_chains = true;
+    let started = std::time::Instant::now();
+    let reports = pack_reports(&trust, &packs);
+    let took = started.elapsed();
+    let predicted = reports.iter().flat_map(|r| &r.findings).filter(|f| f.code == "sub_chain_param_not_supplied").count();
+    eprintln!("{} packs: reports with predictions in {took:?}", packs.len());
+    assert!(predicted > 0, "the sub-chain warnings are predicted");
+    assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+}
