@@ -296,3 +296,28 @@ fn predicting_every_tile_of_the_real_registry_takes_under_a_second() {
     assert!(predicted > 0, "the sub-chain warnings are predicted");
     assert!(took < std::time::Duration::from_secs(1), "{took:?}");
 }
+
+/// Item 11: a wire that closes a loop is reported with the nodes' titles, not their ids,
+/// with what to do.
+#[test]
+fn a_loop_is_reported_with_the_nodes_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json!({"id": "w", "name": "W", "version": "1.0.0",
+        "nodes": [
+            {"id": "support_triage_d869_decide", "typeId": "core.noop", "name": "Decision", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+            {"id": "support_triage_d869_queue", "typeId": "core.noop", "name": "Fetch queue", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}
+        ],
+        "edges": [{"id": "e1", "sourceNodeId": "support_triage_d869_queue", "targetNodeId": "support_triage_d869_decide"}],
+        "triggers": [], "variables": [], "metadata": {}, "settings": {}});
+    let p = dir.path().join("w.json");
+    Workflow::from_json(v).unwrap().save(&p, ExportMode::Faithful).unwrap();
+    let mut h = sized(vec![p], 1000.0, 700.0);
+    let port = h.get(By::new().label("Output output of support_triage_d869_decide").role(Role::Button)).rect().center();
+    let from = h.state().canvas_to_screen(port);
+    let to = h.state().canvas_to_screen(pos2(600.0, 65.0));
+    drag(&mut h, from, to, Modifiers::NONE);
+    assert_eq!(h.state().workflow().graph.edge_count(), 2, "the wire is kept");
+    let said = texts_with(&h, "closes a loop");
+    assert!(said.iter().any(|t| t.contains("Connect Decision ➡ Fetch queue closes a loop")), "{said:?}");
+    assert!(said.iter().all(|t| !t.contains("support_triage_d869")), "no ids in the message: {said:?}");
+}
