@@ -320,4 +320,5 @@ fn a_loop_is_reported_with_the_nodes_titles() {
     let said = texts_with(&h, "closes a loop");
     assert!(said.iter().any(|t| t.contains("Connect Decision ➡ Fetch queue closes a loop")), "{said:?}");
     assert!(said.iter().all(|t| !t.contains("support_triage_d869")), "no ids in the message: {said:?}");
+    assert!(said.iter().all(|t| t.matches("Connect Decision").count() == 1), "said once: {said:?}");
 }

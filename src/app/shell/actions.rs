@@ -393,6 +393,8 @@ impl App {
                 }
                 // The first warning said in words; all of them are counted beside it.
                 let text = match outcome.warnings.first() {
+                    // A warning that names the action itself says it all.
+                    Some(w) if w.message.starts_with(&outcome.label) => w.message.clone(),
                     Some(w) => format!("{} — {}", outcome.label, w.message),
                     None => outcome.label,
                 };
