@@ -322,3 +322,29 @@ fn a_loop_is_reported_with_the_nodes_titles() {
     assert!(said.iter().all(|t| !t.contains("support_triage_d869")), "no ids in the message: {said:?}");
     assert!(said.iter().all(|t| t.matches("Connect Decision").count() == 1), "said once: {said:?}");
 }
+
+/// Item 11: the findings list says where a finding is by the nodes' titles (the pointer is
+/// in its tooltip), then what, then the code.
+#[test]
+fn the_findings_list_names_places_by_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json!({"id": "w", "name": "W", "version": "1.0.0",
+        "nodes": [
+            {"id": "support_triage_d869_decide", "typeId": "core.noop", "name": "Decision", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+            {"id": "support_triage_d869_queue", "typeId": "core.noop", "name": "Fetch queue", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}
+        ],
+        // A condition without `left`: one warning, on the edge.
+        "edges": [{"id": "e1", "sourceNodeId": "support_triage_d869_decide", "targetNodeId": "support_triage_d869_queue",
+                   "condition": {"type": "truthy"}}],
+        "triggers": [], "variables": [], "metadata": {}, "settings": {}});
+    let p = dir.path().join("w.json");
+    Workflow::from_json(v).unwrap().save(&p, ExportMode::Faithful).unwrap();
+    let mut h = sized(vec![p], 1000.0, 700.0);
+    h.state_mut().settle_lint(std::time::Duration::from_secs(60));
+    h.run();
+    h.get(By::new().label_contains("1 warning").role(Role::Button)).click();
+    h.run();
+    let place = texts_with(&h, "edge Decision ➡ Fetch queue › condition");
+    assert!(!place.is_empty(), "{:?}", texts_with(&h, "edge"));
+    assert!(texts_with(&h, "/edges/0/condition").is_empty(), "the pointer is not the row's text");
+}

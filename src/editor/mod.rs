@@ -38,3 +38,4 @@ pub mod recovery;
 pub mod registry_view;
 pub mod selection;
 pub mod subchains;
+pub mod wording;
