@@ -86,7 +86,11 @@ impl Inspector {
                 self.edge(ui, wf, seq, actions);
             } else if nodes + edges > 1 {
                 ui.heading("Selection");
-                ui.label(format!("{nodes} nodes and {edges} edges selected."));
+                ui.label(format!(
+                    "{} and {} selected.",
+                    crate::words::count(nodes, "node", "nodes"),
+                    crate::words::count(edges, "edge", "edges")
+                ));
                 ui.horizontal(|ui| {
                     if ui.button("Delete").clicked() {
                         actions.push(Action::Run(CommandId::Delete));
@@ -119,12 +123,13 @@ impl Inspector {
             ui.label(RichText::new(wf.id()).monospace());
             ui.end_row();
             ui.label("contents");
+            // The OpenWOP app's own instance is recorded apart from chainsmith's.
+            let instances = wf.instances().len() + usize::from(crate::editor::app_reparam::app_instance(wf).is_some());
             ui.label(format!(
-                "{} nodes, {} edges, {} chain instances",
-                wf.node_count(),
-                wf.graph.edge_count(),
-                // The OpenWOP app's own instance is recorded apart from chainsmith's.
-                wf.instances().len() + usize::from(crate::editor::app_reparam::app_instance(wf).is_some())
+                "{}, {}, {}",
+                crate::words::count(wf.node_count(), "node", "nodes"),
+                crate::words::count(wf.graph.edge_count(), "edge", "edges"),
+                crate::words::count(instances, "chain instance", "chain instances")
             ));
             ui.end_row();
         });
