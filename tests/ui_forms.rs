@@ -71,10 +71,10 @@ fn open_extract(h: &mut Harness<'_, App>) {
     h.get(By::new().label("Extract as chain…").role(Role::Button)).click();
     h.run();
     for place in [
-        "support_triage_d869_fetch /config/url",
-        "support_triage_d869_fetch /config/retries",
-        "support_triage_d869_fetch /config/headers/X-Feed-Authorization-Token",
-        "support_triage_d869_log /config/sheet",
+        "Fetch feed › config/url",
+        "Fetch feed › config/retries",
+        "Fetch feed › config/headers/X-Feed-Authorization-Token",
+        "Append rows › config/sheet",
     ] {
         h.get(By::new().label(place).role(Role::CheckBox)).click();
         h.run();
@@ -95,11 +95,11 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
             rect_of(&h, By::new().label("Its parameter form")),
         ];
         let left_edge = preview.iter().map(|r| r.left()).fold(f32::INFINITY, f32::min);
-        // The table's cells: its checkboxes and name fields (labelled by their node and
-        // pointer), and its value labels.
+        // The table's cells: its checkboxes and name fields (labelled by their node's title
+        // and the pointer), and its value labels.
         let table: Vec<(String, Rect)> = h
             .query_all(By::new().predicate(|n| {
-                let row = n.label().is_some_and(|l| l.starts_with("support_triage_d869_"));
+                let row = n.label().is_some_and(|l| l.starts_with("Fetch feed › ") || l.starts_with("Append rows › "));
                 let value = n.role() == Role::Label
                     && n.value().is_some_and(|v| ["https://feeds", "The quarterly", "a-long-token"].iter().any(|p| v.starts_with(p)));
                 row || value
@@ -107,6 +107,8 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
             .map(|n| (n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default(), n.rect()))
             .collect();
         assert_eq!(table.len(), 4 * 2 + 3, "{w}x{hh}: the table's cells are found: {table:?}");
+        // Item 11: the selection and its values go by the nodes' titles.
+        assert!(!texts_with(&h, "2 nodes: Fetch feed, Append rows").is_empty(), "{:?}", texts_with(&h, "2 nodes"));
         let window = rect_of(&h, By::new().label("Resize window right edge"));
         assert!(window.right() <= w, "{w}x{hh}: the dialog stays on the screen (right edge at {})", window.right());
         for (what, r) in &table {

@@ -14,6 +14,7 @@ use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::pack_doc::PackDocument;
+use crate::editor::wording;
 use crate::editor::packs::Packs;
 use crate::error::{Error, code};
 use crate::pack::{Pack, PackKind};
@@ -446,7 +447,7 @@ impl Authoring {
         let (mut confirm, mut cancel) = (false, false);
         let mut open = true;
         Scaffold::new(WindowId::Extract, "Extract as chain", &mut open).size([940.0, 620.0]).show(ctx, |ui| {
-            (confirm, cancel) = extract_body(ui, d, packs);
+            (confirm, cancel) = extract_body(ui, d, packs, wf);
         });
         if !open || cancel {
             self.extract = None;
@@ -508,7 +509,7 @@ impl Authoring {
         let mut answer = None;
         let mut keep = true;
         Scaffold::new(WindowId::MakeParameter, "Make parameter", &mut keep).fixed_size().show(ctx, |ui| {
-            ui.label(format!("Node {} {}", m.node, m.pointer));
+            ui.label(wording::value_place(wf, &m.node, &m.pointer));
             ui.label(RichText::new(shown(&m.value)).monospace().color(theme::TEXT_DIM));
             ui.horizontal(|ui| {
                 let label = ui.label("parameter name");
@@ -592,9 +593,10 @@ fn not_promotable(node: &str, pointer: &str) -> Error {
 }
 
 /// The dialog's content; returns whether Extract, and whether Cancel, was clicked.
-fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bool) {
+fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack], wf: &Workflow) -> (bool, bool) {
     let form = &d.form;
-    ui.label(RichText::new(selection_summary(&form.nodes)).color(theme::TEXT_DIM));
+    let summary = selection_summary(&form.nodes, |id| wording::title(wf, id));
+    ui.label(RichText::new(summary).color(theme::TEXT_DIM));
     let (confirm, cancel) =
         egui::Panel::bottom(Id::unique("cs-extract-actions")).show(ui, |ui| extract_actions(ui, form)).inner;
     let height = ui.available_height();
@@ -604,7 +606,7 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bo
         scroll("cs-extract-left").show(&mut cols[0], |ui| {
             changed |= extract_target(ui, &mut d.form, packs);
             ui.add_space(6.0);
-            changed |= extract_values(ui, d);
+            changed |= extract_values(ui, d, wf);
         });
         scroll("cs-extract-right").show(&mut cols[1], |ui| extract_preview(ui, d));
     });
@@ -617,9 +619,9 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bo
 /// The nodes being extracted, by id; a long selection names its first few and counts the
 /// rest (all 100,000 ids of a large workflow filled the dialog, hiding its fields and
 /// buttons).
-fn selection_summary(nodes: &[String]) -> String {
+fn selection_summary(nodes: &[String], title: impl Fn(&str) -> String) -> String {
     const NAMED: usize = 12;
-    let named = nodes.iter().take(NAMED).map(String::as_str).collect::<Vec<_>>().join(", ");
+    let named = nodes.iter().take(NAMED).map(|id| title(id)).collect::<Vec<_>>().join(", ");
     match nodes.len() {
         1 => format!("1 node: {named}"),
         n if n <= NAMED => format!("{n} nodes: {named}"),
@@ -710,7 +712,7 @@ fn extract_target(ui: &mut Ui, form: &mut ExtractForm, packs: &[Pack]) -> bool {
 
 /// The selection's values that can become parameters (each a checkbox and a name), then
 /// the edges that cross the selection; returns whether anything changed.
-fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
+fn extract_values(ui: &mut Ui, d: &mut ExtractDialog, wf: &Workflow) -> bool {
     let mut changed = false;
     let form = &mut d.form;
     ui.label(RichText::new("Values that can become parameters").strong());
@@ -723,7 +725,7 @@ fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
     // No grid: a grid cell grows to its content, and a long node id and pointer pushed the
     // name and value columns past this column into the preview beside it.
     for (i, row) in form.rows.iter_mut().enumerate() {
-        let place = format!("{} {}", row.node, row.candidate.pointer);
+        let place = wording::value_place(wf, &row.node, &row.candidate.pointer);
         let check = ui.checkbox(&mut row.checked, &place);
         changed |= check.changed();
         let name = ui
@@ -750,12 +752,9 @@ fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
         ui.add_space(6.0);
         ui.label(RichText::new("Edges crossing the selection (the splice wires them on insert)").strong());
         for b in boundary {
-            let text = if b.incoming {
-                format!("{}: {} ➡ {}", b.edge_id, b.outside, b.inside)
-            } else {
-                format!("{}: {} ➡ {}", b.edge_id, b.inside, b.outside)
-            };
-            ui.label(RichText::new(text).monospace().small());
+            let (from, to) = if b.incoming { (&b.outside, &b.inside) } else { (&b.inside, &b.outside) };
+            let text = format!("{} ➡ {}", wording::title(wf, from), wording::title(wf, to));
+            ui.label(RichText::new(text).small()).on_hover_text(format!("edge {}: {from} ➡ {to}", b.edge_id));
         }
     }
     changed
@@ -804,9 +803,10 @@ mod tests {
     #[test]
     fn a_long_selection_is_summed_up_not_listed() {
         let ids = |n: usize| (0..n).map(|i| format!("n{i}")).collect::<Vec<_>>();
-        assert_eq!(selection_summary(&ids(1)), "1 node: n0");
-        assert_eq!(selection_summary(&ids(3)), "3 nodes: n0, n1, n2");
-        let long = selection_summary(&ids(100_000));
+        let same = |id: &str| id.to_owned();
+        assert_eq!(selection_summary(&ids(1), same), "1 node: n0");
+        assert_eq!(selection_summary(&ids(3), same), "3 nodes: n0, n1, n2");
+        let long = selection_summary(&ids(100_000), same);
         assert!(long.starts_with("100000 nodes: n0, n1,"), "{long}");
         assert!(long.ends_with("n11 and 99988 more"), "{long}");
     }

@@ -197,10 +197,9 @@ pub struct Document {
 }
 
 impl Document {
-    /// A node as the user knows it: its title (`name`), its id when it has none or is gone.
+    /// A node as the user knows it ([`crate::editor::wording::title`]).
     pub fn title(&self, id: &str) -> String {
-        let named = self.wf.node(id).map(|ix| self.wf.graph[ix].name()).filter(|n| !n.trim().is_empty());
-        named.unwrap_or(id).to_owned()
+        crate::editor::wording::title(&self.wf, id)
     }
 
     pub fn new(wf: Workflow, path: Option<PathBuf>) -> Self {

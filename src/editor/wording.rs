@@ -35,11 +35,20 @@ impl<'a> Places<'a> {
         }
     }
 
-    /// A node's title, its id when it has none.
     fn title(&self, id: &str) -> String {
-        let named = self.wf.node(id).map(|ix| self.wf.graph[ix].name()).filter(|n| !n.trim().is_empty());
-        named.unwrap_or(id).to_owned()
+        title(self.wf, id)
     }
+}
+
+/// A node as the user knows it: its title (`name`), its id when it has none or is gone.
+pub fn title(wf: &Workflow, id: &str) -> String {
+    let named = wf.node(id).map(|ix| wf.graph[ix].name()).filter(|n| !n.trim().is_empty());
+    named.unwrap_or(id).to_owned()
+}
+
+/// Where a value of a node is: `Fetch feed › config/url` for `/config/url` of node `fetch`.
+pub fn value_place(wf: &Workflow, id: &str, pointer: &str) -> String {
+    format!("{} › {}", title(wf, id), pointer.trim_start_matches('/'))
 }
 
 #[cfg(test)]
@@ -63,6 +72,8 @@ mod tests {
         assert_eq!(places.describe("/nodes/0").as_deref(), Some("Decision"));
         assert_eq!(places.describe("/nodes/1/config/url").as_deref(), Some("q7 › config/url"));
         assert_eq!(places.describe("/edges/0/condition").as_deref(), Some("edge Decision ➡ q7 › condition"));
+        assert_eq!(value_place(&wf, "support_triage_d869_decide", "/config/url"), "Decision › config/url");
+        assert_eq!(title(&wf, "gone"), "gone", "a node not in the workflow goes by its id");
         for nowhere in ["", "/", "/nodes/2", "/nodes/x", "/settings/timeout", "/edges"] {
             assert_eq!(places.describe(nowhere), None, "{nowhere}");
         }
