@@ -19,7 +19,10 @@ use std::path::{Path, PathBuf};
 use ui_common::{Script, drag};
 
 fn sized(files: Vec<PathBuf>, w: f32, h: f32) -> Harness<'static, App> {
-    let app = App::new(StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() }, None);
+    let app = App::new(
+        StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() },
+        None,
+    );
     let mut h = Harness::builder()
         .with_size([w, h])
         .with_step_dt(1.0 / 60.0)
@@ -90,10 +93,7 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
         let dir = tempfile::tempdir().unwrap();
         let mut h = sized(vec![feeds(dir.path())], w, hh);
         open_extract(&mut h);
-        let preview = [
-            rect_of(&h, By::new().label("Tile")),
-            rect_of(&h, By::new().label("Its parameter form")),
-        ];
+        let preview = [rect_of(&h, By::new().label("Tile")), rect_of(&h, By::new().label("Its parameter form"))];
         let left_edge = preview.iter().map(|r| r.left()).fold(f32::INFINITY, f32::min);
         // The table's cells: its checkboxes and name fields (labelled by their node's title
         // and the pointer), and its value labels.
@@ -101,7 +101,9 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
             .query_all(By::new().predicate(|n| {
                 let row = n.label().is_some_and(|l| l.starts_with("Fetch feed › ") || l.starts_with("Append rows › "));
                 let value = n.role() == Role::Label
-                    && n.value().is_some_and(|v| ["https://feeds", "The quarterly", "a-long-token"].iter().any(|p| v.starts_with(p)));
+                    && n.value().is_some_and(|v| {
+                        ["https://feeds", "The quarterly", "a-long-token"].iter().any(|p| v.starts_with(p))
+                    });
                 row || value
             }))
             .map(|n| (n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default(), n.rect()))
@@ -116,7 +118,6 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
         }
     }
 }
-
 
 /// A real press and release at `at` (egui's hit test decides what is clicked; the
 /// accessible click of `Node::click` would reach the widget wherever it is).
@@ -169,13 +170,21 @@ fn chain(id: &str, label: &str, nodes: serde_json::Value) -> serde_json::Value {
 #[test]
 fn a_banner_button_stays_under_the_pointer_after_the_fix_above_it() {
     let dir = tempfile::tempdir().unwrap();
-    let mut composes = chain("acme.composes", "Composes", json!([{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.ok"}}]));
+    let mut composes = chain(
+        "acme.composes",
+        "Composes",
+        json!([{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.ok"}}]),
+    );
     composes["subChains"] = json!([{"ref": "acme.ok"}]);
     let packs = chain_pack(
         dir.path(),
         "tiles",
         vec![
-            chain("acme.summary", "Summarise a page", json!([{"id": "a", "typeId": "feature.demo.summarise", "config": {}}])),
+            chain(
+                "acme.summary",
+                "Summarise a page",
+                json!([{"id": "a", "typeId": "feature.demo.summarise", "config": {}}]),
+            ),
             composes,
             chain("acme.ok", "Plain", json!([{"id": "a", "typeId": "vendor.chainsmith.classify", "config": {}}])),
         ],
@@ -239,7 +248,8 @@ fn a_tile_warns_what_its_insert_would_warn() {
         )],
     );
     let mut h = sized(vec![packs], 1000.0, 700.0);
-    let badge = h.query_all(By::new().label("node_config_invalid")).next().expect("the tile has the code's badge").rect();
+    let badge =
+        h.query_all(By::new().label("node_config_invalid")).next().expect("the tile has the code's badge").rect();
     hover_still(&mut h, badge.center());
     let tip = texts_with(&h, "Inserting it will be warned: node_config_invalid — core.dispatch config: \"parallel\"");
     assert!(!tip.is_empty(), "{:?}", texts_with(&h, "Inserting it"));
@@ -286,14 +296,17 @@ fn predicting_every_tile_of_the_real_registry_takes_under_a_second() {
         catalog.add_pack(p);
     }
     let mut trust = Trust { catalog: Some(catalog), ..Default::default() };
-    if let Some(Fix::DeclareHostTypes(families)) = summarise(&packs, &pack_reports(&trust, &packs), false).declare_all_host_types() {
+    if let Some(Fix::DeclareHostTypes(families)) =
+        summarise(&packs, &pack_reports(&trust, &packs), false).declare_all_host_types()
+    {
         trust.host.node_types = families;
     }
     trust.host.sub_chains = true;
     let started = std::time::Instant::now();
     let reports = pack_reports(&trust, &packs);
     let took = started.elapsed();
-    let predicted = reports.iter().flat_map(|r| &r.findings).filter(|f| f.code == "sub_chain_param_not_supplied").count();
+    let predicted =
+        reports.iter().flat_map(|r| &r.findings).filter(|f| f.code == "sub_chain_param_not_supplied").count();
     eprintln!("{} packs: reports with predictions in {took:?}", packs.len());
     assert!(predicted > 0, "the sub-chain warnings are predicted");
     assert!(took < std::time::Duration::from_secs(1), "{took:?}");

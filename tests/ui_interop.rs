@@ -213,14 +213,16 @@ fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked()
     // Below the canvas: the palette's tiles predict the same warning for their inserts.
     let in_list = |h: &Harness<'_, App>| {
         let below = h.state().canvas_rect().bottom();
-        let limit = |n: &egui_kittest::kittest::AccessKitNode<'_>| n.value().as_deref() == Some("host_node_limit_exceeded");
+        let limit =
+            |n: &egui_kittest::kittest::AccessKitNode<'_>| n.value().as_deref() == Some("host_node_limit_exceeded");
         h.query_all(By::new().role(Role::Label).predicate(limit)).filter(|n| n.rect().top() > below).count()
     };
     for _ in 0..30 {
         if in_list(&h) > 0 {
             break;
         }
-        let code = |n: &egui_kittest::kittest::AccessKitNode<'_>| n.value().as_deref() == Some("workflow_schema_violation");
+        let code =
+            |n: &egui_kittest::kittest::AccessKitNode<'_>| n.value().as_deref() == Some("workflow_schema_violation");
         let Some(row) = h.query_all(By::new().predicate(code)).next() else { break };
         row.scroll_down();
         h.run();

@@ -419,7 +419,9 @@ impl Document {
                 let sizes = card_sizes(&self.wf, &ports);
                 let moves = how.moves(&self.wf, &nodes, &sizes);
                 let label = match how {
-                    Arrangement::Tidy if !nodes.is_empty() => format!("Tidy {}", crate::words::count(moves.len(), "node", "nodes")),
+                    Arrangement::Tidy if !nodes.is_empty() => {
+                        format!("Tidy {}", crate::words::count(moves.len(), "node", "nodes"))
+                    }
                     _ => how.label().to_owned(),
                 };
                 Ok((self.move_nodes(moves), outcome(label)))

@@ -13,7 +13,13 @@ use serde_json::{Map, Value};
 /// The findings an insert of `chain` with its defaults would add to `known` (what the pack's
 /// trust report already says about it), each marked as this chain's. A refusal comes back
 /// as one error finding; `external` are the packs sub-chain refs resolve from.
-pub fn insert_findings(trust: &Trust, pack: &Pack, chain: &Chain, external: &[Pack], known: &[Finding]) -> Vec<Finding> {
+pub fn insert_findings(
+    trust: &Trust,
+    pack: &Pack,
+    chain: &Chain,
+    external: &[Pack],
+    known: &[Finding],
+) -> Vec<Finding> {
     let mut req = InlineRequest::new(trust, pack, chain.chain_id(), Map::new());
     // Defaults applied, values not judged: the form asks for what has no default.
     req.preview = true;
@@ -87,10 +93,15 @@ mod tests {
             json!([{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.child"}}]),
         );
         parent["subChains"] = json!([{"ref": "acme.child"}]);
-        let mut child = chain("acme.child", json!([{"id": "b", "typeId": "core.identity", "config": {"note": "{{params.topic}}"}}]));
+        let mut child = chain(
+            "acme.child",
+            json!([{"id": "b", "typeId": "core.identity", "config": {"note": "{{params.topic}}"}}]),
+        );
         child["parameters"] = json!({"type": "object", "properties": {"topic": {"type": "string"}}});
-        let dispatch =
-            chain("acme.dispatch", json!([{"id": "d", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}}]));
+        let dispatch = chain(
+            "acme.dispatch",
+            json!([{"id": "d", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}}]),
+        );
         let m = json!({"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
             "engines": {"openwop": ">=1.0.0"}, "chains": [parent, child, dispatch]});
         load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()

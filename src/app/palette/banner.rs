@@ -117,8 +117,7 @@ fn active_row(ui: &mut Ui, row: &Row, summary: &blockers::Summary, actions: &mut
             });
         }
         Row::Unfixable => {
-            let text =
-                format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
+            let text = format!("{} also refused for what no setting lifts: click a tile to see why", summary.unfixable);
             ui.add(egui::Label::new(RichText::new(text).small().color(theme::TEXT_DIM)).wrap());
         }
     }

@@ -314,7 +314,11 @@ fn messages_name_nodes_by_their_titles() {
     assert_eq!(out.label, "Connect Decision ➡ Fetch queue");
     assert_eq!(out.warnings.len(), 1);
     let w = &out.warnings[0];
-    assert!(w.message.starts_with("Connect Decision ➡ Fetch queue closes a loop: Fetch queue already leads to Decision"), "{}", w.message);
+    assert!(
+        w.message.starts_with("Connect Decision ➡ Fetch queue closes a loop: Fetch queue already leads to Decision"),
+        "{}",
+        w.message
+    );
     assert!(w.message.contains("undo it (Ctrl+Z)"), "{}", w.message);
     assert_eq!(w.details["sourceNodeId"], "support_triage_d869_decide", "the id stays in the details");
 
