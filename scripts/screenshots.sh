@@ -791,7 +791,7 @@ JSON
     sleep 0.5
     xdotool key Return
     sleep 1.5
-    for y in 300 359 418 477; do press 252 "$y"; done
+    for y in 300 359 418 477; do press 32 "$y"; done
     xdotool mousemove $(( SCREEN_W - 20 )) $(( SCREEN_H - 60 ))
     shot "f01-extract-dialog-$S" 1.5
     stop_app
