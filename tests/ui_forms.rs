@@ -366,3 +366,25 @@ fn the_findings_list_names_places_by_titles() {
     assert!(!texts_with(&h, "2 nodes · 1 edge · 0 chain instances").is_empty(), "{:?}", texts_with(&h, "2 nodes"));
     assert!(!texts_with(&h, "2 nodes, 1 edge, 0 chain instances").is_empty(), "{:?}", texts_with(&h, "2 nodes"));
 }
+
+/// Item 11: a refusal's window says what happened first, the code under it.
+#[test]
+fn a_refusal_says_what_happened_before_its_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = sized(vec![dir.path().join("gone.json")], 1000.0, 700.0);
+    let e = h.state().last_error().cloned().expect("the missing file is refused");
+    h.get(By::new().label(&format!("✖ {}", e.code))).click();
+    h.run();
+    let window = rect_of(&h, By::new().label("Refusal"));
+    let in_window = |text: &str| {
+        let wanted = text.to_owned();
+        h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().as_deref() == Some(wanted.as_str())))
+            .map(|n| n.rect())
+            // The status bar, at the bottom, says the message too: the window's is the top one.
+            .filter(|r| r.top() >= window.top())
+            .min_by(|a, b| a.top().total_cmp(&b.top()))
+            .unwrap_or_else(|| panic!("{text} in the window"))
+    };
+    let (message, code) = (in_window(&e.message), in_window(e.code));
+    assert!(message.bottom() <= code.top(), "message {message:?} above code {code:?}");
+}
