@@ -388,3 +388,34 @@ fn a_refusal_says_what_happened_before_its_code() {
     let (message, code) = (in_window(&e.message), in_window(e.code));
     assert!(message.bottom() <= code.top(), "message {message:?} above code {code:?}");
 }
+
+/// Item 11: what an insert warned about names the inserted node by its title, and the
+/// place selects it.
+#[test]
+fn an_insert_s_warning_names_the_node_it_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let packs = chain_pack(
+        dir.path(),
+        "tiles",
+        vec![chain(
+            "acme.dispatch",
+            "Dispatch all",
+            json!([{"id": "d", "typeId": "core.dispatch", "name": "Fan out", "config": {"fanOutPolicy": "parallel"}}]),
+        )],
+    );
+    let mut h = sized(vec![packs], 1600.0, 1000.0);
+    let from = h.query_all(By::new().label("Dispatch all")).next().unwrap().rect().center();
+    let to = h.state().canvas_rect().center();
+    drag(&mut h, from, to, Modifiers::NONE);
+    h.get(By::new().label("Insert").role(Role::Button)).click();
+    h.run();
+    assert_eq!(h.state().workflow().node_count(), 1, "{:?}", h.state().last_error());
+    // The insert's own count (the config, and the pack being unsigned).
+    h.get(By::new().label_contains("2 warnings").role(Role::Button)).click();
+    h.run();
+    let place = texts_with(&h, "Fan out › config/fanOutPolicy");
+    assert!(!place.is_empty(), "{:?}", texts_with(&h, "fanOutPolicy"));
+    h.get(By::new().label("Fan out › config/fanOutPolicy")).click();
+    h.run();
+    assert_eq!(h.state().selected_nodes().len(), 1, "the place selects the node");
+}

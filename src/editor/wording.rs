@@ -3,8 +3,10 @@
 //! config/url`), an edge's becomes its ends' titles. Titles are model data, so this lives
 //! in the core; the findings list shows it, with the pointer kept for its tooltip.
 
+use crate::error::Finding;
 use crate::workflow::Workflow;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
+use serde_json::Value;
 
 /// The workflow's nodes and edges in export order, looked up once for a list of findings.
 pub struct Places<'a> {
@@ -38,6 +40,18 @@ impl<'a> Places<'a> {
     fn title(&self, id: &str) -> String {
         title(self.wf, id)
     }
+}
+
+/// Where an action's finding is, when it names a node of the workflow in its details
+/// (`nodeId`): the node's title and the member its pointer goes into (an insert's pointers
+/// address the expansion it made, not the workflow, so they cannot be looked up).
+pub fn node_place(wf: &Workflow, f: &Finding) -> Option<String> {
+    let id = f.details.get("nodeId").and_then(Value::as_str).filter(|id| wf.contains_node(id))?;
+    let inner = f.pointer.strip_prefix("/nodes/").and_then(|rest| rest.split_once('/')).map(|(_, inner)| inner);
+    Some(match inner {
+        Some(inner) => format!("{} › {inner}", title(wf, id)),
+        None => title(wf, id),
+    })
 }
 
 /// A node as the user knows it: its title (`name`), its id when it has none or is gone.
@@ -74,6 +88,11 @@ mod tests {
         assert_eq!(places.describe("/edges/0/condition").as_deref(), Some("edge Decision ➡ q7 › condition"));
         assert_eq!(value_place(&wf, "support_triage_d869_decide", "/config/url"), "Decision › config/url");
         assert_eq!(title(&wf, "gone"), "gone", "a node not in the workflow goes by its id");
+        // An insert's finding: its pointer is into the expansion, its nodeId into the workflow.
+        let f = Finding::warning("node_config_invalid", "/nodes/7/config/fanOutPolicy", "m").with("nodeId", "q7");
+        assert_eq!(node_place(&wf, &f).as_deref(), Some("q7 › config/fanOutPolicy"));
+        let gone = Finding::warning("node_config_invalid", "/nodes/0", "m").with("nodeId", "gone");
+        assert_eq!(node_place(&wf, &gone), None);
         for nowhere in ["", "/", "/nodes/2", "/nodes/x", "/settings/timeout", "/edges"] {
             assert_eq!(places.describe(nowhere), None, "{nowhere}");
         }
