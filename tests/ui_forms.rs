@@ -254,6 +254,7 @@ fn a_tile_warns_what_its_insert_would_warn() {
     let tip = texts_with(&h, "Inserting it will be warned: node_config_invalid — core.dispatch config: \"parallel\"");
     assert!(!tip.is_empty(), "{:?}", texts_with(&h, "Inserting it"));
     assert!(tip[0].contains("(config field fanOutPolicy)"), "the tooltip says where: {tip:?}");
+    assert!(tip[0].contains("It still inserts: fix what is warned in the inspector"), "and what to do: {tip:?}");
 }
 
 /// Item 10 on the real registry: Challenge Factory, unblocked by the banner's fixes, is

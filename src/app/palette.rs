@@ -694,6 +694,10 @@ fn tile(
             hover.push_str(&format!(" (config field {field})"));
         }
     }
+    if !warned.is_empty() && blocked.is_empty() {
+        hover
+            .push_str("\nIt still inserts: fix what is warned in the inspector afterwards, or tell the pack's author.");
+    }
     if !chain.description().is_empty() {
         if !hover.is_empty() {
             hover.push_str("\n\n");
