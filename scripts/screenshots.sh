@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer registry-url upgrade shell)
+#       quick-add canvas large newcomer registry-url upgrade shell forms)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -1015,6 +1015,79 @@ JSON
     shot "s15-export-warning-in-its-message-$S" 1.5
     stop_app
     unset CHAINSMITH_FILE_DIALOG
+fi
+
+if want forms; then
+    # f01-f04, at 1000x700 or 1600x1000 (names end with the size; coordinates are where
+    # the editor puts these widgets at these two sizes): issue 37 items 6, 10, 11.
+    S=$SCREEN
+    if [ "$SCREEN_W" -ge 1400 ]; then BIG=1; else BIG=0; fi
+    cat >"$SCRATCH/feeds.json" <<'JSON'
+{"id": "feeds", "name": "Feeds", "version": "1.0.0",
+ "nodes": [
+  {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+  {"id": "support_triage_d869_fetch", "typeId": "vendor.chainsmith.http-request", "name": "Fetch feed", "position": {"x": 320, "y": 0},
+   "config": {"url": "https://feeds.example.test/a/rather/long/path/to/the/feed.xml?with=query&and=more", "retries": 3,
+              "headers": {"X-Feed-Authorization-Token": "a-long-token-value-for-the-feed-server"}}, "inputs": {}},
+  {"id": "support_triage_d869_log", "typeId": "vendor.chainsmith.sheet-append", "name": "Append rows", "position": {"x": 640, "y": 0},
+   "config": {"sheet": "The quarterly log sheet of every feed we read"}, "inputs": {}}],
+ "edges": [{"id": "e1", "sourceNodeId": "start", "targetNodeId": "support_triage_d869_fetch"},
+           {"id": "e2", "sourceNodeId": "support_triage_d869_fetch", "targetNodeId": "support_triage_d869_log"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    # f01. Extract as chain on the two nodes with long ids, every value ticked: the values
+    # table and the preview side by side, nothing drawn over anything.
+    start_app "$SCRATCH/feeds.json"
+    focus
+    xdotool key ctrl+a
+    sleep 0.5
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Extract as chain"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    for y in 300 359 418 477; do press 32 "$y"; done
+    xdotool mousemove $(( SCREEN_W - 20 )) $(( SCREEN_H - 60 ))
+    shot "f01-extract-dialog-$S" 1.5
+    stop_app
+    # f02. A tile whose insert would be warned: its badge, and the reason in its tooltip.
+    mkdir -p "$SCRATCH/tiles"
+    cat >"$SCRATCH/tiles/pack.json" <<'JSON'
+{"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain", "engines": {"openwop": ">=1.0.0"},
+ "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"},
+ "chains": [{"chainId": "acme.dispatch", "version": "1.0.0", "label": "Dispatch all", "description": "Fan the work out.",
+   "parameters": {"type": "object"},
+   "dag": {"nodes": [{"id": "d", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}}], "edges": []}}]}
+JSON
+    start_app "$SCRATCH/tiles"
+    focus
+    if [ "$BIG" = 1 ]; then TILE_Y=260; else TILE_Y=288; fi
+    xdotool mousemove 160 "$TILE_Y"
+    shot "f02-tile-predicted-warning-$S" 2.0
+    stop_app
+    # f03-f04. Messages by titles: a wire that closes a loop, then the findings list.
+    cat >"$SCRATCH/loop.json" <<'JSON'
+{"id": "w", "name": "W", "version": "1.0.0",
+ "nodes": [
+  {"id": "support_triage_d869_decide", "typeId": "core.noop", "name": "Decision", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+  {"id": "support_triage_d869_queue", "typeId": "core.noop", "name": "Fetch queue", "position": {"x": 600, "y": 0}, "config": {}, "inputs": {}}],
+ "edges": [{"id": "e1", "sourceNodeId": "support_triage_d869_queue", "targetNodeId": "support_triage_d869_decide",
+            "condition": {"type": "truthy"}}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    start_app "$SCRATCH/loop.json"
+    focus
+    xdotool key f
+    sleep 1
+    # Decision's output port, Fetch queue's input port, the "1 warning" count (as fitted).
+    if [ "$BIG" = 1 ]; then PORT=(601 514 958 514 1267 987); else PORT=(399 363 581 363 667 687); fi
+    drag "${PORT[0]}" "${PORT[1]}" "${PORT[2]}" "${PORT[3]}"
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 200 ))
+    shot "f03-loop-message-$S" 1.0
+    click "${PORT[4]}" "${PORT[5]}"
+    shot "f04-findings-by-title-$S" 1.0
+    stop_app
 fi
 
 if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then

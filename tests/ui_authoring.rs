@@ -95,7 +95,7 @@ fn extract_with_url(h: &mut Harness<'_, App>) {
     assert!(h.query_by_label("Extract as chain").is_some(), "the dialog opens");
     type_into(h, "chainId", "vendor.test.fetch-log");
     type_into(h, "label", "Fetch and log");
-    h.get(By::new().label("fetch /config/url").role(Role::CheckBox)).click();
+    h.get(By::new().label("Fetch feed › config/url").role(Role::CheckBox)).click();
     h.run();
 }
 
@@ -110,8 +110,8 @@ fn extracted_chain_becomes_a_tile_that_inserts_with_another_parameter_value() {
     extract_with_url(&mut h);
 
     // The preview: the boundary edges, the tile to be, and its form with the promoted value.
-    assert!(h.query_by_label_contains("e1: start ➡ fetch").is_some(), "incoming boundary edge listed");
-    assert!(h.query_by_label_contains("e3: append ➡ finish").is_some(), "outgoing boundary edge listed");
+    assert!(h.query_by_label_contains("Start ➡ Fetch feed").is_some(), "incoming boundary edge listed");
+    assert!(h.query_by_label_contains("Append rows ➡ Finish").is_some(), "outgoing boundary edge listed");
     assert!(h.query_by_label("vendor.test.fetch-log").is_some(), "the tile preview shows the chainId");
     assert!(h.query_by_label("This chain takes no parameters.").is_none(), "the form has the url field");
     assert!(chain_in_packs(&h, "vendor.test.fetch-log").is_none(), "nothing is written before Extract");
@@ -180,7 +180,7 @@ fn make_parameter_from_the_inspector_starts_a_draft_then_adds_to_it_and_undoes()
     button(&h, "Make parameter…").click();
     h.run();
     assert!(h.query_by_label("Extract as chain").is_some(), "a draft chain starts");
-    let ticked = h.get(By::new().label("fetch /config/url").role(Role::CheckBox));
+    let ticked = h.get(By::new().label("Fetch feed › config/url").role(Role::CheckBox));
     assert_eq!(ticked.accesskit_node().toggled(), Some(egui::accesskit::Toggled::True));
     type_into(&mut h, "chainId", "vendor.test.fetch");
     button(&h, "Extract").click();
@@ -231,7 +231,7 @@ fn make_parameter_from_a_config_form_field_label() {
     h.run();
     button(&h, "Make parameter…").click();
     h.run();
-    let ticked = h.get(By::new().label("fetch /config/url").role(Role::CheckBox));
+    let ticked = h.get(By::new().label("Fetch feed › config/url").role(Role::CheckBox));
     assert_eq!(ticked.accesskit_node().toggled(), Some(egui::accesskit::Toggled::True));
 }
 
@@ -252,11 +252,11 @@ fn make_parameter_is_in_the_node_context_menu_and_lists_the_node_values() {
     h.get_by_label_contains("Make parameter…").click();
     h.run();
     assert!(h.query_by_label("Extract as chain").is_some(), "a draft chain for the node");
-    for value in ["fetch /config/url", "fetch /config/retries"] {
+    for value in ["Fetch feed › config/url", "Fetch feed › config/retries"] {
         let row = h.get(By::new().label(value).role(Role::CheckBox));
         assert_eq!(row.accesskit_node().toggled(), Some(egui::accesskit::Toggled::False), "{value} to tick");
     }
-    assert!(h.query(By::new().label("append /config/sheet").role(Role::CheckBox)).is_none());
+    assert!(h.query(By::new().label("Append rows › config/sheet").role(Role::CheckBox)).is_none());
 }
 
 #[test]
@@ -265,7 +265,7 @@ fn pack_view_schema_edits_update_the_preview_undo_save_sign_and_reopen() {
     let script = Script::default();
     let mut h = start(vec![workflow(dir.path())], script.clone());
     extract_with_url(&mut h);
-    h.get(By::new().label("fetch /config/retries").role(Role::CheckBox)).click();
+    h.get(By::new().label("Fetch feed › config/retries").role(Role::CheckBox)).click();
     h.run();
     button(&h, "Extract").click();
     h.run();

@@ -26,7 +26,8 @@ pub(crate) enum Action {
         after: Option<String>,
     },
     /// Open a chain's parameter form where the command palette inserts: downstream of the
-    /// selection, else at the middle of the view ("Insert now" once nothing blocks it).
+    /// selection, else at the middle of the view ("Insert now" once nothing blocks it, a
+    /// version picked on a tile).
     InsertChain {
         pack: PackId,
         chain_id: String,
@@ -35,11 +36,6 @@ pub(crate) enum Action {
     EditInstance(String),
     /// Open "Review update…" for this chain instance (its frame's update badge).
     ReviewUpdate(String),
-    /// Open the insert form for this chain of this pack (a version picked on a tile).
-    InsertChain {
-        pack: PackId,
-        chain_id: String,
-    },
     /// Insert one node of a catalogued type, on an edge (by `seq`) when dropped on one.
     InsertNodeType {
         type_id: String,

@@ -15,6 +15,7 @@ use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::pack_doc::PackDocument;
 use crate::editor::packs::Packs;
+use crate::editor::wording;
 use crate::error::{Error, code};
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
@@ -453,7 +454,7 @@ impl Authoring {
         let (mut confirm, mut cancel) = (false, false);
         let mut open = true;
         Scaffold::new(WindowId::Extract, "Extract as chain", &mut open).size([940.0, 620.0]).show(ctx, |ui| {
-            (confirm, cancel) = extract_body(ui, d, packs);
+            (confirm, cancel) = extract_body(ui, d, packs, wf);
         });
         if !open || cancel {
             self.extract = None;
@@ -515,7 +516,7 @@ impl Authoring {
         let mut answer = None;
         let mut keep = true;
         Scaffold::new(WindowId::MakeParameter, "Make parameter", &mut keep).fixed_size().show(ctx, |ui| {
-            ui.label(format!("Node {} {}", m.node, m.pointer));
+            ui.label(wording::value_place(wf, &m.node, &m.pointer));
             ui.label(RichText::new(shown(&m.value)).monospace().color(theme::TEXT_DIM));
             ui.horizontal(|ui| {
                 let label = ui.label("parameter name");
@@ -599,9 +600,10 @@ fn not_promotable(node: &str, pointer: &str) -> Error {
 }
 
 /// The dialog's content; returns whether Extract, and whether Cancel, was clicked.
-fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bool) {
+fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack], wf: &Workflow) -> (bool, bool) {
     let form = &d.form;
-    ui.label(RichText::new(selection_summary(&form.nodes)).color(theme::TEXT_DIM));
+    let summary = selection_summary(&form.nodes, |id| wording::title(wf, id));
+    ui.label(RichText::new(summary).color(theme::TEXT_DIM));
     let (confirm, cancel) =
         egui::Panel::bottom(Id::unique("cs-extract-actions")).show(ui, |ui| extract_actions(ui, form)).inner;
     let height = ui.available_height();
@@ -611,7 +613,7 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bo
         scroll("cs-extract-left").show(&mut cols[0], |ui| {
             changed |= extract_target(ui, &mut d.form, packs);
             ui.add_space(6.0);
-            changed |= extract_values(ui, d);
+            changed |= extract_values(ui, d, wf);
         });
         scroll("cs-extract-right").show(&mut cols[1], |ui| extract_preview(ui, d));
     });
@@ -624,9 +626,9 @@ fn extract_body(ui: &mut Ui, d: &mut ExtractDialog, packs: &[Pack]) -> (bool, bo
 /// The nodes being extracted, by id; a long selection names its first few and counts the
 /// rest (all 100,000 ids of a large workflow filled the dialog, hiding its fields and
 /// buttons).
-fn selection_summary(nodes: &[String]) -> String {
+fn selection_summary(nodes: &[String], title: impl Fn(&str) -> String) -> String {
     const NAMED: usize = 12;
-    let named = nodes.iter().take(NAMED).map(String::as_str).collect::<Vec<_>>().join(", ");
+    let named = nodes.iter().take(NAMED).map(|id| title(id)).collect::<Vec<_>>().join(", ");
     match nodes.len() {
         1 => format!("1 node: {named}"),
         n if n <= NAMED => format!("{n} nodes: {named}"),
@@ -717,7 +719,7 @@ fn extract_target(ui: &mut Ui, form: &mut ExtractForm, packs: &[Pack]) -> bool {
 
 /// The selection's values that can become parameters (each a checkbox and a name), then
 /// the edges that cross the selection; returns whether anything changed.
-fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
+fn extract_values(ui: &mut Ui, d: &mut ExtractDialog, wf: &Workflow) -> bool {
     let mut changed = false;
     let form = &mut d.form;
     ui.label(RichText::new("Values that can become parameters").strong());
@@ -726,37 +728,40 @@ fn extract_values(ui: &mut Ui, d: &mut ExtractDialog) -> bool {
     } else if form.rows.is_empty() {
         ui.label(RichText::new("The selected nodes hold no strings, numbers or booleans.").color(theme::TEXT_DIM));
     }
-    egui::Grid::new("cs-extract-rows").num_columns(3).spacing([8.0, 4.0]).striped(true).show(ui, |ui| {
-        for (i, row) in form.rows.iter_mut().enumerate() {
-            let place = format!("{} {}", row.node, row.candidate.pointer);
-            let check = ui.checkbox(&mut row.checked, &place);
-            changed |= check.changed();
-            let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
-            // Sized explicitly: a grid cell would otherwise shrink the field to its hint.
-            let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
-            let name = name.labelled_by(check.id);
-            changed |= name.changed();
-            let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
-            ui.add(egui::Label::new(value).truncate());
-            if d.focus == Some(i) {
-                d.focus = None;
-                name.request_focus();
-                name.scroll_to_me(Some(egui::Align::Center));
-            }
-            ui.end_row();
+    // A row per value: its checkbox (wrapping) on one line, its name and value indented below.
+    // No grid: a grid cell grows to its content, and a long node id and pointer pushed the
+    // name and value columns past this column into the preview beside it.
+    for (i, row) in form.rows.iter_mut().enumerate() {
+        let place = wording::value_place(wf, &row.node, &row.candidate.pointer);
+        let check = ui.checkbox(&mut row.checked, &place);
+        changed |= check.changed();
+        let name = ui
+            .horizontal(|ui| {
+                ui.add_space(24.0);
+                let edit = egui::TextEdit::singleline(&mut row.name).hint_text("name");
+                let name = ui.add_enabled_ui(row.checked, |ui| ui.add_sized([130.0, 20.0], edit)).inner;
+                let value = RichText::new(shown(&row.candidate.value)).monospace().color(theme::TEXT_DIM);
+                ui.add(egui::Label::new(value).truncate());
+                name
+            })
+            .inner
+            .labelled_by(check.id);
+        changed |= name.changed();
+        if d.focus == Some(i) {
+            d.focus = None;
+            name.request_focus();
+            name.scroll_to_me(Some(egui::Align::Center));
         }
-    });
+        ui.add_space(2.0);
+    }
     let boundary = form.boundary();
     if !boundary.is_empty() {
         ui.add_space(6.0);
         ui.label(RichText::new("Edges crossing the selection (the splice wires them on insert)").strong());
         for b in boundary {
-            let text = if b.incoming {
-                format!("{}: {} ➡ {}", b.edge_id, b.outside, b.inside)
-            } else {
-                format!("{}: {} ➡ {}", b.edge_id, b.inside, b.outside)
-            };
-            ui.label(RichText::new(text).monospace().small());
+            let (from, to) = if b.incoming { (&b.outside, &b.inside) } else { (&b.inside, &b.outside) };
+            let text = format!("{} ➡ {}", wording::title(wf, from), wording::title(wf, to));
+            ui.label(RichText::new(text).small()).on_hover_text(format!("edge {}: {from} ➡ {to}", b.edge_id));
         }
     }
     changed
@@ -805,9 +810,10 @@ mod tests {
     #[test]
     fn a_long_selection_is_summed_up_not_listed() {
         let ids = |n: usize| (0..n).map(|i| format!("n{i}")).collect::<Vec<_>>();
-        assert_eq!(selection_summary(&ids(1)), "1 node: n0");
-        assert_eq!(selection_summary(&ids(3)), "3 nodes: n0, n1, n2");
-        let long = selection_summary(&ids(100_000));
+        let same = |id: &str| id.to_owned();
+        assert_eq!(selection_summary(&ids(1), same), "1 node: n0");
+        assert_eq!(selection_summary(&ids(3), same), "3 nodes: n0, n1, n2");
+        let long = selection_summary(&ids(100_000), same);
         assert!(long.starts_with("100000 nodes: n0, n1,"), "{long}");
         assert!(long.ends_with("n11 and 99988 more"), "{long}");
     }

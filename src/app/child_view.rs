@@ -28,7 +28,12 @@ impl ChildWindow {
                 let text = format!("{chain}{}. Read-only.", child.origin);
                 ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
                 let wf = &child.workflow;
-                ui.label(format!("{} nodes · {} edges", wf.node_count(), wf.graph.edge_count()));
+                let (nodes, edges) = (wf.node_count(), wf.graph.edge_count());
+                ui.label(format!(
+                    "{} · {}",
+                    crate::words::count(nodes, "node", "nodes"),
+                    crate::words::count(edges, "edge", "edges")
+                ));
                 egui::ScrollArea::vertical().id_salt("cs-child-list").max_height(280.0).show(ui, |ui| {
                     egui::Grid::new("cs-child-nodes").num_columns(3).striped(true).show(ui, |ui| {
                         for ix in wf.nodes_in_order() {

@@ -918,8 +918,9 @@ fn error_lines(ui: &mut Ui, errors: &[String]) {
 
 /// A refusal, shown with its spec code, message and details.
 pub fn refusal(ui: &mut Ui, e: &Error) {
-    ui.label(RichText::new(e.code).monospace().strong().color(theme::ERROR));
+    // What happened in words first; the code, for a search or a report, under it.
     ui.label(RichText::new(&e.message).color(theme::ERROR));
+    ui.label(RichText::new(e.code).monospace().small().color(theme::TEXT_DIM));
     if !e.details.is_empty() {
         let details = serde_json::to_string_pretty(&Value::Object(e.details.clone())).expect("JSON");
         ui.label(RichText::new(details).monospace().small().color(theme::TEXT_DIM));

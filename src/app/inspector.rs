@@ -38,6 +38,9 @@ pub struct Inspector {
     config_as_json: bool,
     /// Newer versions of instances' chains at hand, by instance key.
     pub updates: HashMap<String, crate::instance::update::Available>,
+    /// The tallest the config form's fields and problems have been for this node: they keep
+    /// that height, so "Apply config" under them stays put when a problem clears.
+    config_height: Option<(String, f32)>,
 }
 
 /// A node's config being edited through its type's form.
@@ -85,7 +88,11 @@ impl Inspector {
                 self.edge(ui, wf, seq, actions);
             } else if nodes + edges > 1 {
                 ui.heading("Selection");
-                ui.label(format!("{nodes} nodes and {edges} edges selected."));
+                ui.label(format!(
+                    "{} and {} selected.",
+                    crate::words::count(nodes, "node", "nodes"),
+                    crate::words::count(edges, "edge", "edges")
+                ));
                 ui.horizontal(|ui| {
                     if ui.button("Delete").clicked() {
                         actions.push(Action::Run(CommandId::Delete));
@@ -118,12 +125,13 @@ impl Inspector {
             ui.label(RichText::new(wf.id()).monospace());
             ui.end_row();
             ui.label("contents");
+            // The OpenWOP app's own instance is recorded apart from chainsmith's.
+            let instances = wf.instances().len() + usize::from(crate::editor::app_reparam::app_instance(wf).is_some());
             ui.label(format!(
-                "{} nodes, {} edges, {} chain instances",
-                wf.node_count(),
-                wf.graph.edge_count(),
-                // The OpenWOP app's own instance is recorded apart from chainsmith's.
-                wf.instances().len() + usize::from(crate::editor::app_reparam::app_instance(wf).is_some())
+                "{}, {}, {}",
+                crate::words::count(wf.node_count(), "node", "nodes"),
+                crate::words::count(wf.graph.edge_count(), "edge", "edges"),
+                crate::words::count(instances, "chain instance", "chain instances")
             ));
             ui.end_row();
         });
@@ -230,12 +238,17 @@ impl Inspector {
             cf.fields.set_errors(errors);
         }
         let mut revert = false;
+        let mut reserved = self.config_height.as_ref().filter(|(node, _)| node == id).map_or(0.0, |(_, h)| *h);
         ui.push_id(("cs-config-form", id), |ui| {
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 // Form rows wrap rather than being cut: messages under fields must be readable.
                 ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
-                cf.fields.show(ui);
-                cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                let shown = ui.vertical(|ui| {
+                    ui.set_min_height(reserved);
+                    cf.fields.show(ui);
+                    cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                });
+                reserved = reserved.max(shown.response.rect.height());
                 ui.horizontal(|ui| {
                     let edited = Value::Object(cf.fields.values().clone());
                     let changed = current != Some(&edited);
@@ -250,6 +263,7 @@ impl Inspector {
                 });
             });
         });
+        self.config_height = Some((id.to_owned(), reserved));
         if let Some(pointer) = cf.fields.take_promotion() {
             self.make_param = Some((id.to_owned(), format!("/config{pointer}")));
         }

@@ -2,6 +2,7 @@
 //! tiles to drag onto the canvas, and the Catalog section's node types (one node each). Search filters by label, chainId and typeId; internal
 //! chains stay hidden unless asked for (chain-packs §11.2); invalid packs list their errors.
 
+mod banner;
 mod notices;
 
 use super::action::{Action, Subject};
@@ -15,7 +16,7 @@ use crate::error::{Error, Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use crate::workflow::layout::{NODE_H, NODE_W, layered};
 use egui::{Id, Rect, RichText, Sense, Stroke, Ui, pos2, vec2};
-use notices::{blocked_banner, insertable_now, no_tile_matches};
+use notices::{insertable_now, no_tile_matches};
 use petgraph::stable_graph::StableDiGraph;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -47,6 +48,7 @@ pub struct Palette {
     pub unsaved: HashSet<PathBuf>,
     /// Chains loaded at several versions: each version (newest first) and its pack.
     pub versions: std::collections::HashMap<String, Vec<(String, PackId)>>,
+    banner: banner::Banner,
 }
 
 /// What one pack is, for the palette.
@@ -126,7 +128,7 @@ impl Palette {
                 );
             });
         }
-        blocked_banner(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
+        self.banner.show(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
         ui.separator();
         let query = self.search.trim().to_lowercase();
         let mut order: Vec<usize> = (0..packs.len())
@@ -264,12 +266,11 @@ impl Palette {
         query: &str,
         actions: &mut Vec<Action>,
     ) {
-        // What inserting it will be warned for (its own edges' port types).
+        // What inserting it will be warned for: its own edges' port types and what the insert's
+        // checks find with its defaults (editor::predict); pack-wide warnings concern no tile.
         let warned = |chain: &Chain| -> Vec<&Finding> {
-            let ports = |f: &&Finding| {
-                f.code == code::EDGE_PORT_INCOMPATIBLE && f.chain_id.as_deref() == Some(chain.chain_id())
-            };
-            report.map(|r| r.warnings().filter(ports).collect()).unwrap_or_default()
+            let own = |f: &&Finding| f.chain_id.as_deref() == Some(chain.chain_id());
+            report.map(|r| r.warnings().filter(own).collect()).unwrap_or_default()
         };
         let tiles = self.tiles(pack, report, query);
         if self.filtered(query) && tiles.is_empty() {
@@ -729,6 +730,14 @@ fn tile(
             hover.push('\n');
         }
         hover.push_str(&format!("Inserting it will be warned: {} — {}", f.code, f.message));
+        // Where in the config, for a finding the expansion made (its own words name no field).
+        if let Some((_, field)) = f.pointer.split_once("/config/") {
+            hover.push_str(&format!(" (config field {field})"));
+        }
+    }
+    if !warned.is_empty() && blocked.is_empty() {
+        hover
+            .push_str("\nIt still inserts: fix what is warned in the inspector afterwards, or tell the pack's author.");
     }
     if !chain.description().is_empty() {
         if !hover.is_empty() {

@@ -7,6 +7,7 @@ use super::window::{Scaffold, WindowId};
 use crate::catalog::{Catalog, HostProfile};
 use crate::editor::document::Document;
 use crate::editor::lint::WorkflowLint;
+use crate::editor::wording::{self, Places};
 use crate::error::{Error, Finding, Severity};
 use crate::workflow::Workflow;
 use egui::{RichText, Ui};
@@ -268,19 +269,33 @@ impl Problems {
         // can have thousands, and the list redraws on every input while it is open.
         let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
         let list = egui::ScrollArea::vertical().id_salt("cs-findings-list").auto_shrink([false, false]);
+        // The workflow's findings point into it: their nodes go by title. An action's point
+        // into what it made (an expansion): only a node they name goes by its title.
+        let places = (self.list == List::Workflow).then(|| Places::new(wf));
         list.show_rows(ui, row, findings.len(), |ui, rows| {
             ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
             for f in &findings[rows] {
                 ui.horizontal(|ui| {
-                    ui.label(RichText::new(f.code).monospace().color(severity_colour(f.severity)));
-                    let link = ui.add(
-                        egui::Label::new(RichText::new(&f.pointer).monospace().color(theme::ACCENT))
-                            .sense(egui::Sense::click()),
-                    );
-                    if link.on_hover_text("Select what this is about").clicked() {
-                        pick = node_of(wf, &f.pointer).map(ProblemPick::Node);
+                    // Where, then what, then the code as the secondary part.
+                    let place = match &places {
+                        Some(places) => places.describe(&f.pointer),
+                        None => wording::node_place(wf, f),
+                    };
+                    let text = match place {
+                        Some(place) => RichText::new(place),
+                        None => RichText::new(&f.pointer).monospace(),
+                    };
+                    let link = ui.add(egui::Label::new(text.color(theme::ACCENT)).sense(egui::Sense::click()));
+                    let hover = format!("{}\nSelect what this is about", f.pointer);
+                    if link.on_hover_text(hover).clicked() {
+                        let node = match &places {
+                            Some(_) => node_of(wf, &f.pointer),
+                            None => f.details.get("nodeId").and_then(|id| id.as_str()).map(str::to_owned),
+                        };
+                        pick = node.filter(|id| wf.contains_node(id)).map(ProblemPick::Node);
                     }
                     ui.label(&f.message);
+                    ui.label(RichText::new(f.code).monospace().small().color(severity_colour(f.severity)));
                 });
             }
         });

@@ -229,6 +229,13 @@ pub fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
                 if let Some(catalog) = &trust.catalog {
                     report.findings.extend(port_findings(catalog, chain));
                 }
+                // What the insert itself would warn, for a chain the policy lets through.
+                let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == id);
+                if !report.findings.iter().filter(concerns).any(Finding::is_error) {
+                    let known: Vec<Finding> = report.findings.iter().filter(concerns).cloned().collect();
+                    let predicted = super::predict::insert_findings(trust, pack, chain, packs, &known);
+                    report.findings.extend(predicted);
+                }
             }
             report
         })

@@ -202,6 +202,11 @@ pub struct Document {
 }
 
 impl Document {
+    /// A node as the user knows it ([`crate::editor::wording::title`]).
+    pub fn title(&self, id: &str) -> String {
+        crate::editor::wording::title(&self.wf, id)
+    }
+
     pub fn new(wf: Workflow, path: Option<PathBuf>) -> Self {
         Self {
             wf: Arc::new(wf),
@@ -441,7 +446,9 @@ impl Document {
                 let sizes = card_sizes(&self.wf, &ports);
                 let moves = how.moves(&self.wf, &nodes, &sizes);
                 let label = match how {
-                    Arrangement::Tidy if !nodes.is_empty() => format!("Tidy {} nodes", moves.len()),
+                    Arrangement::Tidy if !nodes.is_empty() => {
+                        format!("Tidy {}", crate::words::count(moves.len(), "node", "nodes"))
+                    }
                     _ => how.label().to_owned(),
                 };
                 Ok((self.move_nodes(moves), outcome(label)))
@@ -475,7 +482,7 @@ impl Document {
                     return Err(Error::new(code::INVALID_REQUEST, "the selected item no longer exists"));
                 }
                 let label = match &target {
-                    Target::Node(id) => format!("Edit {key} of {id}"),
+                    Target::Node(id) => format!("Edit {key} of {}", self.title(id)),
                     Target::Edge(_) => format!("Edit edge {key}"),
                     Target::Workflow => format!("Edit workflow {key}"),
                 };
@@ -523,7 +530,10 @@ impl Document {
         if a == b && source_port == target_port {
             return Err(Error::new(
                 code::VALIDATION_ERROR,
-                format!("refusing to connect port \"{source_port}\" of {source} to itself"),
+                format!(
+                    "{} cannot feed its own port \"{source_port}\": connect it to another node's input",
+                    self.title(source)
+                ),
             )
             .with("nodeId", source)
             .with("port", source_port));
@@ -536,7 +546,11 @@ impl Document {
         if duplicate {
             return Err(Error::new(
                 code::VALIDATION_ERROR,
-                format!("{source}.{source_port} is already connected to {target}.{target_port}"),
+                format!(
+                    "{} ➡ {} are already connected ({source_port} ➡ {target_port}); nothing was added",
+                    self.title(source),
+                    self.title(target)
+                ),
             )
             .with("sourceNodeId", source)
             .with("targetNodeId", target));
@@ -547,7 +561,12 @@ impl Document {
                 Finding::warning(
                     code::VALIDATION_ERROR,
                     "",
-                    format!("{source} ➡ {target} closes a loop: {target} already leads to {source}"),
+                    format!(
+                        "Connect {from} ➡ {to} closes a loop: {to} already leads to {from}, so a run can go round \
+                         it again and again; if that is not meant, undo it (Ctrl+Z)",
+                        from = self.title(source),
+                        to = self.title(target)
+                    ),
                 )
                 .with("sourceNodeId", source)
                 .with("targetNodeId", target),
@@ -557,7 +576,8 @@ impl Document {
         let json = edge_json(id, (source, source_port), (target, target_port));
         let ix = self.wf_mut().add_edge(json).expect("both endpoints exist");
         let seq = self.wf.graph[ix].seq;
-        let outcome = Outcome { label: format!("Connect {source} ➡ {target}"), warnings, new_nodes: Vec::new() };
+        let label = format!("Connect {} ➡ {}", self.title(source), self.title(target));
+        let outcome = Outcome { label, warnings, new_nodes: Vec::new() };
         Ok((Change::Remove { nodes: Vec::new(), edges: vec![seq] }, outcome))
     }
 
@@ -567,6 +587,8 @@ impl Document {
         if nodes.is_empty() && edges.is_empty() {
             return Err(Error::new(code::INVALID_REQUEST, "nothing selected to delete"));
         }
+        // Named before it goes.
+        let first = nodes.first().map(|id| self.title(id)).unwrap_or_default();
         let gone: HashSet<&str> = nodes.iter().map(String::as_str).collect();
         let emptied: Vec<String> = self
             .wf
@@ -589,7 +611,7 @@ impl Document {
         let label = match (nodes.len(), edges.len()) {
             (0, 1) => "Delete edge".to_owned(),
             (0, n) => format!("Delete {n} edges"),
-            (1, _) => format!("Delete {}", nodes[0]),
+            (1, _) => format!("Delete {first}"),
             (n, _) => format!("Delete {n} nodes"),
         };
         Ok((Change::Batch(inverses), outcome(label)))
@@ -665,8 +687,8 @@ impl Document {
         inverse.push(Change::Remove { nodes: vec![id.clone()], edges: new_edges });
         inverse.extend(restore);
         let verb = if matches!(link, NodeLink::Splice { .. }) { "Splice" } else { "Insert" };
-        let outcome =
-            Outcome { label: format!("{verb} {type_id} node {id}"), warnings: Vec::new(), new_nodes: vec![id] };
+        let label = format!("{verb} {} ({type_id})", self.title(&id));
+        let outcome = Outcome { label, warnings: Vec::new(), new_nodes: vec![id] };
         Ok((Change::Batch(inverse), outcome))
     }
 

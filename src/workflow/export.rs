@@ -227,9 +227,10 @@ impl Workflow {
                             code::FAITHFUL_SCHEMA_DEPARTURE,
                             "",
                             format!(
-                                "as the spec asks, {} the chain's `capabilities` and {} plain values, \
-                                 which the closed WorkflowNode schema rejects; \
-                                 the strict-schema export removes and wraps them",
+                                "Written as the chain-packs spec asks: {} the chain's capabilities and {} \
+                                 plain values. A tool that checks the closed WorkflowNode schema rejects \
+                                 them; for such a tool use File › Export expanded JSON (strict schema), \
+                                 which removes the capabilities and wraps the values",
                                 crate::words::count(caps, "node carries", "nodes carry"),
                                 crate::words::count(inputs, "input holds", "inputs hold")
                             ),

@@ -304,6 +304,9 @@ fn faithful_lint_reports_the_known_departures_once() {
         (Some(6), Some(2))
     );
     assert_eq!(departures[0].severity, crate::error::Severity::Info);
+    // What it means and what to do, in the menu's words (issue 37 item 11).
+    let m = &departures[0].message;
+    assert!(m.contains("6 nodes carry") && m.contains("File › Export expanded JSON (strict schema)"), "{m}");
 }
 
 #[test]

@@ -444,10 +444,10 @@ impl Canvas {
             }
             ui.separator();
             let stats = egui::RichText::new(format!(
-                "{} nodes · {} edges · {} chain instances",
-                wf.node_count(),
-                wf.graph.edge_count(),
-                self.cache.frames.len()
+                "{} · {} · {}",
+                crate::words::count(wf.node_count(), "node", "nodes"),
+                crate::words::count(wf.graph.edge_count(), "edge", "edges"),
+                crate::words::count(self.cache.frames.len(), "chain instance", "chain instances")
             ))
             .color(theme::TEXT_DIM);
             ui.add(egui::Label::new(stats).truncate());

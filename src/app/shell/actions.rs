@@ -135,14 +135,6 @@ impl App {
                 Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
                     self.open_insert_form(pack, &chain_id, at, on_edge, after);
                 }
-                Action::InsertChain { pack, chain_id } => {
-                    let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
-                    let centre = (f64::from(c.x), f64::from(c.y));
-                    let InsertPlace { at, on_edge, after } =
-                        insert_place(self.doc.workflow(), &self.doc.selection, centre);
-                    self.panels.palette.close_explanation();
-                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
-                }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::ReviewUpdate(key) => self.open_review(ctx, &key),
                 Action::InsertChain { pack, chain_id } => self.insert_chain(pack, &chain_id),
@@ -428,6 +420,8 @@ impl App {
                 }
                 // The first warning said in words; all of them are counted beside it.
                 let text = match outcome.warnings.first() {
+                    // A warning that names the action itself says it all.
+                    Some(w) if w.message.starts_with(&outcome.label) => w.message.clone(),
                     Some(w) => format!("{} — {}", outcome.label, w.message),
                     None => outcome.label,
                 };

@@ -310,8 +310,8 @@ impl App {
                 let when = recovery::describe_age(offer.saved_at);
                 let of = offer.path.as_ref().map_or("an unsaved workflow".to_owned(), |p| p.display().to_string());
                 ui.label(format!(
-                    "chainsmith found changes to {of} that were not saved ({} nodes, written {when}).",
-                    offer.workflow.node_count()
+                    "chainsmith found changes to {of} that were not saved ({}, written {when}).",
+                    crate::words::count(offer.workflow.node_count(), "node", "nodes")
                 ));
                 ui.horizontal(|ui| {
                     if ui.button(RichText::new("Restore").strong()).clicked() {

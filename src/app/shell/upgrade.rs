@@ -152,11 +152,13 @@ impl App {
         }
     }
 
-    /// A version picked on a palette tile: its insert form, where the palette's picks go.
+    /// A chain picked outside the canvas (a version on a tile, "Insert now"): its insert
+    /// form downstream of the selection, else mid-view.
     pub(super) fn insert_chain(&mut self, pack: PackId, chain_id: &str) {
         let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
         let at = (f64::from(c.x), f64::from(c.y));
         let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+        self.panels.palette.close_explanation();
         self.open_insert_form(pack, chain_id, at, on_edge, after);
     }
 }

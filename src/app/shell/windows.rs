@@ -117,9 +117,9 @@ impl App {
         ) {
             Ok(view) => {
                 self.panels.problems.status(format!(
-                    "Child workflow {} ({} nodes)",
+                    "Child workflow {} ({})",
                     view.workflow_id,
-                    view.workflow.node_count()
+                    crate::words::count(view.workflow.node_count(), "node", "nodes")
                 ));
                 self.windows.child_window.open = Some(view);
             }

@@ -287,3 +287,46 @@ fn node_limit_workflows_delete_undo_redo_and_connect() {
         assert_eq!(doc.workflow().graph.edge_count(), edges + 1);
     }
 }
+
+/// Issue 37 item 11: what a command says names nodes by their titles (ids stay in the
+/// details), says what happens and what to do.
+#[test]
+fn messages_name_nodes_by_their_titles() {
+    let wf = Workflow::from_json(json!({
+        "id": "wf", "name": "wf", "version": "1.0.0",
+        "nodes": [
+            {"id": "support_triage_d869_decide", "typeId": "core.noop", "name": "Decision", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+            {"id": "support_triage_d869_queue", "typeId": "core.noop", "name": "Fetch queue", "position": {"x": 400, "y": 0}, "config": {}, "inputs": {}},
+            {"id": "untitled_7", "typeId": "core.noop", "name": "", "position": {"x": 800, "y": 0}, "config": {}, "inputs": {}}
+        ],
+        "edges": [{"id": "e1", "sourceNodeId": "support_triage_d869_queue", "targetNodeId": "support_triage_d869_decide"}],
+        "triggers": [], "variables": [], "metadata": {}, "settings": {}
+    }))
+    .unwrap();
+    let mut doc = Document::new(wf, None);
+    let connect = |s: &str, t: &str| Command::Connect {
+        source: s.into(),
+        source_port: "output".into(),
+        target: t.into(),
+        target_port: "input".into(),
+    };
+    let out = doc.apply(connect("support_triage_d869_decide", "support_triage_d869_queue")).unwrap();
+    assert_eq!(out.label, "Connect Decision ➡ Fetch queue");
+    assert_eq!(out.warnings.len(), 1);
+    let w = &out.warnings[0];
+    assert!(
+        w.message.starts_with("Connect Decision ➡ Fetch queue closes a loop: Fetch queue already leads to Decision"),
+        "{}",
+        w.message
+    );
+    assert!(w.message.contains("undo it (Ctrl+Z)"), "{}", w.message);
+    assert_eq!(w.details["sourceNodeId"], "support_triage_d869_decide", "the id stays in the details");
+
+    let dup = doc.apply(connect("support_triage_d869_decide", "support_triage_d869_queue")).unwrap_err();
+    assert!(dup.message.starts_with("Decision ➡ Fetch queue are already connected"), "{}", dup.message);
+    // A node without a title goes by its id.
+    let out = doc.apply(connect("support_triage_d869_queue", "untitled_7")).unwrap();
+    assert_eq!(out.label, "Connect Fetch queue ➡ untitled_7");
+    let out = doc.apply(Command::Delete { nodes: vec!["support_triage_d869_decide".into()], edges: vec![] }).unwrap();
+    assert_eq!(out.label, "Delete Decision");
+}
