@@ -417,7 +417,7 @@ fn an_insert_s_warning_names_the_node_it_made() {
     h.run();
     assert_eq!(h.state().workflow().node_count(), 1, "{:?}", h.state().last_error());
     // The insert's own count (the config, and the pack being unsigned).
-    h.get(By::new().label_contains("2 warnings").role(Role::Button)).click();
+    h.get(By::new().label_contains("2 warnings from this action")).click();
     h.run();
     let place = texts_with(&h, "Fan out › config/fanOutPolicy");
     assert!(!place.is_empty(), "{:?}", texts_with(&h, "fanOutPolicy"));
