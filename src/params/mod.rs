@@ -188,6 +188,35 @@ pub fn resolve(chain: &impl ParameterSchema, supplied: Map<String, Value>) -> Re
     Err(invalid(chain.chain_id(), &errors))
 }
 
+/// How supplied values become the values a chain expands with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Exactly as supplied: no defaults, no checks (the reference library's own contract).
+    AsGiven,
+    /// Defaults applied, not checked: a preview of values still being typed.
+    Preview,
+    /// Defaults applied, then checked against the chain's schema ([`resolve`]).
+    Checked,
+}
+
+/// The one route by which supplied values get their defaults (and, when `how` says so,
+/// their checks) on the way into an expansion.
+pub fn prepare(
+    chain: &impl ParameterSchema,
+    supplied: Map<String, Value>,
+    how: Values,
+) -> Result<Map<String, Value>, Error> {
+    match how {
+        Values::AsGiven => Ok(supplied),
+        Values::Preview => {
+            let mut values = supplied;
+            apply_defaults(chain.parameters(), &mut values);
+            Ok(values)
+        }
+        Values::Checked => resolve(chain, supplied),
+    }
+}
+
 /// The `chain_parameter_invalid` refusal for a list of errors.
 pub fn invalid(chain_id: &str, errors: &[ParamError]) -> Error {
     let summary: Vec<String> =
