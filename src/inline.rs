@@ -18,7 +18,8 @@ pub use crate::expand::PackSource;
 use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree, expand_tree_at};
 use crate::expand::{ExpandOptions, Expansion, expand_at};
 use crate::instance::{Conflict, Edit, Resolutions};
-use crate::pack::Pack;
+use crate::pack::{Chain, Pack};
+use std::cell::OnceCell;
 use crate::params::Values;
 use crate::workflow::{Edge, Instance, Node, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value};
@@ -72,6 +73,8 @@ pub struct InlineRequest<'a> {
     /// The tenant child workflow ids are scoped to.
     pub tenant: &'a str,
     pub destination: Destination,
+    /// The chain's position in the pack, once looked up ([`InlineRequest::chain`]).
+    found: OnceCell<Option<usize>>,
 }
 
 impl<'a> InlineRequest<'a> {
@@ -98,7 +101,18 @@ impl<'a> InlineRequest<'a> {
             external: &[],
             tenant: DEFAULT_TENANT,
             destination: Destination::default(),
+            found: OnceCell::new(),
         }
+    }
+
+    /// The request's chain. It is looked up on the first call only, so a caller that reads
+    /// it before the pipeline runs (the CLI parses `--set` by its form) adds no lookup.
+    pub fn chain(&self) -> Option<&Chain> {
+        self.position().map(|at| &self.pack.pack().chains[at])
+    }
+
+    fn position(&self) -> Option<usize> {
+        *self.found.get_or_init(|| self.pack.pack().chain_position(self.chain_id))
     }
 }
 
@@ -157,7 +171,7 @@ pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded>
         _ => None,
     };
     // The one lookup of the chain: every step below takes its position.
-    let at = req.pack.pack().chain_position(req.chain_id);
+    let at = req.position();
     let mut warnings = trust_warnings(&req, at)?;
     warnings.extend(req.value_findings.iter().cloned());
     let expansion_id = match &req.expansion_id {

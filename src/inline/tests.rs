@@ -170,8 +170,10 @@ fn one_request_looks_its_chain_up_once() {
     }
     let req = InlineRequest::given(&trust, greeting(), "acme.c", values(json!({"to": "you"})));
     lookups::take();
+    // The CLI reads the chain's form from the request before the pipeline runs.
+    assert!(req.chain().is_some());
     expand_for(None, req).unwrap();
-    assert_eq!(lookups::take(), ["acme.c"], "a given pack");
+    assert_eq!(lookups::take(), ["acme.c"], "a given pack, read first as the CLI does");
 
     let m = json!({"name": "vendor.acme.tree", "version": "1.0.0", "kind": "workflow-chain",
         "engines": {"openwop": ">=1.0.0"}, "chains": [
