@@ -8,60 +8,43 @@ use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
 use crate::editor::packs::PackId;
-use crate::editor::preview::{self, DropEdge, Ghost, Placement};
+use crate::editor::insert_session::InsertSession;
 use crate::error::{Error, code};
-use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
 use crate::params::{
-    Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check, map_errors, owner_field, set_value_at,
-    typed_number, value_at,
+    Field, FieldKind, Form, ParamError, ScalarKind, map_errors, owner_field, set_value_at, typed_number, value_at,
 };
-use crate::workflow::{After, Workflow};
+use crate::workflow::Workflow;
 use egui::{Id, RichText, Stroke, StrokeKind, Ui};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
-/// Where the form's result goes.
-#[derive(Debug, Clone)]
-pub enum FormMode {
-    /// At a point, into the edge it was dropped on, or downstream of a node (`after`).
-    Insert {
-        at: (f64, f64),
-        on_edge: Option<DropEdge>,
-        after: Option<After>,
-    },
-    Reparameterise {
-        key: String,
-    },
-}
+pub use crate::editor::insert_session::FormMode;
 
-/// An open parameter form.
+/// An open parameter form: the session's model (`editor::insert_session`), which it
+/// dereferences to, and the fields as typed.
 pub struct FormSession {
-    /// `None` for the preview of a chain being authored, which belongs to no loaded pack.
-    pub pack: Option<PackId>,
-    pub chain_id: String,
-    pub mode: FormMode,
-    pub expansion_id: String,
+    session: InsertSession,
     fields: Fields,
-    /// A refusal that is not about values (bad schema, splice conflict, insert failure).
-    pub refusal: Option<Error>,
-    /// What the trust policy refuses about this chain whatever the values (unresolvable
-    /// typeIds, unmet dependencies, host gates).
-    blocked: Option<Error>,
-    expansion: Option<Result<Expansion, Error>>,
-    ghost: Option<Ghost>,
-    placed_revision: Option<u64>,
-    selected_node: usize,
     /// Frames drawn so far: the canvas has its docked size from the second one on.
     frames_shown: u32,
     /// Whether the app has framed the preview on the canvas yet.
     pub positioned: bool,
     /// The canvas region framed last (ghosts and the parents they wire to).
     pub framed: Option<egui::Rect>,
-    /// Re-parameterising: members both the user and the new values changed, found by the
-    /// last Apply (nothing was applied), and how the user settles each.
-    pub conflicts: Vec<crate::instance::Conflict>,
-    pub resolutions: crate::instance::Resolutions,
+}
+
+impl std::ops::Deref for FormSession {
+    type Target = InsertSession;
+    fn deref(&self) -> &InsertSession {
+        &self.session
+    }
+}
+
+impl std::ops::DerefMut for FormSession {
+    fn deref_mut(&mut self) -> &mut InsertSession {
+        &mut self.session
+    }
 }
 
 /// The fields of a form being filled in, shared by the chain parameter form and the
@@ -115,24 +98,12 @@ impl FormSession {
     ) -> Self {
         let form = Form::from_schema(chain.parameters());
         let values = values.unwrap_or_else(|| form.initial_values());
-        let fields = Fields::new(form, values);
         Self {
-            pack,
-            chain_id: chain.chain_id().to_owned(),
-            mode,
-            expansion_id,
-            fields,
-            refusal: None,
-            blocked: None,
-            expansion: None,
-            ghost: None,
-            placed_revision: None,
-            selected_node: 0,
+            session: InsertSession::new(pack, chain, mode, expansion_id),
+            fields: Fields::new(form, values),
             frames_shown: 0,
             positioned: false,
             framed: None,
-            conflicts: Vec::new(),
-            resolutions: Default::default(),
         }
     }
 
@@ -147,15 +118,7 @@ impl FormSession {
     }
 
     pub fn is_valid(&self) -> bool {
-        !self.fields.has_problems()
-            && self.refusal.is_none()
-            && self.blocked.is_none()
-            && super::conflicts::all_settled(&self.conflicts, &self.resolutions)
-    }
-
-    /// Refuse this chain whatever the values (shown with its code; Insert stays off).
-    pub fn block(&mut self, e: Error) {
-        self.blocked = Some(e);
+        self.session.accepts(!self.fields.has_problems())
     }
 
     /// Whether the canvas has been laid out beside the docked form (preview framing waits).
@@ -163,79 +126,24 @@ impl FormSession {
         self.frames_shown >= 2
     }
 
-    pub fn ghost(&self) -> Option<&Ghost> {
-        self.ghost.as_ref()
-    }
-
-    pub fn select_ghost(&mut self, i: usize) {
-        self.selected_node = i;
-        if let Some(g) = &mut self.ghost {
-            g.selected = Some(i);
-        }
-    }
-
     /// Show the errors of every field (after a submit attempt that was refused).
     pub fn reveal_errors(&mut self) {
         self.fields.reveal();
     }
 
-    pub fn placement(&self) -> Placement {
-        match &self.mode {
-            FormMode::Insert { at, on_edge, after } => {
-                Placement::Insert { at: *at, on_edge: on_edge.clone(), after: after.clone() }
-            }
-            FormMode::Reparameterise { key } => {
-                Placement::Existing { key: key.clone(), resolutions: self.resolutions.clone() }
-            }
-        }
-    }
-
     /// Re-validate and re-preview after an edit, and re-place when the workflow changed.
     fn refresh(&mut self, trust: &Trust, pack: &Pack, chain: &Chain, wf: &Workflow, revision: u64) {
-        if !self.fields.stale && self.placed_revision == Some(revision) {
+        if !self.fields.stale && self.session.is_placed_on(revision) {
             return;
         }
         self.validate(chain);
         let valid = !self.fields.has_problems();
-        let exp = preview::expand_preview(trust, pack, chain, wf, self.fields.values(), &self.expansion_id, valid);
-        if let Ok(e) = &exp
-            && self.placed_revision != Some(revision)
-        {
-            match preview::place(trust, wf, e, &self.placement()) {
-                Ok(ghost) => {
-                    self.ghost = ghost.map(|mut g| {
-                        g.selected = Some(self.selected_node);
-                        g
-                    });
-                }
-                Err(err) => {
-                    self.ghost = None;
-                    self.refusal = Some(err);
-                }
-            }
-            self.placed_revision = Some(revision);
-        }
-        if let Err(e) = &exp
-            && self.refusal.is_none()
-        {
-            self.refusal = Some(e.clone());
-        }
-        self.expansion = Some(exp);
+        self.session.preview(trust, pack, chain, wf, revision, self.fields.values(), valid);
     }
 
-    /// Validate the values (defaults filled in) with the chain's compiled validator.
     fn validate(&mut self, chain: &Chain) {
-        let mut with_defaults = self.fields.values().clone();
-        apply_defaults(chain.parameters(), &mut with_defaults);
-        let checked = check(chain, &Value::Object(with_defaults));
-        self.refusal = None;
-        self.fields.set_errors(match checked {
-            Ok(errors) => errors,
-            Err(e) => {
-                self.refusal = Some(e);
-                Vec::new()
-            }
-        });
+        let errors = self.session.validate(chain, self.fields.values());
+        self.fields.set_errors(errors);
     }
 
     /// The form of a chain being authored, as users will see it when they drop its tile:
@@ -307,7 +215,8 @@ impl FormSession {
         self.action_bar(ui, verb, &mut event);
         if !self.conflicts.is_empty() {
             egui::Panel::bottom(Id::unique("cs-form-conflicts")).resizable(false).show(ui, |ui| {
-                super::conflicts::show(ui, &self.conflicts, &mut self.resolutions);
+                let session = &mut self.session;
+                super::conflicts::show(ui, &session.conflicts, &mut session.resolutions);
             });
         }
         egui::Panel::bottom(Id::unique("cs-form-summary")).resizable(false).show(ui, |ui| {
@@ -371,13 +280,14 @@ impl FormSession {
                 .auto_shrink([false, false])
                 .show(&mut cols[1], |ui| {
                     ui.label(RichText::new("Preview").strong());
-                    match &self.expansion {
+                    match self.session.expansion() {
                         Some(Ok(exp)) => {
-                            let before = self.selected_node;
+                            let mut selected = self.session.selected_node;
                             let invalid = self.fields.invalid_params();
-                            show_pane(ui, chain, exp, &mut self.selected_node, &invalid);
-                            if before != self.selected_node {
-                                actions.push(Action::SelectGhost(self.selected_node));
+                            show_pane(ui, chain, exp, &mut selected, &invalid);
+                            if selected != self.session.selected_node {
+                                self.session.selected_node = selected;
+                                actions.push(Action::SelectGhost(selected));
                             }
                         }
                         Some(Err(e)) => refusal(ui, e),
@@ -433,7 +343,7 @@ impl FormSession {
     }
 
     fn summary(&mut self, ui: &mut Ui) {
-        if let Some(e) = self.blocked.as_ref().or(self.refusal.as_ref()) {
+        if let Some(e) = self.session.shown_refusal() {
             refusal(ui, e);
             return;
         }

@@ -462,7 +462,7 @@ impl App {
     fn central_panel(&mut self, ui: &mut Ui, os: Os) {
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let revision = (self.doc.revision(), self.library.catalog_gen);
-            let ghost = self.windows.form.as_ref().and_then(FormSession::ghost);
+            let ghost = self.windows.form.as_ref().and_then(|form| form.ghost());
             let catalog = self.library.trust.catalog.as_ref();
             let commands = &self.command_context();
             let (wf, selection, moves) = self.doc.parts_with_moves();

@@ -1,0 +1,226 @@
+//! The parameter form's model without its widgets: which chain it fills in and where the
+//! result goes, the values' schema errors, the preview (expansion and ghosts) and when it
+//! is redone, what refuses the insert whatever the values, and a re-parameterisation's
+//! conflicts. `app::form` draws it and keeps the values as typed.
+
+use super::packs::PackId;
+use super::preview::{self, DropEdge, Ghost, Placement};
+use crate::catalog::Trust;
+use crate::error::Error;
+use crate::expand::Expansion;
+use crate::instance::{Conflict, Resolutions};
+use crate::pack::{Chain, Pack};
+use crate::params::{ParamError, violations};
+use crate::workflow::{After, Workflow};
+use serde_json::{Map, Value};
+
+/// Where the form's result goes.
+#[derive(Debug, Clone)]
+pub enum FormMode {
+    /// At a point, into the edge it was dropped on, or downstream of a node (`after`).
+    Insert {
+        at: (f64, f64),
+        on_edge: Option<DropEdge>,
+        after: Option<After>,
+    },
+    Reparameterise {
+        key: String,
+    },
+}
+
+/// An open parameter form's state besides its fields.
+pub struct InsertSession {
+    /// `None` for the preview of a chain being authored, which belongs to no loaded pack.
+    pub pack: Option<PackId>,
+    pub chain_id: String,
+    pub mode: FormMode,
+    pub expansion_id: String,
+    /// A refusal that is not about values (bad schema, splice conflict, insert failure).
+    pub refusal: Option<Error>,
+    /// What the trust policy refuses about this chain whatever the values (unresolvable
+    /// typeIds, unmet dependencies, host gates).
+    blocked: Option<Error>,
+    expansion: Option<Result<Expansion, Error>>,
+    ghost: Option<Ghost>,
+    placed_revision: Option<u64>,
+    pub selected_node: usize,
+    /// Re-parameterising: members both the user and the new values changed, found by the
+    /// last Apply (nothing was applied), and how the user settles each.
+    pub conflicts: Vec<Conflict>,
+    pub resolutions: Resolutions,
+}
+
+impl InsertSession {
+    pub fn new(pack: Option<PackId>, chain: &Chain, mode: FormMode, expansion_id: String) -> Self {
+        Self {
+            pack,
+            chain_id: chain.chain_id().to_owned(),
+            mode,
+            expansion_id,
+            refusal: None,
+            blocked: None,
+            expansion: None,
+            ghost: None,
+            placed_revision: None,
+            selected_node: 0,
+            conflicts: Vec::new(),
+            resolutions: Resolutions::default(),
+        }
+    }
+
+    /// Whether the insert may go ahead, given whether the values have problems: nothing
+    /// refuses it and every conflict is settled.
+    pub fn accepts(&self, values_ok: bool) -> bool {
+        values_ok
+            && self.refusal.is_none()
+            && self.blocked.is_none()
+            && self.conflicts.iter().all(|c| self.resolutions.choice(&c.node_id, &c.pointer).is_some())
+    }
+
+    /// Refuse this chain whatever the values (shown with its code; Insert stays off).
+    pub fn block(&mut self, e: Error) {
+        self.blocked = Some(e);
+    }
+
+    /// The refusal to show instead of the values' problems: the trust policy's, then any other.
+    pub fn shown_refusal(&self) -> Option<&Error> {
+        self.blocked.as_ref().or(self.refusal.as_ref())
+    }
+
+    pub fn expansion(&self) -> Option<&Result<Expansion, Error>> {
+        self.expansion.as_ref()
+    }
+
+    pub fn ghost(&self) -> Option<&Ghost> {
+        self.ghost.as_ref()
+    }
+
+    pub fn select_ghost(&mut self, i: usize) {
+        self.selected_node = i;
+        if let Some(g) = &mut self.ghost {
+            g.selected = Some(i);
+        }
+    }
+
+    pub fn placement(&self) -> Placement {
+        match &self.mode {
+            FormMode::Insert { at, on_edge, after } => {
+                Placement::Insert { at: *at, on_edge: on_edge.clone(), after: after.clone() }
+            }
+            FormMode::Reparameterise { key } => {
+                Placement::Existing { key: key.clone(), resolutions: self.resolutions.clone() }
+            }
+        }
+    }
+
+    /// Whether the preview was placed on this revision of the workflow.
+    pub fn is_placed_on(&self, revision: u64) -> bool {
+        self.placed_revision == Some(revision)
+    }
+
+    /// The schema errors of `values` (defaults filled in), checked with the chain's compiled
+    /// validator; a schema that does not compile becomes the refusal instead.
+    pub fn validate(&mut self, chain: &Chain, values: &Map<String, Value>) -> Vec<ParamError> {
+        self.refusal = None;
+        match violations(chain, values) {
+            Ok(errors) => errors,
+            Err(e) => {
+                self.refusal = Some(e);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Re-preview `values` (substituted even while not `valid`), and re-place the ghosts
+    /// when the workflow's `revision` changed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn preview(
+        &mut self,
+        trust: &Trust,
+        pack: &Pack,
+        chain: &Chain,
+        wf: &Workflow,
+        revision: u64,
+        values: &Map<String, Value>,
+        valid: bool,
+    ) {
+        let exp = preview::expand_preview(trust, pack, chain, wf, values, &self.expansion_id, valid);
+        if let Ok(e) = &exp
+            && self.placed_revision != Some(revision)
+        {
+            match preview::place(trust, wf, e, &self.placement()) {
+                Ok(ghost) => {
+                    self.ghost = ghost.map(|mut g| {
+                        g.selected = Some(self.selected_node);
+                        g
+                    });
+                }
+                Err(err) => {
+                    self.ghost = None;
+                    self.refusal = Some(err);
+                }
+            }
+            self.placed_revision = Some(revision);
+        }
+        if let Err(e) = &exp
+            && self.refusal.is_none()
+        {
+            self.refusal = Some(e.clone());
+        }
+        self.expansion = Some(exp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::bundled;
+    use serde_json::json;
+
+    fn triage() -> Pack {
+        bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap()
+    }
+
+    fn at_origin() -> FormMode {
+        FormMode::Insert { at: (0.0, 0.0), on_edge: None, after: None }
+    }
+
+    #[test]
+    fn valid_values_preview_and_place_once_per_revision() {
+        let pack = triage();
+        let chain = pack.chain("support.triage").unwrap();
+        let mut s = InsertSession::new(None, chain, at_origin(), "ab12".into());
+        let values = json!({"queueName": "billing", "owner": {"email": "a@b.c"}}).as_object().unwrap().clone();
+        assert!(s.validate(chain, &values).is_empty());
+        let wf = Workflow::new("w");
+        s.preview(&Trust::default(), &pack, chain, &wf, 7, &values, true);
+        assert!(s.is_placed_on(7) && !s.is_placed_on(8));
+        let exp = s.expansion().unwrap().as_ref().unwrap();
+        assert_eq!(exp.expansion_id, "ab12");
+        // The bundled chain has four nodes; the ghost shows each.
+        assert_eq!(s.ghost().unwrap().nodes.len(), 4);
+        assert!(s.accepts(true) && !s.accepts(false));
+        s.select_ghost(2);
+        assert_eq!(s.ghost().unwrap().selected, Some(2));
+    }
+
+    #[test]
+    fn a_missing_required_value_is_an_error_and_a_block_refuses_whatever_the_values() {
+        let pack = triage();
+        let chain = pack.chain("support.triage").unwrap();
+        let mut s = InsertSession::new(None, chain, at_origin(), "ab12".into());
+        let errors = s.validate(chain, &Map::new());
+        assert!(!errors.is_empty(), "queueName is required and has no default");
+        s.block(Error::new("typeid_unresolved", "no"));
+        assert!(!s.accepts(true));
+        assert_eq!(s.shown_refusal().unwrap().code, "typeid_unresolved");
+    }
+
+    #[test]
+    fn a_reparameterisation_places_at_its_instance_with_the_resolutions() {
+        let pack = triage();
+        let chain = pack.chain("support.triage").unwrap();
+        let s = InsertSession::new(None, chain, FormMode::Reparameterise { key: "k".into() }, "x".into());
+        assert!(matches!(s.placement(), Placement::Existing { key, .. } if key == "k"));
+    }
+}
