@@ -19,10 +19,10 @@ use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree, e
 use crate::expand::{ExpandOptions, Expansion, expand_at};
 use crate::instance::{Conflict, Edit, Resolutions};
 use crate::pack::{Chain, Pack};
-use std::cell::OnceCell;
 use crate::params::Values;
 use crate::workflow::{Edge, Instance, Node, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value};
+use std::cell::OnceCell;
 
 /// How the expansionId is chosen.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,12 +3,11 @@
 //! has been touched or Insert was reached for; a summary lists every failing path; Insert
 //! stays disabled while anything is invalid.
 
-use super::action::Action;
 use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
-use crate::editor::packs::PackId;
 use crate::editor::insert_session::InsertSession;
+use crate::editor::packs::PackId;
 use crate::error::{Error, code};
 use crate::pack::{Chain, Pack};
 use crate::params::{
@@ -88,6 +87,13 @@ pub enum FormEvent {
     Cancel,
 }
 
+/// What the user asked of the form this frame (the canvas's `CanvasResponse` shape).
+pub struct FormResponse {
+    pub event: Option<FormEvent>,
+    /// A node picked in the preview: the canvas selects its ghost.
+    pub selected_ghost: Option<usize>,
+}
+
 impl FormSession {
     pub fn new(
         pack: Option<PackId>,
@@ -96,15 +102,14 @@ impl FormSession {
         expansion_id: String,
         values: Option<Map<String, Value>>,
     ) -> Self {
+        Self::from_session(InsertSession::new(pack, chain, mode, expansion_id), chain, values)
+    }
+
+    /// The form of an opened session on `chain`, with these values or the form's initial ones.
+    pub fn from_session(session: InsertSession, chain: &Chain, values: Option<Map<String, Value>>) -> Self {
         let form = Form::from_schema(chain.parameters());
         let values = values.unwrap_or_else(|| form.initial_values());
-        Self {
-            session: InsertSession::new(pack, chain, mode, expansion_id),
-            fields: Fields::new(form, values),
-            frames_shown: 0,
-            positioned: false,
-            framed: None,
-        }
+        Self { session, fields: Fields::new(form, values), frames_shown: 0, positioned: false, framed: None }
     }
 
     /// The values to expand with.
@@ -176,18 +181,9 @@ impl FormSession {
     /// moves, never covers the inspector, and the canvas above frames the preview). Fields and
     /// preview scroll inside; the problems and the buttons stay at the bottom. Returns what
     /// the user chose.
-    #[allow(clippy::too_many_arguments)]
-    pub fn show(
-        &mut self,
-        ui: &mut Ui,
-        trust: &Trust,
-        pack: &Pack,
-        wf: &Workflow,
-        revision: u64,
-        actions: &mut Vec<Action>,
-    ) -> Option<FormEvent> {
+    pub fn show(&mut self, ui: &mut Ui, trust: &Trust, pack: &Pack, wf: &Workflow, revision: u64) -> FormResponse {
         let Some(chain) = pack.chain(&self.chain_id) else {
-            return Some(FormEvent::Cancel);
+            return FormResponse { event: Some(FormEvent::Cancel), selected_ghost: None };
         };
         self.refresh(trust, pack, chain, wf, revision);
         self.frames_shown = self.frames_shown.saturating_add(1);
@@ -226,14 +222,14 @@ impl FormSession {
                 self.summary(ui);
             });
         });
-        self.columns(ui, chain, actions);
+        let selected_ghost = self.columns(ui, chain);
         let ctx = ui.ctx();
         self.keys(ctx, &mut event);
         // A value changed while drawing: validate and preview it now, not at the next mouse move.
         if self.fields.stale {
             ctx.request_repaint();
         }
-        event
+        FormResponse { event, selected_ghost }
     }
 
     /// The buttons at the form's bottom, which keep their place whatever the summary holds.
@@ -259,9 +255,11 @@ impl FormSession {
         });
     }
 
-    /// The fields on the left and the preview of the expansion on the right.
-    fn columns(&mut self, ui: &mut Ui, chain: &Chain, actions: &mut Vec<Action>) {
+    /// The fields on the left and the preview of the expansion on the right; returns the
+    /// node picked in the preview, if one was.
+    fn columns(&mut self, ui: &mut Ui, chain: &Chain) -> Option<usize> {
         let height = ui.available_height();
+        let mut picked = None;
         // Scroll state is keyed by the expansion, so each new form starts at its top.
         ui.columns(2, |cols| {
             egui::ScrollArea::vertical()
@@ -287,7 +285,7 @@ impl FormSession {
                             show_pane(ui, chain, exp, &mut selected, &invalid);
                             if selected != self.session.selected_node {
                                 self.session.selected_node = selected;
-                                actions.push(Action::SelectGhost(selected));
+                                picked = Some(selected);
                             }
                         }
                         Some(Err(e)) => refusal(ui, e),
@@ -295,6 +293,7 @@ impl FormSession {
                     }
                 });
         });
+        picked
     }
 
     /// Enter (in a one-line field, or with nothing focused) and Ctrl+Enter confirm; Esc cancels.

@@ -3,6 +3,7 @@
 //! is redone, what refuses the insert whatever the values, and a re-parameterisation's
 //! conflicts. `app::form` draws it and keeps the values as typed.
 
+use super::insert::{InsertPlace, insert_target};
 use super::packs::PackId;
 use super::preview::{self, DropEdge, Ghost, Placement};
 use crate::catalog::Trust;
@@ -50,7 +51,42 @@ pub struct InsertSession {
     pub resolutions: Resolutions,
 }
 
+/// Why an insert form does not open.
+#[derive(Debug)]
+pub enum NotOpened {
+    /// The trust policy refuses the chain whatever the values: there is nothing to fill in,
+    /// so the palette explains the refusal instead.
+    Refused(Error),
+    /// No expansionId could be minted for the workflow.
+    Failed(Error),
+}
+
 impl InsertSession {
+    /// The form for inserting `chain_id` of `pack` at `place` in `wf`: the chain looked up
+    /// once, the target the form carries, and the expansionId the preview and the insert
+    /// share. `None` when the pack has no such chain.
+    pub fn open_insert<'p>(
+        trust: &Trust,
+        pack_id: PackId,
+        pack: &'p Pack,
+        chain_id: &str,
+        wf: &Workflow,
+        place: InsertPlace,
+    ) -> Option<Result<(Self, &'p Chain), NotOpened>> {
+        let at = pack.chain_position(chain_id)?;
+        let chain = &pack.chains[at];
+        let (on_edge, after) = insert_target(wf, trust.catalog.as_ref(), place.on_edge, place.after);
+        let id = match preview::fresh_expansion_id(chain, wf) {
+            Ok(id) => id,
+            Err(e) => return Some(Err(NotOpened::Failed(e))),
+        };
+        if let Some(e) = trust.check_chain_at(pack, chain_id, Some(at)).refusal() {
+            return Some(Err(NotOpened::Refused(e)));
+        }
+        let mode = FormMode::Insert { at: place.at, on_edge, after };
+        Some(Ok((Self::new(Some(pack_id), chain, mode, id), chain)))
+    }
+
     pub fn new(pack: Option<PackId>, chain: &Chain, mode: FormMode, expansion_id: String) -> Self {
         Self {
             pack,
@@ -214,6 +250,23 @@ mod tests {
         s.block(Error::new("typeid_unresolved", "no"));
         assert!(!s.accepts(true));
         assert_eq!(s.shown_refusal().unwrap().code, "typeid_unresolved");
+    }
+
+    #[test]
+    fn an_insert_opens_on_a_fresh_id_and_a_refused_chain_opens_nothing() {
+        let packs = super::super::packs::Packs::new(vec![triage()]);
+        let (id, pack) = packs.with_ids().next().unwrap();
+        let wf = Workflow::new("w");
+        let place = || InsertPlace { at: (10.0, 20.0), on_edge: None, after: None };
+        let (s, chain) =
+            InsertSession::open_insert(&Trust::default(), id, pack, "support.triage", &wf, place()).unwrap().unwrap();
+        assert_eq!(chain.chain_id(), "support.triage");
+        assert_eq!(s.expansion_id.len(), 4);
+        assert!(matches!(s.mode, FormMode::Insert { at: (10.0, 20.0), on_edge: None, after: None }));
+        assert!(InsertSession::open_insert(&Trust::default(), id, pack, "no.such", &wf, place()).is_none());
+        let strict = Trust { require_signed: true, ..Trust::default() };
+        let refused = InsertSession::open_insert(&strict, id, pack, "support.triage", &wf, place()).unwrap();
+        assert!(matches!(refused, Err(NotOpened::Refused(e)) if e.code == crate::error::code::PACK_UNSIGNED));
     }
 
     #[test]

@@ -184,7 +184,8 @@ fn one_request_looks_its_chain_up_once() {
         {"chainId": "t.k", "version": "1.0.0", "label": "K", "description": "d",
          "parameters": {"type": "object"},
          "dag": {"nodes": [{"id": "a", "typeId": "core.identity", "config": {"to": "{{params.to}}"}}]}}]});
-    let tree = load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap();
+    let tree =
+        load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap();
     let mut co = Trust::default();
     co.host.sub_chains = true;
     lookups::take();

@@ -2,7 +2,8 @@ use super::App;
 use crate::app::form::{FormMode, FormSession};
 use crate::app::problems::ErrorAbout;
 use crate::editor::document::{NodeLink, edge_by_seq};
-use crate::editor::insert::{insert_target, select_inserted};
+use crate::editor::insert::{InsertPlace, select_inserted};
+use crate::editor::insert_session::{InsertSession, NotOpened};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
 use crate::editor::preview;
@@ -54,36 +55,33 @@ impl App {
         on_edge: Option<u64>,
         after: Option<String>,
     ) {
-        let Some(chain) = self.library.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
-        let wf = self.doc.workflow();
-        let (on_edge, after) = insert_target(wf, self.library.trust.catalog.as_ref(), on_edge, after);
-        let id = match preview::fresh_expansion_id(chain, wf) {
-            Ok(id) => id,
-            Err(e) => return self.panels.problems.error(e),
-        };
-        if let Some(e) =
-            self.library.packs.get(pack).and_then(|p| self.library.trust.check_chain(p, chain_id).refusal())
-        {
-            // Nothing to fill in: say why instead of opening a form that cannot insert.
-            self.panels.palette.explain(pack, chain_id);
-            self.panels.problems.error(e);
-            return;
+        let Some(p) = self.library.packs.get(pack) else { return };
+        let place = InsertPlace { at, on_edge, after };
+        let opened = InsertSession::open_insert(&self.library.trust, pack, p, chain_id, self.doc.workflow(), place);
+        match opened {
+            None => {}
+            Some(Ok((session, chain))) => {
+                let mut form = FormSession::from_session(session, chain, None);
+                // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
+                form.focus_first_field();
+                self.windows.form = Some(form);
+            }
+            Some(Err(NotOpened::Failed(e))) => self.panels.problems.error(e),
+            Some(Err(NotOpened::Refused(e))) => {
+                // Nothing to fill in: say why instead of opening a form that cannot insert.
+                self.panels.palette.explain(pack, chain_id);
+                self.panels.problems.error(e);
+            }
         }
-        let mode = FormMode::Insert { at, on_edge, after };
-        let mut form = FormSession::new(Some(pack), chain, mode, id, None);
-        // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
-        form.focus_first_field();
-        self.windows.form = Some(form);
     }
 
     pub(super) fn open_instance_form(&mut self, key: &str) {
         let Some(inst) = self.doc.workflow().instance(key) else { return };
-        let found = self
-            .library
-            .packs
-            .with_ids()
-            .find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
-        let Some((pack, p)) = found else {
+        // The chain is looked up once; the form and the trust check take its position.
+        let found = (self.library.packs.with_ids())
+            .filter(|(_, p)| p.name() == inst.pack_name)
+            .find_map(|(id, p)| Some((id, p, p.chain_position(&inst.chain_id)?)));
+        let Some((pack, p, at)) = found else {
             self.panels.problems.error(
                 Error::new(
                     code::CHAIN_NOT_FOUND,
@@ -97,7 +95,7 @@ impl App {
             );
             return;
         };
-        let chain = p.chain(&inst.chain_id).expect("found above");
+        let chain = &p.chains[at];
         if p.version() != inst.pack_version {
             self.panels.problems.status(format!(
                 "Note: the instance came from {} {}; the loaded version is {}",
@@ -108,7 +106,7 @@ impl App {
         }
         let mode = FormMode::Reparameterise { key: key.to_owned() };
         let mut form = FormSession::new(Some(pack), chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
-        if let Some(e) = self.library.trust.check_chain(p, &inst.chain_id).refusal() {
+        if let Some(e) = self.library.trust.check_chain_at(p, &inst.chain_id, Some(at)).refusal() {
             form.block(e);
         }
         self.windows.form = Some(form);
