@@ -4,10 +4,10 @@
 //! conflicts. `app::form` draws it and keeps the values as typed.
 
 use super::insert::{InsertPlace, insert_target};
-use super::packs::PackId;
+use super::packs::{PackId, Packs};
 use super::preview::{self, DropEdge, Ghost, Placement};
 use crate::catalog::Trust;
-use crate::error::Error;
+use crate::error::{Error, code};
 use crate::expand::Expansion;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
@@ -61,6 +61,17 @@ pub enum NotOpened {
     Failed(Error),
 }
 
+/// An instance's form, ready to open: the session, its chain, the values recorded, a note
+/// when the loaded pack is another version than the instance's, and the instance's nodes
+/// (selected while the form is open).
+pub struct Reopened<'p> {
+    pub session: InsertSession,
+    pub chain: &'p Chain,
+    pub values: Map<String, Value>,
+    pub note: Option<String>,
+    pub nodes: Vec<String>,
+}
+
 impl InsertSession {
     /// The form for inserting `chain_id` of `pack` at `place` in `wf`: the chain looked up
     /// once, the target the form carries, and the expansionId the preview and the insert
@@ -85,6 +96,48 @@ impl InsertSession {
         }
         let mode = FormMode::Insert { at: place.at, on_edge, after };
         Some(Ok((Self::new(Some(pack_id), chain, mode, id), chain)))
+    }
+
+    /// The form for re-parameterising instance `key` of `wf`: the chain from the loaded
+    /// pack of the instance's name (looked up once), the recorded values and expansionId,
+    /// and the trust policy's refusal as a block. `None` when `wf` has no such instance;
+    /// refused with `chain_not_found` when no loaded pack has its chain.
+    pub fn open_instance<'p>(
+        trust: &Trust,
+        packs: &'p Packs,
+        wf: &Workflow,
+        key: &str,
+    ) -> Option<Result<Reopened<'p>, Error>> {
+        let inst = wf.instance(key)?;
+        let found = (packs.with_ids())
+            .filter(|(_, p)| p.name() == inst.pack_name)
+            .find_map(|(id, p)| Some((id, p, p.chain_position(&inst.chain_id)?)));
+        let Some((pack, p, at)) = found else {
+            return Some(Err(Error::new(
+                code::CHAIN_NOT_FOUND,
+                format!(
+                    "chain {} from pack {} is not loaded; open the pack to re-parameterise this instance",
+                    inst.chain_id, inst.pack_name
+                ),
+            )
+            .with("chainId", inst.chain_id.as_str())
+            .with("packName", inst.pack_name.as_str())));
+        };
+        let chain = &p.chains[at];
+        let note = (p.version() != inst.pack_version).then(|| {
+            format!(
+                "Note: the instance came from {} {}; the loaded version is {}",
+                inst.pack_name,
+                inst.pack_version,
+                p.version()
+            )
+        });
+        let mode = FormMode::Reparameterise { key: key.to_owned() };
+        let mut session = Self::new(Some(pack), chain, mode, inst.expansion_id.clone());
+        if let Some(e) = trust.check_chain_at(p, &inst.chain_id, Some(at)).refusal() {
+            session.block(e);
+        }
+        Some(Ok(Reopened { session, chain, values: inst.params, note, nodes: inst.node_ids }))
     }
 
     pub fn new(pack: Option<PackId>, chain: &Chain, mode: FormMode, expansion_id: String) -> Self {
@@ -267,6 +320,26 @@ mod tests {
         let strict = Trust { require_signed: true, ..Trust::default() };
         let refused = InsertSession::open_insert(&strict, id, pack, "support.triage", &wf, place()).unwrap();
         assert!(matches!(refused, Err(NotOpened::Refused(e)) if e.code == crate::error::code::PACK_UNSIGNED));
+    }
+
+    #[test]
+    fn an_instance_reopens_with_its_values_and_an_unloaded_chain_is_refused() {
+        let packs = super::super::packs::Packs::new(vec![triage()]);
+        let (_, pack) = packs.with_ids().next().unwrap();
+        let mut wf = Workflow::new("w");
+        let values = json!({"queueName": "billing", "owner": {"email": "a@b.c"}}).as_object().unwrap().clone();
+        let req = crate::inline::InlineRequest::new(&Trust::default(), pack, "support.triage", values.clone());
+        let key = crate::inline::inline(&mut wf, req).unwrap().instance.key();
+        let r = InsertSession::open_instance(&Trust::default(), &packs, &wf, &key).unwrap().unwrap();
+        assert_eq!(r.chain.chain_id(), "support.triage");
+        assert_eq!(r.values["queueName"], "billing");
+        assert_eq!(r.nodes.len(), 4, "the bundled chain's four nodes");
+        assert!(r.note.is_none(), "the loaded pack is the instance's version");
+        assert!(matches!(r.session.mode, FormMode::Reparameterise { key: ref k } if *k == key));
+        assert!(InsertSession::open_instance(&Trust::default(), &packs, &wf, "nope").is_none());
+        let none = super::super::packs::Packs::new(Vec::new());
+        let refused = InsertSession::open_instance(&Trust::default(), &none, &wf, &key).unwrap();
+        assert_eq!(refused.err().unwrap().code, code::CHAIN_NOT_FOUND);
     }
 
     #[test]

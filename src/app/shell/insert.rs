@@ -1,5 +1,5 @@
 use super::App;
-use crate::app::form::{FormMode, FormSession};
+use crate::app::form::FormSession;
 use crate::app::problems::ErrorAbout;
 use crate::editor::document::{NodeLink, edge_by_seq};
 use crate::editor::insert::{InsertPlace, select_inserted};
@@ -7,7 +7,6 @@ use crate::editor::insert_session::{InsertSession, NotOpened};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
 use crate::editor::preview;
-use crate::error::{Error, code};
 
 impl App {
     /// One node of a catalogued type downstream of `source`, wired through the first ports
@@ -76,43 +75,20 @@ impl App {
     }
 
     pub(super) fn open_instance_form(&mut self, key: &str) {
-        let Some(inst) = self.doc.workflow().instance(key) else { return };
-        // The chain is looked up once; the form and the trust check take its position.
-        let found = (self.library.packs.with_ids())
-            .filter(|(_, p)| p.name() == inst.pack_name)
-            .find_map(|(id, p)| Some((id, p, p.chain_position(&inst.chain_id)?)));
-        let Some((pack, p, at)) = found else {
-            self.panels.problems.error(
-                Error::new(
-                    code::CHAIN_NOT_FOUND,
-                    format!(
-                        "chain {} from pack {} is not loaded; open the pack to re-parameterise this instance",
-                        inst.chain_id, inst.pack_name
-                    ),
-                )
-                .with("chainId", inst.chain_id.as_str())
-                .with("packName", inst.pack_name.as_str()),
-            );
-            return;
-        };
-        let chain = &p.chains[at];
-        if p.version() != inst.pack_version {
-            self.panels.problems.status(format!(
-                "Note: the instance came from {} {}; the loaded version is {}",
-                inst.pack_name,
-                inst.pack_version,
-                p.version()
-            ));
+        let opened = InsertSession::open_instance(&self.library.trust, &self.library.packs, self.doc.workflow(), key);
+        match opened {
+            None => {}
+            Some(Err(e)) => self.panels.problems.error(e),
+            Some(Ok(r)) => {
+                if let Some(note) = r.note {
+                    self.panels.problems.status(note);
+                }
+                self.windows.form = Some(FormSession::from_session(r.session, r.chain, Some(r.values)));
+                self.doc.selection.clear();
+                self.doc.selection.instance = Some(key.to_owned());
+                self.doc.selection.nodes = r.nodes.into_iter().collect();
+            }
         }
-        let mode = FormMode::Reparameterise { key: key.to_owned() };
-        let mut form = FormSession::new(Some(pack), chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
-        if let Some(e) = self.library.trust.check_chain_at(p, &inst.chain_id, Some(at)).refusal() {
-            form.block(e);
-        }
-        self.windows.form = Some(form);
-        self.doc.selection.clear();
-        self.doc.selection.instance = Some(key.to_owned());
-        self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
     }
 
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
