@@ -328,17 +328,18 @@ mod tests {
         let (_, pack) = packs.with_ids().next().unwrap();
         let mut wf = Workflow::new("w");
         let values = json!({"queueName": "billing", "owner": {"email": "a@b.c"}}).as_object().unwrap().clone();
-        let req = crate::inline::InlineRequest::new(&Trust::default(), pack, "support.triage", values.clone());
+        let trust = Trust::default();
+        let req = crate::inline::InlineRequest::new(&trust, pack, "support.triage", values.clone());
         let key = crate::inline::inline(&mut wf, req).unwrap().instance.key();
-        let r = InsertSession::open_instance(&Trust::default(), &packs, &wf, &key).unwrap().unwrap();
+        let r = InsertSession::open_instance(&trust, &packs, &wf, &key).unwrap().unwrap();
         assert_eq!(r.chain.chain_id(), "support.triage");
         assert_eq!(r.values["queueName"], "billing");
         assert_eq!(r.nodes.len(), 4, "the bundled chain's four nodes");
         assert!(r.note.is_none(), "the loaded pack is the instance's version");
         assert!(matches!(r.session.mode, FormMode::Reparameterise { key: ref k } if *k == key));
-        assert!(InsertSession::open_instance(&Trust::default(), &packs, &wf, "nope").is_none());
+        assert!(InsertSession::open_instance(&trust, &packs, &wf, "nope").is_none());
         let none = super::super::packs::Packs::new(Vec::new());
-        let refused = InsertSession::open_instance(&Trust::default(), &none, &wf, &key).unwrap();
+        let refused = InsertSession::open_instance(&trust, &none, &wf, &key).unwrap();
         assert_eq!(refused.err().unwrap().code, code::CHAIN_NOT_FOUND);
     }
 
