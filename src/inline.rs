@@ -112,7 +112,13 @@ impl<'a> InlineRequest<'a> {
     }
 
     fn position(&self) -> Option<usize> {
-        *self.found.get_or_init(|| self.pack.pack().chain_position(self.chain_id))
+        let pack = self.pack.pack();
+        let found = *self.found.get_or_init(|| pack.chain_position(self.chain_id));
+        // `pack` and `chain_id` are public: after a change (or a miss) it is looked up again.
+        match found {
+            Some(at) if pack.chains.get(at).is_some_and(|c| c.chain_id() == self.chain_id) => found,
+            _ => pack.chain_position(self.chain_id),
+        }
     }
 }
 

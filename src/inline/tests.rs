@@ -13,6 +13,16 @@ fn pack(nodes: Value, parameters: Value) -> Pack {
     load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
 }
 
+/// A pack holding acme.c (a greeting) and `more` chains after it.
+fn pack_of(more: Vec<Value>) -> Pack {
+    let mut chains = vec![json!({"chainId": "acme.c", "version": "1.0.0", "label": "C", "description": "d",
+        "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "core.noop"}]}})];
+    chains.extend(more);
+    let m = json!({"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": chains});
+    load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+}
+
 fn greeting() -> Pack {
     pack(
         json!([{"id": "a", "typeId": "core.identity", "config": {"to": "{{params.to}}"}}]),
@@ -174,6 +184,14 @@ fn one_request_looks_its_chain_up_once() {
     assert!(req.chain().is_some());
     expand_for(None, req).unwrap();
     assert_eq!(lookups::take(), ["acme.c"], "a given pack, read first as the CLI does");
+    // A request whose chain changes after it was read finds the new one.
+    let two = pack_of(vec![json!({"chainId": "acme.d", "version": "1.0.0", "label": "D", "description": "d",
+        "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "z", "typeId": "core.noop"}]}})]);
+    let mut req = InlineRequest::new(&trust, &two, "acme.c", Map::new());
+    assert!(req.chain().is_some());
+    req.chain_id = "acme.d";
+    assert_eq!(req.chain().unwrap().chain_id(), "acme.d");
+    assert_eq!(expand_for(None, req).unwrap().expansion.chain_id, "acme.d");
 
     let m = json!({"name": "vendor.acme.tree", "version": "1.0.0", "kind": "workflow-chain",
         "engines": {"openwop": ">=1.0.0"}, "chains": [
