@@ -202,6 +202,18 @@ impl InsertSession {
         }
     }
 
+    /// A submit the document refused. A re-parameterisation's conflicts are listed for the
+    /// user to settle (nothing was applied; returns `false`); any other refusal becomes the
+    /// form's (returns `true`: every field's errors should show).
+    pub fn refused(&mut self, e: &Error) -> bool {
+        if e.code == code::UPGRADE_CONFLICT {
+            self.conflicts = Conflict::listed_in(e);
+            return false;
+        }
+        self.refusal = Some(e.clone());
+        true
+    }
+
     /// Whether the preview was placed on this revision of the workflow.
     pub fn is_placed_on(&self, revision: u64) -> bool {
         self.placed_revision == Some(revision)
@@ -341,6 +353,20 @@ mod tests {
         let none = super::super::packs::Packs::new(Vec::new());
         let refused = InsertSession::open_instance(&trust, &none, &wf, &key).unwrap();
         assert_eq!(refused.err().unwrap().code, code::CHAIN_NOT_FOUND);
+    }
+
+    #[test]
+    fn a_refused_submit_lists_conflicts_or_becomes_the_form_s_refusal() {
+        let pack = triage();
+        let chain = pack.chain("support.triage").unwrap();
+        let mut s = InsertSession::new(None, chain, at_origin(), "x".into());
+        let conflict = Error::new(code::UPGRADE_CONFLICT, "c")
+            .with("conflicts", json!([{"node": "n", "member": "/config/a", "base": 1, "mine": 2, "new": 3}]));
+        assert!(!s.refused(&conflict));
+        assert_eq!(s.conflicts.len(), 1, "{:?}", s.conflicts);
+        assert!(s.refusal.is_none() && !s.accepts(true), "unsettled conflicts keep Apply off");
+        assert!(s.refused(&Error::new(code::DUPLICATE_NODE_ID, "taken")));
+        assert_eq!(s.refusal.as_ref().unwrap().code, code::DUPLICATE_NODE_ID);
     }
 
     #[test]

@@ -114,20 +114,14 @@ impl App {
                 select_inserted(wf, sel, &outcome.new_nodes);
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
-            Err(e) if e.code == crate::error::code::UPGRADE_CONFLICT => {
-                // Nothing was applied: the form lists the conflicts for the user to settle.
-                if let Some(form) = &mut self.windows.form {
-                    form.conflicts = crate::instance::Conflict::listed_in(&e);
-                }
-                self.panels.problems.status(e.message);
-            }
-            Err(e) => {
-                if let Some(form) = &mut self.windows.form {
-                    form.refusal = Some(e.clone());
+            Err(e) => match &mut self.windows.form {
+                Some(form) if !form.refused(&e) => self.panels.problems.status(e.message),
+                Some(form) => {
                     form.reveal_errors();
+                    self.panels.problems.error_about(e, ErrorAbout::Form);
                 }
-                self.panels.problems.error_about(e, ErrorAbout::Form);
-            }
+                None => self.panels.problems.error_about(e, ErrorAbout::Form),
+            },
         }
     }
 }
