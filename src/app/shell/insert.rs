@@ -114,14 +114,16 @@ impl App {
                 select_inserted(wf, sel, &outcome.new_nodes);
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
-            Err(e) => match &mut self.windows.form {
-                Some(form) if !form.refused(&e) => self.panels.problems.status(e.message),
-                Some(form) => {
+            Err(e) => {
+                let Some(form) = &mut self.windows.form else { return };
+                if form.refused(&e) {
                     form.reveal_errors();
                     self.panels.problems.error_about(e, ErrorAbout::Form);
+                } else {
+                    // Nothing was applied: the form lists the conflicts for the user to settle.
+                    self.panels.problems.status(e.message);
                 }
-                None => self.panels.problems.error_about(e, ErrorAbout::Form),
-            },
+            }
         }
     }
 }
