@@ -526,11 +526,10 @@ fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
     }
 }
 
-/// The parameter object from --params and --set, and warnings about --set names the chain
-/// does not declare (used as given: the schema may allow them, but no token can be meant).
-
 /// Values from `--params` (a file, or `-` for stdin) with each `--set NAME=VALUE` over them,
-/// read against chain `chain_id`'s parameter form (`chain`, when the pack has it).
+/// read against chain `chain_id`'s parameter form (`chain`, when the pack has it), and
+/// warnings about `--set` names the chain does not declare (used as given: the schema may
+/// allow them, but no token can be meant).
 fn collect_values(
     chain: Option<&Chain>,
     chain_id: &str,
