@@ -111,6 +111,12 @@ impl<'a> InlineRequest<'a> {
         self.position().map(|at| &self.pack.pack().chains[at])
     }
 
+    /// The request for the chain at position `at` of its pack, which the caller found
+    /// already: the pipeline does not look it up again.
+    pub fn with_chain_at(self, at: usize) -> Self {
+        Self { found: OnceCell::from(Some(at)), ..self }
+    }
+
     fn position(&self) -> Option<usize> {
         let pack = self.pack.pack();
         let found = *self.found.get_or_init(|| pack.chain_position(self.chain_id));

@@ -182,7 +182,7 @@ impl FormSession {
     /// preview scroll inside; the problems and the buttons stay at the bottom. Returns what
     /// the user chose.
     pub fn show(&mut self, ui: &mut Ui, trust: &Trust, pack: &Pack, wf: &Workflow, revision: u64) -> FormResponse {
-        let Some(chain) = pack.chain(&self.chain_id) else {
+        let Some(chain) = self.session.chain(pack) else {
             return FormResponse { event: Some(FormEvent::Cancel), selected_ghost: None };
         };
         self.refresh(trust, pack, chain, wf, revision);

@@ -36,6 +36,8 @@ pub struct InsertSession {
     pub chain_id: String,
     pub mode: FormMode,
     pub expansion_id: String,
+    /// Where the chain sits in its pack, found when the form opened.
+    at: Option<usize>,
     /// A refusal that is not about values (bad schema, splice conflict, insert failure).
     pub refusal: Option<Error>,
     /// What the trust policy refuses about this chain whatever the values (unresolvable
@@ -95,7 +97,7 @@ impl InsertSession {
             return Some(Err(NotOpened::Refused(e)));
         }
         let mode = FormMode::Insert { at: place.at, on_edge, after };
-        Some(Ok((Self::new(Some(pack_id), chain, mode, id), chain)))
+        Some(Ok((Self { at: Some(at), ..Self::new(Some(pack_id), chain, mode, id) }, chain)))
     }
 
     /// The form for re-parameterising instance `key` of `wf`: the chain from the loaded
@@ -133,7 +135,7 @@ impl InsertSession {
             )
         });
         let mode = FormMode::Reparameterise { key: key.to_owned() };
-        let mut session = Self::new(Some(pack), chain, mode, inst.expansion_id.clone());
+        let mut session = Self { at: Some(at), ..Self::new(Some(pack), chain, mode, inst.expansion_id.clone()) };
         if let Some(e) = trust.check_chain_at(p, &inst.chain_id, Some(at)).refusal() {
             session.block(e);
         }
@@ -146,6 +148,7 @@ impl InsertSession {
             chain_id: chain.chain_id().to_owned(),
             mode,
             expansion_id,
+            at: None,
             refusal: None,
             blocked: None,
             expansion: None,
@@ -154,6 +157,15 @@ impl InsertSession {
             selected_node: 0,
             conflicts: Vec::new(),
             resolutions: Resolutions::default(),
+        }
+    }
+
+    /// The session's chain in `pack`: at the place found when the form opened (no lookup
+    /// each frame), else looked up by its id.
+    pub fn chain<'p>(&self, pack: &'p Pack) -> Option<&'p Chain> {
+        match self.at.and_then(|at| pack.chains.get(at)) {
+            Some(chain) if chain.chain_id() == self.chain_id => Some(chain),
+            _ => pack.chain(&self.chain_id),
         }
     }
 
@@ -328,6 +340,14 @@ mod tests {
         assert_eq!(chain.chain_id(), "support.triage");
         assert_eq!(s.expansion_id.len(), 4);
         assert!(matches!(s.mode, FormMode::Insert { at: (10.0, 20.0), on_edge: None, after: None }));
+        // Each frame finds the chain where it opened, and the preview expands it without a lookup.
+        crate::pack::lookups::take();
+        let chain = s.chain(pack).unwrap();
+        let mut s = s;
+        let values = json!({"queueName": "billing", "owner": {"email": "a@b.c"}}).as_object().unwrap().clone();
+        s.preview(&Trust::default(), pack, chain, &wf, 1, &values, true);
+        assert!(s.expansion().unwrap().is_ok());
+        assert_eq!(crate::pack::lookups::take(), Vec::<String>::new());
         assert!(InsertSession::open_insert(&Trust::default(), id, pack, "no.such", &wf, place()).is_none());
         let strict = Trust { require_signed: true, ..Trust::default() };
         let refused = InsertSession::open_insert(&strict, id, pack, "support.triage", &wf, place()).unwrap();
