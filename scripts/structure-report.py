@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Structure figures of src/ (issue 35's "done when"): the fields of the editor's `App`,
-imports from app/mod.rs by app/'s children, the largest files and the functions over 100
-lines. A text scan, not a parser: comments and strings are blanked before braces are
+imports from app/mod.rs by app/'s children, the largest files, the functions over 100
+lines, and the GUI-free lines left in app/ (see `gui_free_functions`). A text scan, not a parser: comments and strings are blanked before braces are
 matched, which is enough for rustfmt-formatted code.
 
     python3 scripts/structure-report.py [--top N] [--limit LINES]
@@ -198,6 +198,53 @@ def imports_from_app_mod():
     return hits
 
 
+GUI_CRATES = ("egui", "eframe", "epaint", "emath", "rfd", "winit", "egui_kittest")
+# The names egui code gives its handles: a function using one draws or reads input.
+GUI_HANDLES = ("ui", "ctx", "painter", "response", "resp")
+
+
+def gui_free_functions():
+    """(lines, file, first line, name) of each function in app/ that touches no GUI: outside
+    unit tests, not nested in another function, naming no GUI crate path (`egui::`), no
+    item its file imports from a GUI crate (`Ui`, `Rect`, ...), no GUI handle (`ui`, `ctx`,
+    `painter`, `response`), and calling no function of its own file that does (a name
+    match, repeated until nothing changes). What is left is logic that could live below
+    app/, where a unit test needs no GUI."""
+    app = os.path.join(ROOT, "app") + os.sep
+    found = []  # [file, name, first, last, text, touches]
+    for path in rust_files():
+        if not path.startswith(app):
+            continue
+        code = blank(open(path, encoding="utf-8").read())
+        lines = code.splitlines()
+        imported = set()
+        for m in re.finditer(r"\buse\s+(?:::)?(?:%s)::([^;]*);" % "|".join(GUI_CRATES), code, re.S):
+            imported |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", m.group(1)))
+        imported -= {"self", "as"}
+        names = sorted(imported | set(GUI_HANDLES))
+        gui = re.compile(r"\b(?:%s)::|\b(?:%s)\b" % ("|".join(GUI_CRATES), "|".join(map(re.escape, names))))
+        tests = next((i for i, l in enumerate(lines) if l.strip().startswith("#[cfg(test)]")), len(lines))
+        spans = [(name, first, first + n - 1) for name, first, n in functions(path)]
+        for name, first, last in spans:
+            if first > tests or any(f2 < first and last <= l2 for _, f2, l2 in spans):
+                continue
+            text = "\n".join(lines[first - 1:last])
+            found.append([rel(path), name, first, last, text, bool(gui.search(text))])
+    touching = {(f[0], f[1]) for f in found if f[5]}
+    changed = True
+    while changed:
+        changed = False
+        for f in found:
+            if f[5]:
+                continue
+            body = f[4].split("{", 1)[1] if "{" in f[4] else ""
+            if {(f[0], n) for n in re.findall(r"\b([a-z_][a-z0-9_]*)\s*\(", body)} & touching:
+                f[5] = True
+                touching.add((f[0], f[1]))
+                changed = True
+    return sorted(((f[3] - f[2] + 1, f[0], f[2], f[1]) for f in found if not f[5]), reverse=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=10, help="how many of the largest files to list")
@@ -226,6 +273,11 @@ def main():
     )
     print(f"functions over {args.limit} lines: {len(long)}")
     for n, p, name, line in long:
+        print(f"  {n:6d}  {p}:{line}  {name}")
+
+    free = gui_free_functions()
+    print(f"GUI-free lines in app/: {sum(n for n, *_ in free)} in {len(free)} functions; the largest:")
+    for n, p, line, name in free[: args.top]:
         print(f"  {n:6d}  {p}:{line}  {name}")
     return 0
 

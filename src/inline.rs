@@ -15,13 +15,14 @@
 use crate::catalog::Trust;
 use crate::error::{Finding, Result, code};
 pub use crate::expand::PackSource;
-use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree};
-use crate::expand::{ExpandOptions, Expansion, expand_from};
+use crate::expand::subchain::{Child, DEFAULT_TENANT, TreeOptions, expand_tree, expand_tree_at};
+use crate::expand::{ExpandOptions, Expansion, expand_at};
 use crate::instance::{Conflict, Edit, Resolutions};
-use crate::pack::Pack;
-use crate::params::apply_defaults;
+use crate::pack::{Chain, Pack};
+use crate::params::Values;
 use crate::workflow::{Edge, Instance, Node, SpliceOptions, Workflow, splice};
 use serde_json::{Map, Value};
+use std::cell::OnceCell;
 
 /// How the expansionId is chosen.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -72,6 +73,8 @@ pub struct InlineRequest<'a> {
     /// The tenant child workflow ids are scoped to.
     pub tenant: &'a str,
     pub destination: Destination,
+    /// The chain's position in the pack, once looked up ([`InlineRequest::chain`]).
+    found: OnceCell<Option<usize>>,
 }
 
 impl<'a> InlineRequest<'a> {
@@ -98,6 +101,29 @@ impl<'a> InlineRequest<'a> {
             external: &[],
             tenant: DEFAULT_TENANT,
             destination: Destination::default(),
+            found: OnceCell::new(),
+        }
+    }
+
+    /// The request's chain. It is looked up on the first call only, so a caller that reads
+    /// it before the pipeline runs (the CLI parses `--set` by its form) adds no lookup.
+    pub fn chain(&self) -> Option<&Chain> {
+        self.position().map(|at| &self.pack.pack().chains[at])
+    }
+
+    /// The request for the chain at position `at` of its pack, which the caller found
+    /// already: the pipeline does not look it up again.
+    pub fn with_chain_at(self, at: usize) -> Self {
+        Self { found: OnceCell::from(Some(at)), ..self }
+    }
+
+    fn position(&self) -> Option<usize> {
+        let pack = self.pack.pack();
+        let found = *self.found.get_or_init(|| pack.chain_position(self.chain_id));
+        // `pack` and `chain_id` are public: after a change (or a miss) it is looked up again.
+        match found {
+            Some(at) if pack.chains.get(at).is_some_and(|c| c.chain_id() == self.chain_id) => found,
+            _ => pack.chain_position(self.chain_id),
         }
     }
 }
@@ -156,19 +182,16 @@ pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded>
         (Destination::Reparameterise { key, .. }, Some(wf)) => Some(base_expansion(wf, key, &req)?),
         _ => None,
     };
-    let mut warnings = trust_warnings(&req)?;
+    // The one lookup of the chain: every step below takes its position.
+    let at = req.position();
+    let mut warnings = trust_warnings(&req, at)?;
     warnings.extend(req.value_findings.iter().cloned());
-    let mut values = req.values.clone();
-    if req.preview
-        && let Some(chain) = req.pack.pack().chain(req.chain_id)
-    {
-        apply_defaults(chain.parameters(), &mut values);
-    }
     let expansion_id = match &req.expansion_id {
         ExpansionIdChoice::Fresh => None,
         ExpansionIdChoice::Given(id) => Some(id.clone()),
+        // The app hashes the values as supplied, with its own top-level defaults.
         ExpansionIdChoice::Hash => {
-            req.pack.pack().chain(req.chain_id).map(|c| crate::expand::app::expansion_id_hash(c, &values))
+            at.map(|at| crate::expand::app::expansion_id_hash(&req.pack.pack().chains[at], &req.values))
         }
     };
     let taken = |id: &str| wf.is_some_and(|wf| wf.contains_node(id));
@@ -178,27 +201,27 @@ pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded>
         resolver: trust.resolver(),
         parent_compensation: wf.and_then(Workflow::settings_compensation),
         host: trust.host.clone(),
-        params_as_given: req.preview,
+        params_as_given: false,
     };
+    let how = if req.preview { Values::Preview } else { Values::Checked };
     if !trust.host.sub_chains {
-        let mut expansion = expand_from(req.pack, req.chain_id, values, &opts)?;
+        let mut expansion = expand_at(req.pack, req.chain_id, at, req.values, how, &opts)?;
         let errors = check(trust, &mut expansion, warnings);
         refuse(errors)?;
         return Ok(Expanded { expansion, children: Vec::new(), base });
     }
     let tree_opts = TreeOptions { expand: opts, tenant: req.tenant, external: req.external };
-    let mut tree = expand_tree(req.pack.pack(), req.chain_id, values, &tree_opts)?;
+    let mut tree = expand_tree_at(req.pack.pack(), req.chain_id, at, req.values, how, &tree_opts)?;
     // Every child's problems and the parent's are reported together.
     let mut errors = Vec::new();
     let mut child_findings = Vec::new();
     for child in &mut tree.children {
         let exp = &child.expansion;
-        let from = req
-            .external
-            .iter()
-            .find(|p| p.name() == exp.pack_name && p.version() == exp.pack_version && p.chain(&exp.chain_id).is_some());
-        if let Some(pack) = from {
-            let report = trust.check_chain(pack, &exp.chain_id);
+        let from = (req.external.iter())
+            .filter(|p| p.name() == exp.pack_name && p.version() == exp.pack_version)
+            .find_map(|p| Some((p, p.chain_position(&exp.chain_id)?)));
+        if let Some((pack, at)) = from {
+            let report = trust.check_chain_at(pack, &exp.chain_id, Some(at));
             errors.extend(report.blocking().filter(|f| !is_composition_code(f.code)).cloned());
         }
         errors.extend(check(trust, &mut child.expansion, Vec::new()));
@@ -283,8 +306,8 @@ pub fn place(wf: &mut Workflow, expanded: Expanded, destination: &Destination, t
 }
 
 /// Refuse what the trust policy blocks before anything is expanded; return its warnings.
-fn trust_warnings(req: &InlineRequest) -> Result<Vec<Finding>> {
-    let mut report = req.trust.check_chain(req.pack.pack(), req.chain_id);
+fn trust_warnings(req: &InlineRequest, at: Option<usize>) -> Result<Vec<Finding>> {
+    let mut report = req.trust.check_chain_at(req.pack.pack(), req.chain_id, at);
     if req.trust.host.sub_chains {
         // The co-expansion walk reports these itself, in the reference's order.
         report.findings.retain(|f| !(f.is_error() && is_composition_code(f.code)));

@@ -5,7 +5,7 @@
 
 use super::action::Action;
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::document::Command;
 use crate::error::Error;
@@ -32,11 +32,37 @@ impl AppReparamWindow {
         self.refusal = None;
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let Some(r) = &mut self.open else { return };
+    /// What the document said to the submitted re-parameterisation: refused with conflicts,
+    /// the window opens again listing them; otherwise it is done.
+    pub fn answered(&mut self, e: Option<&Error>) {
+        let Some(mut r) = self.submitted.take() else { return };
+        if let Some(e) = e.filter(|e| e.code == crate::error::code::UPGRADE_CONFLICT) {
+            r.conflicts = crate::instance::Conflict::listed_in(e);
+            self.open = Some(r);
+        }
+    }
+}
+
+impl Window for AppReparamWindow {
+    type Input<'a> = ();
+    type Response = Vec<Action>;
+    const ID: WindowId = WindowId::AppReparam;
+    const SIZE: Option<egui::Vec2> = None;
+
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn close(&mut self) {
+        self.open = None;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let Some(r) = &mut self.open else { return actions };
         let mut keep = true;
         let mut answer = None;
-        Scaffold::new(WindowId::AppReparam, "Re-parameterise app workflow", &mut keep)
+        Scaffold::of::<Self>("Re-parameterise app workflow", &mut keep)
             .fixed_size()
             .width(WINDOW_WIDTH)
             // Low in the window, so the instance's frame and its edited nodes stay in view.
@@ -65,16 +91,7 @@ impl AppReparamWindow {
             self.open = None;
             self.refusal = None;
         }
-    }
-
-    /// What the document said to the submitted re-parameterisation: refused with conflicts,
-    /// the window opens again listing them; otherwise it is done.
-    pub fn answered(&mut self, e: Option<&Error>) {
-        let Some(mut r) = self.submitted.take() else { return };
-        if let Some(e) = e.filter(|e| e.code == crate::error::code::UPGRADE_CONFLICT) {
-            r.conflicts = crate::instance::Conflict::listed_in(e);
-            self.open = Some(r);
-        }
+        actions
     }
 }
 

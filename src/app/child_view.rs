@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
 use egui::RichText;
@@ -16,50 +16,60 @@ pub struct ChildWindow {
     pub open: Option<ChildView>,
 }
 
-impl ChildWindow {
-    pub fn show(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        let Some(child) = &self.open else { return };
+impl Window for ChildWindow {
+    type Input<'a> = ();
+    type Response = Vec<Action>;
+    const ID: WindowId = WindowId::Child;
+    const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
+
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn close(&mut self) {
+        self.open = None;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {
+        let mut actions = Vec::new();
+        let Some(child) = &self.open else { return actions };
         let mut keep = true;
-        Scaffold::new(WindowId::Child, "Child workflow", &mut keep).centred(ctx, WINDOW_SIZE).constrained().show(
-            ctx,
-            |ui| {
-                ui.label(RichText::new(&child.workflow_id).monospace().strong());
-                let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
-                let text = format!("{chain}{}. Read-only.", child.origin);
-                ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
-                let wf = &child.workflow;
-                let (nodes, edges) = (wf.node_count(), wf.graph.edge_count());
-                ui.label(format!(
-                    "{} · {}",
-                    crate::words::count(nodes, "node", "nodes"),
-                    crate::words::count(edges, "edge", "edges")
-                ));
-                egui::ScrollArea::vertical().id_salt("cs-child-list").max_height(280.0).show(ui, |ui| {
-                    egui::Grid::new("cs-child-nodes").num_columns(3).striped(true).show(ui, |ui| {
-                        for ix in wf.nodes_in_order() {
-                            let n = &wf.graph[ix];
-                            ui.label(RichText::new(n.id()).monospace());
-                            ui.label(RichText::new(n.type_id()).small().color(theme::TEXT_DIM));
-                            ui.label(n.name());
-                            ui.end_row();
-                        }
-                    });
-                    ui.separator();
-                    for e in wf.edges_in_order() {
-                        let e = &wf.graph[e];
-                        ui.label(RichText::new(format!("{} → {}", e.source(), e.target())).monospace().small());
+        Scaffold::of::<Self>("Child workflow", &mut keep).centred(ctx, WINDOW_SIZE).constrained().show(ctx, |ui| {
+            ui.label(RichText::new(&child.workflow_id).monospace().strong());
+            let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
+            let text = format!("{chain}{}. Read-only.", child.origin);
+            ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
+            let wf = &child.workflow;
+            ui.label(format!(
+                "{} · {}",
+                crate::words::count(wf.node_count(), "node", "nodes"),
+                crate::words::count(wf.graph.edge_count(), "edge", "edges")
+            ));
+            egui::ScrollArea::vertical().id_salt("cs-child-list").max_height(280.0).show(ui, |ui| {
+                egui::Grid::new("cs-child-nodes").num_columns(3).striped(true).show(ui, |ui| {
+                    for ix in wf.nodes_in_order() {
+                        let n = &wf.graph[ix];
+                        ui.label(RichText::new(n.id()).monospace());
+                        ui.label(RichText::new(n.type_id()).small().color(theme::TEXT_DIM));
+                        ui.label(n.name());
+                        ui.end_row();
                     }
                 });
                 ui.separator();
-                let tip =
-                    "The workflow and every sub-chain child, each as its own WorkflowDefinition, written together";
-                if ui.button("Export bundle…").on_hover_text(tip).clicked() {
-                    actions.push(Action::Run(CommandId::ExportBundle));
+                for e in wf.edges_in_order() {
+                    let e = &wf.graph[e];
+                    ui.label(RichText::new(format!("{} → {}", e.source(), e.target())).monospace().small());
                 }
-            },
-        );
+            });
+            ui.separator();
+            let tip = "The workflow and every sub-chain child, each as its own WorkflowDefinition, written together";
+            if ui.button("Export bundle…").on_hover_text(tip).clicked() {
+                actions.push(Action::Run(CommandId::ExportBundle));
+            }
+        });
         if !keep {
             self.open = None;
         }
+        actions
     }
 }

@@ -2,7 +2,7 @@
 //! [`crate::editor::compare`]'s.
 
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use egui::RichText;
 
 #[derive(Default)]
@@ -10,25 +10,35 @@ pub struct CompareWindow {
     pub lines: Option<Vec<String>>,
 }
 
-impl CompareWindow {
-    pub fn show(&mut self, ctx: &egui::Context) {
+impl Window for CompareWindow {
+    type Input<'a> = ();
+    type Response = ();
+    const ID: WindowId = WindowId::Compare;
+    const SIZE: Option<egui::Vec2> = None;
+
+    fn is_open(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    fn close(&mut self) {
+        self.lines = None;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, (): ()) {
         let Some(lines) = &self.lines else { return };
         let mut open = true;
-        Scaffold::new(WindowId::Compare, "Compare with saved version", &mut open).collapsible().width(520.0).show(
-            ctx,
-            |ui| {
-                egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
-                    for line in lines {
-                        let text = RichText::new(line).monospace();
-                        ui.label(if line.starts_with(['+', '-', '~']) {
-                            text.small()
-                        } else {
-                            text.color(theme::TEXT_DIM)
-                        });
-                    }
-                });
-            },
-        );
+        Scaffold::of::<Self>("Compare with saved version", &mut open).collapsible().width(520.0).show(ctx, |ui| {
+            egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                for line in lines {
+                    let text = RichText::new(line).monospace();
+                    ui.label(if line.starts_with(['+', '-', '~']) {
+                        text.small()
+                    } else {
+                        text.color(theme::TEXT_DIM)
+                    });
+                }
+            });
+        });
         if !open {
             self.lines = None;
         }

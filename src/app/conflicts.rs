@@ -6,11 +6,6 @@ use super::theme;
 use crate::instance::{Choice, Conflict, Resolutions};
 use egui::{RichText, Ui};
 
-/// Whether every conflict has a choice (Apply stays off until then).
-pub fn all_settled(conflicts: &[Conflict], res: &Resolutions) -> bool {
-    conflicts.iter().all(|c| res.choice(&c.node_id, &c.pointer).is_some())
-}
-
 pub fn show(ui: &mut Ui, conflicts: &[Conflict], res: &mut Resolutions) {
     ui.add_space(4.0);
     ui.label(

@@ -3,65 +3,47 @@
 //! has been touched or Insert was reached for; a summary lists every failing path; Insert
 //! stays disabled while anything is invalid.
 
-use super::action::Action;
 use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
+use crate::editor::insert_session::InsertSession;
 use crate::editor::packs::PackId;
-use crate::editor::preview::{self, DropEdge, Ghost, Placement};
 use crate::error::{Error, code};
-use crate::expand::Expansion;
 use crate::pack::{Chain, Pack};
 use crate::params::{
-    Field, FieldKind, Form, ParamError, ScalarKind, apply_defaults, check, map_errors, owner_field, set_value_at,
-    typed_number, value_at,
+    Field, FieldKind, Form, ParamError, ScalarKind, map_errors, owner_field, set_value_at, typed_number, value_at,
 };
-use crate::workflow::{After, Workflow};
+use crate::workflow::Workflow;
 use egui::{Id, RichText, Stroke, StrokeKind, Ui};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
-/// Where the form's result goes.
-#[derive(Debug, Clone)]
-pub enum FormMode {
-    /// At a point, into the edge it was dropped on, or downstream of a node (`after`).
-    Insert {
-        at: (f64, f64),
-        on_edge: Option<DropEdge>,
-        after: Option<After>,
-    },
-    Reparameterise {
-        key: String,
-    },
-}
+pub use crate::editor::insert_session::FormMode;
 
-/// An open parameter form.
+/// An open parameter form: the session's model (`editor::insert_session`), which it
+/// dereferences to, and the fields as typed.
 pub struct FormSession {
-    /// `None` for the preview of a chain being authored, which belongs to no loaded pack.
-    pub pack: Option<PackId>,
-    pub chain_id: String,
-    pub mode: FormMode,
-    pub expansion_id: String,
+    session: InsertSession,
     fields: Fields,
-    /// A refusal that is not about values (bad schema, splice conflict, insert failure).
-    pub refusal: Option<Error>,
-    /// What the trust policy refuses about this chain whatever the values (unresolvable
-    /// typeIds, unmet dependencies, host gates).
-    blocked: Option<Error>,
-    expansion: Option<Result<Expansion, Error>>,
-    ghost: Option<Ghost>,
-    placed_revision: Option<u64>,
-    selected_node: usize,
     /// Frames drawn so far: the canvas has its docked size from the second one on.
     frames_shown: u32,
     /// Whether the app has framed the preview on the canvas yet.
     pub positioned: bool,
     /// The canvas region framed last (ghosts and the parents they wire to).
     pub framed: Option<egui::Rect>,
-    /// Re-parameterising: members both the user and the new values changed, found by the
-    /// last Apply (nothing was applied), and how the user settles each.
-    pub conflicts: Vec<crate::instance::Conflict>,
-    pub resolutions: crate::instance::Resolutions,
+}
+
+impl std::ops::Deref for FormSession {
+    type Target = InsertSession;
+    fn deref(&self) -> &InsertSession {
+        &self.session
+    }
+}
+
+impl std::ops::DerefMut for FormSession {
+    fn deref_mut(&mut self) -> &mut InsertSession {
+        &mut self.session
+    }
 }
 
 /// The fields of a form being filled in, shared by the chain parameter form and the
@@ -105,6 +87,13 @@ pub enum FormEvent {
     Cancel,
 }
 
+/// What the user asked of the form this frame (the canvas's `CanvasResponse` shape).
+pub struct FormResponse {
+    pub event: Option<FormEvent>,
+    /// A node picked in the preview: the canvas selects its ghost.
+    pub selected_ghost: Option<usize>,
+}
+
 impl FormSession {
     pub fn new(
         pack: Option<PackId>,
@@ -113,27 +102,14 @@ impl FormSession {
         expansion_id: String,
         values: Option<Map<String, Value>>,
     ) -> Self {
+        Self::from_session(InsertSession::new(pack, chain, mode, expansion_id), chain, values)
+    }
+
+    /// The form of an opened session on `chain`, with these values or the form's initial ones.
+    pub fn from_session(session: InsertSession, chain: &Chain, values: Option<Map<String, Value>>) -> Self {
         let form = Form::from_schema(chain.parameters());
         let values = values.unwrap_or_else(|| form.initial_values());
-        let fields = Fields::new(form, values);
-        Self {
-            pack,
-            chain_id: chain.chain_id().to_owned(),
-            mode,
-            expansion_id,
-            fields,
-            refusal: None,
-            blocked: None,
-            expansion: None,
-            ghost: None,
-            placed_revision: None,
-            selected_node: 0,
-            frames_shown: 0,
-            positioned: false,
-            framed: None,
-            conflicts: Vec::new(),
-            resolutions: Default::default(),
-        }
+        Self { session, fields: Fields::new(form, values), frames_shown: 0, positioned: false, framed: None }
     }
 
     /// The values to expand with.
@@ -147,15 +123,7 @@ impl FormSession {
     }
 
     pub fn is_valid(&self) -> bool {
-        !self.fields.has_problems()
-            && self.refusal.is_none()
-            && self.blocked.is_none()
-            && super::conflicts::all_settled(&self.conflicts, &self.resolutions)
-    }
-
-    /// Refuse this chain whatever the values (shown with its code; Insert stays off).
-    pub fn block(&mut self, e: Error) {
-        self.blocked = Some(e);
+        self.session.accepts(!self.fields.has_problems())
     }
 
     /// Whether the canvas has been laid out beside the docked form (preview framing waits).
@@ -163,79 +131,24 @@ impl FormSession {
         self.frames_shown >= 2
     }
 
-    pub fn ghost(&self) -> Option<&Ghost> {
-        self.ghost.as_ref()
-    }
-
-    pub fn select_ghost(&mut self, i: usize) {
-        self.selected_node = i;
-        if let Some(g) = &mut self.ghost {
-            g.selected = Some(i);
-        }
-    }
-
     /// Show the errors of every field (after a submit attempt that was refused).
     pub fn reveal_errors(&mut self) {
         self.fields.reveal();
     }
 
-    pub fn placement(&self) -> Placement {
-        match &self.mode {
-            FormMode::Insert { at, on_edge, after } => {
-                Placement::Insert { at: *at, on_edge: on_edge.clone(), after: after.clone() }
-            }
-            FormMode::Reparameterise { key } => {
-                Placement::Existing { key: key.clone(), resolutions: self.resolutions.clone() }
-            }
-        }
-    }
-
     /// Re-validate and re-preview after an edit, and re-place when the workflow changed.
     fn refresh(&mut self, trust: &Trust, pack: &Pack, chain: &Chain, wf: &Workflow, revision: u64) {
-        if !self.fields.stale && self.placed_revision == Some(revision) {
+        if !self.fields.stale && self.session.is_placed_on(revision) {
             return;
         }
         self.validate(chain);
         let valid = !self.fields.has_problems();
-        let exp = preview::expand_preview(trust, pack, chain, wf, self.fields.values(), &self.expansion_id, valid);
-        if let Ok(e) = &exp
-            && self.placed_revision != Some(revision)
-        {
-            match preview::place(trust, wf, e, &self.placement()) {
-                Ok(ghost) => {
-                    self.ghost = ghost.map(|mut g| {
-                        g.selected = Some(self.selected_node);
-                        g
-                    });
-                }
-                Err(err) => {
-                    self.ghost = None;
-                    self.refusal = Some(err);
-                }
-            }
-            self.placed_revision = Some(revision);
-        }
-        if let Err(e) = &exp
-            && self.refusal.is_none()
-        {
-            self.refusal = Some(e.clone());
-        }
-        self.expansion = Some(exp);
+        self.session.preview(trust, pack, chain, wf, revision, self.fields.values(), valid);
     }
 
-    /// Validate the values (defaults filled in) with the chain's compiled validator.
     fn validate(&mut self, chain: &Chain) {
-        let mut with_defaults = self.fields.values().clone();
-        apply_defaults(chain.parameters(), &mut with_defaults);
-        let checked = check(chain, &Value::Object(with_defaults));
-        self.refusal = None;
-        self.fields.set_errors(match checked {
-            Ok(errors) => errors,
-            Err(e) => {
-                self.refusal = Some(e);
-                Vec::new()
-            }
-        });
+        let errors = self.session.validate(chain, self.fields.values());
+        self.fields.set_errors(errors);
     }
 
     /// The form of a chain being authored, as users will see it when they drop its tile:
@@ -268,18 +181,9 @@ impl FormSession {
     /// moves, never covers the inspector, and the canvas above frames the preview). Fields and
     /// preview scroll inside; the problems and the buttons stay at the bottom. Returns what
     /// the user chose.
-    #[allow(clippy::too_many_arguments)]
-    pub fn show(
-        &mut self,
-        ui: &mut Ui,
-        trust: &Trust,
-        pack: &Pack,
-        wf: &Workflow,
-        revision: u64,
-        actions: &mut Vec<Action>,
-    ) -> Option<FormEvent> {
-        let Some(chain) = pack.chain(&self.chain_id) else {
-            return Some(FormEvent::Cancel);
+    pub fn show(&mut self, ui: &mut Ui, trust: &Trust, pack: &Pack, wf: &Workflow, revision: u64) -> FormResponse {
+        let Some(chain) = self.session.chain(pack) else {
+            return FormResponse { event: Some(FormEvent::Cancel), selected_ghost: None };
         };
         self.refresh(trust, pack, chain, wf, revision);
         self.frames_shown = self.frames_shown.saturating_add(1);
@@ -307,7 +211,8 @@ impl FormSession {
         self.action_bar(ui, verb, &mut event);
         if !self.conflicts.is_empty() {
             egui::Panel::bottom(Id::unique("cs-form-conflicts")).resizable(false).show(ui, |ui| {
-                super::conflicts::show(ui, &self.conflicts, &mut self.resolutions);
+                let session = &mut self.session;
+                super::conflicts::show(ui, &session.conflicts, &mut session.resolutions);
             });
         }
         egui::Panel::bottom(Id::unique("cs-form-summary")).resizable(false).show(ui, |ui| {
@@ -317,14 +222,14 @@ impl FormSession {
                 self.summary(ui);
             });
         });
-        self.columns(ui, chain, actions);
+        let selected_ghost = self.columns(ui, chain);
         let ctx = ui.ctx();
         self.keys(ctx, &mut event);
         // A value changed while drawing: validate and preview it now, not at the next mouse move.
         if self.fields.stale {
             ctx.request_repaint();
         }
-        event
+        FormResponse { event, selected_ghost }
     }
 
     /// The buttons at the form's bottom, which keep their place whatever the summary holds.
@@ -350,9 +255,11 @@ impl FormSession {
         });
     }
 
-    /// The fields on the left and the preview of the expansion on the right.
-    fn columns(&mut self, ui: &mut Ui, chain: &Chain, actions: &mut Vec<Action>) {
+    /// The fields on the left and the preview of the expansion on the right; returns the
+    /// node picked in the preview, if one was.
+    fn columns(&mut self, ui: &mut Ui, chain: &Chain) -> Option<usize> {
         let height = ui.available_height();
+        let mut picked = None;
         // Scroll state is keyed by the expansion, so each new form starts at its top.
         ui.columns(2, |cols| {
             egui::ScrollArea::vertical()
@@ -371,13 +278,14 @@ impl FormSession {
                 .auto_shrink([false, false])
                 .show(&mut cols[1], |ui| {
                     ui.label(RichText::new("Preview").strong());
-                    match &self.expansion {
+                    match self.session.expansion() {
                         Some(Ok(exp)) => {
-                            let before = self.selected_node;
+                            let mut selected = self.session.selected_node;
                             let invalid = self.fields.invalid_params();
-                            show_pane(ui, chain, exp, &mut self.selected_node, &invalid);
-                            if before != self.selected_node {
-                                actions.push(Action::SelectGhost(self.selected_node));
+                            show_pane(ui, chain, exp, &mut selected, &invalid);
+                            if selected != self.session.selected_node {
+                                self.session.selected_node = selected;
+                                picked = Some(selected);
                             }
                         }
                         Some(Err(e)) => refusal(ui, e),
@@ -385,6 +293,7 @@ impl FormSession {
                     }
                 });
         });
+        picked
     }
 
     /// Enter (in a one-line field, or with nothing focused) and Ctrl+Enter confirm; Esc cancels.
@@ -433,7 +342,7 @@ impl FormSession {
     }
 
     fn summary(&mut self, ui: &mut Ui) {
-        if let Some(e) = self.blocked.as_ref().or(self.refusal.as_ref()) {
+        if let Some(e) = self.session.shown_refusal() {
             refusal(ui, e);
             return;
         }

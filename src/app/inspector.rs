@@ -62,15 +62,23 @@ struct JsonEdit {
     error: Option<String>,
 }
 
+/// What the user asked of the inspector this frame, for the `App` to apply (the canvas's
+/// `CanvasResponse` shape).
+pub struct InspectorResponse {
+    pub actions: Vec<Action>,
+}
+
 impl Inspector {
+    /// Draw the inspector of the selection; returns what the user asked of it.
     pub fn show(
         &mut self,
         ui: &mut Ui,
         wf: &Workflow,
         catalog: Option<&Catalog>,
         selection: &Selection,
-        actions: &mut Vec<Action>,
-    ) {
+    ) -> InspectorResponse {
+        let mut asked = Vec::new();
+        let actions = &mut asked;
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             // Long names and ids are cut with an ellipsis (the full text on hover): the panel
             // keeps the width the user gave it.
@@ -111,6 +119,7 @@ impl Inspector {
         if let Some((node, pointer)) = self.make_param.take() {
             actions.push(Action::MakeParameter { node, pointer });
         }
+        InspectorResponse { actions: asked }
     }
 
     fn workflow(&mut self, ui: &mut Ui, wf: &Workflow, actions: &mut Vec<Action>) {

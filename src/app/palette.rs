@@ -9,7 +9,7 @@ use super::action::{Action, Subject};
 use super::theme;
 use super::window::{Scaffold, WindowId};
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
-use crate::editor::blockers::{self, Fix};
+use crate::editor::blockers::{self, Fix, blocked_summary, missing_type_ids, uses_of};
 use crate::editor::commands::CommandId;
 use crate::editor::packs::{PackId, Packs};
 use crate::error::{Error, Finding, code};
@@ -63,6 +63,12 @@ pub struct PaletteCtx<'a> {
     pub samples: &'a HashSet<PathBuf>,
 }
 
+/// What the user asked of the palette this frame, for the `App` to apply (the canvas's
+/// `CanvasResponse` shape).
+pub struct PaletteResponse {
+    pub actions: Vec<Action>,
+}
+
 impl Palette {
     /// Open the explanation of why a chain cannot be inserted.
     pub fn explain(&mut self, pack: PackId, chain_id: &str) {
@@ -87,8 +93,11 @@ impl Palette {
         self.explain.as_ref().map(|(p, c)| (*p, c.as_str()))
     }
 
-    pub fn show(&mut self, ui: &mut Ui, cx: PaletteCtx<'_>, actions: &mut Vec<Action>) {
+    /// Draw the palette; returns what the user asked of it.
+    pub fn show(&mut self, ui: &mut Ui, cx: PaletteCtx<'_>) -> PaletteResponse {
         let PaletteCtx { loading, packs, reports, catalog, failures, samples } = cx;
+        let mut asked = Vec::new();
+        let actions = &mut asked;
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             ui.heading("Tiles");
@@ -183,6 +192,7 @@ impl Palette {
         // canvas, where the next drop goes, is covered.
         let beside = egui::pos2(ui.max_rect().right() + 16.0, ui.max_rect().top() + 40.0);
         self.explain_window(ui.ctx(), beside, packs, reports, actions);
+        PaletteResponse { actions: asked }
     }
 
     /// Show internal / hide blocked, the pack filter, and collapse or expand every pack.
@@ -823,58 +833,6 @@ pub(super) fn tile_card(
         }
     });
     (frame.response, explain)
-}
-
-/// Where a typeId is used in a chain: (node id, JSON pointer), for `typeId` and
-/// `compensation.nodeTypeId` alike.
-fn uses_of(chain: &Chain, type_id: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for (j, node) in chain.nodes().iter().enumerate() {
-        let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
-        for (at, value) in
-            [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))]
-        {
-            if value.and_then(Value::as_str) == Some(type_id) {
-                out.push((node_id.to_owned(), format!("{}/dag/nodes/{j}/{at}", chain.pointer())));
-            }
-        }
-    }
-    out
-}
-
-/// The typeIds a set of findings names as missing, in order, once each.
-fn missing_type_ids<'a>(blocked: &[&'a Finding]) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
-    for f in blocked.iter().filter(|f| f.code == code::CHAIN_UNRESOLVABLE_TYPEID) {
-        if let Some(t) = f.details.get("typeId").and_then(Value::as_str)
-            && !out.contains(&t)
-        {
-            out.push(t);
-        }
-    }
-    out
-}
-
-/// The tile's tooltip: each missing typeId with the nodes that use it, then other refusals.
-fn blocked_summary(chain: &Chain, blocked: &[&Finding]) -> String {
-    let missing = missing_type_ids(blocked);
-    let mut lines = Vec::new();
-    if !missing.is_empty() {
-        lines.push(format!(
-            "Blocked: {} node type{} no loaded node pack provides:",
-            missing.len(),
-            plural(missing.len())
-        ));
-        for t in &missing {
-            let nodes: Vec<String> = uses_of(chain, t).into_iter().map(|(n, _)| n).collect();
-            lines.push(format!("  • {t} — used by {}", nodes.join(", ")));
-        }
-    }
-    for f in blocked.iter().filter(|f| f.code != code::CHAIN_UNRESOLVABLE_TYPEID) {
-        lines.push(format!("Blocked: {} — {}", f.code, f.message));
-    }
-    lines.push("Click the tile for details and a way forward.".to_owned());
-    lines.join("\n")
 }
 
 /// The chain's cards laid out as the splice will lay them out when fragment positions are

@@ -13,7 +13,7 @@ use super::action::{Action, Subject};
 use super::dialogs::Purpose;
 use super::palette::badge;
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::catalog::Catalog;
 use crate::editor::packs::Packs;
 use crate::editor::publish::{
@@ -197,7 +197,7 @@ impl Publish {
         };
         let mut open = true;
         let mut request = None;
-        Scaffold::new(WindowId::Publish, title, &mut open)
+        Scaffold::of::<Option<Self>>(title, &mut open)
             .centred(ctx, WINDOW_SIZE)
             .constrained()
             .show(ctx, |ui| request = self.contents(ui, src));
@@ -306,6 +306,32 @@ impl Publish {
             Ok(()) => ui.label(RichText::new(format!("Form <scope>:<tool-id>: {scope_hint}")).color(theme::TEXT_DIM)),
             Err(message) => ui.label(RichText::new(message).color(theme::ERROR)),
         };
+    }
+}
+
+/// The Publish window is open while it holds a subject.
+impl Window for Option<Publish> {
+    type Input<'a> = &'a Sources<'a>;
+    type Response = Vec<Action>;
+    const ID: WindowId = WindowId::Publish;
+    const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
+
+    fn is_open(&self) -> bool {
+        self.is_some()
+    }
+
+    fn close(&mut self) {
+        *self = None;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, src: &Sources) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if let Some(publish) = self
+            && !publish.show(ctx, src, &mut actions)
+        {
+            *self = None;
+        }
+        actions
     }
 }
 

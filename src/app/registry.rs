@@ -6,7 +6,7 @@
 //! model is [`crate::editor::registry_view`]; this file only draws it.
 
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::editor::registry_view::{Listing, Outcome, RegistryView};
 use crate::registry::{Check, PackListing};
 use egui::{Color32, RichText, Ui};
@@ -53,25 +53,6 @@ struct Line<'a> {
 }
 
 impl RegistryWindow {
-    /// Draw the window while it is open; what was clicked.
-    pub fn show(&mut self, ctx: &egui::Context) -> Option<Request> {
-        if !self.open {
-            return None;
-        }
-        if self.view.poll() || self.view.job().is_some() {
-            // Nothing else will wake the UI when a thread answers (and the time shown moves).
-            ctx.request_repaint_after(Duration::from_millis(30));
-        }
-        let mut request = None;
-        let mut open = true;
-        Scaffold::new(WindowId::Registry, "Registry", &mut open)
-            .centred(ctx, WINDOW_SIZE)
-            .constrained()
-            .show(ctx, |ui| request = self.contents(ui));
-        self.open = open;
-        request
-    }
-
     fn contents(&mut self, ui: &mut Ui) -> Option<Request> {
         let mut request = None;
         ui.horizontal(|ui| {
@@ -228,6 +209,40 @@ impl RegistryWindow {
                 ui.label(RichText::new(format!("{what} cancelled")).color(theme::WARN));
             }
         }
+    }
+}
+
+impl Window for RegistryWindow {
+    type Input<'a> = ();
+    type Response = Option<Request>;
+    const ID: WindowId = WindowId::Registry;
+    const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
+
+    fn is_open(&self) -> bool {
+        self.open
+    }
+
+    fn close(&mut self) {
+        self.open = false;
+    }
+
+    /// Draw the window while it is open; what was clicked.
+    fn show(&mut self, ctx: &egui::Context, (): ()) -> Option<Request> {
+        if !self.open {
+            return None;
+        }
+        if self.view.poll() || self.view.job().is_some() {
+            // Nothing else will wake the UI when a thread answers (and the time shown moves).
+            ctx.request_repaint_after(Duration::from_millis(30));
+        }
+        let mut request = None;
+        let mut open = true;
+        Scaffold::of::<Self>("Registry", &mut open)
+            .centred(ctx, WINDOW_SIZE)
+            .constrained()
+            .show(ctx, |ui| request = self.contents(ui));
+        self.open = open;
+        request
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::settings::Settings;
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
@@ -66,6 +66,18 @@ pub struct TrustWindow {
     pub(super) import_error: Option<Error>,
 }
 
+/// What the Settings window reads while it draws, at `at` until moved; `settings` change in
+/// place.
+pub struct SettingsInput<'a> {
+    pub settings: &'a mut Settings,
+    pub keys: &'a TrustedKeys,
+    /// The workflow's node count (the host's node limit is shown against it).
+    pub nodes: usize,
+    /// How file dialogs are shown, for the dialogs setting's note.
+    pub dialogs_note: &'a str,
+    pub at: egui::Pos2,
+}
+
 /// What the Settings window asked for this frame, besides the settings it changed in place.
 pub struct Asked {
     /// Choose the trusted-keys folder.
@@ -74,17 +86,23 @@ pub struct Asked {
     pub import: Option<CommandId>,
 }
 
-impl TrustWindow {
+impl Window for TrustWindow {
+    type Input<'a> = SettingsInput<'a>;
+    type Response = Asked;
+    const ID: WindowId = WindowId::Settings;
+    const SIZE: Option<egui::Vec2> = None;
+
+    fn is_open(&self) -> bool {
+        self.open
+    }
+
+    fn close(&mut self) {
+        self.open = false;
+    }
+
     /// The window while it is open, at `at` until moved; `settings` change in place.
-    pub fn show(
-        &mut self,
-        ctx: &egui::Context,
-        settings: &mut Settings,
-        keys: &TrustedKeys,
-        nodes: usize,
-        dialogs_note: &str,
-        at: egui::Pos2,
-    ) -> Asked {
+    fn show(&mut self, ctx: &egui::Context, input: SettingsInput<'_>) -> Asked {
+        let SettingsInput { settings, keys, nodes, dialogs_note, at } = input;
         let mut asked = Asked { choose_keys: false, import: None };
         if !self.open {
             return asked;
@@ -95,12 +113,9 @@ impl TrustWindow {
         let new_node_type = &mut self.new_node_type;
         let in_app_dialogs = &mut settings.in_app_dialogs;
         let s = &mut settings.trust;
-        Scaffold::new(WindowId::Settings, "Settings", &mut open)
-            .fixed_size()
-            .width(WINDOW_WIDTH)
-            .at(at)
-            .constrained()
-            .show(ctx, |ui| {
+        Scaffold::of::<Self>("Settings", &mut open).fixed_size().width(WINDOW_WIDTH).at(at).constrained().show(
+            ctx,
+            |ui| {
                 // Columns are justified, which would stretch wrapped explanations word by word.
                 let left = egui::Layout::top_down(Align::LEFT);
                 ui.columns(2, |cols| {
@@ -120,7 +135,8 @@ impl TrustWindow {
                     }
                     dim(ui, "Changes apply at once and are kept between runs.");
                 });
-            });
+            },
+        );
         self.open = open;
         asked
     }

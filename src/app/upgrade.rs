@@ -326,7 +326,7 @@ fn body(
         fields.show(ui);
         fields.summary(ui, code::CHAIN_PARAMETER_INVALID, "The values carried over are valid.");
     });
-    let ready = !fields.has_problems() && conflicts::all_settled(conflicts_found, resolutions);
+    let ready = !fields.has_problems() && resolutions.settle_all(conflicts_found);
     ui.separator();
     ui.horizontal(|ui| {
         let apply = ui.add_enabled(ready, egui::Button::new(RichText::new("Apply update").strong()));

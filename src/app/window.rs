@@ -1,6 +1,8 @@
-//! One scaffold for the editor's windows. Each is an `egui::Window` with its own id (the Esc
-//! handler finds the topmost open window by it), a title, and where and how large it first
-//! appears; a window's module draws only its body. Below every window: it imports none.
+//! What the editor's windows share: one trait ([`Window`], the shape of egui_demo_lib's
+//! `Demo`/`View`) and one scaffold ([`Scaffold`]). Each is an `egui::Window` with its own id
+//! (the Esc handler finds the topmost open window by it), a title, and where and how large
+//! it first appears; a window's module draws only its body and returns what the user asked.
+//! Below every window: it imports none.
 
 use egui::{Align2, Context, Id, InnerResponse, Pos2, Ui, Vec2, WidgetText};
 
@@ -51,6 +53,31 @@ impl WindowId {
     }
 }
 
+/// An editor window: its id, whether it is open, closing it, and drawing it, which returns
+/// what the user asked of it this frame (the canvas's `CanvasResponse` shape) instead of
+/// pushing into the `App`'s list.
+pub(crate) trait Window {
+    /// What the window reads from the rest of the editor while it draws.
+    type Input<'a>;
+    /// What the user asked of it this frame.
+    type Response;
+    /// Its id: where its area is, and how the Esc handler finds it.
+    const ID: WindowId;
+    /// The size it first appears at; `None` when its content decides.
+    const SIZE: Option<Vec2>;
+
+    fn is_open(&self) -> bool;
+    /// Close it (Esc, or the editor closing what it shows).
+    fn close(&mut self);
+    /// Draw it while it is open.
+    fn show(&mut self, ctx: &Context, input: Self::Input<'_>) -> Self::Response;
+
+    /// The id and whether it is open: one row of the Esc handler's list.
+    fn state(&self) -> (WindowId, bool) {
+        (Self::ID, self.is_open())
+    }
+}
+
 /// A window being set up: not collapsible, resizable, placed where egui puts a new window
 /// unless told otherwise.
 #[must_use]
@@ -62,6 +89,15 @@ impl<'open> Scaffold<'open> {
     /// `open` is cleared when the window's close button is clicked.
     pub fn new(id: WindowId, title: impl Into<WidgetText>, open: &'open mut bool) -> Self {
         Self { window: egui::Window::new(title).id(id.id()).open(open).collapsible(false) }
+    }
+
+    /// The scaffold of window `W`: its id, and its first size when it has one.
+    pub fn of<W: Window>(title: impl Into<WidgetText>, open: &'open mut bool) -> Self {
+        let scaffold = Self::new(W::ID, title, open);
+        match W::SIZE {
+            Some(size) => scaffold.size(size),
+            None => scaffold,
+        }
     }
 
     /// Keep egui's title-bar button that folds the window to its title.

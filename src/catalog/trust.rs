@@ -6,7 +6,7 @@
 use super::signature::{SignatureReport, SignatureStatus, TrustedKeys, verify_pack};
 use super::{Catalog, HostProfile, TypeResolver, check_dependencies, finding_from};
 use crate::error::{Error, Finding, Severity, code};
-use crate::expand::{ExpandOptions, Expansion, preflight};
+use crate::expand::{ExpandOptions, Expansion, preflight_at};
 use crate::pack::{Chain, Pack};
 use serde_json::Value;
 
@@ -86,18 +86,24 @@ impl Trust {
     /// refusals under this host profile (sub-chains, compensation capability, sensitive
     /// parameters, manifest errors), unresolved typeIds and unmet dependencies.
     pub fn check_chain(&self, pack: &Pack, chain_id: &str) -> TrustReport {
+        self.check_chain_at(pack, chain_id, pack.chain_position(chain_id))
+    }
+
+    /// [`Trust::check_chain`] of a chain already looked up: `at` is its position in
+    /// `pack.chains`, `None` when the pack has no `chain_id`.
+    pub fn check_chain_at(&self, pack: &Pack, chain_id: &str, at: Option<usize>) -> TrustReport {
         let (signature, mut findings) = self.signature_findings(pack);
         findings.extend(self.engine_findings(pack));
         // The expander's own preflight applies exactly its gates without duplicating them;
         // typeIds are left to the catalog below so that all of them are listed.
         let gates = ExpandOptions { host: self.host.clone(), ..Default::default() };
-        if let Err(err) = preflight(pack, chain_id, &gates) {
+        if let Err(err) = preflight_at(pack, chain_id, at, &gates) {
             // Expansion refusals carry the manifest pointer at fault in `details.path`.
             let pointer = err.details.get("path").and_then(Value::as_str).filter(|p| p.starts_with('/'));
             let pointer = pointer.unwrap_or_default().to_owned();
             findings.push(finding_from(err, &pointer, Severity::Error));
         }
-        if let Some(chain) = pack.chain(chain_id) {
+        if let Some(chain) = at.and_then(|at| pack.chains.get(at)) {
             findings.extend(self.type_id_findings(chain));
         }
         findings.extend(self.dependency_findings(pack));

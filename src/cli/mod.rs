@@ -5,7 +5,7 @@ use chainsmith::catalog::{Catalog, HostProfile, Lockfile, Requirement, ResolveOp
 use chainsmith::error::{Error, Finding, Result, Severity, code};
 use chainsmith::expand::subchain::TreeExpansion;
 use chainsmith::inline::{Destination, ExpansionIdChoice, InlineRequest};
-use chainsmith::pack::{LoadOptions, Pack, PackKind, load_path};
+use chainsmith::pack::{Chain, LoadOptions, Pack, PackKind, load_path};
 use chainsmith::params::Form;
 use chainsmith::tool::{HostTiers, SafetyTier, ToolFormat, ToolOptions};
 use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow};
@@ -532,16 +532,12 @@ fn load_one_pack(path: &Path, skip_schema: bool) -> Result<Pack> {
     }
 }
 
-/// The parameter object from --params and --set, and warnings about --set names the chain
-/// does not declare (used as given: the schema may allow them, but no token can be meant).
-fn collect_params(pack: &Pack, args: &ChainArgs) -> Result<(Map<String, Value>, Vec<Finding>)> {
-    collect_values(pack, &args.chain, args.params.as_deref(), &args.set)
-}
-
 /// Values from `--params` (a file, or `-` for stdin) with each `--set NAME=VALUE` over them,
-/// read against chain `chain_id`'s parameter form.
+/// read against chain `chain_id`'s parameter form (`chain`, when the pack has it), and
+/// warnings about `--set` names the chain does not declare (used as given: the schema may
+/// allow them, but no token can be meant).
 fn collect_values(
-    pack: &Pack,
+    chain: Option<&Chain>,
     chain_id: &str,
     params: Option<&str>,
     set: &[String],
@@ -597,7 +593,7 @@ fn collect_values(
     };
     let mut warnings = Vec::new();
     if !set.is_empty() {
-        let form = pack.chain(chain_id).map(|c| Form::from_schema(c.parameters())).unwrap_or_default();
+        let form = chain.map(|c| Form::from_schema(c.parameters())).unwrap_or_default();
         for item in set {
             let (name, text) = item.split_once('=').ok_or_else(|| {
                 Error::new(code::INVALID_REQUEST, format!("--set {item}: expected NAME=VALUE"))
@@ -726,9 +722,9 @@ fn inline_request<'a>(
     trust: &'a Trust,
     external: &'a [Pack],
 ) -> Result<InlineRequest<'a>> {
-    let (values, value_findings) = collect_params(&pack, args)?;
-    let mut req = InlineRequest::given(trust, pack, &args.chain, values);
-    req.value_findings = value_findings;
+    let mut req = InlineRequest::given(trust, pack, &args.chain, Map::new());
+    // The request looks its chain up once; the pipeline reuses what `--set` read it for.
+    (req.values, req.value_findings) = collect_values(req.chain(), &args.chain, args.params.as_deref(), &args.set)?;
     req.expansion_id = expansion_id_arg(args);
     req.external = external;
     req.tenant = &args.tenant;

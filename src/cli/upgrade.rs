@@ -137,7 +137,8 @@ fn upgrade_instances(args: &UpgradeArgs, doc: Value, packs: &[Pack], res: &Resol
         let to = args.to.as_deref().or(inst.pinned.then_some(inst.chain_version.as_str()));
         let pack = upgrade::target(&key, &inst.chain_id, packs, to)?;
         let chain = pack.chain(&inst.chain_id).expect("target holds the chain");
-        let (given, found) = collect_values(pack, &inst.chain_id, args.params.as_deref(), &args.set)?;
+        let (given, found) =
+            collect_values(pack.chain(&inst.chain_id), &inst.chain_id, args.params.as_deref(), &args.set)?;
         warnings.extend(found);
         let values = upgrade::carried_values(&inst.params, chain, given);
         let mut req = InlineRequest::new(&trust, pack, &inst.chain_id, values);
@@ -185,7 +186,8 @@ fn upgrade_app(
     }
     let pack = upgrade::target(&key, &inst.chain_id, packs, args.to.as_deref())?;
     let chain = pack.chain(&inst.chain_id).expect("target holds the chain");
-    let (values, warnings) = collect_values(pack, &inst.chain_id, args.params.as_deref(), &args.set)?;
+    let (values, warnings) =
+        collect_values(pack.chain(&inst.chain_id), &inst.chain_id, args.params.as_deref(), &args.set)?;
     let base = packs
         .iter()
         .find_map(|p| p.chain(&inst.chain_id).filter(|c| c.version() == inst.chain_version))

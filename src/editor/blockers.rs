@@ -242,6 +242,57 @@ pub fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
         .collect()
 }
 
+/// Where a typeId is used in a chain: (node id, JSON pointer), for `typeId` and
+/// `compensation.nodeTypeId` alike.
+pub fn uses_of(chain: &Chain, type_id: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (j, node) in chain.nodes().iter().enumerate() {
+        let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+        for (at, value) in
+            [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))]
+        {
+            if value.and_then(Value::as_str) == Some(type_id) {
+                out.push((node_id.to_owned(), format!("{}/dag/nodes/{j}/{at}", chain.pointer())));
+            }
+        }
+    }
+    out
+}
+
+/// The typeIds a set of findings names as missing, in order, once each.
+pub fn missing_type_ids<'a>(blocked: &[&'a Finding]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for f in blocked.iter().filter(|f| f.code == code::CHAIN_UNRESOLVABLE_TYPEID) {
+        if let Some(t) = f.details.get("typeId").and_then(Value::as_str)
+            && !out.contains(&t)
+        {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The tile's tooltip: each missing typeId with the nodes that use it, then other refusals.
+pub fn blocked_summary(chain: &Chain, blocked: &[&Finding]) -> String {
+    let missing = missing_type_ids(blocked);
+    let mut lines = Vec::new();
+    if !missing.is_empty() {
+        lines.push(format!(
+            "Blocked: {} no loaded node pack provides:",
+            crate::words::count(missing.len(), "node type", "node types")
+        ));
+        for t in &missing {
+            let nodes: Vec<String> = uses_of(chain, t).into_iter().map(|(n, _)| n).collect();
+            lines.push(format!("  • {t} — used by {}", nodes.join(", ")));
+        }
+    }
+    for f in blocked.iter().filter(|f| f.code != code::CHAIN_UNRESOLVABLE_TYPEID) {
+        lines.push(format!("Blocked: {} — {}", f.code, f.message));
+    }
+    lines.push("Click the tile for details and a way forward.".to_owned());
+    lines.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +303,35 @@ mod tests {
         let mut f = Finding::error(code::CHAIN_UNRESOLVABLE_TYPEID, "/chains/0", format!("{t} missing"));
         f.details.insert("typeId".into(), json!(t));
         f
+    }
+
+    #[test]
+    fn a_blocked_tile_names_each_missing_type_once_with_the_nodes_that_use_it() {
+        let m = json!({"name": "vendor.t.p", "version": "1.0.0", "kind": "workflow-chain", "chains": [
+            {"chainId": "t.c", "version": "1.0.0", "label": "C", "description": "d",
+             "parameters": {"type": "object"},
+             "dag": {"nodes": [{"id": "a", "typeId": "x.one"},
+                               {"id": "b", "typeId": "core.noop", "compensation": {"nodeTypeId": "x.one"}},
+                               {"id": "c", "typeId": "x.two"}]}}]});
+        let opts = crate::pack::LoadOptions::default();
+        let pack = crate::pack::load_value(std::path::Path::new("p"), std::sync::Arc::new(m), opts).unwrap();
+        let chain = pack.chain("t.c").unwrap();
+        assert_eq!(
+            uses_of(chain, "x.one"),
+            [
+                ("a".to_owned(), "/chains/0/dag/nodes/0/typeId".to_owned()),
+                ("b".to_owned(), "/chains/0/dag/nodes/1/compensation/nodeTypeId".to_owned())
+            ]
+        );
+        let (one, two, again) = (missing("x.one"), missing("x.two"), missing("x.one"));
+        let other = Finding::error(code::PACK_UNSIGNED, "", "unsigned");
+        let blocked = [&one, &two, &again, &other];
+        assert_eq!(missing_type_ids(&blocked), ["x.one", "x.two"]);
+        assert_eq!(
+            blocked_summary(chain, &blocked),
+            "Blocked: 2 node types no loaded node pack provides:\n  • x.one — used by a, b\n  • x.two — used by c\n\
+             Blocked: pack_unsigned — unsigned\nClick the tile for details and a way forward."
+        );
     }
 
     #[test]

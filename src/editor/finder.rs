@@ -3,7 +3,11 @@
 //! (nucleo's matcher, the one the Helix editor uses). Plain data: `app::finder` draws the
 //! list and runs the pick.
 
-use super::commands::CommandId;
+use super::commands::{self, CommandId, Os};
+use super::packs::Packs;
+use crate::catalog::{Catalog, TrustReport};
+use crate::error::Finding;
+use crate::pack::PackKind;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
@@ -86,6 +90,58 @@ pub fn rank(query: &str, entries: &[Entry]) -> Vec<usize> {
     scored.into_iter().map(|(.., i)| i).collect()
 }
 
+/// What the palette or quick-add lists: commands (`with_commands`, the palette's; not the
+/// palette itself),
+/// disabled ones marked so, then chain tiles of the loaded chain packs (internal ones when
+/// shown), then the catalog's node types.
+pub fn entries(
+    with_commands: bool,
+    cx: &commands::Context,
+    os: Os,
+    packs: &Packs,
+    reports: &[TrustReport],
+    catalog: Option<&Catalog>,
+    show_internal: bool,
+) -> Vec<Entry> {
+    let mut out = Vec::new();
+    if with_commands {
+        for &c in CommandId::ALL {
+            if c == CommandId::CommandPalette {
+                continue;
+            }
+            let spec = c.spec();
+            let (title, detail, shortcut) = (spec.label.to_owned(), spec.id.to_owned(), c.shortcut_text(os));
+            out.push(Entry { target: Target::Command(c), title, detail, shortcut, enabled: c.is_enabled(cx) });
+        }
+    }
+    let chain_packs = packs.with_ids().zip(reports).filter(|((_, p), _)| p.kind == PackKind::WorkflowChain);
+    for ((i, pack), report) in chain_packs {
+        for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
+            // A blocked chain stays pickable (picking it explains why), marked as the palette marks it.
+            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+            let blocked = report.blocking().find(concerns).map(|f| f.code);
+            let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error());
+            let (mark, why) = match (blocked, invalid) {
+                (Some(code), _) => (" · blocked", format!("{code} · ")),
+                (None, true) => (" · invalid", String::new()),
+                (None, false) => ("", String::new()),
+            };
+            let detail = format!("{why}{} · {}", chain.chain_id(), pack.name());
+            let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
+            let title = format!("{}{mark}", chain.label());
+            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
+        }
+    }
+    if let Some(catalog) = catalog {
+        for t in catalog.node_types() {
+            let target = Target::NodeType(t.type_id().to_owned());
+            let (title, detail) = (t.label().to_owned(), t.type_id().to_owned());
+            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +156,25 @@ mod tests {
         let spec = c.spec();
         let (title, detail) = (spec.label.to_owned(), spec.id.to_owned());
         Entry { target: Target::Command(c), title, detail, shortcut: String::new(), enabled }
+    }
+
+    #[test]
+    fn the_palette_lists_commands_and_quick_add_only_chains_and_types_a_blocked_chain_marked() {
+        let packs = Packs::new(crate::pack::bundled().packs);
+        let strict = crate::catalog::Trust { require_signed: true, ..Default::default() };
+        let reports = super::super::blockers::pack_reports(&strict, &packs);
+        let cx = commands::Context::default();
+        let palette = entries(true, &cx, Os::Other, &packs, &reports, None, false);
+        let quick = entries(false, &cx, Os::Other, &packs, &reports, None, false);
+        let commands_listed = palette.iter().filter(|e| matches!(e.target, Target::Command(_))).count();
+        // Every command but the palette itself.
+        assert_eq!(commands_listed, CommandId::ALL.len() - 1);
+        assert_eq!(palette.len() - commands_listed, quick.len(), "the same chains either way");
+        assert!(!quick.iter().any(|e| matches!(e.target, Target::Command(_))));
+        let triage = quick.iter().find(|e| e.detail.contains("support.triage")).unwrap();
+        // The bundled packs are unsigned: a policy that requires signatures blocks them.
+        assert!(triage.title.ends_with(" · blocked"), "{}", triage.title);
+        assert!(triage.detail.starts_with("pack_unsigned · "), "{}", triage.detail);
     }
 
     #[test]

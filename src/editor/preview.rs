@@ -214,6 +214,10 @@ pub fn expand_preview(
 ) -> Result<Expansion, Error> {
     let at = Placement::Insert { at: (0.0, 0.0), on_edge: None, after: None };
     let mut req = request(trust, pack, chain.chain_id(), values.clone(), expansion_id, &[], &at);
+    // The caller holds the chain: where it sits in the pack spares the pipeline a lookup.
+    if let Some(position) = pack.chains.iter().position(|c| std::ptr::eq(c, chain)) {
+        req = req.with_chain_at(position);
+    }
     req.preview = !valid;
     Ok(expand_for(Some(wf), req)?.expansion)
 }

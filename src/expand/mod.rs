@@ -155,12 +155,24 @@ impl serde::Serialize for Expansion {
     }
 }
 
-/// Expand `chain_id` from `pack` with the supplied parameter values.
 /// Every refusal that does not depend on parameter values (kind, load-time findings, chain
 /// lookup, host gates, typeIds, sensitive tokens), in the order expansion applies them.
 /// Returns the chain and the warnings expansion would carry. Editors use it to badge tiles
 /// without expanding anything.
 pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Result<(&'p Chain, Vec<Finding>)> {
+    let (at, warnings) = preflight_at(pack, chain_id, pack.chain_position(chain_id), opts)?;
+    Ok((&pack.chains[at], warnings))
+}
+
+/// [`preflight`] of a chain already looked up: `at` is its position in `pack.chains`
+/// ([`Pack::chain_position`]), `None` when the pack has no `chain_id`. Returns the position
+/// and the warnings.
+pub fn preflight_at(
+    pack: &Pack,
+    chain_id: &str,
+    at: Option<usize>,
+    opts: &ExpandOptions,
+) -> Result<(usize, Vec<Finding>)> {
     if pack.kind != PackKind::WorkflowChain {
         return Err(Error::new(
             code::PACK_KIND_INVALID,
@@ -176,7 +188,7 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
     if let Some(f) = pack.errors().find(|f| f.chain_id.is_none()) {
         return Err(f.clone().into_error());
     }
-    let chain = pack.chain(chain_id).ok_or_else(|| {
+    let (at, chain) = at.and_then(|at| Some((at, pack.chains.get(at)?))).ok_or_else(|| {
         Error::new(code::CHAIN_NOT_FOUND, format!("pack {} has no chain \"{chain_id}\"", display_name(pack)))
             .with("chainId", chain_id)
             .with("available", pack.chains.iter().map(|c| c.chain_id()).collect::<Vec<_>>())
@@ -195,7 +207,7 @@ pub fn preflight<'p>(pack: &'p Pack, chain_id: &str, opts: &ExpandOptions) -> Re
     gate_on_host(chain, &opts.host)?;
     resolve_type_ids(chain, opts.resolver, &mut warnings)?;
     refuse_sensitive_tokens(chain)?;
-    Ok((chain, warnings))
+    Ok((at, warnings))
 }
 
 /// From this many fragment nodes on, nodes are expanded on two threads, in runs of
@@ -221,18 +233,41 @@ impl<'a> PackSource<'a> {
         }
     }
 
-    /// The chain's nodes and edges, to be expanded in place: the pack's own when it was
-    /// given, copies when it was lent.
-    fn into_dag(self, chain_id: &str) -> (Vec<Value>, Vec<Value>) {
+    /// The nodes and edges of the chain at position `at`, to be expanded in place: the
+    /// pack's own when it was given, copies when it was lent.
+    fn into_dag(self, at: usize) -> (Vec<Value>, Vec<Value>) {
         match self {
             PackSource::Lent(pack) => {
-                let chain = pack.chain(chain_id);
+                let chain = pack.chains.get(at);
                 let nodes = chain.map(Chain::nodes).unwrap_or_default();
                 let edges = chain.map(Chain::edges).unwrap_or_default();
                 (nodes.to_vec(), edges.to_vec())
             }
-            PackSource::Given(pack) => pack.into_dag(chain_id).unwrap_or_default(),
+            PackSource::Given(pack) => pack.into_dag(at).unwrap_or_default(),
         }
+    }
+}
+
+/// One expansion's chain, found once, and the values it expands with, ready: what the
+/// steps after the lookup take, so none of them looks the chain up or applies defaults again.
+pub struct Resolved<'a> {
+    pub source: PackSource<'a>,
+    /// The chain's position in the pack's `chains` ([`Pack::chain_position`]).
+    pub at: usize,
+    /// Defaults applied (and checked) as the request asked ([`crate::params::prepare`]).
+    pub values: Map<String, Value>,
+}
+
+impl Resolved<'_> {
+    pub fn chain(&self) -> &Chain {
+        &self.source.pack().chains[self.at]
+    }
+}
+
+impl ExpandOptions<'_> {
+    /// How [`expand`] and [`subchain::expand_tree`] treat the supplied values.
+    pub fn values(&self) -> crate::params::Values {
+        if self.params_as_given { crate::params::Values::AsGiven } else { crate::params::Values::Checked }
     }
 }
 
@@ -247,9 +282,30 @@ pub fn expand_from(
     supplied: Map<String, Value>,
     opts: &ExpandOptions,
 ) -> Result<Expansion> {
+    let at = source.pack().chain_position(chain_id);
+    expand_at(source, chain_id, at, supplied, opts.values(), opts)
+}
+
+/// [`expand_from`] of a chain already looked up (`at` as [`preflight_at`] takes it), its
+/// values treated as `how` says (`opts.params_as_given` is not read).
+pub fn expand_at(
+    source: PackSource,
+    chain_id: &str,
+    at: Option<usize>,
+    supplied: Map<String, Value>,
+    how: crate::params::Values,
+    opts: &ExpandOptions,
+) -> Result<Expansion> {
+    let (at, warnings) = preflight_at(source.pack(), chain_id, at, opts)?;
+    let values = crate::params::prepare(&source.pack().chains[at], supplied, how)?;
+    expand_resolved(Resolved { source, at, values }, warnings, opts)
+}
+
+/// The expansion proper, after the preflight (whose `warnings` it carries) and the values.
+pub fn expand_resolved(resolved: Resolved, mut warnings: Vec<Finding>, opts: &ExpandOptions) -> Result<Expansion> {
+    let Resolved { source, at, values: params } = resolved;
     let pack = source.pack();
-    let (chain, mut warnings) = preflight(pack, chain_id, opts)?;
-    let params = if opts.params_as_given { supplied } else { crate::params::resolve(chain, supplied)? };
+    let chain = &pack.chains[at];
     check_substitution_budget(chain, &params)?;
 
     let expansion_id = choose_expansion_id(chain, opts)?;
@@ -278,7 +334,7 @@ pub fn expand_from(
         graph: StableDiGraph::with_capacity(old_ids.len(), chain.edges().len()),
     };
     let sites = chain.substitution_sites().clone();
-    let (mut nodes, edges) = source.into_dag(chain_id);
+    let (mut nodes, edges) = source.into_dag(at);
     // A duplicate id names its last node, as the reference's id map does.
     let frag_ids: HashMap<&str, usize> = old_ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
     let each = NodeRewrite {

@@ -8,9 +8,12 @@
 //! order and must be declared in `subChains[]`; a child already registered is not expanded
 //! again. The walk keeps its own stack: nothing recurses in the size of the input.
 
-use super::{ExpandOptions, Expansion, chain_id_slug, choose_expansion_id, expand, preflight};
+use super::{
+    ExpandOptions, Expansion, PackSource, Resolved, chain_id_slug, choose_expansion_id, expand_resolved, preflight_at,
+};
 use crate::error::{Error, Finding, Result, code};
 use crate::pack::{Chain, Pack, PackKind};
+use crate::params::{Values, prepare};
 use crate::range::Range;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -118,6 +121,8 @@ impl serde::Serialize for ChildOut<'_> {
 /// One chain on the walk's stack.
 struct Frame<'p> {
     pack: &'p Pack,
+    /// The chain's position in `pack.chains`, found when its ref was resolved.
+    at: usize,
     chain: &'p Chain,
     depth: u32,
     /// Distinct string `config.subChainRef`s in node order.
@@ -139,36 +144,86 @@ pub fn expand_tree<'p>(
     supplied: Map<String, Value>,
     opts: &TreeOptions<'p>,
 ) -> Result<TreeExpansion> {
-    let root = match pack.chain(chain_id) {
-        Some(c) if pack.kind == PackKind::WorkflowChain => c,
+    expand_tree_at(pack, chain_id, pack.chain_position(chain_id), supplied, opts.expand.values(), opts)
+}
+
+/// [`expand_tree`] of a root chain already looked up (`at`, its position in `pack.chains`),
+/// its values treated as `how` says (`opts.expand.params_as_given` is not read).
+pub fn expand_tree_at<'p>(
+    pack: &'p Pack,
+    chain_id: &str,
+    at: Option<usize>,
+    supplied: Map<String, Value>,
+    how: Values,
+    opts: &TreeOptions<'p>,
+) -> Result<TreeExpansion> {
+    let root = match at.and_then(|at| Some((at, pack.chains.get(at)?))) {
+        Some(found) if pack.kind == PackKind::WorkflowChain => found,
         // preflight words the refusal (wrong kind, unknown chain) exactly as `expand` does.
         _ => {
-            return Err(preflight(pack, chain_id, &opts.expand).err().unwrap_or_else(|| {
+            return Err(preflight_at(pack, chain_id, at, &opts.expand).err().unwrap_or_else(|| {
                 Error::new(code::CHAIN_NOT_FOUND, format!("no chain \"{chain_id}\"")).with("chainId", chain_id)
             }));
         }
     };
-    let params = if opts.expand.params_as_given { supplied } else { crate::params::resolve(root, supplied)? };
-    let expansion_id = choose_expansion_id(root, &opts.expand)?;
-    let max_depth = opts.expand.host.max_depth;
+    let params = prepare(root.1, supplied, how)?;
+    let expansion_id = choose_expansion_id(root.1, &opts.expand)?;
+    let mut walk = Walk {
+        opts,
+        params,
+        expansion_id,
+        stack: Vec::new(),
+        on_stack: HashSet::new(),
+        registered: HashSet::new(),
+        minted: HashMap::new(),
+        children: Vec::new(),
+        warnings: Vec::new(),
+    };
+    walk.enter(pack, root.0, 0, None)?;
+    let mut parent = walk.run()?;
+    parent.warnings.append(&mut walk.warnings);
+    Ok(TreeExpansion { parent, children: walk.children })
+}
 
-    let mut stack: Vec<Frame<'p>> = Vec::new();
-    let mut on_stack: HashSet<&'p str> = HashSet::new();
-    let mut registered: HashSet<String> = HashSet::new();
-    // Each minted id and the (pack, chainId, version) it was minted for: the slug folds `.`
-    // into `_`, so `q.a.b` and `q.a_b` mint one id, and the second would run the first.
-    let mut minted: HashMap<String, (&'p str, &'p str, &'p str)> = HashMap::new();
-    let mut children: Vec<Child> = Vec::new();
-    let mut warnings: Vec<Finding> = Vec::new();
+/// The depth-first walk's state: the stack of chains being composed and what is registered.
+struct Walk<'p, 'o> {
+    opts: &'o TreeOptions<'p>,
+    /// The root's values: every chain expands with them (the reference passes them on).
+    params: Map<String, Value>,
+    expansion_id: String,
+    stack: Vec<Frame<'p>>,
+    on_stack: HashSet<&'p str>,
+    registered: HashSet<String>,
+    /// Each minted id and the (pack, chainId, version) it was minted for: the slug folds `.`
+    /// into `_`, so `q.a.b` and `q.a_b` mint one id, and the second would run the first.
+    minted: HashMap<String, (&'p str, &'p str, &'p str)>,
+    children: Vec<Child>,
+    warnings: Vec<Finding>,
+}
 
-    let enter = |stack: &mut Vec<Frame<'p>>,
-                 on_stack: &mut HashSet<&'p str>,
-                 pack: &'p Pack,
-                 chain: &'p Chain,
-                 depth: u32,
-                 registers_as: Option<String>|
-     -> Result<()> {
+impl<'p> Walk<'p, '_> {
+    /// Visit each frame's refs in order, then expand it: returns the root's expansion.
+    fn run(&mut self) -> Result<Expansion> {
+        loop {
+            // The root is entered first and returns when it is popped, so a frame is left.
+            let frame = self.stack.last_mut().expect("the root frame is popped last");
+            if let Some(&r) = frame.refs.get(frame.next) {
+                frame.next += 1;
+                self.visit(r)?;
+                continue;
+            }
+            let frame = self.stack.pop().expect("the loop holds a frame");
+            if let Some(root) = self.finish(frame)? {
+                return Ok(root);
+            }
+        }
+    }
+
+    /// Push a chain: the depth bound first, then the cycle check, as the reference does.
+    fn enter(&mut self, pack: &'p Pack, at: usize, depth: u32, registers_as: Option<String>) -> Result<()> {
+        let chain = &pack.chains[at];
         let id = chain.chain_id();
+        let max_depth = self.opts.expand.host.max_depth;
         if depth > max_depth {
             return Err(Error::new(
                 code::SUB_CHAIN_MAX_DEPTH_EXCEEDED,
@@ -177,7 +232,7 @@ pub fn expand_tree<'p>(
             .with("chainId", id)
             .with("maxDepth", max_depth));
         }
-        if !on_stack.insert(id) {
+        if !self.on_stack.insert(id) {
             return Err(Error::new(
                 code::SUB_CHAIN_CYCLE,
                 format!("chain {id} composes itself through its sub-chains"),
@@ -191,89 +246,103 @@ pub fn expand_tree<'p>(
             .filter_map(|node| node.pointer("/config/subChainRef").and_then(Value::as_str))
             .filter(|r| seen.insert(*r))
             .collect();
-        // First declaration of each ref: string (sibling) or object (external).
-        let mut declared = HashMap::new();
-        for entry in chain.sub_chains() {
-            match entry.get("ref") {
-                Some(Value::String(r)) => declared.entry(r.as_str()).or_insert(None),
-                Some(Value::Object(o)) => match o.get("chainId").and_then(Value::as_str) {
-                    Some(r) => declared.entry(r).or_insert(Some(o)),
-                    None => continue,
-                },
-                _ => continue,
-            };
-        }
-        stack.push(Frame { pack, chain, depth, refs, declared, next: 0, versions: HashMap::new(), registers_as });
+        self.stack.push(Frame {
+            pack,
+            at,
+            chain,
+            depth,
+            refs,
+            declared: declared_refs(chain),
+            next: 0,
+            versions: HashMap::new(),
+            registers_as,
+        });
         Ok(())
-    };
+    }
 
-    enter(&mut stack, &mut on_stack, pack, root, 0, None)?;
-    let mut parent = None;
-    while let Some(frame) = stack.last_mut() {
-        if let Some(&r) = frame.refs.get(frame.next) {
-            frame.next += 1;
-            let (child_pack, child) = resolve_ref(frame, r, opts.external)?;
-            frame.versions.insert(r, child.version());
-            let workflow_id = mint_child_workflow_id(opts.tenant, r, child.version());
-            let identity = (child_pack.name(), child.chain_id(), child.version());
-            match minted.get(workflow_id.as_str()) {
-                Some(first) if *first != identity => {
-                    return Err(workflow_id_collision(&workflow_id, *first, identity));
-                }
-                Some(_) => {}
-                None => _ = minted.insert(workflow_id.clone(), identity),
-            }
-            if !registered.contains(&workflow_id) {
-                let depth = frame.depth + 1;
-                enter(&mut stack, &mut on_stack, child_pack, child, depth, Some(workflow_id))?;
-            }
-            continue;
+    /// The top frame's ref `r`: resolve it, mint its child id (refusing a collision), and
+    /// enter the child unless it is registered already.
+    fn visit(&mut self, r: &'p str) -> Result<()> {
+        let frame = self.stack.last_mut().expect("a ref is visited from a frame");
+        let (child_pack, at) = resolve_ref(frame, r, self.opts.external)?;
+        let child = &child_pack.chains[at];
+        frame.versions.insert(r, child.version());
+        let depth = frame.depth + 1;
+        let workflow_id = mint_child_workflow_id(self.opts.tenant, r, child.version());
+        let identity = (child_pack.name(), child.chain_id(), child.version());
+        match self.minted.get(workflow_id.as_str()) {
+            Some(first) if *first != identity => return Err(workflow_id_collision(&workflow_id, *first, identity)),
+            Some(_) => {}
+            None => _ = self.minted.insert(workflow_id.clone(), identity),
         }
-        let frame = stack.pop().expect("the loop holds a frame");
-        on_stack.remove(frame.chain.chain_id());
+        if !self.registered.contains(&workflow_id) {
+            self.enter(child_pack, at, depth, Some(workflow_id))?;
+        }
+        Ok(())
+    }
+
+    /// Expand a chain whose refs are all visited: the root is returned, a child registered.
+    fn finish(&mut self, frame: Frame<'p>) -> Result<Option<Expansion>> {
+        self.on_stack.remove(frame.chain.chain_id());
         let is_root = frame.registers_as.is_none();
+        let opts = &self.opts.expand;
         let chain_opts = ExpandOptions {
             expansion_id: Some(if is_root {
-                expansion_id.clone()
+                self.expansion_id.clone()
             } else {
-                format!("{expansion_id}_{}", chain_id_slug(frame.chain.chain_id()))
+                format!("{}_{}", self.expansion_id, chain_id_slug(frame.chain.chain_id()))
             }),
-            taken_ids: if is_root { opts.expand.taken_ids } else { None },
-            resolver: opts.expand.resolver,
-            parent_compensation: if is_root { opts.expand.parent_compensation } else { None },
-            host: opts.expand.host.clone(),
+            taken_ids: if is_root { opts.taken_ids } else { None },
+            resolver: opts.resolver,
+            parent_compensation: if is_root { opts.parent_compensation } else { None },
+            host: opts.host.clone(),
             params_as_given: true,
         };
-        let mut exp = expand(frame.pack, frame.chain.chain_id(), params.clone(), &chain_opts)?;
-        exp.sub_chain_links = rewrite_refs(&mut exp.nodes, &frame, opts.tenant);
-        match frame.registers_as {
-            None => parent = Some(exp),
-            Some(workflow_id) => {
-                warn_unsupplied(frame.chain, &params, &mut warnings);
-                if !is_valid_workflow_id(&workflow_id) {
-                    warnings.push(
-                        Finding::warning(
-                            code::CHILD_WORKFLOW_ID_INVALID,
-                            "",
-                            format!(
-                                "child workflow id \"{workflow_id}\" does not match the WorkflowDefinition id \
-                                 pattern ^[a-z][a-z0-9_-]*$ (at most 128 characters); a strictly validating host \
-                                 rejects it"
-                            ),
-                        )
-                        .in_chain(frame.chain.chain_id())
-                        .with("workflowId", workflow_id.as_str()),
-                    );
-                }
-                warnings.append(&mut exp.warnings);
-                registered.insert(workflow_id.clone());
-                children.push(Child { workflow_id, expansion: exp });
-            }
+        let (at, warnings) = preflight_at(frame.pack, frame.chain.chain_id(), Some(frame.at), &chain_opts)?;
+        let resolved = Resolved { source: PackSource::Lent(frame.pack), at, values: self.params.clone() };
+        let mut exp = expand_resolved(resolved, warnings, &chain_opts)?;
+        exp.sub_chain_links = rewrite_refs(&mut exp.nodes, &frame, self.opts.tenant);
+        let Some(workflow_id) = frame.registers_as else { return Ok(Some(exp)) };
+        warn_unsupplied(frame.chain, &self.params, &mut self.warnings);
+        if !is_valid_workflow_id(&workflow_id) {
+            self.warnings.push(invalid_child_id(frame.chain, &workflow_id));
         }
+        self.warnings.append(&mut exp.warnings);
+        self.registered.insert(workflow_id.clone());
+        self.children.push(Child { workflow_id, expansion: exp });
+        Ok(None)
     }
-    let mut parent = parent.expect("the root is the last frame popped");
-    parent.warnings.append(&mut warnings);
-    Ok(TreeExpansion { parent, children })
+}
+
+/// First declaration of each ref in `subChains[]`: string (sibling) or object (external).
+fn declared_refs(chain: &Chain) -> HashMap<&str, Option<&Map<String, Value>>> {
+    let mut declared = HashMap::new();
+    for entry in chain.sub_chains() {
+        match entry.get("ref") {
+            Some(Value::String(r)) => declared.entry(r.as_str()).or_insert(None),
+            Some(Value::Object(o)) => match o.get("chainId").and_then(Value::as_str) {
+                Some(r) => declared.entry(r).or_insert(Some(o)),
+                None => continue,
+            },
+            _ => continue,
+        };
+    }
+    declared
+}
+
+/// A child workflow id a strictly validating host would reject.
+fn invalid_child_id(chain: &Chain, workflow_id: &str) -> Finding {
+    Finding::warning(
+        code::CHILD_WORKFLOW_ID_INVALID,
+        "",
+        format!(
+            "child workflow id \"{workflow_id}\" does not match the WorkflowDefinition id \
+             pattern ^[a-z][a-z0-9_-]*$ (at most 128 characters); a strictly validating host \
+             rejects it"
+        ),
+    )
+    .in_chain(chain.chain_id())
+    .with("workflowId", workflow_id)
 }
 
 /// Two different chains whose child workflow ids are the same.
@@ -295,7 +364,7 @@ fn workflow_id_collision(workflow_id: &str, first: (&str, &str, &str), second: (
 
 /// The chain a node's `subChainRef` names: declared in `subChains[]`, then a sibling in the
 /// same pack (string ref) or a chain of a known pack (external ref).
-fn resolve_ref<'p>(frame: &Frame<'p>, r: &str, external: &'p [Pack]) -> Result<(&'p Pack, &'p Chain)> {
+fn resolve_ref<'p>(frame: &Frame<'p>, r: &str, external: &'p [Pack]) -> Result<(&'p Pack, usize)> {
     let (pack, chain) = (frame.pack, frame.chain);
     let unresolved = |why: String| {
         Error::new(code::SUB_CHAIN_UNRESOLVED, format!("sub-chain \"{r}\" used by chain {}: {why}", chain.chain_id()))
@@ -306,8 +375,8 @@ fn resolve_ref<'p>(frame: &Frame<'p>, r: &str, external: &'p [Pack]) -> Result<(
     match declared {
         None => Err(unresolved("it is not declared in subChains[]".into())),
         Some(None) => pack
-            .chain(r)
-            .map(|c| (pack, c))
+            .chain_position(r)
+            .map(|at| (pack, at))
             .ok_or_else(|| unresolved(format!("pack {} has no such chain", pack.name()))),
         Some(Some(ext)) => {
             let pack_name = ext.get("packName").and_then(Value::as_str).unwrap_or_default();
@@ -319,9 +388,9 @@ fn resolve_ref<'p>(frame: &Frame<'p>, r: &str, external: &'p [Pack]) -> Result<(
                 .chain(external)
                 .filter(|p| p.kind == PackKind::WorkflowChain && p.name() == pack_name)
                 .filter_map(|p| {
-                    let c = p.chain(r)?;
-                    let v = semver::Version::parse(c.version()).ok()?;
-                    range.matches(&v).then_some((v, p, c))
+                    let at = p.chain_position(r)?;
+                    let v = semver::Version::parse(p.chains[at].version()).ok()?;
+                    range.matches(&v).then_some((v, p, at))
                 })
                 .max_by(|a, b| a.0.cmp(&b.0))
                 .map(|(_, p, c)| (p, c))

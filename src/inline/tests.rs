@@ -13,6 +13,16 @@ fn pack(nodes: Value, parameters: Value) -> Pack {
     load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
 }
 
+/// A pack holding acme.c (a greeting) and `more` chains after it.
+fn pack_of(more: Vec<Value>) -> Pack {
+    let mut chains = vec![json!({"chainId": "acme.c", "version": "1.0.0", "label": "C", "description": "d",
+        "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "core.noop"}]}})];
+    chains.extend(more);
+    let m = json!({"name": "vendor.acme.tiles", "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": chains});
+    load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+}
+
 fn greeting() -> Pack {
     pack(
         json!([{"id": "a", "typeId": "core.identity", "config": {"to": "{{params.to}}"}}]),
@@ -150,4 +160,54 @@ fn a_given_pack_expands_as_a_lent_one_and_a_copy_of_it_keeps_its_nodes() {
     shared.expansion_id = ExpansionIdChoice::Given("x1".into());
     assert_eq!(expand_for(None, shared).unwrap().expansion.nodes, want);
     assert_eq!(kept.chain("acme.c").unwrap().nodes(), greeting().chain("acme.c").unwrap().nodes());
+}
+
+/// Issue 35 item 2: a request finds its chain by id once, and passes it down; a co-expansion
+/// finds each sub-chain once more, where the walk resolves its ref.
+#[test]
+fn one_request_looks_its_chain_up_once() {
+    use crate::pack::lookups;
+    let (trust, pack) = (Trust::default(), greeting());
+    for preview in [false, true] {
+        for id in [ExpansionIdChoice::Fresh, ExpansionIdChoice::Hash] {
+            let mut req = InlineRequest::new(&trust, &pack, "acme.c", values(json!({"to": "you"})));
+            req.preview = preview;
+            req.expansion_id = id.clone();
+            lookups::take();
+            expand_for(Some(&Workflow::new("w")), req).unwrap();
+            assert_eq!(lookups::take(), ["acme.c"], "preview {preview}, {id:?}");
+        }
+    }
+    let req = InlineRequest::given(&trust, greeting(), "acme.c", values(json!({"to": "you"})));
+    lookups::take();
+    // The CLI reads the chain's form from the request before the pipeline runs.
+    assert!(req.chain().is_some());
+    expand_for(None, req).unwrap();
+    assert_eq!(lookups::take(), ["acme.c"], "a given pack, read first as the CLI does");
+    // A request whose chain changes after it was read finds the new one.
+    let two = pack_of(vec![json!({"chainId": "acme.d", "version": "1.0.0", "label": "D", "description": "d",
+        "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "z", "typeId": "core.noop"}]}})]);
+    let mut req = InlineRequest::new(&trust, &two, "acme.c", Map::new());
+    assert!(req.chain().is_some());
+    req.chain_id = "acme.d";
+    assert_eq!(req.chain().unwrap().chain_id(), "acme.d");
+    assert_eq!(expand_for(None, req).unwrap().expansion.chain_id, "acme.d");
+
+    let m = json!({"name": "vendor.acme.tree", "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": [
+        {"chainId": "t.p", "version": "1.0.0", "label": "P", "description": "d",
+         "parameters": {"type": "object", "properties": {"to": {"type": "string", "default": "x"}}},
+         "subChains": [{"ref": "t.k"}],
+         "dag": {"nodes": [{"id": "s", "typeId": "core.subWorkflow", "config": {"subChainRef": "t.k"}}]}},
+        {"chainId": "t.k", "version": "1.0.0", "label": "K", "description": "d",
+         "parameters": {"type": "object"},
+         "dag": {"nodes": [{"id": "a", "typeId": "core.identity", "config": {"to": "{{params.to}}"}}]}}]});
+    let tree =
+        load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap();
+    let mut co = Trust::default();
+    co.host.sub_chains = true;
+    lookups::take();
+    let out = expand_for(None, InlineRequest::new(&co, &tree, "t.p", Map::new())).unwrap();
+    assert_eq!(out.children.len(), 1);
+    assert_eq!(lookups::take(), ["t.p", "t.k"]);
 }

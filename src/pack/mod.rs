@@ -100,9 +100,17 @@ impl Pack {
         str_at(&self.manifest, "description")
     }
 
-    /// The first chain with this chainId. Looked up by an index made once: co-expanding a
-    /// chain with 8,000 sub-chains looks chains up 16,000 times (a scan each took 15 s).
+    /// The first chain with this chainId.
     pub fn chain(&self, chain_id: &str) -> Option<&Chain> {
+        self.chain_position(chain_id).map(|at| &self.chains[at])
+    }
+
+    /// Where in [`Pack::chains`] the first chain with this chainId is: the one way a chain
+    /// is found by id. Looked up by an index made once: co-expanding a chain with 8,000
+    /// sub-chains looks chains up 16,000 times (a scan each took 15 s).
+    pub fn chain_position(&self, chain_id: &str) -> Option<usize> {
+        #[cfg(test)]
+        lookups::record(chain_id);
         let index = self.chain_index.get_or_init(|| {
             let mut index = HashMap::with_capacity(self.chains.len());
             for (i, c) in self.chains.iter().enumerate() {
@@ -110,10 +118,10 @@ impl Pack {
             }
             index
         });
-        match index.get(chain_id).and_then(|&i| self.chains.get(i)) {
-            Some(c) if c.chain_id() == chain_id => Some(c),
+        match index.get(chain_id) {
+            Some(&at) if self.chains.get(at).is_some_and(|c| c.chain_id() == chain_id) => Some(at),
             // `chains` is public: one changed since the index was made is found by a scan.
-            _ => self.chains.iter().find(|c| c.chain_id() == chain_id),
+            _ => self.chains.iter().position(|c| c.chain_id() == chain_id),
         }
     }
 
@@ -143,10 +151,11 @@ impl Pack {
     /// pack is its only holder (a copy of the pack shares it; then they are copied). For a
     /// caller that expands the chain and has no further use for the pack: moving saves a
     /// deep copy of every node, which was a third of a large expansion's run.
-    pub fn into_dag(self, chain_id: &str) -> Option<(Vec<Value>, Vec<Value>)> {
+    /// The chain is the one at position `at` of [`Pack::chains`] ([`Pack::chain_position`]).
+    pub fn into_dag(self, at: usize) -> Option<(Vec<Value>, Vec<Value>)> {
         let Pack { manifest, chains, .. } = self;
         drop(manifest);
-        let chain = chains.into_iter().find(|c| c.chain_id() == chain_id)?;
+        let chain = chains.into_iter().nth(at)?;
         if Arc::strong_count(&chain.doc) > 1 {
             return Some((chain.nodes().to_vec(), chain.edges().to_vec()));
         }
@@ -328,5 +337,25 @@ impl crate::params::ParameterSchema for Chain {
     }
     fn validator(&self) -> Result<&Arc<UserSchema>, &str> {
         self.params_validator()
+    }
+}
+
+/// Test instrument: every chain id looked up on this thread, so a test can count how often
+/// one request finds its chain.
+#[cfg(test)]
+pub(crate) mod lookups {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static SEEN: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(crate) fn record(chain_id: &str) {
+        SEEN.with(|seen| seen.borrow_mut().push(chain_id.to_owned()));
+    }
+
+    /// The ids looked up since the last call, in order; the record starts empty again.
+    pub(crate) fn take() -> Vec<String> {
+        SEEN.with(|seen| std::mem::take(&mut *seen.borrow_mut()))
     }
 }

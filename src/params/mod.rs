@@ -177,15 +177,56 @@ pub fn defaults_plainly_hold(parameters: &Value) -> bool {
 
 /// Apply defaults, then validate; refuse with `chain_parameter_invalid` listing every error.
 pub fn resolve(chain: &impl ParameterSchema, supplied: Map<String, Value>) -> Result<Map<String, Value>, Error> {
-    let mut values = supplied;
-    apply_defaults(chain.parameters(), &mut values);
-    let as_value = Value::Object(values);
-    let errors = check(chain, &as_value)?;
-    let Value::Object(values) = as_value else { unreachable!("built as an object") };
+    let (values, errors) = with_defaults_checked(chain, supplied)?;
     if errors.is_empty() {
         return Ok(values);
     }
     Err(invalid(chain.chain_id(), &errors))
+}
+
+/// What is wrong with `values` as typed once their defaults are applied: the checks a form
+/// shows, through the same route as [`resolve`].
+pub fn violations(chain: &impl ParameterSchema, values: &Map<String, Value>) -> Result<Vec<ParamError>, Error> {
+    Ok(with_defaults_checked(chain, values.clone())?.1)
+}
+
+fn with_defaults_checked(
+    chain: &impl ParameterSchema,
+    supplied: Map<String, Value>,
+) -> Result<(Map<String, Value>, Vec<ParamError>), Error> {
+    let as_value = Value::Object(prepare(chain, supplied, Values::Preview)?);
+    let errors = check(chain, &as_value)?;
+    let Value::Object(values) = as_value else { unreachable!("built as an object") };
+    Ok((values, errors))
+}
+
+/// How supplied values become the values a chain expands with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Exactly as supplied: no defaults, no checks (the reference library's own contract).
+    AsGiven,
+    /// Defaults applied, not checked: a preview of values still being typed.
+    Preview,
+    /// Defaults applied, then checked against the chain's schema ([`resolve`]).
+    Checked,
+}
+
+/// The one route by which supplied values get their defaults (and, when `how` says so,
+/// their checks) on the way into an expansion.
+pub fn prepare(
+    chain: &impl ParameterSchema,
+    supplied: Map<String, Value>,
+    how: Values,
+) -> Result<Map<String, Value>, Error> {
+    match how {
+        Values::AsGiven => Ok(supplied),
+        Values::Preview => {
+            let mut values = supplied;
+            apply_defaults(chain.parameters(), &mut values);
+            Ok(values)
+        }
+        Values::Checked => resolve(chain, supplied),
+    }
 }
 
 /// The `chain_parameter_invalid` refusal for a list of errors.

@@ -99,6 +99,11 @@ impl Resolutions {
     pub fn set(&mut self, c: &Conflict, choice: Choice) {
         self.each.insert((c.node_id.clone(), c.pointer.clone()), choice);
     }
+
+    /// Whether every one of these conflicts has a choice (Apply stays off until then).
+    pub fn settle_all(&self, conflicts: &[Conflict]) -> bool {
+        conflicts.iter().all(|c| self.choice(&c.node_id, &c.pointer).is_some())
+    }
 }
 
 /// One merge: the conflicts met, and whether each was settled.

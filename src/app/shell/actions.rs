@@ -2,15 +2,13 @@ use super::{App, Pending};
 use crate::app::action::{self, Action};
 use crate::app::dialogs::Purpose;
 use crate::app::{authoring, command_ui, finder, problems, publish, theme};
-use crate::catalog::{Catalog, TrustReport};
 use crate::editor::arrange::Arrangement;
 use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
-use crate::editor::finder::{Entry, Target};
+use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
-use crate::editor::packs::Packs;
 use crate::editor::{blockers, node_type};
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
@@ -434,8 +432,8 @@ impl App {
     /// The command palette or quick-add, and what was picked in it.
     pub(super) fn finder(&mut self, ctx: &egui::Context, os: Os) {
         let Some(f) = &mut self.windows.finder else { return };
-        let entries = finder_entries(
-            f.mode,
+        let entries = crate::editor::finder::entries(
+            f.mode == finder::Mode::Palette,
             &self.command_context(),
             os,
             &self.library.packs,
@@ -472,56 +470,4 @@ impl App {
             }
         }
     }
-}
-
-/// What the palette or quick-add lists: commands (palette only; not the palette itself),
-/// disabled ones marked so, then chain tiles of the loaded chain packs (internal ones when
-/// shown), then the catalog's node types.
-fn finder_entries(
-    mode: finder::Mode,
-    cx: &commands::Context,
-    os: Os,
-    packs: &Packs,
-    reports: &[TrustReport],
-    catalog: Option<&Catalog>,
-    show_internal: bool,
-) -> Vec<Entry> {
-    let mut out = Vec::new();
-    if mode == finder::Mode::Palette {
-        for &c in CommandId::ALL {
-            if c == CommandId::CommandPalette {
-                continue;
-            }
-            let spec = c.spec();
-            let (title, detail, shortcut) = (spec.label.to_owned(), spec.id.to_owned(), c.shortcut_text(os));
-            out.push(Entry { target: Target::Command(c), title, detail, shortcut, enabled: c.is_enabled(cx) });
-        }
-    }
-    let chain_packs =
-        packs.with_ids().zip(reports).filter(|((_, p), _)| p.kind == crate::pack::PackKind::WorkflowChain);
-    for ((i, pack), report) in chain_packs {
-        for chain in pack.chains.iter().filter(|c| show_internal || !c.internal()) {
-            // A blocked chain stays pickable (picking it explains why), marked as the palette marks it.
-            let concerns = |f: &&crate::error::Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-            let blocked = report.blocking().find(concerns).map(|f| f.code);
-            let invalid = pack.findings_for(chain.chain_id()).any(|f| f.is_error());
-            let (mark, why) = match (blocked, invalid) {
-                (Some(code), _) => (" · blocked", format!("{code} · ")),
-                (None, true) => (" · invalid", String::new()),
-                (None, false) => ("", String::new()),
-            };
-            let detail = format!("{why}{} · {}", chain.chain_id(), pack.name());
-            let target = Target::Chain { pack: i, chain_id: chain.chain_id().to_owned() };
-            let title = format!("{}{mark}", chain.label());
-            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
-        }
-    }
-    if let Some(catalog) = catalog {
-        for t in catalog.node_types() {
-            let target = Target::NodeType(t.type_id().to_owned());
-            let (title, detail) = (t.label().to_owned(), t.type_id().to_owned());
-            out.push(Entry { target, title, detail, shortcut: String::new(), enabled: true });
-        }
-    }
-    out
 }

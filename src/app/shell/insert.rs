@@ -1,12 +1,12 @@
 use super::App;
-use crate::app::form::{FormMode, FormSession};
+use crate::app::form::FormSession;
 use crate::app::problems::ErrorAbout;
 use crate::editor::document::{NodeLink, edge_by_seq};
-use crate::editor::insert::{insert_target, select_inserted};
+use crate::editor::insert::{InsertPlace, select_inserted};
+use crate::editor::insert_session::{InsertSession, NotOpened};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
 use crate::editor::preview;
-use crate::error::{Error, code};
 
 impl App {
     /// One node of a catalogued type downstream of `source`, wired through the first ports
@@ -54,67 +54,41 @@ impl App {
         on_edge: Option<u64>,
         after: Option<String>,
     ) {
-        let Some(chain) = self.library.packs.get(pack).and_then(|p| p.chain(chain_id)) else { return };
-        let wf = self.doc.workflow();
-        let (on_edge, after) = insert_target(wf, self.library.trust.catalog.as_ref(), on_edge, after);
-        let id = match preview::fresh_expansion_id(chain, wf) {
-            Ok(id) => id,
-            Err(e) => return self.panels.problems.error(e),
-        };
-        if let Some(e) =
-            self.library.packs.get(pack).and_then(|p| self.library.trust.check_chain(p, chain_id).refusal())
-        {
-            // Nothing to fill in: say why instead of opening a form that cannot insert.
-            self.panels.palette.explain(pack, chain_id);
-            self.panels.problems.error(e);
-            return;
+        let Some(p) = self.library.packs.get(pack) else { return };
+        let place = InsertPlace { at, on_edge, after };
+        let opened = InsertSession::open_insert(&self.library.trust, pack, p, chain_id, self.doc.workflow(), place);
+        match opened {
+            None => {}
+            Some(Ok((session, chain))) => {
+                let mut form = FormSession::from_session(session, chain, None);
+                // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
+                form.focus_first_field();
+                self.windows.form = Some(form);
+            }
+            Some(Err(NotOpened::Failed(e))) => self.panels.problems.error(e),
+            Some(Err(NotOpened::Refused(e))) => {
+                // Nothing to fill in: say why instead of opening a form that cannot insert.
+                self.panels.palette.explain(pack, chain_id);
+                self.panels.problems.error(e);
+            }
         }
-        let mode = FormMode::Insert { at, on_edge, after };
-        let mut form = FormSession::new(Some(pack), chain, mode, id, None);
-        // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
-        form.focus_first_field();
-        self.windows.form = Some(form);
     }
 
     pub(super) fn open_instance_form(&mut self, key: &str) {
-        let Some(inst) = self.doc.workflow().instance(key) else { return };
-        let found = self
-            .library
-            .packs
-            .with_ids()
-            .find(|(_, p)| p.name() == inst.pack_name && p.chain(&inst.chain_id).is_some());
-        let Some((pack, p)) = found else {
-            self.panels.problems.error(
-                Error::new(
-                    code::CHAIN_NOT_FOUND,
-                    format!(
-                        "chain {} from pack {} is not loaded; open the pack to re-parameterise this instance",
-                        inst.chain_id, inst.pack_name
-                    ),
-                )
-                .with("chainId", inst.chain_id.as_str())
-                .with("packName", inst.pack_name.as_str()),
-            );
-            return;
-        };
-        let chain = p.chain(&inst.chain_id).expect("found above");
-        if p.version() != inst.pack_version {
-            self.panels.problems.status(format!(
-                "Note: the instance came from {} {}; the loaded version is {}",
-                inst.pack_name,
-                inst.pack_version,
-                p.version()
-            ));
+        let opened = InsertSession::open_instance(&self.library.trust, &self.library.packs, self.doc.workflow(), key);
+        match opened {
+            None => {}
+            Some(Err(e)) => self.panels.problems.error(e),
+            Some(Ok(r)) => {
+                if let Some(note) = r.note {
+                    self.panels.problems.status(note);
+                }
+                self.windows.form = Some(FormSession::from_session(r.session, r.chain, Some(r.values)));
+                self.doc.selection.clear();
+                self.doc.selection.instance = Some(key.to_owned());
+                self.doc.selection.nodes = r.nodes.into_iter().collect();
+            }
         }
-        let mode = FormMode::Reparameterise { key: key.to_owned() };
-        let mut form = FormSession::new(Some(pack), chain, mode, inst.expansion_id.clone(), Some(inst.params.clone()));
-        if let Some(e) = self.library.trust.check_chain(p, &inst.chain_id).refusal() {
-            form.block(e);
-        }
-        self.windows.form = Some(form);
-        self.doc.selection.clear();
-        self.doc.selection.instance = Some(key.to_owned());
-        self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
     }
 
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
@@ -140,19 +114,15 @@ impl App {
                 select_inserted(wf, sel, &outcome.new_nodes);
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
-            Err(e) if e.code == crate::error::code::UPGRADE_CONFLICT => {
-                // Nothing was applied: the form lists the conflicts for the user to settle.
-                if let Some(form) = &mut self.windows.form {
-                    form.conflicts = crate::instance::Conflict::listed_in(&e);
-                }
-                self.panels.problems.status(e.message);
-            }
             Err(e) => {
-                if let Some(form) = &mut self.windows.form {
-                    form.refusal = Some(e.clone());
+                let Some(form) = &mut self.windows.form else { return };
+                if form.refused(&e) {
                     form.reveal_errors();
+                    self.panels.problems.error_about(e, ErrorAbout::Form);
+                } else {
+                    // Nothing was applied: the form lists the conflicts for the user to settle.
+                    self.panels.problems.status(e.message);
                 }
-                self.panels.problems.error_about(e, ErrorAbout::Form);
             }
         }
     }

@@ -19,6 +19,7 @@ use crate::app::native_files::{FileDialogs, NativeDialogs};
 use crate::app::palette::{self, Palette};
 use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
 use crate::app::settings::Settings;
+use crate::app::window::Window;
 use crate::app::{
     app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, publish, registry, theme, trust_settings,
     upgrade as updates,
@@ -443,12 +444,14 @@ impl App {
                 failures: &self.library.failures,
                 samples: &self.library.samples,
             };
-            self.panels.palette.show(ui, cx, &mut self.actions);
+            let asked = self.panels.palette.show(ui, cx);
+            self.actions.extend(asked.actions);
         });
         let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
         inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.settings.inspector_panel, |ui| {
             let (wf, selection) = self.doc.parts();
-            self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection, &mut self.actions);
+            let asked = self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection);
+            self.actions.extend(asked.actions);
         });
     }
 
@@ -463,7 +466,11 @@ impl App {
                 ui,
                 |ui| {
                     form_event = match form.pack.and_then(|id| packs.get(id)) {
-                        Some(pack) => form.show(ui, trust, pack, wf, revision, actions),
+                        Some(pack) => {
+                            let asked = form.show(ui, trust, pack, wf, revision);
+                            actions.extend(asked.selected_ghost.map(Action::SelectGhost));
+                            asked.event
+                        }
                         None => Some(FormEvent::Cancel),
                     };
                 },
@@ -476,7 +483,7 @@ impl App {
     fn central_panel(&mut self, ui: &mut Ui, os: Os) {
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let revision = (self.doc.revision(), self.library.catalog_gen);
-            let ghost = self.windows.form.as_ref().and_then(FormSession::ghost);
+            let ghost = self.windows.form.as_ref().and_then(|form| form.ghost());
             let catalog = self.library.trust.catalog.as_ref();
             let commands = &self.command_context();
             let (wf, selection, moves) = self.doc.parts_with_moves();
@@ -488,7 +495,7 @@ impl App {
 
     /// The windows over the panels, each while it is open.
     fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
-        if let Some(publish) = &mut self.windows.publish {
+        if self.windows.publish.is_open() {
             let src = publish::Sources {
                 packs: &self.library.packs,
                 workflow: self.doc.workflow(),
@@ -496,9 +503,8 @@ impl App {
                 catalog: self.library.trust.catalog.as_ref(),
                 catalog_gen: self.library.catalog_gen,
             };
-            if !publish.show(ctx, &src, &mut self.actions) {
-                self.windows.publish = None;
-            }
+            let asked = self.windows.publish.show(ctx, &src);
+            self.actions.extend(asked);
         }
         self.trust_settings_window(ctx);
         if self.windows.shortcut_help {
@@ -509,13 +515,15 @@ impl App {
             command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os, &about);
         }
         self.registry_window(ctx);
-        self.windows.app_reparam.show(ctx, &mut self.actions);
-        self.windows.compare.show(ctx);
+        let asked = self.windows.app_reparam.show(ctx, ());
+        self.actions.extend(asked);
+        self.windows.compare.show(ctx, ());
         self.review_window(ctx);
         let catalog = self.library.trust.catalog.as_ref();
         self.windows.authoring.modal_escape = self.frame.modal_escape;
         self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
-        self.windows.child_window.show(ctx, &mut self.actions);
+        let asked = self.windows.child_window.show(ctx, ());
+        self.actions.extend(asked);
         if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx) {
             self.answered(purpose, chosen);
         }

@@ -2,8 +2,8 @@ use super::App;
 use crate::app::app_reparam::WINDOW_HEIGHT;
 use crate::app::form::FormSession;
 use crate::app::registry::Request;
-use crate::app::trust_settings::{DEPTHS, ImportedFrom};
-use crate::app::window::WindowId;
+use crate::app::trust_settings::{DEPTHS, ImportedFrom, SettingsInput};
+use crate::app::window::{Window, WindowId};
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::host_import;
@@ -27,10 +27,10 @@ impl App {
             (WindowId::Explanation, self.panels.palette.explained().is_some()),
             (WindowId::PackFindings, self.panels.palette.detail_open()),
             (WindowId::Refusal, self.panels.problems.error_window_open()),
-            (WindowId::Settings, self.windows.trust_window.open),
-            (WindowId::Registry, self.windows.registry.open),
-            (WindowId::Publish, self.windows.publish.is_some()),
-            (WindowId::AppReparam, self.windows.app_reparam.open.is_some()),
+            self.windows.trust_window.state(),
+            self.windows.registry.state(),
+            self.windows.publish.state(),
+            self.windows.app_reparam.state(),
             (WindowId::PackView, self.windows.authoring.view.open),
             (WindowId::Extract, self.windows.authoring.extract_open()),
             (WindowId::MakeParameter, self.windows.authoring.make_open()),
@@ -51,10 +51,10 @@ impl App {
             WindowId::Explanation => self.panels.palette.close_explanation(),
             WindowId::PackFindings => self.panels.palette.close_detail(),
             WindowId::Refusal => self.panels.problems.close_error_window(),
-            WindowId::Settings => self.windows.trust_window.open = false,
-            WindowId::Registry => self.windows.registry.open = false,
-            WindowId::Publish => self.windows.publish = None,
-            WindowId::AppReparam => self.windows.app_reparam.open = None,
+            WindowId::Settings => self.windows.trust_window.close(),
+            WindowId::Registry => self.windows.registry.close(),
+            WindowId::Publish => self.windows.publish.close(),
+            WindowId::AppReparam => self.windows.app_reparam.close(),
             WindowId::PackView => self.windows.authoring.view.open = false,
             WindowId::Extract => self.windows.authoring.close_extract(),
             WindowId::MakeParameter => self.windows.authoring.close_make(),
@@ -165,7 +165,7 @@ impl App {
             // The job's thread cannot wake the UI; look again shortly.
             ctx.request_repaint_after(std::time::Duration::from_millis(30));
         }
-        let Some(request) = self.windows.registry.show(ctx) else { return };
+        let Some(request) = self.windows.registry.show(ctx, ()) else { return };
         let view = &mut self.windows.registry.view;
         match request {
             Request::ChooseFolder => self.ask(crate::app::dialogs::Purpose::Registry),
@@ -319,14 +319,14 @@ impl App {
         let before = self.settings.trust.clone();
         let nodes = self.doc.workflow().node_count();
         let at = self.panels.canvas.screen_rect().min + egui::vec2(16.0, 16.0);
-        let asked = self.windows.trust_window.show(
-            ctx,
-            &mut self.settings,
-            &self.library.trust.trusted_keys,
+        let input = SettingsInput {
+            settings: &mut self.settings,
+            keys: &self.library.trust.trusted_keys,
             nodes,
-            self.windows.dialogs.describe(),
+            dialogs_note: self.windows.dialogs.describe(),
             at,
-        );
+        };
+        let asked = self.windows.trust_window.show(ctx, input);
         let reload = self.settings.trust.trusted_keys != before.trusted_keys;
         if asked.choose_keys {
             self.ask(crate::app::dialogs::Purpose::TrustedKeys);
