@@ -198,7 +198,7 @@ fn agree(url: &str, specs: &[&str], scratch: &Path) -> Vec<(Value, Value)> {
 }
 
 #[test]
-#[needs(registry_tools)]
+#[needs(node, registry_tools)]
 fn the_reference_recipe_installs_from_chainsmith_serve_and_agrees() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("made");
@@ -225,7 +225,7 @@ fn the_reference_recipe_installs_from_chainsmith_serve_and_agrees() {
 }
 
 #[test]
-#[needs(corpus, registry_tools)]
+#[needs(corpus, node, registry_tools)]
 fn the_reference_recipe_and_chainsmith_agree_on_the_corpus_registry_served() {
     let dir = tempfile::tempdir().unwrap();
     let packs = common::corpus_dir().join("registry/packs");
