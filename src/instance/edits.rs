@@ -4,7 +4,7 @@
 
 use crate::expand::Expansion;
 use crate::workflow::merge3::differences;
-use crate::workflow::{Instance, Workflow, fragment_edges, fragment_nodes};
+use crate::workflow::{FragmentNodes, Instance, Workflow, fragment_edges};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
@@ -76,25 +76,25 @@ pub(super) fn comparable(node: &Map<String, Value>) -> Map<String, Value> {
 /// What the user changed in the instance, in fragment order: member edits and removed
 /// nodes, then added and removed edges.
 pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit> {
-    edits_against(wf, inst, &fragment_nodes(base), &fragment_edges(base))
+    edits_against(wf, inst, &FragmentNodes::new(base), &fragment_edges(base))
 }
 
 /// [`user_edits`] against the recorded expansion's nodes and edges as a splice shapes them.
 pub(super) fn edits_against(
     wf: &Workflow,
     inst: &Instance,
-    base_nodes: &[Map<String, Value>],
+    base_nodes: &FragmentNodes,
     base_edges: &[Map<String, Value>],
 ) -> Vec<Edit> {
     let mut out = Vec::new();
-    for node in base_nodes {
-        let id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+    for i in 0..base_nodes.len() {
+        let id = base_nodes.id(i);
         let Some(ix) = wf.node(id) else {
             out.push(Edit::NodeRemoved { node_id: id.to_owned() });
             continue;
         };
         let mut diffs = Vec::new();
-        differences("", &comparable(node), &comparable(&wf.graph[ix].object()), &NOT_MERGED, &mut diffs);
+        differences("", &comparable(&base_nodes.get(i)), &comparable(&wf.graph[ix].object()), &NOT_MERGED, &mut diffs);
         out.extend(diffs.into_iter().map(|(pointer, base, mine)| Edit::Member {
             node_id: id.to_owned(),
             pointer,
@@ -102,7 +102,7 @@ pub(super) fn edits_against(
             mine,
         }));
     }
-    let members: HashSet<&str> = base_nodes.iter().filter_map(|n| n.get("id").and_then(Value::as_str)).collect();
+    let members: HashSet<&str> = (0..base_nodes.len()).map(|i| base_nodes.id(i)).filter(|id| !id.is_empty()).collect();
     let fragment: HashSet<EdgeKey> = base_edges.iter().map(edge_key).collect();
     let wiring: HashSet<&str> = inst.edge_ids.iter().map(String::as_str).collect();
     let mut present = HashSet::new();

@@ -10,7 +10,9 @@ use super::edits::{EdgeKey, Edit, NOT_MERGED, comparable, edge_key, edits_agains
 use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
 use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
-use crate::workflow::{Edge, Instance, Node, Workflow, fragment_edges, fragment_nodes, produced_by_expanded_ids};
+use crate::workflow::{
+    Edge, FragmentNodes, Instance, Node, NodeBody, Workflow, fragment_edges, produced_by_expanded_ids,
+};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -30,10 +32,11 @@ pub struct Merged {
     pub warnings: Vec<Finding>,
 }
 
-/// The changes, worked out before any is made.
+/// The changes, worked out before any is made. A node's new form is held as the body it
+/// will have (compact text): as objects, a long chain's updated nodes were held twice over.
 #[derive(Default)]
 struct Plan {
-    updates: Vec<(String, Map<String, Value>)>,
+    updates: Vec<(String, NodeBody)>,
     adds: Vec<Map<String, Value>>,
     removes: Vec<String>,
     edge_updates: Vec<(String, Map<String, Value>)>,
@@ -41,19 +44,20 @@ struct Plan {
     edge_removes: Vec<String>,
 }
 
-/// The recorded and the new expansion shaped as a splice makes them, once per re-expansion.
-struct Fragments {
-    base_nodes: Vec<Map<String, Value>>,
-    new_nodes: Vec<Map<String, Value>>,
+/// The recorded and the new expansion shaped as a splice makes them, once per re-expansion
+/// (the nodes one at a time, when asked for).
+struct Fragments<'e> {
+    base_nodes: FragmentNodes<'e>,
+    new_nodes: FragmentNodes<'e>,
     base_edges: Vec<Map<String, Value>>,
     new_edges: Vec<Map<String, Value>>,
 }
 
-impl Fragments {
-    fn new(base: &Expansion, new: &Expansion) -> Self {
+impl<'e> Fragments<'e> {
+    fn new(base: &'e Expansion, new: &'e Expansion) -> Self {
         Self {
-            base_nodes: fragment_nodes(base),
-            new_nodes: fragment_nodes(new),
+            base_nodes: FragmentNodes::new(base),
+            new_nodes: FragmentNodes::new(new),
             base_edges: fragment_edges(base),
             new_edges: fragment_edges(new),
         }
@@ -121,7 +125,7 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
 
     for (id, body) in plan.updates {
         if let Some(ix) = wf.node(&id) {
-            wf.graph[ix].edit(|json| *json = body);
+            wf.graph[ix].swap_body(body);
         }
     }
     let gone: Vec<_> = plan.removes.iter().filter_map(|id| wf.node(id)).collect();
@@ -193,12 +197,16 @@ fn id_of(node: &Map<String, Value>) -> &str {
 fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &Expansion, merge: &mut Merge) -> Plan {
     let mut plan = Plan::default();
     let (base_nodes, new_nodes) = (&f.base_nodes, &f.new_nodes);
-    let base_by_id: HashMap<&str, &Map<String, Value>> = base_nodes.iter().map(|n| (id_of(n), n)).collect();
-    let new_ids: HashSet<&str> = new_nodes.iter().map(id_of).collect();
+    let base_by_id: HashMap<&str, usize> = (0..base_nodes.len()).map(|i| (base_nodes.id(i), i)).collect();
+    let new_ids: HashSet<&str> = (0..new_nodes.len()).map(|i| new_nodes.id(i)).collect();
     let offset = offset(wf, base_nodes);
+    // The body a node's merged object is stored as (the workflow finds nodes by id, which
+    // a merge keeps).
+    let body = |json| Node::new(json, 0).body().clone();
 
-    for n in new_nodes {
-        let id = id_of(n);
+    for k in 0..new_nodes.len() {
+        let (id, n) = (new_nodes.id(k), &new_nodes.get(k));
+        let b = base_by_id.get(id).map(|i| base_nodes.get(*i));
         let mine = wf.node(id).map(|ix| {
             let mut m = wf.graph[ix].object();
             for member in ["config", "inputs"] {
@@ -206,11 +214,11 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
             }
             m
         });
-        match (base_by_id.get(id), mine) {
+        match (b.as_ref(), mine) {
             (Some(b), Some(m)) => {
                 let merged = merge.objects(id, "", &comparable(b), &m, &comparable(n), &NOT_MERGED);
                 if merged != m {
-                    plan.updates.push((id.to_owned(), merged));
+                    plan.updates.push((id.to_owned(), body(merged)));
                 }
             }
             // Removed by the user: it stays removed unless the new version changes it and
@@ -240,19 +248,19 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
                     if let Some(p) = m.get("position") {
                         body.insert("position".into(), p.clone());
                     }
-                    plan.updates.push((id.to_owned(), body));
+                    plan.updates.push((id.to_owned(), Node::new(body, 0).body().clone()));
                 }
             }
             (None, None) => plan.adds.push(placed(n, offset)),
         }
     }
-    for b in base_nodes {
-        let id = id_of(b);
+    for i in 0..base_nodes.len() {
+        let id = base_nodes.id(i);
         if new_ids.contains(id) {
             continue;
         }
         let Some(ix) = wf.node(id) else { continue };
-        let (b_cmp, m_cmp) = (comparable(b), comparable(&wf.graph[ix].object()));
+        let (b_cmp, m_cmp) = (comparable(&base_nodes.get(i)), comparable(&wf.graph[ix].object()));
         if b_cmp == m_cmp
             || merge.conflict(id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
         {
@@ -335,16 +343,11 @@ fn plan_edges(
 
 /// Where the instance sits: the mean offset from the fragment's relative positions to the
 /// nodes' positions in the workflow; new nodes keep their place relative to the others.
-fn offset(wf: &Workflow, base_nodes: &[Map<String, Value>]) -> (f64, f64) {
-    let pos = |n: &Map<String, Value>| {
-        let p = n.get("position");
-        let c = |k: &str| p.and_then(|p| p.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
-        (c("x"), c("y"))
-    };
+fn offset(wf: &Workflow, base_nodes: &FragmentNodes) -> (f64, f64) {
     let (mut sx, mut sy, mut count) = (0.0, 0.0, 0.0);
-    for b in base_nodes {
-        if let Some(ix) = wf.node(id_of(b)) {
-            let ((x, y), (rx, ry)) = (wf.graph[ix].position(), pos(b));
+    for i in 0..base_nodes.len() {
+        if let Some(ix) = wf.node(base_nodes.id(i)) {
+            let ((x, y), (rx, ry)) = (wf.graph[ix].position(), base_nodes.position(i));
             sx += x - rx;
             sy += y - ry;
             count += 1.0;
