@@ -129,6 +129,7 @@ fn upgrade_command(wf_file: &Path, packs: &[PathBuf], out: &Path) -> usize {
     use chainsmith::workflow::{ExportMode, Workflow};
     let bytes = chainsmith::fsio::read_limited(wf_file, chainsmith::workflow::MAX_WORKFLOW_BYTES, "x").unwrap();
     let doc: Value = chainsmith::fsio::parse_json("validation_error", wf_file, &bytes).unwrap();
+    drop(bytes);
     let packs: Vec<_> = packs.iter().flat_map(|p| chainsmith::pack::load_path(p, Default::default()).packs).collect();
     assert!(chainsmith::workflow::app_instance::AppInstance::recognise(&doc).is_none());
     let mut wf = Workflow::from_json(doc).unwrap();

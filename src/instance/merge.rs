@@ -11,7 +11,7 @@ use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
 use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
 use crate::workflow::{
-    Edge, FragmentNodes, Instance, Node, NodeBody, Workflow, fragment_edges, produced_by_expanded_ids,
+    Edge, FragmentEdges, FragmentNodes, Instance, Node, NodeBody, Workflow, produced_by_expanded_ids,
 };
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
@@ -45,12 +45,12 @@ struct Plan {
 }
 
 /// The recorded and the new expansion shaped as a splice makes them, once per re-expansion
-/// (the nodes one at a time, when asked for).
+/// (each node and edge when asked for).
 struct Fragments<'e> {
     base_nodes: FragmentNodes<'e>,
     new_nodes: FragmentNodes<'e>,
-    base_edges: Vec<Map<String, Value>>,
-    new_edges: Vec<Map<String, Value>>,
+    base_edges: FragmentEdges<'e>,
+    new_edges: FragmentEdges<'e>,
 }
 
 impl<'e> Fragments<'e> {
@@ -58,8 +58,8 @@ impl<'e> Fragments<'e> {
         Self {
             base_nodes: FragmentNodes::new(base),
             new_nodes: FragmentNodes::new(new),
-            base_edges: fragment_edges(base),
-            new_edges: fragment_edges(new),
+            base_edges: FragmentEdges::new(base),
+            new_edges: FragmentEdges::new(new),
         }
     }
 }
@@ -153,10 +153,11 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
     wf.forget_edges(forgotten.iter().map(String::as_str));
     removed_edges.append(&mut gone_edges);
 
-    let fragment: HashSet<EdgeKey> = f.base_edges.iter().chain(&f.new_edges).map(edge_key).collect();
+    let (fb, fnew) = (&f.base_edges, &f.new_edges);
+    let fragment: HashSet<EdgeKey> = (0..fb.len()).map(|i| fb.ends(i)).chain((0..fnew.len()).map(|i| fnew.ends(i))).collect();
     let warnings = removed_edges
         .iter()
-        .filter(|e| !fragment.contains(&edge_key(&e.json())))
+        .filter(|e| !fragment.contains(&edge_key(e)))
         .map(|e| {
             Finding::warning(
                 code::INSTANCE_EDGE_DETACHED,
@@ -288,32 +289,32 @@ fn plan_edges(
         .map(|(_, id)| id.as_str())
         .chain(inst.node_ids.iter().map(String::as_str))
         .collect();
-    let mut present: HashMap<EdgeKey, Map<String, Value>> = HashMap::new();
+    let mut present: HashMap<EdgeKey, &Edge> = HashMap::new();
     for e in wf.graph.edge_weights() {
         if members.contains(e.source()) || members.contains(e.target()) {
-            let json = e.json();
-            present.entry(edge_key(&json)).or_insert(json);
+            present.entry(edge_key(e)).or_insert(e);
         }
     }
     let without_id = |e: &Map<String, Value>| -> Map<String, Value> {
         e.iter().filter(|(k, _)| k.as_str() != "id").map(|(k, v)| (k.clone(), v.clone())).collect()
     };
-    let base_edges: HashMap<EdgeKey, &Map<String, Value>> = f.base_edges.iter().map(|e| (edge_key(e), e)).collect();
-    let new_keys: HashSet<EdgeKey> = f.new_edges.iter().map(edge_key).collect();
+    let base_edges: HashMap<EdgeKey, usize> = (0..f.base_edges.len()).map(|i| (f.base_edges.ends(i), i)).collect();
+    let new_keys: HashSet<EdgeKey> = (0..f.new_edges.len()).map(|i| f.new_edges.ends(i)).collect();
     let mut taken: HashSet<String> = HashSet::new();
-    for n in &f.new_edges {
-        let key = edge_key(n);
+    for k in 0..f.new_edges.len() {
+        let key = f.new_edges.ends(k);
         match (base_edges.get(&key), present.get(&key)) {
             (Some(b), Some(m)) => {
-                let id = id_of(m).to_owned();
-                let merged = merge.objects(&id, "", &without_id(b), m, &without_id(n), &["id"]);
-                if &merged != m {
+                let (b, m, n) = (f.base_edges.get(*b), m.json(), f.new_edges.get(k));
+                let id = id_of(&m).to_owned();
+                let merged = merge.objects(&id, "", &without_id(&b), &m, &without_id(&n), &["id"]);
+                if merged != m {
                     plan.edge_updates.push((id, merged));
                 }
             }
             (None, None) => {
-                let mut body = n.clone();
-                let mut id = id_of(n).to_owned();
+                let mut body = f.new_edges.get(k);
+                let mut id = id_of(&body).to_owned();
                 if wf.has_edge_id(&id) || taken.contains(&id) {
                     id = wf.fresh_edge_id(&id);
                 }
@@ -325,14 +326,15 @@ fn plan_edges(
             _ => {}
         }
     }
-    for b in &f.base_edges {
-        let key = edge_key(b);
+    for i in 0..f.base_edges.len() {
+        let key = f.base_edges.ends(i);
         if new_keys.contains(&key) {
             continue;
         }
         let Some(m) = present.get(&key) else { continue };
-        let id = id_of(m).to_owned();
-        let (b_cmp, m_cmp) = (without_id(b), without_id(m));
+        let m = m.json();
+        let id = id_of(&m).to_owned();
+        let (b_cmp, m_cmp) = (without_id(&f.base_edges.get(i)), without_id(&m));
         if b_cmp == m_cmp
             || merge.conflict(&id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
         {

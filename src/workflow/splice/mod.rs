@@ -5,7 +5,7 @@
 //! positions; the fragment's nodes and edges go in ([`members`] shapes them as workflow
 //! JSON); [`wiring`] connects the fragment to the parent nodes the options name. Re-expanding
 //! an existing instance in place is `crate::instance`'s, on the shapes [`FragmentNodes`] and
-//! [`fragment_edges`] give.
+//! [`FragmentEdges`] give.
 
 mod checks;
 mod members;
@@ -173,9 +173,33 @@ impl<'e> FragmentNodes<'e> {
     }
 }
 
-/// An expansion's edges as a splice makes them (ids `<prefix>e<n>`).
-pub(crate) fn fragment_edges(exp: &Expansion) -> Vec<serde_json::Map<String, Value>> {
-    exp.edges.iter().enumerate().map(|(i, e)| members::workflow_edge(e, &fragment_edge_id(exp, i + 1))).collect()
+/// An expansion's edges as a splice makes them (ids `<prefix>e<n>`), each made when asked
+/// for, like [`FragmentNodes`].
+pub(crate) struct FragmentEdges<'e> {
+    exp: &'e Expansion,
+}
+
+impl<'e> FragmentEdges<'e> {
+    pub(crate) fn new(exp: &'e Expansion) -> Self {
+        Self { exp }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.exp.edges.len()
+    }
+
+    /// The `i`th edge's source node and port, target node and port, as its members read
+    /// (an empty port for none), lent by the expansion.
+    pub(crate) fn ends(&self, i: usize) -> (&'e str, &'e str, &'e str, &'e str) {
+        let e = &self.exp.edges[i];
+        let ((source, output), (target, input)) = (members::edge_end(e, "from"), members::edge_end(e, "to"));
+        (source, output, target, input)
+    }
+
+    /// The `i`th edge as the workflow's JSON.
+    pub(crate) fn get(&self, i: usize) -> serde_json::Map<String, Value> {
+        members::workflow_edge(&self.exp.edges[i], &fragment_edge_id(self.exp, i + 1))
+    }
 }
 
 /// The id of the `n`th (from 1) fragment edge once inlined.
