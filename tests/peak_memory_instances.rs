@@ -80,8 +80,10 @@ impl std::io::Write for Counted {
     }
 }
 
-/// Two versions of the chain compared, every node changed. Before the fix the peak was
-/// 37.8x the two packs.
+/// Two versions of the chain compared, every node changed. The peak was 37.8x the two packs
+/// before the fix (each pack file parsed twice, every node and edge copied to be compared,
+/// each change holding copies of both versions of its node, the output built as one value
+/// and then as text), and is 13.6x since: the two packs as loaded, and the second one's load.
 #[test]
 fn diffing_two_versions_holds_under_20_times_the_packs() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -94,7 +96,11 @@ fn diffing_two_versions_holds_under_20_times_the_packs() {
     // Each change holds both versions of a node: more than the packs' nodes themselves.
     assert!(written as u64 > input, "every node is listed as changed ({written} bytes)");
     eprintln!("diff: peak {peak} bytes for {input} bytes of packs ({:.1}x)", ratio(peak, input));
-    assert!(ratio(peak, input) < 20.0, "diff peaked at {peak} bytes, {:.1}x the {input} bytes of packs", ratio(peak, input));
+    assert!(
+        ratio(peak, input) < 20.0,
+        "diff peaked at {peak} bytes, {:.1}x the {input} bytes of packs",
+        ratio(peak, input)
+    );
 }
 
 /// The bench's workflow: the old chain inlined whole under expansionId `b001`, then a hand
@@ -154,8 +160,10 @@ fn upgrade_command(wf_file: &Path, packs: &[PathBuf], out: &Path) -> usize {
 }
 
 /// The instance re-expanded at the new version, every node changed by it and every tenth by
-/// hand too (different members, so no conflict). Before the fix the peak was 26.4x the
-/// packs and the workflow.
+/// hand too (different members, so no conflict). The peak was 26.4x the packs and the
+/// workflow before the fix (both expansions made into workflow nodes and edges whole, every
+/// updated node held as an object, owned keys for every edge, the workflow's bytes held to
+/// the end), and is 13.7x since: the packs, the workflow and the two expansions.
 #[test]
 fn upgrading_an_instance_holds_under_20_times_the_packs_and_workflow() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());

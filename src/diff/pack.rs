@@ -4,6 +4,7 @@
 //! is minor, words are patch.
 
 use super::{Change, Level, PackDiff};
+use crate::error::pointer_token;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -92,10 +93,6 @@ fn name(text: &str) -> Option<Cow<'static, Value>> {
     made(Value::String(text.to_owned()))
 }
 
-fn esc(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 fn chains(manifest: &Value) -> Vec<(usize, &str, &Value)> {
     manifest
         .get("chains")
@@ -119,7 +116,7 @@ pub fn diff_packs<'a>(old: &'a Value, new: &'a Value, only: Option<&str>) -> Pac
             let (a, b) = (old.get(&key), new.get(&key));
             if a != b {
                 let kind = if TEXT.contains(&key.as_str()) { "text_changed" } else { "requirements_changed" };
-                out.push(kind, format!("/{}", esc(&key)), a, b);
+                out.push(kind, format!("/{}", pointer_token(&key)), a, b);
             }
         }
     }
@@ -165,8 +162,8 @@ fn diff_chain<'a>(out: &mut Out<'_, 'a>, old: &'a Value, new: &'a Value, j: usiz
             "parameters" => diff_parameters(out, a, b, &format!("{at}/parameters")),
             "dag" => diff_dag(out, a, b, &format!("{at}/dag")),
             "outputs" => diff_outputs(out, a, b, &format!("{at}/outputs")),
-            k if TEXT.contains(&k) => out.push("text_changed", format!("{at}/{}", esc(k)), a, b),
-            k => out.push("chain_changed", format!("{at}/{}", esc(k)), a, b),
+            k if TEXT.contains(&k) => out.push("text_changed", format!("{at}/{}", pointer_token(k)), a, b),
+            k => out.push("chain_changed", format!("{at}/{}", pointer_token(k)), a, b),
         }
     }
 }
@@ -194,10 +191,15 @@ fn diff_parameters<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Optio
         // no longer apply either way.
         if let Some(pos) = added.iter().position(|a| pn[*a] == po[name]) {
             let to = added.remove(pos);
-            out.push_values("parameter_renamed", format!("{at}/properties/{}", esc(to)), self::name(name), self::name(to));
+            out.push_values(
+                "parameter_renamed",
+                format!("{at}/properties/{}", pointer_token(to)),
+                self::name(name),
+                self::name(to),
+            );
             continue;
         }
-        out.push("parameter_removed", format!("{at}/properties/{}", esc(name)), po.get(name.as_str()), None);
+        out.push("parameter_removed", format!("{at}/properties/{}", pointer_token(name)), po.get(name.as_str()), None);
     }
     for name in added {
         let schema = &pn[name];
@@ -206,17 +208,19 @@ fn diff_parameters<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Optio
         } else {
             "parameter_added"
         };
-        out.push(kind, format!("{at}/properties/{}", esc(name)), None, pn.get(name.as_str()));
+        out.push(kind, format!("{at}/properties/{}", pointer_token(name)), None, pn.get(name.as_str()));
     }
     for (name, a) in po {
         let Some(b) = pn.get(name) else { continue };
-        let p = format!("{at}/properties/{}", esc(name));
+        let p = format!("{at}/properties/{}", pointer_token(name));
         diff_param(out, a, b, &p);
         match (ro.contains(name), rn.contains(name)) {
             (false, true) if b.get("default").is_none() => {
                 out.push_values("parameter_required_without_default", format!("{at}/required"), None, self::name(name))
             }
-            (true, false) => out.push_values("parameter_made_optional", format!("{at}/required"), self::name(name), None),
+            (true, false) => {
+                out.push_values("parameter_made_optional", format!("{at}/required"), self::name(name), None)
+            }
             _ => {}
         }
     }
@@ -228,7 +232,7 @@ fn diff_parameters<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Optio
         let (a, b) = (old.and_then(|o| o.get(&key)), new.and_then(|n| n.get(&key)));
         if a != b {
             let kind = if TEXT.contains(&key.as_str()) { "text_changed" } else { "parameter_schema_changed" };
-            out.push(kind, format!("{at}/{}", esc(&key)), a, b);
+            out.push(kind, format!("{at}/{}", pointer_token(&key)), a, b);
         }
     }
 }
@@ -309,7 +313,7 @@ fn diff_param<'a>(out: &mut Out<'_, 'a>, a: &'a Value, b: &'a Value, at: &str) {
         if x != y {
             let kind =
                 if TEXT.contains(&k) || k.starts_with("x-") { "text_changed" } else { "parameter_schema_changed" };
-            out.push(kind, format!("{at}/{}", esc(k)), x, y);
+            out.push(kind, format!("{at}/{}", pointer_token(k)), x, y);
         }
     }
 }
@@ -318,7 +322,7 @@ fn diff_outputs<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Option<&
     let (a, b) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
     for key in union(a, b) {
         let (x, y) = (a.and_then(|m| m.get(&key)), b.and_then(|m| m.get(&key)));
-        let p = format!("{at}/{}", esc(&key));
+        let p = format!("{at}/{}", pointer_token(&key));
         match (x, y) {
             (Some(_), None) => out.push("output_removed", p, x, None),
             (None, Some(_)) => out.push("output_added", p, None, y),
@@ -362,11 +366,8 @@ fn end_node<'a>(e: &'a Value, k: &str) -> &'a str {
 }
 
 fn shape(dag: Option<&Value>) -> Shape<'_> {
-    let nodes: Vec<(usize, &str, &Value)> = dag_list(dag, "nodes")
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| Some((i, n.get("id")?.as_str()?, n)))
-        .collect();
+    let nodes: Vec<(usize, &str, &Value)> =
+        dag_list(dag, "nodes").iter().enumerate().filter_map(|(i, n)| Some((i, n.get("id")?.as_str()?, n))).collect();
     let edges = dag_list(dag, "edges");
     let ends = |k: &str| -> HashSet<&str> {
         edges.iter().filter(|e| e.get(k).is_some_and(Value::is_string)).map(|e| end_node(e, k)).collect()

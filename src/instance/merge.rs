@@ -154,7 +154,8 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
     removed_edges.append(&mut gone_edges);
 
     let (fb, fnew) = (&f.base_edges, &f.new_edges);
-    let fragment: HashSet<EdgeKey> = (0..fb.len()).map(|i| fb.ends(i)).chain((0..fnew.len()).map(|i| fnew.ends(i))).collect();
+    let fragment: HashSet<EdgeKey> =
+        (0..fb.len()).map(|i| fb.ends(i)).chain((0..fnew.len()).map(|i| fnew.ends(i))).collect();
     let warnings = removed_edges
         .iter()
         .filter(|e| !fragment.contains(&edge_key(e)))

@@ -5,6 +5,7 @@
 //! Objects present on all three sides merge member by member, so an edit of
 //! `config.threshold` and a new `config.url` do not collide.
 
+use crate::error::pointer_token;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
@@ -159,7 +160,7 @@ impl<'r> Merge<'r> {
                 }
                 continue;
             }
-            let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+            let at = format!("{pointer}/{}", pointer_token(key));
             if let Some(v) = self.value(node_id, &at, base.get(key), mine.get(key), new.get(key)) {
                 out.insert(key.clone(), v);
             }
@@ -208,7 +209,7 @@ pub fn differences(
         if keep.contains(&key.as_str()) {
             continue;
         }
-        let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+        let at = format!("{pointer}/{}", pointer_token(key));
         match (base.get(key), mine.get(key)) {
             (b, m) if b == m => {}
             (Some(Value::Object(b)), Some(Value::Object(m))) => differences(&at, b, m, &[], out),
