@@ -9,7 +9,7 @@
 use super::edits::{EdgeKey, Edit, NOT_MERGED, comparable, edge_key, edits_against};
 use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
-use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
+use crate::workflow::merge3::{Conflict, Merge, Resolutions, Sides, conflict_error};
 use crate::workflow::{
     Edge, FragmentEdges, FragmentNodes, Instance, Node, NodeBody, Workflow, produced_by_expanded_ids,
 };
@@ -228,7 +228,13 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
             (Some(b), None) => {
                 let (b, n_cmp) = (comparable(b), comparable(n));
                 if b != n_cmp
-                    && merge.conflict(id, "", Some(&Value::Object(b)), None, Some(&Value::Object(n_cmp))).is_some()
+                    && merge
+                        .conflict(
+                            id,
+                            "",
+                            Sides { base: Some(&Value::Object(b)), mine: None, new: Some(&Value::Object(n_cmp)) },
+                        )
+                        .is_some()
                 {
                     plan.adds.push(placed(n, offset));
                 }
@@ -240,9 +246,11 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
                     && merge.conflict(
                         id,
                         "",
-                        None,
-                        Some(&Value::Object(m_cmp.clone())),
-                        Some(&Value::Object(n_cmp.clone())),
+                        Sides {
+                            base: None,
+                            mine: Some(&Value::Object(m_cmp.clone())),
+                            new: Some(&Value::Object(n_cmp.clone())),
+                        },
                     ) == Some(Value::Object(n_cmp))
                 {
                     let mut body = comparable(n);
@@ -264,7 +272,13 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
         let Some(ix) = wf.node(id) else { continue };
         let (b_cmp, m_cmp) = (comparable(&base_nodes.get(i)), comparable(&wf.graph[ix].object()));
         if b_cmp == m_cmp
-            || merge.conflict(id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
+            || merge
+                .conflict(
+                    id,
+                    "",
+                    Sides { base: Some(&Value::Object(b_cmp)), mine: Some(&Value::Object(m_cmp)), new: None },
+                )
+                .is_none()
         {
             plan.removes.push(id.to_owned());
         }
@@ -337,7 +351,13 @@ fn plan_edges(
         let id = id_of(&m).to_owned();
         let (b_cmp, m_cmp) = (without_id(&f.base_edges.get(i)), without_id(&m));
         if b_cmp == m_cmp
-            || merge.conflict(&id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
+            || merge
+                .conflict(
+                    &id,
+                    "",
+                    Sides { base: Some(&Value::Object(b_cmp)), mine: Some(&Value::Object(m_cmp)), new: None },
+                )
+                .is_none()
         {
             plan.edge_removes.push(id);
         }
