@@ -52,13 +52,7 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
                     d.required().as_str()
                 );
                 for c in &d.changes {
-                    println!(
-                        "{:<5} {} {} {}",
-                        c.level.as_str(),
-                        c.kind,
-                        c.chain_id.as_deref().unwrap_or("-"),
-                        c.pointer
-                    );
+                    println!("{:<5} {} {} {}", c.level.as_str(), c.kind, c.chain_id.unwrap_or("-"), c.pointer);
                 }
                 return Ok(ExitCode::SUCCESS);
             }
