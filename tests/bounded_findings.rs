@@ -112,33 +112,33 @@ fn assert_bounded(label: &str, bytes: &[u8], code: &str, expected: usize, expand
     assert!(sign < limit, "{label}: pack sign held {sign} bytes, over {MAX_RATIO}× {}", bytes.len());
 }
 
+/// [`assert_bounded`] on one config string of `piece` repeated ([`one_string`]), each
+/// repetition a finding of `code`.
+fn assert_one_string_bounded(piece: &str, code: &str) {
+    let _alone = alone();
+    let (bytes, reps) = one_string(piece);
+    assert_bounded(piece, &bytes, code, reps, true);
+}
+
 /// Issue 33 item 11: before the fix, 157× (validate), 219× (expand), 102× (pack sign).
 #[test]
 fn unclosed_angle_near_tokens_in_one_string() {
-    let _alone = alone();
-    let (bytes, reps) = one_string("<<params.q ");
-    assert_bounded("<<params.q ", &bytes, code::NEAR_TOKEN, reps, true);
+    assert_one_string_bounded("<<params.q ", code::NEAR_TOKEN);
 }
 
 #[test]
 fn unclosed_brace_near_tokens_in_one_string() {
-    let _alone = alone();
-    let (bytes, reps) = one_string("{{params.q ");
-    assert_bounded("{{params.q ", &bytes, code::NEAR_TOKEN, reps, true);
+    assert_one_string_bounded("{{params.q ", code::NEAR_TOKEN);
 }
 
 #[test]
 fn spaced_near_misses_in_one_string() {
-    let _alone = alone();
-    let (bytes, reps) = one_string("{{ params.q }} ");
-    assert_bounded("{{ params.q }}", &bytes, code::NEAR_TOKEN, reps, true);
+    assert_one_string_bounded("{{ params.q }} ", code::NEAR_TOKEN);
 }
 
 #[test]
 fn undeclared_tokens_in_one_string() {
-    let _alone = alone();
-    let (bytes, reps) = one_string("{{params.zz}}");
-    assert_bounded("{{params.zz}}", &bytes, code::TOKEN_UNDECLARED, reps, true);
+    assert_one_string_bounded("{{params.zz}}", code::TOKEN_UNDECLARED);
 }
 
 #[test]

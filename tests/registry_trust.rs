@@ -14,6 +14,7 @@ use std::process::{Command, Output};
 
 mod common;
 use common::cli::{envelope, ok_json, run, s};
+use common::registry::keygen;
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -39,8 +40,13 @@ fn chain_pack(root: &Path, name: &str, version: &str, engines: &str, pinned: boo
     dir
 }
 
-fn keygen(root: &Path, label: &str) -> String {
-    ok_json(&run(&["keygen", s(&root.join(label))]))["privateKey"].as_str().unwrap().to_owned()
+/// `ROOT/reg` holding `vendor.me.tiles` 1.0.0 ([`chain_pack`]) signed with a new key `me-1`,
+/// published with `extra`.
+fn signed_tiles(root: &Path, engines: &str, pinned: bool, extra: &[&str]) -> PathBuf {
+    let key = keygen(root, "me");
+    let reg = root.join("reg");
+    publish(&chain_pack(root, "vendor.me.tiles", "1.0.0", engines, pinned), &reg, Some((&key, "me-1")), extra);
+    reg
 }
 
 fn publish(pack: &Path, reg: &Path, signer: Option<(&str, &str)>, extra: &[&str]) -> Value {
@@ -91,14 +97,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn an_edited_served_manifest_is_refused_and_only_the_packed_one_decides() {
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "me");
-    let reg = dir.path().join("reg");
-    publish(
-        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=2.0.0 <3.0.0", true),
-        &reg,
-        Some((&key, "me-1")),
-        &[],
-    );
+    let reg = signed_tiles(dir.path(), ">=2.0.0 <3.0.0", true, &[]);
     let served_path = reg.join("v2/packs/vendor.me.tiles/-/1.0.0.json");
     let original = read_json(&served_path);
     let cache = dir.path().join("cache");
@@ -147,14 +146,7 @@ fn an_edited_served_manifest_is_refused_and_only_the_packed_one_decides() {
 #[test]
 fn the_cached_manifest_is_the_one_that_matched_the_signed_pack() {
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "me");
-    let reg = dir.path().join("reg");
-    publish(
-        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true),
-        &reg,
-        Some((&key, "me-1")),
-        &[],
-    );
+    let reg = signed_tiles(dir.path(), ">=1.0.0 <3.0.0", true, &[]);
     let cache = dir.path().join("cache");
     let out = ok_json(&install(&reg, "vendor.me.tiles@1.0.0", &cache, &[]));
     let cached = read_json(Path::new(out["manifest"].as_str().unwrap()));
@@ -168,14 +160,7 @@ fn the_cached_manifest_is_the_one_that_matched_the_signed_pack() {
 #[test]
 fn registry_keys_fail_closed_on_status_and_not_after() {
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "me");
-    let reg = dir.path().join("reg");
-    publish(
-        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true),
-        &reg,
-        Some((&key, "me-1")),
-        &[],
-    );
+    let reg = signed_tiles(dir.path(), ">=1.0.0 <3.0.0", true, &[]);
     let doc_path = reg.join(".well-known/openwop-registry.json");
     let original = read_json(&doc_path);
     let with_key = |edit: &dyn Fn(&mut Value)| {
@@ -291,14 +276,7 @@ fn the_openwop_recipe_refuses_the_relabelled_block_too() {
 #[test]
 fn refusal_reasons_are_exact() {
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "me");
-    let reg = dir.path().join("reg");
-    publish(
-        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", true),
-        &reg,
-        Some((&key, "me-1")),
-        &[],
-    );
+    let reg = signed_tiles(dir.path(), ">=1.0.0 <3.0.0", true, &[]);
     let at = reg.join("v2/packs/vendor.me.tiles/-");
 
     let served = read_json(&at.join("1.0.0.json"));
@@ -333,14 +311,7 @@ fn refusal_reasons_are_exact() {
 #[test]
 fn a_registry_without_a_discovery_document_reads_the_legacy_paths_and_trusts_no_key() {
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "me");
-    let reg = dir.path().join("reg");
-    publish(
-        &chain_pack(dir.path(), "vendor.me.tiles", "1.0.0", ">=1.0.0 <3.0.0", false),
-        &reg,
-        Some((&key, "me-1")),
-        &["--tree", "v1"],
-    );
+    let reg = signed_tiles(dir.path(), ">=1.0.0 <3.0.0", false, &["--tree", "v1"]);
     publish(
         &chain_pack(dir.path(), "vendor.me.plain", "1.0.0", ">=1.0.0 <3.0.0", false),
         &reg,

@@ -2,15 +2,12 @@
 //! folders, or `NAME@VERSION --registry DIR`) or two workflows compared by the core's
 //! [`chainsmith::diff`].
 
-use super::{load_one_pack, write_stdout};
-use chainsmith::diff::{self, pack::diff_packs, workflow::diff_workflows};
+use super::{write_stdout, write_stdout_with};
+use chainsmith::diff::{self, Side, load_side as load, pack::diff_packs, workflow::diff_workflows};
 use chainsmith::error::{Error, Result, code};
-use chainsmith::pack::Pack;
-use chainsmith::workflow::Workflow;
-use chainsmith::workflow::app_instance::{definition_form, is_app_form};
 use clap::Args;
-use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use serde_json::json;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
@@ -41,30 +38,6 @@ pub struct CheckVersionArgs {
     pub registry: Option<PathBuf>,
 }
 
-enum Side {
-    Pack(Box<Pack>),
-    Workflow(Box<Workflow>),
-}
-
-/// A pack or a workflow, told apart by what the JSON holds (`chains` or `kind`: a pack).
-fn load(arg: &str, registry: Option<&Path>) -> Result<Side> {
-    let path = Path::new(arg);
-    if let (Some(reg), false) = (registry, path.exists()) {
-        let (name, spec) = chainsmith::registry::split_spec(arg);
-        return Ok(Side::Pack(Box::new(diff::registry::registry_pack(reg, name, spec)?)));
-    }
-    if path.is_dir() {
-        return Ok(Side::Pack(Box::new(load_one_pack(path, false)?)));
-    }
-    let bytes = chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::INVALID_REQUEST)?;
-    let doc: Value = chainsmith::fsio::parse_json(code::INVALID_REQUEST, path, &bytes)?;
-    if doc.get("chains").is_some() || doc.get("kind").is_some() {
-        return Ok(Side::Pack(Box::new(load_one_pack(path, false)?)));
-    }
-    let doc = if is_app_form(&doc) { definition_form(doc) } else { doc };
-    Ok(Side::Workflow(Box::new(Workflow::from_json(doc).map_err(|e| e.with("path", arg))?)))
-}
-
 pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
     let registry = args.registry.as_deref();
     let out = match (load(&args.old, registry)?, load(&args.new, registry)?) {
@@ -79,17 +52,15 @@ pub fn diff(args: &DiffArgs) -> Result<ExitCode> {
                     d.required().as_str()
                 );
                 for c in &d.changes {
-                    println!(
-                        "{:<5} {} {} {}",
-                        c.level.as_str(),
-                        c.kind,
-                        c.chain_id.as_deref().unwrap_or("-"),
-                        c.pointer
-                    );
+                    println!("{:<5} {} {} {}", c.level.as_str(), c.kind, c.chain_id.unwrap_or("-"), c.pointer);
                 }
                 return Ok(ExitCode::SUCCESS);
             }
-            d.to_json()
+            write_stdout_with(|w| {
+                serde_json::to_writer(&mut *w, &d)?;
+                w.write_all(b"\n")
+            })?;
+            return Ok(ExitCode::SUCCESS);
         }
         (Side::Workflow(a), Side::Workflow(b)) => {
             let d = diff_workflows(&a, &b);

@@ -63,6 +63,7 @@ pub fn upgrade(args: &UpgradeArgs) -> Result<ExitCode> {
     let path = &args.workflow;
     let bytes = chainsmith::fsio::read_limited(path, chainsmith::workflow::MAX_WORKFLOW_BYTES, code::VALIDATION_ERROR)?;
     let doc: Value = chainsmith::fsio::parse_json(code::VALIDATION_ERROR, path, &bytes)?;
+    drop(bytes);
     let packs = load_packs(&args.packs)?;
     let res = match args.prefer {
         Some(PreferArg::Mine) => Resolutions::prefer(Choice::Mine),

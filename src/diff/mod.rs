@@ -3,12 +3,17 @@
 //! and their levels is [`pack::KINDS`]. Each comparison is one pass over maps keyed by id,
 //! so it is linear in the size of the chains and workflows compared.
 
+mod input;
 pub mod pack;
 pub mod registry;
 pub mod workflow;
 
+pub use input::{Side, load_side};
+
 use crate::error::{Error, Result, code};
-use serde_json::{Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+use std::borrow::Cow;
 
 /// How much of a version a change needs bumped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,41 +35,65 @@ impl Level {
     }
 }
 
-/// One change between two packs.
+/// One change between two packs. The values it names are lent by the manifests compared
+/// where they stand in them, so a diff of two long chains holds little beside them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Change {
+pub struct Change<'a> {
     pub level: Level,
     /// A row of [`pack::KINDS`].
     pub kind: &'static str,
     /// The chain it concerns; `None` for the pack's own members.
-    pub chain_id: Option<String>,
+    pub chain_id: Option<&'a str>,
     /// Where, in the new manifest (in the old one for what was removed).
     pub pointer: String,
-    pub old: Option<Value>,
-    pub new: Option<Value>,
+    pub old: Option<Cow<'a, Value>>,
+    pub new: Option<Cow<'a, Value>>,
 }
 
-impl Change {
+impl Change<'_> {
     pub fn to_json(&self) -> Value {
-        json!({"level": self.level.as_str(), "kind": self.kind, "chainId": self.chain_id,
-               "pointer": self.pointer, "old": self.old, "new": self.new})
+        serde_json::to_value(self).expect("a change always serialises")
+    }
+}
+
+/// `{level, kind, chainId, pointer, old, new}`, an absent side `null`.
+impl Serialize for Change<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("level", self.level.as_str())?;
+        m.serialize_entry("kind", self.kind)?;
+        m.serialize_entry("chainId", &self.chain_id)?;
+        m.serialize_entry("pointer", &self.pointer)?;
+        m.serialize_entry("old", &self.old)?;
+        m.serialize_entry("new", &self.new)?;
+        m.end()
     }
 }
 
 /// The changes between two packs and the level they require together.
 #[derive(Debug, Clone, Default)]
-pub struct PackDiff {
-    pub changes: Vec<Change>,
+pub struct PackDiff<'a> {
+    pub changes: Vec<Change<'a>>,
 }
 
-impl PackDiff {
+impl PackDiff<'_> {
     pub fn required(&self) -> Level {
         self.changes.iter().map(|c| c.level).max().unwrap_or(Level::None)
     }
 
     pub fn to_json(&self) -> Value {
-        json!({"required": self.required().as_str(),
-               "changes": self.changes.iter().map(Change::to_json).collect::<Vec<_>>()})
+        serde_json::to_value(self).expect("a diff always serialises")
+    }
+}
+
+/// `{required, changes}`: what `diff --json` prints, written as it goes (a long chain's
+/// changes built as one value first were a copy of both versions of every changed node).
+impl Serialize for PackDiff<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("required", self.required().as_str())?;
+        m.serialize_entry("changes", &self.changes)?;
+        m.end()
     }
 }
 

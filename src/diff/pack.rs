@@ -4,7 +4,9 @@
 //! is minor, words are patch.
 
 use super::{Change, Level, PackDiff};
+use crate::error::pointer_token;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Every change kind and its level.
@@ -59,26 +61,36 @@ const TEXT: &[&str] = &[
 const LOWER: &[&str] = &["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"];
 const UPPER: &[&str] = &["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"];
 
-struct Out<'a> {
-    changes: &'a mut Vec<Change>,
+/// Where changes go. Each holds the values it names as they are in the manifests (a copy
+/// of every changed node was the largest part of comparing two versions of a long chain).
+struct Out<'o, 'a> {
+    changes: &'o mut Vec<Change<'a>>,
     chain_id: Option<&'a str>,
 }
 
-impl Out<'_> {
-    fn push(&mut self, kind: &'static str, pointer: String, old: Option<&Value>, new: Option<&Value>) {
-        self.changes.push(Change {
-            level: level(kind),
-            kind,
-            chain_id: self.chain_id.map(str::to_owned),
-            pointer,
-            old: old.cloned(),
-            new: new.cloned(),
-        });
+impl<'a> Out<'_, 'a> {
+    fn push(&mut self, kind: &'static str, pointer: String, old: Option<&'a Value>, new: Option<&'a Value>) {
+        self.push_values(kind, pointer, old.map(Cow::Borrowed), new.map(Cow::Borrowed));
+    }
+
+    /// A change whose sides are made for it (a name, the enum values removed).
+    fn push_values(
+        &mut self,
+        kind: &'static str,
+        pointer: String,
+        old: Option<Cow<'a, Value>>,
+        new: Option<Cow<'a, Value>>,
+    ) {
+        self.changes.push(Change { level: level(kind), kind, chain_id: self.chain_id, pointer, old, new });
     }
 }
 
-fn esc(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+fn made(v: Value) -> Option<Cow<'static, Value>> {
+    Some(Cow::Owned(v))
+}
+
+fn name(text: &str) -> Option<Cow<'static, Value>> {
+    made(Value::String(text.to_owned()))
 }
 
 fn chains(manifest: &Value) -> Vec<(usize, &str, &Value)> {
@@ -90,7 +102,7 @@ fn chains(manifest: &Value) -> Vec<(usize, &str, &Value)> {
 }
 
 /// The changes from manifest `old` to manifest `new`; with `only`, that chain's alone.
-pub fn diff_packs(old: &Value, new: &Value, only: Option<&str>) -> PackDiff {
+pub fn diff_packs<'a>(old: &'a Value, new: &'a Value, only: Option<&str>) -> PackDiff<'a> {
     let mut changes = Vec::new();
     if only.is_none() {
         let mut out = Out { changes: &mut changes, chain_id: None };
@@ -104,7 +116,7 @@ pub fn diff_packs(old: &Value, new: &Value, only: Option<&str>) -> PackDiff {
             let (a, b) = (old.get(&key), new.get(&key));
             if a != b {
                 let kind = if TEXT.contains(&key.as_str()) { "text_changed" } else { "requirements_changed" };
-                out.push(kind, format!("/{}", esc(&key)), a, b);
+                out.push(kind, format!("/{}", pointer_token(&key)), a, b);
             }
         }
     }
@@ -118,14 +130,14 @@ pub fn diff_packs(old: &Value, new: &Value, only: Option<&str>) -> PackDiff {
         }
         let mut out = Out { changes: &mut changes, chain_id: Some(*id) };
         match new_by_id.get(id) {
-            None => out.push("chain_removed", format!("/chains/{i}"), Some(&Value::String((*id).to_owned())), None),
+            None => out.push_values("chain_removed", format!("/chains/{i}"), name(id), None),
             Some((j, n)) => diff_chain(&mut out, c, n, *j),
         }
     }
     for (j, id, _) in &new_chains {
         if !old_ids.contains(id) && only.is_none_or(|o| o == *id) {
             let mut out = Out { changes: &mut changes, chain_id: Some(*id) };
-            out.push("chain_added", format!("/chains/{j}"), None, Some(&Value::String((*id).to_owned())));
+            out.push_values("chain_added", format!("/chains/{j}"), None, name(id));
         }
     }
     PackDiff { changes }
@@ -139,7 +151,7 @@ fn union(a: Option<&Map<String, Value>>, b: Option<&Map<String, Value>>) -> Vec<
     keys
 }
 
-fn diff_chain(out: &mut Out, old: &Value, new: &Value, j: usize) {
+fn diff_chain<'a>(out: &mut Out<'_, 'a>, old: &'a Value, new: &'a Value, j: usize) {
     let at = format!("/chains/{j}");
     for key in union(old.as_object(), new.as_object()) {
         let (a, b) = (old.get(&key), new.get(&key));
@@ -150,14 +162,14 @@ fn diff_chain(out: &mut Out, old: &Value, new: &Value, j: usize) {
             "parameters" => diff_parameters(out, a, b, &format!("{at}/parameters")),
             "dag" => diff_dag(out, a, b, &format!("{at}/dag")),
             "outputs" => diff_outputs(out, a, b, &format!("{at}/outputs")),
-            k if TEXT.contains(&k) => out.push("text_changed", format!("{at}/{}", esc(k)), a, b),
-            k => out.push("chain_changed", format!("{at}/{}", esc(k)), a, b),
+            k if TEXT.contains(&k) => out.push("text_changed", format!("{at}/{}", pointer_token(k)), a, b),
+            k => out.push("chain_changed", format!("{at}/{}", pointer_token(k)), a, b),
         }
     }
 }
 
-fn props(schema: Option<&Value>) -> Map<String, Value> {
-    schema.and_then(|s| s.get("properties")).and_then(Value::as_object).cloned().unwrap_or_default()
+fn props(schema: Option<&Value>) -> Option<&Map<String, Value>> {
+    schema.and_then(|s| s.get("properties")).and_then(Value::as_object)
 }
 
 fn required(schema: Option<&Value>) -> HashSet<String> {
@@ -168,8 +180,9 @@ fn required(schema: Option<&Value>) -> HashSet<String> {
         .unwrap_or_default()
 }
 
-fn diff_parameters(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
-    let (po, pn) = (props(old), props(new));
+fn diff_parameters<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Option<&'a Value>, at: &str) {
+    static NONE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+    let (po, pn) = (props(old).unwrap_or(&NONE), props(new).unwrap_or(&NONE));
     let (ro, rn) = (required(old), required(new));
     let removed: Vec<&String> = po.keys().filter(|k| !pn.contains_key(*k)).collect();
     let mut added: Vec<&String> = pn.keys().filter(|k| !po.contains_key(*k)).collect();
@@ -178,15 +191,15 @@ fn diff_parameters(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: 
         // no longer apply either way.
         if let Some(pos) = added.iter().position(|a| pn[*a] == po[name]) {
             let to = added.remove(pos);
-            out.push(
+            out.push_values(
                 "parameter_renamed",
-                format!("{at}/properties/{}", esc(to)),
-                Some(&Value::String(name.clone())),
-                Some(&Value::String(to.clone())),
+                format!("{at}/properties/{}", pointer_token(to)),
+                self::name(name),
+                self::name(to),
             );
             continue;
         }
-        out.push("parameter_removed", format!("{at}/properties/{}", esc(name)), Some(&po[name]), None);
+        out.push("parameter_removed", format!("{at}/properties/{}", pointer_token(name)), po.get(name.as_str()), None);
     }
     for name in added {
         let schema = &pn[name];
@@ -195,21 +208,18 @@ fn diff_parameters(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: 
         } else {
             "parameter_added"
         };
-        out.push(kind, format!("{at}/properties/{}", esc(name)), None, Some(schema));
+        out.push(kind, format!("{at}/properties/{}", pointer_token(name)), None, pn.get(name.as_str()));
     }
-    for (name, a) in &po {
+    for (name, a) in po {
         let Some(b) = pn.get(name) else { continue };
-        let p = format!("{at}/properties/{}", esc(name));
+        let p = format!("{at}/properties/{}", pointer_token(name));
         diff_param(out, a, b, &p);
         match (ro.contains(name), rn.contains(name)) {
-            (false, true) if b.get("default").is_none() => out.push(
-                "parameter_required_without_default",
-                format!("{at}/required"),
-                None,
-                Some(&Value::String(name.clone())),
-            ),
+            (false, true) if b.get("default").is_none() => {
+                out.push_values("parameter_required_without_default", format!("{at}/required"), None, self::name(name))
+            }
             (true, false) => {
-                out.push("parameter_made_optional", format!("{at}/required"), Some(&Value::String(name.clone())), None)
+                out.push_values("parameter_made_optional", format!("{at}/required"), self::name(name), None)
             }
             _ => {}
         }
@@ -222,7 +232,7 @@ fn diff_parameters(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: 
         let (a, b) = (old.and_then(|o| o.get(&key)), new.and_then(|n| n.get(&key)));
         if a != b {
             let kind = if TEXT.contains(&key.as_str()) { "text_changed" } else { "parameter_schema_changed" };
-            out.push(kind, format!("{at}/{}", esc(&key)), a, b);
+            out.push(kind, format!("{at}/{}", pointer_token(&key)), a, b);
         }
     }
 }
@@ -245,7 +255,7 @@ fn types_within(a: &Option<HashSet<String>>, b: &Option<HashSet<String>>) -> boo
     }
 }
 
-fn diff_param(out: &mut Out, a: &Value, b: &Value, at: &str) {
+fn diff_param<'a>(out: &mut Out<'_, 'a>, a: &'a Value, b: &'a Value, at: &str) {
     if a == b {
         return;
     }
@@ -259,14 +269,14 @@ fn diff_param(out: &mut Out, a: &Value, b: &Value, at: &str) {
             let gone: Vec<Value> = x.iter().filter(|v| !y.contains(v)).cloned().collect();
             let new: Vec<Value> = y.iter().filter(|v| !x.contains(v)).cloned().collect();
             if !gone.is_empty() {
-                out.push("enum_values_removed", format!("{at}/enum"), Some(&Value::Array(gone)), None);
+                out.push_values("enum_values_removed", format!("{at}/enum"), made(Value::Array(gone)), None);
             }
             if !new.is_empty() {
-                out.push("enum_values_added", format!("{at}/enum"), None, Some(&Value::Array(new)));
+                out.push_values("enum_values_added", format!("{at}/enum"), None, made(Value::Array(new)));
             }
         }
-        (None, Some(y)) => out.push("enum_values_removed", format!("{at}/enum"), None, Some(&Value::Array(y.clone()))),
-        (Some(x), None) => out.push("enum_values_added", format!("{at}/enum"), Some(&Value::Array(x.clone())), None),
+        (None, Some(_)) => out.push("enum_values_removed", format!("{at}/enum"), None, b.get("enum")),
+        (Some(_), None) => out.push("enum_values_added", format!("{at}/enum"), a.get("enum"), None),
         _ => {}
     }
     for (keys, lower) in [(LOWER, true), (UPPER, false)] {
@@ -303,31 +313,21 @@ fn diff_param(out: &mut Out, a: &Value, b: &Value, at: &str) {
         if x != y {
             let kind =
                 if TEXT.contains(&k) || k.starts_with("x-") { "text_changed" } else { "parameter_schema_changed" };
-            out.push(kind, format!("{at}/{}", esc(k)), x, y);
+            out.push(kind, format!("{at}/{}", pointer_token(k)), x, y);
         }
     }
 }
 
-fn diff_outputs(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
+fn diff_outputs<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Option<&'a Value>, at: &str) {
     let (a, b) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
     for key in union(a, b) {
         let (x, y) = (a.and_then(|m| m.get(&key)), b.and_then(|m| m.get(&key)));
-        let p = format!("{at}/{}", esc(&key));
+        let p = format!("{at}/{}", pointer_token(&key));
         match (x, y) {
             (Some(_), None) => out.push("output_removed", p, x, None),
             (None, Some(_)) => out.push("output_added", p, None, y),
             (Some(x), Some(y)) if x != y => {
-                let words = |v: &Value| -> Value {
-                    v.as_object().map_or(v.clone(), |m| {
-                        Value::Object(
-                            m.iter()
-                                .filter(|(k, _)| !TEXT.contains(&k.as_str()))
-                                .map(|(k, v)| (k.clone(), v.clone()))
-                                .collect(),
-                        )
-                    })
-                };
-                let kind = if words(x) == words(y) { "text_changed" } else { "chain_changed" };
+                let kind = if same_but(x, y, |k| TEXT.contains(&k)) { "text_changed" } else { "chain_changed" };
                 out.push(kind, p, Some(x), Some(y));
             }
             _ => {}
@@ -335,41 +335,56 @@ fn diff_outputs(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &st
     }
 }
 
-/// A fragment's nodes (index, id, node), and which are entry (no incoming edge) and exit
-/// (no outgoing edge) nodes.
-struct Shape {
-    nodes: Vec<(usize, String, Value)>,
-    entry: HashSet<String>,
-    exit: HashSet<String>,
+/// Whether `a` and `b` are equal but for the object members `skip` names (compared in
+/// place: the copies without them were a node's worth of allocations per changed node).
+fn same_but(a: &Value, b: &Value, skip: impl Fn(&str) -> bool) -> bool {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y)) => {
+            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            keys.filter(|k| !skip(k)).all(|k| x.get(k) == y.get(k))
+        }
+        _ => a == b,
+    }
 }
 
-fn shape(dag: Option<&Value>) -> Shape {
-    let nodes: Vec<(usize, String, Value)> = dag
-        .and_then(|d| d.get("nodes"))
-        .and_then(Value::as_array)
-        .map(|l| {
-            l.iter().enumerate().filter_map(|(i, n)| Some((i, n.get("id")?.as_str()?.to_owned(), n.clone()))).collect()
-        })
-        .unwrap_or_default();
-    let end = |e: &Value, k: &str| -> Option<String> {
-        let t = e.get(k)?.as_str()?;
-        Some(t.split_once('.').map_or(t, |(n, _)| n).to_owned())
+/// A fragment's nodes (index, id, node), and which are entry (no incoming edge) and exit
+/// (no outgoing edge) nodes, read in place.
+struct Shape<'a> {
+    nodes: Vec<(usize, &'a str, &'a Value)>,
+    entry: HashSet<&'a str>,
+    exit: HashSet<&'a str>,
+}
+
+fn dag_list<'a>(dag: Option<&'a Value>, key: &str) -> &'a [Value] {
+    dag.and_then(|d| d.get(key)).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}
+
+/// The node an edge end (`node` or `node.port`) names.
+fn end_node<'a>(e: &'a Value, k: &str) -> &'a str {
+    let t = e.get(k).and_then(Value::as_str).unwrap_or_default();
+    t.split_once('.').map_or(t, |(n, _)| n)
+}
+
+fn shape(dag: Option<&Value>) -> Shape<'_> {
+    let nodes: Vec<(usize, &str, &Value)> =
+        dag_list(dag, "nodes").iter().enumerate().filter_map(|(i, n)| Some((i, n.get("id")?.as_str()?, n))).collect();
+    let edges = dag_list(dag, "edges");
+    let ends = |k: &str| -> HashSet<&str> {
+        edges.iter().filter(|e| e.get(k).is_some_and(Value::is_string)).map(|e| end_node(e, k)).collect()
     };
-    let edges = dag.and_then(|d| d.get("edges")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let targets: HashSet<String> = edges.iter().filter_map(|e| end(e, "to")).collect();
-    let sources: HashSet<String> = edges.iter().filter_map(|e| end(e, "from")).collect();
-    let entry = nodes.iter().filter(|(_, id, _)| !targets.contains(id)).map(|(_, id, _)| id.clone()).collect();
-    let exit = nodes.iter().filter(|(_, id, _)| !sources.contains(id)).map(|(_, id, _)| id.clone()).collect();
+    let (targets, sources) = (ends("to"), ends("from"));
+    let entry = nodes.iter().filter(|(_, id, _)| !targets.contains(id)).map(|(_, id, _)| *id).collect();
+    let exit = nodes.iter().filter(|(_, id, _)| !sources.contains(id)).map(|(_, id, _)| *id).collect();
     Shape { nodes, entry, exit }
 }
 
-fn diff_dag(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
+fn diff_dag<'a>(out: &mut Out<'_, 'a>, old: Option<&'a Value>, new: Option<&'a Value>, at: &str) {
     let Shape { nodes: on, entry, exit } = shape(old);
     let nn = shape(new).nodes;
-    let new_by_id: HashMap<&str, (usize, &Value)> = nn.iter().map(|(i, id, n)| (id.as_str(), (*i, n))).collect();
-    let old_ids: HashSet<&str> = on.iter().map(|(_, id, _)| id.as_str()).collect();
+    let new_by_id: HashMap<&str, (usize, &Value)> = nn.iter().map(|(i, id, n)| (*id, (*i, *n))).collect();
+    let old_ids: HashSet<&str> = on.iter().map(|(_, id, _)| *id).collect();
     for (i, id, n) in &on {
-        match new_by_id.get(id.as_str()) {
+        match new_by_id.get(id) {
             None => {
                 // Parent workflows wire to entry and exit nodes.
                 let kind = if entry.contains(id) {
@@ -381,41 +396,25 @@ fn diff_dag(out: &mut Out, old: Option<&Value>, new: Option<&Value>, at: &str) {
                 };
                 out.push(kind, format!("{at}/nodes/{i}"), Some(n), None);
             }
-            Some((j, m)) if *m != n => {
-                let words = |v: &Value| -> Value {
-                    v.as_object().map_or(v.clone(), |o| {
-                        Value::Object(
-                            o.iter()
-                                .filter(|(k, _)| !matches!(k.as_str(), "name" | "description" | "position"))
-                                .map(|(k, v)| (k.clone(), v.clone()))
-                                .collect(),
-                        )
-                    })
-                };
-                let kind = if words(n) == words(m) { "text_changed" } else { "dag_changed" };
+            Some((j, m)) if m != n => {
+                let words = |k: &str| matches!(k, "name" | "description" | "position");
+                let kind = if same_but(n, m, words) { "text_changed" } else { "dag_changed" };
                 out.push(kind, format!("{at}/nodes/{j}"), Some(n), Some(m));
             }
             _ => {}
         }
     }
     for (j, id, n) in &nn {
-        if !old_ids.contains(id.as_str()) {
+        if !old_ids.contains(id) {
             out.push("dag_changed", format!("{at}/nodes/{j}"), None, Some(n));
         }
     }
-    let edges = |d: Option<&Value>| -> Vec<Value> {
-        d.and_then(|d| d.get("edges")).and_then(Value::as_array).cloned().unwrap_or_default()
-    };
-    let (eo, en) = (edges(old), edges(new));
+    let (eo, en) = (dag_list(old, "edges"), dag_list(new, "edges"));
     let key = |e: &Value| e.to_string();
     let so: HashSet<String> = eo.iter().map(key).collect();
     let sn: HashSet<String> = en.iter().map(key).collect();
     // An edge to or from a node removed or added goes with that node's change.
-    let node_of = |e: &Value, k: &str| -> String {
-        let t = e.get(k).and_then(Value::as_str).unwrap_or_default();
-        t.split_once('.').map_or(t, |(n, _)| n).to_owned()
-    };
-    let touches = |e: &Value, ids: &dyn Fn(&str) -> bool| ids(&node_of(e, "from")) || ids(&node_of(e, "to"));
+    let touches = |e: &Value, ids: &dyn Fn(&str) -> bool| ids(end_node(e, "from")) || ids(end_node(e, "to"));
     let gone = |id: &str| old_ids.contains(id) && !new_by_id.contains_key(id);
     let fresh = |id: &str| new_by_id.contains_key(id) && !old_ids.contains(id);
     for (i, e) in eo.iter().enumerate() {

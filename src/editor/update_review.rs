@@ -8,13 +8,14 @@ use crate::catalog::Trust;
 use crate::diff::pack::diff_packs;
 use crate::diff::{Change, Level, bump};
 use crate::error::Result;
+use crate::expand::Expansion;
 use crate::inline::{Destination, ExpansionIdChoice, InlineRequest, expand_for};
 use crate::instance::Conflict;
-use crate::instance::edits::{Edit, NOT_MERGED, comparable, edge_key};
+use crate::instance::edits::{Edit, NOT_MERGED, comparable};
 use crate::instance::upgrade::carried_values;
 use crate::pack::{Chain, Pack};
 use crate::workflow::merge3::differences;
-use crate::workflow::{Workflow, fragment_edges, fragment_nodes};
+use crate::workflow::{FragmentEdges, FragmentNodes, Workflow};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -50,13 +51,43 @@ pub struct Review {
     pub edges_removed: Vec<String>,
     /// The chain's changes between the two versions (parameters: type, enum, bounds,
     /// default, …), as `chainsmith diff` lists them; empty without the recorded version.
-    pub changes: Vec<Change>,
+    pub changes: Vec<ChainChange>,
     pub edits: Vec<Edit>,
     pub conflicts: Vec<Conflict>,
     /// The recorded values the new version still declares (what the form starts from).
     pub values: Map<String, Value>,
     /// Recorded values the new version no longer declares: they are dropped.
     pub dropped: Vec<String>,
+}
+
+/// One of the chain's changes, held apart from the manifests it was found in (a review
+/// outlives them: it is computed on its own thread).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainChange {
+    pub level: Level,
+    pub kind: &'static str,
+    pub pointer: String,
+    pub old: Option<Value>,
+    pub new: Option<Value>,
+}
+
+impl From<Change<'_>> for ChainChange {
+    fn from(c: Change<'_>) -> Self {
+        let owned = |v: Option<std::borrow::Cow<'_, Value>>| v.map(std::borrow::Cow::into_owned);
+        Self { level: c.level, kind: c.kind, pointer: c.pointer, old: owned(c.old), new: owned(c.new) }
+    }
+}
+
+/// An expansion's nodes as the workflow holds them once inlined (one instance's worth).
+fn workflow_nodes(exp: &Expansion) -> Vec<Map<String, Value>> {
+    let nodes = FragmentNodes::new(exp);
+    (0..nodes.len()).map(|i| nodes.get(i)).collect()
+}
+
+/// An expansion's edges by their ends and ports, lent by it.
+fn edge_ends(exp: &Expansion) -> Vec<(&str, &str, &str, &str)> {
+    let edges = FragmentEdges::new(exp);
+    (0..edges.len()).map(|i| edges.ends(i)).collect()
 }
 
 /// Review moving instance `key` of `wf` to `target`'s version of its chain (the packs given
@@ -79,7 +110,7 @@ pub fn review_update(wf: &Workflow, key: &str, packs: &[Pack], target: &Pack, tr
     let new = expanded.expansion;
     let (edits, conflicts) = crate::instance::review(wf, key, &base, &new)?;
 
-    let (old_frag, new_frag) = (fragment_nodes(&base), fragment_nodes(&new));
+    let (old_frag, new_frag) = (workflow_nodes(&base), workflow_nodes(&new));
     let id = |n: &Map<String, Value>| n.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
     let new_by_id: HashMap<String, &Map<String, Value>> = new_frag.iter().map(|n| (id(n), n)).collect();
     let old_ids: HashSet<String> = old_frag.iter().map(id).collect();
@@ -101,16 +132,17 @@ pub fn review_update(wf: &Workflow, key: &str, packs: &[Pack], target: &Pack, tr
     }
     nodes.extend(new_frag.iter().map(id).filter(|n| !old_ids.contains(n)).map(NodeChange::Added));
 
-    let edge_text = |k: (String, String, String, String)| format!("{}.{} → {}.{}", k.0, k.1, k.2, k.3);
-    let (old_edges, new_edges) = (fragment_edges(&base), fragment_edges(&new));
-    let old_keys: HashSet<_> = old_edges.iter().map(edge_key).collect();
-    let new_keys: HashSet<_> = new_edges.iter().map(edge_key).collect();
-    let edges_added = new_edges.iter().map(edge_key).filter(|k| !old_keys.contains(k)).map(edge_text).collect();
-    let edges_removed = old_edges.iter().map(edge_key).filter(|k| !new_keys.contains(k)).map(edge_text).collect();
+    let edge_text = |k: &(&str, &str, &str, &str)| format!("{}.{} → {}.{}", k.0, k.1, k.2, k.3);
+    let (old_edges, new_edges) = (edge_ends(&base), edge_ends(&new));
+    let old_keys: HashSet<_> = old_edges.iter().collect();
+    let new_keys: HashSet<_> = new_edges.iter().collect();
+    let edges_added = new_edges.iter().filter(|k| !old_keys.contains(k)).map(edge_text).collect();
+    let edges_removed = old_edges.iter().filter(|k| !new_keys.contains(k)).map(edge_text).collect();
 
     let base_pack = crate::instance::base_pack(&inst, packs.iter());
     let changes =
         base_pack.map(|b| diff_packs(&b.manifest, &target.manifest, Some(&inst.chain_id)).changes).unwrap_or_default();
+    let changes: Vec<ChainChange> = changes.into_iter().map(ChainChange::from).collect();
     let checked = changes.iter().map(|c| c.level).max().unwrap_or(Level::None);
     let level = match checked {
         Level::None => bump(&inst.chain_version, chain.version()).unwrap_or(Level::None),

@@ -4,7 +4,7 @@
 
 use crate::expand::Expansion;
 use crate::workflow::merge3::differences;
-use crate::workflow::{Instance, Workflow, fragment_edges, fragment_nodes};
+use crate::workflow::{Edge, FragmentEdges, FragmentNodes, Instance, Workflow};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
@@ -55,11 +55,11 @@ impl Edit {
 
 /// An edge's identity inside a fragment: its ends and ports (fragment edge ids are numbered
 /// in order, so they do not survive a new chain version that adds or removes an edge).
-pub(crate) type EdgeKey = (String, String, String, String);
+/// An empty port is none. Lent by the edge or expansion it is of.
+pub(super) type EdgeKey<'a> = (&'a str, &'a str, &'a str, &'a str);
 
-pub(crate) fn edge_key(e: &Map<String, Value>) -> EdgeKey {
-    let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    (s("sourceNodeId"), s("sourceOutput"), s("targetNodeId"), s("targetInput"))
+pub(super) fn edge_key(e: &Edge) -> EdgeKey<'_> {
+    (e.source(), e.source_output().unwrap_or_default(), e.target(), e.target_input().unwrap_or_default())
 }
 
 /// A node object as compared: without the members that are never merged, and with absent
@@ -76,25 +76,25 @@ pub(crate) fn comparable(node: &Map<String, Value>) -> Map<String, Value> {
 /// What the user changed in the instance, in fragment order: member edits and removed
 /// nodes, then added and removed edges.
 pub fn user_edits(wf: &Workflow, inst: &Instance, base: &Expansion) -> Vec<Edit> {
-    edits_against(wf, inst, &fragment_nodes(base), &fragment_edges(base))
+    edits_against(wf, inst, &FragmentNodes::new(base), &FragmentEdges::new(base))
 }
 
 /// [`user_edits`] against the recorded expansion's nodes and edges as a splice shapes them.
 pub(super) fn edits_against(
     wf: &Workflow,
     inst: &Instance,
-    base_nodes: &[Map<String, Value>],
-    base_edges: &[Map<String, Value>],
+    base_nodes: &FragmentNodes,
+    base_edges: &FragmentEdges,
 ) -> Vec<Edit> {
     let mut out = Vec::new();
-    for node in base_nodes {
-        let id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+    for i in 0..base_nodes.len() {
+        let id = base_nodes.id(i);
         let Some(ix) = wf.node(id) else {
             out.push(Edit::NodeRemoved { node_id: id.to_owned() });
             continue;
         };
         let mut diffs = Vec::new();
-        differences("", &comparable(node), &comparable(&wf.graph[ix].object()), &NOT_MERGED, &mut diffs);
+        differences("", &comparable(&base_nodes.get(i)), &comparable(&wf.graph[ix].object()), &NOT_MERGED, &mut diffs);
         out.extend(diffs.into_iter().map(|(pointer, base, mine)| Edit::Member {
             node_id: id.to_owned(),
             pointer,
@@ -102,15 +102,15 @@ pub(super) fn edits_against(
             mine,
         }));
     }
-    let members: HashSet<&str> = base_nodes.iter().filter_map(|n| n.get("id").and_then(Value::as_str)).collect();
-    let fragment: HashSet<EdgeKey> = base_edges.iter().map(edge_key).collect();
+    let members: HashSet<&str> = (0..base_nodes.len()).map(|i| base_nodes.id(i)).filter(|id| !id.is_empty()).collect();
+    let fragment: HashSet<EdgeKey> = (0..base_edges.len()).map(|i| base_edges.ends(i)).collect();
     let wiring: HashSet<&str> = inst.edge_ids.iter().map(String::as_str).collect();
     let mut present = HashSet::new();
     for e in wf.graph.edge_weights() {
         if !members.contains(e.source()) && !members.contains(e.target()) {
             continue;
         }
-        let key = edge_key(&e.json());
+        let key = edge_key(e);
         if fragment.contains(&key) {
             present.insert(key);
         } else if !wiring.contains(e.id()) {
@@ -121,10 +121,10 @@ pub(super) fn edits_against(
             });
         }
     }
-    for e in base_edges {
-        let key = edge_key(e);
+    for i in 0..base_edges.len() {
+        let key = base_edges.ends(i);
         if !present.contains(&key) {
-            out.push(Edit::EdgeRemoved { source: key.0, target: key.2 });
+            out.push(Edit::EdgeRemoved { source: key.0.to_owned(), target: key.2.to_owned() });
         }
     }
     out

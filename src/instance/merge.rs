@@ -9,8 +9,10 @@
 use super::edits::{EdgeKey, Edit, NOT_MERGED, comparable, edge_key, edits_against};
 use crate::error::{Error, Finding, Result, code};
 use crate::expand::Expansion;
-use crate::workflow::merge3::{Conflict, Merge, Resolutions, conflict_error};
-use crate::workflow::{Edge, Instance, Node, Workflow, fragment_edges, fragment_nodes, produced_by_expanded_ids};
+use crate::workflow::merge3::{Conflict, Merge, Resolutions, Sides, conflict_error};
+use crate::workflow::{
+    Edge, FragmentEdges, FragmentNodes, Instance, Node, NodeBody, Workflow, produced_by_expanded_ids,
+};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 
@@ -30,10 +32,11 @@ pub struct Merged {
     pub warnings: Vec<Finding>,
 }
 
-/// The changes, worked out before any is made.
+/// The changes, worked out before any is made. A node's new form is held as the body it
+/// will have (compact text): as objects, a long chain's updated nodes were held twice over.
 #[derive(Default)]
 struct Plan {
-    updates: Vec<(String, Map<String, Value>)>,
+    updates: Vec<(String, NodeBody)>,
     adds: Vec<Map<String, Value>>,
     removes: Vec<String>,
     edge_updates: Vec<(String, Map<String, Value>)>,
@@ -41,21 +44,22 @@ struct Plan {
     edge_removes: Vec<String>,
 }
 
-/// The recorded and the new expansion shaped as a splice makes them, once per re-expansion.
-struct Fragments {
-    base_nodes: Vec<Map<String, Value>>,
-    new_nodes: Vec<Map<String, Value>>,
-    base_edges: Vec<Map<String, Value>>,
-    new_edges: Vec<Map<String, Value>>,
+/// The recorded and the new expansion shaped as a splice makes them, once per re-expansion
+/// (each node and edge when asked for).
+struct Fragments<'e> {
+    base_nodes: FragmentNodes<'e>,
+    new_nodes: FragmentNodes<'e>,
+    base_edges: FragmentEdges<'e>,
+    new_edges: FragmentEdges<'e>,
 }
 
-impl Fragments {
-    fn new(base: &Expansion, new: &Expansion) -> Self {
+impl<'e> Fragments<'e> {
+    fn new(base: &'e Expansion, new: &'e Expansion) -> Self {
         Self {
-            base_nodes: fragment_nodes(base),
-            new_nodes: fragment_nodes(new),
-            base_edges: fragment_edges(base),
-            new_edges: fragment_edges(new),
+            base_nodes: FragmentNodes::new(base),
+            new_nodes: FragmentNodes::new(new),
+            base_edges: FragmentEdges::new(base),
+            new_edges: FragmentEdges::new(new),
         }
     }
 }
@@ -121,7 +125,7 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
 
     for (id, body) in plan.updates {
         if let Some(ix) = wf.node(&id) {
-            wf.graph[ix].edit(|json| *json = body);
+            wf.graph[ix].swap_body(body);
         }
     }
     let gone: Vec<_> = plan.removes.iter().filter_map(|id| wf.node(id)).collect();
@@ -149,10 +153,12 @@ pub fn reexpand(wf: &mut Workflow, key: &str, base: &Expansion, new: &Expansion,
     wf.forget_edges(forgotten.iter().map(String::as_str));
     removed_edges.append(&mut gone_edges);
 
-    let fragment: HashSet<EdgeKey> = f.base_edges.iter().chain(&f.new_edges).map(edge_key).collect();
+    let (fb, fnew) = (&f.base_edges, &f.new_edges);
+    let fragment: HashSet<EdgeKey> =
+        (0..fb.len()).map(|i| fb.ends(i)).chain((0..fnew.len()).map(|i| fnew.ends(i))).collect();
     let warnings = removed_edges
         .iter()
-        .filter(|e| !fragment.contains(&edge_key(&e.json())))
+        .filter(|e| !fragment.contains(&edge_key(e)))
         .map(|e| {
             Finding::warning(
                 code::INSTANCE_EDGE_DETACHED,
@@ -193,12 +199,16 @@ fn id_of(node: &Map<String, Value>) -> &str {
 fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &Expansion, merge: &mut Merge) -> Plan {
     let mut plan = Plan::default();
     let (base_nodes, new_nodes) = (&f.base_nodes, &f.new_nodes);
-    let base_by_id: HashMap<&str, &Map<String, Value>> = base_nodes.iter().map(|n| (id_of(n), n)).collect();
-    let new_ids: HashSet<&str> = new_nodes.iter().map(id_of).collect();
+    let base_by_id: HashMap<&str, usize> = (0..base_nodes.len()).map(|i| (base_nodes.id(i), i)).collect();
+    let new_ids: HashSet<&str> = (0..new_nodes.len()).map(|i| new_nodes.id(i)).collect();
     let offset = offset(wf, base_nodes);
+    // The body a node's merged object is stored as (the workflow finds nodes by id, which
+    // a merge keeps).
+    let body = |json| Node::new(json, 0).body().clone();
 
-    for n in new_nodes {
-        let id = id_of(n);
+    for k in 0..new_nodes.len() {
+        let (id, n) = (new_nodes.id(k), &new_nodes.get(k));
+        let b = base_by_id.get(id).map(|i| base_nodes.get(*i));
         let mine = wf.node(id).map(|ix| {
             let mut m = wf.graph[ix].object();
             for member in ["config", "inputs"] {
@@ -206,11 +216,11 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
             }
             m
         });
-        match (base_by_id.get(id), mine) {
+        match (b.as_ref(), mine) {
             (Some(b), Some(m)) => {
                 let merged = merge.objects(id, "", &comparable(b), &m, &comparable(n), &NOT_MERGED);
                 if merged != m {
-                    plan.updates.push((id.to_owned(), merged));
+                    plan.updates.push((id.to_owned(), body(merged)));
                 }
             }
             // Removed by the user: it stays removed unless the new version changes it and
@@ -218,7 +228,13 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
             (Some(b), None) => {
                 let (b, n_cmp) = (comparable(b), comparable(n));
                 if b != n_cmp
-                    && merge.conflict(id, "", Some(&Value::Object(b)), None, Some(&Value::Object(n_cmp))).is_some()
+                    && merge
+                        .conflict(
+                            id,
+                            "",
+                            Sides { base: Some(&Value::Object(b)), mine: None, new: Some(&Value::Object(n_cmp)) },
+                        )
+                        .is_some()
                 {
                     plan.adds.push(placed(n, offset));
                 }
@@ -230,9 +246,11 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
                     && merge.conflict(
                         id,
                         "",
-                        None,
-                        Some(&Value::Object(m_cmp.clone())),
-                        Some(&Value::Object(n_cmp.clone())),
+                        Sides {
+                            base: None,
+                            mine: Some(&Value::Object(m_cmp.clone())),
+                            new: Some(&Value::Object(n_cmp.clone())),
+                        },
                     ) == Some(Value::Object(n_cmp))
                 {
                     let mut body = comparable(n);
@@ -240,21 +258,27 @@ fn plan(wf: &Workflow, inst: &Instance, f: &Fragments, base: &Expansion, new: &E
                     if let Some(p) = m.get("position") {
                         body.insert("position".into(), p.clone());
                     }
-                    plan.updates.push((id.to_owned(), body));
+                    plan.updates.push((id.to_owned(), Node::new(body, 0).body().clone()));
                 }
             }
             (None, None) => plan.adds.push(placed(n, offset)),
         }
     }
-    for b in base_nodes {
-        let id = id_of(b);
+    for i in 0..base_nodes.len() {
+        let id = base_nodes.id(i);
         if new_ids.contains(id) {
             continue;
         }
         let Some(ix) = wf.node(id) else { continue };
-        let (b_cmp, m_cmp) = (comparable(b), comparable(&wf.graph[ix].object()));
+        let (b_cmp, m_cmp) = (comparable(&base_nodes.get(i)), comparable(&wf.graph[ix].object()));
         if b_cmp == m_cmp
-            || merge.conflict(id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
+            || merge
+                .conflict(
+                    id,
+                    "",
+                    Sides { base: Some(&Value::Object(b_cmp)), mine: Some(&Value::Object(m_cmp)), new: None },
+                )
+                .is_none()
         {
             plan.removes.push(id.to_owned());
         }
@@ -280,32 +304,32 @@ fn plan_edges(
         .map(|(_, id)| id.as_str())
         .chain(inst.node_ids.iter().map(String::as_str))
         .collect();
-    let mut present: HashMap<EdgeKey, Map<String, Value>> = HashMap::new();
+    let mut present: HashMap<EdgeKey, &Edge> = HashMap::new();
     for e in wf.graph.edge_weights() {
         if members.contains(e.source()) || members.contains(e.target()) {
-            let json = e.json();
-            present.entry(edge_key(&json)).or_insert(json);
+            present.entry(edge_key(e)).or_insert(e);
         }
     }
     let without_id = |e: &Map<String, Value>| -> Map<String, Value> {
         e.iter().filter(|(k, _)| k.as_str() != "id").map(|(k, v)| (k.clone(), v.clone())).collect()
     };
-    let base_edges: HashMap<EdgeKey, &Map<String, Value>> = f.base_edges.iter().map(|e| (edge_key(e), e)).collect();
-    let new_keys: HashSet<EdgeKey> = f.new_edges.iter().map(edge_key).collect();
+    let base_edges: HashMap<EdgeKey, usize> = (0..f.base_edges.len()).map(|i| (f.base_edges.ends(i), i)).collect();
+    let new_keys: HashSet<EdgeKey> = (0..f.new_edges.len()).map(|i| f.new_edges.ends(i)).collect();
     let mut taken: HashSet<String> = HashSet::new();
-    for n in &f.new_edges {
-        let key = edge_key(n);
+    for k in 0..f.new_edges.len() {
+        let key = f.new_edges.ends(k);
         match (base_edges.get(&key), present.get(&key)) {
             (Some(b), Some(m)) => {
-                let id = id_of(m).to_owned();
-                let merged = merge.objects(&id, "", &without_id(b), m, &without_id(n), &["id"]);
-                if &merged != m {
+                let (b, m, n) = (f.base_edges.get(*b), m.json(), f.new_edges.get(k));
+                let id = id_of(&m).to_owned();
+                let merged = merge.objects(&id, "", &without_id(&b), &m, &without_id(&n), &["id"]);
+                if merged != m {
                     plan.edge_updates.push((id, merged));
                 }
             }
             (None, None) => {
-                let mut body = n.clone();
-                let mut id = id_of(n).to_owned();
+                let mut body = f.new_edges.get(k);
+                let mut id = id_of(&body).to_owned();
                 if wf.has_edge_id(&id) || taken.contains(&id) {
                     id = wf.fresh_edge_id(&id);
                 }
@@ -317,16 +341,23 @@ fn plan_edges(
             _ => {}
         }
     }
-    for b in &f.base_edges {
-        let key = edge_key(b);
+    for i in 0..f.base_edges.len() {
+        let key = f.base_edges.ends(i);
         if new_keys.contains(&key) {
             continue;
         }
         let Some(m) = present.get(&key) else { continue };
-        let id = id_of(m).to_owned();
-        let (b_cmp, m_cmp) = (without_id(b), without_id(m));
+        let m = m.json();
+        let id = id_of(&m).to_owned();
+        let (b_cmp, m_cmp) = (without_id(&f.base_edges.get(i)), without_id(&m));
         if b_cmp == m_cmp
-            || merge.conflict(&id, "", Some(&Value::Object(b_cmp)), Some(&Value::Object(m_cmp)), None).is_none()
+            || merge
+                .conflict(
+                    &id,
+                    "",
+                    Sides { base: Some(&Value::Object(b_cmp)), mine: Some(&Value::Object(m_cmp)), new: None },
+                )
+                .is_none()
         {
             plan.edge_removes.push(id);
         }
@@ -335,16 +366,11 @@ fn plan_edges(
 
 /// Where the instance sits: the mean offset from the fragment's relative positions to the
 /// nodes' positions in the workflow; new nodes keep their place relative to the others.
-fn offset(wf: &Workflow, base_nodes: &[Map<String, Value>]) -> (f64, f64) {
-    let pos = |n: &Map<String, Value>| {
-        let p = n.get("position");
-        let c = |k: &str| p.and_then(|p| p.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
-        (c("x"), c("y"))
-    };
+fn offset(wf: &Workflow, base_nodes: &FragmentNodes) -> (f64, f64) {
     let (mut sx, mut sy, mut count) = (0.0, 0.0, 0.0);
-    for b in base_nodes {
-        if let Some(ix) = wf.node(id_of(b)) {
-            let ((x, y), (rx, ry)) = (wf.graph[ix].position(), pos(b));
+    for i in 0..base_nodes.len() {
+        if let Some(ix) = wf.node(base_nodes.id(i)) {
+            let ((x, y), (rx, ry)) = (wf.graph[ix].position(), base_nodes.position(i));
             sx += x - rx;
             sy += y - ry;
             count += 1.0;

@@ -409,6 +409,45 @@ pub fn load_path(path: &Path, opts: LoadOptions) -> LoadOutcome {
     out
 }
 
+/// Load exactly one workflow-chain pack from a file or folder.
+pub fn load_one(path: &Path, opts: LoadOptions) -> Result<Pack> {
+    let mut out = load_path(path, opts);
+    if let Some(e) = out.failures.into_iter().next() {
+        return Err(e);
+    }
+    match out.packs.len() {
+        1 if out.packs[0].kind != PackKind::WorkflowChain => {
+            let pack = &out.packs[0];
+            Err(Error::new(
+                code::PACK_KIND_INVALID,
+                format!(
+                    "{} is a {} pack; only workflow-chain packs hold chains",
+                    pack.source.display(),
+                    pack.kind.as_str()
+                ),
+            )
+            .with("kind", pack.kind.as_str())
+            .with("path", pack.source.display().to_string()))
+        }
+        1 => Ok(out.packs.remove(0)),
+        0 => Err(Error::new(code::PACK_NOT_FOUND, format!("no pack at {}", path.display()))
+            .with("path", path.display().to_string())),
+        n => {
+            // A folder of several packs: take the one that is a chain pack, if unique.
+            let mut chains: Vec<Pack> = out.packs.into_iter().filter(|p| p.kind == PackKind::WorkflowChain).collect();
+            if chains.len() == 1 {
+                Ok(chains.remove(0))
+            } else {
+                Err(Error::new(
+                    code::INVALID_REQUEST,
+                    format!("{} holds {n} packs; name the pack.json to expand", path.display()),
+                )
+                .with("path", path.display().to_string()))
+            }
+        }
+    }
+}
+
 fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, visited: &mut HashSet<PathBuf>) {
     // Absurdly deep trees end the walk instead of the process; each folder is entered once
     // by its canonical path, so a symlink loop (or two links to one folder) ends it too.

@@ -18,8 +18,8 @@ pub use bundled::{bundled, bundled_dir};
 
 pub use lint::{is_structured, substitutable_strings};
 pub use load::{
-    LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, json_kind, load_bytes, load_file, load_path,
-    load_value,
+    LoadOptions, LoadOutcome, MAX_FRAGMENT_NODES, MAX_MANIFEST_BYTES, json_kind, load_bytes, load_file, load_one,
+    load_path, load_value,
 };
 
 use crate::error::{Finding, Severity};

@@ -5,7 +5,7 @@
 //! These functions work on the workflow JSON as the app wrote it (nodes keyed `nodeId`,
 //! edges `sourceNodeId`/`targetNodeId`) and on WorkflowDefinitions alike (`id`).
 
-use super::merge3::{Merge, Resolutions};
+use super::merge3::{Merge, Resolutions, Sides};
 use crate::error::{Error, Result, code};
 use crate::expand::app::{APP_SOURCE, app_expand_nodes, expansion_id_hash, node_prefix, resolved_params};
 use crate::pack::Chain;
@@ -164,13 +164,12 @@ impl AppInstance {
                     (b, Some(f)) => {
                         for member in MEMBERS {
                             let at = format!("/{member}");
-                            let v = merge.value(
-                                &new_node_id,
-                                &at,
-                                b.and_then(|b| b.get(member)),
-                                node.get(member),
-                                f.get(member),
-                            );
+                            let sides = Sides {
+                                base: b.and_then(|b| b.get(member)),
+                                mine: node.get(member),
+                                new: f.get(member),
+                            };
+                            let v = merge.value(&new_node_id, &at, sides);
                             match v {
                                 Some(v) => node.insert(member.into(), v),
                                 None => node.remove(member),
@@ -184,7 +183,11 @@ impl AppInstance {
                         let (b, m) = (merged_members(b), merged_members(node));
                         if b == m
                             || merge
-                                .conflict(&old_id, "", Some(&Value::Object(b)), Some(&Value::Object(m)), None)
+                                .conflict(
+                                    &old_id,
+                                    "",
+                                    Sides { base: Some(&Value::Object(b)), mine: Some(&Value::Object(m)), new: None },
+                                )
                                 .is_none()
                         {
                             gone.insert(old_id);
@@ -207,7 +210,13 @@ impl AppInstance {
                     Some(b) => {
                         let (b, f) = (merged_members(b), merged_members(node));
                         b != f
-                            && merge.conflict(&id, "", Some(&Value::Object(b)), None, Some(&Value::Object(f))).is_some()
+                            && merge
+                                .conflict(
+                                    &id,
+                                    "",
+                                    Sides { base: Some(&Value::Object(b)), mine: None, new: Some(&Value::Object(f)) },
+                                )
+                                .is_some()
                     }
                 };
                 if add {

@@ -5,6 +5,7 @@
 //! Objects present on all three sides merge member by member, so an edit of
 //! `config.threshold` and a new `config.url` do not collide.
 
+use crate::error::pointer_token;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
@@ -106,6 +107,15 @@ impl Resolutions {
     }
 }
 
+/// One member on the three sides of a merge, `None` where it is absent: named, as three
+/// values of one type passed in a row compile in any order.
+#[derive(Debug, Clone, Copy)]
+pub struct Sides<'v> {
+    pub base: Option<&'v Value>,
+    pub mine: Option<&'v Value>,
+    pub new: Option<&'v Value>,
+}
+
 /// One merge: the conflicts met, and whether each was settled.
 #[derive(Debug, Default)]
 pub struct Merge<'r> {
@@ -121,14 +131,8 @@ impl<'r> Merge<'r> {
     }
 
     /// The merged value at `pointer` of node `node_id`; `None` when the member is absent.
-    pub fn value(
-        &mut self,
-        node_id: &str,
-        pointer: &str,
-        base: Option<&Value>,
-        mine: Option<&Value>,
-        new: Option<&Value>,
-    ) -> Option<Value> {
+    pub fn value(&mut self, node_id: &str, pointer: &str, sides: Sides) -> Option<Value> {
+        let Sides { base, mine, new } = sides;
         if mine == base {
             return new.cloned();
         }
@@ -138,7 +142,7 @@ impl<'r> Merge<'r> {
         if let (Some(Value::Object(b)), Some(Value::Object(m)), Some(Value::Object(n))) = (base, mine, new) {
             return Some(Value::Object(self.objects(node_id, pointer, b, m, n, &[])));
         }
-        self.conflict(node_id, pointer, base, mine, new)
+        self.conflict(node_id, pointer, sides)
     }
 
     /// Merge three objects member by member, skipping `keep` members (mine's are kept as is).
@@ -164,8 +168,9 @@ impl<'r> Merge<'r> {
                 }
                 continue;
             }
-            let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
-            if let Some(v) = self.value(node_id, &at, base.get(key), mine.get(key), new.get(key)) {
+            let at = format!("{pointer}/{}", pointer_token(key));
+            let sides = Sides { base: base.get(key), mine: mine.get(key), new: new.get(key) };
+            if let Some(v) = self.value(node_id, &at, sides) {
                 out.insert(key.clone(), v);
             }
         }
@@ -173,14 +178,8 @@ impl<'r> Merge<'r> {
     }
 
     /// Record a conflict; the settled side, or mine while it is unsettled.
-    pub fn conflict(
-        &mut self,
-        node_id: &str,
-        pointer: &str,
-        base: Option<&Value>,
-        mine: Option<&Value>,
-        new: Option<&Value>,
-    ) -> Option<Value> {
+    pub fn conflict(&mut self, node_id: &str, pointer: &str, sides: Sides) -> Option<Value> {
+        let Sides { base, mine, new } = sides;
         self.conflicts.push(Conflict {
             node_id: node_id.to_owned(),
             pointer: pointer.to_owned(),
@@ -213,7 +212,7 @@ pub fn differences(
         if keep.contains(&key.as_str()) {
             continue;
         }
-        let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+        let at = format!("{pointer}/{}", pointer_token(key));
         match (base.get(key), mine.get(key)) {
             (b, m) if b == m => {}
             (Some(Value::Object(b)), Some(Value::Object(m))) => differences(&at, b, m, &[], out),

@@ -24,7 +24,7 @@ pub use node::{ChildRef, Node, NodeBody};
 pub(crate) use node::{coordinate, placed};
 pub use provenance::Instance;
 pub use splice::{After, SpliceOptions, SpliceReport, splice};
-pub(crate) use splice::{fragment_edges, fragment_nodes, produced_by_expanded_ids};
+pub(crate) use splice::{FragmentEdges, FragmentNodes, produced_by_expanded_ids};
 
 use crate::error::{Error, Result, code};
 use lookup::Lookup;

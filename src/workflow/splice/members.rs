@@ -21,13 +21,18 @@ pub(super) fn workflow_node(node: &Value, fragment_id: &str, pos: (f64, f64)) ->
     out
 }
 
+/// The node and port (empty for none) a fragment edge's `from` or `to` names: `node.port`.
+pub(super) fn edge_end<'e>(edge: &'e Value, key: &str) -> (&'e str, &'e str) {
+    let text = edge.get(key).and_then(Value::as_str).unwrap_or_default();
+    text.split_once('.').unwrap_or((text, ""))
+}
+
 /// A fragment edge (`from`/`to`) made into a WorkflowEdge (chain-packs §4.5).
 pub(super) fn workflow_edge(edge: &Value, id: &str) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("id".into(), Value::String(id.to_owned()));
     for (key, node_key, port_key) in [("from", "sourceNodeId", "sourceOutput"), ("to", "targetNodeId", "targetInput")] {
-        let text = edge.get(key).and_then(Value::as_str).unwrap_or_default();
-        let (node, port) = text.split_once('.').unwrap_or((text, ""));
+        let (node, port) = edge_end(edge, key);
         out.insert(node_key.into(), Value::String(node.to_owned()));
         if !port.is_empty() {
             out.insert(port_key.into(), Value::String(port.to_owned()));

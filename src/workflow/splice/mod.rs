@@ -4,8 +4,8 @@
 //! first change, so a refusal leaves the workflow untouched; [`place`] finds the fragment's
 //! positions; the fragment's nodes and edges go in ([`members`] shapes them as workflow
 //! JSON); [`wiring`] connects the fragment to the parent nodes the options name. Re-expanding
-//! an existing instance in place is `crate::instance`'s, on the shapes [`fragment_nodes`] and
-//! [`fragment_edges`] give.
+//! an existing instance in place is `crate::instance`'s, on the shapes [`FragmentNodes`] and
+//! [`FragmentEdges`] give.
 
 mod checks;
 mod members;
@@ -137,19 +137,70 @@ fn add_fragment(
 }
 
 /// An expansion's nodes as a splice makes them, at the fragment's relative positions: what
-/// an instance's nodes were before the user touched them.
-pub(crate) fn fragment_nodes(exp: &Expansion) -> Vec<serde_json::Map<String, Value>> {
-    let rel = place::relative(exp);
-    exp.id_map
-        .iter()
-        .zip(exp.nodes.iter().zip(rel))
-        .map(|((frag, _), (n, pos))| members::workflow_node(n, frag, pos))
-        .collect()
+/// an instance's nodes were before the user touched them. Each is made when asked for: a
+/// long chain's recorded and new expansions made whole at once held more than both
+/// expansions.
+pub(crate) struct FragmentNodes<'e> {
+    exp: &'e Expansion,
+    rel: Vec<(f64, f64)>,
 }
 
-/// An expansion's edges as a splice makes them (ids `<prefix>e<n>`).
-pub(crate) fn fragment_edges(exp: &Expansion) -> Vec<serde_json::Map<String, Value>> {
-    exp.edges.iter().enumerate().map(|(i, e)| members::workflow_edge(e, &fragment_edge_id(exp, i + 1))).collect()
+impl<'e> FragmentNodes<'e> {
+    pub(crate) fn new(exp: &'e Expansion) -> Self {
+        let mut rel = place::relative(exp);
+        rel.truncate(exp.id_map.len());
+        Self { exp, rel }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.rel.len()
+    }
+
+    /// The `i`th node's id ("" when it has none).
+    pub(crate) fn id(&self, i: usize) -> &'e str {
+        self.exp.nodes[i].get("id").and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// The `i`th node's `position` as its members read.
+    pub(crate) fn position(&self, i: usize) -> (f64, f64) {
+        let (x, y) = self.rel[i];
+        let axis = |v: f64| super::coordinate(v).as_f64().unwrap_or(0.0);
+        (axis(x), axis(y))
+    }
+
+    /// The `i`th node as the workflow's JSON.
+    pub(crate) fn get(&self, i: usize) -> serde_json::Map<String, Value> {
+        members::workflow_node(&self.exp.nodes[i], &self.exp.id_map[i].0, self.rel[i])
+    }
+}
+
+/// An expansion's edges as a splice makes them (ids `<prefix>e<n>`), each made when asked
+/// for, like [`FragmentNodes`].
+pub(crate) struct FragmentEdges<'e> {
+    exp: &'e Expansion,
+}
+
+impl<'e> FragmentEdges<'e> {
+    pub(crate) fn new(exp: &'e Expansion) -> Self {
+        Self { exp }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.exp.edges.len()
+    }
+
+    /// The `i`th edge's source node and port, target node and port, as its members read
+    /// (an empty port for none), lent by the expansion.
+    pub(crate) fn ends(&self, i: usize) -> (&'e str, &'e str, &'e str, &'e str) {
+        let e = &self.exp.edges[i];
+        let ((source, output), (target, input)) = (members::edge_end(e, "from"), members::edge_end(e, "to"));
+        (source, output, target, input)
+    }
+
+    /// The `i`th edge as the workflow's JSON.
+    pub(crate) fn get(&self, i: usize) -> serde_json::Map<String, Value> {
+        members::workflow_edge(&self.exp.edges[i], &fragment_edge_id(self.exp, i + 1))
+    }
 }
 
 /// The id of the `n`th (from 1) fragment edge once inlined.
