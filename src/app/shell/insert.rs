@@ -73,6 +73,8 @@ impl App {
         let mut form = FormSession::new(Some(pack), chain, mode, id, None);
         // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
         form.focus_first_field();
+        // The preview frames its ghosts; a cancel goes back to the view the user had.
+        self.panels.canvas.remember_view();
         self.windows.form = Some(form);
     }
 
@@ -112,6 +114,7 @@ impl App {
             form.block(e);
         }
         self.windows.form = Some(form);
+        self.panels.canvas.forget_view();
         self.doc.selection.clear();
         self.doc.selection.instance = Some(key.to_owned());
         self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
@@ -135,6 +138,7 @@ impl App {
         match applied {
             Ok(outcome) => {
                 self.windows.form = None;
+                self.panels.canvas.forget_view();
                 // Select the inserted instance, so the inspector offers its parameters.
                 let (wf, sel) = self.doc.parts();
                 select_inserted(wf, sel, &outcome.new_nodes);
