@@ -233,6 +233,6 @@ mod tests {
         assert!(segment_hits(point(2.0, 2.0), point(3.0, 3.0), r), "inside");
         assert!(!segment_hits(point(-5.0, -1.0), point(15.0, -1.0), r), "above");
         assert!(!segment_hits(point(11.0, -5.0), point(20.0, 5.0), r), "beside, slanted");
-        assert!(!segment_hits(point(-5.0, 14.0), point(14.0, -5.0), r), "past the corner");
+        assert!(!segment_hits(point(-5.0, 27.0), point(27.0, -5.0), r), "past the corner");
     }
 }
