@@ -79,7 +79,7 @@ const FEW_CARDS: usize = INTERACT_ALL;
 const LOD_TITLE: f32 = 0.2;
 /// Below [`LOD_DETAIL`] a card's title is drawn this size on screen (points), its type this
 /// size under it where the card has room.
-const TITLE_PX: f32 = 12.0;
+const TITLE_PX: f32 = 13.0;
 const TYPE_PX: f32 = 10.0;
 /// Fit goes no further out than this: a card's title and type read there (a card is 88
 /// points wide). Fitting further would show boxes; the minimap shows the whole.
@@ -560,7 +560,7 @@ impl Canvas {
     }
 
     /// What Fit shows: every card and edge (and the preview), unless that is further out
-    /// than [`FIT_FLOOR`]; then the entry at that zoom, as [`Canvas::open_rect`] places it,
+    /// than [`FIT_FLOOR`]; then the entry at that zoom, level with the middle, at the left,
     /// and the whole only when Fit is asked again on that view.
     fn fit_view(&mut self, ghost: Option<&Ghost>, outer: Rect) -> Rect {
         let whole = self.fit_rect(ghost, outer);
@@ -568,18 +568,22 @@ impl Canvas {
             self.legible_fit = None;
             return whole;
         }
-        let legible = self.entry_view(outer, FIT_FLOOR).unwrap_or(whole);
+        let legible = self.entry_view(outer, FIT_FLOOR, false).unwrap_or(whole);
         self.legible_fit = Some(legible);
         legible
     }
 
     /// At `zoom`, the left edge of the cards in view, level with the entry card (the leftmost
-    /// card without an incoming edge) in the middle.
-    fn entry_view(&self, outer: Rect, zoom: f32) -> Option<Rect> {
+    /// card without an incoming edge) in the middle; with `top`, no higher than the cards'
+    /// top (else the entry in the middle).
+    fn entry_view(&self, outer: Rect, zoom: f32, top: bool) -> Option<Rect> {
         let (bounds, entry) = (self.cache.bounds?, self.cache.entry()?);
         let size = outer.size() / zoom;
-        let top = (entry.center().y - size.y / 2.0).max(bounds.min.y - FIT_MARGIN - FRAME_HEADER);
-        Some(Rect::from_min_size(pos2(bounds.min.x - FIT_MARGIN, top), size))
+        let mut y = entry.center().y - size.y / 2.0;
+        if top {
+            y = y.max(bounds.min.y - FIT_MARGIN - FRAME_HEADER);
+        }
+        Some(Rect::from_min_size(pos2(bounds.min.x - FIT_MARGIN, y), size))
     }
 
     /// Where a workflow opens: fitted whole when its cards' type and port names are drawn at
@@ -592,7 +596,7 @@ impl Canvas {
         if outer.width() / fit.width() >= LOD_DETAIL {
             return fit;
         }
-        self.entry_view(outer, OPEN_ZOOM).unwrap_or(fit)
+        self.entry_view(outer, OPEN_ZOOM, true).unwrap_or(fit)
     }
 }
 
