@@ -189,6 +189,23 @@ fn hiding_and_showing_the_side_panels_keeps_the_zoom_and_the_centre() {
 }
 
 #[test]
+fn opening_the_problems_list_keeps_the_zoom_and_the_centre() {
+    // Opening the problems panel took 75% to 48%: the canvas lost height, and the scene
+    // fitted the old view into what was left.
+    let mut doc = row(3);
+    doc["edges"][0]["condition"] = json!({"type": "truthy"});
+    let (_dir, mut h) = open_workflow(doc);
+    h.state_mut().settle_lint(std::time::Duration::from_secs(60));
+    h.run();
+    view_at(&mut h, pos2(300.0, 20.0), 0.75);
+    let before = h.state().canvas_rect();
+    h.get(By::new().label_contains("1 warning").role(Role::Button)).click();
+    h.run();
+    assert!(h.state().canvas_rect().height() < before.height() - 20.0, "the list takes room from the canvas");
+    assert_view(&h, 0.75, pos2(300.0, 20.0), "opening the problems list");
+}
+
+#[test]
 fn a_cancelled_insert_returns_to_the_view_it_started_from() {
     // Cancelling an insert left the view at 23%, where the preview had framed it.
     let opts =
