@@ -204,6 +204,15 @@ struct FarView {
     image: Arc<ColorImage>,
 }
 
+/// What a click or a menu on the canvas acts on: the selection, the editor (through the
+/// actions asked of it), and the context the command menus are built from.
+struct Acting<'a> {
+    selection: &'a mut Selection,
+    actions: &'a mut Vec<Action>,
+    commands: &'a commands::Context,
+    os: Os,
+}
+
 /// Nodes being moved: their ids and how far, in canvas units.
 struct NodeDrag {
     ids: Vec<String>,
@@ -384,7 +393,8 @@ impl Canvas {
         let response = scene
             .show(ui, &mut scene_rect, |ui| {
                 self.to_global = ctx.layer_transform_to_global(ui.layer_id()).unwrap_or_default();
-                self.contents(ui, wf, selection, ghost, actions, (commands, os));
+                let mut acting = Acting { selection, actions, commands, os };
+                self.contents(ui, wf, ghost, &mut acting);
             })
             .response;
         self.scene_rect = scene_rect;

@@ -8,10 +8,8 @@ impl Canvas {
         &mut self,
         ui: &mut Ui,
         wf: &Workflow,
-        selection: &mut Selection,
         ghost: Option<&Ghost>,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
+        acting: &mut Acting<'_>,
     ) {
         let zoom = self.to_global.scaling;
         let visible = ui.clip_rect();
@@ -35,23 +33,23 @@ impl Canvas {
             zoom,
             positions: &positions,
             live: &live,
-            selection,
+            selection: acting.selection,
             target_edge,
             replaced,
             at_rest: moved.is_empty(),
         };
         self.draw_still(&ctx, &still, moved);
 
-        self.frames(ui, &positions, &live, selection, actions, (commands, os));
+        self.frames(ui, &positions, &live, acting);
         // Edges to and from the cards being dragged follow them.
         for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
             let curve = self.link_curve(link, &positions);
-            let selected = selection.edges.contains(&link.seq);
+            let selected = acting.selection.edges.contains(&link.seq);
             paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
         }
-        self.cards(ui, wf, &positions, &live, selection, actions, (commands, os));
+        self.cards(ui, wf, &positions, &live, acting);
         if let Some(g) = ghost {
-            self.ghost(ui, g, &positions, actions);
+            self.ghost(ui, g, &positions, acting.actions);
         }
         self.gestures(&painter, &positions);
     }
@@ -89,15 +87,7 @@ impl Canvas {
 
     /// The chain instances' frames, for clicks and menus (drawn first: they sit under their
     /// nodes and only take clicks, so dragging on them still pans).
-    pub(super) fn frames(
-        &mut self,
-        ui: &mut Ui,
-        positions: &[Pos2],
-        live: &[bool],
-        selection: &mut Selection,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
-    ) {
+    pub(super) fn frames(&mut self, ui: &mut Ui, positions: &[Pos2], live: &[bool], acting: &mut Acting<'_>) {
         let zoom = self.to_global.scaling;
         let lod = self.lod(zoom);
         let visible = ui.clip_rect();
@@ -112,56 +102,58 @@ impl Canvas {
             let resp = ui.interact(rect, id, Sense::click());
             let title = frame.title.clone();
             resp.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("Chain instance {title}")));
-            let selected = selection.instance.as_deref() == Some(frame.key.as_str());
+            let selected = acting.selection.instance.as_deref() == Some(frame.key.as_str());
             if frame.nodes.iter().any(|&n| live[n]) {
                 paint_frame(&painter, rect, &frame.title, lod, selected || resp.hovered());
             } else if resp.hovered() && !selected {
                 painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
             }
             if resp.double_clicked() {
-                actions.push(if frame.app {
+                acting.actions.push(if frame.app {
                     Action::Run(CommandId::ReparamApp)
                 } else {
                     Action::EditInstance(frame.key.clone())
                 });
             } else if resp.clicked() {
-                selection.clear();
-                // The app's instance has no chainsmith record for the inspector to show.
-                if !frame.app {
-                    selection.instance = Some(frame.key.clone());
-                }
-                selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+                self.select_instance(fi, acting.selection);
             }
-            let (key, members, app) = (frame.key.clone(), frame.nodes.clone(), frame.app);
+            let (members, app) = (frame.nodes.len(), frame.app);
             resp.context_menu(|ui| {
+                let Acting { selection, actions, commands, os } = acting;
                 if app {
-                    command_ui::item(ui, CommandId::ReparamApp, commands, os, actions);
+                    command_ui::item(ui, CommandId::ReparamApp, commands, *os, actions);
                     return;
                 }
                 // The menu acts on the selection: right-clicking a frame selects its instance.
-                if selection.instance.as_deref() != Some(key.as_str()) {
-                    selection.clear();
-                    selection.instance = Some(key.clone());
-                    selection.nodes = members.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+                if !selected {
+                    self.select_instance(fi, selection);
                 }
-                let cx = commands::Context { instance_selected: true, nodes_selected: members.len(), ..*commands };
-                command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
+                let cx = commands::Context { instance_selected: true, nodes_selected: members, ..**commands };
+                command_ui::context_items(ui, Place::SelectionMenu, &cx, *os, actions);
             });
         }
     }
 
+    /// Select chain instance `fi`: its nodes, and the instance for the inspector (the app's
+    /// instance has no chainsmith record for it to show).
+    fn select_instance(&self, fi: usize, selection: &mut Selection) {
+        let frame = &self.cache.frames[fi];
+        selection.clear();
+        if !frame.app {
+            selection.instance = Some(frame.key.clone());
+        }
+        selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+    }
+
     /// The cards that take the pointer this frame, as widgets (drawn here when they move or
     /// show the hover), and their ports' handles when zoomed in enough to use them.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn cards(
         &mut self,
         ui: &mut Ui,
         wf: &Workflow,
         positions: &[Pos2],
         live: &[bool],
-        selection: &mut Selection,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
+        acting: &mut Acting<'_>,
     ) {
         let zoom = self.to_global.scaling;
         let lod = self.lod(zoom);
@@ -172,7 +164,7 @@ impl Canvas {
             let rect = self.cache.rect(i, positions[i]);
             let card = &self.cache.cards[i];
             let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
-            let selected = selection.nodes.contains(&card.id);
+            let selected = acting.selection.nodes.contains(&card.id);
             let text = self.cache.text(wf, i);
             resp.widget_info(|| {
                 WidgetInfo::selected(Role::Button, true, selected, format!("{} ({})", text.name, card.id))
@@ -185,7 +177,7 @@ impl Canvas {
                 self.menu_card = Some(card.id.clone());
             }
             let marks = text.marks;
-            self.node_interaction(&resp, i, selection, actions, (commands, os));
+            self.node_interaction(&resp, i, acting);
             // The title's marks say what they mean on hover.
             if marks != 0 {
                 resp.on_hover_text(marks_meaning(marks));
