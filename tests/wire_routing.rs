@@ -106,7 +106,10 @@ fn after_tidy_no_wire_of_a_corpus_chain_passes_through_a_card() {
             let (cards, routed) = curves(doc.workflow());
             for (id, ends, plain, curve) in routed {
                 edges += 1;
-                plain_crossings += usize::from(!bodies_crossed(&plain, &cards, ends).is_empty());
+                if !bodies_crossed(&plain, &cards, ends).is_empty() {
+                    plain_crossings += 1;
+                    println!("drawn plain, {} edge {id} would cross a card", chain.chain_id());
+                }
                 let crossed = bodies_crossed(&curve, &cards, ends);
                 if !crossed.is_empty() {
                     crossings.push(format!("{} edge {id} crosses cards {crossed:?}", chain.chain_id()));
