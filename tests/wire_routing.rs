@@ -71,12 +71,8 @@ fn curves(wf: &Workflow) -> (Vec<Rect>, Vec<(String, (usize, usize), Curve, Curv
         let from_port = outs.iter().position(|p| p == edge.source_port()).unwrap_or(0);
         let to_port = ins.iter().position(|p| p == edge.target_port()).unwrap_or(0);
         let (ra, rb) = (cards[index(a)], cards[index(b)]);
-        let plain = Curve::between(
-            ra,
-            port_pos(ra, from_port, outs.len(), true),
-            rb,
-            port_pos(rb, to_port, ins.len(), false),
-        );
+        let plain =
+            Curve::between(ra, port_pos(ra, from_port, outs.len(), true), rb, port_pos(rb, to_port, ins.len(), false));
         let ends = (index(a), index(b));
         out.push((edge.id().to_owned(), ends, plain, router.route(plain, ends)));
     }

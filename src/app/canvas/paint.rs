@@ -4,13 +4,7 @@
 use super::*;
 
 impl Canvas {
-    pub(super) fn contents(
-        &mut self,
-        ui: &mut Ui,
-        wf: &Workflow,
-        ghost: Option<&Ghost>,
-        acting: &mut Acting<'_>,
-    ) {
+    pub(super) fn contents(&mut self, ui: &mut Ui, wf: &Workflow, ghost: Option<&Ghost>, acting: &mut Acting<'_>) {
         let zoom = self.to_global.scaling;
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
