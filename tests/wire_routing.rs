@@ -48,9 +48,11 @@ fn tidied(pack: &Pack, chain_id: &str, raw: &Value) -> Option<Document> {
     Some(doc)
 }
 
-/// Per edge: its curve as the canvas draws it before routing, and routed; with the ends'
-/// card indices and every card's rect.
-fn curves(wf: &Workflow) -> (Vec<Rect>, Vec<(String, (usize, usize), Curve, Curve)>) {
+/// An edge: its id, its ends' card indices, its curve drawn plain, and routed.
+type Drawn = (String, (usize, usize), Curve, Curve);
+
+/// Every card's rect, and each edge as drawn before routing and routed.
+fn curves(wf: &Workflow) -> (Vec<Rect>, Vec<Drawn>) {
     let ports = card_ports(wf, &PortTable::default());
     let order = wf.nodes_in_order();
     let index = |ix| order.iter().position(|o| *o == ix).unwrap();
