@@ -20,6 +20,8 @@ const LOOK_LIMIT: usize = 4_096;
 /// doubled until a lane is found, up to [`SEARCHES`] times.
 const REACH: f32 = 240.0;
 const SEARCHES: usize = 5;
+/// Lanes tried per search, nearest first: each try looks at the cards round its turns.
+const TRIES: usize = 8;
 
 /// The cards, by grid cell, to route edges round.
 pub struct Router {
@@ -98,7 +100,8 @@ impl Router {
             // The cards between the two turns, over the heights searched.
             let band = Rect::from_min_max(point(from.x + BEND_ARM, lo - reach), point(to.x - BEND_ARM, hi + reach));
             let Some(between) = self.cards_in(band, ends) else { return curve };
-            for y in lanes(&between.iter().map(|&i| self.cards[i]).collect::<Vec<_>>(), band, (from.y, to.y)) {
+            let near_lanes = lanes(&between.iter().map(|&i| self.cards[i]).collect::<Vec<_>>(), band, (from.y, to.y));
+            for y in near_lanes.into_iter().take(TRIES) {
                 let bent = curve.bent(Some(y));
                 let Some(near) = self.cards_in(bent.hull(), ends) else { return curve };
                 if self.crossed(&bent, &near).is_none() {
