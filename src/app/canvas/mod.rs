@@ -727,6 +727,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn titles_zoomed_out_use_few_font_sizes_none_smaller_than_asked() {
+        // A continuous zoom from 20% to 50% would lay titles out in as many sizes, each
+        // rasterised into the font atlas. Quarter octaves: floor(4 log2 z) runs from
+        // floor(-9.29) = -10 to -4, seven steps.
+        let zooms = (0..=3000).map(|k| LOD_TITLE + (LOD_DETAIL - LOD_TITLE) * k as f32 / 3000.0);
+        let mut sizes: Vec<u32> = zooms
+            .map(|z| {
+                let size = TITLE_PX / quantized(z);
+                assert!(size * z >= TITLE_PX - 1e-3 && size * z <= TITLE_PX * 1.19, "{z}: {size}");
+                size.to_bits()
+            })
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        assert_eq!(sizes.len(), 7);
+    }
+
+    #[test]
     fn a_frame_zooms_one_notch_however_many_are_reported() {
         let wheel = |dy: f32, command: bool| egui::Event::MouseWheel {
             unit: egui::MouseWheelUnit::Line,
