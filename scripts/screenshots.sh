@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer registry-url upgrade shell forms)
+#       quick-add canvas large newcomer registry-url upgrade shell forms zoom)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms zoom}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -1087,6 +1087,48 @@ JSON
     shot "f03-loop-message-$S" 1.0
     click "${PORT[4]}" "${PORT[5]}"
     shot "f04-findings-by-title-$S" 1.0
+fi
+
+if want zoom && [ -d "$CORPUS/registry/packs" ]; then
+    # z1-z6, at any $SCREEN (names end with it): real corpus chains after Fit and after Tidy
+    # (issue 37, items 3 and 4). Titles keep a readable size zoomed out, Fit stops at 40% on
+    # the entry (again: everything), and no wire runs through a card it does not join.
+    SIZE=$(xdotool getdisplaygeometry | tr ' ' x)
+    read -r CW CH < <(xdotool getdisplaygeometry)
+    REG=$CORPUS/registry/packs
+    # The pointer rests on empty canvas (bottom left), where it shows no tooltip.
+    away() { xdotool mousemove $((CW * 27 / 100)) $((CH * 85 / 100)); sleep 0.3; }
+    "$BIN" inline --new "Inbox triage" "$REG/core.openwop.workflows.inbox" --chain inbox.triage \
+        --set emailText=hello --set replyToAddress=a@b.test --expansion-id z001 --at 0,0 \
+        -o "$SCRATCH/inbox.json" >/dev/null 2>&1
+    "$BIN" inline --new "App builder" "$REG/vendor.openwop.app-builder.workflows" --chain app-builder.design \
+        --set idea=notes --expansion-id z002 --at 0,0 -o "$SCRATCH/app-builder.json" >/dev/null 2>&1
+    # z1. Inbox triage as the chain places it, after Fit: "Needs a reply?" → "Triage note"
+    # bends round the two cards between them instead of running under them.
+    start_app "$SCRATCH/inbox.json"
+    focus
+    away
+    xdotool key f
+    shot "z1-inbox-fit-$SIZE"
+    # z2. After Tidy (which fits again).
+    xdotool key shift+alt+t
+    shot "z2-inbox-tidy-$SIZE" 1.0
+    stop_app
+    # z3. Ten cards: Fit stops at 40% on the entry, the minimap showing the rest.
+    start_app "$SCRATCH/app-builder.json"
+    focus
+    away
+    xdotool key f
+    shot "z3-app-builder-fit-$SIZE"
+    # z4. Fit again: every card, the titles kept at a readable size on screen.
+    xdotool key f
+    shot "z4-app-builder-fit-again-$SIZE"
+    # z5. Tidy (it fits: 40% on the entry at 1000x700): no wire through a card.
+    xdotool key shift+alt+t
+    shot "z5-app-builder-tidy-$SIZE" 1.0
+    # z6. Fit again: the whole chain as Tidy laid it out.
+    xdotool key f
+    shot "z6-app-builder-tidy-whole-$SIZE" 1.0
     stop_app
 fi
 

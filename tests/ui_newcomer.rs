@@ -123,9 +123,9 @@ fn side_panels_give_the_canvas_half_the_window_and_the_minimap_and_toolbar_stay_
         // Panels remembered wide (dragged out in a bigger window) are cut to their share.
         let canvas = h.state().canvas_rect();
         assert!(canvas.width() >= 0.48 * w, "at {w}x{hgt} the canvas is {} wide", canvas.width());
-        // The minimap is on by default and hides on a canvas smaller than 560×400
-        // (docs/editor.md); where there is room it is drawn, inside.
-        let room = canvas.width() >= 560.0 && canvas.height() >= 400.0;
+        // The minimap is on by default, smaller on a canvas under 560×400, and hidden under
+        // 240×172 (docs/editor.md); where there is room it is drawn, inside.
+        let room = canvas.width() >= 240.0 && canvas.height() >= 172.0;
         let minimap = h.query_all(By::new().label("Minimap").role(Role::Image)).next().map(|m| m.rect());
         assert_eq!(minimap.is_some(), room, "at {w}x{hgt} the minimap is drawn: {minimap:?} (canvas {canvas:?})");
         if let Some(minimap) = minimap {

@@ -744,7 +744,7 @@ impl CommandId {
             CommandId::Fit => Spec {
                 id: "view.fit",
                 label: "Fit to view",
-                tooltip: "Show every node",
+                tooltip: "Show every node, or, when that would be too far out to read (under 40%), the entry node at 40% with the minimap for the rest; again to show every node anyway",
                 bindings: const { &[all(Shortcut::plain(F))] },
                 places: &[Place::Menu(View, 1), Place::CanvasMenu, Place::Toolbar],
                 ..base
@@ -783,7 +783,7 @@ impl CommandId {
             CommandId::ToggleMinimap => Spec {
                 id: "view.minimap",
                 label: "Minimap",
-                tooltip: "An overview of the whole workflow in the canvas corner",
+                tooltip: "An overview of the whole workflow in the canvas corner, smaller on a small canvas; hidden while an insert is previewed (it would cover the ghosts) and on a canvas under 240 × 172 points",
                 places: &[Place::Menu(View, 2), Place::Toolbar],
                 checked: Some(|c| c.minimap),
                 ..base

@@ -5,7 +5,7 @@
 use crate::editor::geometry::{self as geo, Point};
 use egui::{Pos2, Rect, Vec2, pos2};
 
-pub(super) use geo::{CardSpans, Curve, LOOP_ARM};
+pub(super) use geo::{CardSpans, Curve, LOOP_ARM, Router};
 
 pub(super) fn pt(p: Pos2) -> Point {
     geo::point(p.x, p.y)

@@ -75,9 +75,7 @@ impl Canvas {
         &mut self,
         resp: &egui::Response,
         i: usize,
-        selection: &mut Selection,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
+        Acting { selection, actions, commands, os }: &mut Acting<'_>,
     ) {
         let (id, anchor, instance, child) = {
             let card = &self.cache.cards[i];
@@ -148,9 +146,9 @@ impl Canvas {
                 edges_selected: selection.edges.len(),
                 instance_selected: selection.instance.is_some() || (only(selection) && instance.is_some()),
                 child_selected: only(selection) && child,
-                ..*commands
+                ..**commands
             };
-            command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
+            command_ui::context_items(ui, Place::SelectionMenu, &cx, *os, actions);
         });
     }
 

@@ -12,8 +12,7 @@ pub(super) struct MinimapKey {
 }
 
 impl Canvas {
-    pub(super) fn show_minimap(&mut self, ctx: &egui::Context, outer: Rect) {
-        let size = vec2(210.0, 140.0);
+    pub(super) fn show_minimap(&mut self, ctx: &egui::Context, outer: Rect, size: Vec2) {
         let Some(bounds) = self.cache.bounds else { return };
         let world = bounds.union(self.scene_rect).expand(40.0);
         let pos = outer.max - size - vec2(12.0, 12.0);

@@ -74,11 +74,17 @@ const LOD_PORTS: f32 = 0.28;
 const LOD_SOLID: f32 = 0.12;
 /// With more cards than this in view, only those the pointer can reach take input.
 const INTERACT_ALL: usize = 400;
-/// A workflow of at most this many cards keeps its names down to [`LOD_TEXT_FEW`]: Fit on a
-/// small workflow often lands just under [`LOD_TEXT`], and a dozen nameless cards are
-/// unreadable, while the cost of text only matters on large graphs.
+/// A workflow of at most this many cards keeps its titles down to [`LOD_TITLE`], where a
+/// card is still some 44 points wide; the cost of text only matters on large graphs.
 const FEW_CARDS: usize = INTERACT_ALL;
-const LOD_TEXT_FEW: f32 = 0.3;
+const LOD_TITLE: f32 = 0.2;
+/// Below [`LOD_DETAIL`] a card's title is drawn this size on screen (points), its type this
+/// size under it where the card has room.
+const TITLE_PX: f32 = 13.0;
+const TYPE_PX: f32 = 10.0;
+/// Fit goes no further out than this: a card's title and type read there (a card is 88
+/// points wide). Fitting further would show boxes; the minimap shows the whole.
+const FIT_FLOOR: f32 = 0.4;
 /// Smallest glyph size (screen points) worth drawing.
 const LEGIBLE: f32 = 8.0;
 /// Size of a card's small print at 1:1, and the most it grows to as the view zooms out:
@@ -146,6 +152,12 @@ pub struct Canvas {
     minimap_texture: Option<(Arc<ColorImage>, TextureHandle)>,
     /// The card whose context menu is open (it keeps taking input while many are in view).
     menu_card: Option<String>,
+    /// The view (centre, zoom) before an insert's preview framed its ghosts, for a cancel.
+    remembered: Option<(Pos2, f32)>,
+    /// The last view Fit stopped at [`FIT_FLOOR`] for, and whether the pending fit shows the
+    /// whole workflow instead (Fit asked again on that view).
+    legible_fit: Option<Rect>,
+    fit_whole: bool,
 }
 
 /// Everything the still drawing depends on.
@@ -193,6 +205,15 @@ struct FarView {
     /// The texture's pixels, kept for the next redraw to draw into once the renderer is done
     /// with them: faulting in a fresh canvas-sized buffer cost about a millisecond a redraw.
     image: Arc<ColorImage>,
+}
+
+/// What a click or a menu on the canvas acts on: the selection, the editor (through the
+/// actions asked of it), and the context the command menus are built from.
+struct Acting<'a> {
+    selection: &'a mut Selection,
+    actions: &'a mut Vec<Action>,
+    commands: &'a commands::Context,
+    os: Os,
 }
 
 /// Nodes being moved: their ids and how far, in canvas units.
@@ -250,6 +271,9 @@ impl Canvas {
             selection_drawn: Arc::default(),
             minimap_texture: None,
             menu_card: None,
+            remembered: None,
+            legible_fit: None,
+            fit_whole: false,
         }
     }
 
@@ -261,6 +285,8 @@ impl Canvas {
 
     /// Frame every node (and the preview) on the next frame.
     pub fn request_fit(&mut self) {
+        // Fit again on the legible fit it made: the whole workflow, however small.
+        self.fit_whole = self.legible_fit.is_some_and(|r| same_view(r, self.scene_rect));
         self.fit_requested = true;
         self.opening = false;
     }
@@ -269,6 +295,27 @@ impl Canvas {
     pub fn request_open_view(&mut self) {
         self.fit_requested = true;
         self.opening = true;
+        self.remembered = None;
+    }
+
+    /// Keep the view as it is now, to go back to ([`Canvas::return_to_remembered_view`]).
+    pub fn remember_view(&mut self) {
+        let zoom = self.zoom();
+        self.remembered = (self.scene_rect.is_finite() && zoom > 0.0).then(|| (self.scene_rect.center(), zoom));
+    }
+
+    pub fn forget_view(&mut self) {
+        self.remembered = None;
+    }
+
+    /// Show the remembered view again (same centre and zoom), if there is one.
+    pub fn return_to_remembered_view(&mut self) {
+        if let Some((centre, zoom)) = self.remembered.take()
+            && self.outer.is_positive()
+        {
+            self.scene_rect = Rect::from_center_size(centre, self.outer.size() / zoom);
+            self.fit_requested = false;
+        }
     }
 
     /// CPU time of the last canvas pass (layout, culling, drawing, interaction).
@@ -311,15 +358,22 @@ impl Canvas {
         self.toolbar(ui, wf, commands, os, actions);
         let outer = ui.available_rect_before_wrap();
         let settled = outer == self.outer;
+        // A layout change (a panel opened or hidden, the window resized) keeps the zoom and
+        // the point at the centre of the canvas: the scene alone would fit the old view
+        // into the new size, zooming with the canvas's width.
+        if !settled && !self.fit_requested {
+            self.scene_rect = keep_view(self.scene_rect, self.outer, outer);
+        }
         self.outer = outer;
         ui.painter().rect_filled(outer, 0.0, theme::CANVAS_BG);
         // Panels size themselves over the first frames: fit now if there is no view yet,
         // and again once the canvas keeps its size.
         let no_view = !(self.scene_rect.is_finite() && self.scene_rect.is_positive());
         if (self.fit_requested || no_view) && outer.is_positive() {
-            self.scene_rect = if self.opening { self.open_rect(outer) } else { self.fit_rect(ghost, outer) };
+            self.scene_rect = if self.opening { self.open_rect(outer) } else { self.fit_view(ghost, outer) };
             self.fit_requested &= !settled;
             self.opening &= self.fit_requested;
+            self.fit_whole &= self.fit_requested;
         }
         self.track_tile(ui, outer, actions);
 
@@ -343,7 +397,8 @@ impl Canvas {
         let response = scene
             .show(ui, &mut scene_rect, |ui| {
                 self.to_global = ctx.layer_transform_to_global(ui.layer_id()).unwrap_or_default();
-                self.contents(ui, wf, selection, ghost, actions, (commands, os));
+                let mut acting = Acting { selection, actions, commands, os };
+                self.contents(ui, wf, ghost, &mut acting);
             })
             .response;
         self.scene_rect = scene_rect;
@@ -387,8 +442,11 @@ impl Canvas {
         self.background(&ctx, &response, modifiers, selection, actions);
         // While a form previews an insert, the minimap would cover the ghosts in the corner;
         // on a small canvas it would cover the cards (or spill over the panels).
-        if self.minimap && ghost.is_none() && outer.width() >= MINIMAP_ROOM.x && outer.height() >= MINIMAP_ROOM.y {
-            self.show_minimap(&ctx, outer);
+        if self.minimap
+            && ghost.is_none()
+            && let Some(size) = minimap_size(outer.size())
+        {
+            self.show_minimap(&ctx, outer, size);
         }
         self.last_pass = started.elapsed();
         CanvasResponse { actions: asked }
@@ -515,6 +573,33 @@ impl Canvas {
         Rect::from_center_size(b.center(), outer.size() / scale)
     }
 
+    /// What Fit shows: every card and edge (and the preview), unless that is further out
+    /// than [`FIT_FLOOR`]; then the entry at that zoom, level with the middle, at the left,
+    /// and the whole only when Fit is asked again on that view.
+    fn fit_view(&mut self, ghost: Option<&Ghost>, outer: Rect) -> Rect {
+        let whole = self.fit_rect(ghost, outer);
+        if ghost.is_some() || self.fit_whole || outer.width() / whole.width() >= FIT_FLOOR {
+            self.legible_fit = None;
+            return whole;
+        }
+        let legible = self.entry_view(outer, FIT_FLOOR, false).unwrap_or(whole);
+        self.legible_fit = Some(legible);
+        legible
+    }
+
+    /// At `zoom`, the left edge of the cards in view, level with the entry card (the leftmost
+    /// card without an incoming edge) in the middle; with `top`, no higher than the cards'
+    /// top (else the entry in the middle).
+    fn entry_view(&self, outer: Rect, zoom: f32, top: bool) -> Option<Rect> {
+        let (bounds, entry) = (self.cache.bounds?, self.cache.entry()?);
+        let size = outer.size() / zoom;
+        let mut y = entry.center().y - size.y / 2.0;
+        if top {
+            y = y.max(bounds.min.y - FIT_MARGIN - FRAME_HEADER);
+        }
+        Some(Rect::from_min_size(pos2(bounds.min.x - FIT_MARGIN, y), size))
+    }
+
     /// Where a workflow opens: fitted whole when its cards' type and port names are drawn at
     /// that zoom, else (five cards in a 500-point canvas fit at 32%, where only titles are
     /// left; 20,000 nodes at a hairline) its entry at [`OPEN_ZOOM`]: the left edge of the
@@ -522,13 +607,10 @@ impl Canvas {
     /// shows the whole, and Fit shows it all in the canvas.
     fn open_rect(&self, outer: Rect) -> Rect {
         let fit = self.fit_rect(None, outer);
-        let (Some(bounds), Some(entry)) = (self.cache.bounds, self.cache.entry()) else { return fit };
         if outer.width() / fit.width() >= LOD_DETAIL {
             return fit;
         }
-        let size = outer.size() / OPEN_ZOOM;
-        let top = (entry.center().y - size.y / 2.0).max(bounds.min.y - FIT_MARGIN - FRAME_HEADER);
-        Rect::from_min_size(pos2(bounds.min.x - FIT_MARGIN, top), size)
+        self.entry_view(outer, OPEN_ZOOM, true).unwrap_or(fit)
     }
 }
 
@@ -558,8 +640,37 @@ pub fn one_zoom_notch_per_frame(raw: &mut egui::RawInput) {
     });
 }
 
-/// The canvas size below which the minimap is not shown.
+/// The minimap's size on a canvas of at least [`MINIMAP_ROOM`].
+const MINIMAP_FULL: Vec2 = vec2(210.0, 140.0);
+/// The canvas size below which the minimap shrinks with the canvas.
 const MINIMAP_ROOM: Vec2 = vec2(560.0, 400.0);
+/// The smallest minimap worth drawing; on a canvas too small for it, it is hidden (its
+/// tooltip says so).
+const MINIMAP_LEAST: Vec2 = vec2(90.0, 60.0);
+
+/// The minimap's size on a canvas of `canvas` points: full size, or smaller in proportion
+/// on a small canvas, or `None` where even the smallest would cover most of the cards.
+fn minimap_size(canvas: Vec2) -> Option<Vec2> {
+    let share = (canvas.x / MINIMAP_ROOM.x).min(canvas.y / MINIMAP_ROOM.y).min(1.0);
+    let size = MINIMAP_FULL * share;
+    (size.x >= MINIMAP_LEAST.x && size.y >= MINIMAP_LEAST.y).then_some(size)
+}
+
+/// Whether two views are the same but for rounding (the scene recomputes the one it shows).
+fn same_view(a: Rect, b: Rect) -> bool {
+    (a.center() - b.center()).length() <= 0.01 * a.width() && (a.width() / b.width() - 1.0).abs() <= 0.01
+}
+
+/// `view` (canvas units) shown on a canvas that was `before` and is now `after` (screen
+/// points): the same zoom and the same centre. Without a view or an old size, unchanged.
+fn keep_view(view: Rect, before: Rect, after: Rect) -> Rect {
+    if !(view.is_finite() && view.is_positive() && before.is_positive() && after.is_positive()) {
+        return view;
+    }
+    // The scene fits the whole view into the canvas: its zoom is the smaller ratio.
+    let zoom = (before.width() / view.width()).min(before.height() / view.height());
+    Rect::from_center_size(view.center(), after.size() / zoom)
+}
 
 /// Minimap cells: small graphs draw each card; large ones a density grid.
 const MINIMAP_CARDS: usize = 2_000;
@@ -618,6 +729,24 @@ const MARK_LINE: f32 = 1.5;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn titles_zoomed_out_use_few_font_sizes_none_smaller_than_asked() {
+        // A continuous zoom from 20% to 50% would lay titles out in as many sizes, each
+        // rasterised into the font atlas. Quarter octaves: floor(4 log2 z) runs from
+        // floor(-9.29) = -10 to -4, seven steps.
+        let zooms = (0..=3000).map(|k| LOD_TITLE + (LOD_DETAIL - LOD_TITLE) * k as f32 / 3000.0);
+        let mut sizes: Vec<u32> = zooms
+            .map(|z| {
+                let size = TITLE_PX / quantized(z);
+                assert!(size * z >= TITLE_PX - 1e-3 && size * z <= TITLE_PX * 1.19, "{z}: {size}");
+                size.to_bits()
+            })
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        assert_eq!(sizes.len(), 7);
+    }
 
     #[test]
     fn a_frame_zooms_one_notch_however_many_are_reported() {

@@ -4,15 +4,7 @@
 use super::*;
 
 impl Canvas {
-    pub(super) fn contents(
-        &mut self,
-        ui: &mut Ui,
-        wf: &Workflow,
-        selection: &mut Selection,
-        ghost: Option<&Ghost>,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
-    ) {
+    pub(super) fn contents(&mut self, ui: &mut Ui, wf: &Workflow, ghost: Option<&Ghost>, acting: &mut Acting<'_>) {
         let zoom = self.to_global.scaling;
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
@@ -35,23 +27,23 @@ impl Canvas {
             zoom,
             positions: &positions,
             live: &live,
-            selection,
+            selection: acting.selection,
             target_edge,
             replaced,
             at_rest: moved.is_empty(),
         };
         self.draw_still(&ctx, &still, moved);
 
-        self.frames(ui, &positions, &live, selection, actions, (commands, os));
+        self.frames(ui, &positions, &live, acting);
         // Edges to and from the cards being dragged follow them.
         for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
             let curve = self.link_curve(link, &positions);
-            let selected = selection.edges.contains(&link.seq);
+            let selected = acting.selection.edges.contains(&link.seq);
             paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
         }
-        self.cards(ui, wf, &positions, &live, selection, actions, (commands, os));
+        self.cards(ui, wf, &positions, &live, acting);
         if let Some(g) = ghost {
-            self.ghost(ui, g, &positions, actions);
+            self.ghost(ui, g, &positions, acting.actions);
         }
         self.gestures(&painter, &positions);
     }
@@ -89,15 +81,7 @@ impl Canvas {
 
     /// The chain instances' frames, for clicks and menus (drawn first: they sit under their
     /// nodes and only take clicks, so dragging on them still pans).
-    pub(super) fn frames(
-        &mut self,
-        ui: &mut Ui,
-        positions: &[Pos2],
-        live: &[bool],
-        selection: &mut Selection,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
-    ) {
+    pub(super) fn frames(&mut self, ui: &mut Ui, positions: &[Pos2], live: &[bool], acting: &mut Acting<'_>) {
         let zoom = self.to_global.scaling;
         let lod = self.lod(zoom);
         let visible = ui.clip_rect();
@@ -112,64 +96,66 @@ impl Canvas {
             let resp = ui.interact(rect, id, Sense::click());
             let title = frame.title.clone();
             resp.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("Chain instance {title}")));
-            let selected = selection.instance.as_deref() == Some(frame.key.as_str());
+            let selected = acting.selection.instance.as_deref() == Some(frame.key.as_str());
             if frame.nodes.iter().any(|&n| live[n]) {
                 paint_frame(&painter, rect, &frame.title, lod, selected || resp.hovered());
             } else if resp.hovered() && !selected {
                 painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), theme::ACCENT), StrokeKind::Inside);
             }
             if resp.double_clicked() {
-                actions.push(if frame.app {
+                acting.actions.push(if frame.app {
                     Action::Run(CommandId::ReparamApp)
                 } else {
                     Action::EditInstance(frame.key.clone())
                 });
             } else if resp.clicked() {
-                selection.clear();
-                // The app's instance has no chainsmith record for the inspector to show.
-                if !frame.app {
-                    selection.instance = Some(frame.key.clone());
-                }
-                selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+                self.select_instance(fi, acting.selection);
             }
-            let (key, members, app) = (frame.key.clone(), frame.nodes.clone(), frame.app);
+            let (key, members, app) = (frame.key.clone(), frame.nodes.len(), frame.app);
             resp.context_menu(|ui| {
+                let Acting { selection, actions, commands, os } = acting;
                 if app {
-                    command_ui::item(ui, CommandId::ReparamApp, commands, os, actions);
+                    command_ui::item(ui, CommandId::ReparamApp, commands, *os, actions);
                     return;
                 }
                 // The menu acts on the selection: right-clicking a frame selects its instance.
-                if selection.instance.as_deref() != Some(key.as_str()) {
-                    selection.clear();
-                    selection.instance = Some(key.clone());
-                    selection.nodes = members.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+                if !selected {
+                    self.select_instance(fi, selection);
                 }
                 let cx = commands::Context {
                     instance_selected: true,
-                    nodes_selected: members.len(),
+                    nodes_selected: members,
                     instance_outdated: self.updates.contains_key(&key),
-                    ..*commands
+                    ..**commands
                 };
-                command_ui::context_items(ui, Place::SelectionMenu, &cx, os, actions);
+                command_ui::context_items(ui, Place::SelectionMenu, &cx, *os, actions);
             });
             if let Some(up) = self.updates.get(&key) {
-                badge::update_badge(ui, rect, up, zoom, actions);
+                badge::update_badge(ui, rect, up, zoom, acting.actions);
             }
         }
     }
 
+    /// Select chain instance `fi`: its nodes, and the instance for the inspector (the app's
+    /// instance has no chainsmith record for it to show).
+    fn select_instance(&self, fi: usize, selection: &mut Selection) {
+        let frame = &self.cache.frames[fi];
+        selection.clear();
+        if !frame.app {
+            selection.instance = Some(frame.key.clone());
+        }
+        selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
+    }
+
     /// The cards that take the pointer this frame, as widgets (drawn here when they move or
     /// show the hover), and their ports' handles when zoomed in enough to use them.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn cards(
         &mut self,
         ui: &mut Ui,
         wf: &Workflow,
         positions: &[Pos2],
         live: &[bool],
-        selection: &mut Selection,
-        actions: &mut Vec<Action>,
-        (commands, os): (&commands::Context, Os),
+        acting: &mut Acting<'_>,
     ) {
         let zoom = self.to_global.scaling;
         let lod = self.lod(zoom);
@@ -180,7 +166,7 @@ impl Canvas {
             let rect = self.cache.rect(i, positions[i]);
             let card = &self.cache.cards[i];
             let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
-            let selected = selection.nodes.contains(&card.id);
+            let selected = acting.selection.nodes.contains(&card.id);
             let text = self.cache.text(wf, i);
             resp.widget_info(|| {
                 WidgetInfo::selected(Role::Button, true, selected, format!("{} ({})", text.name, card.id))
@@ -193,7 +179,7 @@ impl Canvas {
                 self.menu_card = Some(card.id.clone());
             }
             let marks = text.marks;
-            self.node_interaction(&resp, i, selection, actions, (commands, os));
+            self.node_interaction(&resp, i, acting);
             // The title's marks say what they mean on hover.
             if marks != 0 {
                 resp.on_hover_text(marks_meaning(marks));
@@ -404,9 +390,13 @@ impl Canvas {
         let (a, b) = (self.cache.rect(link.from, positions[link.from]), self.cache.rect(link.to, positions[link.to]));
         let from = port_pos(a, link.from_port, self.cache.boxes[link.from].outputs as usize, true);
         let to = port_pos(b, link.to_port, self.cache.boxes[link.to].inputs as usize, false);
-        // The cached span is of the cards at rest; the two ends may be being dragged.
+        // The cached span and bend are of the cards at rest; the two ends may be being dragged.
         let (top, bottom) = link.span;
-        curve_between(a, from, b, to).around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
+        let at_rest = positions[link.from] == self.cache.boxes[link.from].pos
+            && positions[link.to] == self.cache.boxes[link.to].pos;
+        curve_between(a, from, b, to)
+            .around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
+            .bent(link.bend.filter(|_| at_rest))
     }
 
     /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
@@ -505,7 +495,7 @@ pub(super) fn draw_line_px(
     scale: f32,
 ) {
     let width = stroke.width * scale;
-    if curve.lane.is_none() {
+    if curve.lane.is_none() && curve.bend.is_none() {
         pixmap.line(to_px(pos(curve.from)), to_px(pos(curve.to)), width, stroke.color);
     } else {
         for corner in polyline(&curve).windows(2) {
@@ -595,6 +585,16 @@ pub(super) fn paint_card(
         }
         return;
     }
+    // Zoomed out, the title keeps a readable size on screen and the card's header grows to
+    // hold it; the details (type, port names) go first (semantic zoom).
+    let far = lod.text() && zoom < LOD_DETAIL;
+    let text_zoom = quantized(zoom);
+    let header = if far {
+        let band = (TITLE_PX * 1.5 / text_zoom).clamp(HEADER, rect.height());
+        Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + band))
+    } else {
+        header
+    };
     painter.rect_filled(rect, 6.0, theme::CARD_BG);
     painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, card.color);
     let border = if selected {
@@ -620,14 +620,27 @@ pub(super) fn paint_card(
     }
     let marks: Vec<(&str, Color32)> =
         MARKS.iter().enumerate().filter(|(k, _)| card.marks & 1 << k != 0).map(|(_, m)| *m).collect();
-    let marks_w = marks.len() as f32 * 16.0;
-    let name = text_line(painter, card.name, name_font(zoom), Color32::WHITE, W - 16.0 - marks_w);
-    painter.galley(pos2(rect.min.x + 8.0, header.center().y - name.size().y / 2.0), name, Color32::WHITE);
+    let (title, mark_size, pad) = if far {
+        (FontId::proportional(TITLE_PX / text_zoom), TITLE_PX / text_zoom, 4.0 / text_zoom)
+    } else {
+        (name_font(zoom), 13.0, 8.0)
+    };
+    let mark_w = mark_size * 1.2;
+    let marks_w = marks.len() as f32 * mark_w;
+    let name = text_line(painter, card.name, title, Color32::WHITE, W - 2.0 * pad - marks_w);
+    painter.galley(pos2(rect.min.x + pad, header.center().y - name.size().y / 2.0), name, Color32::WHITE);
     for (k, (glyph, color)) in marks.iter().enumerate() {
-        let at = pos2(rect.max.x - 12.0 - 16.0 * k as f32, header.center().y);
-        painter.text(at, Align2::CENTER_CENTER, *glyph, FontId::proportional(13.0), *color);
+        let at = pos2(rect.max.x - pad - mark_w * (k as f32 + 0.5), header.center().y);
+        painter.text(at, Align2::CENTER_CENTER, *glyph, FontId::proportional(mark_size), *color);
     }
-    if zoom < LOD_DETAIL {
+    if far {
+        // The type under the title, where the card has room for it at a readable size.
+        let size = TYPE_PX / text_zoom;
+        if header.max.y + size * 1.3 <= rect.max.y {
+            let font = FontId::new(size, FontFamily::Monospace);
+            let type_id = text_line(painter, card.type_id, font, theme::TEXT_DIM, W - 2.0 * pad);
+            painter.galley(pos2(rect.min.x + pad, header.max.y + size * 0.15), type_id, theme::TEXT_DIM);
+        }
         return;
     }
     // The type line has the room between the title and the first port name.
@@ -648,10 +661,17 @@ pub(super) fn paint_card(
     }
 }
 
-/// Card names grow as the view zooms out, so they stay readable (about 10 screen points)
-/// down to the zoom where text is dropped.
+/// Card names grow as the view zooms out, to about 11 screen points at [`LOD_DETAIL`]
+/// (further out, [`paint_card`] draws them at [`TITLE_PX`]).
 pub(super) fn name_font(zoom: f32) -> FontId {
     FontId::proportional(13.5 * (0.8 / zoom).clamp(1.0, 2.5))
+}
+
+/// `zoom` rounded down to a quarter of an octave, for the size of text kept at a size on
+/// screen: each font size has its own glyphs in the font atlas, so a continuous zoom would
+/// fill it with sizes; text comes out at most 19% larger than asked.
+pub(super) fn quantized(zoom: f32) -> f32 {
+    (zoom.log2() * 4.0).floor().mul_add(0.25, 0.0).exp2()
 }
 
 /// The size (canvas units) of a card's small print and of edge labels at `zoom`: 11 at
@@ -670,7 +690,7 @@ pub(super) struct Lod {
 
 impl Lod {
     pub(super) fn new(zoom: f32, cards: usize) -> Self {
-        Lod { zoom, text_from: if cards <= FEW_CARDS { LOD_TEXT_FEW } else { LOD_TEXT } }
+        Lod { zoom, text_from: if cards <= FEW_CARDS { LOD_TITLE } else { LOD_TEXT } }
     }
 
     pub(super) fn text(self) -> bool {
@@ -684,10 +704,16 @@ pub(super) fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, lod:
     painter.rect_filled(rect, 10.0, color.gamma_multiply(0.07));
     painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), color.gamma_multiply(0.6)), StrokeKind::Inside);
     if lod.text() {
-        // Grows as the view zooms out, like card names, into the padding above the cards.
-        let font = FontId::proportional(12.5 * (0.8 / zoom).clamp(1.0, 1.8));
-        let g = text_line(painter, title, font, color, rect.width() - 20.0);
-        painter.galley(rect.min + vec2(10.0, ((FRAME_HEADER - g.size().y) / 2.0 + 2.0).max(3.0)), g, color);
+        // Grows as the view zooms out, like card names, into the padding above the cards;
+        // further out, kept at a size on screen above the frame.
+        let size = if zoom < LOD_DETAIL { TITLE_PX / quantized(zoom) } else { 12.5 * (0.8 / zoom).clamp(1.0, 1.8) };
+        let g = text_line(painter, title, FontId::proportional(size), color, rect.width() - 20.0);
+        let y = if g.size().y > FRAME_HEADER + FRAME_PAD - 4.0 {
+            -g.size().y
+        } else {
+            ((FRAME_HEADER - g.size().y) / 2.0 + 2.0).max(3.0)
+        };
+        painter.galley(rect.min + vec2(10.0, y), g, color);
     }
 }
 

@@ -68,6 +68,9 @@ pub(super) struct Link {
     /// For a back edge: how high and how low the cards between its ends reach (set by
     /// [`ViewCache::measure`]), so its lane clears them all.
     pub(super) span: (f32, f32),
+    /// For a forward edge that would cross a card: the lane it takes round (set by
+    /// [`ViewCache::measure`] from [`Router::route`]).
+    pub(super) bend: Option<f32>,
 }
 
 pub(super) struct FrameView {
@@ -171,6 +174,7 @@ impl ViewCache {
                 conditional: edge.has_condition(),
                 loopback: back.contains(&e),
                 span: (f32::INFINITY, f32::NEG_INFINITY),
+                bend: None,
             });
         }
         let mut frames = Vec::new();
@@ -245,14 +249,22 @@ impl ViewCache {
         }
         let cards = &self.boxes;
         let bounds = cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).reduce(|a, b| a.union(b));
-        // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
-        // Exact bounds only for a curve whose hull leaves the cards' bounds (most do not).
-        let fit_bounds = self.links.iter().fold(bounds, |acc, l| {
+        // Forward edges that would pass through a card go round it.
+        let router = Router::new(cards.iter().map(|c| geo_rect(Rect::from_min_size(c.pos, vec2(W, c.h)))).collect());
+        let curve_of = |l: &Link| {
             let (a, b) = (&cards[l.from], &cards[l.to]);
             let (ra, rb) = (Rect::from_min_size(a.pos, vec2(W, a.h)), Rect::from_min_size(b.pos, vec2(W, b.h)));
             let from = port_pos(ra, l.from_port, a.outputs as usize, true);
             let to = port_pos(rb, l.to_port, b.inputs as usize, false);
-            let curve = curve_between(ra, from, rb, to).around(l.span);
+            curve_between(ra, from, rb, to).around(l.span)
+        };
+        for l in &mut self.links {
+            l.bend = router.route(curve_of(l), (l.from, l.to)).bend;
+        }
+        // Curves bulge past the cards they join (a loopback most of all): fitting shows them.
+        // Exact bounds only for a curve whose hull leaves the cards' bounds (most do not).
+        let fit_bounds = self.links.iter().fold(bounds, |acc, l| {
+            let curve = curve_of(l).bent(l.bend);
             match acc {
                 Some(fit) if fit.contains_rect(hull(&curve)) => Some(fit),
                 _ => {

@@ -63,6 +63,8 @@ impl App {
                 let mut form = FormSession::from_session(session, chain, None);
                 // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
                 form.focus_first_field();
+                // The preview frames its ghosts; a cancel goes back to the view the user had.
+                self.panels.canvas.remember_view();
                 self.windows.form = Some(form);
             }
             Some(Err(NotOpened::Failed(e))) => self.panels.problems.error(e),
@@ -84,6 +86,7 @@ impl App {
                     self.panels.problems.status(note);
                 }
                 self.windows.form = Some(FormSession::from_session(r.session, r.chain, Some(r.values)));
+                self.panels.canvas.forget_view();
                 self.doc.selection.clear();
                 self.doc.selection.instance = Some(key.to_owned());
                 self.doc.selection.nodes = r.nodes.into_iter().collect();
@@ -109,6 +112,7 @@ impl App {
         match applied {
             Ok(outcome) => {
                 self.windows.form = None;
+                self.panels.canvas.forget_view();
                 // Select the inserted instance, so the inspector offers its parameters.
                 let (wf, sel) = self.doc.parts();
                 select_inserted(wf, sel, &outcome.new_nodes);

@@ -419,7 +419,10 @@ impl App {
                     ctx.memory_mut(|m| m.stop_text_input());
                 }
             }
-            Some(FormEvent::Cancel) => self.windows.form = None,
+            Some(FormEvent::Cancel) => {
+                self.windows.form = None;
+                self.panels.canvas.return_to_remembered_view();
+            }
             None => {}
         }
         self.show_windows(&ctx, os);

@@ -6,6 +6,9 @@
 use super::cards;
 use std::ops::{Add, Mul, Sub};
 
+mod route;
+pub use route::{BEND_ARM, Router};
+
 /// Grid pitch in canvas units; positions snap to it.
 pub const GRID: f32 = 20.0;
 
@@ -214,19 +217,32 @@ pub struct Curve {
     pub to: Point,
     /// The height of a back edge's lane; `None` for a forward edge.
     pub lane: Option<f32>,
+    /// The height of the lane a forward edge takes round cards it would cross ([`Router`]);
+    /// `None` for the plain S-curve.
+    pub bend: Option<f32>,
 }
 
 impl Curve {
     /// A curve that ignores the cards (a wire being dragged to the pointer).
     pub fn forward(from: Point, to: Point) -> Self {
-        Self { from, to, lane: None }
+        Self { from, to, lane: None, bend: None }
     }
 
     /// The edge from port `from` on card `a` to port `to` on card `b`. It loops when `b`
     /// starts left of `a` (a card straight below or above is reached by the S-curve).
     pub fn between(a: Rect, from: Point, b: Rect, to: Point) -> Self {
         let lane = (b.left() < a.left()).then(|| a.bottom().max(b.bottom()) + LOOP_GAP);
-        Self { from, to, lane }
+        Self { from, to, lane, bend: None }
+    }
+
+    /// A forward edge bent along a lane at height `lane`: out of the source, a turn within
+    /// [`BEND_ARM`] to the lane, along it, and a turn into the target. Unchanged for a back
+    /// edge, for `None`, and where the ends are too close for the two turns.
+    pub fn bent(mut self, lane: Option<f32>) -> Self {
+        if self.lane.is_none() && self.to.x - self.from.x >= 2.0 * BEND_ARM {
+            self.bend = lane;
+        }
+        self
     }
 
     /// A back edge whose lane must clear every card between its ends (these included),
@@ -245,6 +261,17 @@ impl Curve {
     /// On the stack: the full view asks this of tens of thousands of edges.
     pub fn segments(&self) -> ([[Point; 4]; 3], usize) {
         let (from, to) = (self.from, self.to);
+        if let Some(y) = self.bend {
+            // Each turn an S within its arm's width: it stays clear of the next column.
+            let half = point(BEND_ARM / 2.0, 0.0);
+            let (p1, p2) = (point(from.x + BEND_ARM, y), point(to.x - BEND_ARM, y));
+            let segs = [
+                [from, from + half, p1 - half, p1],
+                [p1, p1.lerp(p2, 1.0 / 3.0), p1.lerp(p2, 2.0 / 3.0), p2],
+                [p2, p2 + half, to - half, to],
+            ];
+            return (segs, 3);
+        }
         let Some(lane) = self.lane else {
             let d = ((to.x - from.x).abs() * 0.5).max(50.0);
             let s = [from, from + point(d, 0.0), to - point(d, 0.0), to];
@@ -284,6 +311,10 @@ impl Curve {
     /// The corners of the curve drawn as straight lines (zoomed far out).
     pub fn polyline(&self) -> Vec<Point> {
         let (from, to) = (self.from, self.to);
+        if let Some(y) = self.bend {
+            let (right, left) = (from.x + BEND_ARM / 2.0, to.x - BEND_ARM / 2.0);
+            return vec![from, point(right, from.y), point(right, y), point(left, y), point(left, to.y), to];
+        }
         match self.lane {
             None => vec![from, to],
             Some(lane) => {
