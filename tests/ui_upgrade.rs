@@ -370,6 +370,9 @@ fn the_ui_keeps_drawing_frames_while_a_review_is_computed() {
     inline(&mut wf, req).unwrap();
     let doc = wf.to_json(ExportMode::Faithful);
     let mut h = start_with(dir.path(), &doc, vec![p1, p2]);
+    // Fit stops at a legible zoom on the entry; F again shows the whole frame and its badge.
+    h.key_press(Key::F);
+    h.run();
 
     let clicked = Instant::now();
     let p = on_screen(&h, "Update grow_big_k1_ to 2.0.0", Role::Button);
