@@ -616,3 +616,35 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
         assert!(s.starts_with(verb), "{verb:?} expected: {said:#?}");
     }
 }
+
+/// Item 14: the toolbar's counts and the inspector's contents line are never cut: the toolbar
+/// picks the longest form that fits (the full one is its tooltip), the inspector wraps.
+#[test]
+fn the_toolbar_counts_and_the_inspector_contents_are_whole_at_1000x700_and_1600x1000() {
+    use chainsmith::catalog::Trust;
+    use chainsmith::inline::{InlineRequest, inline};
+    use chainsmith::workflow::{ExportMode, Workflow};
+    let dir = tempfile::tempdir().unwrap();
+    let packs = bundled().packs;
+    let desk = packs.iter().find(|p| p.name() == "vendor.chainsmith.support-desk").unwrap();
+    let trust = Trust::default();
+    let mut wf = Workflow::new("Counts");
+    let values = serde_json::Map::from_iter([("queueName".to_owned(), json!("billing"))]);
+    inline(&mut wf, InlineRequest::new(&trust, desk, "support.triage", values)).unwrap();
+    let file = dir.path().join("wf.json");
+    wf.save(&file, ExportMode::Faithful).unwrap();
+    // packs/vendor.chainsmith.support-desk/pack.json: Triage queue has 4 nodes and 3 edges.
+    for (w, hgt) in [(1000.0, 700.0), (1600.0, 1000.0)] {
+        let h = sized(app_with(vec![file.clone()], Script::default()), w, hgt);
+        let toolbar = labels_containing(&h, "4 nodes · 3 edges");
+        assert!(!toolbar.is_empty(), "at {w}x{hgt}");
+        assert!(toolbar.iter().all(|t| !t.ends_with('…')), "at {w}x{hgt} the counts are cut: {toolbar:?}");
+        if w > 1500.0 {
+            assert!(toolbar.contains(&"4 nodes · 3 edges · 1 chain instance".to_owned()), "{toolbar:?}");
+        }
+        // A wrapped label also lists its lines; none is cut.
+        let contents = labels_containing(&h, "4 nodes, 3 edges");
+        assert_eq!(contents.first().map(String::as_str), Some("4 nodes, 3 edges, 1 chain instance"), "at {w}x{hgt}");
+        assert!(contents.iter().all(|t| !t.ends_with('…')), "at {w}x{hgt} the contents are cut: {contents:?}");
+    }
+}

@@ -136,12 +136,16 @@ impl Inspector {
             ui.label("contents");
             // The OpenWOP app's own instance is recorded apart from chainsmith's.
             let instances = wf.instances().len() + usize::from(crate::editor::app_reparam::app_instance(wf).is_some());
-            ui.label(format!(
-                "{}, {}, {}",
-                crate::words::count(wf.node_count(), "node", "nodes"),
-                crate::words::count(wf.graph.edge_count(), "edge", "edges"),
-                crate::words::count(instances, "chain instance", "chain instances")
-            ));
+            // Wrapped, not cut: a narrow inspector shows every count.
+            ui.add(
+                egui::Label::new(format!(
+                    "{}, {}, {}",
+                    crate::words::count(wf.node_count(), "node", "nodes"),
+                    crate::words::count(wf.graph.edge_count(), "edge", "edges"),
+                    crate::words::count(instances, "chain instance", "chain instances")
+                ))
+                .wrap(),
+            );
             ui.end_row();
         });
         for member in ["variables", "settings"] {

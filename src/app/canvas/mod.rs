@@ -501,14 +501,17 @@ impl Canvas {
                 command_ui::overflow_menu(ui, &toggles, cx, os, actions);
             }
             ui.separator();
-            let stats = egui::RichText::new(format!(
-                "{} · {} · {}",
-                crate::words::count(wf.node_count(), "node", "nodes"),
-                crate::words::count(wf.graph.edge_count(), "edge", "edges"),
-                crate::words::count(self.cache.frames.len(), "chain instance", "chain instances")
-            ))
-            .color(theme::TEXT_DIM);
-            ui.add(egui::Label::new(stats).truncate());
+            let forms = stats_forms(wf.node_count(), wf.graph.edge_count(), self.cache.frames.len());
+            // The longest form that fits: a count cut in the middle reads as another number.
+            let font = egui::TextStyle::Body.resolve(ui.style());
+            let width = ui.available_width();
+            let fits = |s: &String| {
+                ui.ctx().fonts_mut(|f| f.layout_no_wrap(s.clone(), font.clone(), egui::Color32::WHITE).size().x)
+                    <= width
+            };
+            let shown = forms.iter().find(|s| fits(s)).unwrap_or(&forms[forms.len() - 1]);
+            let stats = egui::RichText::new(shown).color(theme::TEXT_DIM);
+            ui.add(egui::Label::new(stats).truncate()).on_hover_text(&forms[0]);
         });
     }
 
@@ -725,6 +728,19 @@ pub fn card_rect(pos: Pos2) -> Rect {
 const MARK: f32 = 7.0;
 /// The width of that ring, in screen points.
 const MARK_LINE: f32 = 1.5;
+
+/// The toolbar's counts, longest first: in full, with "instances" short, without the
+/// instances, and the bare numbers (the full form is the tooltip).
+fn stats_forms(nodes: usize, edges: usize, instances: usize) -> [String; 4] {
+    use crate::words::count;
+    let (n, e) = (count(nodes, "node", "nodes"), count(edges, "edge", "edges"));
+    [
+        format!("{n} · {e} · {}", count(instances, "chain instance", "chain instances")),
+        format!("{n} · {e} · {}", count(instances, "instance", "instances")),
+        format!("{n} · {e}"),
+        format!("{nodes} · {edges} · {instances}"),
+    ]
+}
 
 #[cfg(test)]
 mod tests {
