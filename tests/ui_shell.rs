@@ -617,8 +617,9 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     }
 }
 
-/// Item 14: the toolbar's counts and the inspector's contents line are never cut: the toolbar
-/// picks the longest form that fits (the full one is its tooltip), the inspector wraps.
+/// Item 14: the toolbar's counts, the inspector's contents line and an instance's buttons are
+/// never cut: the toolbar picks the longest form that fits (the full one is its tooltip), the
+/// inspector wraps.
 #[test]
 fn the_toolbar_counts_and_the_inspector_contents_are_whole_at_1000x700_and_1600x1000() {
     use chainsmith::catalog::Trust;
@@ -635,7 +636,7 @@ fn the_toolbar_counts_and_the_inspector_contents_are_whole_at_1000x700_and_1600x
     wf.save(&file, ExportMode::Faithful).unwrap();
     // packs/vendor.chainsmith.support-desk/pack.json: Triage queue has 4 nodes and 3 edges.
     for (w, hgt) in [(1000.0, 700.0), (1600.0, 1000.0)] {
-        let h = sized(app_with(vec![file.clone()], Script::default()), w, hgt);
+        let mut h = sized(app_with(vec![file.clone()], Script::default()), w, hgt);
         let toolbar = labels_containing(&h, "4 nodes · 3 edges");
         assert!(!toolbar.is_empty(), "at {w}x{hgt}");
         assert!(toolbar.iter().all(|t| !t.ends_with('…')), "at {w}x{hgt} the counts are cut: {toolbar:?}");
@@ -646,5 +647,13 @@ fn the_toolbar_counts_and_the_inspector_contents_are_whole_at_1000x700_and_1600x
         let contents = labels_containing(&h, "4 nodes, 3 edges");
         assert_eq!(contents.first().map(String::as_str), Some("4 nodes, 3 edges, 1 chain instance"), "at {w}x{hgt}");
         assert!(contents.iter().all(|t| !t.ends_with('…')), "at {w}x{hgt} the contents are cut: {contents:?}");
+        // Selected, the instance's buttons stay whole inside the window.
+        let frame = h.get(By::new().label_contains("Chain instance Triage queue").role(Role::Group)).rect();
+        let corner = h.state().canvas_to_screen(frame.min + egui::vec2(12.0, 10.0));
+        pointer_click(&mut h, corner);
+        for button in ["Edit parameters…", "Remove instance"] {
+            let r = h.get(By::new().label(button).role(Role::Button)).rect();
+            assert!(r.max.x <= w, "at {w}x{hgt} {button} runs past the window: {r:?}");
+        }
     }
 }

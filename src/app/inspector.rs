@@ -570,7 +570,8 @@ impl Inspector {
 const KEY_COLOR: egui::Color32 = egui::Color32::from_rgb(150, 190, 255);
 
 fn instance_buttons(ui: &mut Ui, key: &str, actions: &mut Vec<Action>) {
-    ui.horizontal(|ui| {
+    // Wrapped: in a narrow inspector the second button goes below rather than being cut.
+    ui.horizontal_wrapped(|ui| {
         if ui.button("Edit parameters…").on_hover_text("Re-open the form; re-expands in place").clicked() {
             actions.push(Action::EditInstance(key.to_owned()));
         }
