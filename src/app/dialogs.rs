@@ -298,7 +298,29 @@ impl InApp {
 
     fn contents(&mut self, ui: &mut Ui) -> Option<Vec<PathBuf>> {
         let mut answer = None;
-        let mut go: Option<PathBuf> = None;
+        let mut go = self.folder_row(ui);
+        let footer = if self.purpose.is_folder() { 64.0 } else { 92.0 };
+        let list_height = (ui.available_height() - footer).max(120.0);
+        go = self.entry_list(ui, list_height, &mut answer).or(go);
+        if !self.purpose.is_folder() {
+            answer = self.name_row(ui).or(answer);
+        }
+        if let Some(folder) = self.folder_questions(ui) {
+            go = Some(folder);
+        }
+        if let Some(problem) = &self.problem {
+            ui.label(RichText::new(problem).color(theme::ERROR));
+        }
+        go = self.button_row(ui, &mut answer).or(go);
+        if let Some(dir) = go {
+            self.enter(dir);
+        }
+        answer
+    }
+
+    /// "Up" and the folder field: the folder to go to, when one is asked for.
+    fn folder_row(&mut self, ui: &mut Ui) -> Option<PathBuf> {
+        let mut go = None;
         ui.horizontal(|ui| {
             let up = ui.add_enabled(self.dir.parent().is_some(), egui::Button::new("⬆ Up"));
             if up.on_hover_text("The folder above").clicked() {
@@ -315,9 +337,14 @@ impl InApp {
                 go = Some(PathBuf::from(self.dir_text.trim()));
             }
         });
-        let footer = if self.purpose.is_folder() { 64.0 } else { 92.0 };
-        let list_height = (ui.available_height() - footer).max(120.0);
-        egui::ScrollArea::vertical().id_salt("cs-file-list").max_height(list_height).auto_shrink([false, false]).show(
+        go
+    }
+
+    /// The folder's entries: a click picks a file, a double click opens a folder or answers
+    /// with a file (into `answer`); returns the folder to go to.
+    fn entry_list(&mut self, ui: &mut Ui, height: f32, answer: &mut Option<Vec<PathBuf>>) -> Option<PathBuf> {
+        let mut go = None;
+        egui::ScrollArea::vertical().id_salt("cs-file-list").max_height(height).auto_shrink([false, false]).show(
             ui,
             |ui| match &self.entries {
                 Err(e) => {
@@ -337,34 +364,39 @@ impl InApp {
                             self.name = e.name.clone();
                         }
                         if !e.is_dir && r.double_clicked() {
-                            answer = Some(vec![self.dir.join(&e.name)]);
+                            *answer = Some(vec![self.dir.join(&e.name)]);
                         }
                     }
                 }
             },
         );
-        if !self.purpose.is_folder() {
-            ui.horizontal(|ui| {
-                let label = ui.label("File name");
-                let edit = egui::TextEdit::singleline(&mut self.name).desired_width(f32::INFINITY);
-                let field = ui.add(edit).labelled_by(label.id);
-                if std::mem::take(&mut self.focus_name) {
-                    field.request_focus();
-                }
-                if field.lost_focus()
-                    && ui.input(|i| i.key_pressed(egui::Key::Enter))
-                    && let Some(t) = self.target()
-                {
-                    answer = Some(vec![t]);
-                }
-            });
-        }
-        if let Some(folder) = self.folder_questions(ui) {
-            go = Some(folder);
-        }
-        if let Some(problem) = &self.problem {
-            ui.label(RichText::new(problem).color(theme::ERROR));
-        }
+        go
+    }
+
+    /// The file name field; Enter in it answers with the target.
+    fn name_row(&mut self, ui: &mut Ui) -> Option<Vec<PathBuf>> {
+        let mut answer = None;
+        ui.horizontal(|ui| {
+            let label = ui.label("File name");
+            let edit = egui::TextEdit::singleline(&mut self.name).desired_width(f32::INFINITY);
+            let field = ui.add(edit).labelled_by(label.id);
+            if std::mem::take(&mut self.focus_name) {
+                field.request_focus();
+            }
+            if field.lost_focus()
+                && ui.input(|i| i.key_pressed(egui::Key::Enter))
+                && let Some(t) = self.target()
+            {
+                answer = Some(vec![t]);
+            }
+        });
+        answer
+    }
+
+    /// "Show all files", "New folder", Cancel and the confirming button (answers go into
+    /// `answer`); returns the folder to list again when the filter changes.
+    fn button_row(&mut self, ui: &mut Ui, answer: &mut Option<Vec<PathBuf>>) -> Option<PathBuf> {
+        let mut go = None;
         let target = self.target();
         let replaces = self.purpose.is_save() && target.as_ref().is_some_and(|t| t.exists());
         ui.horizontal(|ui| {
@@ -377,7 +409,7 @@ impl InApp {
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.button("Cancel").clicked() {
-                    answer = Some(Vec::new());
+                    *answer = Some(Vec::new());
                 }
                 let verb = match &self.purpose {
                     _ if replaces => "Replace",
@@ -386,17 +418,14 @@ impl InApp {
                     _ => "Open",
                 };
                 if ui.add_enabled(target.is_some(), egui::Button::new(RichText::new(verb).strong())).clicked() {
-                    answer = target.clone().map(|t| vec![t]);
+                    *answer = target.clone().map(|t| vec![t]);
                 }
                 if replaces {
                     ui.label(RichText::new("A file of this name exists and will be replaced.").color(theme::WARN));
                 }
             });
         });
-        if let Some(dir) = go {
-            self.enter(dir);
-        }
-        answer
+        go
     }
 
     /// A missing folder to create, and the new-folder row while it is open: the folder to
