@@ -4,32 +4,16 @@
 //! the manifest has now with their JSON pointers, and Save, Sign, Undo, Redo. It only draws
 //! and asks: every change is a [`ViewOp`] the authoring layer applies after the frame.
 
-use super::authoring::OpenPack;
 use super::form::FormSession;
 use super::window::{Scaffold, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
+use crate::editor::authoring::{OpenPack, ViewOp};
 use crate::editor::pack_doc::{PackCommand, blank_chain};
 use crate::pack::{Pack, PackKind};
 use egui::{Id, RichText, Ui};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-
-/// What the pack view asks for.
-pub enum ViewOp {
-    Command(usize, PackCommand),
-    Undo(usize),
-    Redo(usize),
-    Save(usize),
-    SaveAs,
-    Sign(usize),
-    GenerateKey,
-    /// Open `packs[i]` for editing.
-    Edit(usize),
-    /// Declare `dependencies` from the catalog's node packs.
-    Dependencies(usize),
-    NewPack,
-}
 
 /// Below this width (points) the pack view shows its parts in one column instead of three.
 const NARROW: f32 = 1100.0;

@@ -14,6 +14,7 @@
 
 pub mod app_reparam;
 pub mod arrange;
+pub mod authoring;
 pub mod blockers;
 pub mod cards;
 pub mod clipboard;

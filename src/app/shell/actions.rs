@@ -1,7 +1,8 @@
 use super::{App, Pending};
 use crate::app::action::{self, Action};
 use crate::app::dialogs::Purpose;
-use crate::app::{authoring, command_ui, finder, problems, publish, theme};
+use crate::app::{command_ui, finder, problems, publish, theme};
+use crate::editor::authoring::Note;
 use crate::editor::arrange::Arrangement;
 use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
@@ -179,25 +180,25 @@ impl App {
             }
         }
         // Edited packs replace their loaded copies: the palette shows them from this frame on.
-        if self.windows.authoring.sync(&mut self.library.packs) {
+        if self.windows.authoring.model.sync(&mut self.library.packs) {
             self.refresh_trust();
         }
         let view_open = self.windows.authoring.view.open;
-        for note in std::mem::take(&mut self.windows.authoring.notes) {
+        for note in std::mem::take(&mut self.windows.authoring.model.notes) {
             // With the pack view open the result shows in it too: it may hide the status bar.
             let view_result = match &note {
-                authoring::Note::Status(s) => (s.clone(), false),
-                authoring::Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
+                Note::Status(s) => (s.clone(), false),
+                Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
             };
             if view_open {
                 self.windows.authoring.view.result = Some(view_result);
             }
             match note {
-                authoring::Note::Status(s) => {
+                Note::Status(s) => {
                     self.panels.problems.clear_error();
                     self.panels.problems.status(s);
                 }
-                authoring::Note::Error(e) => self.panels.problems.error(e),
+                Note::Error(e) => self.panels.problems.error(e),
             }
         }
     }

@@ -44,7 +44,7 @@ impl App {
                 }
                 self.library.failures.extend(out.failures);
                 // Packs open in the pack view follow their files unless edited since.
-                self.windows.authoring.reloaded(&out.packs);
+                self.windows.authoring.model.reloaded(&out.packs);
                 self.add_packs(out.packs);
                 self.settings.remember(path);
                 self.settings.remember_packs(path);
@@ -234,7 +234,7 @@ impl App {
             Purpose::NodeCatalog => self.import_node_catalog(&first),
             Purpose::SavePack => self.windows.authoring.save_view_pack(&first),
             Purpose::SigningKey => self.windows.authoring.sign_view_pack(&first),
-            Purpose::GenerateKey => self.windows.authoring.generate_key(&first),
+            Purpose::GenerateKey => self.windows.authoring.model.generate_key(&first),
             Purpose::SaveTool(format) => match &mut self.windows.publish {
                 Some(publish) => publish.save_to(format, &first),
                 None => self.panels.problems.status("Nothing saved: the Publish window was closed"),

@@ -432,7 +432,7 @@ impl App {
 
     /// The palette on the left and the inspector on the right, each at most a share of the window.
     fn side_panels(&mut self, ui: &mut Ui, ctx: &egui::Context) {
-        self.panels.palette.unsaved = self.windows.authoring.unsaved();
+        self.panels.palette.unsaved = self.windows.authoring.model.unsaved();
         let sides = SidePanels::for_window(ctx.content_rect().width());
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
         palette.size_range(sides.palette).show_collapsible(ui, &mut self.settings.palette_panel, |ui| {
