@@ -4,19 +4,75 @@
 //! carry over. Applying it is the inline pipeline's re-expansion
 //! ([`crate::inline::Destination::Reparameterise`]), as `chainsmith upgrade` runs it.
 
+use super::document::{Document, Outcome};
 use crate::catalog::Trust;
 use crate::diff::pack::diff_packs;
 use crate::diff::{Change, Level, bump};
-use crate::error::Result;
+use crate::error::{Error, Result, code};
 use crate::inline::{Destination, ExpansionIdChoice, InlineRequest, expand_for};
-use crate::instance::Conflict;
+use crate::instance::update::Available;
+use crate::instance::{Conflict, Resolutions};
 use crate::instance::edits::{Edit, NOT_MERGED, comparable, edge_key};
 use crate::instance::upgrade::carried_values;
 use crate::pack::{Chain, Pack};
 use crate::workflow::merge3::differences;
-use crate::workflow::{Workflow, fragment_edges, fragment_nodes};
+use crate::workflow::{Instance, Workflow, fragment_edges, fragment_nodes};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+
+/// The other instances of `chain_id` (besides `key`) an "Update all" moves: those with an
+/// update in `available` (not pinned, and a newer version of the chain is loaded).
+pub fn others_to_update(
+    wf: &Workflow,
+    available: &HashMap<String, Available>,
+    chain_id: &str,
+    key: &str,
+) -> Vec<Instance> {
+    wf.instances()
+        .into_iter()
+        .filter(|i| i.chain_id == chain_id && i.key() != key)
+        .filter(|i| available.contains_key(&i.key()))
+        .collect()
+}
+
+/// Update instance `key` of `doc` to its chain's version in `target` with `values` and
+/// `resolutions`, as `chainsmith upgrade` does; with `all` (the updates available), every
+/// other instance of the chain with an update moves too, carrying its own values. One undo
+/// step; a refusal changes nothing. `None` when the instance or its chain is gone.
+pub fn update_instance(
+    doc: &mut Document,
+    trust: &Trust,
+    packs: &[Pack],
+    target: &Pack,
+    key: &str,
+    (values, resolutions): (Map<String, Value>, Resolutions),
+    all: Option<&HashMap<String, Available>>,
+) -> Option<Result<Outcome>> {
+    let inst = doc.workflow().instance(key)?;
+    let chain = target.chain(&inst.chain_id)?;
+    let request = |inst: &Instance, values: Map<String, Value>, resolutions: Resolutions| {
+        let mut req = InlineRequest::new(trust, target, chain.chain_id(), values);
+        req.expansion_id = ExpansionIdChoice::Given(inst.expansion_id.clone());
+        req.external = packs;
+        req.destination = Destination::Reparameterise { key: inst.key(), resolutions };
+        req
+    };
+    let mut reqs = vec![request(&inst, values, resolutions)];
+    let Some(available) = all else { return Some(doc.inline(reqs.remove(0))) };
+    for other in &others_to_update(doc.workflow(), available, &inst.chain_id, key) {
+        let values = carried_values(&other.params, chain, Map::new());
+        reqs.push(request(other, values, Resolutions::default()));
+    }
+    let label = format!("Update {} instances of {} to {}", reqs.len(), chain.label(), chain.version());
+    Some(doc.inline_all(reqs, label))
+}
+
+/// The conflicts to settle when an update of instance `key` was refused for them; `None`
+/// when it was refused for another reason.
+pub fn conflicts_for(refusal: &Error, key: &str) -> Option<Vec<Conflict>> {
+    (refusal.code == code::UPGRADE_CONFLICT && refusal.details["instance"] == Value::String(key.to_owned()))
+        .then(|| Conflict::listed_in(refusal))
+}
 
 /// One node of the instance in the old and the new expansion.
 #[derive(Debug, Clone, PartialEq)]
@@ -168,5 +224,31 @@ mod tests {
         assert!(r.dropped.is_empty());
         // Nothing was changed by reviewing.
         assert_eq!(wf.instance(&key).unwrap().chain_version, "1.0.0");
+    }
+
+    #[test]
+    fn an_update_is_one_undo_step_and_a_conflict_is_listed_for_its_instance() {
+        let (wf, key) = workflow();
+        let (p1, p2) = (pack("1.0.0"), pack("2.0.0"));
+        let packs = [p1, p2.clone()];
+        let trust = crate::catalog::Trust::default();
+        let mut doc = Document::new(wf.clone(), None);
+        let given = || (Map::new(), Resolutions::default());
+        assert!(update_instance(&mut doc, &trust, &packs, &p2, "no-such-key", given(), None).is_none());
+        let outcome = update_instance(&mut doc, &trust, &packs, &p2, &key, given(), None).unwrap().unwrap();
+        assert!(outcome.label.starts_with("Re-parameterise "), "{}", outcome.label);
+        assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "2.0.0");
+        doc.undo();
+        assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "1.0.0");
+
+        // A hand edit of a value the new version changes: refused, its conflict listed.
+        let mut edited = wf;
+        set_config(&mut edited, "t_two_k1_a", "url", json!("https://mine.test"));
+        let mut doc = Document::new(edited, None);
+        let refusal = update_instance(&mut doc, &trust, &packs, &p2, &key, given(), None).unwrap().unwrap_err();
+        let conflicts = conflicts_for(&refusal, &key).expect("refused for its conflict");
+        assert!(conflicts.iter().any(|c| c.node_id == "t_two_k1_a" && c.pointer == "/config/url"), "{conflicts:?}");
+        assert!(conflicts_for(&refusal, "another-key").is_none());
+        assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "1.0.0", "a refusal changes nothing");
     }
 }
