@@ -1,8 +1,9 @@
-use super::{App, Loading, Pending, trace_files_open};
+use super::{App, Pending, trace_files_open};
 use crate::app::dialogs::Purpose;
 use crate::app::{problems, theme};
+use crate::editor::files::{Loading, Read};
 use crate::editor::{files, recovery};
-use crate::error::{Error, code};
+use crate::error::Error;
 use crate::pack::Pack;
 use crate::workflow::{ExportMode, Workflow};
 use egui::RichText;
@@ -63,65 +64,35 @@ impl App {
     /// notice.
     pub fn open_at_start(&mut self, files: Vec<PathBuf>) {
         let (reopen, gone) = self.settings.packs_to_reopen(&files);
-        let mut queue = Vec::new();
-        for path in reopen.into_iter().chain(files) {
-            if !self.open_registry(&path) {
-                queue.push(path);
-            }
-        }
+        let queue: Vec<PathBuf> = reopen.into_iter().chain(files).filter(|path| !self.open_registry(path)).collect();
         // Said once the rest is open, or the packs' own messages would replace it.
-        self.start.start_notice = (!gone.is_empty()).then(|| {
-            let names: Vec<String> = gone.iter().map(|p| p.display().to_string()).collect();
-            let gone = problems::counted(gone.len(), "pack file");
-            format!("Not reopened ({gone} no longer there): {}", names.join(", "))
-        });
+        self.start.start_notice = files::not_reopened(&gone);
         if queue.is_empty() {
             self.files_open();
             return;
         }
-        let (send, receive) = std::sync::mpsc::channel();
-        self.start.loading = Some(Loading { left: queue.len(), receive });
-        let spawned = std::thread::Builder::new().name("chainsmith-open".into()).spawn(move || {
-            for path in queue {
-                let opened = files::open_path(&path);
-                if send.send((path, opened)).is_err() {
-                    return;
-                }
-            }
-        });
-        if let Err(e) = spawned {
-            self.start.loading = None;
-            self.panels.problems.error(Error::new(code::IO_ERROR, format!("could not start reading the files: {e}")));
+        match Loading::start(queue) {
+            Ok(loading) => self.start.loading = Some(loading),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// Take what the start's reader has read so far; with `wait`, block up to it for the rest.
     pub(super) fn take_loaded(&mut self, wait: Option<Duration>) {
-        use std::sync::mpsc::RecvTimeoutError;
         let deadline = wait.map(|w| Instant::now() + w);
         while let Some(loading) = &mut self.start.loading {
-            let next = match deadline {
-                Some(d) => loading.receive.recv_timeout(d.saturating_duration_since(Instant::now())),
-                None => loading.receive.try_recv().map_err(|e| match e {
-                    std::sync::mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
-                    std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-                }),
-            };
-            match next {
-                Ok((path, opened)) => {
-                    loading.left -= 1;
-                    let done = loading.left == 0;
-                    if done {
+            match loading.next(deadline) {
+                Read::File { path, opened, last } => {
+                    if last {
                         self.start.loading = None;
                     }
                     self.opened(&path, opened);
-                    if done {
+                    if last {
                         self.files_open();
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => return,
-                // The reader ended early (it cannot without sending; a panic would).
-                Err(RecvTimeoutError::Disconnected) => self.start.loading = None,
+                Read::NotYet => return,
+                Read::Ended => self.start.loading = None,
             }
         }
     }
@@ -141,7 +112,7 @@ impl App {
 
     /// Files opened at start still being read.
     pub fn loading(&self) -> usize {
-        self.start.loading.as_ref().map_or(0, |l| l.left)
+        self.start.loading.as_ref().map_or(0, Loading::left)
     }
 
     /// Put packs in the palette and re-check everything against the new catalog.

@@ -29,7 +29,8 @@ use crate::editor::commands::Os;
 use crate::editor::document::Document;
 use crate::editor::packs::Packs;
 use crate::editor::recovery::{self, Recovered, Recovery};
-use crate::editor::{files, preview};
+use crate::editor::files::Loading;
+use crate::editor::preview;
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::Workflow;
@@ -167,12 +168,6 @@ struct Start {
     loading: Option<Loading>,
     /// What to say once they are open (remembered packs not found).
     start_notice: Option<String>,
-}
-
-/// The start's files as a thread reads them, in order.
-struct Loading {
-    left: usize,
-    receive: std::sync::mpsc::Receiver<(PathBuf, Result<files::Opened, Error>)>,
 }
 
 impl App {
@@ -437,7 +432,7 @@ impl App {
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
         palette.size_range(sides.palette).show_collapsible(ui, &mut self.settings.palette_panel, |ui| {
             let cx = palette::PaletteCtx {
-                loading: self.start.loading.as_ref().map_or(0, |l| l.left),
+                loading: self.start.loading.as_ref().map_or(0, Loading::left),
                 packs: &self.library.packs,
                 reports: &self.library.reports,
                 catalog: self.library.trust.catalog.as_ref(),
