@@ -187,6 +187,39 @@ pub struct Outcome {
     pub new_nodes: Vec<String>,
 }
 
+impl Outcome {
+    /// The status line: the label, then the first warning in words (the status bar counts
+    /// all of them beside it); a warning that names the action itself says it all.
+    pub fn status_text(&self) -> String {
+        match self.warnings.first() {
+            Some(w) if w.message.starts_with(&self.label) => w.message.clone(),
+            Some(w) => format!("{} — {}", self.label, w.message),
+            None => self.label.clone(),
+        }
+    }
+}
+
+impl Command {
+    /// Arrange the selected nodes `how`, cards sized by the catalog's ports. Tidying fewer
+    /// than two selected nodes tidies the whole workflow (then `true`: the view should fit it).
+    pub fn arrange_selection(
+        how: Arrangement,
+        wf: &Workflow,
+        sel: &Selection,
+        catalog: Option<&crate::catalog::Catalog>,
+    ) -> (Self, bool) {
+        let whole = how == Arrangement::Tidy && sel.nodes.len() < 2;
+        let nodes = if whole { Vec::new() } else { sel.nodes.iter().cloned().collect() };
+        (Command::Arrange { how, nodes, ports: PortTable::for_workflow(catalog, wf) }, whole)
+    }
+
+    /// Duplicate the selected nodes, cards sized by the catalog's ports.
+    pub fn duplicate_selection(wf: &Workflow, sel: &Selection, catalog: Option<&crate::catalog::Catalog>) -> Self {
+        let nodes = sel.nodes.iter().cloned().collect();
+        Command::Duplicate { nodes, ports: PortTable::for_workflow(catalog, wf) }
+    }
+}
+
 pub struct Document {
     /// Shared with the lint worker while it copies a revision to check.
     wf: Arc<Workflow>,

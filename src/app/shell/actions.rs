@@ -3,8 +3,6 @@ use crate::app::action::{self, Action};
 use crate::app::dialogs::Purpose;
 use crate::app::{command_ui, finder, problems, publish, theme};
 use crate::editor::authoring::Note;
-use crate::editor::arrange::Arrangement;
-use crate::editor::cards::PortTable;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
@@ -370,19 +368,16 @@ impl App {
             | CommandId::DistributeHorizontally
             | CommandId::DistributeVertically => {
                 let how = c.arrangement().expect("an arrange command");
-                let sel = &self.doc.selection.nodes;
-                let whole = how == Arrangement::Tidy && sel.len() < 2;
-                let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
-                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
-                self.apply(Command::Arrange { how, nodes, ports });
+                let catalog = self.library.trust.catalog.as_ref();
+                let (cmd, whole) = Command::arrange_selection(how, self.doc.workflow(), &self.doc.selection, catalog);
+                self.apply(cmd);
                 if whole {
                     self.panels.canvas.request_fit();
                 }
             }
             CommandId::Duplicate => {
-                let nodes = self.doc.selection.nodes.iter().cloned().collect();
-                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
-                self.apply(Command::Duplicate { nodes, ports });
+                let catalog = self.library.trust.catalog.as_ref();
+                self.apply(Command::duplicate_selection(self.doc.workflow(), &self.doc.selection, catalog));
             }
             CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
             CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
@@ -413,18 +408,8 @@ impl App {
         match result {
             Ok(outcome) => {
                 self.panels.problems.clear_error();
-                if !outcome.new_nodes.is_empty() {
-                    self.doc.selection.clear();
-                    self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
-                }
-                // The first warning said in words; all of them are counted beside it.
-                let text = match outcome.warnings.first() {
-                    // A warning that names the action itself says it all.
-                    Some(w) if w.message.starts_with(&outcome.label) => w.message.clone(),
-                    Some(w) => format!("{} — {}", outcome.label, w.message),
-                    None => outcome.label,
-                };
-                self.panels.problems.status_with(text, outcome.warnings);
+                self.doc.selection.select_made(&outcome.new_nodes);
+                self.panels.problems.status_with(outcome.status_text(), outcome.warnings);
             }
             Err(e) => self.panels.problems.error(e),
         }
