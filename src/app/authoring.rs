@@ -5,7 +5,7 @@
 //! copies, so the palette's tiles follow at once.
 
 use super::action::Action;
-use super::dialogs::Purpose;
+use crate::editor::file_dialog::Purpose;
 use super::form::FormSession;
 use super::pack_view::PackView;
 use super::window::{Scaffold, WindowId};

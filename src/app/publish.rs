@@ -10,7 +10,7 @@
 //! answers when the system one cannot be shown.
 
 use super::action::{Action, Subject};
-use super::dialogs::Purpose;
+use crate::editor::file_dialog::Purpose;
 use super::palette::badge;
 use super::theme;
 use super::window::{Scaffold, Window, WindowId};

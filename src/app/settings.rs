@@ -27,7 +27,7 @@ pub struct Settings {
     /// Pack files and folders opened in the last session, reopened at the next start.
     pub open_packs: Vec<PathBuf>,
     /// The folder each kind of file dialog was last answered in, by kind
-    /// (`dialogs::Purpose::kind`): the next dialog of that kind starts there.
+    /// (`file_dialog::Purpose::kind`): the next dialog of that kind starts there.
     pub last_folders: std::collections::BTreeMap<String, PathBuf>,
 }
 

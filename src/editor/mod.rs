@@ -22,6 +22,7 @@ pub mod commands;
 pub mod compare;
 pub mod document;
 pub mod extraction;
+pub mod file_dialog;
 pub mod files;
 pub mod finder;
 pub mod geometry;

@@ -1,6 +1,6 @@
 use super::{App, Pending};
 use crate::app::action::{self, Action};
-use crate::app::dialogs::Purpose;
+use crate::editor::file_dialog::Purpose;
 use crate::app::{command_ui, finder, problems, publish, theme};
 use crate::editor::authoring::Note;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};

@@ -1,5 +1,5 @@
 use super::{App, Pending, trace_files_open};
-use crate::app::dialogs::Purpose;
+use crate::editor::file_dialog::Purpose;
 use crate::app::{problems, theme};
 use crate::editor::files::{Loading, Read};
 use crate::editor::{files, recovery};

@@ -168,9 +168,9 @@ impl App {
         let Some(request) = self.windows.registry.show(ctx, ()) else { return };
         let view = &mut self.windows.registry.view;
         match request {
-            Request::ChooseFolder => self.ask(crate::app::dialogs::Purpose::Registry),
+            Request::ChooseFolder => self.ask(crate::editor::file_dialog::Purpose::Registry),
             Request::OpenUrl => view.open_url(),
-            Request::ChooseInstallFolder => self.ask(crate::app::dialogs::Purpose::InstallFolder),
+            Request::ChooseInstallFolder => self.ask(crate::editor::file_dialog::Purpose::InstallFolder),
             Request::Install { name, version } => {
                 let opts = crate::registry::InstallOptions {
                     // The editor's own trust switch decides, as it does for opening packs.
@@ -329,7 +329,7 @@ impl App {
         let asked = self.windows.trust_window.show(ctx, input);
         let reload = self.settings.trust.trusted_keys != before.trusted_keys;
         if asked.choose_keys {
-            self.ask(crate::app::dialogs::Purpose::TrustedKeys);
+            self.ask(crate::editor::file_dialog::Purpose::TrustedKeys);
         }
         if let Some(command) = asked.import {
             self.actions.push(crate::app::action::Action::Run(command));
