@@ -3,7 +3,7 @@
 //! the answer a confirm would give, and making a missing folder. `app::dialogs` draws it.
 
 use crate::tool::ToolFormat;
-use crate::workflow::ExportMode;
+use crate::workflow::{ExportMode, Workflow};
 use std::path::{Path, PathBuf};
 
 /// What the chosen file or folder is for.
@@ -78,6 +78,17 @@ impl Purpose {
         }
     }
 
+    /// The name a save starts with (a tool document's comes from the Publish window).
+    pub fn suggested_name(&self, wf: &Workflow) -> String {
+        match self {
+            Purpose::Save | Purpose::ExportBundle => super::files::suggested_name(wf),
+            Purpose::Export(_) => super::files::suggested_name(wf).replace(".json", ".expanded.json"),
+            Purpose::SavePack => "pack.json".to_owned(),
+            Purpose::GenerateKey => "signing-key".to_owned(),
+            _ => String::new(),
+        }
+    }
+
     /// The folder to remember of an answer: a chosen folder itself, a file's folder.
     pub fn folder_of(&self, chosen: &Path) -> Option<PathBuf> {
         if self.is_folder() { Some(chosen.to_path_buf()) } else { chosen.parent().map(Path::to_path_buf) }
@@ -106,6 +117,27 @@ impl Purpose {
     pub fn is_folder(&self) -> bool {
         matches!(self, Purpose::OpenFolder | Purpose::TrustedKeys | Purpose::Registry | Purpose::InstallFolder)
     }
+}
+
+/// Where the in-app dialog starts: where the last dialog of its kind was answered (a folder
+/// since removed is passed over), else the home folder; a save first beside the workflow's
+/// own file, an export beside it when none was made yet. Never beside the last file opened
+/// (after opening a registry, Save started in it) and a new key pair never by default beside
+/// the pack it will sign (a private key there is one `git add .` away from being published).
+pub fn start_folder(
+    purpose: &Purpose,
+    workflow: Option<&Path>,
+    last: Option<&Path>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let beside = workflow.and_then(Path::parent);
+    let last = last.filter(|d| d.is_dir());
+    let start = match purpose {
+        Purpose::Save => beside.or(last),
+        Purpose::Export(_) | Purpose::ExportBundle => last.or(beside),
+        _ => last,
+    };
+    start.map(Path::to_path_buf).or(home)
 }
 
 /// One entry of the folder being shown.
@@ -273,5 +305,38 @@ mod tests {
         std::fs::write(dir.path().join("file"), "x").unwrap();
         assert!(!save.make_folder(&dir.path().join("file").join("below")));
         assert!(save.problem.as_deref().is_some_and(|p| p.starts_with("Could not make the folder ")));
+    }
+
+    #[test]
+    fn dialogs_start_where_their_kind_was_last_answered_else_at_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Some(PathBuf::from("/home/someone"));
+        // Nothing remembered: the home folder, a new key pair included.
+        assert_eq!(start_folder(&Purpose::GenerateKey, None, None, home.clone()), home);
+        assert_eq!(start_folder(&Purpose::Registry, None, None, home.clone()), home);
+        // Remembered: there, while it exists.
+        let last = Some(dir.path());
+        assert_eq!(start_folder(&Purpose::SavePack, None, last, home.clone()).as_deref(), last);
+        let gone = dir.path().join("gone");
+        assert_eq!(start_folder(&Purpose::SavePack, None, Some(&gone), home.clone()), home);
+        // A save goes beside the workflow's file first.
+        let wf = Path::new("/work/flows/main.json");
+        assert_eq!(start_folder(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(start_folder(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
+        // An export beside it until one was made elsewhere.
+        let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
+        assert_eq!(start_folder(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(start_folder(&export, Some(wf), last, home.clone()).as_deref(), last);
+    }
+
+    #[test]
+    fn saves_suggest_a_name_from_the_workflow() {
+        let wf = Workflow::new("Support triage");
+        let name = crate::editor::files::suggested_name(&wf);
+        assert_eq!(Purpose::Save.suggested_name(&wf), name);
+        assert_eq!(Purpose::Export(ExportMode::Faithful).suggested_name(&wf), name.replace(".json", ".expanded.json"));
+        assert_eq!(Purpose::SavePack.suggested_name(&wf), "pack.json");
+        assert_eq!(Purpose::GenerateKey.suggested_name(&wf), "signing-key");
+        assert_eq!(Purpose::Open.suggested_name(&wf), "");
     }
 }

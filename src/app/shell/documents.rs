@@ -2,7 +2,7 @@ use super::{App, Pending, trace_files_open};
 use crate::editor::file_dialog::Purpose;
 use crate::app::{problems, theme};
 use crate::editor::files::{Loading, Read};
-use crate::editor::{files, recovery};
+use crate::editor::{file_dialog, files, recovery};
 use crate::error::Error;
 use crate::pack::Pack;
 use crate::workflow::{ExportMode, Workflow};
@@ -157,18 +157,14 @@ impl App {
     /// system dialog, frames later for the in-app one.
     pub(super) fn ask(&mut self, purpose: Purpose) {
         let suggested = match &purpose {
-            Purpose::Save | Purpose::ExportBundle => files::suggested_name(self.doc.workflow()),
-            Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
-            Purpose::SavePack => "pack.json".to_owned(),
-            Purpose::GenerateKey => "signing-key".to_owned(),
             Purpose::SaveTool(format) => {
                 self.windows.publish.as_ref().and_then(|p| p.suggested_name(*format)).unwrap_or_default()
             }
-            _ => String::new(),
+            other => other.suggested_name(self.doc.workflow()),
         };
         let home = crate::fsio::home_folder();
         let last = self.settings.last_folders.get(purpose.kind()).map(PathBuf::as_path);
-        let start = dialog_start(&purpose, self.doc.path.as_deref(), last, home);
+        let start = file_dialog::start_folder(&purpose, self.doc.path.as_deref(), last, home);
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
         if let Some(chosen) = self.windows.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
@@ -363,53 +359,5 @@ impl App {
                 _ => {}
             }
         }
-    }
-}
-
-/// Where the in-app dialog starts: where the last dialog of its kind was answered (a folder
-/// since removed is passed over), else the home folder; a save first beside the workflow's
-/// own file, an export beside it when none was made yet. Never beside the last file opened
-/// (after opening a registry, Save started in it) and a new key pair never by default beside
-/// the pack it will sign (a private key there is one `git add .` away from being published).
-fn dialog_start(
-    purpose: &Purpose,
-    workflow: Option<&Path>,
-    last: Option<&Path>,
-    home: Option<PathBuf>,
-) -> Option<PathBuf> {
-    let beside = workflow.and_then(Path::parent);
-    let last = last.filter(|d| d.is_dir());
-    let start = match purpose {
-        Purpose::Save => beside.or(last),
-        Purpose::Export(_) | Purpose::ExportBundle => last.or(beside),
-        _ => last,
-    };
-    start.map(Path::to_path_buf).or(home)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dialogs_start_where_their_kind_was_last_answered_else_at_home() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = Some(PathBuf::from("/home/someone"));
-        // Nothing remembered: the home folder, a new key pair included.
-        assert_eq!(dialog_start(&Purpose::GenerateKey, None, None, home.clone()), home);
-        assert_eq!(dialog_start(&Purpose::Registry, None, None, home.clone()), home);
-        // Remembered: there, while it exists.
-        let last = Some(dir.path());
-        assert_eq!(dialog_start(&Purpose::SavePack, None, last, home.clone()).as_deref(), last);
-        let gone = dir.path().join("gone");
-        assert_eq!(dialog_start(&Purpose::SavePack, None, Some(&gone), home.clone()), home);
-        // A save goes beside the workflow's file first.
-        let wf = Path::new("/work/flows/main.json");
-        assert_eq!(dialog_start(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
-        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
-        // An export beside it until one was made elsewhere.
-        let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
-        assert_eq!(dialog_start(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
-        assert_eq!(dialog_start(&export, Some(wf), last, home.clone()).as_deref(), last);
     }
 }
