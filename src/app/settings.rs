@@ -2,7 +2,7 @@
 //! preferences, the last view, and the host profile and trust policy. (Window size and panel
 //! widths persist through eframe and egui themselves.)
 
-use super::trust_settings::TrustSettings;
+use crate::editor::trust_settings::TrustSettings;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

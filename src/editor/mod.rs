@@ -41,5 +41,6 @@ pub mod recovery;
 pub mod registry_view;
 pub mod selection;
 pub mod subchains;
+pub mod trust_settings;
 pub mod update_review;
 pub mod wording;
