@@ -5,7 +5,6 @@
 //! copies, so the palette's tiles follow at once.
 
 use super::action::Action;
-use crate::editor::file_dialog::Purpose;
 use super::form::FormSession;
 use super::pack_view::PackView;
 use super::window::{Scaffold, WindowId};
@@ -15,6 +14,7 @@ use crate::catalog::Catalog;
 use crate::editor::authoring::{Next, Note, PackDocs, ViewOp, not_promotable};
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
+use crate::editor::file_dialog::Purpose;
 use crate::editor::wording;
 use crate::error::{Error, code};
 use crate::pack::{Pack, PackKind};

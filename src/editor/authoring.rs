@@ -322,7 +322,8 @@ impl PackDocs {
     /// the parameter `name`; the command's label on success.
     pub fn promote(&mut self, into: &(usize, usize, String), name: &str, pointer: &str) -> Result<String, Error> {
         let (d, chain, fragment) = into;
-        let open = self.docs.get_mut(*d).ok_or_else(|| Error::new(code::INVALID_REQUEST, "that pack is no longer open"))?;
+        let open =
+            self.docs.get_mut(*d).ok_or_else(|| Error::new(code::INVALID_REQUEST, "that pack is no longer open"))?;
         let promotion = Promotion::new(name, fragment, pointer);
         open.doc.apply(PackCommand::Promote { chain: *chain, promotion })
     }
@@ -439,7 +440,10 @@ mod tests {
         assert_eq!(packs.len(), 1);
 
         let t = docs.promotion_target(&w, "fetch", "/config/retries").expect("fetch went into the chain");
-        assert_eq!((t.into.clone(), t.value.clone(), t.name.as_str()), ((0, 0, "fetch".to_owned()), json!(3), "retries"));
+        assert_eq!(
+            (t.into.clone(), t.value.clone(), t.name.as_str()),
+            ((0, 0, "fetch".to_owned()), json!(3), "retries")
+        );
         assert!(docs.promotion_target(&w, "fetch", "/config/missing").is_none());
         docs.promote(&t.into, &t.name, "/config/retries").unwrap();
         let pack = docs.docs[0].doc.pack(Path::new("<unsaved>/pack.json")).unwrap();

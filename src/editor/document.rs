@@ -489,14 +489,10 @@ impl Document {
 
     /// Arrange the selected nodes (or, tidying, all of them) and record their old positions.
     fn arrange(&mut self, how: Arrangement, nodes: &[String], ports: &PortTable) -> Result<(Change, Outcome), Error> {
-        let count =
-            if nodes.is_empty() && how == Arrangement::Tidy { self.wf.node_count() } else { nodes.len() };
+        let count = if nodes.is_empty() && how == Arrangement::Tidy { self.wf.node_count() } else { nodes.len() };
         if count < how.minimum() {
-            let what = if how.minimum() == 1 {
-                "a node".to_owned()
-            } else {
-                format!("{} or more nodes", how.minimum())
-            };
+            let what =
+                if how.minimum() == 1 { "a node".to_owned() } else { format!("{} or more nodes", how.minimum()) };
             return Err(Error::new(code::INVALID_REQUEST, format!("{}: select {what} first", how.label())));
         }
         let sizes = card_sizes(&self.wf, ports);

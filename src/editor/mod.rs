@@ -37,6 +37,7 @@ pub mod packs;
 pub mod predict;
 pub mod preview;
 pub mod publish;
+pub mod publish_session;
 pub mod recovery;
 pub mod registry_view;
 pub mod selection;

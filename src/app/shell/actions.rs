@@ -1,13 +1,14 @@
 use super::{App, Pending};
 use crate::app::action::{self, Action};
-use crate::editor::file_dialog::Purpose;
-use crate::app::{command_ui, finder, problems, publish, theme};
+use crate::app::{command_ui, finder, problems, theme};
 use crate::editor::authoring::Note;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
+use crate::editor::file_dialog::Purpose;
 use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
+use crate::editor::publish_session::PublishSession;
 use crate::editor::{blockers, node_type};
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
@@ -146,7 +147,7 @@ impl App {
                 },
                 Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
                 Action::OpenPaths(paths) => self.open_paths(&paths),
-                Action::Publish(subject) => publish::Publish::open(&mut self.windows.publish, subject),
+                Action::Publish(subject) => PublishSession::open(&mut self.windows.publish, subject),
                 Action::Fix(fix) => {
                     let trust = &mut self.settings.trust;
                     fix.apply(&mut trust.host, &mut trust.require_signed);
@@ -237,7 +238,7 @@ impl App {
                 ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
                 self.panels.problems.status("Copied the workflow JSON to the clipboard");
             }
-            CommandId::PublishWorkflow => publish::Publish::open(&mut self.windows.publish, action::Subject::Workflow),
+            CommandId::PublishWorkflow => PublishSession::open(&mut self.windows.publish, action::Subject::Workflow),
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
                 if !self.windows.authoring.holds_quit() {

@@ -1,6 +1,6 @@
 use super::{App, Pending, trace_files_open};
-use crate::editor::file_dialog::Purpose;
 use crate::app::{problems, theme};
+use crate::editor::file_dialog::Purpose;
 use crate::editor::files::{Loading, Read};
 use crate::editor::{file_dialog, files, recovery};
 use crate::error::Error;

@@ -21,16 +21,17 @@ use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
 use crate::app::settings::Settings;
 use crate::app::window::Window;
 use crate::app::{
-    app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, publish, registry, theme, trust_settings,
+    app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, registry, theme, trust_settings,
     upgrade as updates,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;
 use crate::editor::document::Document;
-use crate::editor::packs::Packs;
-use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::editor::files::Loading;
+use crate::editor::packs::Packs;
 use crate::editor::preview;
+use crate::editor::publish_session::PublishSession;
+use crate::editor::recovery::{self, Recovered, Recovery};
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::Workflow;
@@ -116,7 +117,7 @@ struct Panels {
 /// The windows, open or not.
 struct Windows {
     form: Option<FormSession>,
-    publish: Option<publish::Publish>,
+    publish: Option<PublishSession>,
     dialogs: dialogs::Dialogs,
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
@@ -491,7 +492,7 @@ impl App {
     /// The windows over the panels, each while it is open.
     fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
         if self.windows.publish.is_open() {
-            let src = publish::Sources {
+            let src = crate::editor::publish_session::Sources {
                 packs: &self.library.packs,
                 workflow: self.doc.workflow(),
                 revision: self.doc.revision(),
