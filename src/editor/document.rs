@@ -9,10 +9,12 @@
 
 use super::arrange::{self, Arrangement};
 use super::cards::{PortTable, card_sizes};
+use super::commands::Context;
 use super::history::{History, next_revision};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::inline::{Destination, InlineRequest};
+use crate::instance::update::Available;
 use crate::workflow::{Edge, Node, NodeBody, Workflow};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
@@ -309,6 +311,39 @@ impl Document {
     /// A document restored from a recovery file: the content is unsaved work.
     pub fn mark_unsaved(&mut self) {
         self.history.mark_unsaved();
+    }
+
+    /// The chain instance the selection stands for: the selected one, or the instance of
+    /// the one selected node.
+    pub fn selected_instance(&self) -> Option<String> {
+        if let Some(key) = &self.selection.instance {
+            return Some(key.clone());
+        }
+        let [id] = self.selection.nodes.iter().collect::<Vec<_>>()[..] else { return None };
+        self.wf.instance_of_node(id).map(|inst| inst.key())
+    }
+
+    /// What the command registry's enabled-when predicates know from the document, with
+    /// the instance updates `available`; the editor's panels and windows fill in the rest.
+    pub fn command_context(&self, available: &HashMap<String, Available>) -> Context {
+        let (wf, sel) = (&*self.wf, &self.selection);
+        let single_node_instance =
+            sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
+        let selected = self.selected_instance();
+        Context {
+            has_nodes: wf.node_count() > 0,
+            instance_outdated: selected.as_ref().is_some_and(|k| available.contains_key(k)),
+            instance_pinned: selected.as_deref().and_then(|k| wf.instance(k)).is_some_and(|i| i.pinned),
+            nodes_selected: sel.nodes.len(),
+            edges_selected: sel.edges.len(),
+            instance_selected: sel.instance.is_some() || single_node_instance,
+            can_undo: self.can_undo(),
+            can_redo: self.can_redo(),
+            app_instance: super::app_reparam::app_instance(wf).is_some(),
+            child_selected: sel.nodes.len() == 1
+                && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
+            ..Context::default()
+        }
     }
 
     pub fn can_undo(&self) -> bool {

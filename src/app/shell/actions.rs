@@ -17,44 +17,19 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let wf = self.doc.workflow();
-        let sel = &self.doc.selection;
-        let single_node_instance =
-            sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
-        let selected = self.selected_instance();
-        let instance_pinned = selected.as_deref().and_then(|k| wf.instance(k)).is_some_and(|i| i.pinned);
-        let instance_outdated = selected.is_some_and(|k| self.windows.updates.available.contains_key(&k));
+        let doc = self.doc.command_context(&self.windows.updates.available);
         commands::Context {
-            has_nodes: wf.node_count() > 0,
-            instance_outdated,
-            instance_pinned,
-            nodes_selected: sel.nodes.len(),
-            edges_selected: sel.edges.len(),
-            instance_selected: sel.instance.is_some() || single_node_instance,
-            can_undo: self.doc.can_undo() || self.frame.pack_view_here,
-            can_redo: self.doc.can_redo() || self.frame.pack_view_here,
+            can_undo: doc.can_undo || self.frame.pack_view_here,
+            can_redo: doc.can_redo || self.frame.pack_view_here,
             form_open: self.windows.form.is_some(),
-            app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
             finder_open: self.windows.finder.is_some(),
-            child_selected: sel.nodes.len() == 1
-                && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
             snap: self.panels.canvas.snap,
             minimap: self.panels.canvas.minimap,
             show_internal: self.panels.palette.show_internal,
             palette_panel: self.settings.palette_panel,
             inspector_panel: self.settings.inspector_panel,
+            ..doc
         }
-    }
-
-    /// The chain instance the selection stands for: the selected one, or the instance of
-    /// the one selected node.
-    pub(super) fn selected_instance(&self) -> Option<String> {
-        let sel = &self.doc.selection;
-        if let Some(key) = &sel.instance {
-            return Some(key.clone());
-        }
-        let [id] = sel.nodes.iter().collect::<Vec<_>>()[..] else { return None };
-        self.doc.workflow().instance_of_node(id).map(|inst| inst.key())
     }
 
     /// The menu bar, generated from the command registry.
@@ -315,22 +290,22 @@ impl App {
                 }
             }
             CommandId::EditInstance => {
-                if let Some(key) = self.selected_instance() {
+                if let Some(key) = self.doc.selected_instance() {
                     self.open_instance_form(&key);
                 }
             }
             CommandId::RemoveInstance => {
-                if let Some(key) = self.selected_instance() {
+                if let Some(key) = self.doc.selected_instance() {
                     self.apply(Command::RemoveInstance { key });
                 }
             }
             CommandId::ReviewUpdate => {
-                if let Some(key) = self.selected_instance() {
+                if let Some(key) = self.doc.selected_instance() {
                     self.open_review(ctx, &key);
                 }
             }
             CommandId::PinInstance => {
-                if let Some(inst) = self.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
+                if let Some(inst) = self.doc.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
                     self.apply(Command::PinInstance { key: inst.key(), pinned: !inst.pinned });
                 }
             }

@@ -361,3 +361,31 @@ fn tidying_fewer_than_two_selected_nodes_tidies_the_whole_workflow() {
     sel.select_made(&["c".to_owned()]);
     assert_eq!(sel.nodes.iter().collect::<Vec<_>>(), ["c"]);
 }
+
+#[test]
+fn the_command_context_follows_the_selection_and_the_updates() {
+    let mut doc = Document::new(sample(), None);
+    let none = HashMap::new();
+    let cx = doc.command_context(&none);
+    assert!(cx.has_nodes && !cx.has_selection() && !cx.can_undo && !cx.instance_selected);
+    doc.selection.only_node("a");
+    assert_eq!((doc.command_context(&none).nodes_selected, doc.selected_instance()), (1, None));
+
+    let new_nodes = insert_triage(&mut doc, (0.0, 300.0), None).unwrap().new_nodes;
+    doc.selection.only_node(&new_nodes[0]);
+    let key = doc.selected_instance().expect("one node of an instance stands for it");
+    let cx = doc.command_context(&none);
+    assert!(cx.instance_selected && cx.can_undo && !cx.instance_outdated && !cx.instance_pinned);
+    let update = crate::instance::update::Available {
+        key: key.clone(),
+        chain_id: "support.triage".into(),
+        from: "1.0.0".into(),
+        to: "2.0.0".into(),
+        level: crate::diff::Level::Major,
+        pack: 0,
+    };
+    let available = HashMap::from([(key.clone(), update)]);
+    assert!(doc.command_context(&available).instance_outdated);
+    doc.selection.only_node("a");
+    assert!(!doc.command_context(&available).instance_outdated, "another node, not the instance");
+}
