@@ -132,7 +132,7 @@ impl Palette {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label(
-                    RichText::new(format!("Opening {}…", super::problems::counted(loading, "file")))
+                    RichText::new(format!("Opening {}…", crate::words::count(loading, "file", "files")))
                         .color(theme::TEXT_DIM),
                 );
             });
@@ -590,7 +590,8 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     }
     // Short enough for the narrowest palette: a wider header would widen every tile under it.
     let title = format!("Catalog · {} node types", catalog.len());
-    let from = format!("Node types of {} loaded", super::problems::counted(catalog.packs().len(), "node pack"));
+    let from =
+        format!("Node types of {} loaded", crate::words::count(catalog.packs().len(), "node pack", "node packs"));
     egui::CollapsingHeader::new(RichText::new(title).strong())
         .id_salt("cs-catalog")
         .default_open(false)

@@ -1,6 +1,6 @@
 use super::{App, Pending};
 use crate::app::action::{self, Action};
-use crate::app::{command_ui, finder, problems, theme};
+use crate::app::{command_ui, finder, theme};
 use crate::editor::authoring::Note;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
@@ -143,7 +143,7 @@ impl App {
                     self.panels.problems.status(format!(
                         "{}: {} unblocked, {after} still blocked (Settings changes it back)",
                         fix.label(),
-                        problems::counted(freed, "chain")
+                        crate::words::count(freed, "chain", "chains")
                     ));
                 }
                 Action::MakeParameter { node, pointer } => {
@@ -249,9 +249,10 @@ impl App {
                 let ids = self.doc.selection.nodes.iter().cloned().collect();
                 if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
                     ctx.copy_text(text);
-                    self.panels
-                        .problems
-                        .status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
+                    self.panels.problems.status(format!(
+                        "Copied {}",
+                        crate::words::count(self.doc.selection.nodes.len(), "node", "nodes")
+                    ));
                 }
             }
             // The desktop answers with a paste event holding the clipboard's text, which

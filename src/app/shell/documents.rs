@@ -1,5 +1,5 @@
 use super::{App, Pending, trace_files_open};
-use crate::app::{problems, theme};
+use crate::app::theme;
 use crate::editor::file_dialog::Purpose;
 use crate::editor::files::{Loading, Read};
 use crate::editor::{file_dialog, files, recovery};
@@ -38,7 +38,11 @@ impl App {
         match opened {
             Ok(files::Opened::Packs(out)) => {
                 let n = out.packs.len();
-                self.panels.problems.status(format!("Loaded {} from {}", problems::counted(n, "pack"), path.display()));
+                self.panels.problems.status(format!(
+                    "Loaded {} from {}",
+                    crate::words::count(n, "pack", "packs"),
+                    path.display()
+                ));
                 // A pack that failed to load is the news, not the ones that loaded.
                 for e in &out.failures {
                     self.panels.problems.error(e.clone());
@@ -234,7 +238,7 @@ impl App {
             self.panels.problems.status(format!(
                 "Opened {} as a pack folder (File › Open pack folder… opens these): it holds packs, not a \
                  registry, which has .well-known/openwop-registry.json. {}",
-                problems::counted(n, "pack"),
+                crate::words::count(n, "pack", "packs"),
                 dir.display()
             ));
         }

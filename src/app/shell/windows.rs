@@ -139,7 +139,7 @@ impl App {
         );
         match written {
             Ok(bundle) => {
-                let children = crate::app::problems::counted(bundle.children.len(), "child workflow");
+                let children = crate::words::count(bundle.children.len(), "child workflow", "child workflows");
                 let text = format!("Exported bundle {}: the workflow and {children}", path.display());
                 self.panels.problems.status_with(text, bundle.warnings);
             }
