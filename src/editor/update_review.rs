@@ -5,13 +5,14 @@
 //! ([`crate::inline::Destination::Reparameterise`]), as `chainsmith upgrade` runs it.
 
 use super::document::{Document, Outcome};
+use super::packs::{PackId, Packs};
 use crate::catalog::Trust;
 use crate::diff::pack::diff_packs;
 use crate::diff::{Change, Level, bump};
 use crate::error::{Error, Result, code};
 use crate::inline::{Destination, ExpansionIdChoice, InlineRequest, expand_for};
 use crate::instance::edits::{Edit, NOT_MERGED, comparable, edge_key};
-use crate::instance::update::Available;
+use crate::instance::update::{self, Available, versions};
 use crate::instance::upgrade::carried_values;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
@@ -19,6 +20,62 @@ use crate::workflow::merge3::differences;
 use crate::workflow::{Instance, Workflow, fragment_edges, fragment_nodes};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+
+/// The updates at hand, by instance key, found again only when the workflow or the loaded
+/// packs change.
+#[derive(Default)]
+pub struct FoundUpdates {
+    pub available: HashMap<String, Available>,
+    /// The workflow revision and the loaded packs (id, version) `available` was found for.
+    found_for: Option<(u64, Vec<(PackId, String)>)>,
+    /// Levels by chain, recorded version and new version, for the packs of `found_for`:
+    /// an edit to the workflow does not compare chains again.
+    levels: HashMap<(String, String, String), Level>,
+}
+
+impl FoundUpdates {
+    /// Find the updates again when the workflow or the loaded packs changed; whether they
+    /// were.
+    pub fn refresh(&mut self, wf: &Workflow, revision: u64, packs: &Packs) -> bool {
+        let loaded: Vec<(PackId, String)> = packs.with_ids().map(|(id, p)| (id, p.version().to_owned())).collect();
+        match &self.found_for {
+            Some((r, l)) if *r == revision && *l == loaded => return false,
+            Some((_, l)) if *l == loaded => {}
+            _ => self.levels.clear(),
+        }
+        self.available.clear();
+        for inst in wf.instances() {
+            let Some((to, pack)) = update::newest(&inst, packs) else { continue };
+            let level = *self
+                .levels
+                .entry((inst.chain_id.clone(), inst.chain_version.clone(), to.clone()))
+                .or_insert_with(|| update::level(&inst, packs, &packs[pack], &to));
+            let (key, chain_id, from) = (inst.key(), inst.chain_id, inst.chain_version);
+            self.available.insert(key.clone(), Available { key, chain_id, from, to, level, pack });
+        }
+        self.found_for = Some((revision, loaded));
+        true
+    }
+}
+
+/// The versions of each chain that more than one loaded pack holds (a palette tile offers
+/// them), by chainId.
+pub fn chain_versions(packs: &Packs) -> HashMap<String, Vec<(String, PackId)>> {
+    let mut by_chain: HashMap<String, Vec<(String, PackId)>> = HashMap::new();
+    for p in packs.iter() {
+        for c in &p.chains {
+            if by_chain.contains_key(c.chain_id()) {
+                continue;
+            }
+            let found = versions(packs, c.chain_id());
+            if found.len() > 1 {
+                let listed = found.into_iter().filter_map(|(v, i)| Some((v, packs.id_at(i)?))).collect();
+                by_chain.insert(c.chain_id().to_owned(), listed);
+            }
+        }
+    }
+    by_chain
+}
 
 /// The other instances of `chain_id` (besides `key`) an "Update all" moves: those with an
 /// update in `available` (not pinned, and a newer version of the chain is loaded).
@@ -250,5 +307,26 @@ mod tests {
         assert!(conflicts.iter().any(|c| c.node_id == "t_two_k1_a" && c.pointer == "/config/url"), "{conflicts:?}");
         assert!(conflicts_for(&refusal, "another-key").is_none());
         assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "1.0.0", "a refusal changes nothing");
+    }
+
+    #[test]
+    fn updates_are_found_again_only_when_the_workflow_or_the_packs_change() {
+        let (wf, key) = workflow();
+        let mut packs = Packs::new(vec![pack("1.0.0")]);
+        let mut found = FoundUpdates::default();
+        assert!(found.refresh(&wf, 1, &packs), "the first look finds");
+        assert!(found.available.is_empty(), "only the recorded version is loaded");
+        assert!(!found.refresh(&wf, 1, &packs), "nothing changed");
+        let mut newer = pack("2.0.0");
+        newer.source = "q".into(); // the fixture's packs share a source; the list would replace
+        packs.add(newer);
+        assert!(found.refresh(&wf, 1, &packs), "a pack was loaded");
+        let up = &found.available[&key];
+        assert_eq!((up.from.as_str(), up.to.as_str(), up.pack), ("1.0.0", "2.0.0", 1));
+        assert!(found.refresh(&wf, 2, &packs), "the workflow changed");
+        let chain_id = packs[0].chains[0].chain_id().to_owned();
+        let versions: Vec<String> = chain_versions(&packs)[&chain_id].iter().map(|(v, _)| v.clone()).collect();
+        assert_eq!(versions.len(), 2, "{versions:?}");
+        assert!(versions.contains(&"1.0.0".to_owned()) && versions.contains(&"2.0.0".to_owned()));
     }
 }

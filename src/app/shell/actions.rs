@@ -17,7 +17,7 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let doc = self.doc.command_context(&self.windows.updates.available);
+        let doc = self.doc.command_context(&self.windows.updates.found.available);
         commands::Context {
             can_undo: doc.can_undo || self.frame.pack_view_here,
             can_redo: doc.can_redo || self.frame.pack_view_here,

@@ -6,38 +6,23 @@ use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{conflicts_for, others_to_update, update_instance};
+use crate::editor::update_review::{chain_versions, conflicts_for, others_to_update, update_instance};
 use crate::instance::Resolutions;
-use crate::instance::update::versions;
 use crate::workflow::Instance;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 impl App {
     /// Find newer versions of the instances' chains again when the workflow or the loaded
     /// packs changed, for the frames' badges, the inspector and the palette's tiles.
     pub(super) fn refresh_updates(&mut self) {
         let packs = &self.library.packs;
-        if !self.windows.updates.refresh(self.doc.workflow(), self.doc.revision(), packs) {
+        if !self.windows.updates.found.refresh(self.doc.workflow(), self.doc.revision(), packs) {
             return;
         }
-        let available = &self.windows.updates.available;
+        let available = &self.windows.updates.found.available;
         self.panels.canvas.updates = available.clone();
         self.panels.inspector.updates = available.clone();
-        let mut by_chain: HashMap<String, Vec<(String, PackId)>> = HashMap::new();
-        for p in packs.iter() {
-            for c in &p.chains {
-                if by_chain.contains_key(c.chain_id()) {
-                    continue;
-                }
-                let found = versions(packs, c.chain_id());
-                if found.len() > 1 {
-                    let listed = found.into_iter().filter_map(|(v, i)| Some((v, packs.id_at(i)?))).collect();
-                    by_chain.insert(c.chain_id().to_owned(), listed);
-                }
-            }
-        }
-        self.panels.palette.versions = by_chain;
+        self.panels.palette.versions = chain_versions(packs);
     }
 
     /// Whether "Review update…" is open (tests and tools).
@@ -94,7 +79,7 @@ impl App {
 
     /// The other instances of `chain_id` an "Update all" moves.
     fn others_to_update(&self, chain_id: &str, key: &str) -> Vec<Instance> {
-        others_to_update(self.doc.workflow(), &self.windows.updates.available, chain_id, key)
+        others_to_update(self.doc.workflow(), &self.windows.updates.found.available, chain_id, key)
     }
 
     /// Update the reviewed instance (and with `all` every other one of its chain) to the
@@ -104,7 +89,7 @@ impl App {
         let key = review.key.clone();
         let Some(target) = self.library.packs.get(review.target) else { return };
         let (trust, packs) = (&self.library.trust, &self.library.packs);
-        let available = all.then_some(&self.windows.updates.available);
+        let available = all.then_some(&self.windows.updates.found.available);
         let applied = update_instance(&mut self.doc, trust, packs, target, &key, (values, resolutions), available);
         let (Some(applied), Some(review)) = (applied, self.windows.updates.review.as_mut()) else { return };
         match applied {
