@@ -3,12 +3,12 @@
 //! applies at once: the policy is rebuilt, every pack is re-checked (palette badges, blocked
 //! tiles), an open parameter form is re-checked, and the settings persist with the others.
 
-use super::settings::Settings;
 use super::theme;
 use super::window::{Scaffold, Window, WindowId};
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
+use crate::editor::settings::Settings;
 use crate::editor::trust_settings::{DEPTHS, TrustSettings};
 use crate::error::{Error, code};
 use egui::text::LayoutJob;
@@ -19,7 +19,7 @@ const WINDOW_WIDTH: f32 = 800.0;
 /// Key-loading findings shown at most this tall; a folder of junk must not grow the window.
 const FINDINGS_HEIGHT: f32 = 72.0;
 
-/// The window's own state; the settings themselves live in [`super::settings::Settings`].
+/// The window's own state; the settings themselves live in [`Settings`].
 #[derive(Default)]
 pub struct TrustWindow {
     pub open: bool,

@@ -18,7 +18,6 @@ use crate::app::inspector::Inspector;
 use crate::app::native_files::{FileDialogs, NativeDialogs};
 use crate::app::palette::{self, Palette};
 use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
-use crate::app::settings::Settings;
 use crate::app::window::Window;
 use crate::app::{
     app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, registry, theme, trust_settings,
@@ -32,6 +31,7 @@ use crate::editor::packs::Packs;
 use crate::editor::preview;
 use crate::editor::publish_session::PublishSession;
 use crate::editor::recovery::{self, Recovered, Recovery};
+use crate::editor::settings::Settings;
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::Workflow;
