@@ -107,9 +107,9 @@ mod tests {
         std::fs::remove_dir(&b).unwrap();
         let a = a.canonicalize().unwrap();
         let (reopen, gone) = s.packs_to_reopen(&[]);
-        assert_eq!(reopen, [a.clone()]);
+        assert_eq!(reopen, std::slice::from_ref(&a));
         assert_eq!(gone.len(), 1, "{gone:?}");
-        assert_eq!(s.open_packs, [a.clone()], "a gone pack is forgotten");
+        assert_eq!(s.open_packs, std::slice::from_ref(&a), "a gone pack is forgotten");
         let (reopen, _) = s.packs_to_reopen(&[a]);
         assert!(reopen.is_empty(), "a pack given on the command line opens anyway");
     }
