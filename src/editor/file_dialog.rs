@@ -4,6 +4,7 @@
 
 use crate::tool::ToolFormat;
 use crate::workflow::{ExportMode, Workflow};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// What the chosen file or folder is for.
@@ -138,6 +139,42 @@ pub fn start_folder(
         _ => last,
     };
     start.map(Path::to_path_buf).or(home)
+}
+
+/// `CHAINSMITH_FILE_DIALOG=in-app` or `=system` overrides what is detected.
+const DIALOG_ENV: &str = "CHAINSMITH_FILE_DIALOG";
+
+/// Whether the system file dialog (rfd) can be shown, with the environment read through
+/// `var`: on Linux and the BSDs (`unix_desktop`) it needs the desktop portal (a session bus,
+/// and the portal service installed for the bus to start) or zenity; elsewhere it is there.
+pub fn system_dialog_usable(var: impl Fn(&str) -> Option<OsString>, unix_desktop: bool) -> bool {
+    match var(DIALOG_ENV).as_deref().and_then(|v| v.to_str()) {
+        Some("in-app") => false,
+        Some("system") => true,
+        _ => !unix_desktop || on_path(&var, "zenity") || (session_bus(&var) && portal_installed(&var)),
+    }
+}
+
+fn on_path(var: &impl Fn(&str) -> Option<OsString>, tool: &str) -> bool {
+    var("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+fn session_bus(var: &impl Fn(&str) -> Option<OsString>) -> bool {
+    var("DBUS_SESSION_BUS_ADDRESS").is_some()
+        || var("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).join("bus").exists())
+}
+
+/// The portal's D-Bus service file, in the data folders the bus looks in.
+fn portal_installed(var: &impl Fn(&str) -> Option<OsString>) -> bool {
+    let dirs = var("XDG_DATA_DIRS")
+        .and_then(|d| d.into_string().ok())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
+    let home =
+        var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| var("HOME").map(|h| Path::new(&h).join(".local/share")));
+    dirs.split(':')
+        .map(PathBuf::from)
+        .chain(home)
+        .any(|d| d.join("dbus-1/services/org.freedesktop.portal.Desktop.service").is_file())
 }
 
 /// One entry of the folder being shown.
@@ -338,5 +375,42 @@ mod tests {
         assert_eq!(Purpose::SavePack.suggested_name(&wf), "pack.json");
         assert_eq!(Purpose::GenerateKey.suggested_name(&wf), "signing-key");
         assert_eq!(Purpose::Open.suggested_name(&wf), "");
+    }
+
+    #[test]
+    fn the_system_dialog_needs_a_portal_or_zenity_on_a_unix_desktop() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = |pairs: Vec<(&'static str, OsString)>| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone())
+        };
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        // Nothing found (the data folders point at an empty one).
+        let bare = || vec![("XDG_DATA_DIRS", empty.clone().into_os_string()), ("HOME", empty.clone().into_os_string())];
+        assert!(!system_dialog_usable(env(bare()), true));
+        assert!(system_dialog_usable(env(bare()), false), "elsewhere the system dialog is there");
+        // The override wins either way.
+        let mut forced = bare();
+        forced.push((DIALOG_ENV, "system".into()));
+        assert!(system_dialog_usable(env(forced), true));
+        assert!(!system_dialog_usable(env(vec![(DIALOG_ENV, "in-app".into())]), false));
+        // zenity on PATH.
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("zenity"), "").unwrap();
+        let mut zenity = bare();
+        zenity.push(("PATH", bin.into_os_string()));
+        assert!(system_dialog_usable(env(zenity), true));
+        // A session bus and the portal's service file.
+        let services = dir.path().join("share/dbus-1/services");
+        std::fs::create_dir_all(&services).unwrap();
+        std::fs::write(services.join("org.freedesktop.portal.Desktop.service"), "").unwrap();
+        let portal = || {
+            vec![("XDG_DATA_DIRS", dir.path().join("share").into_os_string()), ("HOME", empty.clone().into_os_string())]
+        };
+        assert!(!system_dialog_usable(env(portal()), true), "no session bus");
+        let mut with_bus = portal();
+        with_bus.push(("DBUS_SESSION_BUS_ADDRESS", "unix:path=/x".into()));
+        assert!(system_dialog_usable(env(with_bus), true));
     }
 }
