@@ -2,10 +2,10 @@
 //! applies them once per frame, after everything is drawn, so no drawing code changes the
 //! model mid-frame. It sits below every window: they all import it, it imports none of them.
 
-use super::dialogs::Purpose;
 use crate::editor::blockers::Fix;
 use crate::editor::commands::CommandId;
 use crate::editor::document::Command;
+use crate::editor::file_dialog::Purpose;
 use crate::editor::packs::PackId;
 pub use crate::editor::publish::Subject;
 use std::path::PathBuf;

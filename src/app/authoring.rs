@@ -1,56 +1,39 @@
 //! Chain-pack authoring in the editor: the packs open for editing, the "Extract as chain"
 //! dialog, the inspector's "Make parameter" window, and the pack view (in [`super::pack_view`]).
-//! Every change goes through [`PackDocument`] commands (exact undo); after each frame the
-//! edited packs replace their loaded copies, so the palette's tiles follow at once.
+//! The packs themselves are [`PackDocs`] (GUI-free): every change goes through their pack
+//! documents' commands (exact undo); after each frame the edited packs replace their loaded
+//! copies, so the palette's tiles follow at once.
 
 use super::action::Action;
-use super::dialogs::Purpose;
 use super::form::FormSession;
-use super::pack_view::{PackView, ViewOp};
+use super::pack_view::PackView;
 use super::window::{Scaffold, WindowId};
 use super::{palette, theme};
-use crate::author::{PackDraft, Promotion};
+use crate::author::PackDraft;
 use crate::catalog::Catalog;
+use crate::editor::authoring::{Next, Note, PackDocs, ViewOp, not_promotable};
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
-use crate::editor::pack_doc::PackDocument;
-use crate::editor::packs::Packs;
+use crate::editor::file_dialog::Purpose;
 use crate::editor::wording;
 use crate::error::{Error, code};
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
 use serde_json::Value;
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-
-/// A pack open for authoring, and the source its loaded copy has in the editor's pack list.
-pub struct OpenPack {
-    pub doc: PackDocument,
-    pub source: PathBuf,
-    /// The document revision the loaded copy shows.
-    synced: Option<u64>,
-}
-
-/// Something for the status bar.
-pub enum Note {
-    Status(String),
-    Error(Error),
-}
+use std::path::Path;
 
 #[derive(Default)]
 pub struct Authoring {
-    pub docs: Vec<OpenPack>,
+    /// The packs open for editing and the notes their changes leave.
+    pub model: PackDocs,
     extract: Option<ExtractDialog>,
     make: Option<MakeParam>,
     pub view: PackView,
-    pub notes: Vec<Note>,
     /// Quitting waits for an answer about edited packs not saved.
     asking_quit: bool,
     /// The answer was "quit anyway".
     quit_agreed: bool,
-    /// New packs made so far, so each unsaved one has a source of its own.
-    made: usize,
     /// Esc was pressed this frame while a modal question was up (the shell takes it out of
     /// the input before anything else sees it).
     pub modal_escape: bool,
@@ -79,14 +62,9 @@ struct MakeParam {
 }
 
 impl Authoring {
-    /// Sources of edited packs not saved since.
-    pub fn unsaved(&self) -> HashSet<PathBuf> {
-        self.docs.iter().filter(|d| d.doc.is_dirty()).map(|d| d.source.clone()).collect()
-    }
-
     /// Whether a quit must wait: edited packs are not saved (the question opens).
     pub fn holds_quit(&mut self) -> bool {
-        let holds = !self.quit_agreed && self.docs.iter().any(|d| d.doc.is_dirty());
+        let holds = !self.quit_agreed && self.model.docs.iter().any(|d| d.doc.is_dirty());
         self.asking_quit |= holds;
         holds
     }
@@ -96,7 +74,7 @@ impl Authoring {
         if !self.asking_quit {
             return;
         }
-        let unsaved: Vec<(usize, String)> = (self.docs.iter().enumerate())
+        let unsaved: Vec<(usize, String)> = (self.model.docs.iter().enumerate())
             .filter(|(_, d)| d.doc.is_dirty())
             .map(|(i, d)| (i, format!("{} {}", d.doc.draft().name(), d.doc.draft().version())))
             .collect();
@@ -145,7 +123,7 @@ impl Authoring {
     /// Open the extract dialog for these workflow nodes.
     pub fn open_extract(&mut self, wf: &Workflow, nodes: Vec<String>) {
         if nodes.is_empty() {
-            self.notes.push(Note::Error(Error::new(
+            self.model.notes.push(Note::Error(Error::new(
                 code::INVALID_REQUEST,
                 "select the nodes to extract first (click, Shift+click or drag a box on the canvas)",
             )));
@@ -160,34 +138,19 @@ impl Authoring {
     /// last when the node went into it; else start a draft chain from `selection` (with the
     /// node) and tick it there.
     pub fn make_parameter(&mut self, wf: &Workflow, node: &str, pointer: &str, selection: Vec<String>) {
-        if let Some(d) = &mut self.extract {
-            match d.form.check_value(wf, node, pointer) {
-                Some(i) => d.focus = Some(i),
-                None => self.notes.push(Note::Error(not_promotable(node, pointer))),
+        if self.extract.is_none() {
+            if let Some(t) = self.model.promotion_target(wf, node, pointer) {
+                let (node, pointer) = (node.to_owned(), pointer.to_owned());
+                self.make = Some(MakeParam { node, pointer, value: t.value, name: t.name, into: t.into, error: None });
+                return;
             }
-            return;
+            let nodes = if selection.iter().any(|n| n == node) { selection } else { vec![node.to_owned()] };
+            self.open_extract(wf, nodes);
         }
-        let value = wf.node(node).and_then(|ix| value_in(&wf.graph[ix].object(), pointer).cloned());
-        let authored = self.docs.iter().enumerate().find_map(|(i, d)| {
-            let a = d.doc.authored.as_ref()?;
-            let fragment = a.ids.get(node)?;
-            Some((i, d.doc.draft().chain_index(&a.chain_id)?, fragment.clone()))
-        });
-        if let (Some(into), Some(value)) = (authored, value.clone()) {
-            let name = suggested_name(pointer);
-            self.make =
-                Some(MakeParam { node: node.to_owned(), pointer: pointer.to_owned(), value, name, into, error: None });
-            return;
-        }
-        let mut nodes = selection;
-        if !nodes.iter().any(|n| n == node) {
-            nodes = vec![node.to_owned()];
-        }
-        self.open_extract(wf, nodes);
         if let Some(d) = &mut self.extract {
             match d.form.check_value(wf, node, pointer) {
                 Some(i) => d.focus = Some(i),
-                None => self.notes.push(Note::Error(not_promotable(node, pointer))),
+                None => self.model.notes.push(Note::Error(not_promotable(node, pointer))),
             }
         }
     }
@@ -201,51 +164,6 @@ impl Authoring {
         }
     }
 
-    /// The document editing `packs[i]`, opened on first use.
-    fn doc_for(&mut self, packs: &[Pack], i: usize) -> Result<usize, Error> {
-        let pack = packs.get(i).ok_or_else(|| Error::new(code::INVALID_REQUEST, "that pack is no longer loaded"))?;
-        if let Some(d) = self.docs.iter().position(|d| d.source == pack.source) {
-            return Ok(d);
-        }
-        let file = pack.source.is_file().then(|| pack.source.clone());
-        let draft = PackDraft::from_pack(pack, file)?;
-        self.docs.push(OpenPack { doc: PackDocument::new(draft), source: pack.source.clone(), synced: None });
-        Ok(self.docs.len() - 1)
-    }
-
-    /// A new pack, not saved yet.
-    fn new_doc(&mut self, name: &str, version: &str) -> usize {
-        self.made += 1;
-        let source = PathBuf::from(format!("<unsaved {}>", self.made)).join(name).join("pack.json");
-        let doc = PackDocument::new(ExtractForm::new_pack(name, version));
-        self.docs.push(OpenPack { doc, source, synced: None });
-        self.docs.len() - 1
-    }
-
-    /// Put every edited pack in place of its loaded copy (or add it); returns whether any changed.
-    pub fn sync(&mut self, packs: &mut Packs) -> bool {
-        let mut changed = false;
-        for open in &mut self.docs {
-            let revision = open.doc.revision();
-            if open.synced == Some(revision) {
-                continue;
-            }
-            open.synced = Some(revision);
-            let source = open.doc.path().map(Path::to_path_buf).unwrap_or_else(|| open.source.clone());
-            let Some(pack) = open.doc.pack(&source) else { continue };
-            match packs.iter().position(|p| p.source == open.source) {
-                Some(i) => packs[i] = pack,
-                None => {
-                    packs.add(pack);
-                }
-            }
-            open.source = source;
-            changed = true;
-        }
-        changed
-    }
-
-    /// Draw the authoring windows and apply what they ask for.
     /// The extract dialog is open.
     pub fn extract_open(&self) -> bool {
         self.extract.is_some()
@@ -264,6 +182,7 @@ impl Authoring {
         self.make = None;
     }
 
+    /// Draw the authoring windows and apply what they ask for.
     pub fn show(
         &mut self,
         ctx: &egui::Context,
@@ -276,100 +195,21 @@ impl Authoring {
         self.make_window(ctx, wf);
         self.quit_question(ctx, actions);
         let mut ops = Vec::new();
-        self.view.show(ctx, &self.docs, packs, &mut ops);
+        self.view.show(ctx, &self.model.docs, packs, &mut ops);
         for op in ops {
             self.run(op, packs, catalog, actions);
         }
     }
 
     fn run(&mut self, op: ViewOp, packs: &[Pack], catalog: Option<&Catalog>, actions: &mut Vec<Action>) {
-        match op {
-            ViewOp::Command(d, cmd) => {
-                if let Some(open) = self.docs.get_mut(d)
-                    && let Err(e) = open.doc.apply(cmd)
-                {
-                    self.notes.push(Note::Error(e));
-                }
-            }
-            ViewOp::Undo(d) => {
-                if let Some(label) = self.docs.get_mut(d).and_then(|o| o.doc.undo()) {
-                    self.notes.push(Note::Status(format!("Undid {label}")));
-                }
-            }
-            ViewOp::Redo(d) => {
-                if let Some(label) = self.docs.get_mut(d).and_then(|o| o.doc.redo()) {
-                    self.notes.push(Note::Status(format!("Redid {label}")));
-                }
-            }
-            ViewOp::Dependencies(d) => {
-                let Some(open) = self.docs.get_mut(d) else { return };
-                let Some(catalog) = catalog else {
-                    self.notes.push(Note::Error(Error::new(
-                        code::INVALID_REQUEST,
-                        "no node packs are loaded: open the node packs that provide the chains' typeIds first",
-                    )));
-                    return;
-                };
-                match open.doc.set_dependencies(catalog) {
-                    Ok(unresolved) if unresolved.is_empty() => {
-                        self.notes.push(Note::Status("Dependencies computed from the catalog".into()))
-                    }
-                    Ok(unresolved) => {
-                        let types: Vec<&str> =
-                            unresolved.iter().filter_map(|f| f.details.get("typeId").and_then(Value::as_str)).collect();
-                        self.notes.push(Note::Status(format!(
-                            "Dependencies computed; no catalogued node pack provides {}",
-                            types.join(", ")
-                        )));
-                    }
-                    Err(e) => self.notes.push(Note::Error(e)),
-                }
-            }
-            ViewOp::Edit(i) => match self.doc_for(packs, i) {
-                Ok(d) => self.view.select(d, 0),
-                Err(e) => self.notes.push(Note::Error(e)),
-            },
-            ViewOp::NewPack => {
-                let d = self.new_doc("vendor.my.chains", "1.0.0");
-                self.view.select(d, 0);
-            }
-            ViewOp::Save(d) => match self.docs.get(d).and_then(|o| o.doc.path()).map(Path::to_path_buf) {
-                Some(path) => self.save(d, &path),
-                None => actions.push(Action::AskFile(Purpose::SavePack)),
-            },
-            ViewOp::SaveAs => actions.push(Action::AskFile(Purpose::SavePack)),
-            ViewOp::Sign(d) => {
-                let Some(path) = self.docs.get(d).and_then(|o| o.doc.path()).map(Path::to_path_buf) else {
-                    self.notes.push(Note::Error(Error::new(
-                        code::INVALID_REQUEST,
-                        "save the pack before signing it: the signature covers the saved pack.json",
-                    )));
-                    return;
-                };
-                if self.docs[d].doc.is_dirty() {
-                    self.save(d, &path);
-                }
-                actions.push(Action::AskFile(Purpose::SigningKey));
-            }
-            ViewOp::GenerateKey => actions.push(Action::AskFile(Purpose::GenerateKey)),
-        }
-    }
-
-    /// Packs were loaded again from their files: documents without unsaved edits follow them;
-    /// those with unsaved edits keep them and their version stays in the palette.
-    pub fn reloaded(&mut self, packs: &[Pack]) {
-        for open in &mut self.docs {
-            let Some(pack) = packs.iter().find(|p| p.source == open.source) else { continue };
-            if open.doc.reloaded(pack) {
-                open.synced = Some(open.doc.revision());
-            } else {
-                open.synced = None;
-                self.notes.push(Note::Status(format!(
-                    "{} has unsaved edits in the pack view: they are kept (save or undo them there)",
-                    open.doc.draft().name()
-                )));
-            }
-        }
+        let purpose = match self.model.apply(op, packs, catalog) {
+            Some(Next::Select(d, chain)) => return self.view.select(d, chain),
+            Some(Next::SavePath) => Purpose::SavePack,
+            Some(Next::SigningKey) => Purpose::SigningKey,
+            Some(Next::KeyPath) => Purpose::GenerateKey,
+            None => return,
+        };
+        actions.push(Action::AskFile(purpose));
     }
 
     /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
@@ -384,51 +224,14 @@ impl Authoring {
     /// Save the pack view's pack to `path` (the answer to Save as…).
     pub fn save_view_pack(&mut self, path: &Path) {
         if let Some(d) = self.view.doc() {
-            self.save(d, path);
+            self.model.save(d, path);
         }
     }
 
-    fn save(&mut self, d: usize, path: &Path) {
-        let Some(open) = self.docs.get_mut(d) else { return };
-        match open.doc.save(path) {
-            Ok(file) => self.notes.push(Note::Status(format!("Saved pack {}", file.display()))),
-            Err(e) => self.notes.push(Note::Error(e)),
-        }
-    }
-
-    /// Sign the pack view's saved pack with the private key at `key` (v1 manual signature).
+    /// Sign the pack view's saved pack with the private key at `key`.
     pub fn sign_view_pack(&mut self, key: &Path) {
-        let Some(open) = self.view.doc().and_then(|d| self.docs.get_mut(d)) else { return };
-        let Some(path) = open.doc.path().map(Path::to_path_buf) else { return };
-        let signed = crate::registry::keys::read_signing_key(key)
-            .and_then(|k| crate::registry::sign_pack(&path, &k, crate::registry::Scheme::V1Manual))
-            .and_then(|s| open.doc.reload_signed().map(|()| s));
-        match signed {
-            Ok(s) => self.notes.push(Note::Status(format!(
-                "Signed {} {} (signature in {}, public key in {})",
-                s.name,
-                s.version,
-                s.signature.display(),
-                s.public_key.map(|p| p.display().to_string()).unwrap_or_default()
-            ))),
-            Err(e) => self.notes.push(Note::Error(e)),
-        }
-    }
-
-    /// Generate a signing key pair named by `chosen` (a `.pem` ending the user typed is
-    /// dropped: the pair's names add their own), with the core code `chainsmith keygen` runs.
-    pub fn generate_key(&mut self, chosen: &Path) {
-        let prefix = match chosen.to_str().and_then(|s| s.strip_suffix(".pem")) {
-            Some(stem) => PathBuf::from(stem.trim_end_matches(".private").trim_end_matches(".public")),
-            None => chosen.to_path_buf(),
-        };
-        match crate::registry::keys::generate(&prefix) {
-            Ok(pair) => self.notes.push(Note::Status(format!(
-                "Generated a signing key: {} (private: keep it safe, outside the pack) and {}; Sign… to use it",
-                pair.private_key.display(),
-                pair.public_key.display()
-            ))),
-            Err(e) => self.notes.push(Note::Error(e)),
+        if let Some(d) = self.view.doc() {
+            self.model.sign(d, key);
         }
     }
 
@@ -436,7 +239,7 @@ impl Authoring {
         let Some(d) = &mut self.extract else { return };
         // The target's current draft: its open document, or a read-only copy of the loaded pack.
         if let PackTarget::Loaded(i) = d.form.target
-            && !self.docs.iter().any(|o| packs.get(i).is_some_and(|p| p.source == o.source))
+            && !self.model.docs.iter().any(|o| packs.get(i).is_some_and(|p| p.source == o.source))
             && d.loaded.as_ref().is_none_or(|(j, _)| *j != i)
         {
             d.loaded = packs.get(i).and_then(|p| PackDraft::from_pack(p, None).ok()).map(|draft| (i, draft));
@@ -445,7 +248,7 @@ impl Authoring {
         let target = match d.form.target {
             PackTarget::Loaded(i) => packs
                 .get(i)
-                .and_then(|p| self.docs.iter().find(|o| o.source == p.source))
+                .and_then(|p| self.model.docs.iter().find(|o| o.source == p.source))
                 .map(|o| o.doc.draft())
                 .or(d.loaded.as_ref().filter(|(j, _)| *j == i).map(|(_, draft)| draft)),
             PackTarget::New { .. } => None,
@@ -466,48 +269,17 @@ impl Authoring {
     }
 
     fn confirm_extract(&mut self, packs: &[Pack], wf: &Workflow) {
-        let Some(d) = &self.extract else { return };
-        let chain_id = d.form.chain_id.clone();
-        let (doc, created) = match &d.form.target {
-            PackTarget::New { name, version } => {
-                let (name, version) = (name.clone(), version.clone());
-                (self.new_doc(&name, &version), true)
-            }
-            PackTarget::Loaded(i) => match self.doc_for(packs, *i) {
-                Ok(doc) => (doc, false),
-                Err(e) => {
-                    self.notes.push(Note::Error(e));
-                    return;
-                }
-            },
-        };
         let Some(d) = &mut self.extract else { return };
-        match d.form.confirm(&mut self.docs[doc].doc, wf) {
-            Ok((index, placement)) => {
-                let pack = self.docs[doc].doc.draft().name().to_owned();
-                let what = match placement {
-                    crate::author::Placement::Added => "added to",
-                    crate::author::Placement::Replaced => "replaced in",
-                };
-                self.notes.push(Note::Status(format!(
-                    "Chain {chain_id} {what} pack {pack} (not saved yet: Pack view → Save)"
-                )));
-                self.view.select(doc, index);
-                self.extract = None;
-            }
-            Err(e) => {
-                if created {
-                    self.docs.remove(doc);
-                }
-                self.notes.push(Note::Error(e));
-            }
+        if let Some((doc, index)) = self.model.extract(&mut d.form, packs, wf) {
+            self.view.select(doc, index);
+            self.extract = None;
         }
     }
 
     fn make_window(&mut self, ctx: &egui::Context, wf: &Workflow) {
         let Some(m) = &mut self.make else { return };
         let (d, chain, _) = &m.into;
-        let Some(open) = self.docs.get(*d) else {
+        let Some(open) = self.model.docs.get(*d) else {
             self.make = None;
             return;
         };
@@ -544,19 +316,14 @@ impl Authoring {
             return;
         }
         match answer {
-            Some(true) => {
-                let (d, chain, fragment) = m.into.clone();
-                let promotion = Promotion::new(&m.name, &fragment, &m.pointer);
-                let cmd = crate::editor::pack_doc::PackCommand::Promote { chain, promotion };
-                match self.docs[d].doc.apply(cmd) {
-                    Ok(label) => {
-                        self.notes.push(Note::Status(label));
-                        self.view.select(d, chain);
-                        self.make = None;
-                    }
-                    Err(e) => m.error = Some(e),
+            Some(true) => match self.model.promote(&m.into, &m.name, &m.pointer) {
+                Ok(label) => {
+                    self.model.notes.push(Note::Status(label));
+                    self.view.select(m.into.0, m.into.1);
+                    self.make = None;
                 }
-            }
+                Err(e) => m.error = Some(e),
+            },
             Some(false) => {
                 let m = self.make.take().expect("checked above");
                 self.open_extract(wf, vec![m.node.clone()]);
@@ -567,36 +334,6 @@ impl Authoring {
             None => {}
         }
     }
-}
-
-/// The value at `pointer` of a node (its members are the pointer's first segment).
-fn value_in<'a>(node: &'a serde_json::Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let rest = pointer.strip_prefix('/')?;
-    let (member, inner) = rest.split_once('/').map_or((rest, String::new()), |(m, r)| (m, format!("/{r}")));
-    node.get(member)?.pointer(&inner)
-}
-
-/// A parameter name from the pointer's last meaningful segment.
-fn suggested_name(pointer: &str) -> String {
-    let last = pointer.rsplit('/').find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()) && *s != "value");
-    let mut name: String =
-        last.unwrap_or("value").chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        name.insert(0, '_');
-    }
-    name
-}
-
-fn not_promotable(node: &str, pointer: &str) -> Error {
-    Error::new(
-        code::INVALID_REQUEST,
-        format!(
-            "{node}:{pointer} is not a value a parameter can stand for here (only strings, numbers and booleans \
-             inside config or inputs, without a token already)"
-        ),
-    )
-    .with("nodeId", node)
-    .with("pointer", pointer)
 }
 
 /// The dialog's content; returns whether Extract, and whether Cancel, was clicked.

@@ -6,6 +6,7 @@
 use super::preview_pane::show_pane;
 use super::theme;
 use crate::catalog::Trust;
+use crate::editor::extraction::shown;
 use crate::editor::insert_session::InsertSession;
 use crate::editor::packs::PackId;
 use crate::error::{Error, code};
@@ -585,7 +586,7 @@ impl Fields {
     fn number_widget(&mut self, ui: &mut Ui, field: &Field, value: Option<&Value>, label: Id) -> Widget {
         let ptr = &field.pointer;
         let integer = field.kind == FieldKind::Integer;
-        let mut text = self.raw_text.get(ptr).cloned().unwrap_or_else(|| value.map(display).unwrap_or_default());
+        let mut text = self.raw_text.get(ptr).cloned().unwrap_or_else(|| value.map(shown).unwrap_or_default());
         let hint = if integer { "whole number" } else { "number" };
         let edit = egui::TextEdit::singleline(&mut text).desired_width(140.0).hint_text(hint);
         let r = ui.add(edit).labelled_by(label);
@@ -594,7 +595,7 @@ impl Fields {
             set = Some(typed_number(&text));
             self.raw_text.insert(ptr.clone(), text);
         }
-        if let Some(b) = bounds_hint(field) {
+        if let Some(b) = field.bounds_hint() {
             ui.label(RichText::new(b).small().color(theme::TEXT_DIM));
         }
         (Some(r), set)
@@ -656,7 +657,7 @@ fn text_widget(ui: &mut Ui, field: &Field, value: Option<&Value>, label: Id) -> 
         egui::TextEdit::singleline(&mut text)
     };
     edit = edit.desired_width(ui.available_width() - 8.0).password(field.sensitive);
-    if let Some(hint) = format_hint(field) {
+    if let Some(hint) = field.format_hint() {
         edit = edit.hint_text(hint);
     }
     let r = ui.add(edit).labelled_by(label);
@@ -667,7 +668,7 @@ fn text_widget(ui: &mut Ui, field: &Field, value: Option<&Value>, label: Id) -> 
 
 fn enum_widget(ui: &mut Ui, field: &Field, options: &[Value], value: Option<&Value>, label: Id) -> Widget {
     let mut set = None;
-    let current = value.map(display).unwrap_or_else(|| "—".to_owned());
+    let current = value.map(shown).unwrap_or_else(|| "—".to_owned());
     let r = egui::ComboBox::from_id_salt(("cs-enum", &field.pointer))
         .selected_text(current)
         .width(ui.available_width().min(240.0))
@@ -676,7 +677,7 @@ fn enum_widget(ui: &mut Ui, field: &Field, options: &[Value], value: Option<&Val
                 set = Some(None);
             }
             for option in options {
-                if ui.selectable_label(value == Some(option), display(option)).clicked() {
+                if ui.selectable_label(value == Some(option), shown(option)).clicked() {
                     set = Some(Some(option.clone()));
                 }
             }
@@ -787,7 +788,7 @@ fn array_item(
         }
         ScalarKind::Number | ScalarKind::Integer => {
             let key = format!("{}/{i}", field.pointer);
-            let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| display(item));
+            let mut text = raw_text.get(&key).cloned().unwrap_or_else(|| shown(item));
             let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(room.min(120.0)));
             if r.changed() {
                 *item = typed_number(&text).unwrap_or(Value::Null);
@@ -833,34 +834,5 @@ pub fn refusal(ui: &mut Ui, e: &Error) {
     if !e.details.is_empty() {
         let details = serde_json::to_string_pretty(&Value::Object(e.details.clone())).expect("JSON");
         ui.label(RichText::new(details).monospace().small().color(theme::TEXT_DIM));
-    }
-}
-
-fn display(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn format_hint(field: &Field) -> Option<String> {
-    let hint = match field.format.as_deref()? {
-        "uri" | "url" => "https://…",
-        "email" => "name@example.com",
-        "date-time" => "2025-01-31T09:00:00Z",
-        "date" => "2025-01-31",
-        other => other,
-    };
-    Some(hint.to_owned())
-}
-
-fn bounds_hint(field: &Field) -> Option<String> {
-    let lo = field.minimum.map(|m| format!("≥ {m}")).or(field.exclusive_minimum.map(|m| format!("> {m}")));
-    let hi = field.maximum.map(|m| format!("≤ {m}")).or(field.exclusive_maximum.map(|m| format!("< {m}")));
-    match (lo, hi) {
-        (None, None) => None,
-        (Some(a), None) => Some(a),
-        (None, Some(b)) => Some(b),
-        (Some(a), Some(b)) => Some(format!("{a}, {b}")),
     }
 }

@@ -4,49 +4,19 @@
 //! rfd blocks, or returns nothing without a desktop portal, so the editor asks through the
 //! trait and tests substitute a fake that answers from a script.
 
+use crate::editor::file_dialog::system_dialog_usable;
 pub use crate::editor::files::FileDialogs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Native dialogs through rfd.
 pub struct NativeDialogs;
 
-/// `CHAINSMITH_FILE_DIALOG=in-app` or `=system` overrides what is detected.
-const DIALOG_ENV: &str = "CHAINSMITH_FILE_DIALOG";
-
-/// Whether rfd can show a dialog here: on Linux and the BSDs it needs the desktop portal
-/// (a session bus, and the portal service installed for the bus to start) or zenity.
+/// Whether rfd can show a dialog here, found once per run.
 fn system_dialog_available() -> bool {
     static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVAILABLE.get_or_init(|| match std::env::var(DIALOG_ENV).as_deref() {
-        Ok("in-app") => false,
-        Ok("system") => true,
-        _ => {
-            !cfg!(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd", target_os = "netbsd"))
-                || on_path("zenity")
-                || (session_bus() && portal_installed())
-        }
-    })
-}
-
-fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-}
-
-fn session_bus() -> bool {
-    std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some()
-        || std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).join("bus").exists())
-}
-
-/// The portal's D-Bus service file, in the data folders the bus looks in.
-fn portal_installed() -> bool {
-    let dirs = std::env::var("XDG_DATA_DIRS").unwrap_or_else(|_| "/usr/local/share:/usr/share".to_owned());
-    let home = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/share")));
-    dirs.split(':')
-        .map(PathBuf::from)
-        .chain(home)
-        .any(|d| d.join("dbus-1/services/org.freedesktop.portal.Desktop.service").is_file())
+    let unix_desktop =
+        cfg!(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd", target_os = "netbsd"));
+    *AVAILABLE.get_or_init(|| system_dialog_usable(|name| std::env::var_os(name), unix_desktop))
 }
 
 impl FileDialogs for NativeDialogs {

@@ -4,32 +4,16 @@
 //! the manifest has now with their JSON pointers, and Save, Sign, Undo, Redo. It only draws
 //! and asks: every change is a [`ViewOp`] the authoring layer applies after the frame.
 
-use super::authoring::OpenPack;
 use super::form::FormSession;
 use super::window::{Scaffold, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
-use crate::editor::pack_doc::{PackCommand, blank_chain};
+use crate::editor::authoring::{OpenPack, ViewOp};
+use crate::editor::pack_doc::{PackCommand, blank_chain, parse_default};
 use crate::pack::{Pack, PackKind};
 use egui::{Id, RichText, Ui};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-
-/// What the pack view asks for.
-pub enum ViewOp {
-    Command(usize, PackCommand),
-    Undo(usize),
-    Redo(usize),
-    Save(usize),
-    SaveAs,
-    Sign(usize),
-    GenerateKey,
-    /// Open `packs[i]` for editing.
-    Edit(usize),
-    /// Declare `dependencies` from the catalog's node packs.
-    Dependencies(usize),
-    NewPack,
-}
 
 /// Below this width (points) the pack view shows its parts in one column instead of three.
 const NARROW: f32 = 1100.0;
@@ -520,7 +504,7 @@ impl PackView {
         let json_text = |v: &Option<Value>| v.as_ref().map(|v| v.to_string()).unwrap_or_default();
         let k = key("default");
         if let Some(v) = self.text(ui, &k, "default", &json_text(&spec.default)) {
-            match parse_json_or_text(&v, spec.type_name.as_deref()) {
+            match parse_default(&v, spec.type_name.as_deref()) {
                 Ok(value) => {
                     self.invalid.remove(&k);
                     next = Some(ParamSpec { default: value, ..spec.clone() });
@@ -641,17 +625,4 @@ fn problems(ui: &mut Ui, open: &OpenPack) {
             });
         }
     });
-}
-
-/// A default as typed: JSON when it parses, else (for a string parameter, or anything that
-/// is not JSON) the text itself. Empty text removes the default.
-fn parse_json_or_text(text: &str, type_name: Option<&str>) -> Result<Option<Value>, String> {
-    if text.is_empty() {
-        return Ok(None);
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) if type_name != Some("string") || v.is_string() => Ok(Some(v)),
-        _ if type_name == Some("string") || type_name.is_none() => Ok(Some(Value::String(text.to_owned()))),
-        _ => Err(format!("a {} as JSON", type_name.unwrap_or("value"))),
-    }
 }

@@ -9,7 +9,9 @@ use super::action::{Action, Subject};
 use super::theme;
 use super::window::{Scaffold, WindowId};
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
-use crate::editor::blockers::{self, Fix, blocked_summary, missing_type_ids, uses_of};
+use crate::editor::blockers::{
+    self, Fix, TileFilter, blocked_summary, has_errors, missing_type_ids, shown_tiles, uses_of,
+};
 use crate::editor::commands::CommandId;
 use crate::editor::packs::{PackId, Packs};
 use crate::error::{Error, Finding, code};
@@ -132,7 +134,7 @@ impl Palette {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label(
-                    RichText::new(format!("Opening {}…", super::problems::counted(loading, "file")))
+                    RichText::new(format!("Opening {}…", crate::words::count(loading, "file", "files")))
                         .color(theme::TEXT_DIM),
                 );
             });
@@ -253,18 +255,8 @@ impl Palette {
         report: Option<&'p TrustReport>,
         query: &str,
     ) -> Vec<(&'p Chain, Vec<&'p Finding>)> {
-        // A finding about no chain in particular (signature, dependencies) blocks them all.
-        let blocked_by = |chain: &Chain| -> Vec<&'p Finding> {
-            let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
-            report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
-        };
-        pack.chains
-            .iter()
-            .filter(|c| self.show_internal || !c.internal())
-            .filter(|c| query.is_empty() || matches(c, query))
-            .map(|c| (c, blocked_by(c)))
-            .filter(|(c, blocked)| !self.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
-            .collect()
+        let filter = TileFilter { query, show_internal: self.show_internal, hide_blocked: self.hide_blocked };
+        shown_tiles(pack, report, filter)
     }
 
     fn pack(
@@ -509,12 +501,6 @@ fn middle_ellipsis(ui: &Ui, text: &str, font: &egui::FontId, width: f32) -> Stri
     cut(lo)
 }
 
-fn matches(chain: &Chain, query: &str) -> bool {
-    chain.label().to_lowercase().contains(query)
-        || chain.chain_id().to_lowercase().contains(query)
-        || chain.type_ids().iter().any(|t| t.to_lowercase().contains(query))
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -590,7 +576,8 @@ fn catalog_section(ui: &mut Ui, catalog: Option<&Catalog>, query: &str) {
     }
     // Short enough for the narrowest palette: a wider header would widen every tile under it.
     let title = format!("Catalog · {} node types", catalog.len());
-    let from = format!("Node types of {} loaded", super::problems::counted(catalog.packs().len(), "node pack"));
+    let from =
+        format!("Node types of {} loaded", crate::words::count(catalog.packs().len(), "node pack", "node packs"));
     egui::CollapsingHeader::new(RichText::new(title).strong())
         .id_salt("cs-catalog")
         .default_open(false)
@@ -680,10 +667,6 @@ fn drag_chip(ctx: &egui::Context, id: Id, p: egui::Pos2, label: &str) {
     painter.rect_filled(rect, 10.0, theme::CARD_BG);
     painter.rect_stroke(rect, 10.0, Stroke::new(1.0, theme::GHOST), egui::StrokeKind::Inside);
     painter.galley(rect.min + vec2(7.0, 4.0), galley, theme::TEXT);
-}
-
-fn has_errors(pack: &Pack, chain: &Chain) -> bool {
-    pack.findings_for(chain.chain_id()).any(|f| f.is_error())
 }
 
 /// One chain tile, draggable onto the canvas, with a context menu. `blocked` is what the trust

@@ -177,7 +177,7 @@ impl Problems {
         // What the action itself reported is part of its message, not a second problems
         // count beside the workflow's: a click on the message lists it.
         let open = self.expanded && self.list == List::Action;
-        let counts = counts_text(&self.action_findings);
+        let counts = wording::finding_counts(&self.action_findings);
         let said = format!("{text} ({counts} from this action {})", arrow(open));
         let label =
             egui::Label::new(RichText::new(&said).color(theme::TEXT_DIM)).truncate().sense(egui::Sense::click());
@@ -196,8 +196,8 @@ impl Problems {
             // Nothing is known before the worker's first answer.
             _ if self.lint.linted_revision.is_none() => "checking…".to_owned(),
             (0, 0) => "✔ no problems".to_owned(),
-            (0, n) => format!("✔ no problems · {} {}", counted(n, "note"), arrow(open)),
-            _ => format!("{} {}", counts_text(&self.lint.findings), arrow(open)),
+            (0, n) => format!("✔ no problems · {} {}", crate::words::count(n, "note", "notes"), arrow(open)),
+            _ => format!("{} {}", wording::finding_counts(&self.lint.findings), arrow(open)),
         };
         let color =
             if self.lint.linted_revision.is_none() { theme::TEXT_DIM } else { counts_colour(&self.lint.findings) };
@@ -249,8 +249,10 @@ impl Problems {
         let mut pick = None;
         ui.horizontal(|ui| {
             let title = match self.list {
-                List::Workflow => format!("Workflow findings · {}", counts_text(&self.lint.findings)),
-                List::Action => format!("Reported by the last action · {}", counts_text(&self.action_findings)),
+                List::Workflow => format!("Workflow findings · {}", wording::finding_counts(&self.lint.findings)),
+                List::Action => {
+                    format!("Reported by the last action · {}", wording::finding_counts(&self.action_findings))
+                }
             };
             ui.label(RichText::new(title).strong());
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -289,7 +291,7 @@ impl Problems {
                     let hover = format!("{}\nSelect what this is about", f.pointer);
                     if link.on_hover_text(hover).clicked() {
                         let node = match &places {
-                            Some(_) => node_of(wf, &f.pointer),
+                            Some(_) => wording::node_of(wf, &f.pointer),
                             None => f.details.get("nodeId").and_then(|id| id.as_str()).map(str::to_owned),
                         };
                         pick = node.filter(|id| wf.contains_node(id)).map(ProblemPick::Node);
@@ -338,35 +340,4 @@ fn severity_colour(s: Severity) -> egui::Color32 {
 /// The colour of a set of findings' counts: their worst severity's.
 fn counts_colour(findings: &[Finding]) -> egui::Color32 {
     findings.iter().map(|f| f.severity).max().map_or(theme::OK, severity_colour)
-}
-
-/// Findings counted by severity, the one wording every count in the editor uses: "1 error ·
-/// 2 warnings", "5 warnings · 1 note"; a severity none has is left out.
-pub(super) fn counts_text(findings: &[Finding]) -> String {
-    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-    let (errors, warnings, notes) = (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
-    let mut parts = Vec::new();
-    if errors > 0 {
-        parts.push(counted(errors, "error"));
-    }
-    if warnings > 0 {
-        parts.push(counted(warnings, "warning"));
-    }
-    if notes > 0 {
-        parts.push(counted(notes, "note"));
-    }
-    if parts.is_empty() { "no findings".to_owned() } else { parts.join(" · ") }
-}
-
-/// "1 warning", "2 warnings".
-pub(super) fn counted(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
-}
-
-/// The node a finding's pointer is about (`/nodes/3/...` → the fourth node in file order).
-fn node_of(wf: &Workflow, pointer: &str) -> Option<String> {
-    let rest = pointer.strip_prefix("/nodes/")?;
-    let index: usize = rest.split('/').next()?.parse().ok()?;
-    let ix = *wf.nodes_in_order().get(index)?;
-    Some(wf.graph[ix].id().to_owned())
 }

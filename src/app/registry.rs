@@ -89,7 +89,7 @@ impl RegistryWindow {
             let label = ui.label("Filter");
             let edit = egui::TextEdit::singleline(&mut self.view.filter).hint_text("name, kind or description");
             ui.add(edit.id_salt("cs-registry-filter").desired_width(280.0)).labelled_by(label.id);
-            ui.label(RichText::new(self.summary()).small().color(theme::TEXT_DIM));
+            ui.label(RichText::new(self.view.summary()).small().color(theme::TEXT_DIM));
         });
         // Room for two lines whether or not there is progress or an outcome, so the list does
         // not move under the pointer when one appears.
@@ -130,20 +130,6 @@ impl RegistryWindow {
             },
         );
         request
-    }
-
-    fn summary(&self) -> String {
-        match &self.view.listing {
-            Listing::None if self.view.location().is_some() => "Listing cancelled".to_owned(),
-            Listing::None => "Choose a registry folder or URL to list its packs".to_owned(),
-            Listing::Loading { .. } => "Listing and verifying…".to_owned(),
-            Listing::Ready { packs, took } => {
-                let shown = self.view.visible().len();
-                let ms = took.as_secs_f64() * 1000.0;
-                format!("{shown} of {} packs (listed and verified in {ms:.0} ms)", packs.len())
-            }
-            Listing::Failed(_) => "The registry could not be listed".to_owned(),
-        }
     }
 
     /// What runs in the background, how long it has run, and its Cancel button; whether

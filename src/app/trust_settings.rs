@@ -3,56 +3,23 @@
 //! applies at once: the policy is rebuilt, every pack is re-checked (palette badges, blocked
 //! tiles), an open parameter form is re-checked, and the settings persist with the others.
 
-use super::settings::Settings;
 use super::theme;
 use super::window::{Scaffold, Window, WindowId};
 use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
+use crate::editor::settings::Settings;
+use crate::editor::trust_settings::{DEPTHS, TrustSettings};
 use crate::error::{Error, code};
 use egui::text::LayoutJob;
 use egui::{Align, FontSelection, RichText, Ui};
-use serde::{Deserialize, Serialize};
-use std::ops::RangeInclusive;
-use std::path::PathBuf;
-
-/// Sub-chain nesting limits a host profile may claim (the spec's default is 8).
-pub(super) const DEPTHS: RangeInclusive<u32> = 1..=64;
 
 const WINDOW_WIDTH: f32 = 800.0;
 
 /// Key-loading findings shown at most this tall; a folder of junk must not grow the window.
 const FINDINGS_HEIGHT: f32 = 72.0;
 
-/// What persists. The defaults are the conservative ones: compensation on and every other
-/// host switch off, no trusted keys, unsigned packs accepted with a warning.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct TrustSettings {
-    pub host: HostProfile,
-    /// The folder of PEM public keys whose signatures are trusted; `None` trusts no key.
-    pub trusted_keys: Option<PathBuf>,
-    /// Unsigned, untrusted or unverifiable packs are refused instead of warned about.
-    pub require_signed: bool,
-    /// Node config and port findings block an insert instead of warning.
-    pub strict: bool,
-    /// The capabilities document the host profile was last imported from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub capabilities: Option<ImportedFrom>,
-    /// A saved OpenWOP app `node-catalog` response: its node types resolve like catalogued
-    /// ones (the CLI's `--node-catalog`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub node_catalog: Option<PathBuf>,
-}
-
-/// Where an imported host profile came from, and the form its document had.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ImportedFrom {
-    pub path: PathBuf,
-    pub form: String,
-}
-
-/// The window's own state; the settings themselves live in [`super::settings::Settings`].
+/// The window's own state; the settings themselves live in [`Settings`].
 #[derive(Default)]
 pub struct TrustWindow {
     pub open: bool,
@@ -337,36 +304,4 @@ fn explain(ui: &mut Ui, before: &str, code: &str, after: &str) {
     }
     ui.add(egui::Label::new(job).wrap());
     ui.add_space(2.0);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn defaults_are_the_conservative_profile_and_policy() {
-        let s = TrustSettings::default();
-        assert_eq!(s.host, HostProfile::default());
-        assert!(s.host.compensation && !s.host.sub_chains && !s.host.secrets && !s.host.deferred_parameters);
-        assert_eq!((s.trusted_keys, s.require_signed, s.strict), (None, false, false));
-    }
-
-    #[test]
-    fn serialises_camel_case_and_fills_what_is_missing() {
-        let s = TrustSettings {
-            host: HostProfile { sub_chains: true, max_depth: 3, ..HostProfile::default() },
-            trusted_keys: Some(PathBuf::from("/keys")),
-            require_signed: true,
-            strict: true,
-            ..TrustSettings::default()
-        };
-        let json = serde_json::to_value(&s).unwrap();
-        assert_eq!(json["host"]["subChains"], true);
-        assert_eq!(json["host"]["maxDepth"], 3);
-        assert_eq!(json["trustedKeys"], "/keys");
-        assert_eq!(json["requireSigned"], true);
-        assert_eq!(serde_json::from_value::<TrustSettings>(json).unwrap(), s);
-        let partial: TrustSettings = serde_json::from_str(r#"{"requireSigned": true}"#).unwrap();
-        assert_eq!(partial, TrustSettings { require_signed: true, ..TrustSettings::default() });
-    }
 }

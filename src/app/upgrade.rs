@@ -13,17 +13,16 @@ use crate::catalog::Trust;
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{NodeChange, Review, review_update};
+use crate::editor::update_review::{FoundUpdates, NodeChange, Review, review_update};
 use crate::error::{Error, code};
 use crate::host::HostProfile;
-use crate::instance::update::{self, Available};
+use crate::instance::update::Available;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
 use crate::params::{Form, apply_defaults, check};
 use crate::workflow::{Instance, Workflow};
 use egui::{Color32, RichText, Ui};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError};
 
@@ -37,41 +36,11 @@ pub fn level_color(level: Level) -> Color32 {
     }
 }
 
-/// The updates at hand, by instance key, and the open review.
+/// The updates at hand, and the open review.
 #[derive(Default)]
 pub struct Updates {
-    pub available: HashMap<String, Available>,
-    /// The workflow revision and the loaded packs (id, version) `available` was found for.
-    found_for: Option<(u64, Vec<(PackId, String)>)>,
-    /// Levels by chain, recorded version and new version, for the packs of `found_for`:
-    /// an edit to the workflow does not compare chains again.
-    levels: HashMap<(String, String, String), Level>,
+    pub found: FoundUpdates,
     pub review: Option<ReviewWindow>,
-}
-
-impl Updates {
-    /// Find the updates again when the workflow or the loaded packs changed; whether they
-    /// were.
-    pub fn refresh(&mut self, wf: &Workflow, revision: u64, packs: &crate::editor::packs::Packs) -> bool {
-        let loaded: Vec<(PackId, String)> = packs.with_ids().map(|(id, p)| (id, p.version().to_owned())).collect();
-        match &self.found_for {
-            Some((r, l)) if *r == revision && *l == loaded => return false,
-            Some((_, l)) if *l == loaded => {}
-            _ => self.levels.clear(),
-        }
-        self.available.clear();
-        for inst in wf.instances() {
-            let Some((to, pack)) = update::newest(&inst, packs) else { continue };
-            let level = *self
-                .levels
-                .entry((inst.chain_id.clone(), inst.chain_version.clone(), to.clone()))
-                .or_insert_with(|| update::level(&inst, packs, &packs[pack], &to));
-            let (key, chain_id, from) = (inst.key(), inst.chain_id, inst.chain_version);
-            self.available.insert(key.clone(), Available { key, chain_id, from, to, level, pack });
-        }
-        self.found_for = Some((revision, loaded));
-        true
-    }
 }
 
 /// What the review window asked for.

@@ -293,6 +293,47 @@ pub fn blocked_summary(chain: &Chain, blocked: &[&Finding]) -> String {
     lines.join("\n")
 }
 
+/// What the palette lists of a pack: the search (lower case; empty lists all), internal
+/// chains or not, blocked ones or not.
+#[derive(Debug, Clone, Copy)]
+pub struct TileFilter<'q> {
+    pub query: &'q str,
+    pub show_internal: bool,
+    pub hide_blocked: bool,
+}
+
+/// The tiles of `pack` the filter leaves, each with what blocks it in `report`.
+pub fn shown_tiles<'p>(
+    pack: &'p Pack,
+    report: Option<&'p TrustReport>,
+    filter: TileFilter,
+) -> Vec<(&'p Chain, Vec<&'p Finding>)> {
+    // A finding about no chain in particular (signature, dependencies) blocks them all.
+    let blocked_by = |chain: &Chain| -> Vec<&'p Finding> {
+        let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
+        report.map(|r| r.blocking().filter(concerns).collect()).unwrap_or_default()
+    };
+    pack.chains
+        .iter()
+        .filter(|c| filter.show_internal || !c.internal())
+        .filter(|c| filter.query.is_empty() || matches(c, filter.query))
+        .map(|c| (c, blocked_by(c)))
+        .filter(|(c, blocked)| !filter.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
+        .collect()
+}
+
+/// Whether a search (lower case) finds the chain: in its label, chainId or a typeId.
+pub fn matches(chain: &Chain, query: &str) -> bool {
+    chain.label().to_lowercase().contains(query)
+        || chain.chain_id().to_lowercase().contains(query)
+        || chain.type_ids().iter().any(|t| t.to_lowercase().contains(query))
+}
+
+/// Whether the pack's own validation found errors in the chain.
+pub fn has_errors(pack: &Pack, chain: &Chain) -> bool {
+    pack.findings_for(chain.chain_id()).any(|f| f.is_error())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,5 +438,35 @@ mod tests {
         trust.require_signed = true;
         let codes = book(&trust);
         assert_eq!(codes.iter().filter(|(c, _)| *c == code::PACK_UNSIGNED).count(), 1, "{codes:?}");
+    }
+
+    #[test]
+    fn tiles_follow_the_search_the_internal_switch_and_what_blocks_them() {
+        let m = json!({"name": "vendor.t.p", "version": "1.0.0", "kind": "workflow-chain",
+          "engines": {"openwop": ">=1.0.0"}, "chains": [
+            {"chainId": "t.fetch", "version": "1.0.0", "label": "Fetch feed", "description": "d",
+             "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "x.http"}]}},
+            {"chainId": "t.log", "version": "1.0.0", "label": "Log", "description": "d", "internal": true,
+             "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "x.log"}]}}]});
+        let opts = crate::pack::LoadOptions::default();
+        let pack = crate::pack::load_value(std::path::Path::new("p"), std::sync::Arc::new(m), opts).unwrap();
+        let ids = |tiles: Vec<(&Chain, Vec<&Finding>)>| -> Vec<String> {
+            tiles.into_iter().map(|(c, _)| c.chain_id().to_owned()).collect()
+        };
+        let all = TileFilter { query: "", show_internal: true, hide_blocked: false };
+        assert_eq!(ids(shown_tiles(&pack, None, all)), ["t.fetch", "t.log"]);
+        assert_eq!(ids(shown_tiles(&pack, None, TileFilter { show_internal: false, ..all })), ["t.fetch"]);
+        assert_eq!(ids(shown_tiles(&pack, None, TileFilter { query: "x.log", ..all })), ["t.log"], "by typeId");
+        assert_eq!(ids(shown_tiles(&pack, None, TileFilter { query: "feed", ..all })), ["t.fetch"], "by label");
+        let mut about_log = missing("x.log");
+        about_log.chain_id = Some("t.log".into());
+        let report = TrustReport { signature: crate::catalog::SignatureStatus::Unsigned, findings: vec![about_log] };
+        let tiles = shown_tiles(&pack, Some(&report), all);
+        assert_eq!(tiles.iter().map(|(_, b)| b.len()).collect::<Vec<_>>(), [0, 1], "blocked: only its own chain");
+        let hide = TileFilter { hide_blocked: true, ..all };
+        assert_eq!(ids(shown_tiles(&pack, Some(&report), hide)), ["t.fetch"]);
+        let whole_pack =
+            TrustReport { signature: crate::catalog::SignatureStatus::Unsigned, findings: vec![missing("x.y")] };
+        assert!(shown_tiles(&pack, Some(&whole_pack), hide).is_empty(), "a pack-wide refusal blocks every tile");
     }
 }

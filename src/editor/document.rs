@@ -9,10 +9,12 @@
 
 use super::arrange::{self, Arrangement};
 use super::cards::{PortTable, card_sizes};
+use super::commands::Context;
 use super::history::{History, next_revision};
 use super::selection::Selection;
 use crate::error::{Error, Finding, code};
 use crate::inline::{Destination, InlineRequest};
+use crate::instance::update::Available;
 use crate::workflow::{Edge, Node, NodeBody, Workflow};
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::{Map, Value};
@@ -187,6 +189,39 @@ pub struct Outcome {
     pub new_nodes: Vec<String>,
 }
 
+impl Outcome {
+    /// The status line: the label, then the first warning in words (the status bar counts
+    /// all of them beside it); a warning that names the action itself says it all.
+    pub fn status_text(&self) -> String {
+        match self.warnings.first() {
+            Some(w) if w.message.starts_with(&self.label) => w.message.clone(),
+            Some(w) => format!("{} — {}", self.label, w.message),
+            None => self.label.clone(),
+        }
+    }
+}
+
+impl Command {
+    /// Arrange the selected nodes `how`, cards sized by the catalog's ports. Tidying fewer
+    /// than two selected nodes tidies the whole workflow (then `true`: the view should fit it).
+    pub fn arrange_selection(
+        how: Arrangement,
+        wf: &Workflow,
+        sel: &Selection,
+        catalog: Option<&crate::catalog::Catalog>,
+    ) -> (Self, bool) {
+        let whole = how == Arrangement::Tidy && sel.nodes.len() < 2;
+        let nodes = if whole { Vec::new() } else { sel.nodes.iter().cloned().collect() };
+        (Command::Arrange { how, nodes, ports: PortTable::for_workflow(catalog, wf) }, whole)
+    }
+
+    /// Duplicate the selected nodes, cards sized by the catalog's ports.
+    pub fn duplicate_selection(wf: &Workflow, sel: &Selection, catalog: Option<&crate::catalog::Catalog>) -> Self {
+        let nodes = sel.nodes.iter().cloned().collect();
+        Command::Duplicate { nodes, ports: PortTable::for_workflow(catalog, wf) }
+    }
+}
+
 pub struct Document {
     /// Shared with the lint worker while it copies a revision to check.
     wf: Arc<Workflow>,
@@ -276,6 +311,39 @@ impl Document {
     /// A document restored from a recovery file: the content is unsaved work.
     pub fn mark_unsaved(&mut self) {
         self.history.mark_unsaved();
+    }
+
+    /// The chain instance the selection stands for: the selected one, or the instance of
+    /// the one selected node.
+    pub fn selected_instance(&self) -> Option<String> {
+        if let Some(key) = &self.selection.instance {
+            return Some(key.clone());
+        }
+        let [id] = self.selection.nodes.iter().collect::<Vec<_>>()[..] else { return None };
+        self.wf.instance_of_node(id).map(|inst| inst.key())
+    }
+
+    /// What the command registry's enabled-when predicates know from the document, with
+    /// the instance updates `available`; the editor's panels and windows fill in the rest.
+    pub fn command_context(&self, available: &HashMap<String, Available>) -> Context {
+        let (wf, sel) = (&*self.wf, &self.selection);
+        let single_node_instance =
+            sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
+        let selected = self.selected_instance();
+        Context {
+            has_nodes: wf.node_count() > 0,
+            instance_outdated: selected.as_ref().is_some_and(|k| available.contains_key(k)),
+            instance_pinned: selected.as_deref().and_then(|k| wf.instance(k)).is_some_and(|i| i.pinned),
+            nodes_selected: sel.nodes.len(),
+            edges_selected: sel.edges.len(),
+            instance_selected: sel.instance.is_some() || single_node_instance,
+            can_undo: self.can_undo(),
+            can_redo: self.can_redo(),
+            app_instance: super::app_reparam::app_instance(wf).is_some(),
+            child_selected: sel.nodes.len() == 1
+                && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
+            ..Context::default()
+        }
     }
 
     pub fn can_undo(&self) -> bool {
@@ -407,16 +475,7 @@ impl Document {
                 Ok((Change::Replace(Box::new(before)), outcome(format!("Remove instance {}", instance.label))))
             }
             Command::ReparameteriseApp { chain, values, resolutions } => {
-                let inst = super::app_reparam::app_instance(&self.wf).ok_or_else(|| {
-                    Error::new(code::INVALID_REQUEST, "this workflow was not expanded by the OpenWOP app")
-                        .with("path", "/metadata/source")
-                })?;
-                let doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
-                let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values, &resolutions)?)?;
-                let to = super::app_reparam::app_instance(&wf).map(|i| i.expansion_id).unwrap_or_default();
-                let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
-                let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
-                Ok((Change::Replace(Box::new(before)), outcome(label)))
+                self.reparameterise_app(chain, values, &resolutions)
             }
             Command::PinInstance { key, pinned } => {
                 let before = self.wf.members().clone();
@@ -432,78 +491,102 @@ impl Document {
                     if moves.len() == 1 { "Move node".to_owned() } else { format!("Move {} nodes", moves.len()) };
                 Ok((self.move_nodes(moves), outcome(label)))
             }
-            Command::Arrange { how, nodes, ports } => {
-                let count =
-                    if nodes.is_empty() && how == Arrangement::Tidy { self.wf.node_count() } else { nodes.len() };
-                if count < how.minimum() {
-                    let what = if how.minimum() == 1 {
-                        "a node".to_owned()
-                    } else {
-                        format!("{} or more nodes", how.minimum())
-                    };
-                    return Err(Error::new(code::INVALID_REQUEST, format!("{}: select {what} first", how.label())));
-                }
-                let sizes = card_sizes(&self.wf, &ports);
-                let moves = how.moves(&self.wf, &nodes, &sizes);
-                let label = match how {
-                    Arrangement::Tidy if !nodes.is_empty() => {
-                        format!("Tidy {}", crate::words::count(moves.len(), "node", "nodes"))
-                    }
-                    _ => how.label().to_owned(),
-                };
-                Ok((self.move_nodes(moves), outcome(label)))
-            }
-            Command::Duplicate { nodes, ports } => {
-                let ids: HashSet<String> = nodes.iter().filter(|id| self.wf.contains_node(id)).cloned().collect();
-                let (objects, edges) = super::clipboard::selected(&self.wf, &ids);
-                if objects.is_empty() {
-                    return Err(Error::new(code::INVALID_REQUEST, "Duplicate: select a node first"));
-                }
-                let sizes = card_sizes(&self.wf, &ports);
-                let offset = arrange::duplicate_offset(&self.wf, &nodes, &sizes);
-                let (change, mut out) = self.paste(objects, edges, offset)?;
-                let n = out.new_nodes.len();
-                out.label = format!("Duplicate {n} node{}", if n == 1 { "" } else { "s" });
-                Ok((change, out))
-            }
+            Command::Arrange { how, nodes, ports } => self.arrange(how, &nodes, &ports),
+            Command::Duplicate { nodes, ports } => self.duplicate(&nodes, &ports),
             Command::Connect { source, source_port, target, target_port } => {
                 self.connect(&source, &source_port, &target, &target_port)
             }
             Command::Delete { nodes, edges } => self.delete(&nodes, &edges),
             Command::Paste { nodes, edges, offset } => self.paste(nodes, edges, offset),
             Command::InsertNode { node, link, ports } => self.insert_node(*node, link, &ports),
-            Command::SetMember { member: Member { target, key }, value } => {
-                let exists = match &target {
-                    Target::Node(id) => self.wf.contains_node(id),
-                    Target::Edge(seq) => self.wf.edge_by_seq(*seq).is_some(),
-                    Target::Workflow => true,
-                };
-                if !exists {
-                    return Err(Error::new(code::INVALID_REQUEST, "the selected item no longer exists"));
-                }
-                let label = match &target {
-                    Target::Node(id) => format!("Edit {key} of {}", self.title(id)),
-                    Target::Edge(_) => format!("Edit edge {key}"),
-                    Target::Workflow => format!("Edit workflow {key}"),
-                };
-                if target == Target::Workflow && (value.is_none() || self.wf.member(&key).is_none()) {
-                    // The workflow object cannot drop a member in place; going to or from
-                    // "absent" rebuilds it and records a snapshot.
-                    let before = Workflow::clone(&self.wf);
-                    let mut doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
-                    if let Some(m) = doc.as_object_mut() {
-                        match &value {
-                            Some(v) => m.insert(key.clone(), v.clone()),
-                            None => m.remove(&key),
-                        };
-                    }
-                    self.wf = Arc::new(Workflow::from_json(doc)?);
-                    return Ok((Change::Replace(Box::new(before)), outcome(label)));
-                }
-                let inverse = apply_change(self.wf_mut(), Change::Members(vec![(target, key, value)]));
-                Ok((inverse, outcome(label)))
-            }
+            Command::SetMember { member: Member { target, key }, value } => self.set_member(target, key, value),
         }
+    }
+
+    /// Re-expand an instance the OpenWOP app made with new values (a snapshot change).
+    fn reparameterise_app(
+        &mut self,
+        chain: Box<crate::pack::Chain>,
+        values: Map<String, Value>,
+        resolutions: &crate::instance::Resolutions,
+    ) -> Result<(Change, Outcome), Error> {
+        let inst = super::app_reparam::app_instance(&self.wf).ok_or_else(|| {
+            Error::new(code::INVALID_REQUEST, "this workflow was not expanded by the OpenWOP app")
+                .with("path", "/metadata/source")
+        })?;
+        let doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
+        let wf = Workflow::from_json(inst.reparameterise(&doc, &chain, values, resolutions)?)?;
+        let to = super::app_reparam::app_instance(&wf).map(|i| i.expansion_id).unwrap_or_default();
+        let before = Arc::unwrap_or_clone(std::mem::replace(&mut self.wf, Arc::new(wf)));
+        let label = format!("Re-parameterise {} ({} → {to})", chain.label(), inst.expansion_id);
+        Ok((Change::Replace(Box::new(before)), outcome(label)))
+    }
+
+    /// Arrange the selected nodes (or, tidying, all of them) and record their old positions.
+    fn arrange(&mut self, how: Arrangement, nodes: &[String], ports: &PortTable) -> Result<(Change, Outcome), Error> {
+        let count = if nodes.is_empty() && how == Arrangement::Tidy { self.wf.node_count() } else { nodes.len() };
+        if count < how.minimum() {
+            let what =
+                if how.minimum() == 1 { "a node".to_owned() } else { format!("{} or more nodes", how.minimum()) };
+            return Err(Error::new(code::INVALID_REQUEST, format!("{}: select {what} first", how.label())));
+        }
+        let sizes = card_sizes(&self.wf, ports);
+        let moves = how.moves(&self.wf, nodes, &sizes);
+        let label = match how {
+            Arrangement::Tidy if !nodes.is_empty() => {
+                format!("Tidy {}", crate::words::count(moves.len(), "node", "nodes"))
+            }
+            _ => how.label().to_owned(),
+        };
+        Ok((self.move_nodes(moves), outcome(label)))
+    }
+
+    /// Paste a copy of the selected nodes and their inner edges beside them.
+    fn duplicate(&mut self, nodes: &[String], ports: &PortTable) -> Result<(Change, Outcome), Error> {
+        let ids: HashSet<String> = nodes.iter().filter(|id| self.wf.contains_node(id)).cloned().collect();
+        let (objects, edges) = super::clipboard::selected(&self.wf, &ids);
+        if objects.is_empty() {
+            return Err(Error::new(code::INVALID_REQUEST, "Duplicate: select a node first"));
+        }
+        let sizes = card_sizes(&self.wf, ports);
+        let offset = arrange::duplicate_offset(&self.wf, nodes, &sizes);
+        let (change, mut out) = self.paste(objects, edges, offset)?;
+        let n = out.new_nodes.len();
+        out.label = format!("Duplicate {n} node{}", if n == 1 { "" } else { "s" });
+        Ok((change, out))
+    }
+
+    /// Set (or with `None`, drop) one member of a node, an edge or the workflow.
+    fn set_member(&mut self, target: Target, key: String, value: Option<Value>) -> Result<(Change, Outcome), Error> {
+        let exists = match &target {
+            Target::Node(id) => self.wf.contains_node(id),
+            Target::Edge(seq) => self.wf.edge_by_seq(*seq).is_some(),
+            Target::Workflow => true,
+        };
+        if !exists {
+            return Err(Error::new(code::INVALID_REQUEST, "the selected item no longer exists"));
+        }
+        let label = match &target {
+            Target::Node(id) => format!("Edit {key} of {}", self.title(id)),
+            Target::Edge(_) => format!("Edit edge {key}"),
+            Target::Workflow => format!("Edit workflow {key}"),
+        };
+        if target == Target::Workflow && (value.is_none() || self.wf.member(&key).is_none()) {
+            // The workflow object cannot drop a member in place; going to or from
+            // "absent" rebuilds it and records a snapshot.
+            let before = Workflow::clone(&self.wf);
+            let mut doc = self.wf.to_json(crate::workflow::ExportMode::Faithful);
+            if let Some(m) = doc.as_object_mut() {
+                match &value {
+                    Some(v) => m.insert(key.clone(), v.clone()),
+                    None => m.remove(&key),
+                };
+            }
+            self.wf = Arc::new(Workflow::from_json(doc)?);
+            return Ok((Change::Replace(Box::new(before)), outcome(label)));
+        }
+        let inverse = apply_change(self.wf_mut(), Change::Members(vec![(target, key, value)]));
+        Ok((inverse, outcome(label)))
     }
 
     /// Set positions, recording the old ones.

@@ -6,6 +6,8 @@ use crate::error::{Error, code};
 use crate::pack::{LoadOptions, LoadOutcome, load_bytes, load_path};
 use crate::workflow::{Workflow, app_instance};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::time::Instant;
 
 /// The dialogs the editor asks for. `None` or an empty list means the user cancelled.
 pub trait FileDialogs {
@@ -16,6 +18,77 @@ pub trait FileDialogs {
     fn available(&self) -> bool {
         true
     }
+}
+
+/// Files read on a thread and handed over in order (the editor's start: the window paints at
+/// once and the palette fills in as the packs arrive; a registry folder of 140 packs takes
+/// seconds).
+pub struct Loading {
+    left: usize,
+    receive: Receiver<(PathBuf, Result<Opened, Error>)>,
+}
+
+/// What [`Loading::next`] found.
+pub enum Read {
+    /// A file was read (`last`: it was the last one).
+    File { path: PathBuf, opened: Result<Opened, Error>, last: bool },
+    /// The next one is not read yet.
+    NotYet,
+    /// The reader ended without reading the rest (it cannot without sending; a panic would).
+    Ended,
+}
+
+impl Loading {
+    /// Start reading `paths` with [`open_path`] on a thread of its own.
+    pub fn start(paths: Vec<PathBuf>) -> Result<Self, Error> {
+        let (send, receive) = std::sync::mpsc::channel();
+        let left = paths.len();
+        std::thread::Builder::new()
+            .name("chainsmith-open".into())
+            .spawn(move || {
+                for path in paths {
+                    let opened = open_path(&path);
+                    if send.send((path, opened)).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Error::new(code::IO_ERROR, format!("could not start reading the files: {e}")))?;
+        Ok(Self { left, receive })
+    }
+
+    /// Files not handed over yet.
+    pub fn left(&self) -> usize {
+        self.left
+    }
+
+    /// The next file read: waiting for it until `deadline`, or with `None` not at all.
+    pub fn next(&mut self, deadline: Option<Instant>) -> Read {
+        let next = match deadline {
+            Some(d) => self.receive.recv_timeout(d.saturating_duration_since(Instant::now())),
+            None => self.receive.try_recv().map_err(|e| match e {
+                TryRecvError::Empty => RecvTimeoutError::Timeout,
+                TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            }),
+        };
+        match next {
+            Ok((path, opened)) => {
+                self.left -= 1;
+                Read::File { path, opened, last: self.left == 0 }
+            }
+            Err(RecvTimeoutError::Timeout) => Read::NotYet,
+            Err(RecvTimeoutError::Disconnected) => Read::Ended,
+        }
+    }
+}
+
+/// The notice for remembered pack files that are no longer there; `None` when none are gone.
+pub fn not_reopened(gone: &[PathBuf]) -> Option<String> {
+    (!gone.is_empty()).then(|| {
+        let names: Vec<String> = gone.iter().map(|p| p.display().to_string()).collect();
+        let count = crate::words::count(gone.len(), "pack file", "pack files");
+        format!("Not reopened ({count} no longer there): {}", names.join(", "))
+    })
 }
 
 /// What a path held.
@@ -223,5 +296,40 @@ mod tests {
         std::fs::write(&junk, "{nope").unwrap();
         assert_eq!(open_path(&junk).err().unwrap().code, code::VALIDATION_ERROR);
         assert!(open_path(&dir.path().join("missing.json")).is_err());
+    }
+
+    #[test]
+    fn files_read_at_start_come_in_order_then_the_reader_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let wf = dir.path().join("flow.json");
+        std::fs::write(&wf, r#"{"nodes": [], "edges": []}"#).unwrap();
+        let missing = dir.path().join("gone.json");
+        let mut loading = Loading::start(vec![wf.clone(), missing.clone()]).unwrap();
+        assert_eq!(loading.left(), 2);
+        let deadline = Some(Instant::now() + std::time::Duration::from_secs(30));
+        match loading.next(deadline) {
+            Read::File { path, opened: Ok(Opened::Workflow(_)), last: false } => assert_eq!(path, wf),
+            _ => panic!("the workflow first"),
+        }
+        match loading.next(deadline) {
+            Read::File { path, opened: Err(_), last: true } => assert_eq!(path, missing),
+            _ => panic!("then the missing file, refused, last"),
+        }
+        assert_eq!(loading.left(), 0);
+        assert!(matches!(loading.next(deadline), Read::Ended), "nothing more comes");
+    }
+
+    #[test]
+    fn pack_files_gone_since_the_last_session_are_named_in_one_notice() {
+        assert_eq!(not_reopened(&[]), None);
+        let gone = [PathBuf::from("/a/pack.json"), PathBuf::from("/b/pack.json")];
+        assert_eq!(
+            not_reopened(&gone).as_deref(),
+            Some("Not reopened (2 pack files no longer there): /a/pack.json, /b/pack.json")
+        );
+        assert_eq!(
+            not_reopened(&gone[..1]).as_deref(),
+            Some("Not reopened (1 pack file no longer there): /a/pack.json")
+        );
     }
 }

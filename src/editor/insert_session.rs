@@ -3,7 +3,8 @@
 //! is redone, what refuses the insert whatever the values, and a re-parameterisation's
 //! conflicts. `app::form` draws it and keeps the values as typed.
 
-use super::insert::{InsertPlace, insert_target};
+use super::document::{Document, Outcome};
+use super::insert::{InsertPlace, insert_target, select_inserted};
 use super::packs::{PackId, Packs};
 use super::preview::{self, DropEdge, Ghost, Placement};
 use crate::catalog::Trust;
@@ -61,6 +62,17 @@ pub enum NotOpened {
     Refused(Error),
     /// No expansionId could be minted for the workflow.
     Failed(Error),
+}
+
+/// What a submit did.
+#[derive(Debug)]
+pub enum Submitted {
+    /// Inserted or re-parameterised (one undo step); the instance's nodes are selected.
+    Done(Outcome),
+    /// Refused: the refusal is the form's now, every field's errors should show.
+    Refused(Error),
+    /// A re-parameterisation's conflicts are listed for the user to settle; nothing changed.
+    Conflicts(Error),
 }
 
 /// An instance's form, ready to open: the session, its chain, the values recorded, a note
@@ -209,6 +221,30 @@ impl InsertSession {
                 Placement::Existing { key: key.clone(), resolutions: self.resolutions.clone() }
             }
         }
+    }
+
+    /// Insert or re-parameterise with `values` through the inline pipeline, as one undo
+    /// step of `doc`; `None` when the form's pack is no longer loaded.
+    pub fn submit(
+        &mut self,
+        doc: &mut Document,
+        trust: &Trust,
+        packs: &Packs,
+        values: Map<String, Value>,
+    ) -> Option<Submitted> {
+        let pack = packs.get(self.pack?)?;
+        let placement = self.placement();
+        let req = preview::request(trust, pack, &self.chain_id, values, &self.expansion_id, packs, &placement);
+        Some(match doc.inline(req) {
+            Ok(outcome) => {
+                // The inserted instance is selected, so the inspector offers its parameters.
+                let (wf, sel) = doc.parts();
+                select_inserted(wf, sel, &outcome.new_nodes);
+                Submitted::Done(outcome)
+            }
+            Err(e) if self.refused(&e) => Submitted::Refused(e),
+            Err(e) => Submitted::Conflicts(e),
+        })
     }
 
     /// A submit the document refused. A re-parameterisation's conflicts are listed for the
@@ -392,5 +428,31 @@ mod tests {
         let chain = pack.chain("support.triage").unwrap();
         let s = InsertSession::new(None, chain, FormMode::Reparameterise { key: "k".into() }, "x".into());
         assert!(matches!(s.placement(), Placement::Existing { key, .. } if key == "k"));
+    }
+
+    #[test]
+    fn a_submit_inserts_one_undo_step_and_selects_it_and_a_refusal_is_the_forms() {
+        let packs = super::super::packs::Packs::new(vec![triage()]);
+        let (id, pack) = packs.with_ids().next().unwrap();
+        let chain = pack.chain("support.triage").unwrap();
+        let trust = Trust::default();
+        let mut doc = Document::new(Workflow::new("w"), None);
+        let mut s = InsertSession::new(Some(id), chain, at_origin(), "ab12".into());
+        // queueName is required: the inline refuses, the refusal becomes the form's.
+        match s.submit(&mut doc, &trust, &packs, Map::new()) {
+            Some(Submitted::Refused(e)) => assert_eq!(s.refusal.as_ref().unwrap().code, e.code),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        assert_eq!(doc.workflow().node_count(), 0, "a refusal changes nothing");
+        let values = json!({"queueName": "billing", "owner": {"email": "a@b.c"}}).as_object().unwrap().clone();
+        let Some(Submitted::Done(outcome)) = s.submit(&mut doc, &trust, &packs, values) else { panic!("inserted") };
+        assert_eq!(outcome.new_nodes.len(), 4, "the bundled chain's four nodes");
+        assert_eq!(doc.selection.nodes.len(), 4, "the new instance is selected");
+        assert!(doc.selection.instance.is_some());
+        doc.undo();
+        assert_eq!(doc.workflow().node_count(), 0, "one undo step");
+        // A form whose pack is not loaded (a chain being authored) submits nothing.
+        let mut unloaded = InsertSession::new(None, chain, at_origin(), "ab13".into());
+        assert!(unloaded.submit(&mut doc, &trust, &packs, Map::new()).is_none());
     }
 }

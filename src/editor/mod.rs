@@ -14,6 +14,7 @@
 
 pub mod app_reparam;
 pub mod arrange;
+pub mod authoring;
 pub mod blockers;
 pub mod cards;
 pub mod clipboard;
@@ -21,6 +22,7 @@ pub mod commands;
 pub mod compare;
 pub mod document;
 pub mod extraction;
+pub mod file_dialog;
 pub mod files;
 pub mod finder;
 pub mod geometry;
@@ -35,9 +37,12 @@ pub mod packs;
 pub mod predict;
 pub mod preview;
 pub mod publish;
+pub mod publish_session;
 pub mod recovery;
 pub mod registry_view;
 pub mod selection;
+pub mod settings;
 pub mod subchains;
+pub mod trust_settings;
 pub mod update_review;
 pub mod wording;

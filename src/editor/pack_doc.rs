@@ -342,6 +342,19 @@ fn label_of(command: &PackCommand, draft: &PackDraft) -> String {
     }
 }
 
+/// A default as typed: JSON when it parses, else (for a string parameter, or anything that
+/// is not JSON) the text itself. Empty text removes the default.
+pub fn parse_default(text: &str, type_name: Option<&str>) -> Result<Option<Value>, String> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if type_name != Some("string") || v.is_string() => Ok(Some(v)),
+        _ if type_name == Some("string") || type_name.is_none() => Ok(Some(Value::String(text.to_owned()))),
+        _ => Err(format!("a {} as JSON", type_name.unwrap_or("value"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,5 +546,15 @@ mod tests {
         let on_disk: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
         let c = &on_disk["chains"][0];
         assert_eq!(keys_of(&c["parameters"]["properties"]), ["retries", "url"]);
+    }
+
+    #[test]
+    fn a_typed_default_is_json_when_it_parses_else_the_text() {
+        assert_eq!(parse_default("", Some("integer")), Ok(None), "empty removes the default");
+        assert_eq!(parse_default("3", Some("integer")), Ok(Some(json!(3))));
+        assert_eq!(parse_default("3", Some("string")), Ok(Some(json!("3"))), "a string stays text");
+        assert_eq!(parse_default("\"a\"", Some("string")), Ok(Some(json!("a"))));
+        assert_eq!(parse_default("hello", None), Ok(Some(json!("hello"))));
+        assert_eq!(parse_default("[1,", Some("array")), Err("a array as JSON".to_owned()));
     }
 }

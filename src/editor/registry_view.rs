@@ -111,6 +111,21 @@ fn spawn<T: Send + 'static>(name: &str, work: impl FnOnce() -> Result<T> + Send 
 }
 
 impl RegistryView {
+    /// The listing's state in one line, for the window's header.
+    pub fn summary(&self) -> String {
+        match &self.listing {
+            Listing::None if self.location().is_some() => "Listing cancelled".to_owned(),
+            Listing::None => "Choose a registry folder or URL to list its packs".to_owned(),
+            Listing::Loading { .. } => "Listing and verifying…".to_owned(),
+            Listing::Ready { packs, took } => {
+                let shown = self.visible().len();
+                let ms = took.as_secs_f64() * 1000.0;
+                format!("{shown} of {} packs (listed and verified in {ms:.0} ms)", packs.len())
+            }
+            Listing::Failed(_) => "The registry could not be listed".to_owned(),
+        }
+    }
+
     /// The folder or URL being browsed.
     pub fn location(&self) -> Option<&str> {
         self.location.as_deref()
@@ -353,11 +368,13 @@ mod tests {
         view.open(&reg);
         loaded(&mut view);
         assert!(matches!(view.listing, Listing::Ready { .. }));
+        assert!(view.summary().starts_with("2 of 2 packs (listed and verified in "), "{}", view.summary());
         let names: Vec<&str> = view.packs().iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["vendor.acme.crm", "vendor.acme.mail"], "the index lists packs by name");
         assert_eq!(view.packs()[1].check, Check::Verified { version: "1.0.0".into(), key_id: "k1".into() });
         view.filter = "CUSTOMER".into();
         assert_eq!(view.visible().iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["vendor.acme.crm"]);
+        assert!(view.summary().starts_with("1 of 2 packs"), "{}", view.summary());
 
         view.start_install("vendor.acme.mail", "1.0.0", InstallOptions::default());
         let Some(Done::Installed(done)) = finished(&mut view) else { panic!("installed: {:?}", view.outcome) };

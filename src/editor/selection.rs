@@ -42,6 +42,14 @@ impl Selection {
         *self = Self::default();
     }
 
+    /// Select the nodes a command made instead of what was selected (none made: no change).
+    pub fn select_made(&mut self, made: &[String]) {
+        if !made.is_empty() {
+            self.clear();
+            self.nodes = made.iter().cloned().collect();
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty() && self.edges.is_empty() && self.instance.is_none()
     }

@@ -4,20 +4,133 @@
 //! carry over. Applying it is the inline pipeline's re-expansion
 //! ([`crate::inline::Destination::Reparameterise`]), as `chainsmith upgrade` runs it.
 
+use super::document::{Document, Outcome};
+use super::packs::{PackId, Packs};
 use crate::catalog::Trust;
 use crate::diff::pack::diff_packs;
 use crate::diff::{Change, Level, bump};
-use crate::error::Result;
+use crate::error::{Error, Result, code};
 use crate::expand::Expansion;
 use crate::inline::{Destination, ExpansionIdChoice, InlineRequest, expand_for};
-use crate::instance::Conflict;
 use crate::instance::edits::{Edit, NOT_MERGED, comparable};
+use crate::instance::update::{self, Available, versions};
 use crate::instance::upgrade::carried_values;
+use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
 use crate::workflow::merge3::differences;
-use crate::workflow::{FragmentEdges, FragmentNodes, Workflow};
+use crate::workflow::{FragmentEdges, FragmentNodes, Instance, Workflow};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+
+/// The updates at hand, by instance key, found again only when the workflow or the loaded
+/// packs change.
+#[derive(Default)]
+pub struct FoundUpdates {
+    pub available: HashMap<String, Available>,
+    /// The workflow revision and the loaded packs (id, version) `available` was found for.
+    found_for: Option<(u64, Vec<(PackId, String)>)>,
+    /// Levels by chain, recorded version and new version, for the packs of `found_for`:
+    /// an edit to the workflow does not compare chains again.
+    levels: HashMap<(String, String, String), Level>,
+}
+
+impl FoundUpdates {
+    /// Find the updates again when the workflow or the loaded packs changed; whether they
+    /// were.
+    pub fn refresh(&mut self, wf: &Workflow, revision: u64, packs: &Packs) -> bool {
+        let loaded: Vec<(PackId, String)> = packs.with_ids().map(|(id, p)| (id, p.version().to_owned())).collect();
+        match &self.found_for {
+            Some((r, l)) if *r == revision && *l == loaded => return false,
+            Some((_, l)) if *l == loaded => {}
+            _ => self.levels.clear(),
+        }
+        self.available.clear();
+        for inst in wf.instances() {
+            let Some((to, pack)) = update::newest(&inst, packs) else { continue };
+            let level = *self
+                .levels
+                .entry((inst.chain_id.clone(), inst.chain_version.clone(), to.clone()))
+                .or_insert_with(|| update::level(&inst, packs, &packs[pack], &to));
+            let (key, chain_id, from) = (inst.key(), inst.chain_id, inst.chain_version);
+            self.available.insert(key.clone(), Available { key, chain_id, from, to, level, pack });
+        }
+        self.found_for = Some((revision, loaded));
+        true
+    }
+}
+
+/// The versions of each chain that more than one loaded pack holds (a palette tile offers
+/// them), by chainId.
+pub fn chain_versions(packs: &Packs) -> HashMap<String, Vec<(String, PackId)>> {
+    let mut by_chain: HashMap<String, Vec<(String, PackId)>> = HashMap::new();
+    for p in packs.iter() {
+        for c in &p.chains {
+            if by_chain.contains_key(c.chain_id()) {
+                continue;
+            }
+            let found = versions(packs, c.chain_id());
+            if found.len() > 1 {
+                let listed = found.into_iter().filter_map(|(v, i)| Some((v, packs.id_at(i)?))).collect();
+                by_chain.insert(c.chain_id().to_owned(), listed);
+            }
+        }
+    }
+    by_chain
+}
+
+/// The other instances of `chain_id` (besides `key`) an "Update all" moves: those with an
+/// update in `available` (not pinned, and a newer version of the chain is loaded).
+pub fn others_to_update(
+    wf: &Workflow,
+    available: &HashMap<String, Available>,
+    chain_id: &str,
+    key: &str,
+) -> Vec<Instance> {
+    wf.instances()
+        .into_iter()
+        .filter(|i| i.chain_id == chain_id && i.key() != key)
+        .filter(|i| available.contains_key(&i.key()))
+        .collect()
+}
+
+/// Update instance `key` of `doc` to its chain's version in `target` with `values` and
+/// `resolutions`, as `chainsmith upgrade` does; with `all` (the updates available), every
+/// other instance of the chain with an update moves too, carrying its own values. One undo
+/// step; a refusal changes nothing. `None` when the instance or its chain is gone.
+pub fn update_instance(
+    doc: &mut Document,
+    trust: &Trust,
+    packs: &[Pack],
+    target: &Pack,
+    key: &str,
+    (values, resolutions): (Map<String, Value>, Resolutions),
+    all: Option<&HashMap<String, Available>>,
+) -> Option<Result<Outcome>> {
+    let inst = doc.workflow().instance(key)?;
+    let chain = target.chain(&inst.chain_id)?;
+    let request = |inst: &Instance, values: Map<String, Value>, resolutions: Resolutions| {
+        let mut req = InlineRequest::new(trust, target, chain.chain_id(), values);
+        req.expansion_id = ExpansionIdChoice::Given(inst.expansion_id.clone());
+        req.external = packs;
+        req.destination = Destination::Reparameterise { key: inst.key(), resolutions };
+        req
+    };
+    let mut reqs = vec![request(&inst, values, resolutions)];
+    let Some(available) = all else { return Some(doc.inline(reqs.remove(0))) };
+    for other in &others_to_update(doc.workflow(), available, &inst.chain_id, key) {
+        let values = carried_values(&other.params, chain, Map::new());
+        reqs.push(request(other, values, Resolutions::default()));
+    }
+    let label = format!("Update {} instances of {} to {}", reqs.len(), chain.label(), chain.version());
+    Some(doc.inline_all(reqs, label))
+}
+
+/// The conflicts to settle when an update of instance `key` was refused for them; `None`
+/// when it was refused for another reason.
+pub fn conflicts_for(refusal: &Error, key: &str) -> Option<Vec<Conflict>> {
+    (refusal.code == code::UPGRADE_CONFLICT && refusal.details["instance"] == Value::String(key.to_owned()))
+        .then(|| Conflict::listed_in(refusal))
+}
 
 /// One node of the instance in the old and the new expansion.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,5 +313,52 @@ mod tests {
         assert!(r.dropped.is_empty());
         // Nothing was changed by reviewing.
         assert_eq!(wf.instance(&key).unwrap().chain_version, "1.0.0");
+    }
+
+    #[test]
+    fn an_update_is_one_undo_step_and_a_conflict_is_listed_for_its_instance() {
+        let (wf, key) = workflow();
+        let (p1, p2) = (pack("1.0.0"), pack("2.0.0"));
+        let packs = [p1, p2.clone()];
+        let trust = crate::catalog::Trust::default();
+        let mut doc = Document::new(wf.clone(), None);
+        let given = || (Map::new(), Resolutions::default());
+        assert!(update_instance(&mut doc, &trust, &packs, &p2, "no-such-key", given(), None).is_none());
+        let outcome = update_instance(&mut doc, &trust, &packs, &p2, &key, given(), None).unwrap().unwrap();
+        assert!(outcome.label.starts_with("Re-parameterise "), "{}", outcome.label);
+        assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "2.0.0");
+        doc.undo();
+        assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "1.0.0");
+
+        // A hand edit of a value the new version changes: refused, its conflict listed.
+        let mut edited = wf;
+        set_config(&mut edited, "t_two_k1_a", "url", json!("https://mine.test"));
+        let mut doc = Document::new(edited, None);
+        let refusal = update_instance(&mut doc, &trust, &packs, &p2, &key, given(), None).unwrap().unwrap_err();
+        let conflicts = conflicts_for(&refusal, &key).expect("refused for its conflict");
+        assert!(conflicts.iter().any(|c| c.node_id == "t_two_k1_a" && c.pointer == "/config/url"), "{conflicts:?}");
+        assert!(conflicts_for(&refusal, "another-key").is_none());
+        assert_eq!(doc.workflow().instance(&key).unwrap().chain_version, "1.0.0", "a refusal changes nothing");
+    }
+
+    #[test]
+    fn updates_are_found_again_only_when_the_workflow_or_the_packs_change() {
+        let (wf, key) = workflow();
+        let mut packs = Packs::new(vec![pack("1.0.0")]);
+        let mut found = FoundUpdates::default();
+        assert!(found.refresh(&wf, 1, &packs), "the first look finds");
+        assert!(found.available.is_empty(), "only the recorded version is loaded");
+        assert!(!found.refresh(&wf, 1, &packs), "nothing changed");
+        let mut newer = pack("2.0.0");
+        newer.source = "q".into(); // the fixture's packs share a source; the list would replace
+        packs.add(newer);
+        assert!(found.refresh(&wf, 1, &packs), "a pack was loaded");
+        let up = &found.available[&key];
+        assert_eq!((up.from.as_str(), up.to.as_str(), up.pack), ("1.0.0", "2.0.0", 1));
+        assert!(found.refresh(&wf, 2, &packs), "the workflow changed");
+        let chain_id = packs[0].chains[0].chain_id().to_owned();
+        let versions: Vec<String> = chain_versions(&packs)[&chain_id].iter().map(|(v, _)| v.clone()).collect();
+        assert_eq!(versions.len(), 2, "{versions:?}");
+        assert!(versions.contains(&"1.0.0".to_owned()) && versions.contains(&"2.0.0".to_owned()));
     }
 }

@@ -3,7 +3,7 @@
 //! config/url`), an edge's becomes its ends' titles. Titles are model data, so this lives
 //! in the core; the findings list shows it, with the pointer kept for its tooltip.
 
-use crate::error::Finding;
+use crate::error::{Finding, Severity};
 use crate::workflow::Workflow;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex};
 use serde_json::Value;
@@ -65,6 +65,32 @@ pub fn value_place(wf: &Workflow, id: &str, pointer: &str) -> String {
     format!("{} › {}", title(wf, id), pointer.trim_start_matches('/'))
 }
 
+/// Findings counted by severity, the one wording every count in the editor uses: "1 error ·
+/// 2 warnings", "5 warnings · 1 note"; a severity none has is left out.
+pub fn finding_counts(findings: &[Finding]) -> String {
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    let (errors, warnings, notes) = (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+    let mut parts = Vec::new();
+    if errors > 0 {
+        parts.push(crate::words::count(errors, "error", "errors"));
+    }
+    if warnings > 0 {
+        parts.push(crate::words::count(warnings, "warning", "warnings"));
+    }
+    if notes > 0 {
+        parts.push(crate::words::count(notes, "note", "notes"));
+    }
+    if parts.is_empty() { "no findings".to_owned() } else { parts.join(" · ") }
+}
+
+/// The node a finding's pointer is about (`/nodes/3/...` → the fourth node in file order).
+pub fn node_of(wf: &Workflow, pointer: &str) -> Option<String> {
+    let rest = pointer.strip_prefix("/nodes/")?;
+    let index: usize = rest.split('/').next()?.parse().ok()?;
+    let ix = *wf.nodes_in_order().get(index)?;
+    Some(wf.graph[ix].id().to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +122,21 @@ mod tests {
         for nowhere in ["", "/", "/nodes/2", "/nodes/x", "/settings/timeout", "/edges"] {
             assert_eq!(places.describe(nowhere), None, "{nowhere}");
         }
+    }
+
+    #[test]
+    fn findings_are_counted_by_severity_and_pointers_name_their_node() {
+        assert_eq!(finding_counts(&[]), "no findings");
+        let w = |c| Finding::warning(c, "/nodes/1", "m");
+        let findings = [Finding::error("e", "/nodes/0", "m"), w("w1"), w("w2"), Finding::info("i", "", "m")];
+        assert_eq!(finding_counts(&findings), "1 error · 2 warnings · 1 note");
+        assert_eq!(finding_counts(&findings[1..2]), "1 warning");
+        let wf = Workflow::from_json(json!({"nodes": [
+            {"id": "first", "typeId": "core.noop", "position": {"x": 0, "y": 0}},
+            {"id": "second", "typeId": "core.noop", "position": {"x": 9, "y": 0}}], "edges": []}))
+        .unwrap();
+        assert_eq!(node_of(&wf, "/nodes/1/config/url").as_deref(), Some("second"));
+        assert_eq!(node_of(&wf, "/nodes/2"), None);
+        assert_eq!(node_of(&wf, "/edges/0"), None);
     }
 }

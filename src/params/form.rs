@@ -57,6 +57,30 @@ pub struct Field {
 }
 
 impl Field {
+    /// An example of the field's `format` for its empty text box.
+    pub fn format_hint(&self) -> Option<String> {
+        let hint = match self.format.as_deref()? {
+            "uri" | "url" => "https://…",
+            "email" => "name@example.com",
+            "date-time" => "2025-01-31T09:00:00Z",
+            "date" => "2025-01-31",
+            other => other,
+        };
+        Some(hint.to_owned())
+    }
+
+    /// The field's numeric bounds in words (`≥ 1, < 10`).
+    pub fn bounds_hint(&self) -> Option<String> {
+        let lo = self.minimum.map(|m| format!("≥ {m}")).or(self.exclusive_minimum.map(|m| format!("> {m}")));
+        let hi = self.maximum.map(|m| format!("≤ {m}")).or(self.exclusive_maximum.map(|m| format!("< {m}")));
+        match (lo, hi) {
+            (None, None) => None,
+            (Some(a), None) => Some(a),
+            (None, Some(b)) => Some(b),
+            (Some(a), Some(b)) => Some(format!("{a}, {b}")),
+        }
+    }
+
     /// The value a fresh form starts with: the default, else an empty value of the kind.
     pub fn initial_value(&self) -> Option<Value> {
         if let Some(d) = &self.default {
@@ -527,5 +551,22 @@ mod tests {
         assert_eq!(typed_number("abc"), Some(json!("abc")));
         assert_eq!(typed_number("1."), Some(json!("1.")));
         assert_eq!(typed_number("  "), None);
+    }
+
+    #[test]
+    fn hints_show_a_format_example_and_the_bounds_in_words() {
+        let form = Form::from_schema(&json!({"type": "object", "properties": {
+            "site": {"type": "string", "format": "uri"},
+            "when": {"type": "string", "format": "ipv4"},
+            "n": {"type": "integer", "minimum": 1, "exclusiveMaximum": 10},
+            "m": {"type": "number", "maximum": 5},
+            "free": {"type": "number"}}}));
+        let field = |name: &str| form.fields.iter().find(|f| f.pointer == format!("/{name}")).unwrap();
+        assert_eq!(field("site").format_hint().as_deref(), Some("https://…"));
+        assert_eq!(field("when").format_hint().as_deref(), Some("ipv4"), "an unknown format names itself");
+        assert_eq!(field("n").format_hint(), None);
+        assert_eq!(field("n").bounds_hint().as_deref(), Some("≥ 1, < 10"));
+        assert_eq!(field("m").bounds_hint().as_deref(), Some("≤ 5"));
+        assert_eq!(field("free").bounds_hint(), None);
     }
 }

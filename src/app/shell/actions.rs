@@ -1,14 +1,14 @@
 use super::{App, Pending};
 use crate::app::action::{self, Action};
-use crate::app::dialogs::Purpose;
-use crate::app::{authoring, command_ui, finder, problems, publish, theme};
-use crate::editor::arrange::Arrangement;
-use crate::editor::cards::PortTable;
+use crate::app::{command_ui, finder, theme};
+use crate::editor::authoring::Note;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
+use crate::editor::file_dialog::Purpose;
 use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
+use crate::editor::publish_session::PublishSession;
 use crate::editor::{blockers, node_type};
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
@@ -17,44 +17,19 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let wf = self.doc.workflow();
-        let sel = &self.doc.selection;
-        let single_node_instance =
-            sel.nodes.len() == 1 && sel.nodes.iter().next().is_some_and(|id| wf.instance_of_node(id).is_some());
-        let selected = self.selected_instance();
-        let instance_pinned = selected.as_deref().and_then(|k| wf.instance(k)).is_some_and(|i| i.pinned);
-        let instance_outdated = selected.is_some_and(|k| self.windows.updates.available.contains_key(&k));
+        let doc = self.doc.command_context(&self.windows.updates.found.available);
         commands::Context {
-            has_nodes: wf.node_count() > 0,
-            instance_outdated,
-            instance_pinned,
-            nodes_selected: sel.nodes.len(),
-            edges_selected: sel.edges.len(),
-            instance_selected: sel.instance.is_some() || single_node_instance,
-            can_undo: self.doc.can_undo() || self.frame.pack_view_here,
-            can_redo: self.doc.can_redo() || self.frame.pack_view_here,
+            can_undo: doc.can_undo || self.frame.pack_view_here,
+            can_redo: doc.can_redo || self.frame.pack_view_here,
             form_open: self.windows.form.is_some(),
-            app_instance: crate::editor::app_reparam::app_instance(wf).is_some(),
             finder_open: self.windows.finder.is_some(),
-            child_selected: sel.nodes.len() == 1
-                && sel.nodes.iter().filter_map(|id| wf.node(id)).any(|ix| wf.graph[ix].child_ref().is_some()),
             snap: self.panels.canvas.snap,
             minimap: self.panels.canvas.minimap,
             show_internal: self.panels.palette.show_internal,
             palette_panel: self.settings.palette_panel,
             inspector_panel: self.settings.inspector_panel,
+            ..doc
         }
-    }
-
-    /// The chain instance the selection stands for: the selected one, or the instance of
-    /// the one selected node.
-    pub(super) fn selected_instance(&self) -> Option<String> {
-        let sel = &self.doc.selection;
-        if let Some(key) = &sel.instance {
-            return Some(key.clone());
-        }
-        let [id] = sel.nodes.iter().collect::<Vec<_>>()[..] else { return None };
-        self.doc.workflow().instance_of_node(id).map(|inst| inst.key())
     }
 
     /// The menu bar, generated from the command registry.
@@ -147,7 +122,7 @@ impl App {
                 },
                 Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
                 Action::OpenPaths(paths) => self.open_paths(&paths),
-                Action::Publish(subject) => publish::Publish::open(&mut self.windows.publish, subject),
+                Action::Publish(subject) => PublishSession::open(&mut self.windows.publish, subject),
                 Action::Fix(fix) => {
                     let trust = &mut self.settings.trust;
                     fix.apply(&mut trust.host, &mut trust.require_signed);
@@ -168,7 +143,7 @@ impl App {
                     self.panels.problems.status(format!(
                         "{}: {} unblocked, {after} still blocked (Settings changes it back)",
                         fix.label(),
-                        problems::counted(freed, "chain")
+                        crate::words::count(freed, "chain", "chains")
                     ));
                 }
                 Action::MakeParameter { node, pointer } => {
@@ -179,25 +154,25 @@ impl App {
             }
         }
         // Edited packs replace their loaded copies: the palette shows them from this frame on.
-        if self.windows.authoring.sync(&mut self.library.packs) {
+        if self.windows.authoring.model.sync(&mut self.library.packs) {
             self.refresh_trust();
         }
         let view_open = self.windows.authoring.view.open;
-        for note in std::mem::take(&mut self.windows.authoring.notes) {
+        for note in std::mem::take(&mut self.windows.authoring.model.notes) {
             // With the pack view open the result shows in it too: it may hide the status bar.
             let view_result = match &note {
-                authoring::Note::Status(s) => (s.clone(), false),
-                authoring::Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
+                Note::Status(s) => (s.clone(), false),
+                Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
             };
             if view_open {
                 self.windows.authoring.view.result = Some(view_result);
             }
             match note {
-                authoring::Note::Status(s) => {
+                Note::Status(s) => {
                     self.panels.problems.clear_error();
                     self.panels.problems.status(s);
                 }
-                authoring::Note::Error(e) => self.panels.problems.error(e),
+                Note::Error(e) => self.panels.problems.error(e),
             }
         }
     }
@@ -238,7 +213,7 @@ impl App {
                 ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
                 self.panels.problems.status("Copied the workflow JSON to the clipboard");
             }
-            CommandId::PublishWorkflow => publish::Publish::open(&mut self.windows.publish, action::Subject::Workflow),
+            CommandId::PublishWorkflow => PublishSession::open(&mut self.windows.publish, action::Subject::Workflow),
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
                 if !self.windows.authoring.holds_quit() {
@@ -274,9 +249,10 @@ impl App {
                 let ids = self.doc.selection.nodes.iter().cloned().collect();
                 if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
                     ctx.copy_text(text);
-                    self.panels
-                        .problems
-                        .status(format!("Copied {}", problems::counted(self.doc.selection.nodes.len(), "node")));
+                    self.panels.problems.status(format!(
+                        "Copied {}",
+                        crate::words::count(self.doc.selection.nodes.len(), "node", "nodes")
+                    ));
                 }
             }
             // The desktop answers with a paste event holding the clipboard's text, which
@@ -315,22 +291,22 @@ impl App {
                 }
             }
             CommandId::EditInstance => {
-                if let Some(key) = self.selected_instance() {
+                if let Some(key) = self.doc.selected_instance() {
                     self.open_instance_form(&key);
                 }
             }
             CommandId::RemoveInstance => {
-                if let Some(key) = self.selected_instance() {
+                if let Some(key) = self.doc.selected_instance() {
                     self.apply(Command::RemoveInstance { key });
                 }
             }
             CommandId::ReviewUpdate => {
-                if let Some(key) = self.selected_instance() {
+                if let Some(key) = self.doc.selected_instance() {
                     self.open_review(ctx, &key);
                 }
             }
             CommandId::PinInstance => {
-                if let Some(inst) = self.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
+                if let Some(inst) = self.doc.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
                     self.apply(Command::PinInstance { key: inst.key(), pinned: !inst.pinned });
                 }
             }
@@ -369,19 +345,16 @@ impl App {
             | CommandId::DistributeHorizontally
             | CommandId::DistributeVertically => {
                 let how = c.arrangement().expect("an arrange command");
-                let sel = &self.doc.selection.nodes;
-                let whole = how == Arrangement::Tidy && sel.len() < 2;
-                let nodes = if whole { Vec::new() } else { sel.iter().cloned().collect() };
-                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
-                self.apply(Command::Arrange { how, nodes, ports });
+                let catalog = self.library.trust.catalog.as_ref();
+                let (cmd, whole) = Command::arrange_selection(how, self.doc.workflow(), &self.doc.selection, catalog);
+                self.apply(cmd);
                 if whole {
                     self.panels.canvas.request_fit();
                 }
             }
             CommandId::Duplicate => {
-                let nodes = self.doc.selection.nodes.iter().cloned().collect();
-                let ports = PortTable::for_workflow(self.library.trust.catalog.as_ref(), self.doc.workflow());
-                self.apply(Command::Duplicate { nodes, ports });
+                let catalog = self.library.trust.catalog.as_ref();
+                self.apply(Command::duplicate_selection(self.doc.workflow(), &self.doc.selection, catalog));
             }
             CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
             CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
@@ -412,18 +385,8 @@ impl App {
         match result {
             Ok(outcome) => {
                 self.panels.problems.clear_error();
-                if !outcome.new_nodes.is_empty() {
-                    self.doc.selection.clear();
-                    self.doc.selection.nodes = outcome.new_nodes.iter().cloned().collect();
-                }
-                // The first warning said in words; all of them are counted beside it.
-                let text = match outcome.warnings.first() {
-                    // A warning that names the action itself says it all.
-                    Some(w) if w.message.starts_with(&outcome.label) => w.message.clone(),
-                    Some(w) => format!("{} — {}", outcome.label, w.message),
-                    None => outcome.label,
-                };
-                self.panels.problems.status_with(text, outcome.warnings);
+                self.doc.selection.select_made(&outcome.new_nodes);
+                self.panels.problems.status_with(outcome.status_text(), outcome.warnings);
             }
             Err(e) => self.panels.problems.error(e),
         }

@@ -1,8 +1,9 @@
-use super::{App, Loading, Pending, trace_files_open};
-use crate::app::dialogs::Purpose;
-use crate::app::{problems, theme};
-use crate::editor::{files, recovery};
-use crate::error::{Error, code};
+use super::{App, Pending, trace_files_open};
+use crate::app::theme;
+use crate::editor::file_dialog::Purpose;
+use crate::editor::files::{Loading, Read};
+use crate::editor::{file_dialog, files, recovery};
+use crate::error::Error;
 use crate::pack::Pack;
 use crate::workflow::{ExportMode, Workflow};
 use egui::RichText;
@@ -37,14 +38,18 @@ impl App {
         match opened {
             Ok(files::Opened::Packs(out)) => {
                 let n = out.packs.len();
-                self.panels.problems.status(format!("Loaded {} from {}", problems::counted(n, "pack"), path.display()));
+                self.panels.problems.status(format!(
+                    "Loaded {} from {}",
+                    crate::words::count(n, "pack", "packs"),
+                    path.display()
+                ));
                 // A pack that failed to load is the news, not the ones that loaded.
                 for e in &out.failures {
                     self.panels.problems.error(e.clone());
                 }
                 self.library.failures.extend(out.failures);
                 // Packs open in the pack view follow their files unless edited since.
-                self.windows.authoring.reloaded(&out.packs);
+                self.windows.authoring.model.reloaded(&out.packs);
                 self.add_packs(out.packs);
                 self.settings.remember(path);
                 self.settings.remember_packs(path);
@@ -63,65 +68,35 @@ impl App {
     /// notice.
     pub fn open_at_start(&mut self, files: Vec<PathBuf>) {
         let (reopen, gone) = self.settings.packs_to_reopen(&files);
-        let mut queue = Vec::new();
-        for path in reopen.into_iter().chain(files) {
-            if !self.open_registry(&path) {
-                queue.push(path);
-            }
-        }
+        let queue: Vec<PathBuf> = reopen.into_iter().chain(files).filter(|path| !self.open_registry(path)).collect();
         // Said once the rest is open, or the packs' own messages would replace it.
-        self.start.start_notice = (!gone.is_empty()).then(|| {
-            let names: Vec<String> = gone.iter().map(|p| p.display().to_string()).collect();
-            let gone = problems::counted(gone.len(), "pack file");
-            format!("Not reopened ({gone} no longer there): {}", names.join(", "))
-        });
+        self.start.start_notice = files::not_reopened(&gone);
         if queue.is_empty() {
             self.files_open();
             return;
         }
-        let (send, receive) = std::sync::mpsc::channel();
-        self.start.loading = Some(Loading { left: queue.len(), receive });
-        let spawned = std::thread::Builder::new().name("chainsmith-open".into()).spawn(move || {
-            for path in queue {
-                let opened = files::open_path(&path);
-                if send.send((path, opened)).is_err() {
-                    return;
-                }
-            }
-        });
-        if let Err(e) = spawned {
-            self.start.loading = None;
-            self.panels.problems.error(Error::new(code::IO_ERROR, format!("could not start reading the files: {e}")));
+        match Loading::start(queue) {
+            Ok(loading) => self.start.loading = Some(loading),
+            Err(e) => self.panels.problems.error(e),
         }
     }
 
     /// Take what the start's reader has read so far; with `wait`, block up to it for the rest.
     pub(super) fn take_loaded(&mut self, wait: Option<Duration>) {
-        use std::sync::mpsc::RecvTimeoutError;
         let deadline = wait.map(|w| Instant::now() + w);
         while let Some(loading) = &mut self.start.loading {
-            let next = match deadline {
-                Some(d) => loading.receive.recv_timeout(d.saturating_duration_since(Instant::now())),
-                None => loading.receive.try_recv().map_err(|e| match e {
-                    std::sync::mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
-                    std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-                }),
-            };
-            match next {
-                Ok((path, opened)) => {
-                    loading.left -= 1;
-                    let done = loading.left == 0;
-                    if done {
+            match loading.next(deadline) {
+                Read::File { path, opened, last } => {
+                    if last {
                         self.start.loading = None;
                     }
                     self.opened(&path, opened);
-                    if done {
+                    if last {
                         self.files_open();
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => return,
-                // The reader ended early (it cannot without sending; a panic would).
-                Err(RecvTimeoutError::Disconnected) => self.start.loading = None,
+                Read::NotYet => return,
+                Read::Ended => self.start.loading = None,
             }
         }
     }
@@ -141,7 +116,7 @@ impl App {
 
     /// Files opened at start still being read.
     pub fn loading(&self) -> usize {
-        self.start.loading.as_ref().map_or(0, |l| l.left)
+        self.start.loading.as_ref().map_or(0, Loading::left)
     }
 
     /// Put packs in the palette and re-check everything against the new catalog.
@@ -186,18 +161,14 @@ impl App {
     /// system dialog, frames later for the in-app one.
     pub(super) fn ask(&mut self, purpose: Purpose) {
         let suggested = match &purpose {
-            Purpose::Save | Purpose::ExportBundle => files::suggested_name(self.doc.workflow()),
-            Purpose::Export(_) => files::suggested_name(self.doc.workflow()).replace(".json", ".expanded.json"),
-            Purpose::SavePack => "pack.json".to_owned(),
-            Purpose::GenerateKey => "signing-key".to_owned(),
             Purpose::SaveTool(format) => {
                 self.windows.publish.as_ref().and_then(|p| p.suggested_name(*format)).unwrap_or_default()
             }
-            _ => String::new(),
+            other => other.suggested_name(self.doc.workflow()),
         };
         let home = crate::fsio::home_folder();
         let last = self.settings.last_folders.get(purpose.kind()).map(PathBuf::as_path);
-        let start = dialog_start(&purpose, self.doc.path.as_deref(), last, home);
+        let start = file_dialog::start_folder(&purpose, self.doc.path.as_deref(), last, home);
         // Which dialog answers is always shown at the right of the status bar; saying it
         // again as the status would show the same note twice.
         if let Some(chosen) = self.windows.dialogs.ask(purpose.clone(), &suggested, start.as_deref()) {
@@ -234,7 +205,7 @@ impl App {
             Purpose::NodeCatalog => self.import_node_catalog(&first),
             Purpose::SavePack => self.windows.authoring.save_view_pack(&first),
             Purpose::SigningKey => self.windows.authoring.sign_view_pack(&first),
-            Purpose::GenerateKey => self.windows.authoring.generate_key(&first),
+            Purpose::GenerateKey => self.windows.authoring.model.generate_key(&first),
             Purpose::SaveTool(format) => match &mut self.windows.publish {
                 Some(publish) => publish.save_to(format, &first),
                 None => self.panels.problems.status("Nothing saved: the Publish window was closed"),
@@ -267,7 +238,7 @@ impl App {
             self.panels.problems.status(format!(
                 "Opened {} as a pack folder (File › Open pack folder… opens these): it holds packs, not a \
                  registry, which has .well-known/openwop-registry.json. {}",
-                problems::counted(n, "pack"),
+                crate::words::count(n, "pack", "packs"),
                 dir.display()
             ));
         }
@@ -392,53 +363,5 @@ impl App {
                 _ => {}
             }
         }
-    }
-}
-
-/// Where the in-app dialog starts: where the last dialog of its kind was answered (a folder
-/// since removed is passed over), else the home folder; a save first beside the workflow's
-/// own file, an export beside it when none was made yet. Never beside the last file opened
-/// (after opening a registry, Save started in it) and a new key pair never by default beside
-/// the pack it will sign (a private key there is one `git add .` away from being published).
-fn dialog_start(
-    purpose: &Purpose,
-    workflow: Option<&Path>,
-    last: Option<&Path>,
-    home: Option<PathBuf>,
-) -> Option<PathBuf> {
-    let beside = workflow.and_then(Path::parent);
-    let last = last.filter(|d| d.is_dir());
-    let start = match purpose {
-        Purpose::Save => beside.or(last),
-        Purpose::Export(_) | Purpose::ExportBundle => last.or(beside),
-        _ => last,
-    };
-    start.map(Path::to_path_buf).or(home)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dialogs_start_where_their_kind_was_last_answered_else_at_home() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = Some(PathBuf::from("/home/someone"));
-        // Nothing remembered: the home folder, a new key pair included.
-        assert_eq!(dialog_start(&Purpose::GenerateKey, None, None, home.clone()), home);
-        assert_eq!(dialog_start(&Purpose::Registry, None, None, home.clone()), home);
-        // Remembered: there, while it exists.
-        let last = Some(dir.path());
-        assert_eq!(dialog_start(&Purpose::SavePack, None, last, home.clone()).as_deref(), last);
-        let gone = dir.path().join("gone");
-        assert_eq!(dialog_start(&Purpose::SavePack, None, Some(&gone), home.clone()), home);
-        // A save goes beside the workflow's file first.
-        let wf = Path::new("/work/flows/main.json");
-        assert_eq!(dialog_start(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
-        assert_eq!(dialog_start(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
-        // An export beside it until one was made elsewhere.
-        let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
-        assert_eq!(dialog_start(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
-        assert_eq!(dialog_start(&export, Some(wf), last, home.clone()).as_deref(), last);
     }
 }

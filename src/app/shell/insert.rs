@@ -2,11 +2,10 @@ use super::App;
 use crate::app::form::FormSession;
 use crate::app::problems::ErrorAbout;
 use crate::editor::document::{NodeLink, edge_by_seq};
-use crate::editor::insert::{InsertPlace, select_inserted};
-use crate::editor::insert_session::{InsertSession, NotOpened};
+use crate::editor::insert::InsertPlace;
+use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
-use crate::editor::preview;
 
 impl App {
     /// One node of a catalogued type downstream of `source`, wired through the first ports
@@ -97,37 +96,21 @@ impl App {
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
     pub(super) fn submit_form(&mut self) {
         let Some(form) = &mut self.windows.form else { return };
-        let Some(pack) = form.pack.and_then(|id| self.library.packs.get(id)) else { return };
-        let (values, placement) = (form.values().clone(), form.placement());
-        let req = preview::request(
-            &self.library.trust,
-            pack,
-            &form.chain_id,
-            values,
-            &form.expansion_id,
-            &self.library.packs,
-            &placement,
-        );
-        let applied = self.doc.inline(req);
-        match applied {
-            Ok(outcome) => {
+        let values = form.values().clone();
+        let Some(submitted) = form.submit(&mut self.doc, &self.library.trust, &self.library.packs, values) else {
+            return;
+        };
+        match submitted {
+            Submitted::Done(outcome) => {
                 self.windows.form = None;
                 self.panels.canvas.forget_view();
-                // Select the inserted instance, so the inspector offers its parameters.
-                let (wf, sel) = self.doc.parts();
-                select_inserted(wf, sel, &outcome.new_nodes);
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
-            Err(e) => {
-                let Some(form) = &mut self.windows.form else { return };
-                if form.refused(&e) {
-                    form.reveal_errors();
-                    self.panels.problems.error_about(e, ErrorAbout::Form);
-                } else {
-                    // Nothing was applied: the form lists the conflicts for the user to settle.
-                    self.panels.problems.status(e.message);
-                }
+            Submitted::Refused(e) => {
+                form.reveal_errors();
+                self.panels.problems.error_about(e, ErrorAbout::Form);
             }
+            Submitted::Conflicts(e) => self.panels.problems.status(e.message),
         }
     }
 }

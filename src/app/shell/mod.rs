@@ -18,18 +18,20 @@ use crate::app::inspector::Inspector;
 use crate::app::native_files::{FileDialogs, NativeDialogs};
 use crate::app::palette::{self, Palette};
 use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
-use crate::app::settings::Settings;
 use crate::app::window::Window;
 use crate::app::{
-    app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, publish, registry, theme, trust_settings,
+    app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, registry, theme, trust_settings,
     upgrade as updates,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;
 use crate::editor::document::Document;
+use crate::editor::files::Loading;
 use crate::editor::packs::Packs;
+use crate::editor::preview;
+use crate::editor::publish_session::PublishSession;
 use crate::editor::recovery::{self, Recovered, Recovery};
-use crate::editor::{files, preview};
+use crate::editor::settings::Settings;
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::Workflow;
@@ -115,7 +117,7 @@ struct Panels {
 /// The windows, open or not.
 struct Windows {
     form: Option<FormSession>,
-    publish: Option<publish::Publish>,
+    publish: Option<PublishSession>,
     dialogs: dialogs::Dialogs,
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
@@ -167,12 +169,6 @@ struct Start {
     loading: Option<Loading>,
     /// What to say once they are open (remembered packs not found).
     start_notice: Option<String>,
-}
-
-/// The start's files as a thread reads them, in order.
-struct Loading {
-    left: usize,
-    receive: std::sync::mpsc::Receiver<(PathBuf, Result<files::Opened, Error>)>,
 }
 
 impl App {
@@ -435,12 +431,12 @@ impl App {
 
     /// The palette on the left and the inspector on the right, each at most a share of the window.
     fn side_panels(&mut self, ui: &mut Ui, ctx: &egui::Context) {
-        self.panels.palette.unsaved = self.windows.authoring.unsaved();
+        self.panels.palette.unsaved = self.windows.authoring.model.unsaved();
         let sides = SidePanels::for_window(ctx.content_rect().width());
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
         palette.size_range(sides.palette).show_collapsible(ui, &mut self.settings.palette_panel, |ui| {
             let cx = palette::PaletteCtx {
-                loading: self.start.loading.as_ref().map_or(0, |l| l.left),
+                loading: self.start.loading.as_ref().map_or(0, Loading::left),
                 packs: &self.library.packs,
                 reports: &self.library.reports,
                 catalog: self.library.trust.catalog.as_ref(),
@@ -499,7 +495,7 @@ impl App {
     /// The windows over the panels, each while it is open.
     fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
         if self.windows.publish.is_open() {
-            let src = publish::Sources {
+            let src = crate::editor::publish_session::Sources {
                 packs: &self.library.packs,
                 workflow: self.doc.workflow(),
                 revision: self.doc.revision(),

@@ -6,40 +6,23 @@ use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::packs::PackId;
-use crate::error::code;
-use crate::inline::{Destination, ExpansionIdChoice, InlineRequest};
+use crate::editor::update_review::{chain_versions, conflicts_for, others_to_update, update_instance};
 use crate::instance::Resolutions;
-use crate::instance::update::versions;
-use crate::instance::upgrade::carried_values;
 use crate::workflow::Instance;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 impl App {
     /// Find newer versions of the instances' chains again when the workflow or the loaded
     /// packs changed, for the frames' badges, the inspector and the palette's tiles.
     pub(super) fn refresh_updates(&mut self) {
         let packs = &self.library.packs;
-        if !self.windows.updates.refresh(self.doc.workflow(), self.doc.revision(), packs) {
+        if !self.windows.updates.found.refresh(self.doc.workflow(), self.doc.revision(), packs) {
             return;
         }
-        let available = &self.windows.updates.available;
+        let available = &self.windows.updates.found.available;
         self.panels.canvas.updates = available.clone();
         self.panels.inspector.updates = available.clone();
-        let mut by_chain: HashMap<String, Vec<(String, PackId)>> = HashMap::new();
-        for p in packs.iter() {
-            for c in &p.chains {
-                if by_chain.contains_key(c.chain_id()) {
-                    continue;
-                }
-                let found = versions(packs, c.chain_id());
-                if found.len() > 1 {
-                    let listed = found.into_iter().filter_map(|(v, i)| Some((v, packs.id_at(i)?))).collect();
-                    by_chain.insert(c.chain_id().to_owned(), listed);
-                }
-            }
-        }
-        self.panels.palette.versions = by_chain;
+        self.panels.palette.versions = chain_versions(packs);
     }
 
     /// Whether "Review update…" is open (tests and tools).
@@ -94,61 +77,37 @@ impl App {
         }
     }
 
-    /// The other instances of `chain_id` an "Update all" moves: not pinned, and a newer
-    /// version of the chain is loaded.
+    /// The other instances of `chain_id` an "Update all" moves.
     fn others_to_update(&self, chain_id: &str, key: &str) -> Vec<Instance> {
-        let wf = self.doc.workflow();
-        wf.instances()
-            .into_iter()
-            .filter(|i| i.chain_id == chain_id && i.key() != key)
-            .filter(|i| self.windows.updates.available.contains_key(&i.key()))
-            .collect()
+        others_to_update(self.doc.workflow(), &self.windows.updates.found.available, chain_id, key)
     }
 
     /// Update the reviewed instance (and with `all` every other one of its chain) to the
-    /// reviewed version, as `chainsmith upgrade` does; one undo step. A refusal changes
-    /// nothing and shows in the window (conflicts to settle, or why).
+    /// reviewed version; a refusal shows in the window (conflicts to settle, or why).
     fn apply_update(&mut self, values: Map<String, Value>, resolutions: Resolutions, all: bool) {
         let Some(review) = &self.windows.updates.review else { return };
-        let (key, target) = (review.key.clone(), review.target);
-        let Some(pack) = self.library.packs.get(target) else { return };
-        let Some(inst) = self.doc.workflow().instance(&key) else { return };
-        let Some(chain) = pack.chain(&inst.chain_id) else { return };
+        let key = review.key.clone();
+        let Some(target) = self.library.packs.get(review.target) else { return };
         let (trust, packs) = (&self.library.trust, &self.library.packs);
-        let request = |inst: &Instance, values: Map<String, Value>, resolutions: Resolutions| {
-            let mut req = InlineRequest::new(trust, pack, chain.chain_id(), values);
-            req.expansion_id = ExpansionIdChoice::Given(inst.expansion_id.clone());
-            req.external = packs;
-            req.destination = Destination::Reparameterise { key: inst.key(), resolutions };
-            req
-        };
-        let mut reqs = vec![request(&inst, values, resolutions)];
-        let others = if all { self.others_to_update(&inst.chain_id, &key) } else { Vec::new() };
-        for other in &others {
-            let values = carried_values(&other.params, chain, Map::new());
-            reqs.push(request(other, values, Resolutions::default()));
-        }
-        let applied = if all {
-            let label = format!("Update {} instances of {} to {}", reqs.len(), chain.label(), chain.version());
-            self.doc.inline_all(reqs, label)
-        } else {
-            self.doc.inline(reqs.remove(0))
-        };
-        let review = self.windows.updates.review.as_mut().expect("checked above");
+        let available = all.then_some(&self.windows.updates.found.available);
+        let applied = update_instance(&mut self.doc, trust, packs, target, &key, (values, resolutions), available);
+        let (Some(applied), Some(review)) = (applied, self.windows.updates.review.as_mut()) else { return };
         match applied {
             Ok(outcome) => {
                 self.windows.updates.review = None;
                 self.panels.problems.status_with(outcome.label, outcome.warnings);
             }
-            Err(e) if e.code == code::UPGRADE_CONFLICT && e.details["instance"] == Value::String(key.clone()) => {
-                review.conflicts = crate::instance::Conflict::listed_in(&e);
-                review.refusal = None;
-                self.panels.problems.status(e.message);
-            }
-            Err(e) => {
-                review.refusal = Some(e.clone());
-                self.panels.problems.error(e);
-            }
+            Err(e) => match conflicts_for(&e, &key) {
+                Some(conflicts) => {
+                    review.conflicts = conflicts;
+                    review.refusal = None;
+                    self.panels.problems.status(e.message);
+                }
+                None => {
+                    review.refusal = Some(e.clone());
+                    self.panels.problems.error(e);
+                }
+            },
         }
     }
 

@@ -2,9 +2,8 @@ use super::App;
 use crate::app::app_reparam::WINDOW_HEIGHT;
 use crate::app::form::FormSession;
 use crate::app::registry::Request;
-use crate::app::trust_settings::{DEPTHS, ImportedFrom, SettingsInput};
+use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
-use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::host_import;
 use crate::editor::registry_view::{Done, Outcome, RegistryView};
@@ -140,7 +139,7 @@ impl App {
         );
         match written {
             Ok(bundle) => {
-                let children = crate::app::problems::counted(bundle.children.len(), "child workflow");
+                let children = crate::words::count(bundle.children.len(), "child workflow", "child workflows");
                 let text = format!("Exported bundle {}: the workflow and {children}", path.display());
                 self.panels.problems.status_with(text, bundle.warnings);
             }
@@ -168,9 +167,9 @@ impl App {
         let Some(request) = self.windows.registry.show(ctx, ()) else { return };
         let view = &mut self.windows.registry.view;
         match request {
-            Request::ChooseFolder => self.ask(crate::app::dialogs::Purpose::Registry),
+            Request::ChooseFolder => self.ask(crate::editor::file_dialog::Purpose::Registry),
             Request::OpenUrl => view.open_url(),
-            Request::ChooseInstallFolder => self.ask(crate::app::dialogs::Purpose::InstallFolder),
+            Request::ChooseInstallFolder => self.ask(crate::editor::file_dialog::Purpose::InstallFolder),
             Request::Install { name, version } => {
                 let opts = crate::registry::InstallOptions {
                     // The editor's own trust switch decides, as it does for opening packs.
@@ -230,27 +229,18 @@ impl App {
     /// is read only when `reload_keys` (at start, or when a folder is chosen).
     pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
         let s = &mut self.settings.trust;
-        s.host.max_depth = s.host.max_depth.clamp(*DEPTHS.start(), *DEPTHS.end());
         if reload_keys {
-            let (keys, error) = match s.trusted_keys.as_deref().map(TrustedKeys::load) {
-                None => (TrustedKeys::default(), None),
-                Some(Ok(keys)) => (keys, None),
-                Some(Err(e)) => (TrustedKeys::default(), Some(e)),
-            };
-            match (&error, &s.trusted_keys) {
-                (Some(e), _) => self.panels.problems.error(e.clone()),
-                (None, Some(dir)) => {
-                    self.panels.problems.status(format!("Trusted keys: {} loaded from {}", keys.len(), dir.display()))
-                }
-                (None, None) => {}
+            let (keys, loaded) = s.load_keys();
+            match &loaded {
+                Err(e) => self.panels.problems.error(e.clone()),
+                Ok(Some(status)) => self.panels.problems.status(status.clone()),
+                Ok(None) => {}
             }
             self.library.trust.trusted_keys = keys;
-            self.windows.trust_window.keys_error = error;
+            self.windows.trust_window.keys_error = loaded.err();
             self.windows.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
         }
-        self.library.trust.host = s.host.clone();
-        self.library.trust.require_signed = s.require_signed;
-        self.library.trust.strict = s.strict;
+        s.carry_into(&mut self.library.trust);
         self.refresh_trust();
         self.panels.problems.relint();
         self.recheck_form();
@@ -259,15 +249,11 @@ impl App {
     /// Make the capabilities document at `path` the host profile (the node types the user
     /// declared stay), and re-check everything against it.
     pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
-        match host_import::read_capabilities(path) {
-            Ok(got) => {
-                let s = &mut self.settings.trust;
-                let node_types = std::mem::take(&mut s.host.node_types);
-                s.host = HostProfile { node_types, ..got.profile };
-                s.capabilities = Some(ImportedFrom { path: path.to_path_buf(), form: got.form.to_owned() });
+        match self.settings.trust.import_capabilities(path) {
+            Ok(form) => {
                 self.windows.trust_window.import_error = None;
                 self.apply_trust_settings(false);
-                self.panels.problems.status(format!("Host profile imported from {} ({})", path.display(), got.form));
+                self.panels.problems.status(format!("Host profile imported from {} ({form})", path.display()));
             }
             Err(e) => {
                 self.windows.trust_window.import_error = Some(e.clone());
@@ -329,7 +315,7 @@ impl App {
         let asked = self.windows.trust_window.show(ctx, input);
         let reload = self.settings.trust.trusted_keys != before.trusted_keys;
         if asked.choose_keys {
-            self.ask(crate::app::dialogs::Purpose::TrustedKeys);
+            self.ask(crate::editor::file_dialog::Purpose::TrustedKeys);
         }
         if let Some(command) = asked.import {
             self.actions.push(crate::app::action::Action::Run(command));

@@ -330,3 +330,62 @@ fn messages_name_nodes_by_their_titles() {
     let out = doc.apply(Command::Delete { nodes: vec!["support_triage_d869_decide".into()], edges: vec![] }).unwrap();
     assert_eq!(out.label, "Delete Decision");
 }
+
+#[test]
+fn the_status_line_says_the_first_warning_unless_it_names_the_action() {
+    let mut out = Outcome { label: "Insert Triage".into(), ..Default::default() };
+    assert_eq!(out.status_text(), "Insert Triage");
+    out.warnings.push(Finding::warning("w_one", "/nodes/0", "first thing"));
+    out.warnings.push(Finding::warning("w_two", "/nodes/1", "second thing"));
+    assert_eq!(out.status_text(), "Insert Triage — first thing");
+    out.warnings[0].message = "Insert Triage left a dangling edge".into();
+    assert_eq!(out.status_text(), "Insert Triage left a dangling edge");
+}
+
+#[test]
+fn tidying_fewer_than_two_selected_nodes_tidies_the_whole_workflow() {
+    let wf = sample();
+    let mut sel = Selection::default();
+    sel.nodes.insert("a".into());
+    let (cmd, whole) = Command::arrange_selection(Arrangement::Tidy, &wf, &sel, None);
+    assert!(whole && matches!(cmd, Command::Arrange { ref nodes, .. } if nodes.is_empty()));
+    let (cmd, whole) = Command::arrange_selection(Arrangement::Align(arrange::Align::Left), &wf, &sel, None);
+    assert!(!whole && matches!(cmd, Command::Arrange { ref nodes, .. } if nodes == &["a"]));
+    sel.nodes.insert("b".into());
+    let (_, whole) = Command::arrange_selection(Arrangement::Tidy, &wf, &sel, None);
+    assert!(!whole, "two selected nodes are tidied among themselves");
+    let dup = Command::duplicate_selection(&wf, &sel, None);
+    assert!(matches!(dup, Command::Duplicate { ref nodes, .. } if nodes == &["a", "b"]));
+    sel.select_made(&[]);
+    assert_eq!(sel.nodes.len(), 2, "nothing made: the selection stays");
+    sel.select_made(&["c".to_owned()]);
+    assert_eq!(sel.nodes.iter().collect::<Vec<_>>(), ["c"]);
+}
+
+#[test]
+fn the_command_context_follows_the_selection_and_the_updates() {
+    let mut doc = Document::new(sample(), None);
+    let none = HashMap::new();
+    let cx = doc.command_context(&none);
+    assert!(cx.has_nodes && !cx.has_selection() && !cx.can_undo && !cx.instance_selected);
+    doc.selection.only_node("a");
+    assert_eq!((doc.command_context(&none).nodes_selected, doc.selected_instance()), (1, None));
+
+    let new_nodes = insert_triage(&mut doc, (0.0, 300.0), None).unwrap().new_nodes;
+    doc.selection.only_node(&new_nodes[0]);
+    let key = doc.selected_instance().expect("one node of an instance stands for it");
+    let cx = doc.command_context(&none);
+    assert!(cx.instance_selected && cx.can_undo && !cx.instance_outdated && !cx.instance_pinned);
+    let update = crate::instance::update::Available {
+        key: key.clone(),
+        chain_id: "support.triage".into(),
+        from: "1.0.0".into(),
+        to: "2.0.0".into(),
+        level: crate::diff::Level::Major,
+        pack: 0,
+    };
+    let available = HashMap::from([(key.clone(), update)]);
+    assert!(doc.command_context(&available).instance_outdated);
+    doc.selection.only_node("a");
+    assert!(!doc.command_context(&available).instance_outdated, "another node, not the instance");
+}

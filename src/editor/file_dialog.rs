@@ -1,0 +1,416 @@
+//! The in-app file dialog's model, without its widgets: what a question is for (its title,
+//! the files it lists, the folder it remembers), the folder being browsed with its entries,
+//! the answer a confirm would give, and making a missing folder. `app::dialogs` draws it.
+
+use crate::tool::ToolFormat;
+use crate::workflow::{ExportMode, Workflow};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// What the chosen file or folder is for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Purpose {
+    /// Packs, pack folders or a workflow to open.
+    Open,
+    OpenFolder,
+    /// Save the workflow there (and then run what waited for the save, if anything).
+    Save,
+    Export(ExportMode),
+    /// The trusted-keys folder of the Settings window.
+    TrustedKeys,
+    /// A registry folder to browse in the Registry window.
+    Registry,
+    /// The install cache the Registry window installs into.
+    InstallFolder,
+    /// An `openwop capabilities --json` document to take the host profile from.
+    Capabilities,
+    /// A saved OpenWOP app `node-catalog` response.
+    NodeCatalog,
+    /// Where the pack view saves the pack being authored (a `pack.json`).
+    SavePack,
+    /// The Ed25519 private key (PKCS#8 PEM) the pack view signs with.
+    SigningKey,
+    /// Where the pack view writes a new key pair (`NAME.private.pem`, `NAME.public.pem`).
+    GenerateKey,
+    /// Where the workflow goes, its sub-chain children beside it.
+    ExportBundle,
+    /// Where the Publish window saves the tool document it shows in this format.
+    SaveTool(ToolFormat),
+}
+
+impl Purpose {
+    pub fn title(&self) -> &'static str {
+        match self {
+            Purpose::Open => "Open packs or a workflow",
+            Purpose::OpenFolder => "Open a pack folder (pack.json files in it or below)",
+            Purpose::Save => "Save workflow",
+            Purpose::Export(ExportMode::Faithful) => "Export expanded workflow (spec-faithful)",
+            Purpose::Export(ExportMode::StrictSchema) => "Export expanded workflow (strict schema)",
+            Purpose::TrustedKeys => "Choose the trusted-keys folder",
+            Purpose::Registry => "Choose a registry folder (.well-known/openwop-registry.json)",
+            Purpose::InstallFolder => "Choose the install cache folder",
+            Purpose::Capabilities => "Import a host capabilities document",
+            Purpose::NodeCatalog => "Import a host node catalog",
+            Purpose::SavePack => "Save pack",
+            Purpose::SigningKey => "Choose the private key to sign with",
+            Purpose::GenerateKey => "Generate a signing key: its folder and name",
+            Purpose::ExportBundle => "Export the workflow with its sub-chain children",
+            Purpose::SaveTool(ToolFormat::Compact) => "Save the CompactToolDescriptor",
+            Purpose::SaveTool(ToolFormat::MiRuntime) => "Save the MiRuntime tool contract",
+        }
+    }
+
+    /// The kind of file it asks for: dialogs of one kind start in the folder the last one
+    /// was answered in. An export is not a save (the two go to different places), and a
+    /// registry is not a pack folder.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Purpose::Open => "open",
+            Purpose::OpenFolder => "pack-folder",
+            Purpose::Save => "workflow",
+            Purpose::Export(_) | Purpose::ExportBundle => "export",
+            Purpose::TrustedKeys => "trusted-keys",
+            Purpose::Registry => "registry",
+            Purpose::InstallFolder => "install",
+            Purpose::Capabilities | Purpose::NodeCatalog => "host",
+            Purpose::SavePack => "pack",
+            Purpose::SigningKey | Purpose::GenerateKey => "signing-key",
+            Purpose::SaveTool(_) => "tool",
+        }
+    }
+
+    /// The name a save starts with (a tool document's comes from the Publish window).
+    pub fn suggested_name(&self, wf: &Workflow) -> String {
+        match self {
+            Purpose::Save | Purpose::ExportBundle => super::files::suggested_name(wf),
+            Purpose::Export(_) => super::files::suggested_name(wf).replace(".json", ".expanded.json"),
+            Purpose::SavePack => "pack.json".to_owned(),
+            Purpose::GenerateKey => "signing-key".to_owned(),
+            _ => String::new(),
+        }
+    }
+
+    /// The folder to remember of an answer: a chosen folder itself, a file's folder.
+    pub fn folder_of(&self, chosen: &Path) -> Option<PathBuf> {
+        if self.is_folder() { Some(chosen.to_path_buf()) } else { chosen.parent().map(Path::to_path_buf) }
+    }
+
+    pub fn is_save(&self) -> bool {
+        matches!(
+            self,
+            Purpose::Save
+                | Purpose::Export(_)
+                | Purpose::SavePack
+                | Purpose::ExportBundle
+                | Purpose::SaveTool(_)
+                | Purpose::GenerateKey
+        )
+    }
+
+    /// The files listed unless "Show all files" is on, by how their names end.
+    pub fn extensions(&self) -> &'static [&'static str] {
+        match self {
+            Purpose::SigningKey | Purpose::GenerateKey => &[".pem"],
+            _ => &[".json", ".tgz"],
+        }
+    }
+
+    pub fn is_folder(&self) -> bool {
+        matches!(self, Purpose::OpenFolder | Purpose::TrustedKeys | Purpose::Registry | Purpose::InstallFolder)
+    }
+}
+
+/// Where the in-app dialog starts: where the last dialog of its kind was answered (a folder
+/// since removed is passed over), else the home folder; a save first beside the workflow's
+/// own file, an export beside it when none was made yet. Never beside the last file opened
+/// (after opening a registry, Save started in it) and a new key pair never by default beside
+/// the pack it will sign (a private key there is one `git add .` away from being published).
+pub fn start_folder(
+    purpose: &Purpose,
+    workflow: Option<&Path>,
+    last: Option<&Path>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let beside = workflow.and_then(Path::parent);
+    let last = last.filter(|d| d.is_dir());
+    let start = match purpose {
+        Purpose::Save => beside.or(last),
+        Purpose::Export(_) | Purpose::ExportBundle => last.or(beside),
+        _ => last,
+    };
+    start.map(Path::to_path_buf).or(home)
+}
+
+/// `CHAINSMITH_FILE_DIALOG=in-app` or `=system` overrides what is detected.
+const DIALOG_ENV: &str = "CHAINSMITH_FILE_DIALOG";
+
+/// Whether the system file dialog (rfd) can be shown, with the environment read through
+/// `var`: on Linux and the BSDs (`unix_desktop`) it needs the desktop portal (a session bus,
+/// and the portal service installed for the bus to start) or zenity; elsewhere it is there.
+pub fn system_dialog_usable(var: impl Fn(&str) -> Option<OsString>, unix_desktop: bool) -> bool {
+    match var(DIALOG_ENV).as_deref().and_then(|v| v.to_str()) {
+        Some("in-app") => false,
+        Some("system") => true,
+        _ => !unix_desktop || on_path(&var, "zenity") || (session_bus(&var) && portal_installed(&var)),
+    }
+}
+
+fn on_path(var: &impl Fn(&str) -> Option<OsString>, tool: &str) -> bool {
+    var("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+fn session_bus(var: &impl Fn(&str) -> Option<OsString>) -> bool {
+    var("DBUS_SESSION_BUS_ADDRESS").is_some()
+        || var("XDG_RUNTIME_DIR").is_some_and(|d| Path::new(&d).join("bus").exists())
+}
+
+/// The portal's D-Bus service file, in the data folders the bus looks in.
+fn portal_installed(var: &impl Fn(&str) -> Option<OsString>) -> bool {
+    let dirs = var("XDG_DATA_DIRS")
+        .and_then(|d| d.into_string().ok())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".to_owned());
+    let home =
+        var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| var("HOME").map(|h| Path::new(&h).join(".local/share")));
+    dirs.split(':')
+        .map(PathBuf::from)
+        .chain(home)
+        .any(|d| d.join("dbus-1/services/org.freedesktop.portal.Desktop.service").is_file())
+}
+
+/// One entry of the folder being shown.
+pub struct Entry {
+    pub name: String,
+    pub is_dir: bool,
+}
+
+/// The folder the in-app dialog shows, and the name typed for the answer.
+pub struct Browse {
+    pub purpose: Purpose,
+    pub dir: PathBuf,
+    /// The folder field's text, applied on Enter.
+    pub dir_text: String,
+    pub entries: Result<Vec<Entry>, String>,
+    pub name: String,
+    pub show_all: bool,
+    /// Why the last folder could not be made.
+    pub problem: Option<String>,
+}
+
+/// Folders list at most this many entries (a folder is read whenever it is entered).
+const MAX_ENTRIES: usize = 5_000;
+
+impl Browse {
+    pub fn new(purpose: Purpose, dir: PathBuf, suggested: &str) -> Self {
+        let mut d = Self {
+            purpose,
+            dir_text: String::new(),
+            dir: PathBuf::new(),
+            entries: Ok(Vec::new()),
+            name: suggested.to_owned(),
+            show_all: false,
+            problem: None,
+        };
+        d.enter(dir);
+        d
+    }
+
+    /// Show `dir`, its entries read again.
+    pub fn enter(&mut self, dir: PathBuf) {
+        self.dir_text = dir.display().to_string();
+        let shown = if self.purpose.is_folder() { None } else { Some(self.purpose.extensions()) };
+        self.entries = read_folder(&dir, self.show_all, shown);
+        self.dir = dir;
+    }
+
+    /// The file or folder the confirm button would answer with.
+    pub fn target(&self) -> Option<PathBuf> {
+        if self.purpose.is_folder() {
+            return Some(self.dir.clone());
+        }
+        let name = self.name.trim();
+        if name.is_empty() {
+            return None;
+        }
+        let path = self.dir.join(name);
+        let ok =
+            if self.purpose.is_save() { !path.is_dir() && self.missing_folder().is_none() } else { path.is_file() };
+        ok.then_some(path)
+    }
+
+    /// The folder a save would go into when it does not exist (the folder shown, or one
+    /// named in the file name): saving waits until it is made.
+    pub fn missing_folder(&self) -> Option<PathBuf> {
+        let folder = self.dir.join(self.name.trim()).parent()?.to_path_buf();
+        (self.purpose.is_save() && !folder.is_dir()).then_some(folder)
+    }
+
+    /// Make `folder` (and what leads to it); a failure is shown in the dialog, which stays.
+    pub fn make_folder(&mut self, folder: &Path) -> bool {
+        match std::fs::create_dir_all(folder) {
+            Ok(()) => {
+                self.problem = None;
+                true
+            }
+            Err(e) => {
+                self.problem = Some(format!("Could not make the folder {}: {e}", folder.display()));
+                false
+            }
+        }
+    }
+}
+
+/// A folder's entries: folders first, then files, each by name; hidden ones and (unless
+/// `all`) files whose names do not end in one of `extensions` left out; no files at all
+/// when `extensions` is `None` (choosing a folder).
+pub fn read_folder(dir: &Path, all: bool, extensions: Option<&[&str]>) -> Result<Vec<Entry>, String> {
+    let read = std::fs::read_dir(dir).map_err(|e| format!("Cannot read {}: {e}", dir.display()))?;
+    let mut out: Vec<Entry> = read
+        .flatten()
+        .take(MAX_ENTRIES)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Follows symbolic links, so a link to a folder can be entered.
+            let is_dir = entry.path().is_dir();
+            let hidden = name.starts_with('.');
+            let file_shown = extensions.is_some_and(|ext| all || ext.iter().any(|e| name.ends_with(e)));
+            let shown = !hidden && (is_dir || file_shown);
+            shown.then_some(Entry { name, is_dir })
+        })
+        .collect();
+    out.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase())));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_list_folders_first_and_json_files_unless_all() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("packs")).unwrap();
+        std::fs::create_dir(dir.path().join(".hidden")).unwrap();
+        for f in ["b.json", "A.json", "notes.txt", ".secret.json"] {
+            std::fs::write(dir.path().join(f), "{}").unwrap();
+        }
+        let names = |all, purpose: Purpose| {
+            let shown = if purpose.is_folder() { None } else { Some(purpose.extensions()) };
+            read_folder(dir.path(), all, shown).unwrap().into_iter().map(|e| e.name).collect::<Vec<_>>()
+        };
+        assert_eq!(names(false, Purpose::Open), ["packs", "A.json", "b.json"]);
+        assert_eq!(names(true, Purpose::Open), ["packs", "A.json", "b.json", "notes.txt"]);
+        assert_eq!(names(false, Purpose::OpenFolder), ["packs"]);
+        assert!(read_folder(&dir.path().join("missing"), false, None).is_err());
+    }
+
+    #[test]
+    fn the_key_picker_lists_pem_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["signer.private.pem", "signer.public.pem", "pack.json"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        let picker = Browse::new(Purpose::SigningKey, dir.path().to_path_buf(), "");
+        let names: Vec<String> = picker.entries.unwrap().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["signer.private.pem", "signer.public.pem"]);
+    }
+
+    #[test]
+    fn the_answer_is_a_file_in_the_folder_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("flow.json"), "{}").unwrap();
+        let save = Browse::new(Purpose::Save, dir.path().to_path_buf(), "new.json");
+        assert_eq!(save.target(), Some(dir.path().join("new.json")));
+        let mut open = Browse::new(Purpose::Open, dir.path().to_path_buf(), "");
+        assert_eq!(open.target(), None, "nothing chosen yet");
+        open.name = "missing.json".into();
+        assert_eq!(open.target(), None, "only an existing file opens");
+        open.name = "flow.json".into();
+        assert_eq!(open.target(), Some(dir.path().join("flow.json")));
+        let folder = Browse::new(Purpose::OpenFolder, dir.path().to_path_buf(), "");
+        assert_eq!(folder.target(), Some(dir.path().to_path_buf()));
+    }
+
+    #[test]
+    fn a_save_into_a_missing_folder_waits_until_it_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut save = Browse::new(Purpose::SavePack, dir.path().to_path_buf(), "new/pack.json");
+        let missing = dir.path().join("new");
+        assert_eq!(save.missing_folder(), Some(missing.clone()));
+        assert_eq!(save.target(), None, "no answer until the folder exists");
+        assert!(save.make_folder(&missing) && save.problem.is_none());
+        assert_eq!(save.target(), Some(missing.join("pack.json")));
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        assert!(!save.make_folder(&dir.path().join("file").join("below")));
+        assert!(save.problem.as_deref().is_some_and(|p| p.starts_with("Could not make the folder ")));
+    }
+
+    #[test]
+    fn dialogs_start_where_their_kind_was_last_answered_else_at_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Some(PathBuf::from("/home/someone"));
+        // Nothing remembered: the home folder, a new key pair included.
+        assert_eq!(start_folder(&Purpose::GenerateKey, None, None, home.clone()), home);
+        assert_eq!(start_folder(&Purpose::Registry, None, None, home.clone()), home);
+        // Remembered: there, while it exists.
+        let last = Some(dir.path());
+        assert_eq!(start_folder(&Purpose::SavePack, None, last, home.clone()).as_deref(), last);
+        let gone = dir.path().join("gone");
+        assert_eq!(start_folder(&Purpose::SavePack, None, Some(&gone), home.clone()), home);
+        // A save goes beside the workflow's file first.
+        let wf = Path::new("/work/flows/main.json");
+        assert_eq!(start_folder(&Purpose::Save, Some(wf), last, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(start_folder(&Purpose::SigningKey, Some(wf), None, home.clone()), home);
+        // An export beside it until one was made elsewhere.
+        let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
+        assert_eq!(start_folder(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
+        assert_eq!(start_folder(&export, Some(wf), last, home.clone()).as_deref(), last);
+    }
+
+    #[test]
+    fn saves_suggest_a_name_from_the_workflow() {
+        let wf = Workflow::new("Support triage");
+        let name = crate::editor::files::suggested_name(&wf);
+        assert_eq!(Purpose::Save.suggested_name(&wf), name);
+        assert_eq!(Purpose::Export(ExportMode::Faithful).suggested_name(&wf), name.replace(".json", ".expanded.json"));
+        assert_eq!(Purpose::SavePack.suggested_name(&wf), "pack.json");
+        assert_eq!(Purpose::GenerateKey.suggested_name(&wf), "signing-key");
+        assert_eq!(Purpose::Open.suggested_name(&wf), "");
+    }
+
+    #[test]
+    fn the_system_dialog_needs_a_portal_or_zenity_on_a_unix_desktop() {
+        let dir = tempfile::tempdir().unwrap();
+        let env = |pairs: Vec<(&'static str, OsString)>| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone())
+        };
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        // Nothing found (the data folders point at an empty one).
+        let bare = || vec![("XDG_DATA_DIRS", empty.clone().into_os_string()), ("HOME", empty.clone().into_os_string())];
+        assert!(!system_dialog_usable(env(bare()), true));
+        assert!(system_dialog_usable(env(bare()), false), "elsewhere the system dialog is there");
+        // The override wins either way.
+        let mut forced = bare();
+        forced.push((DIALOG_ENV, "system".into()));
+        assert!(system_dialog_usable(env(forced), true));
+        assert!(!system_dialog_usable(env(vec![(DIALOG_ENV, "in-app".into())]), false));
+        // zenity on PATH.
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("zenity"), "").unwrap();
+        let mut zenity = bare();
+        zenity.push(("PATH", bin.into_os_string()));
+        assert!(system_dialog_usable(env(zenity), true));
+        // A session bus and the portal's service file.
+        let services = dir.path().join("share/dbus-1/services");
+        std::fs::create_dir_all(&services).unwrap();
+        std::fs::write(services.join("org.freedesktop.portal.Desktop.service"), "").unwrap();
+        let portal = || {
+            vec![("XDG_DATA_DIRS", dir.path().join("share").into_os_string()), ("HOME", empty.clone().into_os_string())]
+        };
+        assert!(!system_dialog_usable(env(portal()), true), "no session bus");
+        let mut with_bus = portal();
+        with_bus.push(("DBUS_SESSION_BUS_ADDRESS", "unix:path=/x".into()));
+        assert!(system_dialog_usable(env(with_bus), true));
+    }
+}
