@@ -380,7 +380,7 @@ fn a_refusal_says_what_happened_before_its_code() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = sized(vec![dir.path().join("gone.json")], 1000.0, 700.0);
     let e = h.state().last_error().cloned().expect("the missing file is refused");
-    h.get(By::new().label(&format!("✖ {}", e.code))).click();
+    h.get(By::new().label(e.code)).click();
     h.run();
     let window = rect_of(&h, By::new().label("Refusal"));
     let in_window = |text: &str| {
@@ -394,6 +394,17 @@ fn a_refusal_says_what_happened_before_its_code() {
     };
     let (message, code) = (in_window(&e.message), in_window(e.code));
     assert!(message.bottom() <= code.top(), "message {message:?} above code {code:?}");
+    // The status bar in the same order: the message (cut to its room), then the code.
+    let in_bar = |wanted: fn(&str, &str) -> bool| {
+        let code = e.code;
+        h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().is_some_and(|v| wanted(&v, code))))
+            .map(|n| n.rect())
+            .max_by(|a, b| a.top().total_cmp(&b.top()))
+            .expect("in the status bar")
+    };
+    let bar_message = in_bar(|v, _| v.starts_with("✖ "));
+    let bar_code = in_bar(|v, code| v == code);
+    assert!(bar_message.right() <= bar_code.left(), "message {bar_message:?} before code {bar_code:?}");
 }
 
 /// Item 11: what an insert warned about names the inserted node by its title, and the

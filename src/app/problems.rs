@@ -156,12 +156,24 @@ impl Problems {
             // The dismiss button before the message, which is cut to what is left: after it,
             // it was drawn over the counts at the right.
             let dismiss = ui.small_button("🗙").on_hover_text("Dismiss").clicked();
-            let text = RichText::new(format!("✖ {}", e.code)).monospace().strong().color(theme::ERROR);
-            if ui.add(egui::Label::new(text).sense(egui::Sense::click())).on_hover_text("Show details").clicked() {
+            // What happened first, in the user's words; the code after it, as the secondary
+            // part. The message is cut so the code keeps its room.
+            let code = RichText::new(e.code).monospace().small().color(theme::TEXT_DIM);
+            let font = egui::TextStyle::Monospace.resolve(ui.style());
+            let code_width =
+                ui.ctx().fonts_mut(|f| f.layout_no_wrap(e.code.to_owned(), font, egui::Color32::WHITE).size().x);
+            let room = (ui.available_width() - code_width - 2.0 * ui.spacing().item_spacing.x).max(0.0);
+            let text = RichText::new(format!("✖ {}", e.message)).strong().color(theme::ERROR);
+            let message = ui
+                .scope(|ui| {
+                    ui.set_max_width(room);
+                    ui.add(egui::Label::new(text).truncate().sense(egui::Sense::click()))
+                })
+                .inner;
+            let code = ui.add(egui::Label::new(code).sense(egui::Sense::click()));
+            if message.on_hover_text("Show details").clicked() || code.on_hover_text("Show details").clicked() {
                 self.show_error = true;
             }
-            let message = egui::Label::new(RichText::new(&e.message).color(theme::ERROR)).truncate();
-            ui.add(message);
             if dismiss {
                 self.clear_error();
             }
