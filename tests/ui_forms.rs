@@ -16,20 +16,14 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use ui_common::{Script, drag};
+use ui_common::{Script, drag, hover_still, pointer_click};
 
 fn sized(files: Vec<PathBuf>, w: f32, h: f32) -> Harness<'static, App> {
     let app = App::new(
         StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() },
         None,
     );
-    let mut h = Harness::builder()
-        .with_size([w, h])
-        .with_step_dt(1.0 / 60.0)
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
-    h.run();
-    h
+    ui_common::sized(app, w, h)
 }
 
 /// start → fetch → log → finish, with ids as long as real ones; fetch holds a long url, a
@@ -117,27 +111,6 @@ fn the_extract_dialog_keeps_its_table_and_its_preview_apart() {
             assert!(r.right() <= left_edge, "{w}x{hh}: {what} at {r:?} reaches into the preview from x={left_edge}");
         }
     }
-}
-
-/// A real press and release at `at` (egui's hit test decides what is clicked; the
-/// accessible click of `Node::click` would reach the widget wherever it is).
-fn pointer_click(h: &mut Harness<'_, App>, at: egui::Pos2) {
-    h.hover_at(at);
-    h.step();
-    let button = egui::PointerButton::Primary;
-    h.event(egui::Event::PointerButton { pos: at, button, pressed: true, modifiers: Modifiers::NONE });
-    h.step();
-    h.event(egui::Event::PointerButton { pos: at, button, pressed: false, modifiers: Modifiers::NONE });
-    h.run();
-}
-
-/// Hover `at` long enough for a tooltip.
-fn hover_still(h: &mut Harness<'_, App>, at: egui::Pos2) {
-    h.hover_at(at);
-    for _ in 0..60 {
-        h.step();
-    }
-    h.run();
 }
 
 /// Every label or value holding `part`.

@@ -19,7 +19,7 @@ use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use ui_common::{Script, harness, text_field, type_into};
+use ui_common::{Script, harness, label_starting, text_field, type_into};
 
 fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
@@ -37,14 +37,6 @@ fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
     // Menu items with a shortcut column carry it in their accessible name.
     h.get(By::new().label_contains(item).role(Role::Button)).click();
     h.run();
-}
-
-/// Labels whose text starts with `prefix`.
-fn label_starting(h: &Harness<'_, App>, prefix: &str) -> Option<String> {
-    let prefix = prefix.to_owned();
-    h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().is_some_and(|v| v.starts_with(&prefix))))
-        .next()
-        .and_then(|n| n.value())
 }
 
 /// A registry folder holding every pack of the corpus, unsigned, built by

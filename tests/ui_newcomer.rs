@@ -17,20 +17,10 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{Memory, Script, two_nodes, write_workflow};
+use ui_common::{Memory, Script, hover_still, labels_containing, pointer_click, sized, two_nodes, write_workflow};
 
 fn app(files: Vec<PathBuf>) -> App {
     App::new(StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() }, None)
-}
-
-fn sized(app: App, w: f32, h: f32) -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size([w, h])
-        .with_step_dt(1.0 / 60.0)
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
-    h.run();
-    h
 }
 
 /// A chain pack `vendor.acme.<name>` in `dir/<name>`: `chains` as given.
@@ -64,42 +54,6 @@ fn blocked_packs(dir: &Path) -> PathBuf {
             chain("acme.ok", "Plain", "vendor.chainsmith.classify"),
         ],
     )
-}
-
-fn labels_containing(h: &Harness<'_, App>, part: &str) -> Vec<String> {
-    let part = part.to_owned();
-    h.query_all(By::new().predicate(move |n| {
-        n.label().is_some_and(|l| l.contains(&part)) || n.value().is_some_and(|v| v.contains(&part))
-    }))
-    .map(|n| n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default())
-    .fold(Vec::new(), |mut all: Vec<String>, l| {
-        // A label and the text inside it name the same thing once.
-        if all.last() != Some(&l) {
-            all.push(l);
-        }
-        all
-    })
-}
-
-/// Hover `at` and keep still until egui's tooltip delay has passed.
-fn hover_still(h: &mut Harness<'_, App>, at: Pos2) {
-    h.hover_at(at);
-    for _ in 0..60 {
-        h.step();
-    }
-    h.run();
-}
-
-/// A real press and release at `at` (egui's hit test decides what is clicked; the accessible
-/// click of `Node::click` would reach the widget whatever covers it).
-fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {
-    h.hover_at(at);
-    h.step();
-    let button = egui::PointerButton::Primary;
-    h.event(egui::Event::PointerButton { pos: at, button, pressed: true, modifiers: Modifiers::NONE });
-    h.step();
-    h.event(egui::Event::PointerButton { pos: at, button, pressed: false, modifiers: Modifiers::NONE });
-    h.run();
 }
 
 fn press(h: &mut Harness<'_, App>, key: Key) {

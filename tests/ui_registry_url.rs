@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use ui_common::{Script, harness, type_into};
+use ui_common::{Script, harness, label_starting, type_into};
 
 const NAME: &str = "vendor.me.tiles";
 /// How long the slow server sleeps before answering for a tarball.
@@ -41,14 +41,6 @@ fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
     h.run();
     h.get(By::new().label_contains(item).role(Role::Button)).click();
     h.run();
-}
-
-/// Labels whose text starts with `prefix`.
-fn label_starting(h: &Harness<'_, App>, prefix: &str) -> Option<String> {
-    let prefix = prefix.to_owned();
-    h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().is_some_and(|v| v.starts_with(&prefix))))
-        .next()
-        .and_then(|n| n.value())
 }
 
 /// A v2 registry folder: NAME 1.0.0 and 1.1.0, signed (key `me-1`), chain "Echo tiles".

@@ -16,20 +16,10 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{Script, text_field, two_nodes, write_workflow};
+use ui_common::{Script, hover_still, labels_containing, pointer_click, sized, text_field, two_nodes, write_workflow};
 
 fn app_with(files: Vec<PathBuf>, script: Script) -> App {
     App::new(StartOptions { files, dialogs: Box::new(script), recovery_file: None, packs: bundled() }, None)
-}
-
-fn sized(app: App, w: f32, h: f32) -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size([w, h])
-        .with_step_dt(1.0 / 60.0)
-        .with_max_steps(64)
-        .build_ui_state(|ui, app: &mut App| app.show(ui), app);
-    h.run();
-    h
 }
 
 /// A chain pack `vendor.acme.<name>` in `dir/<name>` with one plain chain.
@@ -43,21 +33,6 @@ fn chain_pack(dir: &Path, name: &str) -> PathBuf {
         "engines": {"openwop": ">=1.0.0"}, "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"}, "chains": [chain]});
     std::fs::write(folder.join("pack.json"), m.to_string()).unwrap();
     folder
-}
-
-/// Every label or value on screen containing `part`, once each.
-fn labels_containing(h: &Harness<'_, App>, part: &str) -> Vec<String> {
-    let part = part.to_owned();
-    h.query_all(By::new().predicate(move |n| {
-        n.label().is_some_and(|l| l.contains(&part)) || n.value().is_some_and(|v| v.contains(&part))
-    }))
-    .map(|n| n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default())
-    .fold(Vec::new(), |mut all: Vec<String>, l| {
-        if all.last() != Some(&l) {
-            all.push(l);
-        }
-        all
-    })
 }
 
 /// Where the first widget whose label or value contains `part` is.
@@ -81,15 +56,6 @@ fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
 
 fn press(h: &mut Harness<'_, App>, key: Key) {
     h.key_press(key);
-    h.run();
-}
-
-/// Hover `at` and keep still until egui's tooltip delay has passed.
-fn hover_still(h: &mut Harness<'_, App>, at: Pos2) {
-    h.hover_at(at);
-    for _ in 0..60 {
-        h.step();
-    }
     h.run();
 }
 
@@ -400,17 +366,6 @@ fn blocked_pack(dir: &Path) -> PathBuf {
     m["chains"].as_array_mut().unwrap().push(composes);
     std::fs::write(&file, m.to_string()).unwrap();
     folder
-}
-
-/// A real press and release at `at` (egui's hit test decides what is clicked).
-fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {
-    h.hover_at(at);
-    h.step();
-    let button = egui::PointerButton::Primary;
-    h.event(egui::Event::PointerButton { pos: at, button, pressed: true, modifiers: Modifiers::NONE });
-    h.step();
-    h.event(egui::Event::PointerButton { pos: at, button, pressed: false, modifiers: Modifiers::NONE });
-    h.run();
 }
 
 #[test]

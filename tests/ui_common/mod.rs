@@ -12,7 +12,7 @@ use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{By, Queryable};
+use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -41,13 +41,62 @@ pub fn drag(h: &mut Harness<'_, App>, from: Pos2, to: Pos2, modifiers: Modifiers
 
 /// Run `app` headlessly in the default 1440x900 window until it settles.
 pub fn harness(app: App) -> Harness<'static, App> {
+    sized(app, 1440.0, 900.0)
+}
+
+/// Run `app` headlessly in a `w`×`h` window until it settles.
+pub fn sized(app: App, w: f32, h: f32) -> Harness<'static, App> {
     let mut h = Harness::builder()
-        .with_size([1440.0, 900.0])
+        .with_size([w, h])
         .with_step_dt(1.0 / 60.0)
         .with_max_steps(64)
         .build_ui_state(|ui, app: &mut App| app.show(ui), app);
     h.run();
     h
+}
+
+/// A real press and release at `at` (egui's hit test decides what is clicked; the accessible
+/// click of `Node::click` would reach the widget whatever covers it).
+pub fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {
+    h.hover_at(at);
+    h.step();
+    let button = egui::PointerButton::Primary;
+    h.event(egui::Event::PointerButton { pos: at, button, pressed: true, modifiers: Modifiers::NONE });
+    h.step();
+    h.event(egui::Event::PointerButton { pos: at, button, pressed: false, modifiers: Modifiers::NONE });
+    h.run();
+}
+
+/// Hover `at` and keep still until egui's tooltip delay has passed.
+pub fn hover_still(h: &mut Harness<'_, App>, at: Pos2) {
+    h.hover_at(at);
+    for _ in 0..60 {
+        h.step();
+    }
+    h.run();
+}
+
+/// Every label or value holding `part`, a label and the text inside it once.
+pub fn labels_containing(h: &Harness<'_, App>, part: &str) -> Vec<String> {
+    let part = part.to_owned();
+    h.query_all(By::new().predicate(move |n| {
+        n.label().is_some_and(|l| l.contains(&part)) || n.value().is_some_and(|v| v.contains(&part))
+    }))
+    .map(|n| n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default())
+    .fold(Vec::new(), |mut all: Vec<String>, l| {
+        if all.last() != Some(&l) {
+            all.push(l);
+        }
+        all
+    })
+}
+
+/// The first label whose text starts with `prefix`.
+pub fn label_starting(h: &Harness<'_, App>, prefix: &str) -> Option<String> {
+    let prefix = prefix.to_owned();
+    h.query_all(By::new().role(Role::Label).predicate(move |n| n.value().is_some_and(|v| v.starts_with(&prefix))))
+        .next()
+        .and_then(|n| n.value())
 }
 
 /// The editable text field named `label` (single-line, multi-line or search).
