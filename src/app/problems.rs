@@ -159,7 +159,8 @@ impl Problems {
             // What happened first, in the user's words; the code after it, as the secondary
             // part. The message is cut so the code keeps its room.
             let code = RichText::new(e.code).monospace().small().color(theme::TEXT_DIM);
-            let font = egui::TextStyle::Monospace.resolve(ui.style());
+            // Measured in the font it is drawn in: small, monospace.
+            let font = egui::FontId::monospace(egui::TextStyle::Small.resolve(ui.style()).size);
             let code_width =
                 ui.ctx().fonts_mut(|f| f.layout_no_wrap(e.code.to_owned(), font, egui::Color32::WHITE).size().x);
             let room = (ui.available_width() - code_width - 2.0 * ui.spacing().item_spacing.x).max(0.0);
