@@ -218,7 +218,7 @@ pub struct Curve {
     /// The height of a back edge's lane; `None` for a forward edge.
     pub lane: Option<f32>,
     /// The height of the lane a forward edge takes round cards it would cross ([`Router`]);
-    /// `None` for the plain S-curve.
+    /// `None` for the plain S-curve. For a back edge, the lane the router moved its loop to.
     pub bend: Option<f32>,
 }
 
@@ -238,9 +238,14 @@ impl Curve {
     /// A forward edge bent along a lane at height `lane`: out of the source, a turn within
     /// [`BEND_ARM`] to the lane, along it, and a turn into the target. Unchanged for a back
     /// edge, for `None`, and where the ends are too close for the two turns.
+    /// For a back edge, `lane` is the height its loop runs at instead (the router's choice
+    /// when the loop round every card would cross one); kept as `bend` too, so what a view
+    /// caches gives the same curve back.
     pub fn bent(mut self, lane: Option<f32>) -> Self {
-        if self.lane.is_none() && self.to.x - self.from.x >= 2.0 * BEND_ARM {
-            self.bend = lane;
+        match (self.lane, lane) {
+            (Some(_), Some(y)) => (self.lane, self.bend) = (Some(y), Some(y)),
+            (None, _) if self.to.x - self.from.x >= 2.0 * BEND_ARM => self.bend = lane,
+            _ => {}
         }
         self
     }
@@ -261,7 +266,7 @@ impl Curve {
     /// On the stack: the full view asks this of tens of thousands of edges.
     pub fn segments(&self) -> ([[Point; 4]; 3], usize) {
         let (from, to) = (self.from, self.to);
-        if let Some(y) = self.bend {
+        if let (None, Some(y)) = (self.lane, self.bend) {
             // Each turn an S within its arm's width: it stays clear of the next column.
             let half = point(BEND_ARM / 2.0, 0.0);
             let (p1, p2) = (point(from.x + BEND_ARM, y), point(to.x - BEND_ARM, y));
@@ -311,7 +316,7 @@ impl Curve {
     /// The corners of the curve drawn as straight lines (zoomed far out).
     pub fn polyline(&self) -> Vec<Point> {
         let (from, to) = (self.from, self.to);
-        if let Some(y) = self.bend {
+        if let (None, Some(y)) = (self.lane, self.bend) {
             let (right, left) = (from.x + BEND_ARM / 2.0, to.x - BEND_ARM / 2.0);
             return vec![from, point(right, from.y), point(right, y), point(left, y), point(left, to.y), to];
         }

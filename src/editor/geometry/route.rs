@@ -4,7 +4,7 @@
 //! edge looks only at the cells near it, up to [`LOOK_LIMIT`] cells and cards: the work
 //! grows with the edges, not with edges times cards.
 
-use super::{Curve, Point, Rect, point};
+use super::{Curve, LOOP_ARM, Point, Rect, point};
 
 /// How far each turn of a bent edge reaches out of its card (less than half the gap Tidy
 /// leaves between columns, so a turn stays in the gap).
@@ -121,11 +121,14 @@ impl Router {
     }
 
     /// The curve an edge from card `ends.0` to card `ends.1` is drawn along: `curve` itself
-    /// when it crosses no other card (and for a back edge, which loops round them already),
-    /// else bent along the free lane nearest its ends. Left as it is when no lane is found
+    /// when it crosses no other card, else bent along the free lane nearest its ends (a back
+    /// edge's loop moved to one: [`Router::route_loop`]). Left as it is when no lane is found
     /// near enough, or the cards near it are too many to look at.
     pub fn route(&self, curve: Curve, ends: (usize, usize)) -> Curve {
-        if curve.lane.is_some() || curve.to.x - curve.from.x < 2.0 * BEND_ARM {
+        if curve.lane.is_some() {
+            return self.route_loop(curve);
+        }
+        if curve.to.x - curve.from.x < 2.0 * BEND_ARM {
             return curve;
         }
         match self.cards_in(curve.hull(), ends) {
@@ -145,6 +148,41 @@ impl Router {
                 let Some(near) = self.cards_in(bent.hull(), ends) else { return curve };
                 if self.crossed(&bent, &near).is_none() {
                     return bent;
+                }
+            }
+            reach *= 2.0;
+        }
+        curve
+    }
+}
+
+impl Router {
+    /// A back edge's loop runs over or under every card between its ends; its two drops
+    /// can still pass through a card above or below an end (two chains stacked and wired
+    /// end to start). Then it takes the nearest free lane whose drops and run cross no card,
+    /// its own two included (a lane level with them would run through them).
+    fn route_loop(&self, curve: Curve) -> Curve {
+        const NONE: (usize, usize) = (usize::MAX, usize::MAX);
+        let clear = |c: &Curve| match self.cards_in(c.hull(), NONE) {
+            Some(near) => self.crossed(c, &near).is_none(),
+            None => true,
+        };
+        if clear(&curve) {
+            return curve;
+        }
+        let (from, to) = (curve.from, curve.to);
+        let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
+        let mut reach = REACH;
+        for _ in 0..SEARCHES {
+            let band = Rect::from_min_max(point(to.x - LOOP_ARM, lo - reach), point(from.x + LOOP_ARM, hi + reach));
+            let Some(between) = self.cards_in(band, NONE) else { return curve };
+            let near_lanes = lanes(&between.iter().map(|&i| self.cards[i]).collect::<Vec<_>>(), band, (from.y, to.y));
+            for y in near_lanes.into_iter().take(TRIES) {
+                let moved = curve.bent(Some(y));
+                match self.cards_in(moved.hull(), NONE) {
+                    Some(near) if self.crossed(&moved, &near).is_none() => return moved,
+                    Some(_) => {}
+                    None => return curve,
                 }
             }
             reach *= 2.0;
@@ -265,6 +303,41 @@ mod tests {
         let lane = curve.bend.expect("bent");
         // The gaps are 40 high: 30 - 40 .. 30 and 30 + 96 .. 30 + 136; the first is nearer.
         assert!((-10.0..30.0).contains(&lane), "{lane}");
+    }
+
+    #[test]
+    fn a_back_edge_takes_the_gap_between_rows_rather_than_drop_through_a_card() {
+        // Two chains one above the other, the upper's last card wired back to the lower's
+        // first (as a user connects them): looping over every card would drop down the
+        // target's left side straight through the card above it. The free gap between the
+        // rows is clear all the way.
+        let upper = [card(0.0, 0.0), card(310.0, 0.0), card(620.0, 0.0)];
+        let lower = [card(100.0, 300.0), card(410.0, 300.0), card(720.0, 300.0)];
+        let cards: Vec<Rect> = upper.iter().chain(&lower).copied().collect();
+        let (a, b) = (cards[2], cards[3]);
+        let plain = Curve::between(a, port_pos(a, 0, 1, true), b, port_pos(b, 0, 1, false)).around((-20.0, 396.0));
+        assert!(plain.lane.is_some(), "a back edge");
+        assert!(
+            !bodies_crossed(&plain, &cards, (usize::MAX, usize::MAX)).is_empty(),
+            "the loop over all crosses a card"
+        );
+        let curve = Router::new(cards.clone()).route(plain, (2, 3));
+        assert_eq!(bodies_crossed(&curve, &cards, (usize::MAX, usize::MAX)), Vec::<usize>::new(), "{curve:?}");
+        let lane = curve.lane.expect("still a loop");
+        assert!(lane > H + CLEARANCE && lane < 300.0 - CLEARANCE, "between the rows: {lane}");
+        // What the view cache keeps (the bend) gives the same curve back.
+        assert_eq!(plain.bent(curve.bend), curve);
+    }
+
+    #[test]
+    fn a_back_edge_never_lanes_through_its_own_cards() {
+        // Source and target side by side with a card above and below each: no gap between
+        // the rows reaches across both ends' heights, so the loop stays round everything.
+        let cards = [card(0.0, 0.0), card(400.0, 0.0), card(0.0, -200.0), card(400.0, 200.0)];
+        let (a, b) = (cards[1], cards[0]);
+        let plain = Curve::between(a, port_pos(a, 0, 1, true), b, port_pos(b, 0, 1, false)).around((-200.0, 296.0));
+        let curve = Router::new(cards.to_vec()).route(plain, (1, 0));
+        assert_eq!(bodies_crossed(&curve, &cards, (usize::MAX, usize::MAX)), Vec::<usize>::new(), "{curve:?}");
     }
 
     #[test]
