@@ -53,9 +53,15 @@ impl Banner {
         if self.dismissed || (summary.blocked == 0 && self.rows.is_empty()) {
             return;
         }
+        // Red while a chain is blocked; green once every fix is done (the rows stay put).
+        let (fill, edge) = if summary.blocked > 0 {
+            (egui::Color32::from_rgb(58, 40, 44), theme::ERROR)
+        } else {
+            (egui::Color32::from_rgb(36, 52, 42), theme::OK)
+        };
         let frame = egui::Frame::new()
-            .fill(egui::Color32::from_rgb(58, 40, 44))
-            .stroke(Stroke::new(1.0, theme::ERROR.gamma_multiply(0.6)))
+            .fill(fill)
+            .stroke(Stroke::new(1.0, edge.gamma_multiply(0.6)))
             .corner_radius(6.0)
             .inner_margin(6.0);
         frame.show(ui, |ui| {
