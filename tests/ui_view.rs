@@ -154,6 +154,31 @@ fn fit_stops_at_a_legible_zoom_on_the_entry_and_shows_the_whole_when_asked_again
     assert!(canvas.contains_rect(on_screen(&h, card(&h, "n0").union(card(&h, "n2")))));
 }
 
+#[test]
+fn fit_at_its_floor_centres_what_it_shows_and_keeps_the_entry_in_view() {
+    // Two rows of twelve, the second 500 units below: at 40% both rows fit the canvas's
+    // height. Fit put the entry level with the middle, so the rows sat in its lower half
+    // over an empty upper half (seen with two chains stacked in a newcomer's run).
+    let mut top = row(12);
+    let lower = row(12);
+    for (i, mut n) in lower["nodes"].as_array().unwrap().clone().into_iter().enumerate() {
+        n["id"] = json!(format!("m{i}"));
+        n["position"]["y"] = json!(500.0);
+        top["nodes"].as_array_mut().unwrap().push(n);
+    }
+    let (_dir, mut h) = open_workflow(top);
+    view_at(&mut h, pos2(2000.0, 48.0), 1.0);
+    h.key_press(Key::F);
+    h.run();
+    assert!((zoom(&h) - 0.4).abs() < 1e-3, "Fit stops at 40%: {}", zoom(&h));
+    let canvas = h.state().canvas_rect();
+    let entry = on_screen(&h, card(&h, "n0"));
+    assert!(canvas.contains_rect(entry), "the entry card is in view: {entry:?} in {canvas:?}");
+    let rows = on_screen(&h, card(&h, "n0").union(card(&h, "m0")));
+    assert!(canvas.contains_rect(rows), "both rows in view: {rows:?} in {canvas:?}");
+    assert!((rows.center().y - canvas.center().y).abs() < 20.0, "the rows are centred: {rows:?} in {canvas:?}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Item 5: the view stays put
 

@@ -590,16 +590,24 @@ impl Canvas {
         legible
     }
 
-    /// At `zoom`, the left edge of the cards in view, level with the entry card (the leftmost
-    /// card without an incoming edge) in the middle; with `top`, no higher than the cards'
-    /// top (else the entry in the middle).
+    /// At `zoom`, the left edge of the cards in view and the entry card (the leftmost card
+    /// without an incoming edge) in view: with `top`, the entry level with the middle but
+    /// no higher than the cards' top; else the cards' middle level with the canvas's as far
+    /// as the entry stays in view (two stacked rows are both shown, not the lower half empty).
     fn entry_view(&self, outer: Rect, zoom: f32, top: bool) -> Option<Rect> {
         let (bounds, entry) = (self.cache.bounds?, self.cache.entry()?);
         let size = outer.size() / zoom;
-        let mut y = entry.center().y - size.y / 2.0;
-        if top {
-            y = y.max(bounds.min.y - FIT_MARGIN - FRAME_HEADER);
-        }
+        let centred_on_entry = entry.center().y - size.y / 2.0;
+        let y = if top {
+            centred_on_entry.max(bounds.min.y - FIT_MARGIN - FRAME_HEADER)
+        } else {
+            let (min_top, max_top) = (entry.max.y + FIT_MARGIN - size.y, entry.min.y - FIT_MARGIN - FRAME_HEADER);
+            if min_top <= max_top {
+                (bounds.center().y - size.y / 2.0).clamp(min_top, max_top)
+            } else {
+                centred_on_entry
+            }
+        };
         Some(Rect::from_min_size(pos2(bounds.min.x - FIT_MARGIN, y), size))
     }
 
