@@ -454,33 +454,15 @@ fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one()
 /// apart, every doubling must cost less than 3× (`common/growth.rs`; no wall-clock limit).
 mod growth_of {
     use super::*;
+    use crate::common::big_chain::Layout;
     use crate::growth::assert_near_linear;
     use chainsmith::expand::{ExpandOptions, expand};
     use chainsmith::instance::{Resolutions, reexpand};
     use chainsmith::pack::{LoadOptions, Pack, load_bytes};
     use chainsmith::workflow::{SpliceOptions, Workflow, splice};
 
-    /// A chain of `n` nodes in a line; `version` 2 changes every tenth node's config and
-    /// adds a node at the end.
     fn manifest(n: usize, version: u32) -> Value {
-        let mut nodes: Vec<Value> = (0..n)
-            .map(|i| {
-                let v = if version == 2 && i % 10 == 0 { 2 } else { 1 };
-                json!({"id": format!("n{i}"), "typeId": "core.identity", "position": {"x": i * 10, "y": 0},
-                       "config": {"v": v, "t": "{{params.topic}}"}})
-            })
-            .collect();
-        let mut edges: Vec<Value> =
-            (1..n).map(|i| json!({"from": format!("n{}.out", i - 1), "to": format!("n{i}.in")})).collect();
-        if version == 2 {
-            nodes.push(json!({"id": "tail", "typeId": "core.identity"}));
-            edges.push(json!({"from": format!("n{}.out", n - 1), "to": "tail.in"}));
-        }
-        json!({"name": "vendor.grow.big", "version": format!("{version}.0.0"), "kind": "workflow-chain",
-            "engines": {"openwop": "*"}, "chains": [{"chainId": "grow.big", "version": format!("{version}.0.0"),
-            "label": "Big", "description": "generated",
-            "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "x"}}},
-            "dag": {"nodes": nodes, "edges": edges}}]})
+        crate::common::big_chain::manifest(n, version, Layout::Line)
     }
 
     fn pack(m: &Value) -> Pack {

@@ -15,6 +15,7 @@ use chainsmith::catalog::Trust;
 use chainsmith::inline::{Destination, ExpansionIdChoice, InlineRequest, inline};
 use chainsmith::pack::{LoadOptions, LoadOutcome, Pack, bundled, load_bytes, load_path};
 use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow};
+use common::big_chain::Layout;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
@@ -331,36 +332,18 @@ fn a_tile_lists_the_versions_loaded_and_a_pick_inserts_that_version() {
     assert_eq!(h.state().workflow().instances()[0].chain_version, "1.0.0");
 }
 
-/// A chain of `n` nodes in a line; version 2 changes every tenth node's config and adds a
-/// node at the end (as tests/instances.rs's growth test).
-fn big_manifest(n: usize, version: u32) -> Value {
-    let mut nodes: Vec<Value> = (0..n)
-        .map(|i| {
-            let v = if version == 2 && i % 10 == 0 { 2 } else { 1 };
-            json!({"id": format!("n{i}"), "typeId": "core.identity", "position": {"x": (i % 40) * 300, "y": (i / 40) * 200},
-                   "config": {"v": v, "t": "{{params.topic}}"}})
-        })
-        .collect();
-    let mut edges: Vec<Value> =
-        (1..n).map(|i| json!({"from": format!("n{}.out", i - 1), "to": format!("n{i}.in")})).collect();
-    if version == 2 {
-        nodes.push(json!({"id": "tail", "typeId": "core.identity"}));
-        edges.push(json!({"from": format!("n{}.out", n - 1), "to": "tail.in"}));
-    }
-    json!({"name": "vendor.grow.big", "version": format!("{version}.0.0"), "kind": "workflow-chain",
-        "engines": {"openwop": "*"}, "chains": [{"chainId": "grow.big", "version": format!("{version}.0.0"),
-        "label": "Big", "description": "generated",
-        "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "x"}}},
-        "dag": {"nodes": nodes, "edges": edges}}]})
-}
-
 #[test]
 fn the_ui_keeps_drawing_frames_while_a_review_is_computed() {
     let dir = tempfile::tempdir().unwrap();
     let n = 3_000;
     let pack = |v: u32| {
         let path = dir.path().join(format!("big-{v}.json"));
-        load_bytes(&path, big_manifest(n, v).to_string().as_bytes(), LoadOptions { skip_schema: true }).unwrap()
+        load_bytes(
+            &path,
+            common::big_chain::manifest(n, v, Layout::Grid).to_string().as_bytes(),
+            LoadOptions { skip_schema: true },
+        )
+        .unwrap()
     };
     let (p1, p2) = (pack(1), pack(2));
     let trust = Trust::default();

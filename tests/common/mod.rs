@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+pub mod big_chain;
 #[cfg(unix)]
 pub mod capped;
 pub mod cli;
