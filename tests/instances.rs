@@ -15,7 +15,7 @@ fn repo() -> PathBuf {
 }
 
 fn support_desk() -> PathBuf {
-    repo().join("packs/vendor.chainsmith.support-desk")
+    common::support_desk::dir()
 }
 
 fn read(p: &Path) -> Value {
@@ -26,24 +26,9 @@ fn write(p: &Path, v: &Value) {
     std::fs::write(p, serde_json::to_vec_pretty(v).unwrap()).unwrap();
 }
 
-/// The bundled support-desk pack as version 1.1.0 of itself: the fetch node's timeout
-/// changed, a node `audit` added after `log`, and `page` (an exit node) removed.
+/// The bundled support-desk pack as version 1.1.0 of itself (`common::support_desk`).
 fn support_desk_1_1(dir: &Path) -> PathBuf {
-    let mut m = read(&support_desk().join("pack.json"));
-    m["version"] = json!("1.1.0");
-    let chain = m["chains"].as_array_mut().unwrap().iter_mut().find(|c| c["chainId"] == "support.triage").unwrap();
-    chain["version"] = json!("1.1.0");
-    let dag = &mut chain["dag"];
-    dag["nodes"][0]["config"]["timeoutMs"] = json!(30000);
-    dag["nodes"].as_array_mut().unwrap().retain(|n| n["id"] != "page");
-    dag["nodes"].as_array_mut().unwrap().push(json!({"id": "audit", "typeId": "vendor.chainsmith.sheet-append",
-        "name": "Audit", "position": {"x": 930, "y": 170}, "config": {"sheet": "audit", "columns": ["id"]}, "inputs": {}}));
-    dag["edges"].as_array_mut().unwrap().retain(|e| e["to"] != "page.payload");
-    dag["edges"].as_array_mut().unwrap().push(json!({"from": "log.done", "to": "audit.row"}));
-    let folder = dir.join("support-desk-1.1.0");
-    std::fs::create_dir_all(&folder).unwrap();
-    write(&folder.join("pack.json"), &m);
-    folder
+    common::support_desk::v1_1_with(dir, |_| {})
 }
 
 /// A workflow start → Triage queue (expansionId t001, queue billing) → finish.

@@ -21,45 +21,25 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use ui_common::{Script, harness};
 
 const TRIAGE: &str = "support.triage";
 
-fn support_desk_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("packs/vendor.chainsmith.support-desk")
-}
-
-/// The bundled support-desk pack as version 1.1.0 of itself, written into `dir`: the fetch
-/// node's timeout changed, a node `audit` added after `log`, and `page` (an exit node, so
-/// the update is major) removed.
+/// The bundled support-desk pack as version 1.1.0 of itself, written into `dir`
+/// (`common::support_desk`).
 fn support_desk_1_1(dir: &Path) -> Pack {
     support_desk_1_1_with(dir, |_| {})
 }
 
 /// [`support_desk_1_1`] with `more` changes to its Triage chain.
 fn support_desk_1_1_with(dir: &Path, more: impl Fn(&mut Value)) -> Pack {
-    let mut m: Value = serde_json::from_slice(&std::fs::read(support_desk_dir().join("pack.json")).unwrap()).unwrap();
-    m["version"] = json!("1.1.0");
-    let chain = m["chains"].as_array_mut().unwrap().iter_mut().find(|c| c["chainId"] == TRIAGE).unwrap();
-    chain["version"] = json!("1.1.0");
-    let dag = &mut chain["dag"];
-    dag["nodes"][0]["config"]["timeoutMs"] = json!(30000);
-    dag["nodes"].as_array_mut().unwrap().retain(|n| n["id"] != "page");
-    dag["nodes"].as_array_mut().unwrap().push(json!({"id": "audit", "typeId": "vendor.chainsmith.sheet-append",
-        "name": "Audit", "position": {"x": 930, "y": 170}, "config": {"sheet": "audit", "columns": ["id"]}, "inputs": {}}));
-    dag["edges"].as_array_mut().unwrap().retain(|e| e["to"] != "page.payload");
-    dag["edges"].as_array_mut().unwrap().push(json!({"from": "log.done", "to": "audit.row"}));
-    more(chain);
-    let folder = dir.join("support-desk-1.1.0");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
-    load_path(&folder, LoadOptions::default()).packs.remove(0)
+    load_path(&common::support_desk::v1_1_with(dir, more), LoadOptions::default()).packs.remove(0)
 }
 
 fn bundled_support_desk() -> Pack {
-    load_path(&support_desk_dir(), LoadOptions::default()).packs.remove(0)
+    load_path(&common::support_desk::dir(), LoadOptions::default()).packs.remove(0)
 }
 
 /// A workflow with one "Triage queue" instance (queue billing) per expansionId, inserted
@@ -388,7 +368,7 @@ fn upgrade_all_on_the_command_line_skips_a_pinned_instance_and_reports_it() {
         "upgrade",
         &a,
         "--pack",
-        &support_desk_dir().display().to_string(),
+        &common::support_desk::dir().display().to_string(),
         "--pack",
         &b.display().to_string(),
         "--all",
