@@ -202,9 +202,7 @@ fn agree(url: &str, specs: &[&str], scratch: &Path) -> Vec<(Value, Value)> {
 fn the_reference_recipe_installs_from_chainsmith_serve_and_agrees() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("made");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let made = Command::new("python3").arg(&script).arg(&out).output().unwrap();
-    assert!(made.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&made.stderr));
+    common::registry::tool_script("make_registry.py", &[s(&out)]);
     let v2 = serve(&out.join("v2reg"), &dir.path().join("v2.log"));
     let v1 = serve(&out.join("v1reg"), &dir.path().join("v1.log"));
     // What make_registry.py says it built (its docstring): accepted, then refused.
@@ -230,9 +228,7 @@ fn the_reference_recipe_and_chainsmith_agree_on_the_corpus_registry_served() {
     let dir = tempfile::tempdir().unwrap();
     let packs = common::corpus_dir().join("registry/packs");
     let reg = dir.path().join("corpus-reg");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let made = Command::new("python3").arg(&script).arg("--corpus").arg(&packs).arg(&reg).output().unwrap();
-    assert!(made.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&made.stderr));
+    common::registry::tool_script("make_registry.py", &["--corpus", s(&packs), s(&reg)]);
     let server = serve(&reg, &dir.path().join("serve.log"));
     // Counted from the folder, not from what either client lists.
     let names: Vec<String> = std::fs::read_dir(&packs)
