@@ -17,20 +17,12 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{Memory, Script, hover_still, labels_containing, pointer_click, sized, two_nodes, write_workflow};
+use ui_common::{
+    Memory, Script, chain_pack, hover_still, labels_containing, pointer_click, sized, two_nodes, write_workflow,
+};
 
 fn app(files: Vec<PathBuf>) -> App {
     App::new(StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() }, None)
-}
-
-/// A chain pack `vendor.acme.<name>` in `dir/<name>`: `chains` as given.
-fn chain_pack(dir: &Path, name: &str, chains: Vec<Value>) -> PathBuf {
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let m = json!({"name": format!("vendor.acme.{name}"), "version": "1.0.0", "kind": "workflow-chain",
-        "engines": {"openwop": ">=1.0.0"}, "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"}, "chains": chains});
-    std::fs::write(folder.join("pack.json"), m.to_string()).unwrap();
-    folder
 }
 
 fn chain(id: &str, label: &str, type_id: &str) -> Value {

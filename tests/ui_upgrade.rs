@@ -23,7 +23,7 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use ui_common::{Script, harness};
+use ui_common::{Script, click_button, harness};
 
 const TRIAGE: &str = "support.triage";
 
@@ -77,8 +77,13 @@ fn start_with(dir: &Path, doc: &Value, packs: Vec<Pack>) -> Harness<'static, App
 
 /// Bundled packs and support-desk 1.1.0.
 fn with_update(dir: &Path) -> Vec<Pack> {
+    bundled_and(support_desk_1_1(dir))
+}
+
+/// The bundled packs and `v11`.
+fn bundled_and(v11: Pack) -> Vec<Pack> {
     let mut packs = bundled().packs;
-    packs.push(support_desk_1_1(dir));
+    packs.push(v11);
     packs
 }
 
@@ -92,11 +97,6 @@ fn node<'a>(doc: &'a Value, id: &str) -> Option<&'a Value> {
 
 fn instance(h: &Harness<'_, App>, key: &str) -> chainsmith::workflow::Instance {
     h.state().workflow().instance(key).unwrap()
-}
-
-fn button(h: &mut Harness<'_, App>, label: &str) {
-    h.get(By::new().label(label).role(Role::Button)).click();
-    h.run();
 }
 
 fn badge_label(key: &str) -> String {
@@ -120,6 +120,13 @@ fn press(h: &mut Harness<'_, App>, p: Pos2, button: egui::PointerButton) {
 
 /// Step frame by frame until the review is computed (at most 60 s); how many frames ran
 /// while it was, and the longest frame.
+/// Press the update badge of the instance `key` and wait for its review.
+fn open_review(h: &mut Harness<'_, App>, key: &str) {
+    let p = on_screen(h, &badge_label(key), Role::Button);
+    press(h, p, egui::PointerButton::Primary);
+    wait_for_review(h);
+}
+
 fn wait_for_review(h: &mut Harness<'_, App>) -> (u64, Duration) {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut longest = Duration::ZERO;
@@ -165,7 +172,7 @@ fn the_badge_opens_the_review_and_apply_updates_keeping_the_edit_in_one_undo_ste
     }
     assert!(h.query_by_label_contains("major exit_node_removed").is_some(), "the semver check's kinds");
 
-    button(&mut h, "Apply update");
+    click_button(&mut h, "Apply update");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     let out = json_of(&h);
     let inst = instance(&h, key);
@@ -195,7 +202,7 @@ fn update_all_instances_of_the_chain_from_the_frame_menu_is_one_undo_step() {
     assert!(h.state().review_open(), "{:?}", h.state().last_error());
     wait_for_review(&mut h);
 
-    button(&mut h, "Update all instances of this chain");
+    click_button(&mut h, "Update all instances of this chain");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     for key in ["support_triage_t001_", "support_triage_t002_"] {
         assert_eq!(instance(&h, key).chain_version, "1.1.0", "{key}");
@@ -245,13 +252,9 @@ fn a_new_required_parameter_is_asked_in_the_review_before_apply() {
         params["properties"]["region"] = json!({"type": "string", "title": "Region", "minLength": 2});
         params["required"].as_array_mut().unwrap().push(json!("region"));
     });
-    let mut packs = bundled().packs;
-    packs.push(v11);
-    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), packs);
+    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), bundled_and(v11));
     let key = "support_triage_t001_";
-    let p = on_screen(&h, &badge_label(key), Role::Button);
-    press(&mut h, p, egui::PointerButton::Primary);
-    wait_for_review(&mut h);
+    open_review(&mut h, key);
     assert!(h.query_by_label_contains("parameter_required_without_default").is_some(), "the chain's change is listed");
     let apply = || By::new().label("Apply update").role(Role::Button);
     assert!(h.get(apply()).accesskit_node().is_disabled(), "off until the region is given");
@@ -262,7 +265,7 @@ fn a_new_required_parameter_is_asked_in_the_review_before_apply() {
     ui_common::type_into(&mut h, "Region *", "eu");
     assert_eq!(ui_common::text_field(&h, "Region *").value().as_deref(), Some("eu"));
     assert!(!h.get(apply()).accesskit_node().is_disabled(), "{:?}", h.state().last_error());
-    button(&mut h, "Apply update");
+    click_button(&mut h, "Apply update");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     let inst = instance(&h, key);
     assert_eq!((inst.chain_version.as_str(), &inst.params["region"]), ("1.1.0", &json!("eu")));
@@ -276,18 +279,14 @@ fn a_carried_value_the_new_version_refuses_is_flagged_as_in_the_insert_form() {
     let v11 = support_desk_1_1_with(dir.path(), |chain| {
         chain["parameters"]["properties"]["queueName"]["maxLength"] = json!(4);
     });
-    let mut packs = bundled().packs;
-    packs.push(v11);
-    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), packs);
+    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), bundled_and(v11));
     let key = "support_triage_t001_";
-    let p = on_screen(&h, &badge_label(key), Role::Button);
-    press(&mut h, p, egui::PointerButton::Primary);
-    wait_for_review(&mut h);
+    open_review(&mut h, key);
     assert!(h.query_by_label_contains("chain_parameter_invalid — 1 problem").is_some(), "flagged at once");
     let apply = || By::new().label("Apply update").role(Role::Button);
     assert!(h.get(apply()).accesskit_node().is_disabled());
     ui_common::type_into(&mut h, "Queue *", "ops");
-    button(&mut h, "Apply update");
+    click_button(&mut h, "Apply update");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     assert_eq!(instance(&h, key).params["queueName"], json!("ops"));
 }
@@ -307,7 +306,7 @@ fn a_tile_lists_the_versions_loaded_and_a_pick_inserts_that_version() {
     h.run();
     assert!(h.state().form_is_open(), "the pick opens the insert form: {:?}", h.state().last_error());
     ui_common::type_into(&mut h, "Queue *", "billing");
-    button(&mut h, "Insert");
+    click_button(&mut h, "Insert");
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     assert_eq!(h.state().workflow().instances()[0].chain_version, "1.0.0");
 }
