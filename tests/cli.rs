@@ -381,12 +381,10 @@ fn strict_schema_export_is_valid_or_refused_with_every_pointer() {
     )
     .unwrap();
     let refused_out = dir.path().join("refused.json");
-    let refused = run(&[
-        &["inline", parent.to_str().unwrap()],
-        &TRIP[..],
-        &["--strict-schema", "-o", refused_out.to_str().unwrap()],
-    ]
-    .concat());
+    let bad =
+        [&["inline", parent.to_str().unwrap()], &TRIP[..], &["--strict-schema", "-o", refused_out.to_str().unwrap()]]
+            .concat();
+    let refused = run(&bad);
     assert_eq!(refused.status.code(), Some(1));
     let env = envelope(&refused);
     assert_eq!(env["error"], "validation_error");

@@ -10,14 +10,12 @@ use base64::Engine;
 use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 mod common;
 use common::cli::{envelope, ok_json, s};
-use common::http::{cs, serve};
+use common::http::{cs, first_line, serve};
 use common::registry::{chain_pack, keygen, publish};
 
 const NAME: &str = "vendor.me.tiles";
@@ -339,14 +337,7 @@ fn tls_server(root: &Path, cert: &Path, key: &Path) -> TlsServer {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let port = rx.recv_timeout(Duration::from_secs(10)).expect("the TLS server printed its port");
+    let port = first_line(&mut child);
     TlsServer { url: format!("https://127.0.0.1:{}", port.trim()), child }
 }
 
