@@ -13,7 +13,7 @@ use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::registry_view::Outcome;
 use chainsmith::pack::bundled;
 use egui::accesskit::Role;
-use egui::{Key, Modifiers, Pos2};
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
