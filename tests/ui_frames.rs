@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, with_a_warning};
 
 /// `n` cards on a grid 40 wide, each row a chain.
 fn grid(n: usize) -> Value {
@@ -311,17 +311,10 @@ fn zoomed_far_out_the_card_under_the_pointer_is_outlined() {
     assert!(ring.width() >= 220.0 * zoom && ring.height() >= 96.0 * zoom, "around the whole card: {ring:?}");
 }
 
-/// A conditional edge without `left`: the lint warns about it.
-fn with_bad_condition() -> Value {
-    let mut doc = grid(2);
-    doc["edges"][0]["condition"] = json!({"type": "truthy"});
-    doc
-}
-
 #[test]
 fn findings_come_from_the_lint_worker() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(write(dir.path(), with_bad_condition()), bundled());
+    let mut h = open(write(dir.path(), with_a_warning(grid(2))), bundled());
     h.state_mut().settle_lint(Duration::from_secs(60));
     h.run();
     assert!(h.query_by_label_contains("1 warning").is_some(), "the worker's findings are shown");
@@ -344,7 +337,7 @@ fn the_findings_show_once_the_worker_answers_with_no_input_after() {
     // workflow, every other frame had settled by then, so the bar said "checking…" until
     // the pointer moved.
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(write(dir.path(), with_bad_condition()), bundled());
+    let mut h = open(write(dir.path(), with_a_warning(grid(2))), bundled());
     let mut frames = 0;
     while h.ctx.has_requested_repaint() && frames < 2_000 {
         std::thread::sleep(Duration::from_millis(5));

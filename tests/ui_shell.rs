@@ -17,7 +17,8 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use ui_common::{
-    Script, hover_still, labels_containing, menu_item, pointer_click, sized, text_field, two_nodes, write_workflow,
+    Script, hover_still, labels_containing, menu_item, pointer_click, sized, text_field, two_nodes, with_a_warning,
+    write_workflow,
 };
 
 fn app_with(files: Vec<PathBuf>, script: Script) -> App {
@@ -211,10 +212,8 @@ fn file_dialogs_start_at_home_then_where_their_kind_was_last_answered() {
 #[test]
 fn an_action_s_findings_belong_to_its_message_and_the_bar_has_one_problems_count() {
     let dir = tempfile::tempdir().unwrap();
-    let mut wf = two_nodes();
-    // A condition without `left`: a warning, in the workflow's findings and in the export's.
-    wf["edges"][0]["condition"] = json!({"type": "truthy"});
-    let path = write_workflow(dir.path(), wf);
+    // A warning, in the workflow's findings and in the export's.
+    let path = write_workflow(dir.path(), with_a_warning(two_nodes()));
     let script = Script::default();
     let mut h = sized(app_with(vec![path], script.clone()), 1440.0, 900.0);
     h.state_mut().settle_lint(Duration::from_secs(60));

@@ -67,6 +67,12 @@ pub fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {
     h.run();
 }
 
+/// `wf` with a condition without `left` on its first edge: one warning for the lint.
+pub fn with_a_warning(mut wf: Value) -> Value {
+    wf["edges"][0]["condition"] = json!({"type": "truthy"});
+    wf
+}
+
 /// A chain pack `vendor.acme.<name>` in `dir/<name>` holding `chains` (it depends on the
 /// bundled node pack).
 pub fn chain_pack(dir: &Path, name: &str, chains: Vec<Value>) -> PathBuf {
