@@ -55,6 +55,8 @@ cleanup() {
 trap cleanup EXIT
 sleep 1
 
+# Start the editor on the files given, wait for its first frame and the files, give it the
+# keyboard.
 start_app() {
     local before
     before=$(grep -c "first frame" "$SCRATCH/app.log" 2>/dev/null || true)
@@ -78,6 +80,7 @@ start_app() {
     fi
     sleep 2
     grep -h "first frame" "$SCRATCH/app.log" | tail -1 || true
+    xdotool windowfocus --sync "$(xdotool search --pid "$APP" | head -1)"
 }
 stop_app() {
     kill "$APP" 2>/dev/null || true
@@ -109,8 +112,15 @@ drag() {
 click() { xdotool mousemove "$1" "$2"; sleep 0.3; xdotool click 1; sleep 0.3; }
 # A slower click, for what the app answers with a window or a re-expansion.
 press() { xdotool mousemove "$1" "$2"; sleep 0.8; xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 1.2; }
+# Run the command palette's entry $1 (typed $2 ms a key; default 60).
+palette() {
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay "${2:-60}" "$1"
+    sleep 0.5
+    xdotool key Return
+}
 type_text() { xdotool key ctrl+a; xdotool type --delay 30 "$1"; }
-focus() { xdotool windowfocus --sync "$(xdotool search --pid "$APP" | head -1)"; }
 # Quick-add (opened by key $1) the Triage queue chain, fill its queue with the keyboard, shot
 # the form ($2), insert, fit, shot the result ($3).
 quick_add_triage() {
@@ -131,7 +141,6 @@ quick_add_triage() {
 if want form; then
     # 1. First start: bundled packs, empty workflow.
     start_app
-    focus
     shot 01-start
 
     # 2. Dragging a tile: the drop preview follows the pointer.
@@ -185,7 +194,6 @@ fi
 if want fallback; then
     # 10. No desktop portal: Ctrl+S opens the in-app file dialog (the status bar says so).
     CHAINSMITH_FILE_DIALOG=in-app start_app
-    focus
     xdotool key ctrl+s
     shot 10-fallback-file-dialog 1.0
     stop_app
@@ -194,7 +202,6 @@ fi
 if want registry && [ -d "$CORPUS/registry/packs" ]; then
     # 11. The real registry opened: 140 packs, blocked tiles marked, samples grouped apart.
     start_app "$CORPUS/registry/packs"
-    focus
     shot 11-registry 1.5
     # 12. A blocked tile dropped on the canvas explains itself: each missing typeId, where
     # it is used, and a way forward.
@@ -233,7 +240,6 @@ PY
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
     start_app "$CORPUS/registry/packs" "$SCRATCH/many.json"
-    focus
     xdotool key f
     shot 13-many-ports 1.5
     stop_app
@@ -252,7 +258,6 @@ if want corpus && [ -d "$CORPUS/registry/packs" ]; then
         SRC=("$SCRATCH/corpus.json")
     done
     start_app "$CORPUS/registry/packs" "$SCRATCH/corpus.json"
-    focus
     xdotool key f
     shot 40-corpus-before-tidy 1.5
     xdotool key shift+alt+t
@@ -286,7 +291,6 @@ JSON
     # A press held a moment: a busy machine can drop a press and release that arrive together.
     press() { xdotool mousemove "$1" "$2"; sleep 0.8; xdotool mousedown 1; sleep 0.2; xdotool mouseup 1; sleep 1.2; }
     start_app "$SCRATCH/feeds.json"
-    focus
     press 760 300
     xdotool key ctrl+a
     sleep 0.5
@@ -325,7 +329,6 @@ if want registry-window && [ -d "$CORPUS/registry/packs" ]; then
     "$BIN" pack publish "$SCRATCH/sample" --registry "$SCRATCH/reg" --key "$SCRATCH/key.private.pem" \
         --key-id sample-key >/dev/null 2>&1
     start_app "$SCRATCH/reg"
-    focus
     shot 30-registry-window 1.5
     press 456 277
     type_text chainsmith
@@ -347,7 +350,6 @@ doc["nodes"][1]["config"]["note"] = "escalate VIP tickets first"
 json.dump(doc, open(sys.argv[1], "w"), indent=2)
 PY
     start_app tests/fixtures/app/ticket-triage.json "$SCRATCH/triage-app.json"
-    focus
     shot 32-app-instance
     press 54 12
     press 148 370
@@ -400,7 +402,6 @@ JSON
  "edges": [], "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
     start_app "$SCRATCH/router" "$SCRATCH/typed.json"
-    focus
     sleep 1
     click 150 72
     sleep 0.5
@@ -447,7 +448,6 @@ if want commands; then
     # node types; quick-add (Tab) at the pointer on the canvas, and the keyboard going straight
     # into the chain's form; Help → Keyboard shortcuts (F1) listing the registry.
     start_app
-    focus
     # The pointer off the palette: a row under it is highlighted beside the chosen one.
     xdotool mousemove 1300 850
     xdotool key ctrl+k
@@ -484,7 +484,6 @@ if want quick-add; then
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
     start_app "$SCRATCH/two.json"
-    focus
     xdotool key ctrl+k
     sleep 0.5
     xdotool type --delay 120 "tidy"
@@ -506,7 +505,6 @@ JSON
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
     start_app "$SCRATCH/back.json"
-    focus
     # The back edge where its loop runs under the gap between Retry and Middle.
     click 580 513
     quick_add_triage space 57-splice-back-edge-form 58-spliced-back-edge
@@ -558,7 +556,6 @@ PY
     # the first card when whole they would be too small to read), type and port names shown
     # down to 50%; one step further out (under 50% they are left out).
     start_app "$SCRATCH/five.json"
-    focus
     shot "59-fit-five-$SIZE"
     read -r CW CH < <(xdotool getdisplaygeometry)
     # The toolbar's "−" (one step out) sits right of Fit at the canvas's top left.
@@ -574,14 +571,12 @@ PY
 
     # 62. Three conditional edges between the same two cards: labels stack clear of the text.
     start_app "$SCRATCH/labels.json"
-    focus
     shot "62-parallel-labels-$SIZE"
     stop_app
 
     # 63. Triage spliced into the first edge of another Triage instance, then Tidy: the
     # spliced frame sits inside its host's and every edge runs left to right.
     start_app "$SCRATCH/spliced.json"
-    focus
     xdotool key shift+alt+t
     shot "63-tidy-after-splice-$SIZE" 1.0
     # 64. Quick-add over the frame: the new instance lands beside it, not on top of it.
@@ -594,7 +589,6 @@ PY
     # 65. Saving into a folder that does not exist: the in-app dialog stays and offers it.
     export CHAINSMITH_FILE_DIALOG=in-app
     start_app "$SCRATCH/five.json"
-    focus
     xdotool key ctrl+shift+s
     sleep 1
     type_text "new-folder/five.json"
@@ -606,7 +600,6 @@ PY
 
     # 66. 20,000 nodes open at a legible zoom round the entry, the minimap showing the whole.
     start_app "$SCRATCH/large-20000.json"
-    focus
     shot "66-large-opens-at-entry-$SIZE" 2.0
     stop_app
 fi
@@ -644,7 +637,6 @@ PY
         # n01. The real registry and a workflow: the layout at this size, the banner that
         # counts blocked chains with its fixes.
         start_app "$CORPUS/registry/packs" "$SCRATCH/loops.json"
-        focus
         xdotool key f
         shot "n01-registry-layout-$S" 1.5
         # n02. A click on a blocked tile (searched for) opens its explanation with its fixes.
@@ -667,7 +659,6 @@ PY
     # n04-n05. Counts in words; a click on the count lists the findings, the list's top edge
     # dragged up makes it taller (it scrolls).
     start_app "$SCRATCH/loops.json"
-    focus
     xdotool key f
     sleep 1
     click $(( SCREEN_W - 340 )) $(( SCREEN_H - 12 ))
@@ -694,7 +685,6 @@ PY
     else
         start_app "$SCRATCH/loops.json"
     fi
-    focus
     xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H / 3 ))
     sleep 0.5
     xdotool key Tab
@@ -719,7 +709,6 @@ PY
     stop_app
     # n10-n11. Keyboard shortcuts (F1) over Settings: Esc closes the top one first.
     start_app
-    focus
     xdotool key F1
     sleep 1
     shot "n10-shortcuts-open-$S" 1.0
@@ -729,7 +718,6 @@ PY
     # n12-n13. A status message belongs to its action: the refusal of a missing file, then
     # Select all and Copy replace it with their own result.
     start_app "$SCRATCH/loops.json" "$SCRATCH/gone.json"
-    focus
     shot "n12-status-refusal-$S" 1.0
     xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H / 3 ))
     xdotool key ctrl+a ctrl+c
@@ -749,12 +737,7 @@ PY
     cp -r packs/vendor.chainsmith.support-desk "$SCRATCH/support-desk"
     export CHAINSMITH_FILE_DIALOG=in-app
     start_app "$SCRATCH/support-desk"
-    focus
-    xdotool key ctrl+k
-    sleep 0.5
-    xdotool type --delay 60 "Pack view"
-    sleep 0.5
-    xdotool key Return
+    palette "Pack view"
     sleep 1
     press "${PV[0]}" "${PV[1]}"
     press "${PV[2]}" "${PV[3]}"
@@ -793,12 +776,7 @@ PY
     for _ in $(seq 1 40); do [ -s "$SCRATCH/serve.out" ] && break; sleep 0.25; done
     URL=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["url"])' "$SCRATCH/serve.out")
     start_app
-    focus
-    xdotool key ctrl+k
-    sleep 0.5
-    xdotool type --delay 80 "Registry"
-    sleep 0.5
-    xdotool key Return
+    palette "Registry" 80
     sleep 1
     # The window is centred, 900x560 at most: its URL field is on its third row.
     WX=$(( (SCREEN_W - 900) / 2 )); [ "$WX" -lt 0 ] && WX=0
@@ -854,17 +832,12 @@ next(n for n in doc["nodes"] if n["id"].endswith("_classify"))["config"]["thresh
 json.dump(doc, open(sys.argv[1], "w"), indent=2)
 PY
     start_app "$SCRATCH/support-desk-1.1.0" "$SCRATCH/up.json"
-    focus
     xdotool key f
     shot "u01-update-badge-$S" 1.5
     # A click in the fitted frame selects the instance; the command palette opens the review.
     PAL=$(( SCREEN_W * 24 / 100 ))
     click $(( (PAL + SCREEN_W * 77 / 100) / 2 )) $(( SCREEN_H / 2 ))
-    xdotool key ctrl+k
-    sleep 0.5
-    xdotool type --delay 40 "Review update"
-    sleep 0.5
-    xdotool key Return
+    palette "Review update" 40
     shot "u02-review-update-$S" 2.5
     stop_app
 fi
@@ -888,17 +861,12 @@ if want shell; then
     if [ -d "$CORPUS/registry/packs" ]; then
         # s01. The File menu: what each open command expects, the two exports by their use.
         start_app
-        focus
         click 20 12
         shot "s01-file-menu-$S" 1.0
         # s02-s03. File › Registry…, then its folder picker: it starts in the home folder and
         # says what a registry folder has.
         xdotool key Escape
-        xdotool key ctrl+k
-        sleep 0.5
-        xdotool type --delay 60 "Registry"
-        sleep 0.5
-        xdotool key Return
+        palette "Registry"
         shot "s02-registry-window-$S" 1.0
         press $(( RX + 230 )) $(( RY + 51 ))
         shot "s03-registry-picker-at-home-$S" 1.0
@@ -925,12 +893,7 @@ if want shell; then
              "dag": {"nodes": [{"id": "a", "typeId": "core.subWorkflow", "config": {"subChainRef": "acme.classify"}}], "edges": []}}]}
 JSON
     start_app "$SCRATCH/acme"
-    focus
-    xdotool key ctrl+k
-    sleep 0.5
-    xdotool type --delay 60 "Pack view"
-    sleep 0.5
-    xdotool key Return
+    palette "Pack view"
     sleep 1
     # Its pack box, then the opened pack (after the three bundled chain packs).
     press 190 72
@@ -968,7 +931,6 @@ JSON
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
     start_app "$SCRATCH/two.json"
-    focus
     xdotool mousemove $(( CX )) $(( CY + 120 ))
     xdotool key ctrl+a ctrl+d
     sleep 0.5
@@ -999,7 +961,6 @@ JSON
     stop_app
     # s14. An error: its dismiss button before its text, the counts whole beside it.
     start_app "$SCRATCH/two.json" "$SCRATCH/a-workflow-file-with-a-long-name-that-is-gone.json"
-    focus
     shot "s14-error-dismiss-$S" 1.0
     stop_app
     # s15. One problems count: an export's own warning is part of its message; the count at
@@ -1007,7 +968,6 @@ JSON
     sed 's/"targetNodeId": "finish"}/"targetNodeId": "finish", "condition": {"type": "truthy"}}/' \
         "$SCRATCH/two.json" >"$SCRATCH/warn.json"
     start_app "$SCRATCH/warn.json"
-    focus
     click 20 12
     click 150 262
     sleep 1
@@ -1038,14 +998,9 @@ JSON
     # f01. Extract as chain on the two nodes with long ids, every value ticked: the values
     # table and the preview side by side, nothing drawn over anything.
     start_app "$SCRATCH/feeds.json"
-    focus
     xdotool key ctrl+a
     sleep 0.5
-    xdotool key ctrl+k
-    sleep 0.5
-    xdotool type --delay 60 "Extract as chain"
-    sleep 0.5
-    xdotool key Return
+    palette "Extract as chain"
     sleep 1.5
     for y in 300 359 418 477; do press 32 "$y"; done
     xdotool mousemove $(( SCREEN_W - 20 )) $(( SCREEN_H - 60 ))
@@ -1061,7 +1016,6 @@ JSON
    "dag": {"nodes": [{"id": "d", "typeId": "core.dispatch", "config": {"fanOutPolicy": "parallel"}}], "edges": []}}]}
 JSON
     start_app "$SCRATCH/tiles"
-    focus
     if [ "$BIG" = 1 ]; then TILE_Y=260; else TILE_Y=288; fi
     xdotool mousemove 160 "$TILE_Y"
     shot "f02-tile-predicted-warning-$S" 2.0
@@ -1077,7 +1031,6 @@ JSON
  "triggers": [], "variables": [], "metadata": {}, "settings": {}}
 JSON
     start_app "$SCRATCH/loop.json"
-    focus
     xdotool key f
     sleep 1
     # Decision's output port, Fetch queue's input port, the "1 warning" count (as fitted).
@@ -1106,7 +1059,6 @@ if want zoom && [ -d "$CORPUS/registry/packs" ]; then
     # z1. Inbox triage as the chain places it, after Fit: "Needs a reply?" → "Triage note"
     # bends round the two cards between them instead of running under them.
     start_app "$SCRATCH/inbox.json"
-    focus
     away
     xdotool key f
     shot "z1-inbox-fit-$SIZE"
@@ -1116,7 +1068,6 @@ if want zoom && [ -d "$CORPUS/registry/packs" ]; then
     stop_app
     # z3. Ten cards: Fit stops at 40% on the entry, the minimap showing the rest.
     start_app "$SCRATCH/app-builder.json"
-    focus
     away
     xdotool key f
     shot "z3-app-builder-fit-$SIZE"
@@ -1136,7 +1087,6 @@ if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then
     # 14-15. A large workflow: everything in view, then zoomed in around the pointer.
     target/release/examples/frame_time --write "$SCRATCH/large.json" 5000
     start_app "$SCRATCH/large.json"
-    focus
     shot 14-large-5000 1.5
     xdotool mousemove 760 460
     for _ in $(seq 1 9); do xdotool keydown ctrl click 4 keyup ctrl; sleep 0.05; done

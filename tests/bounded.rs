@@ -356,18 +356,22 @@ mod growth_of {
         assert_near_linear(
             "placement onto a column",
             4_000,
-            |k| {
-                let row: Vec<(f64, f64)> = (0..k).map(|i| (i as f64 * 310.0, 0.0)).collect();
-                let column: Vec<(f64, f64)> = (0..k).map(|j| (0.0, j as f64 * 136.0)).collect();
-                (row, column)
-            },
-            |(row, column)| {
-                let mut row = row.clone();
-                clear_of(&mut row, column);
-                // Below the whole column: it ends at (k-1)·136, and a card is 96 high.
-                assert!(row[0].1 >= (column.len() - 1) as f64 * 136.0 + 96.0, "{:?}", row[0]);
-            },
+            |k| ((0..k).map(|i| (i as f64 * 310.0, 0.0)).collect::<Vec<_>>(), column(k)),
+            |(row, column)| placed_below(row, column),
         );
+    }
+
+    /// `k` cards stacked at x = 0, 136 apart.
+    fn column(k: usize) -> Vec<(f64, f64)> {
+        (0..k).map(|j| (0.0, j as f64 * 136.0)).collect()
+    }
+
+    /// Places `group` clear of `column`: its first card lands below the whole column, which
+    /// ends at (k-1)·136, a card being 96 high.
+    fn placed_below(group: &[(f64, f64)], column: &[(f64, f64)]) {
+        let mut group = group.to_vec();
+        clear_of(&mut group, column);
+        assert!(group[0].1 >= (column.len() - 1) as f64 * 136.0 + 96.0, "{:?}", group[0]);
     }
 
     /// Issue 16: `tool --format miruntime` on a chain with k writer nodes of distinct types
@@ -554,14 +558,9 @@ mod growth_of {
             |k| {
                 let mut group = vec![(0.0, 0.0)];
                 group.extend((1..k).map(|j| (310.0, j as f64 * 136.0)));
-                let column: Vec<(f64, f64)> = (0..k).map(|j| (0.0, j as f64 * 136.0)).collect();
-                (group, column)
+                (group, column(k))
             },
-            |(group, column)| {
-                let mut group = group.clone();
-                clear_of(&mut group, column);
-                assert!(group[0].1 >= (column.len() - 1) as f64 * 136.0 + 96.0, "{:?}", group[0]);
-            },
+            |(group, column)| placed_below(group, column),
         );
     }
 

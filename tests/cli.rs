@@ -11,6 +11,9 @@ use std::process::Output;
 
 const SUPPORT: &str = "packs/vendor.chainsmith.support-desk/pack.json";
 const TRAVEL: &str = "packs/vendor.chainsmith.travel-booking/pack.json";
+/// The travel pack's trip chain with its two required values, after `inline WF`.
+const TRIP: [&str; 7] =
+    [TRAVEL, "--chain", "travel.book-trip", "--set", "hotelApi=https://h.example.test", "--set", "nights=2"];
 
 #[test]
 fn validate_exit_codes_and_one_line_per_finding() {
@@ -158,25 +161,8 @@ fn usage_error_envelopes_name_the_argument() {
 fn inline_new_and_between() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.json");
-    let out = run(&[
-        "inline",
-        "--new",
-        "Trip planner",
-        TRAVEL,
-        "--chain",
-        "travel.book-trip",
-        "--set",
-        "hotelApi=https://h.example.test",
-        "--set",
-        "nights=2",
-        "--expansion-id",
-        "aa01",
-        "--at",
-        "100,40",
-        "--strict-schema",
-        "-o",
-        first.to_str().unwrap(),
-    ]);
+    let more = ["--expansion-id", "aa01", "--at", "100,40", "--strict-schema", "-o", first.to_str().unwrap()];
+    let out = run(&[&["inline", "--new", "Trip planner"], &TRIP[..], &more].concat());
     let summary = ok_json(&out);
     assert_eq!(summary["nodeIds"][0], "travel_book-trip_aa01_reserve");
     let wf: Value = serde_json::from_slice(&std::fs::read(&first).unwrap()).unwrap();
@@ -343,11 +329,12 @@ fn inline_refuses_a_workflow_that_is_not_a_workflow_definition() {
 fn inline_between_refuses_to_close_a_loop() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.json");
-    let set = ["--set", "hotelApi=https://h.example.test", "--set", "nights=2", "--expansion-id", "aa01"];
-    let mut args =
-        vec!["inline", "--new", "Trip", TRAVEL, "--chain", "travel.book-trip", "-o", first.to_str().unwrap()];
-    args.extend(set);
-    ok_json(&run(&args));
+    ok_json(&run(&[
+        &["inline", "--new", "Trip"],
+        &TRIP[..],
+        &["--expansion-id", "aa01", "-o", first.to_str().unwrap()],
+    ]
+    .concat()));
     let out = dir.path().join("out.json");
     let (reserve, charge) = ("travel_book-trip_aa01_reserve", "travel_book-trip_aa01_charge");
     for (a, b) in [(reserve, reserve), (charge, reserve)] {
@@ -374,23 +361,8 @@ fn inline_between_refuses_to_close_a_loop() {
 fn strict_schema_export_is_valid_or_refused_with_every_pointer() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("strict.json");
-    let args = [
-        "inline",
-        "--new",
-        "Trip",
-        TRAVEL,
-        "--chain",
-        "travel.book-trip",
-        "--set",
-        "hotelApi=https://h.example.test",
-        "--set",
-        "nights=2",
-        "--strict-schema",
-        "-o",
-    ];
-    let mut ok = args.to_vec();
-    ok.push(out.to_str().unwrap());
-    let done = run(&ok);
+    let done =
+        run(&[&["inline", "--new", "Trip"], &TRIP[..], &["--strict-schema", "-o", out.to_str().unwrap()]].concat());
     let wf: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert!(Schema::WorkflowDefinition.violations(&wf).is_empty(), "{wf}");
     let text = stderr(&done);
@@ -409,9 +381,9 @@ fn strict_schema_export_is_valid_or_refused_with_every_pointer() {
     )
     .unwrap();
     let refused_out = dir.path().join("refused.json");
-    let mut bad = vec!["inline", parent.to_str().unwrap()];
-    bad.extend(&args[3..]);
-    bad.push(refused_out.to_str().unwrap());
+    let bad =
+        [&["inline", parent.to_str().unwrap()], &TRIP[..], &["--strict-schema", "-o", refused_out.to_str().unwrap()]]
+            .concat();
     let refused = run(&bad);
     assert_eq!(refused.status.code(), Some(1));
     let env = envelope(&refused);

@@ -3,10 +3,17 @@
 
 mod common;
 
-use common::cli::{envelope, run};
+use common::cli::{envelope, run, s};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Output;
+
+/// `chainsmith chain extract WF --pack PACK --chain-id ID --label LABEL`, then `more`.
+fn extract(wf: &str, pack: &Path, chain_id: &str, label: &str, more: &[&str]) -> Output {
+    let mut args = vec!["chain", "extract", wf, "--pack", s(pack), "--chain-id", chain_id, "--label", label];
+    args.extend_from_slice(more);
+    run(&args)
+}
 
 /// The one stdout line of a successful run, as JSON.
 fn summary(out: &Output) -> Value {
@@ -48,29 +55,26 @@ fn creates_a_pack_that_validates_and_expands_back_to_the_nodes() {
     let wf = write_workflow(dir.path());
     let pack = dir.path().join("tiles");
     let pack_dir = pack.to_str().unwrap();
-    let out = run(&[
-        "chain",
-        "extract",
+    let out = extract(
         &wf,
-        "--pack",
-        pack_dir,
-        "--pack-name",
-        "vendor.acme.tiles",
-        "--chain-id",
+        &pack,
         "acme.fetch-notify",
-        "--label",
         "Fetch and notify",
-        "--description",
-        "Fetch a queue and page.",
-        "--nodes",
-        "notify,fetch",
-        "--param",
-        "url=fetch:/config/url",
-        "--param",
-        "url=notify:/config/fallback",
-        "--param",
-        "timeout=fetch:/config/timeoutMs",
-    ]);
+        &[
+            "--pack-name",
+            "vendor.acme.tiles",
+            "--description",
+            "Fetch a queue and page.",
+            "--nodes",
+            "notify,fetch",
+            "--param",
+            "url=fetch:/config/url",
+            "--param",
+            "url=notify:/config/fallback",
+            "--param",
+            "timeout=fetch:/config/timeoutMs",
+        ],
+    );
     let s = summary(&out);
     assert_eq!(s["pack"], pack.join("pack.json").display().to_string());
     assert_eq!((s["packName"].as_str(), s["packCreated"].as_bool()), (Some("vendor.acme.tiles"), Some(true)));
@@ -109,19 +113,7 @@ fn creates_a_pack_that_validates_and_expands_back_to_the_nodes() {
         }
     }
     // Replacing the chain keeps its version, and the changed chain gets a suggested bump.
-    let out = run(&[
-        "chain",
-        "extract",
-        &wf,
-        "--pack",
-        pack_dir,
-        "--chain-id",
-        "acme.fetch-notify",
-        "--label",
-        "Fetch only",
-        "--nodes",
-        "fetch",
-    ]);
+    let out = extract(&wf, &pack, "acme.fetch-notify", "Fetch only", &["--nodes", "fetch"]);
     let s = summary(&out);
     assert_eq!((s["placement"].as_str(), s["packCreated"].as_bool()), (Some("replaced"), Some(false)));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -133,21 +125,7 @@ fn creates_a_pack_that_validates_and_expands_back_to_the_nodes() {
         (Some("Fetch only"), Some("Fetch a queue and page."))
     );
     // Another chainId is added after it.
-    let s = summary(&run(&[
-        "chain",
-        "extract",
-        &wf,
-        "--pack",
-        pack_dir,
-        "--chain-id",
-        "acme.notify",
-        "--label",
-        "Notify",
-        "--nodes",
-        "notify",
-        "--version",
-        "0.3.0",
-    ]));
+    let s = summary(&extract(&wf, &pack, "acme.notify", "Notify", &["--nodes", "notify", "--version", "0.3.0"]));
     assert_eq!((s["placement"].as_str(), s["chainVersion"].as_str()), (Some("added"), Some("0.3.0")));
     assert_eq!(read_json(&pack.join("pack.json"))["chains"].as_array().unwrap().len(), 2);
 }
@@ -172,19 +150,13 @@ fn an_inlined_chain_is_extracted_with_its_own_ids() {
     ]);
     assert!(inline.status.success(), "{}", String::from_utf8_lossy(&inline.stderr));
     let pack = dir.path().join("again");
-    let s = summary(&run(&[
-        "chain",
-        "extract",
+    let s = summary(&extract(
         wf.to_str().unwrap(),
-        "--pack",
-        pack.to_str().unwrap(),
-        "--pack-name",
-        "vendor.acme.again",
-        "--chain-id",
+        &pack,
         "support.triage",
-        "--label",
         "Again",
-    ]));
+        &["--pack-name", "vendor.acme.again"],
+    ));
     assert_eq!(s["boundaryEdges"], json!([]));
     let m = read_json(&pack.join("pack.json"));
     let original =
@@ -198,10 +170,7 @@ fn an_inlined_chain_is_extracted_with_its_own_ids() {
 fn refused(dir: &Path, extra: &[&str], pack: &Path) -> Value {
     let wf = write_workflow(dir);
     let before = std::fs::read(pack.join("pack.json")).ok();
-    let mut args =
-        vec!["chain", "extract", &wf, "--pack", pack.to_str().unwrap(), "--chain-id", "acme.x", "--label", "X"];
-    args.extend_from_slice(extra);
-    let env = envelope(&run(&args));
+    let env = envelope(&extract(&wf, pack, "acme.x", "X", extra));
     assert_eq!(std::fs::read(pack.join("pack.json")).ok(), before, "a refusal writes nothing");
     env
 }
@@ -276,19 +245,7 @@ fn every_bad_input_is_refused_with_its_code() {
         .unwrap();
     assert_eq!(refused(dir.path(), &["--nodes", "fetch"], &existing)["error"], "pack_kind_invalid");
 
-    let out = run(&[
-        "chain",
-        "extract",
-        "/no/such/wf.json",
-        "--pack",
-        new.to_str().unwrap(),
-        "--chain-id",
-        "a.b",
-        "--label",
-        "L",
-        "--pack-name",
-        "vendor.acme.tiles",
-    ]);
+    let out = extract("/no/such/wf.json", &new, "a.b", "L", &["--pack-name", "vendor.acme.tiles"]);
     assert_eq!(envelope(&out)["error"], "invalid_request");
     // A pack folder that cannot be created is an io_error, and nothing is left behind.
     let blocker = dir.path().join("a-file");
@@ -317,19 +274,7 @@ fn a_pack_over_the_manifest_limit_is_refused_before_writing() {
     )
     .unwrap();
     let pack = dir.path().join("big-pack");
-    let out = run(&[
-        "chain",
-        "extract",
-        wf.to_str().unwrap(),
-        "--pack",
-        pack.to_str().unwrap(),
-        "--pack-name",
-        "vendor.acme.big",
-        "--chain-id",
-        "acme.big",
-        "--label",
-        "Big",
-    ]);
+    let out = extract(wf.to_str().unwrap(), &pack, "acme.big", "Big", &["--pack-name", "vendor.acme.big"]);
     let env = envelope(&out);
     assert_eq!(env["error"], "pack_manifest_invalid", "{env}");
     assert_eq!(env["details"]["limit"].as_u64(), Some(limit as u64), "{env}");
@@ -338,33 +283,15 @@ fn a_pack_over_the_manifest_limit_is_refused_before_writing() {
 
     // Into an existing pack: it is left as it was.
     let small = dir.path().join("small");
-    summary(&run(&[
-        "chain",
-        "extract",
+    summary(&extract(
         &write_workflow(dir.path()),
-        "--pack",
-        small.to_str().unwrap(),
-        "--pack-name",
-        "vendor.acme.small",
-        "--chain-id",
+        &small,
         "acme.small",
-        "--label",
         "Small",
-        "--nodes",
-        "fetch,notify",
-    ]));
+        &["--pack-name", "vendor.acme.small", "--nodes", "fetch,notify"],
+    ));
     let before = std::fs::read(small.join("pack.json")).unwrap();
-    let out = run(&[
-        "chain",
-        "extract",
-        wf.to_str().unwrap(),
-        "--pack",
-        small.to_str().unwrap(),
-        "--chain-id",
-        "acme.big",
-        "--label",
-        "Big",
-    ]);
+    let out = extract(wf.to_str().unwrap(), &small, "acme.big", "Big", &[]);
     assert_eq!(envelope(&out)["error"], "pack_manifest_invalid");
     assert_eq!(std::fs::read(small.join("pack.json")).unwrap(), before);
 }

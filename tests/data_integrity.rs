@@ -30,19 +30,17 @@ fn no_params() -> Value {
     json!({"type": "object", "properties": {}})
 }
 
+/// The chain `t.two`, a → b, alone in the pack `dir/p`.
+fn two_node_pack(dir: &Path) -> PathBuf {
+    let dag = json!({"nodes": [{"id": "a", "typeId": "core.x"}, {"id": "b", "typeId": "core.x"}],
+                     "edges": [{"from": "a", "to": "b"}]});
+    write_pack(dir, "p", vec![("t.two", no_params(), dag)])
+}
+
 #[test]
 fn a_drop_point_that_would_overflow_is_refused_with_a_code() {
     let dir = tempfile::tempdir().unwrap();
-    let pack = write_pack(
-        dir.path(),
-        "p",
-        vec![(
-            "t.two",
-            no_params(),
-            json!({"nodes": [{"id": "a", "typeId": "core.x"}, {"id": "b", "typeId": "core.x"}],
-            "edges": [{"from": "a", "to": "b"}]}),
-        )],
-    );
+    let pack = two_node_pack(dir.path());
     let out_file = dir.path().join("out.json");
     let out = run(&["inline", "--new", "W", s(&pack), "--chain", "t.two", "--at", "1e307,5e306", "-o", s(&out_file)]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
@@ -96,16 +94,7 @@ fn chains_whose_ids_share_a_slug_keep_both_provenance_records() {
 #[test]
 fn fragment_edge_ids_never_repeat_a_parent_edge_id() {
     let dir = tempfile::tempdir().unwrap();
-    let pack = write_pack(
-        dir.path(),
-        "p",
-        vec![(
-            "t.two",
-            no_params(),
-            json!({"nodes": [{"id": "a", "typeId": "core.x"}, {"id": "b", "typeId": "core.x"}],
-            "edges": [{"from": "a", "to": "b"}]}),
-        )],
-    );
+    let pack = two_node_pack(dir.path());
     // The parent already has an edge with the id the fragment edge would get.
     let wf = dir.path().join("wf.json");
     let parent = json!({"id": "w", "name": "W", "version": "1.0.0",

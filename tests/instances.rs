@@ -15,7 +15,7 @@ fn repo() -> PathBuf {
 }
 
 fn support_desk() -> PathBuf {
-    repo().join("packs/vendor.chainsmith.support-desk")
+    common::support_desk::dir()
 }
 
 fn read(p: &Path) -> Value {
@@ -26,24 +26,9 @@ fn write(p: &Path, v: &Value) {
     std::fs::write(p, serde_json::to_vec_pretty(v).unwrap()).unwrap();
 }
 
-/// The bundled support-desk pack as version 1.1.0 of itself: the fetch node's timeout
-/// changed, a node `audit` added after `log`, and `page` (an exit node) removed.
+/// The bundled support-desk pack as version 1.1.0 of itself (`common::support_desk`).
 fn support_desk_1_1(dir: &Path) -> PathBuf {
-    let mut m = read(&support_desk().join("pack.json"));
-    m["version"] = json!("1.1.0");
-    let chain = m["chains"].as_array_mut().unwrap().iter_mut().find(|c| c["chainId"] == "support.triage").unwrap();
-    chain["version"] = json!("1.1.0");
-    let dag = &mut chain["dag"];
-    dag["nodes"][0]["config"]["timeoutMs"] = json!(30000);
-    dag["nodes"].as_array_mut().unwrap().retain(|n| n["id"] != "page");
-    dag["nodes"].as_array_mut().unwrap().push(json!({"id": "audit", "typeId": "vendor.chainsmith.sheet-append",
-        "name": "Audit", "position": {"x": 930, "y": 170}, "config": {"sheet": "audit", "columns": ["id"]}, "inputs": {}}));
-    dag["edges"].as_array_mut().unwrap().retain(|e| e["to"] != "page.payload");
-    dag["edges"].as_array_mut().unwrap().push(json!({"from": "log.done", "to": "audit.row"}));
-    let folder = dir.join("support-desk-1.1.0");
-    std::fs::create_dir_all(&folder).unwrap();
-    write(&folder.join("pack.json"), &m);
-    folder
+    common::support_desk::v1_1_with(dir, |_| {})
 }
 
 /// A workflow start → Triage queue (expansionId t001, queue billing) → finish.
@@ -454,33 +439,15 @@ fn publish_refuses_a_minor_bump_that_removes_a_parameter_and_takes_a_major_one()
 /// apart, every doubling must cost less than 3× (`common/growth.rs`; no wall-clock limit).
 mod growth_of {
     use super::*;
+    use crate::common::big_chain::Layout;
     use crate::growth::assert_near_linear;
     use chainsmith::expand::{ExpandOptions, expand};
     use chainsmith::instance::{Resolutions, reexpand};
     use chainsmith::pack::{LoadOptions, Pack, load_bytes};
     use chainsmith::workflow::{SpliceOptions, Workflow, splice};
 
-    /// A chain of `n` nodes in a line; `version` 2 changes every tenth node's config and
-    /// adds a node at the end.
     fn manifest(n: usize, version: u32) -> Value {
-        let mut nodes: Vec<Value> = (0..n)
-            .map(|i| {
-                let v = if version == 2 && i % 10 == 0 { 2 } else { 1 };
-                json!({"id": format!("n{i}"), "typeId": "core.identity", "position": {"x": i * 10, "y": 0},
-                       "config": {"v": v, "t": "{{params.topic}}"}})
-            })
-            .collect();
-        let mut edges: Vec<Value> =
-            (1..n).map(|i| json!({"from": format!("n{}.out", i - 1), "to": format!("n{i}.in")})).collect();
-        if version == 2 {
-            nodes.push(json!({"id": "tail", "typeId": "core.identity"}));
-            edges.push(json!({"from": format!("n{}.out", n - 1), "to": "tail.in"}));
-        }
-        json!({"name": "vendor.grow.big", "version": format!("{version}.0.0"), "kind": "workflow-chain",
-            "engines": {"openwop": "*"}, "chains": [{"chainId": "grow.big", "version": format!("{version}.0.0"),
-            "label": "Big", "description": "generated",
-            "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "x"}}},
-            "dag": {"nodes": nodes, "edges": edges}}]})
+        crate::common::big_chain::manifest(n, version, Layout::Line)
     }
 
     fn pack(m: &Value) -> Pack {

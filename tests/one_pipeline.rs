@@ -51,6 +51,12 @@ fn values() -> Map<String, Value> {
     json!({"queueName": "billing"}).as_object().unwrap().clone()
 }
 
+/// The command line's insert: `inline WF` the Triage chain for queue billing, `more`, `-o OUT`.
+fn cli_insert(wf_path: &str, out_path: &Path, more: &[&str]) -> Output {
+    let args = ["inline", wf_path, SUPPORT, "--chain", "support.triage", "--set", "queueName=billing"];
+    run(&[&args[..], more, &["-o", out_path.to_str().unwrap()]].concat())
+}
+
 /// The editor model's insert: the form's expansionId (minted against the workflow when the
 /// form opens, unless one is given), then [`Document::inline`].
 fn editor_insert(
@@ -122,17 +128,7 @@ fn minted_ids_avoid_every_existing_id_in_cli_and_editor() {
     let wf = workflow(taken);
     let wf_path = write(dir.path(), "wf.json", &wf);
     let out_path = dir.path().join("out.json");
-    let out = run(&[
-        "inline",
-        &wf_path,
-        SUPPORT,
-        "--chain",
-        "support.triage",
-        "--set",
-        "queueName=billing",
-        "-o",
-        out_path.to_str().unwrap(),
-    ]);
+    let out = cli_insert(&wf_path, &out_path, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(summary["expansionId"].as_str().unwrap().len() > 4, "{summary}");
@@ -152,19 +148,7 @@ fn a_colliding_given_id_is_refused_alike() {
     let wf = workflow(std::iter::once("support_triage_ab12_fetch".to_owned()));
     let wf_path = write(dir.path(), "wf.json", &wf);
     let out_path = dir.path().join("out.json");
-    let out = run(&[
-        "inline",
-        &wf_path,
-        SUPPORT,
-        "--chain",
-        "support.triage",
-        "--set",
-        "queueName=billing",
-        "--expansion-id",
-        "ab12",
-        "-o",
-        out_path.to_str().unwrap(),
-    ]);
+    let out = cli_insert(&wf_path, &out_path, &["--expansion-id", "ab12"]);
     let env = envelope(&out);
     assert!(!out_path.exists());
 

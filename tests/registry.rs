@@ -19,9 +19,7 @@ use common::cli::{bin, envelope, ok_json, run, s};
 /// The registries the script builds, in a fresh temporary folder.
 fn registries() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let out = Command::new("python3").arg(script).arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&out.stderr));
+    common::registry::tool_script("make_registry.py", &[s(dir.path())]);
     dir
 }
 
@@ -128,30 +126,13 @@ fn installs_resolve_like_openwop_and_skip_yanked_versions() {
     assert_eq!(ok_json(&out)["yanked"], true);
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_version_yanked"));
     // A v2 host of a later major than `engines.openwop` admits refuses at install.
-    let host = root.path().join("host3.json");
-    std::fs::write(&host, r#"{"protocolMajor": 3}"#).unwrap();
-    let out = run(&[
-        "install",
-        "vendor.acme.tiles@1.0.0",
-        "--registry",
-        s(&v2),
-        "--dir",
-        s(cache.path()),
-        "--host",
-        s(&host),
-    ]);
-    assert_eq!(envelope(&out)["error"], "pack_engine_unsupported");
-    std::fs::write(&host, r#"{"protocolMajor": 2}"#).unwrap();
-    ok_json(&run(&[
-        "install",
-        "vendor.acme.tiles@1.0.0",
-        "--registry",
-        s(&v2),
-        "--dir",
-        s(cache.path()),
-        "--host",
-        s(&host),
-    ]));
+    let host = root.path().join("host.json");
+    let for_host = |major: u32| {
+        std::fs::write(&host, format!(r#"{{"protocolMajor": {major}}}"#)).unwrap();
+        run(&["install", "vendor.acme.tiles@1.0.0", "--registry", s(&v2), "--dir", s(cache.path()), "--host", s(&host)])
+    };
+    assert_eq!(envelope(&for_host(3))["error"], "pack_engine_unsupported");
+    ok_json(&for_host(2));
     // OPENWOP_CONFIG_HOME is the default base.
     let home = tempfile::tempdir().unwrap();
     let out = bin()
@@ -519,9 +500,7 @@ fn resolve_verifies_signatures_per_issuing_registry_and_recorded_tarball_signatu
 /// The hostile registries `tests/tools/make_hostile.py` builds, in a fresh temporary folder.
 fn hostile() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_hostile.py");
-    let out = Command::new("python3").arg(script).arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "make_hostile.py: {}", String::from_utf8_lossy(&out.stderr));
+    common::registry::tool_script("make_hostile.py", &[s(dir.path())]);
     dir
 }
 

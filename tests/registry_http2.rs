@@ -10,14 +10,12 @@ use base64::Engine;
 use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 mod common;
 use common::cli::{envelope, ok_json, s};
-use common::http::{cs, serve};
+use common::http::{cs, first_line, serve};
 use common::registry::{chain_pack, keygen, publish};
 
 const NAME: &str = "vendor.me.tiles";
@@ -202,9 +200,7 @@ fn agree(url: &str, specs: &[&str], scratch: &Path) -> Vec<(Value, Value)> {
 fn the_reference_recipe_installs_from_chainsmith_serve_and_agrees() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("made");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let made = Command::new("python3").arg(&script).arg(&out).output().unwrap();
-    assert!(made.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&made.stderr));
+    common::registry::tool_script("make_registry.py", &[s(&out)]);
     let v2 = serve(&out.join("v2reg"), &dir.path().join("v2.log"));
     let v1 = serve(&out.join("v1reg"), &dir.path().join("v1.log"));
     // What make_registry.py says it built (its docstring): accepted, then refused.
@@ -230,9 +226,7 @@ fn the_reference_recipe_and_chainsmith_agree_on_the_corpus_registry_served() {
     let dir = tempfile::tempdir().unwrap();
     let packs = common::corpus_dir().join("registry/packs");
     let reg = dir.path().join("corpus-reg");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let made = Command::new("python3").arg(&script).arg("--corpus").arg(&packs).arg(&reg).output().unwrap();
-    assert!(made.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&made.stderr));
+    common::registry::tool_script("make_registry.py", &["--corpus", s(&packs), s(&reg)]);
     let server = serve(&reg, &dir.path().join("serve.log"));
     // Counted from the folder, not from what either client lists.
     let names: Vec<String> = std::fs::read_dir(&packs)
@@ -343,14 +337,7 @@ fn tls_server(root: &Path, cert: &Path, key: &Path) -> TlsServer {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let port = rx.recv_timeout(Duration::from_secs(10)).expect("the TLS server printed its port");
+    let port = first_line(&mut child);
     TlsServer { url: format!("https://127.0.0.1:{}", port.trim()), child }
 }
 

@@ -12,30 +12,10 @@ use chainsmith_test_env::needs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
 use common::cli::{bin, envelope, ok_json, run, s};
-use common::registry::{chain_pack, keygen, publish};
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The OpenWOP client's install recipe on a registry folder: its JSON verdict.
-fn openwop(reg: &Path, spec: &str, tree: Option<&str>) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/openwop_verify.mjs");
-    let mut cmd = Command::new("node");
-    cmd.arg(script).arg(reg).arg(spec);
-    if let Some(t) = tree {
-        cmd.args(["--tree", t]);
-    }
-    let out = cmd.output().unwrap();
-    assert!(matches!(out.status.code(), Some(0 | 1)), "node: {}", String::from_utf8_lossy(&out.stderr));
-    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(verdict["accepted"].as_bool(), Some(out.status.success()), "{verdict}");
-    verdict
-}
+use common::registry::{chain_pack, grants, keygen, openwop, publish, published_base, read_json};
 
 fn accepted(reg: &Path, spec: &str) -> Value {
     let v = openwop(reg, spec, None);
@@ -150,9 +130,7 @@ fn the_openwop_recipe_installs_what_publish_writes_in_a_v2_and_a_v1_tree() {
 #[test]
 fn publishing_into_an_existing_v1_registry_keeps_it_installable() {
     let root = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let out = Command::new("python3").arg(script).arg(root.path()).output().unwrap();
-    assert!(out.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&out.stderr));
+    common::registry::tool_script("make_registry.py", &[s(root.path())]);
     let v1 = root.path().join("v1reg");
     let key = root.path().join("private/good-1.pem");
     accepted(&v1, "vendor.acme.legacy");
@@ -246,20 +224,9 @@ fn a_new_key_may_not_take_a_namespace_the_registry_holds_unless_asked() {
     let out = publish(&two, &reg, &intruder, "intruder-1", &["--share-namespace"]);
     ok_json(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("pack_namespace_unauthorized"));
-    let doc = read_json(&reg.join(".well-known/openwop-registry.json"));
-    let grants: Vec<(&str, &Value)> = doc["signingKeys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| (k["keyId"].as_str().unwrap(), &k["permittedNamespaces"]))
-        .collect();
     assert_eq!(
-        grants,
-        [
-            ("acme-1", &json!(["vendor.acme.*"])),
-            ("beta-1", &json!(["vendor.beta.*"])),
-            ("intruder-1", &json!(["vendor.acme.*"]))
-        ]
+        grants(&reg),
+        json!([["acme-1", ["vendor.acme.*"]], ["beta-1", ["vendor.beta.*"]], ["intruder-1", ["vendor.acme.*"]]])
     );
     ok_json(&run(&["verify", "vendor.acme.two@1.0.0", "--registry", s(&reg)]));
 }
@@ -301,11 +268,7 @@ fn a_revoked_or_rotated_key_signs_no_new_version() {
 #[test]
 fn a_publish_failing_at_any_step_leaves_the_registry_as_it_was_and_a_retry_succeeds() {
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "k");
-    let base = dir.path().join("base");
-    ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.tiles", "1.0.0", true), &base, &key, "acme-1", &[]));
-    let next = chain_pack(dir.path(), "vendor.acme.tiles", "1.1.0", true);
-    let fresh_pack = chain_pack(dir.path(), "vendor.beta.fresh", "1.0.0", true);
+    let common::registry::Base { key, base, next, fresh: fresh_pack } = published_base(dir.path());
     let version = "v2/packs/vendor.acme.tiles/-/1.1.0";
     // (file in the way, pack, key id); the key file step needs a key id new to the
     // registry, the document step a document to write.

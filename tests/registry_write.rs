@@ -21,21 +21,7 @@ use std::process::Command;
 
 mod common;
 use common::cli::{envelope, ok_json, run, s};
-use common::registry::{chain_pack, keygen, publish};
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The OpenWOP client's install recipe on a registry folder: its JSON verdict.
-fn openwop(reg: &Path, spec: &str) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/openwop_verify.mjs");
-    let out = Command::new("node").arg(script).arg(reg).arg(spec).output().unwrap();
-    assert!(matches!(out.status.code(), Some(0 | 1)), "node: {}", String::from_utf8_lossy(&out.stderr));
-    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(verdict["accepted"].as_bool(), Some(out.status.success()), "{verdict}");
-    verdict
-}
+use common::registry::{chain_pack, grants, keygen, openwop, publish, published_base, read_json};
 
 /// What a path is, links not followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,11 +86,7 @@ type LinkCase<'a> = (&'a str, &'a Path, &'a str, &'a [&'a str], Option<(&'a str,
 fn a_link_inside_the_registry_folder_is_refused_and_nothing_is_written_through() {
     use std::os::unix::fs::symlink;
     let dir = tempfile::tempdir().unwrap();
-    let key = keygen(dir.path(), "k");
-    let base = dir.path().join("base");
-    ok_json(&publish(&chain_pack(dir.path(), "vendor.acme.tiles", "1.0.0", true), &base, &key, "acme-1", &[]));
-    let next = chain_pack(dir.path(), "vendor.acme.tiles", "1.1.0", true);
-    let fresh = chain_pack(dir.path(), "vendor.beta.fresh", "1.0.0", true);
+    let common::registry::Base { key, base, next, fresh } = published_base(dir.path());
     let doc_path = ".well-known/openwop-registry.json";
     let cases: [LinkCase; 9] = [
         ("v2", &next, "acme-1", &[], None),
@@ -216,14 +198,7 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
     // Listed now: nothing more is granted.
     let out = ok_json(&publish(&chain_pack(dir.path(), "vendor.beta.one", "1.1.0", true), &reg, &beta, "beta-1", &[]));
     assert_eq!(out["granted"], Value::Null);
-    let doc = read_json(&reg.join(".well-known/openwop-registry.json"));
-    let grants: Vec<(&str, &Value)> = doc["signingKeys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| (k["keyId"].as_str().unwrap(), &k["permittedNamespaces"]))
-        .collect();
-    assert_eq!(grants, [("acme-1", &json!(["vendor.acme.*"])), ("beta-1", &json!(["vendor.beta.*"]))]);
+    assert_eq!(grants(&reg), json!([["acme-1", ["vendor.acme.*"]], ["beta-1", ["vendor.beta.*"]]]));
 
     // A registry that has a document but no key yet (an unsigned version published first):
     // its first key takes the namespace unasked.
@@ -244,13 +219,11 @@ fn a_new_key_in_a_registry_with_keys_is_granted_a_namespace_only_when_asked() {
 #[test]
 fn tarballs_packed_from_inside_their_folder_get_the_openwop_clients_verdict() {
     let root = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_packed_registry.py");
-    let out = Command::new("python3").arg(script).arg(root.path()).output().unwrap();
-    assert!(out.status.success(), "make_packed_registry.py: {}", String::from_utf8_lossy(&out.stderr));
+    common::registry::tool_script("make_packed_registry.py", &[s(root.path())]);
     let reg = root.path().join("reg");
     let expected = read_json(&root.path().join("expected.json"));
     for (spec, recipe) in [("vendor.acme.dotted@1.0.0", "ed25519"), ("vendor.acme.dotted@1.1.0", "manual")] {
-        let client = openwop(&reg, spec);
+        let client = openwop(&reg, spec, None);
         assert_eq!((client["accepted"].as_bool(), client["recipe"].as_str()), (Some(true), Some(recipe)), "{client}");
         let ours = ok_json(&run(&["verify", spec, "--registry", s(&reg)]));
         assert_eq!(ours["integrity"], expected[spec]["integrity"], "{spec}");
@@ -262,7 +235,7 @@ fn tarballs_packed_from_inside_their_folder_get_the_openwop_clients_verdict() {
         );
     }
     let spec = "vendor.acme.slashed@1.0.0";
-    let client = openwop(&reg, spec);
+    let client = openwop(&reg, spec, None);
     assert_eq!(client["accepted"], false, "{client}");
     let e = envelope(&run(&["verify", spec, "--registry", s(&reg)]));
     assert_eq!(e["details"]["reason"], "entry_name_invalid", "{e}");
@@ -302,7 +275,7 @@ fn every_real_openwop_registry_version_gets_the_reference_verdict() {
     let mut served_mismatches = Vec::new();
     let mut accepted = 0;
     for spec in &specs {
-        let client = openwop(&root, spec);
+        let client = openwop(&root, spec, None);
         let ours = run(&["verify", spec, "--registry", s(&root)]);
         let ours_accepted = ours.status.success();
         accepted += usize::from(client["accepted"] == true);

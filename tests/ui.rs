@@ -16,25 +16,12 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use ui_common::{Script, drag, harness, text_field, two_nodes, type_into, write_workflow};
+use ui_common::{Script, click_still, drag, harness, text_field, two_nodes, type_into, write_workflow};
 
 fn start(files: Vec<PathBuf>, dialogs: Script, recovery: Option<PathBuf>) -> Harness<'static, App> {
     let app =
         App::new(StartOptions { files, dialogs: Box::new(dialogs), recovery_file: recovery, packs: bundled() }, None);
     harness(app)
-}
-
-fn click_at(h: &mut Harness<'_, App>, p: Pos2, clicks: usize) {
-    h.hover_at(p);
-    // Let earlier clicks age, so these are not counted as part of a triple-click.
-    h.run_steps(30);
-    for _ in 0..clicks {
-        for pressed in [true, false] {
-            let modifiers = Modifiers::NONE;
-            h.event(egui::Event::PointerButton { pos: p, button: egui::PointerButton::Primary, pressed, modifiers });
-        }
-    }
-    h.run();
 }
 
 /// Where a canvas widget (node card, port) is on screen.
@@ -194,7 +181,7 @@ fn double_click_reparameterises_in_place() {
     let inst = h.state().workflow().instances()[0].clone();
     let edges_before: Vec<Value> = json_of(&h)["edges"].as_array().unwrap().clone();
     let p = on_screen(&h, &format!("({})", inst.node_ids[1]));
-    click_at(&mut h, p, 2);
+    click_still(&mut h, p, 2);
     assert!(h.state().form_is_open(), "double-click re-opens the form");
     assert_eq!(text_field(&h, "Queue *").value().as_deref(), Some("billing"), "with the current values");
     type_into(&mut h, "Queue *", "refunds");
@@ -219,7 +206,7 @@ fn delete_removes_a_node_and_its_edges_and_remove_instance_is_one_step() {
     let file = write_workflow(dir.path(), two_nodes());
     let mut h = start(vec![file], Script::default(), None);
     let p = on_screen(&h, "(start)");
-    click_at(&mut h, p, 1);
+    click_still(&mut h, p, 1);
     assert_eq!(h.state().selected_nodes(), ["start"]);
     h.key_press(Key::Delete);
     h.run();
@@ -332,7 +319,7 @@ fn inspector_edits_config_as_json_with_parse_errors() {
     let file = write_workflow(dir.path(), two_nodes());
     let mut h = start(vec![file], Script::default(), None);
     let p = on_screen(&h, "(start)");
-    click_at(&mut h, p, 1);
+    click_still(&mut h, p, 1);
     // The first `{}` in the inspector is the node's config.
     h.get_all_by_label("{}").next().expect("config shown").click();
     h.run();

@@ -16,7 +16,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use ui_common::{Script, drag, hover_still, pointer_click};
+use ui_common::{Script, chain_pack, drag, hover_still, pointer_click};
 
 fn sized(files: Vec<PathBuf>, w: f32, h: f32) -> Harness<'static, App> {
     let app = App::new(
@@ -121,16 +121,6 @@ fn texts_with(h: &Harness<'_, App>, part: &str) -> Vec<String> {
     }))
     .map(|n| n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default())
     .collect()
-}
-
-/// A chain pack `vendor.acme.<name>` in `dir/<name>` holding `chains`.
-fn chain_pack(dir: &Path, name: &str, chains: Vec<serde_json::Value>) -> PathBuf {
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let m = json!({"name": format!("vendor.acme.{name}"), "version": "1.0.0", "kind": "workflow-chain",
-        "engines": {"openwop": ">=1.0.0"}, "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"}, "chains": chains});
-    std::fs::write(folder.join("pack.json"), m.to_string()).unwrap();
-    folder
 }
 
 fn chain(id: &str, label: &str, nodes: serde_json::Value) -> serde_json::Value {

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use ui_common::{drag, harness};
+use ui_common::{drag, harness, with_a_warning};
 
 /// `n` cards on a grid 40 wide, each row a chain.
 fn grid(n: usize) -> Value {
@@ -167,6 +167,15 @@ fn card_on_screen(app: &App, i: usize) -> Pos2 {
     app.canvas_to_screen(at)
 }
 
+/// Fit twice: a workflow opens legible at its entry, Fit stops at 40% there, and asked
+/// again shows every card, far out.
+fn show_every_card<S>(h: &mut Harness<'_, S>) {
+    for _ in 0..2 {
+        h.key_press(Key::F);
+        h.run();
+    }
+}
+
 /// Rest the pointer on `at` for a while (the canvas picks which tiny cards take input from
 /// where the pointer is), then press and release there within one frame.
 fn click_after_hovering<S>(h: &mut Harness<'_, S>, at: Pos2) {
@@ -184,12 +193,7 @@ fn the_still_canvas_is_drawn_once_while_only_the_pointer_moves() {
     let mut h = open_shown(write(dir.path(), grid(200)));
     let canvas = h.state().app.canvas_rect();
     h.hover_at(canvas.center());
-    // It opens legible at its entry; Fit stops at 40% there, and asked again shows all 200
-    // cards, far out.
-    h.key_press(Key::F);
-    h.run();
-    h.key_press(Key::F);
-    h.run();
+    show_every_card(&mut h);
     let (before, far, _) = far_view(&h);
     let uploads = |h: &Harness<'_, Shown>| h.state().images[&far].1;
     let drawn = uploads(&h);
@@ -225,11 +229,7 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
     let dir = tempfile::tempdir().unwrap();
     // 1,200 cards in view: more than take input all at once.
     let mut h = open(write(dir.path(), grid(1_200)), LoadOutcome::default());
-    // Fit stops at 40% on the entry; asked again, it shows every card.
-    h.key_press(Key::F);
-    h.run();
-    h.key_press(Key::F);
-    h.run();
+    show_every_card(&mut h);
     let zoom = h.state().canvas_to_screen(pos2(1.0, 0.0)).x - h.state().canvas_to_screen(pos2(0.0, 0.0)).x;
     assert!(zoom < 0.15, "everything in view makes the cards tiny: zoom {zoom}");
 
@@ -251,11 +251,7 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
 fn zoomed_far_out_every_card_is_drawn_where_it_is_and_the_selection_shows() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = open_shown(write(dir.path(), grid(1_200)));
-    // Fit stops at 40% on the entry; asked again, it shows every card.
-    h.key_press(Key::F);
-    h.run();
-    h.key_press(Key::F);
-    h.run();
+    show_every_card(&mut h);
     let picture = Picture::of(&h);
     // Every card a patch of its own in its colour (all are `core.noop`), at its place.
     let card = picture.at(card_on_screen(&h.state().app, 0));
@@ -289,11 +285,7 @@ fn zoomed_far_out_every_card_is_drawn_where_it_is_and_the_selection_shows() {
 fn zoomed_far_out_the_card_under_the_pointer_is_outlined() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = open_shown(write(dir.path(), grid(1_200)));
-    // Fit stops at 40% on the entry; asked again, it shows every card.
-    h.key_press(Key::F);
-    h.run();
-    h.key_press(Key::F);
-    h.run();
+    show_every_card(&mut h);
     let target = 40 * 7 + 9;
     let at = card_on_screen(&h.state().app, target);
     let zoom = h.state().app.canvas_to_screen(pos2(1.0, 0.0)).x - h.state().app.canvas_to_screen(Pos2::ZERO).x;
@@ -319,17 +311,10 @@ fn zoomed_far_out_the_card_under_the_pointer_is_outlined() {
     assert!(ring.width() >= 220.0 * zoom && ring.height() >= 96.0 * zoom, "around the whole card: {ring:?}");
 }
 
-/// A conditional edge without `left`: the lint warns about it.
-fn with_bad_condition() -> Value {
-    let mut doc = grid(2);
-    doc["edges"][0]["condition"] = json!({"type": "truthy"});
-    doc
-}
-
 #[test]
 fn findings_come_from_the_lint_worker() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(write(dir.path(), with_bad_condition()), bundled());
+    let mut h = open(write(dir.path(), with_a_warning(grid(2))), bundled());
     h.state_mut().settle_lint(Duration::from_secs(60));
     h.run();
     assert!(h.query_by_label_contains("1 warning").is_some(), "the worker's findings are shown");
@@ -352,7 +337,7 @@ fn the_findings_show_once_the_worker_answers_with_no_input_after() {
     // workflow, every other frame had settled by then, so the bar said "checking…" until
     // the pointer moved.
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(write(dir.path(), with_bad_condition()), bundled());
+    let mut h = open(write(dir.path(), with_a_warning(grid(2))), bundled());
     let mut frames = 0;
     while h.ctx.has_requested_repaint() && frames < 2_000 {
         std::thread::sleep(Duration::from_millis(5));

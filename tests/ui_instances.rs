@@ -16,7 +16,7 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
-use ui_common::{Script, drag, harness, text_field, type_into};
+use ui_common::{Script, click_button, click_still, drag, harness, text_field, type_into};
 
 fn start() -> Harness<'static, App> {
     let opts =
@@ -28,25 +28,10 @@ fn json_of(h: &Harness<'_, App>) -> Value {
     h.state().workflow().to_json(ExportMode::Faithful)
 }
 
-fn button(h: &mut Harness<'_, App>, label: &str) {
-    h.get(By::new().label(label).role(Role::Button)).click();
-    h.run();
-}
-
 /// Where a canvas widget (node card) is on screen.
 fn on_screen(h: &Harness<'_, App>, label_contains: &str) -> Pos2 {
     let rect = h.get(By::new().label_contains(label_contains).role(Role::Button)).rect();
     h.state().canvas_to_screen(rect.center())
-}
-
-fn click_at(h: &mut Harness<'_, App>, p: Pos2) {
-    h.hover_at(p);
-    h.run_steps(30);
-    for pressed in [true, false] {
-        let modifiers = Modifiers::NONE;
-        h.event(egui::Event::PointerButton { pos: p, button: egui::PointerButton::Primary, pressed, modifiers });
-    }
-    h.run();
 }
 
 /// Insert the bundled "Triage queue" chain for queue `billing`; the id of its Classify node.
@@ -55,7 +40,7 @@ fn insert_triage(h: &mut Harness<'_, App>) -> String {
     let to = h.state().canvas_rect().center();
     drag(h, from, to, Modifiers::NONE);
     type_into(h, "Queue *", "billing");
-    button(h, "Insert");
+    click_button(h, "Insert");
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     h.key_press(Key::F);
     h.run();
@@ -72,9 +57,9 @@ fn threshold(h: &Harness<'_, App>, classify: &str) -> Value {
 /// Select the Classify node and set its threshold through the inspector's config form.
 fn edit_threshold_in_inspector(h: &mut Harness<'_, App>, classify: &str, value: &str) {
     let p = on_screen(h, &format!("({classify})"));
-    click_at(h, p);
+    click_still(h, p, 1);
     type_into(h, "Threshold", value);
-    button(h, "Apply config");
+    click_button(h, "Apply config");
 }
 
 #[test]
@@ -86,16 +71,16 @@ fn an_inspector_edit_survives_edit_parameters_apply() {
     assert_eq!(threshold(&h, &classify), json!(0.9), "{:?}", h.state().last_error());
 
     // Edit parameters… → Apply without changing anything: the edit is kept.
-    button(&mut h, "Edit parameters…");
+    click_button(&mut h, "Edit parameters…");
     assert!(h.state().form_is_open());
-    button(&mut h, "Apply");
+    click_button(&mut h, "Apply");
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     assert_eq!(threshold(&h, &classify), json!(0.9), "the inspector edit is kept");
 
     // A new queue changes the other nodes; the edit still stands.
-    button(&mut h, "Edit parameters…");
+    click_button(&mut h, "Edit parameters…");
     type_into(&mut h, "Queue *", "refunds");
-    button(&mut h, "Apply");
+    click_button(&mut h, "Apply");
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     assert_eq!(threshold(&h, &classify), json!(0.9));
     let out = json_of(&h);
@@ -110,13 +95,13 @@ fn a_member_changed_on_both_sides_is_listed_before_anything_is_applied() {
     edit_threshold_in_inspector(&mut h, &classify, "0.9");
     let before = json_of(&h);
 
-    button(&mut h, "Edit parameters…");
+    click_button(&mut h, "Edit parameters…");
     // The field is below the fold of the docked form: scrolled to, as a person would.
     text_field(&h, "Confidence threshold").scroll_to_me();
     h.run();
     type_into(&mut h, "Confidence threshold", "0.8");
     assert_eq!(text_field(&h, "Confidence threshold").value().as_deref(), Some("0.8"));
-    button(&mut h, "Apply");
+    click_button(&mut h, "Apply");
     assert!(
         h.state().form_is_open(),
         "the form stays open with the conflict: threshold {}, params {:?}, {:?}",
@@ -131,7 +116,7 @@ fn a_member_changed_on_both_sides_is_listed_before_anything_is_applied() {
 
     h.get(By::new().label("Take new").role(Role::RadioButton)).click();
     h.run();
-    button(&mut h, "Apply");
+    click_button(&mut h, "Apply");
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     assert_eq!(threshold(&h, &classify), json!(0.8), "the new value, as chosen");
     assert_eq!(h.state().workflow().instances()[0].params["threshold"], json!(0.8));

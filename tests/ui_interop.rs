@@ -13,30 +13,17 @@ use chainsmith::app::{App, StartOptions};
 use chainsmith::editor::registry_view::Outcome;
 use chainsmith::pack::bundled;
 use egui::accesskit::Role;
-use egui::{Key, Modifiers, Pos2};
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use ui_common::{Script, harness, label_starting, text_field, type_into};
+use ui_common::{Script, click_button, click_still, harness, label_starting, menu_item, text_field, type_into};
 
 fn start(files: Vec<PathBuf>, dialogs: Script) -> Harness<'static, App> {
     let opts = StartOptions { files, dialogs: Box::new(dialogs), recovery_file: None, packs: bundled() };
     harness(App::new(opts, None))
-}
-
-fn click(h: &mut Harness<'_, App>, button: &str) {
-    h.get(By::new().label(button).role(Role::Button)).click();
-    h.run();
-}
-
-fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
-    h.get_by_label(menu).click();
-    h.run();
-    // Menu items with a shortcut column carry it in their accessible name.
-    h.get(By::new().label_contains(item).role(Role::Button)).click();
-    h.run();
 }
 
 /// A registry folder holding every pack of the corpus, unsigned, built by
@@ -46,10 +33,7 @@ fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
 fn corpus_registry(root: &Path) -> (PathBuf, usize, usize) {
     let packs_dir = common::corpus_dir().join("registry/packs");
     let reg = root.join("registry");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/make_registry.py");
-    let out =
-        std::process::Command::new("python3").arg(script).arg("--corpus").arg(&packs_dir).arg(&reg).output().unwrap();
-    assert!(out.status.success(), "make_registry.py: {}", String::from_utf8_lossy(&out.stderr));
+    common::registry::tool_script("make_registry.py", &["--corpus", common::cli::s(&packs_dir), common::cli::s(&reg)]);
     let manifests: Vec<Value> = std::fs::read_dir(&packs_dir)
         .unwrap()
         .map(|e| e.unwrap().path().join("pack.json"))
@@ -108,9 +92,9 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     dialogs.will_pick_folder(&reg);
     dialogs.will_pick_folder(&cache);
     let mut h = start(Vec::new(), dialogs);
-    menu(&mut h, "File", "Registry…");
+    menu_item(&mut h, "File", "Registry…");
     assert!(h.query_by_label("Registry").is_some(), "the window is open");
-    click(&mut h, "Choose folder…");
+    click_button(&mut h, "Choose folder…");
     wait_for_listing(&mut h);
     let listed = h.state().registry_view().packs().len();
     assert_eq!(listed, count, "every pack of the corpus is listed");
@@ -133,8 +117,8 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     assert!(label_starting(&h, &format!("1 of {count} packs")).is_some(), "the filter leaves one pack");
     assert!(h.query_by_label(name).is_some(), "its name is shown");
 
-    click(&mut h, "Change…");
-    click(&mut h, &format!("Install {name}@{version}"));
+    click_button(&mut h, "Change…");
+    click_button(&mut h, &format!("Install {name}@{version}"));
     wait_for_job(&mut h);
     let Some(Outcome::Installed(done)) = &h.state().registry_view().outcome else {
         panic!("installed: {:?}", h.state().registry_view().outcome)
@@ -145,7 +129,7 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     assert!(label_starting(&h, &format!("Installed {name}@{version}")).is_some(), "the result is shown");
 
     let before = h.state().packs().len();
-    click(&mut h, &format!("Open {name}@{version}"));
+    click_button(&mut h, &format!("Open {name}@{version}"));
     wait_for_job(&mut h);
     let packs = h.state().packs();
     assert_eq!(packs.len(), before + 1, "{:?}", h.state().last_error());
@@ -157,7 +141,7 @@ fn the_registry_window_lists_the_corpus_registry_installs_and_opens() {
     // A tampered tarball: Open refuses with the integrity code, shown in the window.
     let reg_tgz = chainsmith::registry::Registry::open(&reg).unwrap().tarball_path(name, &version).unwrap();
     std::fs::write(&reg_tgz, b"tampered").unwrap();
-    click(&mut h, &format!("Open {name}@{version}"));
+    click_button(&mut h, &format!("Open {name}@{version}"));
     wait_for_job(&mut h);
     assert_eq!(h.state().last_error().map(|e| e.code), Some("pack_integrity_failure"));
     assert!(label_starting(&h, &format!("Open {name}@{version} refused: pack_integrity_failure")).is_some());
@@ -198,8 +182,8 @@ fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked()
     dialogs.will_open(&catalog);
     let mut h = start(vec![feature, wf], dialogs);
     assert!(!tile_badge(&h, "Book trip", "capability_required"), "compensation is on by default");
-    menu(&mut h, "Edit", "Settings…");
-    click(&mut h, "Import capabilities…");
+    menu_item(&mut h, "Edit", "Settings…");
+    click_button(&mut h, "Import capabilities…");
     assert!(tile_badge(&h, "Book trip", "capability_required"), "the imported host has no compensation");
     let shown = label_starting(&h, "Profile imported from").expect("what was imported is shown");
     assert!(shown.ends_with("capabilities.json (v1 families at the root)"), "{shown}");
@@ -238,7 +222,7 @@ fn capabilities_and_a_node_catalog_imported_in_settings_change_what_is_blocked()
     let feature_tile = "Summarise a page";
     let blocked = |h: &Harness<'_, App>| tile_badge(h, feature_tile, "chain_unresolvable_typeid");
     let before = blocked(&h);
-    click(&mut h, "Import node catalog…");
+    click_button(&mut h, "Import node catalog…");
     let types = label_starting(&h, "Host node types from").expect("the imported types are shown");
     assert!(types.ends_with("feature.demo.summarise, feature.demo.translate"), "{types}");
     assert!(before && !blocked(&h), "the host's node type resolves once its catalog is imported");
@@ -263,7 +247,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     let frame = h.get(By::new().label("Chain instance Ticket triage · fd9b00f727d5 (OpenWOP app)").role(Role::Group));
     let corner = frame.rect().min + egui::vec2(12.0, 10.0);
     let at = h.state().canvas_to_screen(corner);
-    double_click(&mut h, at);
+    click_still(&mut h, at, 2);
     assert!(h.state().app_reparam_open(), "{:?}", h.state().last_error());
     assert!(label_starting(&h, "Edited by hand since the expansion (1)").is_some());
     assert!(h.query_by_label(&format!("{classify}: config edited by hand")).is_some(), "the edited node is named");
@@ -271,7 +255,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert_eq!(text_field(&h, "queue").value().as_deref(), Some("billing"), "the recorded values");
 
     type_into(&mut h, "queue", "sales");
-    click(&mut h, "Re-parameterise");
+    click_button(&mut h, "Re-parameterise");
     // The note was typed by hand and the new queue changes it too: a conflict, listed in the
     // window with nothing applied until it is settled.
     assert!(h.state().app_reparam_open(), "the window comes back with the conflict");
@@ -282,7 +266,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert!(h.query_all_by_label_contains(listed).count() >= 2, "the conflict is listed");
     h.get(By::new().label("Take new").role(Role::RadioButton)).click();
     h.run();
-    click(&mut h, "Re-parameterise");
+    click_button(&mut h, "Re-parameterise");
     assert!(!h.state().app_reparam_open(), "{:?}", h.state().last_error());
     let canonical = r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
     let id = app_expansion_id(canonical);
@@ -309,18 +293,6 @@ fn app_expansion_id(canonical: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(format!("vendor.example.ticket-triage@1.2.0:{canonical}").as_bytes());
     digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
-}
-
-fn double_click(h: &mut Harness<'_, App>, p: Pos2) {
-    h.hover_at(p);
-    h.run_steps(30);
-    for _ in 0..2 {
-        for pressed in [true, false] {
-            let modifiers = Modifiers::NONE;
-            h.event(egui::Event::PointerButton { pos: p, button: egui::PointerButton::Primary, pressed, modifiers });
-        }
-    }
-    h.run();
 }
 
 #[test]
@@ -368,7 +340,7 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
         h.query_all(By::new().predicate(field)).count()
     };
     let (fields, parent_nodes) = (editable(&h), h.state().workflow().node_count());
-    click(&mut h, "Open child workflow");
+    click_button(&mut h, "Open child workflow");
     let view = h.state().child_view().expect("the child is shown");
     assert_eq!(view.workflow_id, child_id, "{:?}", h.state().last_error());
     // The child the reference minted: the same nodes (by fragment id and type) and edges.
@@ -403,7 +375,7 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
     assert_eq!(h.state().workflow().node_count(), parent_nodes, "the open document is still the parent");
     assert!(!h.state().is_dirty());
 
-    click(&mut h, "Export bundle…");
+    click_button(&mut h, "Export bundle…");
     let parent: Value = serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();
     let node = parent["nodes"].as_array().unwrap().iter().find(|n| n["id"] == run).unwrap();
     assert_eq!(node["config"]["workflowId"], json!(child_id), "the ref became the child's id");

@@ -13,7 +13,9 @@ use egui::{Key, Modifiers, pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::Value;
-use ui_common::{drag, noop_node as node, open_workflow as open, plain_edge as edge, workflow_of as workflow};
+use ui_common::{
+    click_still, drag, noop_node as node, open_workflow as open, plain_edge as edge, workflow_of as workflow,
+};
 
 fn json_of(h: &Harness<'_, App>) -> Value {
     h.state().workflow().to_json(ExportMode::Faithful)
@@ -167,17 +169,7 @@ fn align_distribute_and_duplicate_through_the_menu_and_keys() {
 
     // Duplicate a and b: copies with new ids and their edge, selected, clear of everything.
     let p = h.state().canvas_to_screen(pos2(100.0, 40.0));
-    h.hover_at(p);
-    h.run_steps(30);
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: p,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: Modifiers::NONE,
-        });
-    }
-    h.run();
+    click_still(&mut h, p, 1);
     assert_eq!(h.state().selected_nodes(), ["a"]);
     h.key_press_modifiers(Modifiers::COMMAND, Key::D);
     h.run();
@@ -207,17 +199,7 @@ fn a_wheel_notch_zooms_at_most_fifteen_percent_and_zoom_to_selection_frames_it()
     h.key_press(Key::F);
     h.run();
     let p = h.state().canvas_to_screen(pos2(3100.0, 1640.0));
-    h.hover_at(p);
-    h.run_steps(30);
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: p,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: Modifiers::NONE,
-        });
-    }
-    h.run();
+    click_still(&mut h, p, 1);
     assert_eq!(h.state().selected_nodes(), ["far"]);
 
     let before = zoom(&h);

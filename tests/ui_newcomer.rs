@@ -17,20 +17,13 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{Memory, Script, hover_still, labels_containing, pointer_click, sized, two_nodes, write_workflow};
+use ui_common::{
+    Memory, Script, chain_pack, hover_still, labels_containing, pointer_click, sized, two_nodes, with_a_warning,
+    write_workflow,
+};
 
 fn app(files: Vec<PathBuf>) -> App {
     App::new(StartOptions { files, dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() }, None)
-}
-
-/// A chain pack `vendor.acme.<name>` in `dir/<name>`: `chains` as given.
-fn chain_pack(dir: &Path, name: &str, chains: Vec<Value>) -> PathBuf {
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let m = json!({"name": format!("vendor.acme.{name}"), "version": "1.0.0", "kind": "workflow-chain",
-        "engines": {"openwop": ">=1.0.0"}, "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"}, "chains": chains});
-    std::fs::write(folder.join("pack.json"), m.to_string()).unwrap();
-    folder
 }
 
 fn chain(id: &str, label: &str, type_id: &str) -> Value {
@@ -328,10 +321,7 @@ fn the_real_registry_s_blocked_chains_are_counted_and_unblocked_by_the_banner_s_
 #[test]
 fn counts_read_as_words_and_a_click_on_one_opens_its_list() {
     let dir = tempfile::tempdir().unwrap();
-    let mut wf = two_nodes();
-    // A condition without `left`: the workflow has one warning.
-    wf["edges"][0]["condition"] = json!({"type": "truthy"});
-    let path = write_workflow(dir.path(), wf);
+    let path = write_workflow(dir.path(), with_a_warning(two_nodes()));
     let mut h = sized(app(vec![path]), 1440.0, 900.0);
     h.state_mut().settle_lint(Duration::from_secs(60));
     h.run();

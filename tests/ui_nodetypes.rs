@@ -18,7 +18,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use ui_common::{drag, harness, type_into};
+use ui_common::{click_still, drag, harness, type_into};
 
 /// The editor with the bundled node pack only, opening `files`.
 fn start(files: Vec<PathBuf>) -> Harness<'static, App> {
@@ -105,7 +105,7 @@ fn the_json_tab_edits_the_same_config_and_parse_errors_are_shown() {
     let file = write(dir.path(), two_typed_nodes(json!([])));
     let mut h = start(vec![file]);
     let p = on_screen(&h, "Send page (p)");
-    click(&mut h, p);
+    click_still(&mut h, p, 1);
     assert!(h.query_by_label_contains("Room is required").is_some(), "the form tab is first");
     h.get(By::new().label("JSON").role(Role::Button)).click();
     h.run();
@@ -120,16 +120,6 @@ fn the_json_tab_edits_the_same_config_and_parse_errors_are_shown() {
     h.get(By::new().label("Form").role(Role::Button)).click();
     h.run();
     assert!(h.query_by_label("✔ The config is valid.").is_some(), "the form shows the applied config");
-}
-
-fn click(h: &mut Harness<'_, App>, p: Pos2) {
-    h.hover_at(p);
-    h.run_steps(30);
-    for pressed in [true, false] {
-        let modifiers = Modifiers::NONE;
-        h.event(egui::Event::PointerButton { pos: p, button: egui::PointerButton::Primary, pressed, modifiers });
-    }
-    h.run();
 }
 
 /// A classifier and a pager, side by side.
@@ -200,7 +190,7 @@ fn quick_add_after_a_node_wires_the_first_ports_whose_types_fit() {
     // whose first input (ticket) takes an object and second (context) a string.
     let card = h.get(By::new().label_contains("(p)").role(Role::Button)).rect().center();
     let card = h.state().canvas_to_screen(card);
-    click(&mut h, card);
+    click_still(&mut h, card, 1);
     assert_eq!(h.state().selected_nodes(), ["p"]);
     h.key_press(Key::Tab);
     h.run();

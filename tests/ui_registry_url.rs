@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use ui_common::{Script, harness, label_starting, type_into};
+use ui_common::{Script, click_button, harness, label_starting, menu_item, type_into};
 
 const NAME: &str = "vendor.me.tiles";
 /// How long the slow server sleeps before answering for a tarball.
@@ -29,18 +29,6 @@ fn start() -> Harness<'static, App> {
     let opts =
         StartOptions { files: Vec::new(), dialogs: Box::new(Script::default()), recovery_file: None, packs: bundled() };
     harness(App::new(opts, None))
-}
-
-fn click(h: &mut Harness<'_, App>, button: &str) {
-    h.get(By::new().label(button).role(Role::Button)).click();
-    h.run();
-}
-
-fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
-    h.get_by_label(menu).click();
-    h.run();
-    h.get(By::new().label_contains(item).role(Role::Button)).click();
-    h.run();
 }
 
 /// A v2 registry folder: NAME 1.0.0 and 1.1.0, signed (key `me-1`), chain "Echo tiles".
@@ -86,9 +74,9 @@ fn a_registry_url_is_browsed_and_opened_in_the_background_with_cancel() {
         false
     });
     let mut h = start();
-    menu(&mut h, "File", "Registry…");
+    menu_item(&mut h, "File", "Registry…");
     type_into(&mut h, "Registry URL", &url);
-    click(&mut h, "Open URL");
+    click_button(&mut h, "Open URL");
     step_until(&mut h, "the listing", |h| !h.state().registry_view().is_loading());
     h.run();
     let view = h.state().registry_view();

@@ -15,7 +15,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use ui_common::{Asked, Memory, Script, drag, harness};
+use ui_common::{Asked, Memory, Script, click_button, drag, harness};
 
 const CAPABILITY_REQUIRED: &str = "capability_required";
 const UNSIGNED: &str = "pack_unsigned";
@@ -48,11 +48,6 @@ fn toggle(h: &mut Harness<'_, App>, label: &str) {
     checkbox(h, label).click();
     h.run();
     assert_ne!(is_ticked(h, label), before, "{label} toggled");
-}
-
-fn click(h: &mut Harness<'_, App>, button: &str) {
-    h.get(By::new().label(button).role(Role::Button)).click();
-    h.run();
 }
 
 /// Labels whose whole text is `text` (badges and refusal codes).
@@ -145,7 +140,7 @@ fn host_profile_blocks_and_unblocks_the_book_trip_tile_and_its_open_form() {
 
     // Reset brings back the conservative defaults.
     toggle(&mut h, "Sub-chains");
-    click(&mut h, "Reset to defaults");
+    click_button(&mut h, "Reset to defaults");
     assert!(!is_ticked(&h, "Sub-chains") && is_ticked(&h, "Compensation"));
 }
 
@@ -177,7 +172,7 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
 
     // The folder chosen through the dialog: one key loads, the junk file is reported.
     script.will_pick_folder(&keys);
-    click(&mut h, "Choose…");
+    click_button(&mut h, "Choose…");
     assert_eq!(script.asked(), [Asked::Folder], "the folder dialog was asked once");
     assert!(h.query_by_label("1 key loaded").is_some());
     assert!(h.query_by_label_contains("trusted_key_invalid").is_some(), "notes.txt is not a key");
@@ -188,19 +183,19 @@ fn require_signed_and_a_trusted_keys_folder_change_badges_and_blocked_tiles() {
 
     // A folder that cannot be read trusts nothing, and says why.
     script.will_pick_folder(&root.path().join("missing"));
-    click(&mut h, "Choose…");
+    click_button(&mut h, "Choose…");
     assert!(h.query_by_label_contains("Cannot read this folder").is_some());
     assert!(h.state().last_error().is_some_and(|e| e.message.contains("missing")));
     assert_eq!(labels(&h, "⚠ untrusted").len(), 1);
     script.will_pick_folder(&keys);
-    click(&mut h, "Choose…");
+    click_button(&mut h, "Choose…");
     assert_eq!(labels(&h, "✔ trusted").len(), 1);
 
     // Clear forgets the keys; reset lifts the requirement.
-    click(&mut h, "Clear");
+    click_button(&mut h, "Clear");
     assert_eq!(labels(&h, "⚠ untrusted").len(), 1);
     assert!(tile_badge(&h, "Signed Triage queue", UNTRUSTED));
-    click(&mut h, "Reset to defaults");
+    click_button(&mut h, "Reset to defaults");
     assert!(labels(&h, UNSIGNED).is_empty() && labels(&h, UNTRUSTED).is_empty());
     assert!(!is_ticked(&h, "Require signed packs"));
 }
@@ -217,7 +212,7 @@ fn settings_persist_through_eframe_storage() {
     toggle(&mut h, "Compensation");
     toggle(&mut h, "Strict node-config checks");
     script.will_pick_folder(&keys);
-    click(&mut h, "Choose…");
+    click_button(&mut h, "Choose…");
     let mut storage = Memory::default();
     eframe::App::save(h.state_mut(), &mut storage);
     let saved = storage.0.values().next().cloned().unwrap_or_default();

@@ -16,7 +16,10 @@ use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use ui_common::{Script, hover_still, labels_containing, pointer_click, sized, text_field, two_nodes, write_workflow};
+use ui_common::{
+    Script, hover_still, labels_containing, menu_item, pointer_click, sized, text_field, two_nodes, with_a_warning,
+    write_workflow,
+};
 
 fn app_with(files: Vec<PathBuf>, script: Script) -> App {
     App::new(StartOptions { files, dialogs: Box::new(script), recovery_file: None, packs: bundled() }, None)
@@ -44,14 +47,6 @@ fn rect_of(h: &Harness<'_, App>, part: &str) -> Rect {
     .next()
     .unwrap_or_else(|| panic!("nothing on screen says {part:?}"))
     .rect()
-}
-
-fn menu(h: &mut Harness<'_, App>, menu: &str, item: &str) {
-    h.get(By::new().label(menu).role(Role::Button)).click();
-    h.run();
-    // A menu item's label ends with its shortcut, if it has one.
-    h.get(By::new().label_contains(item).role(Role::Button)).click();
-    h.run();
 }
 
 fn press(h: &mut Harness<'_, App>, key: Key) {
@@ -85,7 +80,7 @@ fn file_registry_on_a_folder_of_packs_opens_it_as_a_pack_folder_and_says_so() {
     chain_pack(&packs, "two");
     let script = Script::default();
     let mut h = sized(app_with(Vec::new(), script.clone()), 1440.0, 900.0);
-    menu(&mut h, "File", "Registry…");
+    menu_item(&mut h, "File", "Registry…");
     script.will_pick_folder(dir.path());
     h.get(By::new().label("Choose folder…").role(Role::Button)).click();
     h.run();
@@ -99,7 +94,7 @@ fn file_registry_on_a_folder_of_packs_opens_it_as_a_pack_folder_and_says_so() {
 
     // A folder that is neither: the registry window says what it expects and what else to use.
     let empty = tempfile::tempdir().unwrap();
-    menu(&mut h, "File", "Registry…");
+    menu_item(&mut h, "File", "Registry…");
     script.will_pick_folder(empty.path());
     h.get(By::new().label("Choose folder…").role(Role::Button)).click();
     for _ in 0..20 {
@@ -119,7 +114,7 @@ fn the_pack_view_stays_between_menu_and_status_bar_and_shows_what_save_sign_and_
     let pack = chain_pack(dir.path(), "tiles");
     let script = Script::default();
     let mut h = sized(app_with(vec![pack.clone()], script.clone()), 1000.0, 700.0);
-    menu(&mut h, "View", "Pack view");
+    menu_item(&mut h, "View", "Pack view");
     let window = h.get(By::new().label("Pack view").role(Role::Window)).rect();
     let file_menu = h.get(By::new().label("File").role(Role::Button)).rect();
     let status = rect_of(&h, "File dialogs: system");
@@ -175,7 +170,7 @@ fn file_dialogs_start_at_home_then_where_their_kind_was_last_answered() {
 
     // The pack-folder picker starts at home, not where the editor was started, and says
     // what kind of folder it wants.
-    menu(&mut h, "File", "Open pack folder…");
+    menu_item(&mut h, "File", "Open pack folder…");
     assert_eq!(dialog_folder(&h), home(), "the pack-folder picker's first folder");
     assert!(!labels_containing(&h, "pack.json files in it or below").is_empty(), "its title says what it wants");
     dialog_go(&mut h, &packs);
@@ -184,7 +179,7 @@ fn file_dialogs_start_at_home_then_where_their_kind_was_last_answered() {
     assert!(h.state().packs().iter().any(|p| p.name() == "vendor.acme.one"));
 
     // The registry picker is another kind: home, and it says what a registry folder has.
-    menu(&mut h, "File", "Registry…");
+    menu_item(&mut h, "File", "Registry…");
     h.get(By::new().label("Choose folder…").role(Role::Button)).click();
     h.run();
     assert_eq!(dialog_folder(&h), home(), "the registry picker does not start in the pack folder");
@@ -194,20 +189,20 @@ fn file_dialogs_start_at_home_then_where_their_kind_was_last_answered() {
     press(&mut h, Key::Escape);
 
     // An export goes to `out`; Save as still starts beside the workflow, the next export in `out`.
-    menu(&mut h, "File", "Export expanded JSON, as the spec writes it…");
+    menu_item(&mut h, "File", "Export expanded JSON, as the spec writes it…");
     dialog_go(&mut h, &out);
     h.get(By::new().label("Save").role(Role::Button)).click();
     h.run();
     assert!(std::fs::read_dir(&out).unwrap().count() == 1, "{:?}", h.state().last_error());
-    menu(&mut h, "File", "Save as…");
+    menu_item(&mut h, "File", "Save as…");
     assert_eq!(dialog_folder(&h), dir.path(), "Save as starts beside the workflow, not in the export folder");
     h.get(By::new().label("Cancel").role(Role::Button)).click();
     h.run();
-    menu(&mut h, "File", "Export expanded JSON for strict schema validators…");
+    menu_item(&mut h, "File", "Export expanded JSON for strict schema validators…");
     assert_eq!(dialog_folder(&h), out, "an export starts where the last export went");
     h.get(By::new().label("Cancel").role(Role::Button)).click();
     h.run();
-    menu(&mut h, "File", "Open pack folder…");
+    menu_item(&mut h, "File", "Open pack folder…");
     assert_eq!(dialog_folder(&h), packs, "the pack-folder picker starts at the folder picked last");
 }
 
@@ -217,10 +212,8 @@ fn file_dialogs_start_at_home_then_where_their_kind_was_last_answered() {
 #[test]
 fn an_action_s_findings_belong_to_its_message_and_the_bar_has_one_problems_count() {
     let dir = tempfile::tempdir().unwrap();
-    let mut wf = two_nodes();
-    // A condition without `left`: a warning, in the workflow's findings and in the export's.
-    wf["edges"][0]["condition"] = json!({"type": "truthy"});
-    let path = write_workflow(dir.path(), wf);
+    // A warning, in the workflow's findings and in the export's.
+    let path = write_workflow(dir.path(), with_a_warning(two_nodes()));
     let script = Script::default();
     let mut h = sized(app_with(vec![path], script.clone()), 1440.0, 900.0);
     h.state_mut().settle_lint(Duration::from_secs(60));
@@ -303,7 +296,7 @@ fn the_new_folder_name_takes_what_is_typed_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let wf = write_workflow(dir.path(), two_nodes());
     let mut h = sized(app_with(vec![wf], Script::unavailable()), 1440.0, 900.0);
-    menu(&mut h, "File", "Save as…");
+    menu_item(&mut h, "File", "Save as…");
     h.get(By::new().label_contains("New folder").role(Role::Button)).click();
     h.run();
     h.event(egui::Event::Text("drafts".to_owned()));
@@ -325,7 +318,7 @@ fn the_two_exports_are_named_by_their_difference_and_help_says_version_docs_and_
         "each says what it is for"
     );
     press(&mut h, Key::Escape);
-    menu(&mut h, "Help", "About: version, documentation, files");
+    menu_item(&mut h, "Help", "About: version, documentation, files");
     assert!(h.query(By::new().label("Help").role(Role::Window)).is_some());
     let version = format!("chainsmith {}", env!("CARGO_PKG_VERSION"));
     for part in
@@ -483,7 +476,7 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     let mut said = Vec::new();
 
     // File › Registry… on the registry folder: its packs open, and the status says how.
-    menu(&mut h, "File", "Registry…");
+    menu_item(&mut h, "File", "Registry…");
     script.will_pick_folder(&registry);
     h.get(By::new().label("Choose folder…").role(Role::Button)).click();
     h.run();
@@ -545,7 +538,7 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     // Export, save, and open the saved file again in a new workflow.
     let exported = dir.path().join("expanded.json");
     script.will_save(&exported);
-    menu(&mut h, "File", "Export expanded JSON, as the spec writes it…");
+    menu_item(&mut h, "File", "Export expanded JSON, as the spec writes it…");
     assert!(exported.is_file(), "{:?}", h.state().last_error());
     said.push(status_line(&h));
     let saved = dir.path().join("newcomer.json");

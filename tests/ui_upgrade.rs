@@ -15,50 +15,31 @@ use chainsmith::catalog::Trust;
 use chainsmith::inline::{Destination, ExpansionIdChoice, InlineRequest, inline};
 use chainsmith::pack::{LoadOptions, LoadOutcome, Pack, bundled, load_bytes, load_path};
 use chainsmith::workflow::{ExportMode, SpliceOptions, Workflow};
+use common::big_chain::Layout;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, NodeT, Queryable};
 use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
-use ui_common::{Script, harness};
+use ui_common::{Script, click_button, harness};
 
 const TRIAGE: &str = "support.triage";
 
-fn support_desk_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("packs/vendor.chainsmith.support-desk")
-}
-
-/// The bundled support-desk pack as version 1.1.0 of itself, written into `dir`: the fetch
-/// node's timeout changed, a node `audit` added after `log`, and `page` (an exit node, so
-/// the update is major) removed.
+/// The bundled support-desk pack as version 1.1.0 of itself, written into `dir`
+/// (`common::support_desk`).
 fn support_desk_1_1(dir: &Path) -> Pack {
     support_desk_1_1_with(dir, |_| {})
 }
 
 /// [`support_desk_1_1`] with `more` changes to its Triage chain.
 fn support_desk_1_1_with(dir: &Path, more: impl Fn(&mut Value)) -> Pack {
-    let mut m: Value = serde_json::from_slice(&std::fs::read(support_desk_dir().join("pack.json")).unwrap()).unwrap();
-    m["version"] = json!("1.1.0");
-    let chain = m["chains"].as_array_mut().unwrap().iter_mut().find(|c| c["chainId"] == TRIAGE).unwrap();
-    chain["version"] = json!("1.1.0");
-    let dag = &mut chain["dag"];
-    dag["nodes"][0]["config"]["timeoutMs"] = json!(30000);
-    dag["nodes"].as_array_mut().unwrap().retain(|n| n["id"] != "page");
-    dag["nodes"].as_array_mut().unwrap().push(json!({"id": "audit", "typeId": "vendor.chainsmith.sheet-append",
-        "name": "Audit", "position": {"x": 930, "y": 170}, "config": {"sheet": "audit", "columns": ["id"]}, "inputs": {}}));
-    dag["edges"].as_array_mut().unwrap().retain(|e| e["to"] != "page.payload");
-    dag["edges"].as_array_mut().unwrap().push(json!({"from": "log.done", "to": "audit.row"}));
-    more(chain);
-    let folder = dir.join("support-desk-1.1.0");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("pack.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
-    load_path(&folder, LoadOptions::default()).packs.remove(0)
+    load_path(&common::support_desk::v1_1_with(dir, more), LoadOptions::default()).packs.remove(0)
 }
 
 fn bundled_support_desk() -> Pack {
-    load_path(&support_desk_dir(), LoadOptions::default()).packs.remove(0)
+    load_path(&common::support_desk::dir(), LoadOptions::default()).packs.remove(0)
 }
 
 /// A workflow with one "Triage queue" instance (queue billing) per expansionId, inserted
@@ -96,8 +77,13 @@ fn start_with(dir: &Path, doc: &Value, packs: Vec<Pack>) -> Harness<'static, App
 
 /// Bundled packs and support-desk 1.1.0.
 fn with_update(dir: &Path) -> Vec<Pack> {
+    bundled_and(support_desk_1_1(dir))
+}
+
+/// The bundled packs and `v11`.
+fn bundled_and(v11: Pack) -> Vec<Pack> {
     let mut packs = bundled().packs;
-    packs.push(support_desk_1_1(dir));
+    packs.push(v11);
     packs
 }
 
@@ -111,11 +97,6 @@ fn node<'a>(doc: &'a Value, id: &str) -> Option<&'a Value> {
 
 fn instance(h: &Harness<'_, App>, key: &str) -> chainsmith::workflow::Instance {
     h.state().workflow().instance(key).unwrap()
-}
-
-fn button(h: &mut Harness<'_, App>, label: &str) {
-    h.get(By::new().label(label).role(Role::Button)).click();
-    h.run();
 }
 
 fn badge_label(key: &str) -> String {
@@ -139,6 +120,13 @@ fn press(h: &mut Harness<'_, App>, p: Pos2, button: egui::PointerButton) {
 
 /// Step frame by frame until the review is computed (at most 60 s); how many frames ran
 /// while it was, and the longest frame.
+/// Press the update badge of the instance `key` and wait for its review.
+fn open_review(h: &mut Harness<'_, App>, key: &str) {
+    let p = on_screen(h, &badge_label(key), Role::Button);
+    press(h, p, egui::PointerButton::Primary);
+    wait_for_review(h);
+}
+
 fn wait_for_review(h: &mut Harness<'_, App>) -> (u64, Duration) {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut longest = Duration::ZERO;
@@ -184,7 +172,7 @@ fn the_badge_opens_the_review_and_apply_updates_keeping_the_edit_in_one_undo_ste
     }
     assert!(h.query_by_label_contains("major exit_node_removed").is_some(), "the semver check's kinds");
 
-    button(&mut h, "Apply update");
+    click_button(&mut h, "Apply update");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     let out = json_of(&h);
     let inst = instance(&h, key);
@@ -214,7 +202,7 @@ fn update_all_instances_of_the_chain_from_the_frame_menu_is_one_undo_step() {
     assert!(h.state().review_open(), "{:?}", h.state().last_error());
     wait_for_review(&mut h);
 
-    button(&mut h, "Update all instances of this chain");
+    click_button(&mut h, "Update all instances of this chain");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     for key in ["support_triage_t001_", "support_triage_t002_"] {
         assert_eq!(instance(&h, key).chain_version, "1.1.0", "{key}");
@@ -264,13 +252,9 @@ fn a_new_required_parameter_is_asked_in_the_review_before_apply() {
         params["properties"]["region"] = json!({"type": "string", "title": "Region", "minLength": 2});
         params["required"].as_array_mut().unwrap().push(json!("region"));
     });
-    let mut packs = bundled().packs;
-    packs.push(v11);
-    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), packs);
+    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), bundled_and(v11));
     let key = "support_triage_t001_";
-    let p = on_screen(&h, &badge_label(key), Role::Button);
-    press(&mut h, p, egui::PointerButton::Primary);
-    wait_for_review(&mut h);
+    open_review(&mut h, key);
     assert!(h.query_by_label_contains("parameter_required_without_default").is_some(), "the chain's change is listed");
     let apply = || By::new().label("Apply update").role(Role::Button);
     assert!(h.get(apply()).accesskit_node().is_disabled(), "off until the region is given");
@@ -281,7 +265,7 @@ fn a_new_required_parameter_is_asked_in_the_review_before_apply() {
     ui_common::type_into(&mut h, "Region *", "eu");
     assert_eq!(ui_common::text_field(&h, "Region *").value().as_deref(), Some("eu"));
     assert!(!h.get(apply()).accesskit_node().is_disabled(), "{:?}", h.state().last_error());
-    button(&mut h, "Apply update");
+    click_button(&mut h, "Apply update");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     let inst = instance(&h, key);
     assert_eq!((inst.chain_version.as_str(), &inst.params["region"]), ("1.1.0", &json!("eu")));
@@ -295,18 +279,14 @@ fn a_carried_value_the_new_version_refuses_is_flagged_as_in_the_insert_form() {
     let v11 = support_desk_1_1_with(dir.path(), |chain| {
         chain["parameters"]["properties"]["queueName"]["maxLength"] = json!(4);
     });
-    let mut packs = bundled().packs;
-    packs.push(v11);
-    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), packs);
+    let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), bundled_and(v11));
     let key = "support_triage_t001_";
-    let p = on_screen(&h, &badge_label(key), Role::Button);
-    press(&mut h, p, egui::PointerButton::Primary);
-    wait_for_review(&mut h);
+    open_review(&mut h, key);
     assert!(h.query_by_label_contains("chain_parameter_invalid — 1 problem").is_some(), "flagged at once");
     let apply = || By::new().label("Apply update").role(Role::Button);
     assert!(h.get(apply()).accesskit_node().is_disabled());
     ui_common::type_into(&mut h, "Queue *", "ops");
-    button(&mut h, "Apply update");
+    click_button(&mut h, "Apply update");
     assert!(!h.state().review_open(), "{:?}", h.state().last_error());
     assert_eq!(instance(&h, key).params["queueName"], json!("ops"));
 }
@@ -326,32 +306,9 @@ fn a_tile_lists_the_versions_loaded_and_a_pick_inserts_that_version() {
     h.run();
     assert!(h.state().form_is_open(), "the pick opens the insert form: {:?}", h.state().last_error());
     ui_common::type_into(&mut h, "Queue *", "billing");
-    button(&mut h, "Insert");
+    click_button(&mut h, "Insert");
     assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
     assert_eq!(h.state().workflow().instances()[0].chain_version, "1.0.0");
-}
-
-/// A chain of `n` nodes in a line; version 2 changes every tenth node's config and adds a
-/// node at the end (as tests/instances.rs's growth test).
-fn big_manifest(n: usize, version: u32) -> Value {
-    let mut nodes: Vec<Value> = (0..n)
-        .map(|i| {
-            let v = if version == 2 && i % 10 == 0 { 2 } else { 1 };
-            json!({"id": format!("n{i}"), "typeId": "core.identity", "position": {"x": (i % 40) * 300, "y": (i / 40) * 200},
-                   "config": {"v": v, "t": "{{params.topic}}"}})
-        })
-        .collect();
-    let mut edges: Vec<Value> =
-        (1..n).map(|i| json!({"from": format!("n{}.out", i - 1), "to": format!("n{i}.in")})).collect();
-    if version == 2 {
-        nodes.push(json!({"id": "tail", "typeId": "core.identity"}));
-        edges.push(json!({"from": format!("n{}.out", n - 1), "to": "tail.in"}));
-    }
-    json!({"name": "vendor.grow.big", "version": format!("{version}.0.0"), "kind": "workflow-chain",
-        "engines": {"openwop": "*"}, "chains": [{"chainId": "grow.big", "version": format!("{version}.0.0"),
-        "label": "Big", "description": "generated",
-        "parameters": {"type": "object", "properties": {"topic": {"type": "string", "default": "x"}}},
-        "dag": {"nodes": nodes, "edges": edges}}]})
 }
 
 #[test]
@@ -360,7 +317,12 @@ fn the_ui_keeps_drawing_frames_while_a_review_is_computed() {
     let n = 3_000;
     let pack = |v: u32| {
         let path = dir.path().join(format!("big-{v}.json"));
-        load_bytes(&path, big_manifest(n, v).to_string().as_bytes(), LoadOptions { skip_schema: true }).unwrap()
+        load_bytes(
+            &path,
+            common::big_chain::manifest(n, v, Layout::Grid).to_string().as_bytes(),
+            LoadOptions { skip_schema: true },
+        )
+        .unwrap()
     };
     let (p1, p2) = (pack(1), pack(2));
     let trust = Trust::default();
@@ -405,7 +367,7 @@ fn upgrade_all_on_the_command_line_skips_a_pinned_instance_and_reports_it() {
         "upgrade",
         &a,
         "--pack",
-        &support_desk_dir().display().to_string(),
+        &common::support_desk::dir().display().to_string(),
         "--pack",
         &b.display().to_string(),
         "--all",

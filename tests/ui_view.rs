@@ -12,7 +12,7 @@ use egui::{Key, Modifiers, Pos2, Rect, Vec2, pos2, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use serde_json::{Value, json};
-use ui_common::{Script, drag, harness, noop_node, open_workflow, plain_edge, workflow_of};
+use ui_common::{Script, drag, harness, noop_node, open_workflow, plain_edge, with_a_warning, workflow_of};
 
 /// Screen points per canvas unit, as of the last frame.
 fn zoom(h: &Harness<'_, App>) -> f32 {
@@ -217,9 +217,7 @@ fn hiding_and_showing_the_side_panels_keeps_the_zoom_and_the_centre() {
 fn opening_the_problems_list_keeps_the_zoom_and_the_centre() {
     // Opening the problems panel took 75% to 48%: the canvas lost height, and the scene
     // fitted the old view into what was left.
-    let mut doc = row(3);
-    doc["edges"][0]["condition"] = json!({"type": "truthy"});
-    let (_dir, mut h) = open_workflow(doc);
+    let (_dir, mut h) = open_workflow(with_a_warning(row(3)));
     h.state_mut().settle_lint(std::time::Duration::from_secs(60));
     h.run();
     view_at(&mut h, pos2(300.0, 20.0), 0.75);

@@ -772,22 +772,16 @@ impl CommandId {
                 places: &[Place::Menu(View, 1), Place::Toolbar],
                 ..base
             },
-            CommandId::ToggleSnap => Spec {
-                id: "view.snap",
-                label: "Snap to grid",
-                tooltip: "Moved and inserted nodes land on the grid",
-                places: &[Place::Menu(View, 2), Place::Toolbar],
-                checked: Some(|c| c.snap),
-                ..base
-            },
-            CommandId::ToggleMinimap => Spec {
-                id: "view.minimap",
-                label: "Minimap",
-                tooltip: "An overview of the whole workflow in the canvas corner, smaller on a small canvas; hidden while an insert is previewed (it would cover the ghosts) and on a canvas under 240 × 172 points",
-                places: &[Place::Menu(View, 2), Place::Toolbar],
-                checked: Some(|c| c.minimap),
-                ..base
-            },
+            CommandId::ToggleSnap => {
+                toggle("view.snap", "Snap to grid", "Moved and inserted nodes land on the grid", true, |c| c.snap)
+            }
+            CommandId::ToggleMinimap => toggle(
+                "view.minimap",
+                "Minimap",
+                "An overview of the whole workflow in the canvas corner, smaller on a small canvas; hidden while an insert is previewed (it would cover the ghosts) and on a canvas under 240 × 172 points",
+                true,
+                |c| c.minimap,
+            ),
             _ => return None,
         })
     }
@@ -796,31 +790,32 @@ impl CommandId {
     fn panel_spec(self, base: Spec) -> Option<Spec> {
         Some(match self {
             CommandId::TogglePalettePanel => Spec {
-                id: "view.palette_panel",
-                label: "Palette panel",
-                tooltip: "Show or hide the chain palette on the left; hidden, the canvas takes its width",
                 bindings: const { &[all(Shortcut::command(B))] },
-                places: &[Place::Menu(View, 2)],
-                checked: Some(|c| c.palette_panel),
-                ..base
+                ..toggle(
+                    "view.palette_panel",
+                    "Palette panel",
+                    "Show or hide the chain palette on the left; hidden, the canvas takes its width",
+                    false,
+                    |c| c.palette_panel,
+                )
             },
             CommandId::ToggleInspectorPanel => Spec {
-                id: "view.inspector_panel",
-                label: "Inspector panel",
-                tooltip: "Show or hide the inspector on the right; hidden, the canvas takes its width",
                 bindings: const { &[all(Shortcut { mods: Mods { command: true, shift: false, alt: true }, key: B })] },
-                places: &[Place::Menu(View, 2)],
-                checked: Some(|c| c.inspector_panel),
-                ..base
+                ..toggle(
+                    "view.inspector_panel",
+                    "Inspector panel",
+                    "Show or hide the inspector on the right; hidden, the canvas takes its width",
+                    false,
+                    |c| c.inspector_panel,
+                )
             },
-            CommandId::ToggleInternal => Spec {
-                id: "view.show_internal",
-                label: "Show internal chains",
-                tooltip: "List chains their packs mark internal in the palette",
-                places: &[Place::Menu(View, 2)],
-                checked: Some(|c| c.show_internal),
-                ..base
-            },
+            CommandId::ToggleInternal => toggle(
+                "view.show_internal",
+                "Show internal chains",
+                "List chains their packs mark internal in the palette",
+                false,
+                |c| c.show_internal,
+            ),
             CommandId::PackView => Spec {
                 id: "view.pack_view",
                 label: "Pack view",
@@ -902,6 +897,27 @@ fn arrange(c: CommandId, id: &'static str, tooltip: &'static str) -> Spec {
             _ => |c| c.nodes_selected >= 2,
         },
         checked: None,
+        while_typing: false,
+    }
+}
+
+/// A View toggle: in the View menu's section of toggles (and on the canvas toolbar when
+/// `toolbar`), checked while `on` says it is on.
+fn toggle(
+    id: &'static str,
+    label: &'static str,
+    tooltip: &'static str,
+    toolbar: bool,
+    on: fn(&Context) -> bool,
+) -> Spec {
+    Spec {
+        id,
+        label,
+        tooltip,
+        bindings: &[],
+        places: if toolbar { &[Place::Menu(View, 2), Place::Toolbar] } else { &[Place::Menu(View, 2)] },
+        enabled: always,
+        checked: Some(on),
         while_typing: false,
     }
 }

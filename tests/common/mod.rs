@@ -3,12 +3,14 @@
 
 use std::path::PathBuf;
 
+pub mod big_chain;
 #[cfg(unix)]
 pub mod capped;
 pub mod cli;
 pub mod counting;
 pub mod http;
 pub mod registry;
+pub mod support_desk;
 
 /// `../shared` beside the checkout (or `$CHAINSMITH_SHARED`). Tests that read it carry
 /// `#[needs(corpus)]` (tests/env probes for it), so they only

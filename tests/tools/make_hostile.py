@@ -35,8 +35,8 @@ import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_registry import (SCHEME, Registry, canonical, chain_pack, discovery, make_key, sign, sri,  # noqa: E402
-                           tgz, write, write_json)
+from make_registry import (SCHEME, Registry, canonical, chain_pack, discovery, keyed_root, make_key, sign,  # noqa: E402
+                           sri, tgz, write, write_json)
 
 
 def tar_entry(name, data):
@@ -113,10 +113,8 @@ def main(out):
     expected = {}
 
     root = os.path.join(out, "hostile")
-    write_json(os.path.join(root, ".well-known", "openwop-registry.json"),
-               discovery("v2", [("good-1", ["vendor.acme.*"], "active"), ("old-1", ["vendor.acme.*"], "revoked")]))
-    write(os.path.join(root, "keys", "good-1.pub"), good_public)
-    write(os.path.join(root, "keys", "old-1.pub"), old_public)
+    keyed_root(root, "v2", [("good-1", ["vendor.acme.*"], "active", good_public),
+                            ("old-1", ["vendor.acme.*"], "revoked", old_public)])
     reg = Registry(root, "v2")
 
     # The signed tar split over two gzip members; the second adds an unsigned pack.json.

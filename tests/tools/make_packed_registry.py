@@ -25,7 +25,7 @@ import sys
 import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_registry import canonical, chain_pack, discovery, make_key, sign, sri, write, write_json  # noqa: E402
+from make_registry import canonical, chain_pack, keyed_root, make_key, sign, sri, write, write_json  # noqa: E402
 
 import gzip  # noqa: E402
 
@@ -57,9 +57,7 @@ def main(out):
     os.makedirs(scratch, exist_ok=True)
     private, public = make_key(out, "team-1")
     root = os.path.join(out, "reg")
-    write_json(os.path.join(root, ".well-known", "openwop-registry.json"),
-               discovery("v1", [("team-1", ["vendor.acme.*"], "active")]))
-    write(os.path.join(root, "keys", "team-1.pub"), public)
+    keyed_root(root, "v1", [("team-1", ["vendor.acme.*"], "active", public)])
     expected = {}
     rows = {}
 

@@ -197,6 +197,14 @@ def discovery(tree, keys):
     }
 
 
+def keyed_root(root, tree, keys):
+    """`root` as a registry of `tree`: its discovery document lists `keys` (keyId, namespaces,
+    status, public PEM), and each public key is written under keys/."""
+    write_json(os.path.join(root, ".well-known", "openwop-registry.json"), discovery(tree, [k[:3] for k in keys]))
+    for key_id, _, _, public in keys:
+        write(os.path.join(root, "keys", key_id + ".pub"), public)
+
+
 def main(out):
     scratch = os.path.join(out, "scratch")
     os.makedirs(scratch, exist_ok=True)
@@ -206,10 +214,8 @@ def main(out):
 
     # The v2 registry.
     root = os.path.join(out, "v2reg")
-    write_json(os.path.join(root, ".well-known", "openwop-registry.json"),
-               discovery("v2", [("good-1", ["vendor.acme.*"], "active"), ("rogue-1", ["vendor.rogue.*"], "rotated")]))
-    write(os.path.join(root, "keys", "good-1.pub"), good_public)
-    write(os.path.join(root, "keys", "rogue-1.pub"), rogue_public)
+    keyed_root(root, "v2", [("good-1", ["vendor.acme.*"], "active", good_public),
+                            ("rogue-1", ["vendor.rogue.*"], "rotated", rogue_public)])
     reg = Registry(root, "v2")
 
     def v2(name, version, private, key_id="good-1", extra=None, tamper=False):
@@ -238,9 +244,7 @@ def main(out):
 
     # The v1 registry: flat endpoints, the v1 manual recipe.
     root = os.path.join(out, "v1reg")
-    write_json(os.path.join(root, ".well-known", "openwop-registry.json"),
-               discovery("v1", [("good-1", ["vendor.acme.*"], "active")]))
-    write(os.path.join(root, "keys", "good-1.pub"), good_public)
+    keyed_root(root, "v1", [("good-1", ["vendor.acme.*"], "active", good_public)])
     reg = Registry(root, "v1")
     manifest = chain_pack("vendor.acme.legacy", "1.0.0", pinned=False)
     manifest["signing"] = {"method": "manual", "publicKeyRef": "good-1", "signatureRef": "keys/pack.json.sig"}

@@ -94,16 +94,19 @@ class Folder {
     this.origin = null;
   }
 
+  // The path of a path or URL as the registry serves it; a URL on another origin is refused.
+  pathname(path) {
+    if (path.startsWith('/')) return path;
+    const url = new URL(path);
+    if (this.origin === null || url.origin !== this.origin) {
+      throw new Refusal('fetch', `${path} is not on this registry`);
+    }
+    return url.pathname;
+  }
+
   // A path or URL as the registry serves it; `null` when it would be a 404.
   async bytes(path) {
-    let pathname = path;
-    if (!path.startsWith('/')) {
-      const url = new URL(path);
-      if (this.origin === null || url.origin !== this.origin) {
-        throw new Refusal('fetch', `${path} is not on this registry`);
-      }
-      pathname = url.pathname;
-    }
+    const pathname = this.pathname(path);
     const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
     if (segments.some((s) => s === '.' || s === '..' || s.includes('/'))) {
       throw new Refusal('fetch', `${path} leaves the registry`);
@@ -141,15 +144,7 @@ class Http extends Folder {
   }
 
   async bytes(path) {
-    let pathname = path;
-    if (!path.startsWith('/')) {
-      const url = new URL(path);
-      if (this.origin === null || url.origin !== this.origin) {
-        throw new Refusal('fetch', `${path} is not on this registry`);
-      }
-      pathname = url.pathname;
-    }
-    const url = this.base + pathname;
+    const url = this.base + this.pathname(path);
     let res;
     try {
       res = await fetch(url, { redirect: 'follow' });

@@ -67,6 +67,53 @@ pub fn pointer_click(h: &mut Harness<'_, App>, at: Pos2) {
     h.run();
 }
 
+/// `wf` with a condition without `left` on its first edge: one warning for the lint.
+pub fn with_a_warning(mut wf: Value) -> Value {
+    wf["edges"][0]["condition"] = json!({"type": "truthy"});
+    wf
+}
+
+/// A chain pack `vendor.acme.<name>` in `dir/<name>` holding `chains` (it depends on the
+/// bundled node pack).
+pub fn chain_pack(dir: &Path, name: &str, chains: Vec<Value>) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let m = json!({"name": format!("vendor.acme.{name}"), "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "dependencies": {"vendor.chainsmith.nodes": "^1.0.0"}, "chains": chains});
+    std::fs::write(folder.join("pack.json"), m.to_string()).unwrap();
+    folder
+}
+
+/// Rest the pointer on `at` for 30 frames (the canvas picks which cards take input from
+/// where the pointer is, and earlier clicks age so these do not join them), then click
+/// there `clicks` times within one frame (2 is a double-click).
+pub fn click_still(h: &mut Harness<'_, App>, at: Pos2, clicks: usize) {
+    h.hover_at(at);
+    h.run_steps(30);
+    for _ in 0..clicks {
+        for pressed in [true, false] {
+            let modifiers = Modifiers::NONE;
+            h.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
+        }
+    }
+    h.run();
+}
+
+/// Click the button labelled exactly `label`.
+pub fn click_button(h: &mut Harness<'_, App>, label: &str) {
+    h.get(By::new().label(label).role(Role::Button)).click();
+    h.run();
+}
+
+/// Open the menu bar's `menu` and click its item `item` (an item's label ends with its
+/// shortcut, if it has one).
+pub fn menu_item(h: &mut Harness<'_, App>, menu: &str, item: &str) {
+    h.get(By::new().label(menu).role(Role::Button)).click();
+    h.run();
+    h.get(By::new().label_contains(item).role(Role::Button)).click();
+    h.run();
+}
+
 /// Hover `at` and keep still until egui's tooltip delay has passed.
 pub fn hover_still(h: &mut Harness<'_, App>, at: Pos2) {
     h.hover_at(at);
