@@ -41,6 +41,7 @@ pub mod publish_session;
 pub mod recovery;
 pub mod registry_view;
 pub mod selection;
+pub mod session;
 pub mod settings;
 pub mod subchains;
 pub mod trust_settings;

@@ -1,4 +1,5 @@
-use super::{App, Pending};
+use super::App;
+use crate::editor::session::Pending;
 use crate::app::action::{self, Action};
 use crate::app::{command_ui, finder, theme};
 use crate::editor::authoring::Note;
@@ -194,13 +195,13 @@ impl App {
     /// Commands of files, export, publishing and quitting. Whether `c` is one of them.
     fn file_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
-            CommandId::New => self.guard(Pending::New),
+            CommandId::New => self.session(|s| s.guard(Pending::New)),
             CommandId::Open => self.ask(Purpose::Open),
             CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
             CommandId::OpenRegistry => self.windows.registry.open = true,
             CommandId::Save => match self.doc.path.clone() {
                 Some(p) => {
-                    self.save_to(&p);
+                    self.session(|s| s.save_to(&p));
                 }
                 None => self.ask(Purpose::Save),
             },
@@ -217,7 +218,7 @@ impl App {
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
                 if !self.windows.authoring.holds_quit() {
-                    self.guard(Pending::Quit);
+                    self.session(|s| s.guard(Pending::Quit));
                 }
             }
             _ => return false,
