@@ -1,8 +1,8 @@
 use super::App;
-use crate::editor::session::Pending;
 use crate::app::action::{self, Action};
 use crate::app::{command_ui, finder, theme};
 use crate::editor::authoring::Note;
+use crate::editor::blockers;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
@@ -10,7 +10,7 @@ use crate::editor::file_dialog::Purpose;
 use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::publish_session::PublishSession;
-use crate::editor::{blockers, node_type};
+use crate::editor::session::Pending;
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
 use std::path::PathBuf;
@@ -121,7 +121,9 @@ impl App {
                     Some((nodes, edges)) => self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }),
                     None => self.panels.problems.status("The clipboard holds no chainsmith nodes to paste"),
                 },
-                Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
+                Action::InsertNodeType { type_id, at, on_edge } => {
+                    self.session(|s| s.insert_node(&type_id, InsertPlace { at, on_edge, after: None }));
+                }
                 Action::OpenPaths(paths) => self.open_paths(&paths),
                 Action::Publish(subject) => PublishSession::open(&mut self.windows.publish, subject),
                 Action::Fix(fix) => {
@@ -376,21 +378,7 @@ impl App {
     }
 
     pub(super) fn apply(&mut self, cmd: Command) {
-        // A connection between ports whose types do not fit is refused before the document sees it.
-        if let Err(e) = node_type::check_command(self.doc.workflow(), self.library.trust.catalog.as_ref(), &cmd) {
-            self.panels.problems.error(e);
-            return;
-        }
-        let result = self.doc.apply(cmd);
-        self.windows.app_reparam.answered(result.as_ref().err());
-        match result {
-            Ok(outcome) => {
-                self.panels.problems.clear_error();
-                self.doc.selection.select_made(&outcome.new_nodes);
-                self.panels.problems.status_with(outcome.status_text(), outcome.warnings);
-            }
-            Err(e) => self.panels.problems.error(e),
-        }
+        self.session(|s| s.apply(cmd));
     }
 
     /// The command palette or quick-add, and what was picked in it.
@@ -426,10 +414,10 @@ impl App {
                 self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge, after });
             }
             Target::NodeType(type_id) => {
-                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
-                match after {
-                    Some(source) => self.insert_node_after(&type_id, at, &source),
-                    None => self.actions.push(Action::InsertNodeType { type_id, at, on_edge }),
+                let place = insert_place(self.doc.workflow(), &self.doc.selection, at);
+                match place.after {
+                    Some(_) => self.session(|s| s.insert_node(&type_id, place)),
+                    None => self.actions.push(Action::InsertNodeType { type_id, at: place.at, on_edge: place.on_edge }),
                 }
             }
         }

@@ -13,6 +13,9 @@ impl App {
     pub(super) fn session<T>(&mut self, request: impl FnOnce(&mut Session) -> T) -> T {
         let mut session = Session {
             doc: &mut self.doc,
+            packs: &self.library.packs,
+            trust: &self.library.trust,
+            updates: &self.windows.updates.found,
             settings: &mut self.settings,
             unsaved: &mut self.unsaved,
             start: &mut self.start,
@@ -37,6 +40,7 @@ impl App {
                 self.library.failures.extend(failures);
                 self.add_packs(packs);
             }
+            Effect::Applied(refusal) => self.windows.app_reparam.answered(refusal.as_ref()),
             Effect::Replace(wf, path) => self.replace_workflow(*wf, path),
             Effect::Quit => (self.frame.allow_close, self.frame.quitting) = (true, true),
             Effect::RegistryWindow(open) => self.windows.registry.open = open,

@@ -1,50 +1,11 @@
 use super::App;
 use crate::app::form::FormSession;
 use crate::app::problems::ErrorAbout;
-use crate::editor::document::{NodeLink, edge_by_seq};
 use crate::editor::insert::InsertPlace;
 use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
-use crate::editor::node_type;
 use crate::editor::packs::PackId;
 
 impl App {
-    /// One node of a catalogued type downstream of `source`, wired through the first ports
-    /// whose types fit.
-    pub(super) fn insert_node_after(&mut self, type_id: &str, at: (f64, f64), source: &str) {
-        let catalog = self.library.trust.catalog.as_ref();
-        let wf = self.doc.workflow();
-        let Some(ix) = wf.node(source) else { return };
-        let (source_port, input) = node_type::after_ports(catalog, wf.graph[ix].type_id(), type_id);
-        let link = NodeLink::After { source: source.to_owned(), source_port, input };
-        match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
-            Ok(cmd) => self.apply(cmd),
-            Err(e) => self.panels.problems.error(e),
-        }
-    }
-
-    /// One node of a catalogued type at `at`, spliced into the edge `on_edge` when given.
-    pub(super) fn insert_node_type(&mut self, type_id: &str, at: (f64, f64), on_edge: Option<u64>) {
-        let catalog = self.library.trust.catalog.as_ref();
-        let wf = self.doc.workflow();
-        let type_of = |id: &str| wf.node(id).map_or("", |ix| wf.graph[ix].type_id());
-        let link = match on_edge {
-            Some(seq) => {
-                // An edge gone by now: untyped ends, and the document refuses the splice.
-                let (from, into) = edge_by_seq(wf, seq).map_or((("", "output"), ("", "input")), |ix| {
-                    let e = &wf.graph[ix];
-                    ((type_of(e.source()), e.source_port()), (type_of(e.target()), e.target_port()))
-                });
-                let (input, output) = node_type::splice_ports(catalog, type_id, from, into);
-                NodeLink::Splice { seq, input, output }
-            }
-            None => NodeLink::Unwired,
-        };
-        match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
-            Ok(cmd) => self.apply(cmd),
-            Err(e) => self.panels.problems.error(e),
-        }
-    }
-
     pub(super) fn open_insert_form(
         &mut self,
         pack: PackId,
@@ -86,9 +47,7 @@ impl App {
                 }
                 self.windows.form = Some(FormSession::from_session(r.session, r.chain, Some(r.values)));
                 self.panels.canvas.forget_view();
-                self.doc.selection.clear();
-                self.doc.selection.instance = Some(key.to_owned());
-                self.doc.selection.nodes = r.nodes.into_iter().collect();
+                self.doc.selection.select_instance(key, r.nodes);
             }
         }
     }

@@ -6,7 +6,8 @@ use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{chain_versions, conflicts_for, others_to_update, update_instance};
+use crate::editor::session::Updated;
+use crate::editor::update_review::{chain_versions, others_to_update};
 use crate::instance::Resolutions;
 use crate::workflow::Instance;
 use serde_json::{Map, Value};
@@ -51,9 +52,7 @@ impl App {
         let packs = self.library.packs.to_vec();
         self.windows.updates.review =
             ReviewWindow::start(ctx, self.doc.snapshot(), key, packs, (up.pack, target_id), host);
-        self.doc.selection.clear();
-        self.doc.selection.instance = Some(key.to_owned());
-        self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
+        self.doc.selection.select_instance(key, inst.node_ids);
     }
 
     /// The review window, and what was asked of it.
@@ -86,28 +85,14 @@ impl App {
     /// reviewed version; a refusal shows in the window (conflicts to settle, or why).
     fn apply_update(&mut self, values: Map<String, Value>, resolutions: Resolutions, all: bool) {
         let Some(review) = &self.windows.updates.review else { return };
-        let key = review.key.clone();
-        let Some(target) = self.library.packs.get(review.target) else { return };
-        let (trust, packs) = (&self.library.trust, &self.library.packs);
-        let available = all.then_some(&self.windows.updates.found.available);
-        let applied = update_instance(&mut self.doc, trust, packs, target, &key, (values, resolutions), available);
-        let (Some(applied), Some(review)) = (applied, self.windows.updates.review.as_mut()) else { return };
-        match applied {
-            Ok(outcome) => {
-                self.windows.updates.review = None;
-                self.panels.problems.status_with(outcome.label, outcome.warnings);
-            }
-            Err(e) => match conflicts_for(&e, &key) {
-                Some(conflicts) => {
-                    review.conflicts = conflicts;
-                    review.refusal = None;
-                    self.panels.problems.status(e.message);
-                }
-                None => {
-                    review.refusal = Some(e.clone());
-                    self.panels.problems.error(e);
-                }
-            },
+        let (key, target) = (review.key.clone(), review.target);
+        let updated = self.session(|s| s.update(target, &key, (values, resolutions), all));
+        let Some(review) = &mut self.windows.updates.review else { return };
+        match updated {
+            Some(Updated::Done) => self.windows.updates.review = None,
+            Some(Updated::Conflicts(conflicts)) => (review.conflicts, review.refusal) = (conflicts, None),
+            Some(Updated::Refused(e)) => review.refusal = Some(e),
+            None => {}
         }
     }
 

@@ -5,15 +5,21 @@
 //! the GUI does (the status bar, opening or closing a window, framing the new workflow).
 
 mod answers;
+mod commands;
 mod documents;
+
+pub use commands::Updated;
 
 use super::authoring::PackDocs;
 use super::document::Document;
 use super::files::Loading;
+use super::packs::Packs;
 use super::publish_session::PublishSession;
 use super::recovery::{Recovered, Recovery};
 use super::registry_view::RegistryView;
 use super::settings::Settings;
+use super::update_review::FoundUpdates;
+use crate::catalog::Trust;
 use crate::error::{Error, Finding};
 use crate::pack::Pack;
 use crate::workflow::Workflow;
@@ -71,6 +77,8 @@ pub enum Effect {
     Packs { packs: Vec<Pack>, failures: Vec<Error> },
     /// Edit this workflow from now on (the form closes, the canvas frames it).
     Replace(Box<Workflow>, Option<PathBuf>),
+    /// A command reached the document (its refusal, if any), for the window that sent it.
+    Applied(Option<Error>),
     /// The editor may close, and closes.
     Quit,
     /// The Registry window opens (`true`) or closes.
@@ -103,6 +111,11 @@ pub enum ForWindow {
 /// the request left so far.
 pub struct Session<'a> {
     pub doc: &'a mut Document,
+    /// The loaded packs and the trust policy with its node-type catalog.
+    pub packs: &'a Packs,
+    pub trust: &'a Trust,
+    /// The newer versions of instances' chains found for the document.
+    pub updates: &'a FoundUpdates,
     pub settings: &'a mut Settings,
     pub unsaved: &'a mut Unsaved,
     pub start: &'a mut Start,

@@ -182,7 +182,9 @@ fn a_pack_that_fails_to_load_is_the_news() {
     let effects = parts.run(|s| s.answered(Purpose::Registry, vec![folder.clone()]));
     let errors = effects.iter().filter(|e| matches!(e, Effect::Error(_))).count();
     assert_eq!(errors, 1, "{effects:?}");
-    assert!(matches!(effects.last(), Some(Effect::Packs { packs, failures }) if packs.len() == 1 && failures.len() == 1));
+    assert!(
+        matches!(effects.last(), Some(Effect::Packs { packs, failures }) if packs.len() == 1 && failures.len() == 1)
+    );
     assert!(!statuses(&effects).iter().any(|s| s.contains("as a pack folder")), "the failure stays the news");
 }
 
@@ -209,8 +211,11 @@ fn an_export_reports_its_lints_and_a_refused_one_writes_nothing() {
     let effects = parts.run(|s| s.answered(Purpose::Export(faithful), vec![file.clone()]));
     // The status carries the export's own lints (passed through, not recounted).
     let lints = Workflow::new("Untitled workflow").lint(faithful);
-    assert!(matches!(&effects[..], [Effect::Findings(s, found)]
-        if *s == format!("Exported {}", file.display()) && *found == lints), "{effects:?}");
+    assert!(
+        matches!(&effects[..], [Effect::Findings(s, found)]
+        if *s == format!("Exported {}", file.display()) && *found == lints),
+        "{effects:?}"
+    );
     assert!(file.is_file());
     assert_eq!(parts.doc.path, None, "an export is not the workflow's file");
 

@@ -1,0 +1,85 @@
+//! Changing the document: a command after the typed port check, one node of a catalogued
+//! type, and updating chain instances to a newer version of their chain.
+
+use super::{Effect, Session};
+use crate::editor::document::Command;
+use crate::editor::insert::InsertPlace;
+use crate::editor::node_type;
+use crate::editor::packs::PackId;
+use crate::editor::update_review::{conflicts_for, update_instance};
+use crate::error::Error;
+use crate::instance::{Conflict, Resolutions};
+use serde_json::{Map, Value};
+
+/// How an update asked for in the review went.
+#[derive(Debug)]
+pub enum Updated {
+    Done,
+    /// Refused for conflicts the review settles (its message is the status).
+    Conflicts(Vec<Conflict>),
+    /// Refused for another reason, shown in the review too.
+    Refused(Error),
+}
+
+impl Session<'_> {
+    /// Apply `cmd` and select the nodes it made. A connection between ports whose types do
+    /// not fit is refused before the document sees it.
+    pub fn apply(&mut self, cmd: Command) {
+        if let Err(e) = node_type::check_command(self.doc.workflow(), self.trust.catalog.as_ref(), &cmd) {
+            self.error(e);
+            return;
+        }
+        let result = self.doc.apply(cmd);
+        self.effects.push(Effect::Applied(result.as_ref().err().cloned()));
+        match result {
+            Ok(outcome) => {
+                self.doc.selection.select_made(&outcome.new_nodes);
+                self.effects.push(Effect::Findings(outcome.status_text(), outcome.warnings));
+            }
+            Err(e) => self.error(e),
+        }
+    }
+
+    /// One node of a catalogued type at `place`: downstream of its node, spliced into its
+    /// edge, or unwired ([`node_type::new_node_link`]). Nothing when that node is gone.
+    pub fn insert_node(&mut self, type_id: &str, place: InsertPlace) {
+        let catalog = self.trust.catalog.as_ref();
+        let wf = self.doc.workflow();
+        let Some(link) = node_type::new_node_link(catalog, wf, type_id, place.on_edge, place.after) else { return };
+        match node_type::insert_command(catalog, wf, type_id, place.at, link) {
+            Ok(cmd) => self.apply(cmd),
+            Err(e) => self.error(e),
+        }
+    }
+
+    /// Update instance `key` to its chain's version in pack `target` (and with `all` every
+    /// other instance of the chain with an update), one undo step. `None` when the instance,
+    /// its chain or the pack is gone.
+    pub fn update(
+        &mut self,
+        target: PackId,
+        key: &str,
+        answer: (Map<String, Value>, Resolutions),
+        all: bool,
+    ) -> Option<Updated> {
+        let target = self.packs.get(target)?;
+        let available = all.then_some(&self.updates.available);
+        let applied = update_instance(self.doc, self.trust, self.packs, target, key, answer, available)?;
+        Some(match applied {
+            Ok(outcome) => {
+                self.effects.push(Effect::Findings(outcome.label, outcome.warnings));
+                Updated::Done
+            }
+            Err(e) => match conflicts_for(&e, key) {
+                Some(conflicts) => {
+                    self.status(e.message);
+                    Updated::Conflicts(conflicts)
+                }
+                None => {
+                    self.error(e.clone());
+                    Updated::Refused(e)
+                }
+            },
+        })
+    }
+}
