@@ -190,14 +190,17 @@ impl App {
         // next frame, which must come now, not at the next input event (whose typing the
         // palette would miss).
         ctx.request_repaint();
-        let _ =
-            self.file_command(ctx, c) || self.edit_command(ctx, c) || self.tool_command(ctx, c) || self.view_command(c);
+        let _ = self.session(|s| s.command(c))
+            || self.file_command(ctx, c)
+            || self.edit_command(ctx, c)
+            || self.tool_command(ctx, c)
+            || self.view_command(c);
     }
 
-    /// Commands of files, export, publishing and quitting. Whether `c` is one of them.
+    /// Commands of files, export, publishing and quitting (New is the document's own).
+    /// Whether `c` is one of them.
     fn file_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
-            CommandId::New => self.session(|s| s.guard(Pending::New)),
             CommandId::Open => self.ask(Purpose::Open),
             CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
             CommandId::OpenRegistry => self.windows.registry.open = true,
@@ -228,24 +231,18 @@ impl App {
         true
     }
 
-    /// Undo, the clipboard, deleting and selecting. Whether `c` is one of them.
+    /// Undo and the clipboard. Whether `c` is one of them.
     fn edit_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
             CommandId::Undo => {
                 // Over the pack view, undo is the pack's.
-                if self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
-                    return true;
-                }
-                if let Some(label) = self.doc.undo() {
-                    self.panels.problems.status(format!("Undid {label}"));
+                if !self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
+                    self.session(|s| s.undo(false));
                 }
             }
             CommandId::Redo => {
-                if self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
-                    return true;
-                }
-                if let Some(label) = self.doc.redo() {
-                    self.panels.problems.status(format!("Redid {label}"));
+                if !self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
+                    self.session(|s| s.undo(true));
                 }
             }
             CommandId::Copy => {
@@ -261,19 +258,6 @@ impl App {
             // The desktop answers with a paste event holding the clipboard's text, which
             // `shortcuts` turns into `Action::Paste` on the next frame.
             CommandId::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
-            CommandId::Delete => {
-                let sel = &self.doc.selection;
-                let nodes: Vec<String> = sel.nodes.iter().cloned().collect();
-                let edges: Vec<u64> = sel.edges.iter().copied().collect();
-                self.apply(Command::Delete { nodes, edges });
-            }
-            CommandId::SelectAll => {
-                let wf = self.doc.workflow();
-                let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
-                self.doc.selection.clear();
-                self.doc.selection.nodes = all;
-            }
-            CommandId::SelectNone => self.doc.selection.clear(),
             _ => return false,
         }
         true
@@ -298,19 +282,9 @@ impl App {
                     self.open_instance_form(&key);
                 }
             }
-            CommandId::RemoveInstance => {
-                if let Some(key) = self.doc.selected_instance() {
-                    self.apply(Command::RemoveInstance { key });
-                }
-            }
             CommandId::ReviewUpdate => {
                 if let Some(key) = self.doc.selected_instance() {
                     self.open_review(ctx, &key);
-                }
-            }
-            CommandId::PinInstance => {
-                if let Some(inst) = self.doc.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
-                    self.apply(Command::PinInstance { key: inst.key(), pinned: !inst.pinned });
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),
@@ -335,30 +309,9 @@ impl App {
         true
     }
 
-    /// Arranging, and what the canvas, panels and windows show. Whether `c` is one of them.
+    /// What the canvas, panels and windows show. Whether `c` is one of them.
     fn view_command(&mut self, c: CommandId) -> bool {
         match c {
-            CommandId::Tidy
-            | CommandId::AlignLeft
-            | CommandId::AlignCentreX
-            | CommandId::AlignRight
-            | CommandId::AlignTop
-            | CommandId::AlignCentreY
-            | CommandId::AlignBottom
-            | CommandId::DistributeHorizontally
-            | CommandId::DistributeVertically => {
-                let how = c.arrangement().expect("an arrange command");
-                let catalog = self.library.trust.catalog.as_ref();
-                let (cmd, whole) = Command::arrange_selection(how, self.doc.workflow(), &self.doc.selection, catalog);
-                self.apply(cmd);
-                if whole {
-                    self.panels.canvas.request_fit();
-                }
-            }
-            CommandId::Duplicate => {
-                let catalog = self.library.trust.catalog.as_ref();
-                self.apply(Command::duplicate_selection(self.doc.workflow(), &self.doc.selection, catalog));
-            }
             CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
             CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
             CommandId::Fit => self.panels.canvas.request_fit(),

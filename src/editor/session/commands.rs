@@ -1,7 +1,8 @@
 //! Changing the document: a command after the typed port check, one node of a catalogued
 //! type, and updating chain instances to a newer version of their chain.
 
-use super::{Effect, Session};
+use super::{Effect, Pending, Session};
+use crate::editor::commands::CommandId;
 use crate::editor::document::Command;
 use crate::editor::insert::InsertPlace;
 use crate::editor::node_type;
@@ -22,6 +23,60 @@ pub enum Updated {
 }
 
 impl Session<'_> {
+    /// Run `c` when it is one of the document's own commands (those that change the
+    /// workflow or the selection and nothing on screen but through them). Whether it was.
+    pub fn command(&mut self, c: CommandId) -> bool {
+        let catalog = self.trust.catalog.as_ref();
+        let (wf, sel) = (self.doc.workflow(), &self.doc.selection);
+        match c {
+            CommandId::New => self.guard(Pending::New),
+            CommandId::Delete => {
+                let (nodes, edges) = (sel.nodes.iter().cloned().collect(), sel.edges.iter().copied().collect());
+                self.apply(Command::Delete { nodes, edges });
+            }
+            CommandId::SelectAll => {
+                let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
+                self.doc.selection.clear();
+                self.doc.selection.nodes = all;
+            }
+            CommandId::SelectNone => self.doc.selection.clear(),
+            CommandId::RemoveInstance => {
+                if let Some(key) = self.doc.selected_instance() {
+                    self.apply(Command::RemoveInstance { key });
+                }
+            }
+            CommandId::PinInstance => {
+                if let Some(inst) = self.doc.selected_instance().and_then(|k| wf.instance(&k)) {
+                    self.apply(Command::PinInstance { key: inst.key(), pinned: !inst.pinned });
+                }
+            }
+            CommandId::Duplicate => self.apply(Command::duplicate_selection(wf, sel, catalog)),
+            _ => match c.arrangement() {
+                Some(how) => {
+                    let (cmd, whole) = Command::arrange_selection(how, wf, sel, catalog);
+                    self.apply(cmd);
+                    if whole {
+                        self.effects.push(Effect::Fit);
+                    }
+                }
+                None => return false,
+            },
+        }
+        true
+    }
+
+    /// Undo (or with `redo`, redo) the document's last step, and say which.
+    pub fn undo(&mut self, redo: bool) {
+        let done = if redo {
+            self.doc.redo().map(|l| format!("Redid {l}"))
+        } else {
+            self.doc.undo().map(|l| format!("Undid {l}"))
+        };
+        if let Some(text) = done {
+            self.status(text);
+        }
+    }
+
     /// Apply `cmd` and select the nodes it made. A connection between ports whose types do
     /// not fit is refused before the document sees it.
     pub fn apply(&mut self, cmd: Command) {

@@ -79,6 +79,8 @@ pub enum Effect {
     Replace(Box<Workflow>, Option<PathBuf>),
     /// A command reached the document (its refusal, if any), for the window that sent it.
     Applied(Option<Error>),
+    /// The canvas fits the whole workflow in view.
+    Fit,
     /// The editor may close, and closes.
     Quit,
     /// The Registry window opens (`true`) or closes.

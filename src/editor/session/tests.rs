@@ -3,12 +3,16 @@
 use super::*;
 use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
+use crate::editor::session::Updated;
 use crate::tool::ToolFormat;
 use std::path::Path;
 
 /// The model parts a session borrows, owned by the test.
 struct Parts {
     doc: Document,
+    packs: Packs,
+    trust: Trust,
+    updates: FoundUpdates,
     settings: Settings,
     unsaved: Unsaved,
     start: Start,
@@ -21,6 +25,9 @@ impl Parts {
     fn new() -> Self {
         Self {
             doc: Document::new(Workflow::new("Untitled workflow"), None),
+            packs: Packs::default(),
+            trust: Trust::default(),
+            updates: FoundUpdates::default(),
             settings: Settings::default(),
             unsaved: Unsaved::new(Recovery::new(None), None),
             start: Start::default(),
@@ -34,6 +41,9 @@ impl Parts {
     fn run(&mut self, request: impl FnOnce(&mut Session)) -> Vec<Effect> {
         let mut s = Session {
             doc: &mut self.doc,
+            packs: &self.packs,
+            trust: &self.trust,
+            updates: &self.updates,
             settings: &mut self.settings,
             unsaved: &mut self.unsaved,
             start: &mut self.start,
@@ -278,4 +288,116 @@ impl Parts {
         self.run(|s| asked = Some(s.question(purpose)));
         asked.expect("asked")
     }
+}
+
+/// Two typed nodes wired c.label → p.assignee, with the bundled node types' catalog.
+fn typed_parts() -> Parts {
+    let mut parts = Parts::new();
+    let wf = Workflow::from_json(serde_json::json!({
+        "id": "wf", "name": "wf", "version": "1.0.0",
+        "nodes": [
+            {"id": "c", "typeId": "vendor.chainsmith.classify", "name": "C", "position": {"x": 0, "y": 0}},
+            {"id": "p", "typeId": "vendor.chainsmith.pager-send", "name": "P", "position": {"x": 400, "y": 0}}
+        ],
+        "edges": [{"id": "e1", "sourceNodeId": "c", "sourceOutput": "label", "targetNodeId": "p", "targetInput": "assignee"}]
+    }))
+    .unwrap();
+    parts.doc = Document::new(wf, None);
+    let nodes = crate::pack::bundled_dir().join("vendor.chainsmith.nodes");
+    parts.trust.catalog = Some(crate::catalog::Catalog::load(&[nodes]));
+    parts
+}
+
+#[test]
+fn the_documents_own_commands_change_it_and_what_is_selected() {
+    use crate::editor::commands::CommandId;
+    let mut parts = typed_parts();
+    assert!(!parts.run(|s| assert!(!s.command(CommandId::ZoomIn))).iter().any(|_| true), "a view command is not its");
+    parts.run(|s| assert!(s.command(CommandId::SelectAll)));
+    assert_eq!(parts.doc.selection.nodes.len(), 2);
+    let effects = parts.run(|s| assert!(s.command(CommandId::Duplicate)));
+    assert!(matches!(&effects[..], [Effect::Applied(None), Effect::Findings(..)]), "{effects:?}");
+    assert_eq!(parts.doc.workflow().node_count(), 4);
+    assert_eq!(parts.doc.selection.nodes.len(), 2, "the copies are selected");
+    assert!(!parts.doc.selection.nodes.contains("c"));
+    let copies = parts.doc.selection.clone();
+    let effects = parts.run(|s| s.undo(false));
+    assert!(matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Undid ")), "{effects:?}");
+    assert_eq!(parts.doc.workflow().node_count(), 2);
+    let effects = parts.run(|s| s.undo(true));
+    assert!(matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Redid ")), "{effects:?}");
+    parts.doc.selection = copies;
+    parts.run(|s| assert!(s.command(CommandId::Delete)));
+    assert_eq!(parts.doc.workflow().node_count(), 2, "the two selected copies are deleted");
+    parts.run(|s| assert!(s.command(CommandId::SelectNone)));
+    assert!(parts.doc.selection.is_empty());
+    // Tidy with fewer than two selected tidies everything, and the view fits it.
+    let effects = parts.run(|s| assert!(s.command(CommandId::Tidy)));
+    assert!(matches!(effects.last(), Some(Effect::Fit)), "{effects:?}");
+}
+
+#[test]
+fn a_connection_whose_types_do_not_fit_never_reaches_the_document() {
+    let mut parts = typed_parts();
+    let revision = parts.doc.revision();
+    let connect = |source_port: &str| Command::Connect {
+        source: "c".into(),
+        source_port: source_port.into(),
+        target: "p".into(),
+        target_port: "assignee".into(),
+    };
+    // `urgent` gives a boolean, `assignee` takes a string.
+    let effects = parts.run(|s| s.apply(connect("urgent")));
+    assert!(matches!(&effects[..], [Effect::Error(e)] if e.code == "edge_port_incompatible"), "{effects:?}");
+    assert_eq!(parts.doc.revision(), revision, "the document never saw it");
+    // A refusal of the document itself is answered to the window that sent it too.
+    let effects = parts.run(|s| s.apply(Command::RemoveInstance { key: "nothing_here_".into() }));
+    assert!(matches!(&effects[..], [Effect::Applied(Some(a)), Effect::Error(b)] if a.code == b.code), "{effects:?}");
+}
+
+#[test]
+fn a_node_inserted_after_another_is_wired_and_selected() {
+    let mut parts = typed_parts();
+    let place = crate::editor::insert::InsertPlace { at: (800.0, 0.0), on_edge: None, after: Some("p".into()) };
+    let effects = parts.run(|s| s.insert_node("core.noop", place));
+    assert!(matches!(&effects[..], [Effect::Applied(None), Effect::Findings(..)]), "{effects:?}");
+    let wf = parts.doc.workflow();
+    assert_eq!((wf.node_count(), wf.graph.edge_count()), (3, 2));
+    assert_eq!(parts.doc.selection.nodes.iter().collect::<Vec<_>>(), ["noop"]);
+    // After a node that is gone: nothing at all.
+    let place = crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: Some("gone".into()) };
+    assert!(parts.run(|s| s.insert_node("core.noop", place)).is_empty());
+    assert_eq!(parts.doc.workflow().node_count(), 3);
+}
+
+#[test]
+fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
+    use crate::instance::tests::{pack, set_config, workflow};
+    let (wf, key) = workflow();
+    let mut parts = Parts::new();
+    // Two files, or the second would replace the first as the same pack read again.
+    let (mut old, mut new) = (pack("1.0.0"), pack("2.0.0"));
+    (old.source, new.source) = ("one/pack.json".into(), "two/pack.json".into());
+    parts.packs = Packs::new(vec![old, new]);
+    let target = parts.packs.id_at(1).unwrap();
+    let answer = || (serde_json::Map::new(), crate::instance::Resolutions::default());
+    let mut updated = None;
+
+    // A hand edit of a value the new version changes: the conflict goes to the review and
+    // the refusal's message is the status; nothing changed.
+    let mut edited = wf.clone();
+    set_config(&mut edited, "t_two_k1_a", "url", serde_json::json!("https://mine.test"));
+    parts.doc = Document::new(edited, None);
+    let effects = parts.run(|s| updated = s.update(target, &key, answer(), false));
+    assert!(matches!(&updated, Some(Updated::Conflicts(c)) if c.iter().any(|c| c.node_id == "t_two_k1_a")));
+    assert!(matches!(&effects[..], [Effect::Status(_)]), "{effects:?}");
+    assert_eq!(parts.doc.workflow().instance(&key).unwrap().chain_version, "1.0.0");
+
+    parts.doc = Document::new(wf, None);
+    let effects = parts.run(|s| updated = s.update(target, &key, answer(), false));
+    assert!(matches!(updated, Some(Updated::Done)));
+    assert!(matches!(&effects[..], [Effect::Findings(label, _)] if label.starts_with("Re-parameterise ")));
+    assert_eq!(parts.doc.workflow().instance(&key).unwrap().chain_version, "2.0.0");
+    let effects = parts.run(|s| updated = s.update(target, "no-such-key", answer(), false));
+    assert!(updated.is_none() && effects.is_empty(), "an instance gone: nothing");
 }
