@@ -107,7 +107,7 @@ impl App {
                 Action::Run(c) => self.run_command(ctx, c),
                 Action::Doc(cmd) => self.apply(cmd),
                 Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
-                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
+                    self.open_insert_form(pack, &chain_id, InsertPlace { at, on_edge, after });
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::ReviewUpdate(key) => self.open_review(ctx, &key),

@@ -41,6 +41,7 @@ impl App {
                 self.add_packs(packs);
             }
             Effect::Applied(refusal) => self.windows.app_reparam.answered(refusal.as_ref()),
+            Effect::Explain(pack, chain_id) => self.panels.palette.explain(pack, &chain_id),
             Effect::Fit => self.panels.canvas.request_fit(),
             Effect::Replace(wf, path) => self.replace_workflow(*wf, path),
             Effect::Quit => (self.frame.allow_close, self.frame.quitting) = (true, true),

@@ -4,12 +4,11 @@
 
 use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
-use crate::editor::insert::{InsertPlace, insert_place};
+use crate::editor::insert::insert_place;
 use crate::editor::packs::PackId;
 use crate::editor::session::Updated;
 use crate::editor::update_review::{chain_versions, others_to_update};
 use crate::instance::Resolutions;
-use crate::workflow::Instance;
 use serde_json::{Map, Value};
 
 impl App {
@@ -58,7 +57,8 @@ impl App {
     /// The review window, and what was asked of it.
     pub(super) fn review_window(&mut self, ctx: &egui::Context) {
         let Some(review) = &self.windows.updates.review else { return };
-        let others = self.others_to_update(review.chain_id(), &review.key).len();
+        let available = &self.windows.updates.found.available;
+        let others = others_to_update(self.doc.workflow(), available, review.chain_id(), &review.key).len();
         let Some(review) = &mut self.windows.updates.review else { return };
         let (open, answer) = review.show(ctx, others);
         if review.computing() {
@@ -74,11 +74,6 @@ impl App {
             Some(Answer::ApplyAll { values, resolutions }) => self.apply_update(values, resolutions, true),
             None => {}
         }
-    }
-
-    /// The other instances of `chain_id` an "Update all" moves.
-    fn others_to_update(&self, chain_id: &str, key: &str) -> Vec<Instance> {
-        others_to_update(self.doc.workflow(), &self.windows.updates.found.available, chain_id, key)
     }
 
     /// Update the reviewed instance (and with `all` every other one of its chain) to the
@@ -101,8 +96,8 @@ impl App {
     pub(super) fn insert_chain(&mut self, pack: PackId, chain_id: &str) {
         let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
         let at = (f64::from(c.x), f64::from(c.y));
-        let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+        let place = insert_place(self.doc.workflow(), &self.doc.selection, at);
         self.panels.palette.close_explanation();
-        self.open_insert_form(pack, chain_id, at, on_edge, after);
+        self.open_insert_form(pack, chain_id, place);
     }
 }

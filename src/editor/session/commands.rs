@@ -5,6 +5,7 @@ use super::{Effect, Pending, Session};
 use crate::editor::commands::CommandId;
 use crate::editor::document::Command;
 use crate::editor::insert::InsertPlace;
+use crate::editor::insert_session::{InsertSession, NotOpened};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
 use crate::editor::update_review::{conflicts_for, update_instance};
@@ -105,6 +106,42 @@ impl Session<'_> {
             Ok(cmd) => self.apply(cmd),
             Err(e) => self.error(e),
         }
+    }
+
+    /// Open the insert of `chain_id` from `pack` at `place`, for its form to fill in. A
+    /// refusal is said; when nothing can be filled in the palette explains why.
+    pub fn open_insert(&mut self, pack: PackId, chain_id: &str, place: InsertPlace) -> Option<InsertSession> {
+        let p = self.packs.get(pack)?;
+        match InsertSession::open_insert(self.trust, pack, p, chain_id, self.doc.workflow(), place)? {
+            Ok((session, _)) => Some(session),
+            Err(NotOpened::Failed(e)) => {
+                self.error(e);
+                None
+            }
+            Err(NotOpened::Refused(e)) => {
+                self.effects.push(Effect::Explain(pack, chain_id.to_owned()));
+                self.error(e);
+                None
+            }
+        }
+    }
+
+    /// Re-parameterise instance `key`: its session and the values it was made with, for the
+    /// form, and the instance selected. A note when it came from another version of its pack.
+    pub fn open_instance(&mut self, key: &str) -> Option<(InsertSession, Map<String, Value>)> {
+        let packs = self.packs;
+        let reopened = match InsertSession::open_instance(self.trust, packs, self.doc.workflow(), key)? {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(e);
+                return None;
+            }
+        };
+        if let Some(note) = reopened.note {
+            self.status(note);
+        }
+        self.doc.selection.select_instance(key, reopened.nodes);
+        Some((reopened.session, reopened.values))
     }
 
     /// Update instance `key` to its chain's version in pack `target` (and with `all` every

@@ -13,7 +13,7 @@ pub use commands::Updated;
 use super::authoring::PackDocs;
 use super::document::Document;
 use super::files::Loading;
-use super::packs::Packs;
+use super::packs::{PackId, Packs};
 use super::publish_session::PublishSession;
 use super::recovery::{Recovered, Recovery};
 use super::registry_view::RegistryView;
@@ -79,6 +79,8 @@ pub enum Effect {
     Replace(Box<Workflow>, Option<PathBuf>),
     /// A command reached the document (its refusal, if any), for the window that sent it.
     Applied(Option<Error>),
+    /// Nothing of chain `.1` of pack `.0` can be inserted: the palette explains why.
+    Explain(PackId, String),
     /// The canvas fits the whole workflow in view.
     Fit,
     /// The editor may close, and closes.

@@ -401,3 +401,53 @@ fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
     let effects = parts.run(|s| updated = s.update(target, "no-such-key", answer(), false));
     assert!(updated.is_none() && effects.is_empty(), "an instance gone: nothing");
 }
+
+#[test]
+fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
+    let triage = crate::pack::bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
+    let mut parts = Parts::new();
+    parts.packs = Packs::new(vec![triage]);
+    let pack = parts.packs.id_at(0).unwrap();
+    let place = || crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: None };
+    let mut opened = None;
+    let effects = parts.run(|s| opened = s.open_insert(pack, "support.triage", place()));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(opened.map(|s| s.chain_id), Some("support.triage".to_owned()));
+    let effects = parts.run(|s| assert!(s.open_insert(pack, "no.such.chain", place()).is_none()));
+    assert!(effects.is_empty(), "no such chain: nothing to say");
+
+    // The bundled packs are not signed: a policy that requires signatures refuses them.
+    parts.trust.require_signed = true;
+    let effects = parts.run(|s| assert!(s.open_insert(pack, "support.triage", place()).is_none()));
+    assert!(
+        matches!(&effects[..], [Effect::Explain(p, c), Effect::Error(_)] if *p == pack && c == "support.triage"),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
+    use crate::instance::tests::{pack, workflow};
+    let (wf, key) = workflow();
+    let mut parts = Parts::new();
+    parts.doc = Document::new(wf, None);
+    let mut opened = None;
+    let effects = parts.run(|s| opened = s.open_instance(&key));
+    assert!(opened.is_none());
+    assert!(matches!(&effects[..], [Effect::Error(e)] if e.code == "chain_not_found"), "no pack loaded: {effects:?}");
+
+    parts.packs = Packs::new(vec![pack("2.0.0")]);
+    let effects = parts.run(|s| opened = s.open_instance(&key));
+    let (session, values) = opened.take().expect("its form opens");
+    assert_eq!(session.chain_id, parts.doc.workflow().instance(&key).unwrap().chain_id);
+    assert_eq!(values["topic"], "a", "the values it was made with");
+    assert!(
+        matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Note: the instance came from")),
+        "{effects:?}"
+    );
+    assert_eq!(parts.doc.selection.instance.as_deref(), Some(key.as_str()));
+    let nodes = &parts.doc.workflow().instance(&key).unwrap().node_ids;
+    assert_eq!(parts.doc.selection.nodes.iter().collect::<Vec<_>>(), nodes.iter().collect::<Vec<_>>());
+
+    assert!(parts.run(|s| assert!(s.open_instance("no-such-key").is_none())).is_empty());
+}
