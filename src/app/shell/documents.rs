@@ -1,4 +1,5 @@
 use super::{App, trace_files_open};
+use crate::app::problems::ErrorAbout;
 use crate::app::theme;
 use crate::editor::file_dialog::Purpose;
 use crate::editor::recovery;
@@ -36,6 +37,7 @@ impl App {
             Effect::Status(text) => self.panels.problems.status(text),
             Effect::Findings(text, found) => self.panels.problems.status_with(text, found),
             Effect::Error(e) => self.panels.problems.error(e),
+            Effect::FormRefused(e) => self.panels.problems.error_about(e, ErrorAbout::Form),
             Effect::Packs { packs, failures } => {
                 self.library.failures.extend(failures);
                 self.add_packs(packs);

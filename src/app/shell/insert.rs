@@ -1,9 +1,8 @@
 use super::App;
 use crate::app::form::FormSession;
-use crate::app::problems::ErrorAbout;
 use crate::editor::insert::InsertPlace;
-use crate::editor::insert_session::Submitted;
 use crate::editor::packs::PackId;
+use crate::editor::session::Submit;
 
 impl App {
     pub(super) fn open_insert_form(&mut self, pack: PackId, chain_id: &str, place: InsertPlace) {
@@ -27,22 +26,14 @@ impl App {
 
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
     pub(super) fn submit_form(&mut self) {
-        let Some(form) = &mut self.windows.form else { return };
+        let Some(mut form) = self.windows.form.take() else { return };
         let values = form.values().clone();
-        let Some(submitted) = form.submit(&mut self.doc, &self.library.trust, &self.library.packs, values) else {
-            return;
-        };
+        let submitted = self.session(|s| s.submit(&mut form, values));
         match submitted {
-            Submitted::Done(outcome) => {
-                self.windows.form = None;
-                self.panels.canvas.forget_view();
-                self.panels.problems.status_with(outcome.label, outcome.warnings);
-            }
-            Submitted::Refused(e) => {
-                form.reveal_errors();
-                self.panels.problems.error_about(e, ErrorAbout::Form);
-            }
-            Submitted::Conflicts(e) => self.panels.problems.status(e.message),
+            Some(Submit::Done) => return self.panels.canvas.forget_view(),
+            Some(Submit::Refused) => form.reveal_errors(),
+            Some(Submit::Conflicts) | None => {}
         }
+        self.windows.form = Some(form);
     }
 }

@@ -5,7 +5,7 @@ use super::{Effect, Pending, Session};
 use crate::editor::commands::CommandId;
 use crate::editor::document::Command;
 use crate::editor::insert::InsertPlace;
-use crate::editor::insert_session::{InsertSession, NotOpened};
+use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
 use crate::editor::update_review::{conflicts_for, update_instance};
@@ -21,6 +21,17 @@ pub enum Updated {
     Conflicts(Vec<Conflict>),
     /// Refused for another reason, shown in the review too.
     Refused(Error),
+}
+
+/// How a form's submit went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submit {
+    /// Inserted or re-parameterised: the form closes.
+    Done,
+    /// The refusal is the form's now: every field's errors should show.
+    Refused,
+    /// A re-parameterisation's conflicts are listed in the form to settle.
+    Conflicts,
 }
 
 impl Session<'_> {
@@ -142,6 +153,25 @@ impl Session<'_> {
         }
         self.doc.selection.select_instance(key, reopened.nodes);
         Some((reopened.session, reopened.values))
+    }
+
+    /// Insert or re-parameterise with the form's `values` ([`InsertSession::submit`]), one
+    /// undo step. `None` when the form's pack is no longer loaded.
+    pub fn submit(&mut self, form: &mut InsertSession, values: Map<String, Value>) -> Option<Submit> {
+        Some(match form.submit(self.doc, self.trust, self.packs, values)? {
+            Submitted::Done(outcome) => {
+                self.effects.push(Effect::Findings(outcome.label, outcome.warnings));
+                Submit::Done
+            }
+            Submitted::Refused(e) => {
+                self.effects.push(Effect::FormRefused(e));
+                Submit::Refused
+            }
+            Submitted::Conflicts(e) => {
+                self.status(e.message);
+                Submit::Conflicts
+            }
+        })
     }
 
     /// Update instance `key` to its chain's version in pack `target` (and with `all` every

@@ -8,7 +8,7 @@ mod answers;
 mod commands;
 mod documents;
 
-pub use commands::Updated;
+pub use commands::{Submit, Updated};
 
 use super::authoring::PackDocs;
 use super::document::Document;
@@ -72,6 +72,8 @@ pub enum Effect {
     Findings(String, Vec<Finding>),
     /// A refusal for the status bar.
     Error(Error),
+    /// The parameter form's values are refused: the error stays until they are put right.
+    FormRefused(Error),
     /// Packs read from a file, for the palette (the catalog is rebuilt with them), and the
     /// errors of those that did not load.
     Packs { packs: Vec<Pack>, failures: Vec<Error> },

@@ -451,3 +451,30 @@ fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
 
     assert!(parts.run(|s| assert!(s.open_instance("no-such-key").is_none())).is_empty());
 }
+
+#[test]
+fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
+    use crate::editor::session::Submit;
+    let triage = crate::pack::bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
+    let mut parts = Parts::new();
+    parts.packs = Packs::new(vec![triage]);
+    let pack = parts.packs.id_at(0).unwrap();
+    let place = crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: None };
+    let mut form = None;
+    parts.run(|s| form = s.open_insert(pack, "support.triage", place));
+    let mut form = form.expect("the insert opens");
+    let values = |v: serde_json::Value| v.as_object().unwrap().clone();
+
+    let mut submitted = None;
+    let effects = parts.run(|s| submitted = s.submit(&mut form, values(serde_json::json!({"queueName": 5}))));
+    assert_eq!(submitted, Some(Submit::Refused));
+    assert!(matches!(&effects[..], [Effect::FormRefused(_)]), "{effects:?}");
+    assert_eq!(parts.doc.workflow().node_count(), 0);
+
+    let effects = parts.run(|s| submitted = s.submit(&mut form, values(serde_json::json!({"queueName": "billing"}))));
+    assert_eq!(submitted, Some(Submit::Done));
+    assert!(matches!(&effects[..], [Effect::Findings(..)]), "{effects:?}");
+    let wf = parts.doc.workflow();
+    assert_eq!(wf.instances().len(), 1);
+    assert_eq!(parts.doc.selection.instance, Some(wf.instances()[0].key()), "the inserted instance is selected");
+}
