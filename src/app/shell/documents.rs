@@ -179,11 +179,7 @@ impl App {
             match answer {
                 // Without a file the question closes so the file dialog can be used; what
                 // waited runs once the save is done.
-                Some(0) => {
-                    if self.session(|s| s.save_pending()) {
-                        self.ask(Purpose::Save);
-                    }
-                }
+                Some(0) if self.session(|s| s.save_pending()) => self.ask(Purpose::Save),
                 Some(1) => {
                     if let Some(next) = self.unsaved.pending.take() {
                         self.session(|s| s.run(next));
