@@ -319,8 +319,6 @@ impl App {
             CommandId::ZoomOut => self.panels.canvas.zoom_out(),
             CommandId::ToggleSnap => self.panels.canvas.snap = !self.panels.canvas.snap,
             CommandId::ToggleMinimap => self.panels.canvas.minimap = !self.panels.canvas.minimap,
-            CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
-            CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
             CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
             // One Help window: the version and files above the shortcuts.

@@ -35,8 +35,9 @@ pub enum Submit {
 }
 
 impl Session<'_> {
-    /// Run `c` when it is one of the document's own commands (those that change the
-    /// workflow or the selection and nothing on screen but through them). Whether it was.
+    /// Run `c` when it is one of the model's own commands (those that change the workflow,
+    /// the selection or the settings, and nothing on screen but through them). Whether it
+    /// was.
     pub fn command(&mut self, c: CommandId) -> bool {
         let catalog = self.trust.catalog.as_ref();
         let (wf, sel) = (self.doc.workflow(), &self.doc.selection);
@@ -63,6 +64,8 @@ impl Session<'_> {
                 }
             }
             CommandId::Duplicate => self.apply(Command::duplicate_selection(wf, sel, catalog)),
+            CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
+            CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
             _ => match c.arrangement() {
                 Some(how) => {
                     let (cmd, whole) = Command::arrange_selection(how, wf, sel, catalog);

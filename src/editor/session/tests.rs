@@ -331,6 +331,8 @@ fn the_documents_own_commands_change_it_and_what_is_selected() {
     assert_eq!(parts.doc.workflow().node_count(), 2, "the two selected copies are deleted");
     parts.run(|s| assert!(s.command(CommandId::SelectNone)));
     assert!(parts.doc.selection.is_empty());
+    parts.run(|s| assert!(s.command(CommandId::TogglePalettePanel)));
+    assert!(!parts.settings.palette_panel && parts.settings.inspector_panel, "shown by default, one hidden");
     // Tidy with fewer than two selected tidies everything, and the view fits it.
     let effects = parts.run(|s| assert!(s.command(CommandId::Tidy)));
     assert!(matches!(effects.last(), Some(Effect::Fit)), "{effects:?}");
