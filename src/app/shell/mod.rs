@@ -2,7 +2,8 @@
 //! trust policy, the document), the panels and windows, and the frame's state; it draws them
 //! in order and then applies the frame's [`Action`]s. The parts of its work live beside it:
 //! `actions.rs` (commands and actions), `insert.rs` (the insert form's session),
-//! `documents.rs` (opening, saving, the unsaved-changes question), `windows.rs` (what the
+//! `documents.rs` (requests run on the model's `editor::session` and their effects shown,
+//! the recovery and unsaved-changes questions), `windows.rs` (what the
 //! windows ask of the editor, and Esc).
 
 mod actions;
