@@ -32,6 +32,8 @@ impl App {
         done
     }
 
+    /// What only the window can do for a request: the status bar, the palette, the windows,
+    /// the canvas's view.
     fn show_effect(&mut self, effect: Effect) {
         match effect {
             Effect::Status(text) => self.panels.problems.status(text),
