@@ -5,7 +5,8 @@
 //! arrangements (tidy, room for a splice, align, distribute), the Registry window's model,
 //! the host imports of Settings, the re-parameterisation of OpenWOP app workflows, and pack
 //! authoring: the extract-as-chain dialog's model and the pack document with its own undo,
-//! and the command registry that menus, shortcuts and the command palette are generated from.
+//! the command registry that menus, shortcuts and the command palette are generated from,
+//! and the session the editor's requests run in (opening, saving, commands, forms' submits).
 //! Positions are plain numbers in canvas units.
 //!
 //! `app` draws this model with egui and turns pointer and keyboard input into
@@ -41,6 +42,7 @@ pub mod publish_session;
 pub mod recovery;
 pub mod registry_view;
 pub mod selection;
+pub mod session;
 pub mod settings;
 pub mod subchains;
 pub mod trust_settings;

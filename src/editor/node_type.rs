@@ -3,7 +3,7 @@
 //! port check a connection goes through before it becomes a `Connect` command.
 
 use super::cards::PortTable;
-use super::document::{Command, NodeLink};
+use super::document::{Command, NodeLink, edge_by_seq};
 use crate::catalog::{Catalog, builtin_config_schema};
 use crate::error::{Error, code};
 use crate::params::{Form, ParamError};
@@ -92,6 +92,36 @@ fn wirable(catalog: Option<&Catalog>, type_id: &str, output: bool) -> Vec<String
 /// [`Catalog::check_connection`]); anything fits without a catalog.
 fn fits(catalog: Option<&Catalog>, from: (&str, &str), into: (&str, &str)) -> bool {
     catalog.is_none_or(|c| c.check_connection(from, into).is_ok())
+}
+
+/// How a new node of `type_id` is wired where it goes: downstream of node `after` (through
+/// the first ports whose types fit), else spliced into the edge `on_edge` (an edge gone by
+/// now has untyped ends, and the document refuses the splice), else not at all. `None` when
+/// the node it goes after is gone.
+pub fn new_node_link(
+    catalog: Option<&Catalog>,
+    wf: &Workflow,
+    type_id: &str,
+    on_edge: Option<u64>,
+    after: Option<String>,
+) -> Option<NodeLink> {
+    let type_of = |id: &str| wf.node(id).map_or("", |ix| wf.graph[ix].type_id());
+    Some(match (after, on_edge) {
+        (Some(source), _) => {
+            let ix = wf.node(&source)?;
+            let (source_port, input) = after_ports(catalog, wf.graph[ix].type_id(), type_id);
+            NodeLink::After { source, source_port, input }
+        }
+        (None, Some(seq)) => {
+            let (from, into) = edge_by_seq(wf, seq).map_or((("", "output"), ("", "input")), |ix| {
+                let e = &wf.graph[ix];
+                ((type_of(e.source()), e.source_port()), (type_of(e.target()), e.target_port()))
+            });
+            let (input, output) = splice_ports(catalog, type_id, from, into);
+            NodeLink::Splice { seq, input, output }
+        }
+        (None, None) => NodeLink::Unwired,
+    })
 }
 
 /// The ports a new node of `new_type` inserted after a `source_type` node is wired
@@ -355,5 +385,23 @@ mod tests {
         let seq = wf.graph.edge_weights().next().unwrap().seq;
         let cmd = insert_command(cat, &wf, classify, (0.0, 0.0), NodeLink::Splice { seq, input, output }).unwrap();
         assert!(check_command(&wf, cat, &cmd).is_ok(), "the picked ports pass the connection check");
+    }
+
+    #[test]
+    fn a_new_node_goes_after_the_node_else_into_the_edge_else_unwired() {
+        let cat = Some(catalog());
+        let cat = cat.as_ref();
+        let wf = two_nodes();
+        let (classify, pager) = ("vendor.chainsmith.classify", "vendor.chainsmith.pager-send");
+        let seq = wf.graph.edge_weights().next().unwrap().seq;
+        // After classify a pager-send: label (string) into payload (any), as above.
+        let after = new_node_link(cat, &wf, pager, Some(seq), Some("c".into()));
+        let want = NodeLink::After { source: "c".into(), source_port: "label".into(), input: "payload".into() };
+        assert_eq!(after, Some(want), "downstream of the node wins over the edge");
+        let splice = new_node_link(cat, &wf, classify, Some(seq), None);
+        let want = NodeLink::Splice { seq, input: "context".into(), output: "label".into() };
+        assert_eq!(splice, Some(want));
+        assert_eq!(new_node_link(cat, &wf, classify, None, None), Some(NodeLink::Unwired));
+        assert_eq!(new_node_link(cat, &wf, classify, None, Some("gone".into())), None);
     }
 }

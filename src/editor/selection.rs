@@ -50,6 +50,13 @@ impl Selection {
         }
     }
 
+    /// Select chain instance `key` and its nodes (what its form or review is about).
+    pub fn select_instance(&mut self, key: &str, nodes: impl IntoIterator<Item = String>) {
+        self.clear();
+        self.instance = Some(key.to_owned());
+        self.nodes = nodes.into_iter().collect();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty() && self.edges.is_empty() && self.instance.is_none()
     }

@@ -1,7 +1,8 @@
-use super::{App, Pending};
+use super::App;
 use crate::app::action::{self, Action};
 use crate::app::{command_ui, finder, theme};
 use crate::editor::authoring::Note;
+use crate::editor::blockers;
 use crate::editor::clipboard::{clipboard_json, parse_clipboard};
 use crate::editor::commands::{self, CommandId, Menu, Os};
 use crate::editor::document::Command;
@@ -9,7 +10,7 @@ use crate::editor::file_dialog::Purpose;
 use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::publish_session::PublishSession;
-use crate::editor::{blockers, node_type};
+use crate::editor::session::Pending;
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
 use std::path::PathBuf;
@@ -106,7 +107,7 @@ impl App {
                 Action::Run(c) => self.run_command(ctx, c),
                 Action::Doc(cmd) => self.apply(cmd),
                 Action::OpenInsertForm { pack, chain_id, at, on_edge, after } => {
-                    self.open_insert_form(pack, &chain_id, at, on_edge, after);
+                    self.open_insert_form(pack, &chain_id, InsertPlace { at, on_edge, after });
                 }
                 Action::EditInstance(key) => self.open_instance_form(&key),
                 Action::ReviewUpdate(key) => self.open_review(ctx, &key),
@@ -120,7 +121,9 @@ impl App {
                     Some((nodes, edges)) => self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }),
                     None => self.panels.problems.status("The clipboard holds no chainsmith nodes to paste"),
                 },
-                Action::InsertNodeType { type_id, at, on_edge } => self.insert_node_type(&type_id, at, on_edge),
+                Action::InsertNodeType { type_id, at, on_edge } => {
+                    self.session(|s| s.insert_node(&type_id, InsertPlace { at, on_edge, after: None }));
+                }
                 Action::OpenPaths(paths) => self.open_paths(&paths),
                 Action::Publish(subject) => PublishSession::open(&mut self.windows.publish, subject),
                 Action::Fix(fix) => {
@@ -187,20 +190,23 @@ impl App {
         // next frame, which must come now, not at the next input event (whose typing the
         // palette would miss).
         ctx.request_repaint();
-        let _ =
-            self.file_command(ctx, c) || self.edit_command(ctx, c) || self.tool_command(ctx, c) || self.view_command(c);
+        let _ = self.session(|s| s.command(c))
+            || self.file_command(ctx, c)
+            || self.edit_command(ctx, c)
+            || self.tool_command(ctx, c)
+            || self.view_command(c);
     }
 
-    /// Commands of files, export, publishing and quitting. Whether `c` is one of them.
+    /// Commands of files, export, publishing and quitting (New is the document's own).
+    /// Whether `c` is one of them.
     fn file_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
-            CommandId::New => self.guard(Pending::New),
             CommandId::Open => self.ask(Purpose::Open),
             CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
             CommandId::OpenRegistry => self.windows.registry.open = true,
             CommandId::Save => match self.doc.path.clone() {
                 Some(p) => {
-                    self.save_to(&p);
+                    self.session(|s| s.save_to(&p));
                 }
                 None => self.ask(Purpose::Save),
             },
@@ -217,7 +223,7 @@ impl App {
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
                 if !self.windows.authoring.holds_quit() {
-                    self.guard(Pending::Quit);
+                    self.session(|s| s.guard(Pending::Quit));
                 }
             }
             _ => return false,
@@ -225,24 +231,18 @@ impl App {
         true
     }
 
-    /// Undo, the clipboard, deleting and selecting. Whether `c` is one of them.
+    /// Undo and the clipboard. Whether `c` is one of them.
     fn edit_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
             CommandId::Undo => {
                 // Over the pack view, undo is the pack's.
-                if self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
-                    return true;
-                }
-                if let Some(label) = self.doc.undo() {
-                    self.panels.problems.status(format!("Undid {label}"));
+                if !self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
+                    self.session(|s| s.undo(false));
                 }
             }
             CommandId::Redo => {
-                if self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
-                    return true;
-                }
-                if let Some(label) = self.doc.redo() {
-                    self.panels.problems.status(format!("Redid {label}"));
+                if !self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
+                    self.session(|s| s.undo(true));
                 }
             }
             CommandId::Copy => {
@@ -258,19 +258,6 @@ impl App {
             // The desktop answers with a paste event holding the clipboard's text, which
             // `shortcuts` turns into `Action::Paste` on the next frame.
             CommandId::Paste => ctx.send_viewport_cmd(egui::ViewportCommand::RequestPaste),
-            CommandId::Delete => {
-                let sel = &self.doc.selection;
-                let nodes: Vec<String> = sel.nodes.iter().cloned().collect();
-                let edges: Vec<u64> = sel.edges.iter().copied().collect();
-                self.apply(Command::Delete { nodes, edges });
-            }
-            CommandId::SelectAll => {
-                let wf = self.doc.workflow();
-                let all = wf.graph.node_weights().map(|n| n.id().to_owned()).collect();
-                self.doc.selection.clear();
-                self.doc.selection.nodes = all;
-            }
-            CommandId::SelectNone => self.doc.selection.clear(),
             _ => return false,
         }
         true
@@ -295,19 +282,9 @@ impl App {
                     self.open_instance_form(&key);
                 }
             }
-            CommandId::RemoveInstance => {
-                if let Some(key) = self.doc.selected_instance() {
-                    self.apply(Command::RemoveInstance { key });
-                }
-            }
             CommandId::ReviewUpdate => {
                 if let Some(key) = self.doc.selected_instance() {
                     self.open_review(ctx, &key);
-                }
-            }
-            CommandId::PinInstance => {
-                if let Some(inst) = self.doc.selected_instance().and_then(|k| self.doc.workflow().instance(&k)) {
-                    self.apply(Command::PinInstance { key: inst.key(), pinned: !inst.pinned });
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),
@@ -332,30 +309,9 @@ impl App {
         true
     }
 
-    /// Arranging, and what the canvas, panels and windows show. Whether `c` is one of them.
+    /// What the canvas, panels and windows show. Whether `c` is one of them.
     fn view_command(&mut self, c: CommandId) -> bool {
         match c {
-            CommandId::Tidy
-            | CommandId::AlignLeft
-            | CommandId::AlignCentreX
-            | CommandId::AlignRight
-            | CommandId::AlignTop
-            | CommandId::AlignCentreY
-            | CommandId::AlignBottom
-            | CommandId::DistributeHorizontally
-            | CommandId::DistributeVertically => {
-                let how = c.arrangement().expect("an arrange command");
-                let catalog = self.library.trust.catalog.as_ref();
-                let (cmd, whole) = Command::arrange_selection(how, self.doc.workflow(), &self.doc.selection, catalog);
-                self.apply(cmd);
-                if whole {
-                    self.panels.canvas.request_fit();
-                }
-            }
-            CommandId::Duplicate => {
-                let catalog = self.library.trust.catalog.as_ref();
-                self.apply(Command::duplicate_selection(self.doc.workflow(), &self.doc.selection, catalog));
-            }
             CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
             CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
             CommandId::Fit => self.panels.canvas.request_fit(),
@@ -363,8 +319,6 @@ impl App {
             CommandId::ZoomOut => self.panels.canvas.zoom_out(),
             CommandId::ToggleSnap => self.panels.canvas.snap = !self.panels.canvas.snap,
             CommandId::ToggleMinimap => self.panels.canvas.minimap = !self.panels.canvas.minimap,
-            CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
-            CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
             CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
             // One Help window: the version and files above the shortcuts.
@@ -375,21 +329,7 @@ impl App {
     }
 
     pub(super) fn apply(&mut self, cmd: Command) {
-        // A connection between ports whose types do not fit is refused before the document sees it.
-        if let Err(e) = node_type::check_command(self.doc.workflow(), self.library.trust.catalog.as_ref(), &cmd) {
-            self.panels.problems.error(e);
-            return;
-        }
-        let result = self.doc.apply(cmd);
-        self.windows.app_reparam.answered(result.as_ref().err());
-        match result {
-            Ok(outcome) => {
-                self.panels.problems.clear_error();
-                self.doc.selection.select_made(&outcome.new_nodes);
-                self.panels.problems.status_with(outcome.status_text(), outcome.warnings);
-            }
-            Err(e) => self.panels.problems.error(e),
-        }
+        self.session(|s| s.apply(cmd));
     }
 
     /// The command palette or quick-add, and what was picked in it.
@@ -425,10 +365,10 @@ impl App {
                 self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge, after });
             }
             Target::NodeType(type_id) => {
-                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
-                match after {
-                    Some(source) => self.insert_node_after(&type_id, at, &source),
-                    None => self.actions.push(Action::InsertNodeType { type_id, at, on_edge }),
+                let place = insert_place(self.doc.workflow(), &self.doc.selection, at);
+                match place.after {
+                    Some(_) => self.session(|s| s.insert_node(&type_id, place)),
+                    None => self.actions.push(Action::InsertNodeType { type_id, at: place.at, on_edge: place.on_edge }),
                 }
             }
         }

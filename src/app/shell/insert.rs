@@ -1,116 +1,39 @@
 use super::App;
 use crate::app::form::FormSession;
-use crate::app::problems::ErrorAbout;
-use crate::editor::document::{NodeLink, edge_by_seq};
 use crate::editor::insert::InsertPlace;
-use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
-use crate::editor::node_type;
 use crate::editor::packs::PackId;
+use crate::editor::session::Submit;
 
 impl App {
-    /// One node of a catalogued type downstream of `source`, wired through the first ports
-    /// whose types fit.
-    pub(super) fn insert_node_after(&mut self, type_id: &str, at: (f64, f64), source: &str) {
-        let catalog = self.library.trust.catalog.as_ref();
-        let wf = self.doc.workflow();
-        let Some(ix) = wf.node(source) else { return };
-        let (source_port, input) = node_type::after_ports(catalog, wf.graph[ix].type_id(), type_id);
-        let link = NodeLink::After { source: source.to_owned(), source_port, input };
-        match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
-            Ok(cmd) => self.apply(cmd),
-            Err(e) => self.panels.problems.error(e),
-        }
-    }
-
-    /// One node of a catalogued type at `at`, spliced into the edge `on_edge` when given.
-    pub(super) fn insert_node_type(&mut self, type_id: &str, at: (f64, f64), on_edge: Option<u64>) {
-        let catalog = self.library.trust.catalog.as_ref();
-        let wf = self.doc.workflow();
-        let type_of = |id: &str| wf.node(id).map_or("", |ix| wf.graph[ix].type_id());
-        let link = match on_edge {
-            Some(seq) => {
-                // An edge gone by now: untyped ends, and the document refuses the splice.
-                let (from, into) = edge_by_seq(wf, seq).map_or((("", "output"), ("", "input")), |ix| {
-                    let e = &wf.graph[ix];
-                    ((type_of(e.source()), e.source_port()), (type_of(e.target()), e.target_port()))
-                });
-                let (input, output) = node_type::splice_ports(catalog, type_id, from, into);
-                NodeLink::Splice { seq, input, output }
-            }
-            None => NodeLink::Unwired,
-        };
-        match node_type::insert_command(catalog, self.doc.workflow(), type_id, at, link) {
-            Ok(cmd) => self.apply(cmd),
-            Err(e) => self.panels.problems.error(e),
-        }
-    }
-
-    pub(super) fn open_insert_form(
-        &mut self,
-        pack: PackId,
-        chain_id: &str,
-        at: (f64, f64),
-        on_edge: Option<u64>,
-        after: Option<String>,
-    ) {
-        let Some(p) = self.library.packs.get(pack) else { return };
-        let place = InsertPlace { at, on_edge, after };
-        let opened = InsertSession::open_insert(&self.library.trust, pack, p, chain_id, self.doc.workflow(), place);
-        match opened {
-            None => {}
-            Some(Ok((session, chain))) => {
-                let mut form = FormSession::from_session(session, chain, None);
-                // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
-                form.focus_first_field();
-                // The preview frames its ghosts; a cancel goes back to the view the user had.
-                self.panels.canvas.remember_view();
-                self.windows.form = Some(form);
-            }
-            Some(Err(NotOpened::Failed(e))) => self.panels.problems.error(e),
-            Some(Err(NotOpened::Refused(e))) => {
-                // Nothing to fill in: say why instead of opening a form that cannot insert.
-                self.panels.palette.explain(pack, chain_id);
-                self.panels.problems.error(e);
-            }
-        }
+    pub(super) fn open_insert_form(&mut self, pack: PackId, chain_id: &str, place: InsertPlace) {
+        let Some(session) = self.session(|s| s.open_insert(pack, chain_id, place)) else { return };
+        let Some(chain) = self.library.packs.get(pack).and_then(|p| session.chain(p)) else { return };
+        let mut form = FormSession::from_session(session, chain, None);
+        // Dropped, picked in the palette or in quick-add: it is filled in from the keyboard.
+        form.focus_first_field();
+        // The preview frames its ghosts; a cancel goes back to the view the user had.
+        self.panels.canvas.remember_view();
+        self.windows.form = Some(form);
     }
 
     pub(super) fn open_instance_form(&mut self, key: &str) {
-        let opened = InsertSession::open_instance(&self.library.trust, &self.library.packs, self.doc.workflow(), key);
-        match opened {
-            None => {}
-            Some(Err(e)) => self.panels.problems.error(e),
-            Some(Ok(r)) => {
-                if let Some(note) = r.note {
-                    self.panels.problems.status(note);
-                }
-                self.windows.form = Some(FormSession::from_session(r.session, r.chain, Some(r.values)));
-                self.panels.canvas.forget_view();
-                self.doc.selection.clear();
-                self.doc.selection.instance = Some(key.to_owned());
-                self.doc.selection.nodes = r.nodes.into_iter().collect();
-            }
-        }
+        let Some((session, values)) = self.session(|s| s.open_instance(key)) else { return };
+        let pack = session.pack.and_then(|id| self.library.packs.get(id));
+        let Some(chain) = pack.and_then(|p| session.chain(p)) else { return };
+        self.windows.form = Some(FormSession::from_session(session, chain, Some(values)));
+        self.panels.canvas.forget_view();
     }
 
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
     pub(super) fn submit_form(&mut self) {
-        let Some(form) = &mut self.windows.form else { return };
+        let Some(mut form) = self.windows.form.take() else { return };
         let values = form.values().clone();
-        let Some(submitted) = form.submit(&mut self.doc, &self.library.trust, &self.library.packs, values) else {
-            return;
-        };
+        let submitted = self.session(|s| s.submit(&mut form, values));
         match submitted {
-            Submitted::Done(outcome) => {
-                self.windows.form = None;
-                self.panels.canvas.forget_view();
-                self.panels.problems.status_with(outcome.label, outcome.warnings);
-            }
-            Submitted::Refused(e) => {
-                form.reveal_errors();
-                self.panels.problems.error_about(e, ErrorAbout::Form);
-            }
-            Submitted::Conflicts(e) => self.panels.problems.status(e.message),
+            Some(Submit::Done) => return self.panels.canvas.forget_view(),
+            Some(Submit::Refused) => form.reveal_errors(),
+            Some(Submit::Conflicts) | None => {}
         }
+        self.windows.form = Some(form);
     }
 }

@@ -2,7 +2,8 @@
 //! trust policy, the document), the panels and windows, and the frame's state; it draws them
 //! in order and then applies the frame's [`Action`]s. The parts of its work live beside it:
 //! `actions.rs` (commands and actions), `insert.rs` (the insert form's session),
-//! `documents.rs` (opening, saving, the unsaved-changes question), `windows.rs` (what the
+//! `documents.rs` (requests run on the model's `editor::session` and their effects shown,
+//! the recovery and unsaved-changes questions), `windows.rs` (what the
 //! windows ask of the editor, and Esc).
 
 mod actions;
@@ -30,7 +31,8 @@ use crate::editor::files::Loading;
 use crate::editor::packs::Packs;
 use crate::editor::preview;
 use crate::editor::publish_session::PublishSession;
-use crate::editor::recovery::{self, Recovered, Recovery};
+use crate::editor::recovery::{self, Recovery};
+use crate::editor::session::{Pending, Start, Unsaved};
 use crate::editor::settings::Settings;
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
@@ -38,13 +40,6 @@ use crate::workflow::Workflow;
 use egui::{Pos2, Rect, Ui};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Work waiting for an answer about unsaved changes.
-enum Pending {
-    New,
-    Replace(Box<Workflow>, PathBuf),
-    Quit,
-}
 
 /// How the editor starts.
 pub struct StartOptions {
@@ -134,15 +129,6 @@ struct Windows {
     finder: Option<finder::Finder>,
 }
 
-/// Unsaved work: the autosave, the recovery offer, and what waits for the save question.
-struct Unsaved {
-    recovery: Recovery,
-    offer: Option<Recovered>,
-    pending: Option<Pending>,
-    /// What waits for a save to finish (the unsaved-changes question was answered "Save").
-    after_save: Option<Pending>,
-}
-
 /// What carries from one frame to the next.
 #[derive(Default)]
 struct FrameState {
@@ -160,15 +146,6 @@ struct FrameState {
     /// When tracing the start: the frame number of the first drawn frame, until a later
     /// frame has begun (it was then on screen).
     first_frame_nr: Option<u64>,
-}
-
-/// The files opened at start.
-#[derive(Default)]
-struct Start {
-    /// Files opened at start, being read on a thread.
-    loading: Option<Loading>,
-    /// What to say once they are open (remembered packs not found).
-    start_notice: Option<String>,
 }
 
 impl App {

@@ -4,11 +4,11 @@
 
 use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
-use crate::editor::insert::{InsertPlace, insert_place};
+use crate::editor::insert::insert_place;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{chain_versions, conflicts_for, others_to_update, update_instance};
+use crate::editor::session::Updated;
+use crate::editor::update_review::{chain_versions, others_to_update};
 use crate::instance::Resolutions;
-use crate::workflow::Instance;
 use serde_json::{Map, Value};
 
 impl App {
@@ -51,15 +51,14 @@ impl App {
         let packs = self.library.packs.to_vec();
         self.windows.updates.review =
             ReviewWindow::start(ctx, self.doc.snapshot(), key, packs, (up.pack, target_id), host);
-        self.doc.selection.clear();
-        self.doc.selection.instance = Some(key.to_owned());
-        self.doc.selection.nodes = inst.node_ids.iter().cloned().collect();
+        self.doc.selection.select_instance(key, inst.node_ids);
     }
 
     /// The review window, and what was asked of it.
     pub(super) fn review_window(&mut self, ctx: &egui::Context) {
         let Some(review) = &self.windows.updates.review else { return };
-        let others = self.others_to_update(review.chain_id(), &review.key).len();
+        let available = &self.windows.updates.found.available;
+        let others = others_to_update(self.doc.workflow(), available, review.chain_id(), &review.key).len();
         let Some(review) = &mut self.windows.updates.review else { return };
         let (open, answer) = review.show(ctx, others);
         if review.computing() {
@@ -77,37 +76,18 @@ impl App {
         }
     }
 
-    /// The other instances of `chain_id` an "Update all" moves.
-    fn others_to_update(&self, chain_id: &str, key: &str) -> Vec<Instance> {
-        others_to_update(self.doc.workflow(), &self.windows.updates.found.available, chain_id, key)
-    }
-
     /// Update the reviewed instance (and with `all` every other one of its chain) to the
     /// reviewed version; a refusal shows in the window (conflicts to settle, or why).
     fn apply_update(&mut self, values: Map<String, Value>, resolutions: Resolutions, all: bool) {
         let Some(review) = &self.windows.updates.review else { return };
-        let key = review.key.clone();
-        let Some(target) = self.library.packs.get(review.target) else { return };
-        let (trust, packs) = (&self.library.trust, &self.library.packs);
-        let available = all.then_some(&self.windows.updates.found.available);
-        let applied = update_instance(&mut self.doc, trust, packs, target, &key, (values, resolutions), available);
-        let (Some(applied), Some(review)) = (applied, self.windows.updates.review.as_mut()) else { return };
-        match applied {
-            Ok(outcome) => {
-                self.windows.updates.review = None;
-                self.panels.problems.status_with(outcome.label, outcome.warnings);
-            }
-            Err(e) => match conflicts_for(&e, &key) {
-                Some(conflicts) => {
-                    review.conflicts = conflicts;
-                    review.refusal = None;
-                    self.panels.problems.status(e.message);
-                }
-                None => {
-                    review.refusal = Some(e.clone());
-                    self.panels.problems.error(e);
-                }
-            },
+        let (key, target) = (review.key.clone(), review.target);
+        let updated = self.session(|s| s.update(target, &key, (values, resolutions), all));
+        let Some(review) = &mut self.windows.updates.review else { return };
+        match updated {
+            Some(Updated::Done) => self.windows.updates.review = None,
+            Some(Updated::Conflicts(conflicts)) => (review.conflicts, review.refusal) = (conflicts, None),
+            Some(Updated::Refused(e)) => review.refusal = Some(e),
+            None => {}
         }
     }
 
@@ -116,8 +96,8 @@ impl App {
     pub(super) fn insert_chain(&mut self, pack: PackId, chain_id: &str) {
         let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
         let at = (f64::from(c.x), f64::from(c.y));
-        let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+        let place = insert_place(self.doc.workflow(), &self.doc.selection, at);
         self.panels.palette.close_explanation();
-        self.open_insert_form(pack, chain_id, at, on_edge, after);
+        self.open_insert_form(pack, chain_id, place);
     }
 }
