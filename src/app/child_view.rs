@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::theme;
-use super::window::{Scaffold, Window, WindowId};
+use super::window::{Window, WindowId, show_some};
 use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
 use egui::RichText;
@@ -32,9 +32,8 @@ impl Window for ChildWindow {
 
     fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {
         let mut actions = Vec::new();
-        let Some(child) = &self.open else { return actions };
-        let mut keep = true;
-        Scaffold::of::<Self>("Child workflow", &mut keep).centred(ctx, WINDOW_SIZE).constrained().show(ctx, |ui| {
+        let title = "Child workflow";
+        show_some::<Self, _, _>(ctx, &mut self.open, title, |s| s.centred(ctx, WINDOW_SIZE).constrained(), |ui, child| {
             ui.label(RichText::new(&child.workflow_id).monospace().strong());
             let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
             let text = format!("{chain}{}. Read-only.", child.origin);
@@ -67,9 +66,6 @@ impl Window for ChildWindow {
                 actions.push(Action::Run(CommandId::ExportBundle));
             }
         });
-        if !keep {
-            self.open = None;
-        }
         actions
     }
 }

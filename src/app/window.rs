@@ -159,3 +159,22 @@ impl<'open> Scaffold<'open> {
         self.window.show(ctx, add)
     }
 }
+
+/// The preamble every window over an `Option` repeats: window `W` is drawn while `shown`
+/// holds what it shows, its scaffold finished by `place`, and its close button empties
+/// `shown`. What the body returned, when it was drawn.
+pub fn show_some<W: Window, T, R>(
+    ctx: &Context,
+    shown: &mut Option<T>,
+    title: impl Into<WidgetText>,
+    place: impl FnOnce(Scaffold<'_>) -> Scaffold<'_>,
+    body: impl FnOnce(&mut Ui, &mut T) -> R,
+) -> Option<R> {
+    let what = shown.as_mut()?;
+    let mut keep = true;
+    let answer = place(Scaffold::of::<W>(title, &mut keep)).show(ctx, |ui| body(ui, what)).and_then(|r| r.inner);
+    if !keep {
+        *shown = None;
+    }
+    answer
+}

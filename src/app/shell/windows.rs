@@ -1,5 +1,6 @@
 use super::App;
 use crate::app::app_reparam::WINDOW_HEIGHT;
+use crate::app::command_ui::Help;
 use crate::app::form::FormSession;
 use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
@@ -20,20 +21,21 @@ impl App {
         if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
             return;
         }
+        let w = &mut self.windows;
         let open = [
-            (WindowId::FileDialog, self.windows.dialogs.is_open()),
-            (WindowId::ShortcutHelp, self.windows.shortcut_help),
-            (WindowId::Explanation, self.panels.palette.explained().is_some()),
-            (WindowId::PackFindings, self.panels.palette.detail_open()),
-            (WindowId::Refusal, self.panels.problems.error_window_open()),
-            self.windows.trust_window.state(),
-            self.windows.registry.state(),
-            self.windows.publish.state(),
-            self.windows.app_reparam.state(),
-            (WindowId::PackView, self.windows.authoring.view.open),
-            (WindowId::Extract, self.windows.authoring.extract_open()),
-            (WindowId::MakeParameter, self.windows.authoring.make_open()),
-            (WindowId::ReviewUpdate, self.windows.updates.review.is_some()),
+            w.dialogs.state(),
+            Help(&mut w.shortcut_help).state(),
+            self.panels.palette.explanation.state(),
+            self.panels.palette.findings.state(),
+            self.panels.problems.state(),
+            w.trust_window.state(),
+            w.registry.state(),
+            w.publish.state(),
+            w.app_reparam.state(),
+            (WindowId::PackView, w.authoring.view.open),
+            w.authoring.extract.state(),
+            w.authoring.make.state(),
+            (WindowId::ReviewUpdate, w.updates.review.is_some()),
         ];
         let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
         let depth = |w: WindowId| layers.iter().position(|l| l.id == w.id());
@@ -44,20 +46,21 @@ impl App {
             return;
         }
         ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        let w = &mut self.windows;
         match top {
             WindowId::FileDialog | WindowId::Child | WindowId::Compare => {}
-            WindowId::ShortcutHelp => self.windows.shortcut_help = false,
-            WindowId::Explanation => self.panels.palette.close_explanation(),
-            WindowId::PackFindings => self.panels.palette.close_detail(),
-            WindowId::Refusal => self.panels.problems.close_error_window(),
-            WindowId::Settings => self.windows.trust_window.close(),
-            WindowId::Registry => self.windows.registry.close(),
-            WindowId::Publish => self.windows.publish.close(),
-            WindowId::AppReparam => self.windows.app_reparam.close(),
-            WindowId::PackView => self.windows.authoring.view.open = false,
-            WindowId::Extract => self.windows.authoring.close_extract(),
-            WindowId::MakeParameter => self.windows.authoring.close_make(),
-            WindowId::ReviewUpdate => self.windows.updates.review = None,
+            WindowId::ShortcutHelp => Help(&mut w.shortcut_help).close(),
+            WindowId::Explanation => self.panels.palette.explanation.close(),
+            WindowId::PackFindings => self.panels.palette.findings.close(),
+            WindowId::Refusal => self.panels.problems.close(),
+            WindowId::Settings => w.trust_window.close(),
+            WindowId::Registry => w.registry.close(),
+            WindowId::Publish => w.publish.close(),
+            WindowId::AppReparam => w.app_reparam.close(),
+            WindowId::PackView => w.authoring.view.open = false,
+            WindowId::Extract => w.authoring.extract.close(),
+            WindowId::MakeParameter => w.authoring.make.close(),
+            WindowId::ReviewUpdate => w.updates.review = None,
         }
     }
 }
