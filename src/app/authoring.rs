@@ -175,9 +175,7 @@ impl Authoring {
             self.view.select(d, chain);
         }
         self.quit_question(ctx, actions);
-        let mut ops = Vec::new();
-        self.view.show(ctx, &self.session.model.docs, packs, &mut ops);
-        for op in ops {
+        for op in self.view.show(ctx, (&self.session.model.docs, packs)) {
             self.run(op, packs, catalog, actions);
         }
     }

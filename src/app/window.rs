@@ -27,8 +27,9 @@ pub enum WindowId {
 }
 
 impl WindowId {
-    pub fn name(self) -> &'static str {
-        match self {
+    /// The egui id the window's area is shown with.
+    pub fn id(self) -> Id {
+        Id::unique(match self {
             WindowId::FileDialog => "cs-file-dialog",
             WindowId::ShortcutHelp => "cs-shortcut-help",
             WindowId::Explanation => "cs-blocked",
@@ -44,12 +45,7 @@ impl WindowId {
             WindowId::Child => "cs-child",
             WindowId::Compare => "cs-compare-saved",
             WindowId::ReviewUpdate => "cs-review-update",
-        }
-    }
-
-    /// The egui id the window's area is shown with.
-    pub fn id(self) -> Id {
-        Id::unique(self.name())
+        })
     }
 }
 

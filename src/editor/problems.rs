@@ -68,6 +68,19 @@ impl Problems {
         }
     }
 
+    /// What an action came to: its status line, or its refusal.
+    pub fn report(&mut self, done: Result<String, Error>) {
+        self.report_with(done.map(|text| (text, Vec::new())));
+    }
+
+    /// What an action came to: its status line with the findings it reported, or its refusal.
+    pub fn report_with(&mut self, done: Result<(String, Vec<Finding>), Error>) {
+        match done {
+            Ok((text, findings)) => self.status_with(text, findings),
+            Err(e) => self.error(e),
+        }
+    }
+
     pub fn error(&mut self, e: Error) {
         self.error_about(e, ErrorAbout::Action);
     }
@@ -192,6 +205,18 @@ mod tests {
         p.resolved(ErrorAbout::Action);
         assert!(p.last_error.is_some(), "not what it is about");
         p.resolved(ErrorAbout::Form);
+        assert!(p.last_error.is_none());
+    }
+
+    #[test]
+    fn a_report_is_a_status_line_or_a_refusal() {
+        let mut p = Problems::default();
+        p.report_with(Ok(("Exported".to_owned(), vec![finding()])));
+        assert_eq!((p.status.as_deref(), p.action_findings.len()), (Some("Exported"), 1));
+        p.report(Err(Error::new(code::INVALID_REQUEST, "no")));
+        assert!(p.status.is_none() && p.action_findings.is_empty());
+        assert_eq!(p.last_error.as_ref().map(|e| e.code), Some(code::INVALID_REQUEST));
+        p.report(Ok("Opened".to_owned()));
         assert!(p.last_error.is_none());
     }
 
