@@ -63,7 +63,8 @@ impl Window for AppReparamWindow {
             return actions;
         }
         // Low in the window, so the instance's frame and its edited nodes stay in view.
-        let at = egui::pos2(ctx.content_rect().center().x - WINDOW_WIDTH / 2.0, ctx.content_rect().bottom() - WINDOW_HEIGHT);
+        let at =
+            egui::pos2(ctx.content_rect().center().x - WINDOW_WIDTH / 2.0, ctx.content_rect().bottom() - WINDOW_HEIGHT);
         let refusal = self.refusal.as_ref();
         let answer = show_some::<Self, _, _>(
             ctx,

@@ -233,7 +233,8 @@ fn make_body(ui: &mut Ui, m: &mut MakeParam, wf: &Workflow, target: &str) -> Opt
         if ui.button(RichText::new("Add to the chain").strong()).clicked() {
             answer = Some(true);
         }
-        if ui.button("New draft chain…").on_hover_text("Extract a new chain with this value as a parameter").clicked() {
+        if ui.button("New draft chain…").on_hover_text("Extract a new chain with this value as a parameter").clicked()
+        {
             answer = Some(false);
         }
     });

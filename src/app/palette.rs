@@ -345,7 +345,6 @@ impl Palette {
                 }
             });
     }
-
 }
 
 impl Window for Findings {
@@ -369,24 +368,22 @@ impl Window for Findings {
             return;
         };
         let mut open = true;
-        Scaffold::of::<Self>(format!("Findings — {}", pack.name()), &mut open)
-            .collapsible()
-            .show(ctx, |ui| {
-                ui.label(RichText::new(pack.source.display().to_string()).monospace().small());
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    for f in &pack.findings {
-                        let color = if f.is_error() { theme::ERROR } else { theme::WARN };
-                        ui.horizontal_wrapped(|ui| {
-                            ui.label(RichText::new(f.code).monospace().color(color));
-                            if !f.pointer.is_empty() {
-                                ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
-                            }
-                        });
-                        ui.label(&f.message);
-                        ui.separator();
-                    }
-                });
+        Scaffold::of::<Self>(format!("Findings — {}", pack.name()), &mut open).collapsible().show(ctx, |ui| {
+            ui.label(RichText::new(pack.source.display().to_string()).monospace().small());
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                for f in &pack.findings {
+                    let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(RichText::new(f.code).monospace().color(color));
+                        if !f.pointer.is_empty() {
+                            ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
+                        }
+                    });
+                    ui.label(&f.message);
+                    ui.separator();
+                }
             });
+        });
         if !open {
             self.open = None;
         }

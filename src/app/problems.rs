@@ -129,8 +129,7 @@ fn message(p: &mut Problems, ui: &mut Ui) {
     let open = p.expanded && p.list == List::Action;
     let counts = wording::finding_counts(&p.action_findings);
     let said = format!("{text} ({counts} from this action {})", arrow(open));
-    let label =
-        egui::Label::new(RichText::new(&said).color(theme::TEXT_DIM)).truncate().sense(egui::Sense::click());
+    let label = egui::Label::new(RichText::new(&said).color(theme::TEXT_DIM)).truncate().sense(egui::Sense::click());
     let label = ui.add(label.show_tooltip_when_elided(false));
     let hover = format!("{said}\n\nThe result of the last action: click to list what it reported.");
     if label.on_hover_text(hover).clicked() {
@@ -149,8 +148,7 @@ fn workflow_counts(p: &mut Problems, ui: &mut Ui) {
         (0, n) => format!("✔ no problems · {} {}", crate::words::count(n, "note", "notes"), arrow(open)),
         _ => format!("{} {}", wording::finding_counts(&p.lint.findings), arrow(open)),
     };
-    let color =
-        if p.lint.linted_revision.is_none() { theme::TEXT_DIM } else { counts_colour(&p.lint.findings) };
+    let color = if p.lint.linted_revision.is_none() { theme::TEXT_DIM } else { counts_colour(&p.lint.findings) };
     let button = ui.add(egui::Button::new(RichText::new(text).color(color)).frame(false));
     let hover = if p.lint.findings.is_empty() {
         "The workflow's findings: schema, lints, and node configs and ports checked against the catalog"

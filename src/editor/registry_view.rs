@@ -533,6 +533,9 @@ mod tests {
         .remove(0);
         let chains = pack.chains.len();
         let status = Done::Opened(Box::new(pack)).status();
-        assert!(status.starts_with("Opened ") && status.ends_with(&format!("from the registry ({chains} chains)")), "{status}");
+        assert!(
+            status.starts_with("Opened ") && status.ends_with(&format!("from the registry ({chains} chains)")),
+            "{status}"
+        );
     }
 }

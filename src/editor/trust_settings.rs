@@ -212,9 +212,13 @@ mod tests {
         assert!(s.import_capabilities_noted(&mut files, &junk).is_err());
         assert!(files.import_error.is_some(), "the window shows why");
         let caps = dir.path().join("caps.json");
-        std::fs::write(&caps, r#"{"protocolVersion": "1.0", "capabilities": {"secrets": {"supported": true}}}"#).unwrap();
+        std::fs::write(&caps, r#"{"protocolVersion": "1.0", "capabilities": {"secrets": {"supported": true}}}"#)
+            .unwrap();
         let said = s.import_capabilities_noted(&mut files, &caps).unwrap();
-        assert_eq!(said, format!("Host profile imported from {} (v1 deprecated `capabilities` wrapper)", caps.display()));
+        assert_eq!(
+            said,
+            format!("Host profile imported from {} (v1 deprecated `capabilities` wrapper)", caps.display())
+        );
         assert!(files.import_error.is_none() && s.host.secrets);
 
         // A keys folder that is not there: no keys, and the window says why.

@@ -20,7 +20,8 @@ use crate::app::palette::{self, Palette};
 use crate::app::problems::{ErrorAbout, ProblemPick, Problems, ProblemsBar};
 use crate::app::window::Window;
 use crate::app::{
-    app_reparam, authoring, child_view, command_ui, compare, finder, registry, theme, trust_settings, upgrade as updates,
+    app_reparam, authoring, child_view, command_ui, compare, finder, registry, theme, trust_settings,
+    upgrade as updates,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;

@@ -241,7 +241,10 @@ mod tests {
         let d = s.extract.as_ref().expect("the extract dialog opens");
         assert_eq!(d.form.nodes, ["fetch"]);
         let row = &d.form.rows[d.focus.expect("the value's row takes focus")];
-        assert_eq!((row.node.as_str(), row.candidate.pointer.as_str(), row.checked), ("fetch", "/config/retries", true));
+        assert_eq!(
+            (row.node.as_str(), row.candidate.pointer.as_str(), row.checked),
+            ("fetch", "/config/retries", true)
+        );
         // With the node selected, the draft holds the whole selection.
         let mut s = AuthoringSession::default();
         s.make_parameter(&wf(), "fetch", "/config/url", vec!["fetch".to_owned(), "log".to_owned()]);
