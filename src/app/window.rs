@@ -199,6 +199,7 @@ mod tests {
         }
         let mut found = Vec::new();
         walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app"), &mut found);
+        found.sort();
         assert_eq!(found, ["src/app/upgrade.rs"]);
     }
 }
