@@ -5,7 +5,7 @@
 
 use super::action::Action;
 use super::theme;
-use super::window::{Scaffold, Window, WindowId};
+use super::window::{Window, WindowId, show_some};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::document::Command;
 use crate::error::Error;
@@ -59,23 +59,26 @@ impl Window for AppReparamWindow {
 
     fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {
         let mut actions = Vec::new();
-        let Some(r) = &mut self.open else { return actions };
-        let mut keep = true;
-        let mut answer = None;
-        Scaffold::of::<Self>("Re-parameterise app workflow", &mut keep)
-            .fixed_size()
-            .width(WINDOW_WIDTH)
-            // Low in the window, so the instance's frame and its edited nodes stay in view.
-            .at(egui::pos2(
-                ctx.content_rect().center().x - WINDOW_WIDTH / 2.0,
-                ctx.content_rect().bottom() - WINDOW_HEIGHT,
-            ))
-            .constrained()
-            .show(ctx, |ui| answer = contents(ui, r, self.refusal.as_ref()));
-        if answer == Some(false) {
-            keep = false;
+        if self.open.is_none() {
+            return actions;
         }
-        if answer == Some(true) {
+        // Low in the window, so the instance's frame and its edited nodes stay in view.
+        let at =
+            egui::pos2(ctx.content_rect().center().x - WINDOW_WIDTH / 2.0, ctx.content_rect().bottom() - WINDOW_HEIGHT);
+        let refusal = self.refusal.as_ref();
+        let answer = show_some::<Self, _, _>(
+            ctx,
+            &mut self.open,
+            "Re-parameterise app workflow",
+            |s| s.fixed_size().width(WINDOW_WIDTH).at(at).constrained(),
+            |ui, r| contents(ui, r, refusal),
+        )
+        .flatten();
+        // Closed by its button, or cancelled.
+        let mut keep = self.open.is_some() && answer != Some(false);
+        if answer == Some(true)
+            && let Some(r) = &self.open
+        {
             match r.values() {
                 Ok(values) => {
                     let chain = Box::new(r.chain.clone());

@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::theme;
-use super::window::{Scaffold, Window, WindowId};
+use super::window::{Window, WindowId, show_some};
 use crate::editor::commands::CommandId;
 use crate::editor::subchains::ChildView;
 use egui::RichText;
@@ -32,44 +32,47 @@ impl Window for ChildWindow {
 
     fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {
         let mut actions = Vec::new();
-        let Some(child) = &self.open else { return actions };
-        let mut keep = true;
-        Scaffold::of::<Self>("Child workflow", &mut keep).centred(ctx, WINDOW_SIZE).constrained().show(ctx, |ui| {
-            ui.label(RichText::new(&child.workflow_id).monospace().strong());
-            let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
-            let text = format!("{chain}{}. Read-only.", child.origin);
-            ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
-            let wf = &child.workflow;
-            ui.label(format!(
-                "{} · {}",
-                crate::words::count(wf.node_count(), "node", "nodes"),
-                crate::words::count(wf.graph.edge_count(), "edge", "edges")
-            ));
-            egui::ScrollArea::vertical().id_salt("cs-child-list").max_height(280.0).show(ui, |ui| {
-                egui::Grid::new("cs-child-nodes").num_columns(3).striped(true).show(ui, |ui| {
-                    for ix in wf.nodes_in_order() {
-                        let n = &wf.graph[ix];
-                        ui.label(RichText::new(n.id()).monospace());
-                        ui.label(RichText::new(n.type_id()).small().color(theme::TEXT_DIM));
-                        ui.label(n.name());
-                        ui.end_row();
+        let title = "Child workflow";
+        show_some::<Self, _, _>(
+            ctx,
+            &mut self.open,
+            title,
+            |s| s.centred(ctx, WINDOW_SIZE).constrained(),
+            |ui, child| {
+                ui.label(RichText::new(&child.workflow_id).monospace().strong());
+                let chain = child.chain_id.as_deref().map_or(String::new(), |c| format!("chain {c}, "));
+                let text = format!("{chain}{}. Read-only.", child.origin);
+                ui.label(RichText::new(text).small().color(theme::TEXT_DIM));
+                let wf = &child.workflow;
+                ui.label(format!(
+                    "{} · {}",
+                    crate::words::count(wf.node_count(), "node", "nodes"),
+                    crate::words::count(wf.graph.edge_count(), "edge", "edges")
+                ));
+                egui::ScrollArea::vertical().id_salt("cs-child-list").max_height(280.0).show(ui, |ui| {
+                    egui::Grid::new("cs-child-nodes").num_columns(3).striped(true).show(ui, |ui| {
+                        for ix in wf.nodes_in_order() {
+                            let n = &wf.graph[ix];
+                            ui.label(RichText::new(n.id()).monospace());
+                            ui.label(RichText::new(n.type_id()).small().color(theme::TEXT_DIM));
+                            ui.label(n.name());
+                            ui.end_row();
+                        }
+                    });
+                    ui.separator();
+                    for e in wf.edges_in_order() {
+                        let e = &wf.graph[e];
+                        ui.label(RichText::new(format!("{} → {}", e.source(), e.target())).monospace().small());
                     }
                 });
                 ui.separator();
-                for e in wf.edges_in_order() {
-                    let e = &wf.graph[e];
-                    ui.label(RichText::new(format!("{} → {}", e.source(), e.target())).monospace().small());
+                let tip =
+                    "The workflow and every sub-chain child, each as its own WorkflowDefinition, written together";
+                if ui.button("Export bundle…").on_hover_text(tip).clicked() {
+                    actions.push(Action::Run(CommandId::ExportBundle));
                 }
-            });
-            ui.separator();
-            let tip = "The workflow and every sub-chain child, each as its own WorkflowDefinition, written together";
-            if ui.button("Export bundle…").on_hover_text(tip).clicked() {
-                actions.push(Action::Run(CommandId::ExportBundle));
-            }
-        });
-        if !keep {
-            self.open = None;
-        }
+            },
+        );
         actions
     }
 }

@@ -5,7 +5,7 @@
 
 use super::action::Action;
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::editor::commands::{self, CommandId, Context, Key, Menu, Os, Place, Shortcut};
 use egui::{KeyboardShortcut, Modifiers, RichText, Ui};
 
@@ -272,12 +272,37 @@ fn about(ui: &mut Ui, about: &About) {
     ui.separator();
 }
 
-pub fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os, info: &About) {
+/// The Help window (Help → Keyboard shortcuts, or About): over the editor's flag that it is
+/// open, which the shell's commands set.
+pub struct Help<'a>(pub &'a mut bool);
+
+impl Window for Help<'_> {
+    type Input<'a> = (Os, &'a About);
+    type Response = ();
+    const ID: WindowId = WindowId::ShortcutHelp;
+    const SIZE: Option<egui::Vec2> = None;
+
+    fn is_open(&self) -> bool {
+        *self.0
+    }
+
+    fn close(&mut self) {
+        *self.0 = false;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, (os, info): (Os, &About)) {
+        if *self.0 {
+            shortcut_help(ctx, self.0, os, info);
+        }
+    }
+}
+
+fn shortcut_help(ctx: &egui::Context, open: &mut bool, os: Os, info: &About) {
     // At most about three quarters of the window, so a small window keeps the canvas in
     // sight behind it (760x600 covered nearly all of 1000x700).
     let room = ctx.content_rect().size() * 0.72;
     let size = egui::vec2(room.x.min(760.0), room.y.min(600.0));
-    Scaffold::new(WindowId::ShortcutHelp, "Help", open)
+    Scaffold::of::<Help>("Help", open)
         .size(size)
         .max_size(ctx.content_rect().size() - egui::vec2(40.0, 40.0))
         .pivot_centred(ctx)

@@ -5,7 +5,7 @@
 //! and asks: every change is a [`ViewOp`] the authoring layer applies after the frame.
 
 use super::form::FormSession;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
 use crate::editor::authoring::{OpenPack, ViewOp};
@@ -17,6 +17,32 @@ use std::collections::HashMap;
 
 /// Below this width (points) the pack view shows its parts in one column instead of three.
 const NARROW: f32 = 1100.0;
+
+/// What the pack view asks comes back as [`ViewOp`]s, applied after the frame.
+impl Window for PackView {
+    /// The packs open for editing, and the loaded packs.
+    type Input<'a> = (&'a [OpenPack], &'a [Pack]);
+    type Response = Vec<ViewOp>;
+    const ID: WindowId = WindowId::PackView;
+    /// Sized to the room between the menu bar and the status bar ([`Scaffold::within`]).
+    const SIZE: Option<egui::Vec2> = None;
+
+    fn is_open(&self) -> bool {
+        self.open
+    }
+
+    fn close(&mut self) {
+        self.open = false;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, (docs, packs): (&[OpenPack], &[Pack])) -> Vec<ViewOp> {
+        let mut ops = Vec::new();
+        if self.open {
+            self.draw(ctx, docs, packs, &mut ops);
+        }
+        ops
+    }
+}
 
 #[derive(Default)]
 pub struct PackView {
@@ -53,16 +79,14 @@ impl PackView {
         self.doc
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
-        if !self.open {
-            return;
-        }
+    /// Draw the open view; what it asks goes into `ops`.
+    fn draw(&mut self, ctx: &egui::Context, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
         if self.doc.is_some_and(|d| d >= docs.len()) {
             self.doc = None;
         }
         let mut open = true;
         let area = self.area.filter(|a| a.is_positive()).unwrap_or_else(|| ctx.content_rect());
-        let scaffold = Scaffold::new(WindowId::PackView, "Pack view", &mut open).collapsible();
+        let scaffold = Scaffold::of::<Self>("Pack view", &mut open).collapsible();
         let shown = scaffold.within(area, egui::vec2(1180.0, 820.0)).show(ctx, |ui| {
             self.toolbar(ui, docs, packs, ops);
             self.result_line(ui);

@@ -7,7 +7,7 @@ mod notices;
 
 use super::action::{Action, Subject};
 use super::theme;
-use super::window::{Scaffold, WindowId};
+use super::window::{Scaffold, Window, WindowId};
 use crate::catalog::{Catalog, SignatureStatus, TrustReport};
 use crate::editor::blockers::{
     self, Fix, TileFilter, blocked_summary, has_errors, missing_type_ids, shown_tiles, uses_of,
@@ -42,16 +42,31 @@ pub struct Palette {
     pub hide_blocked: bool,
     /// Show only this pack's tiles (by pack name).
     pub pack_filter: Option<String>,
-    /// The pack whose findings are open in the detail window.
-    detail: Option<PackId>,
-    /// The blocked tile whose reasons are open in the explanation window: pack, chainId.
-    explain: Option<(PackId, String)>,
+    /// The window of a pack's findings.
+    pub findings: Findings,
+    /// The window saying why a blocked tile cannot be inserted.
+    pub explanation: Explanation,
     /// Sources of packs edited for authoring and not saved since.
     pub unsaved: HashSet<PathBuf>,
     /// Chains loaded at several versions: each version (newest first) and its pack.
     pub versions: std::collections::HashMap<String, Vec<(String, PackId)>>,
     banner: banner::Banner,
 }
+
+/// The window of a pack's findings (opened from its error or lint badge).
+#[derive(Default)]
+pub struct Findings {
+    open: Option<PackId>,
+}
+
+/// The window saying why a chain cannot be inserted: its pack and chainId.
+#[derive(Default)]
+pub struct Explanation {
+    open: Option<(PackId, String)>,
+}
+
+/// Where the explanation window first appears, and what it reads.
+type ExplainInput<'a> = (egui::Pos2, &'a Packs, &'a [TrustReport], &'a mut Vec<Action>);
 
 /// What one pack is, for the palette.
 pub struct PaletteCtx<'a> {
@@ -74,25 +89,16 @@ pub struct PaletteResponse {
 impl Palette {
     /// Open the explanation of why a chain cannot be inserted.
     pub fn explain(&mut self, pack: PackId, chain_id: &str) {
-        self.explain = Some((pack, chain_id.to_owned()));
+        self.explanation.open = Some((pack, chain_id.to_owned()));
     }
 
     pub fn close_explanation(&mut self) {
-        self.explain = None;
-    }
-
-    /// A pack's findings window is open.
-    pub fn detail_open(&self) -> bool {
-        self.detail.is_some()
-    }
-
-    pub fn close_detail(&mut self) {
-        self.detail = None;
+        self.explanation.close();
     }
 
     /// The chain whose explanation is open, if any.
     pub fn explained(&self) -> Option<(PackId, &str)> {
-        self.explain.as_ref().map(|(p, c)| (*p, c.as_str()))
+        self.explanation.open.as_ref().map(|(p, c)| (*p, c.as_str()))
     }
 
     /// Draw the palette; returns what the user asked of it.
@@ -189,11 +195,11 @@ impl Palette {
                 );
             }
         });
-        self.detail_window(ui.ctx(), packs);
+        self.findings.show(ui.ctx(), packs);
         // Beside the palette, under the canvas toolbar: neither the tile nor the middle of the
         // canvas, where the next drop goes, is covered.
         let beside = egui::pos2(ui.max_rect().right() + 16.0, ui.max_rect().top() + 40.0);
-        self.explain_window(ui.ctx(), beside, packs, reports, actions);
+        self.explanation.show(ui.ctx(), (beside, packs, reports, actions));
         PaletteResponse { actions: asked }
     }
 
@@ -290,7 +296,7 @@ impl Palette {
                     .on_hover_text("Click for details")
                     .clicked()
                 {
-                    self.detail = Some(index);
+                    self.findings.open = Some(index);
                 }
                 let hover = format!("{name} {}\n{}", pack.version(), pack.source.display());
                 // Cut in the middle: packs named alike differ at their ends.
@@ -310,7 +316,7 @@ impl Palette {
                             .on_hover_text("Click for details")
                             .clicked()
                     {
-                        self.detail = Some(index);
+                        self.findings.open = Some(index);
                     }
                     if let Some(r) = report {
                         trust_badge(ui, r);
@@ -339,54 +345,72 @@ impl Palette {
                 }
             });
     }
+}
 
-    fn detail_window(&mut self, ctx: &egui::Context, packs: &Packs) {
-        let Some(i) = self.detail else { return };
+impl Window for Findings {
+    type Input<'a> = &'a Packs;
+    type Response = ();
+    const ID: WindowId = WindowId::PackFindings;
+    const SIZE: Option<egui::Vec2> = Some(egui::vec2(560.0, 360.0));
+
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn close(&mut self) {
+        self.open = None;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, packs: &Packs) {
+        let Some(i) = self.open else { return };
         let Some(pack) = packs.get(i) else {
-            self.detail = None;
+            self.open = None;
             return;
         };
         let mut open = true;
-        Scaffold::new(WindowId::PackFindings, format!("Findings — {}", pack.name()), &mut open)
-            .collapsible()
-            .size([560.0, 360.0])
-            .show(ctx, |ui| {
-                ui.label(RichText::new(pack.source.display().to_string()).monospace().small());
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    for f in &pack.findings {
-                        let color = if f.is_error() { theme::ERROR } else { theme::WARN };
-                        ui.horizontal_wrapped(|ui| {
-                            ui.label(RichText::new(f.code).monospace().color(color));
-                            if !f.pointer.is_empty() {
-                                ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
-                            }
-                        });
-                        ui.label(&f.message);
-                        ui.separator();
-                    }
-                });
+        Scaffold::of::<Self>(format!("Findings — {}", pack.name()), &mut open).collapsible().show(ctx, |ui| {
+            ui.label(RichText::new(pack.source.display().to_string()).monospace().small());
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                for f in &pack.findings {
+                    let color = if f.is_error() { theme::ERROR } else { theme::WARN };
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(RichText::new(f.code).monospace().color(color));
+                        if !f.pointer.is_empty() {
+                            ui.label(RichText::new(&f.pointer).monospace().small().color(theme::TEXT_DIM));
+                        }
+                    });
+                    ui.label(&f.message);
+                    ui.separator();
+                }
             });
+        });
         if !open {
-            self.detail = None;
+            self.open = None;
         }
     }
 }
 
-impl Palette {
-    /// Why a chain cannot be inserted: every blocking finding; for missing node types, each
-    /// typeId with the nodes and pointers that use it, and a way forward (declare it as
-    /// provided by the host, or open the node pack that provides it).
-    fn explain_window(
-        &mut self,
-        ctx: &egui::Context,
-        at: egui::Pos2,
-        packs: &Packs,
-        reports: &[TrustReport],
-        actions: &mut Vec<Action>,
-    ) {
-        let Some((i, chain_id)) = &self.explain else { return };
+/// Why a chain cannot be inserted: every blocking finding; for missing node types, each
+/// typeId with the nodes and pointers that use it, and a way forward (declare it as
+/// provided by the host, or open the node pack that provides it).
+impl Window for Explanation {
+    type Input<'a> = ExplainInput<'a>;
+    type Response = ();
+    const ID: WindowId = WindowId::Explanation;
+    const SIZE: Option<egui::Vec2> = Some(egui::vec2(620.0, 380.0));
+
+    fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    fn close(&mut self) {
+        self.open = None;
+    }
+
+    fn show(&mut self, ctx: &egui::Context, (at, packs, reports, actions): ExplainInput<'_>) {
+        let Some((i, chain_id)) = &self.open else { return };
         let Some((pack, chain)) = packs.get(*i).and_then(|p| Some((p, p.chain(chain_id)?))) else {
-            self.explain = None;
+            self.open = None;
             return;
         };
         let concerns = |f: &&Finding| f.chain_id.as_deref().is_none_or(|c| c == chain.chain_id());
@@ -404,8 +428,7 @@ impl Palette {
             format!("Why “{}” cannot be inserted", chain.label())
         };
         let pack_id = *i;
-        Scaffold::new(WindowId::Explanation, title, &mut open)
-            .size([620.0, 380.0])
+        Scaffold::of::<Self>(title, &mut open)
             .at(at)
             .show(ctx, |ui| {
                 ui.label(RichText::new(format!("{} · {} {}", chain.chain_id(), pack.name(), pack.version())).monospace().small());
@@ -472,7 +495,7 @@ impl Palette {
                 });
             });
         if !open {
-            self.explain = None;
+            self.open = None;
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::catalog::{HostProfile, TrustedKeys};
 use crate::editor::commands::CommandId;
 use crate::editor::host_import;
 use crate::editor::settings::Settings;
-use crate::editor::trust_settings::{DEPTHS, TrustSettings};
+use crate::editor::trust_settings::{DEPTHS, TrustFiles, TrustSettings};
 use crate::error::{Error, code};
 use egui::text::LayoutJob;
 use egui::{Align, FontSelection, RichText, Ui};
@@ -25,12 +25,8 @@ pub struct TrustWindow {
     pub open: bool,
     /// The node-type pattern being typed, before "Add".
     pub(super) new_node_type: String,
-    /// Why the trusted-keys folder could not be read, when it could not.
-    pub(super) keys_error: Option<Error>,
-    /// The typeIds of the imported node catalog, or why it could not be read.
-    pub(super) node_catalog: Option<Result<Vec<String>, Error>>,
-    /// Why the last capabilities import was refused.
-    pub(super) import_error: Option<Error>,
+    /// What reading the settings' files found.
+    pub(super) files: TrustFiles,
 }
 
 /// What the Settings window reads while it draws, at `at` until moved; `settings` change in
@@ -75,8 +71,8 @@ impl Window for TrustWindow {
             return asked;
         }
         let mut open = true;
-        let imported = (self.node_catalog.as_ref(), self.import_error.as_ref());
-        let keys_error = self.keys_error.as_ref();
+        let imported = (self.files.node_catalog.as_ref(), self.files.import_error.as_ref());
+        let keys_error = self.files.keys_error.as_ref();
         let new_node_type = &mut self.new_node_type;
         let in_app_dialogs = &mut settings.in_app_dialogs;
         let s = &mut settings.trust;

@@ -4,6 +4,8 @@
 //! the loaded copies in step with the edits. Each result is a [`Note`] for the status bar;
 //! what needs the user next (a file to save to, a key) comes back as a [`Next`].
 
+pub mod session;
+
 use super::extraction::{ExtractForm, PackTarget};
 use super::pack_doc::{PackCommand, PackDocument};
 use super::packs::Packs;

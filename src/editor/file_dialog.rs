@@ -1,7 +1,9 @@
 //! The in-app file dialog's model, without its widgets: what a question is for (its title,
 //! the files it lists, the folder it remembers), the folder being browsed with its entries,
-//! the answer a confirm would give, and making a missing folder. `app::dialogs` draws it.
+//! the answer a confirm would give, and making a missing folder; and which dialog answers
+//! ([`Dialogs`]: the system's, or the in-app one). `app::dialogs` draws the in-app one.
 
+use super::files::FileDialogs;
 use crate::tool::ToolFormat;
 use crate::workflow::{ExportMode, Workflow};
 use std::ffi::OsString;
@@ -281,6 +283,89 @@ pub fn read_folder(dir: &Path, all: bool, extensions: Option<&[&str]>) -> Result
     Ok(out)
 }
 
+/// Which file dialog answers the editor's questions: the system's (through
+/// [`FileDialogs`]), or the in-app one while it is open. The system dialog needs a desktop
+/// portal or zenity on Linux; without either it returns "nothing chosen" at once, which looks
+/// exactly like a cancel, so the in-app dialog answers when the system one cannot be shown.
+/// The in-app dialog answers frames later: every question carries its [`Purpose`].
+pub struct Dialogs {
+    system: Box<dyn FileDialogs>,
+    /// Set in Settings: always use the in-app dialog.
+    pub prefer_in_app: bool,
+    pub open: Option<InApp>,
+}
+
+/// The in-app dialog: the folder it browses, and which of its fields takes the keyboard.
+pub struct InApp {
+    pub browse: Browse,
+    /// The name field (the folder field when choosing a folder) takes focus when the dialog
+    /// opens.
+    pub focus_name: bool,
+    /// The name of the folder being made with "New folder", while its field is open.
+    pub new_folder: Option<String>,
+    /// The new folder's name field takes focus when it opens.
+    pub focus_new_folder: bool,
+}
+
+impl Dialogs {
+    pub fn new(system: Box<dyn FileDialogs>) -> Self {
+        Self { system, prefer_in_app: false, open: None }
+    }
+
+    /// Whether questions go to the system dialog.
+    pub fn uses_system(&self) -> bool {
+        !self.prefer_in_app && self.system.available()
+    }
+
+    /// For the status bar: which dialog answers, and why.
+    pub fn describe(&self) -> &'static str {
+        if self.prefer_in_app {
+            "File dialogs: in-app (chosen in Settings)"
+        } else if self.system.available() {
+            "File dialogs: system"
+        } else {
+            "File dialogs: in-app (no desktop portal or zenity found)"
+        }
+    }
+
+    /// Ask for a file or folder. The system dialog answers here (an empty list is a cancel);
+    /// the in-app one opens and answers later, through [`Dialogs::answered`].
+    pub fn ask(&mut self, purpose: Purpose, suggested: &str, start: Option<&Path>) -> Option<Vec<PathBuf>> {
+        if self.open.is_some() {
+            // One question at a time: the open dialog stays, the new question is dropped.
+            return None;
+        }
+        if self.uses_system() {
+            let title = purpose.title();
+            let chosen = match &purpose {
+                // One key file: the open dialog is the one that picks an existing file.
+                Purpose::Open | Purpose::Capabilities | Purpose::NodeCatalog | Purpose::SigningKey => {
+                    self.system.open_files()
+                }
+                p if p.is_folder() => self.system.open_folder().into_iter().collect(),
+                _ => self.system.save_file(title, suggested).into_iter().collect(),
+            };
+            return Some(chosen);
+        }
+        // Never the folder the editor was started from by default: that may be a corpus or
+        // a checkout, where a save or a new key does not belong.
+        let dir = start.map(Path::to_path_buf).or_else(crate::fsio::home_folder).unwrap_or_else(|| PathBuf::from("/"));
+        if std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some() {
+            // A driver under Xvfb waits for this line (tests/file_dialog_fallback.rs).
+            eprintln!("chainsmith: in-app file dialog: {}", purpose.title());
+        }
+        let browse = Browse::new(purpose, dir, suggested);
+        self.open = Some(InApp { browse, focus_name: true, new_folder: None, focus_new_folder: false });
+        None
+    }
+
+    /// The in-app dialog's answer (an empty list when cancelled): it closes, and says what it
+    /// was asked for.
+    pub fn answered(&mut self, answer: Vec<PathBuf>) -> Option<(Purpose, Vec<PathBuf>)> {
+        Some((self.open.take()?.browse.purpose, answer))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,5 +497,75 @@ mod tests {
         let mut with_bus = portal();
         with_bus.push(("DBUS_SESSION_BUS_ADDRESS", "unix:path=/x".into()));
         assert!(system_dialog_usable(env(with_bus), true));
+    }
+
+    /// System dialogs that answer from a list, and count the questions they were asked.
+    struct Answering {
+        available: bool,
+        asked: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl FileDialogs for Answering {
+        fn open_files(&mut self) -> Vec<PathBuf> {
+            self.asked.set(self.asked.get() + 1);
+            vec![PathBuf::from("/chosen/pack.json")]
+        }
+        fn open_folder(&mut self) -> Option<PathBuf> {
+            self.asked.set(self.asked.get() + 1);
+            Some(PathBuf::from("/chosen"))
+        }
+        fn save_file(&mut self, _: &str, suggested: &str) -> Option<PathBuf> {
+            self.asked.set(self.asked.get() + 1);
+            Some(Path::new("/chosen").join(suggested))
+        }
+        fn available(&self) -> bool {
+            self.available
+        }
+    }
+
+    fn dialogs(available: bool) -> (Dialogs, std::rc::Rc<std::cell::Cell<usize>>) {
+        let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+        (Dialogs::new(Box::new(Answering { available, asked: asked.clone() })), asked)
+    }
+
+    #[test]
+    fn the_system_dialog_answers_at_once_by_the_kind_of_question() {
+        let (mut d, asked) = dialogs(true);
+        assert!(d.uses_system());
+        assert_eq!(d.describe(), "File dialogs: system");
+        assert_eq!(d.ask(Purpose::SigningKey, "", None), Some(vec![PathBuf::from("/chosen/pack.json")]));
+        assert_eq!(d.ask(Purpose::Registry, "", None), Some(vec![PathBuf::from("/chosen")]));
+        assert_eq!(d.ask(Purpose::Save, "flow.json", None), Some(vec![PathBuf::from("/chosen/flow.json")]));
+        assert_eq!(asked.get(), 3);
+        assert!(d.open.is_none());
+    }
+
+    #[test]
+    fn without_a_system_dialog_the_in_app_one_opens_and_answers_later() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut d, asked) = dialogs(false);
+        assert_eq!(d.describe(), "File dialogs: in-app (no desktop portal or zenity found)");
+        assert_eq!(d.ask(Purpose::Save, "flow.json", Some(dir.path())), None);
+        let open = d.open.as_ref().expect("the in-app dialog is open");
+        assert_eq!((open.browse.dir.as_path(), open.browse.name.as_str()), (dir.path(), "flow.json"));
+        assert!(open.focus_name);
+        // One question at a time: a second is dropped, the first stays.
+        assert_eq!(d.ask(Purpose::Open, "", None), None);
+        assert_eq!(d.open.as_ref().unwrap().browse.purpose, Purpose::Save);
+        let answer = vec![dir.path().join("flow.json")];
+        assert_eq!(d.answered(answer.clone()), Some((Purpose::Save, answer)));
+        assert!(d.open.is_none() && d.answered(Vec::new()).is_none());
+        assert_eq!(asked.get(), 0, "the system dialog was never asked");
+    }
+
+    #[test]
+    fn chosen_in_settings_the_in_app_dialog_answers_even_with_a_system_one() {
+        let (mut d, asked) = dialogs(true);
+        d.prefer_in_app = true;
+        assert!(!d.uses_system());
+        assert_eq!(d.describe(), "File dialogs: in-app (chosen in Settings)");
+        assert_eq!(d.ask(Purpose::Registry, "", Some(Path::new("/"))), None);
+        assert!(d.open.is_some());
+        assert_eq!(asked.get(), 0);
     }
 }

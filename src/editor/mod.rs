@@ -37,6 +37,7 @@ pub mod pack_doc;
 pub mod packs;
 pub mod predict;
 pub mod preview;
+pub mod problems;
 pub mod publish;
 pub mod publish_session;
 pub mod recovery;

@@ -51,6 +51,21 @@ pub enum Done {
     Opened(Box<Pack>),
 }
 
+impl Done {
+    /// The status line it leaves.
+    pub fn status(&self) -> String {
+        match self {
+            Done::Installed(done) => format!("Installed {}@{} to {}", done.name, done.version, done.tarball.display()),
+            Done::Opened(pack) => format!(
+                "Opened {}@{} from the registry ({})",
+                pack.name(),
+                pack.version(),
+                crate::words::count(pack.chains.len(), "chain", "chains")
+            ),
+        }
+    }
+}
+
 /// An Install or Open running on its own thread.
 pub struct Job {
     /// `Install NAME@VERSION` or `Open NAME@VERSION`.
@@ -227,6 +242,15 @@ impl RegistryView {
         self.job.as_ref()
     }
 
+    /// Why the job just asked for could not start (no registry, no install folder), for the
+    /// status bar; nothing while a job runs (the view itself says a second one waits).
+    pub fn refused_to_start(&self) -> Option<Error> {
+        match (&self.job, &self.outcome) {
+            (None, Some(Outcome::Refused { error, .. })) => Some(error.clone()),
+            _ => None,
+        }
+    }
+
     /// Start installing `name@version` as `chainsmith install` would. One job at a time: a
     /// second is refused while one runs.
     pub fn start_install(&mut self, name: &str, version: &str, opts: InstallOptions) {
@@ -388,6 +412,7 @@ mod tests {
 
         // A version the registry does not have is refused with the registry's code.
         view.start_install("vendor.acme.mail", "9.9.9", InstallOptions::default());
+        assert!(view.refused_to_start().is_none(), "it started; the registry refuses it later");
         assert!(finished(&mut view).is_none());
         let Some(Outcome::Refused { error, .. }) = &view.outcome else { panic!("refused") };
         assert_eq!(error.code, code::PACK_VERSION_NOT_FOUND);
@@ -486,5 +511,31 @@ mod tests {
         loaded(&mut view);
         let Listing::Failed(e) = &view.listing else { panic!("failed") };
         assert_eq!(e.code, code::PACK_REGISTRY_UNREACHABLE);
+    }
+
+    #[test]
+    fn a_job_that_cannot_start_says_why_for_the_status_bar() {
+        let mut view = RegistryView::default();
+        assert!(view.refused_to_start().is_none());
+        view.start_open("vendor.acme.crm", "2.0.0");
+        assert!(view.job().is_none());
+        let e = view.refused_to_start().expect("no registry is open");
+        assert_eq!((e.code, e.message.as_str()), (code::INVALID_REQUEST, "no registry is open"));
+    }
+
+    #[test]
+    fn a_finished_job_says_what_it_brought() {
+        let pack = crate::pack::load_path(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/subchain/packs/two-level.json"),
+            crate::pack::LoadOptions::default(),
+        )
+        .packs
+        .remove(0);
+        let chains = pack.chains.len();
+        let status = Done::Opened(Box::new(pack)).status();
+        assert!(
+            status.starts_with("Opened ") && status.ends_with(&format!("from the registry ({chains} chains)")),
+            "{status}"
+        );
     }
 }

@@ -168,6 +168,25 @@ pub fn co_expand(wf: &Workflow, packs: &[Pack], trust: &Trust) -> Result<(Workfl
     Ok((Workflow::from_json(doc)?, children, findings))
 }
 
+/// Write `wf` and every sub-chain child beside it at `path`, all files or none: the status
+/// line that says so, and the findings of building and writing them.
+pub fn export_bundle(wf: &Workflow, packs: &[Pack], trust: &Trust, path: &Path) -> Result<(String, Vec<Finding>)> {
+    let (parent, children, built) = co_expand(wf, packs, trust)?;
+    let mode = crate::workflow::ExportMode::Faithful;
+    let mut bundle = crate::workflow::bundle::write_bundle(path, &parent, &children, mode)?;
+    bundle.warnings.extend(built);
+    let children = crate::words::count(bundle.children.len(), "child workflow", "child workflows");
+    Ok((format!("Exported bundle {}: the workflow and {children}", path.display()), bundle.warnings))
+}
+
+impl ChildView {
+    /// The status line when it is shown.
+    pub fn status(&self) -> String {
+        let nodes = crate::words::count(self.workflow.node_count(), "node", "nodes");
+        format!("Child workflow {} ({nodes})", self.workflow_id)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +259,26 @@ mod tests {
         let e = open_child(&wf, None, &[], &trust, "vendor_test_parent_ab12_run").unwrap_err();
         assert_eq!(e.code, code::CHAIN_NOT_FOUND);
         assert_eq!(co_expand(&wf, &[], &trust).unwrap_err().code, code::CHAIN_NOT_FOUND);
+    }
+
+    #[test]
+    fn the_bundle_is_exported_with_its_status_line() {
+        let pack = two_level();
+        let mut trust = Trust::default();
+        trust.host.sub_chains = true;
+        let wf = inserted(&trust, &pack);
+        let packs = [pack];
+        let child = open_child(&wf, None, &packs, &trust, "vendor_test_parent_ab12_run").unwrap();
+        let nodes = child.workflow.node_count();
+        assert_eq!(child.status(), format!("Child workflow wfc_local__vendor_test_child__2_1_0 ({nodes} nodes)"));
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("parent.json");
+        let (status, _) = export_bundle(&wf, &packs, &trust, &out).unwrap();
+        assert_eq!(status, format!("Exported bundle {}: the workflow and 1 child workflow", out.display()));
+        assert!(dir.path().join("wfc_local__vendor_test_child__2_1_0.json").is_file());
+        let empty = tempfile::tempdir().unwrap();
+        let refused = export_bundle(&wf, &[], &trust, &empty.path().join("parent.json")).unwrap_err();
+        assert_eq!(refused.code, code::CHAIN_NOT_FOUND);
+        assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0, "nothing written");
     }
 }

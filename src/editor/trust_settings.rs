@@ -40,6 +40,17 @@ pub struct ImportedFrom {
     pub form: String,
 }
 
+/// What reading the settings' files found, for the Settings window to show.
+#[derive(Default)]
+pub struct TrustFiles {
+    /// Why the trusted-keys folder could not be read, when it could not.
+    pub keys_error: Option<Error>,
+    /// The typeIds of the imported node catalog, or why it could not be read.
+    pub node_catalog: Option<Result<Vec<String>, Error>>,
+    /// Why the last capabilities import was refused.
+    pub import_error: Option<Error>,
+}
+
 impl TrustSettings {
     /// Carry the settings into `trust` (a host depth outside [`DEPTHS`] is brought inside).
     /// The trusted keys are read apart, by [`TrustSettings::load_keys`].
@@ -61,6 +72,33 @@ impl TrustSettings {
             }
             Err(e) => (TrustedKeys::default(), Err(e)),
         }
+    }
+
+    /// Read the trusted-keys folder and the node catalog again, noting in `files` what could
+    /// not be read: the keys, and the status line of reading them ([`TrustSettings::load_keys`]).
+    pub fn reload_files(&self, files: &mut TrustFiles) -> (TrustedKeys, Result<Option<String>, Error>) {
+        let (keys, loaded) = self.load_keys();
+        files.keys_error = loaded.as_ref().err().cloned();
+        files.node_catalog = self.node_catalog.as_deref().map(host_import::read_node_catalog);
+        (keys, loaded)
+    }
+
+    /// Import the capabilities document at `path` ([`TrustSettings::import_capabilities`]),
+    /// noting a refusal in `files`: the status line that says what was imported.
+    pub fn import_capabilities_noted(&mut self, files: &mut TrustFiles, path: &Path) -> Result<String, Error> {
+        let imported = self.import_capabilities(path);
+        files.import_error = imported.as_ref().err().cloned();
+        Ok(format!("Host profile imported from {} ({})", path.display(), imported?))
+    }
+
+    /// Take the host's node types from a saved `node-catalog` response at `path`: the status
+    /// line that says how many.
+    pub fn import_node_catalog(&mut self, files: &mut TrustFiles, path: &Path) -> Result<String, Error> {
+        let ids = host_import::read_node_catalog(path)?;
+        let types = crate::words::count(ids.len(), "host node type", "host node types");
+        self.node_catalog = Some(path.to_path_buf());
+        files.node_catalog = Some(Ok(ids));
+        Ok(format!("{types} imported from {}", path.display()))
     }
 
     /// Make the capabilities document at `path` the host profile; the node types the user
@@ -151,5 +189,44 @@ mod tests {
         let before = s.clone();
         assert!(s.import_capabilities(&dir.path().join("missing.json")).is_err());
         assert_eq!(s, before, "a refused import changes nothing");
+    }
+
+    #[test]
+    fn imported_files_are_noted_for_the_window_and_said_in_a_status_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/app");
+        let mut s = TrustSettings::default();
+        let mut files = TrustFiles::default();
+        let catalog = fixtures.join("node-catalog.json");
+        let said = s.import_node_catalog(&mut files, &catalog).unwrap();
+        assert_eq!(said, format!("2 host node types imported from {}", catalog.display()));
+        assert_eq!(s.node_catalog.as_deref(), Some(catalog.as_path()));
+        assert_eq!(files.node_catalog.as_ref().unwrap().as_ref().unwrap().len(), 2);
+        // Not a node catalog: refused, and nothing changes.
+        let chain = fixtures.join("feature-chain.json");
+        assert_eq!(s.import_node_catalog(&mut files, &chain).unwrap_err().code, crate::error::code::INVALID_REQUEST);
+        assert_eq!(s.node_catalog.as_deref(), Some(catalog.as_path()));
+
+        let junk = dir.path().join("junk.json");
+        std::fs::write(&junk, "{").unwrap();
+        assert!(s.import_capabilities_noted(&mut files, &junk).is_err());
+        assert!(files.import_error.is_some(), "the window shows why");
+        let caps = dir.path().join("caps.json");
+        std::fs::write(&caps, r#"{"protocolVersion": "1.0", "capabilities": {"secrets": {"supported": true}}}"#)
+            .unwrap();
+        let said = s.import_capabilities_noted(&mut files, &caps).unwrap();
+        assert_eq!(
+            said,
+            format!("Host profile imported from {} (v1 deprecated `capabilities` wrapper)", caps.display())
+        );
+        assert!(files.import_error.is_none() && s.host.secrets);
+
+        // A keys folder that is not there: no keys, and the window says why.
+        s.trusted_keys = Some(dir.path().join("missing"));
+        let (keys, loaded) = s.reload_files(&mut files);
+        assert_eq!(keys.len(), 0);
+        assert_eq!(files.keys_error.as_ref().map(|e| e.code), loaded.err().map(|e| e.code));
+        assert!(files.keys_error.is_some());
+        assert!(matches!(files.node_catalog, Some(Ok(_))), "the node catalog is read again");
     }
 }

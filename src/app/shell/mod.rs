@@ -18,15 +18,16 @@ use crate::app::form::{self, FormEvent, FormMode, FormSession};
 use crate::app::inspector::Inspector;
 use crate::app::native_files::{FileDialogs, NativeDialogs};
 use crate::app::palette::{self, Palette};
-use crate::app::problems::{ErrorAbout, ProblemPick, Problems};
+use crate::app::problems::{ErrorAbout, ProblemPick, Problems, ProblemsBar};
 use crate::app::window::Window;
 use crate::app::{
-    app_reparam, authoring, child_view, command_ui, compare, dialogs, finder, registry, theme, trust_settings,
+    app_reparam, authoring, child_view, command_ui, compare, finder, registry, theme, trust_settings,
     upgrade as updates,
 };
 use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;
 use crate::editor::document::Document;
+use crate::editor::file_dialog::Dialogs;
 use crate::editor::files::Loading;
 use crate::editor::packs::Packs;
 use crate::editor::preview;
@@ -113,7 +114,7 @@ struct Panels {
 struct Windows {
     form: Option<FormSession>,
     publish: Option<PublishSession>,
-    dialogs: dialogs::Dialogs,
+    dialogs: Dialogs,
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
@@ -183,7 +184,7 @@ impl App {
         let windows = Windows {
             form: None,
             publish: None,
-            dialogs: dialogs::Dialogs::new(opts.dialogs),
+            dialogs: Dialogs::new(opts.dialogs),
             trust_window: Default::default(),
             registry: Default::default(),
             app_reparam: Default::default(),
@@ -488,7 +489,7 @@ impl App {
                 settings: eframe::storage_dir(APP_ID),
                 recovery: self.unsaved.recovery.file().map(Path::to_path_buf),
             };
-            command_ui::shortcut_help(ctx, &mut self.windows.shortcut_help, os, &about);
+            command_ui::Help(&mut self.windows.shortcut_help).show(ctx, (os, &about));
         }
         self.registry_window(ctx);
         let asked = self.windows.app_reparam.show(ctx, ());
@@ -500,7 +501,7 @@ impl App {
         self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
         let asked = self.windows.child_window.show(ctx, ());
         self.actions.extend(asked);
-        if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx) {
+        if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx, ()) {
             self.answered(purpose, chosen);
         }
     }

@@ -1,13 +1,13 @@
 use super::App;
 use crate::app::app_reparam::WINDOW_HEIGHT;
+use crate::app::command_ui::Help;
 use crate::app::form::FormSession;
 use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
 use crate::editor::app_reparam::AppReparam;
-use crate::editor::host_import;
-use crate::editor::registry_view::{Done, Outcome, RegistryView};
-use crate::editor::subchains::ChildView;
+use crate::editor::registry_view::{Done, RegistryView};
+use crate::editor::subchains::{self, ChildView};
 
 impl App {
     /// Esc closes the topmost of the editor's open windows (by their layers' order), before
@@ -20,20 +20,21 @@ impl App {
         if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
             return;
         }
+        let w = &mut self.windows;
         let open = [
-            (WindowId::FileDialog, self.windows.dialogs.is_open()),
-            (WindowId::ShortcutHelp, self.windows.shortcut_help),
-            (WindowId::Explanation, self.panels.palette.explained().is_some()),
-            (WindowId::PackFindings, self.panels.palette.detail_open()),
-            (WindowId::Refusal, self.panels.problems.error_window_open()),
-            self.windows.trust_window.state(),
-            self.windows.registry.state(),
-            self.windows.publish.state(),
-            self.windows.app_reparam.state(),
-            (WindowId::PackView, self.windows.authoring.view.open),
-            (WindowId::Extract, self.windows.authoring.extract_open()),
-            (WindowId::MakeParameter, self.windows.authoring.make_open()),
-            (WindowId::ReviewUpdate, self.windows.updates.review.is_some()),
+            w.dialogs.state(),
+            Help(&mut w.shortcut_help).state(),
+            self.panels.palette.explanation.state(),
+            self.panels.palette.findings.state(),
+            self.panels.problems.state(),
+            w.trust_window.state(),
+            w.registry.state(),
+            w.publish.state(),
+            w.app_reparam.state(),
+            w.authoring.view.state(),
+            w.authoring.extract.state(),
+            w.authoring.make.state(),
+            (WindowId::ReviewUpdate, w.updates.review.is_some()),
         ];
         let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
         let depth = |w: WindowId| layers.iter().position(|l| l.id == w.id());
@@ -44,20 +45,21 @@ impl App {
             return;
         }
         ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        let w = &mut self.windows;
         match top {
             WindowId::FileDialog | WindowId::Child | WindowId::Compare => {}
-            WindowId::ShortcutHelp => self.windows.shortcut_help = false,
-            WindowId::Explanation => self.panels.palette.close_explanation(),
-            WindowId::PackFindings => self.panels.palette.close_detail(),
-            WindowId::Refusal => self.panels.problems.close_error_window(),
-            WindowId::Settings => self.windows.trust_window.close(),
-            WindowId::Registry => self.windows.registry.close(),
-            WindowId::Publish => self.windows.publish.close(),
-            WindowId::AppReparam => self.windows.app_reparam.close(),
-            WindowId::PackView => self.windows.authoring.view.open = false,
-            WindowId::Extract => self.windows.authoring.close_extract(),
-            WindowId::MakeParameter => self.windows.authoring.close_make(),
-            WindowId::ReviewUpdate => self.windows.updates.review = None,
+            WindowId::ShortcutHelp => Help(&mut w.shortcut_help).close(),
+            WindowId::Explanation => self.panels.palette.explanation.close(),
+            WindowId::PackFindings => self.panels.palette.findings.close(),
+            WindowId::Refusal => self.panels.problems.close(),
+            WindowId::Settings => w.trust_window.close(),
+            WindowId::Registry => w.registry.close(),
+            WindowId::Publish => w.publish.close(),
+            WindowId::AppReparam => w.app_reparam.close(),
+            WindowId::PackView => w.authoring.view.close(),
+            WindowId::Extract => w.authoring.extract.close(),
+            WindowId::MakeParameter => w.authoring.make.close(),
+            WindowId::ReviewUpdate => w.updates.review = None,
         }
     }
 }
@@ -106,20 +108,10 @@ impl App {
 impl App {
     /// Show the child of a sub-chain node, or say why it cannot be shown.
     pub(super) fn open_child(&mut self, node_id: &str) {
-        let wf = self.doc.workflow();
-        match crate::editor::subchains::open_child(
-            wf,
-            self.doc.path.as_deref(),
-            &self.library.packs,
-            &self.library.trust,
-            node_id,
-        ) {
+        let (wf, path) = (self.doc.workflow(), self.doc.path.as_deref());
+        match subchains::open_child(wf, path, &self.library.packs, &self.library.trust, node_id) {
             Ok(view) => {
-                self.panels.problems.status(format!(
-                    "Child workflow {} ({})",
-                    view.workflow_id,
-                    crate::words::count(view.workflow.node_count(), "node", "nodes")
-                ));
+                self.panels.problems.status(view.status());
                 self.windows.child_window.open = Some(view);
             }
             Err(e) => self.panels.problems.error(e),
@@ -128,23 +120,8 @@ impl App {
 
     /// Write the workflow and every sub-chain child beside it, all files or none.
     pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
-        let wf = self.doc.workflow();
-        let written = crate::editor::subchains::co_expand(wf, &self.library.packs, &self.library.trust).and_then(
-            |(parent, children, built)| {
-                let mode = crate::workflow::ExportMode::Faithful;
-                let mut bundle = crate::workflow::bundle::write_bundle(path, &parent, &children, mode)?;
-                bundle.warnings.extend(built);
-                Ok(bundle)
-            },
-        );
-        match written {
-            Ok(bundle) => {
-                let children = crate::words::count(bundle.children.len(), "child workflow", "child workflows");
-                let text = format!("Exported bundle {}: the workflow and {children}", path.display());
-                self.panels.problems.status_with(text, bundle.warnings);
-            }
-            Err(e) => self.panels.problems.error(e),
-        }
+        let done = subchains::export_bundle(self.doc.workflow(), &self.library.packs, &self.library.trust, path);
+        self.panels.problems.report_with(done);
     }
 
     /// The child workflow window's content, for tests.
@@ -177,11 +154,15 @@ impl App {
                     protocol_major: self.library.trust.host.protocol_major,
                 };
                 view.start_install(&name, &version, opts);
-                self.registry_refusal();
+                if let Some(e) = view.refused_to_start() {
+                    self.panels.problems.error(e);
+                }
             }
             Request::Open { name, version } => {
                 view.start_open(&name, &version);
-                self.registry_refusal();
+                if let Some(e) = view.refused_to_start() {
+                    self.panels.problems.error(e);
+                }
             }
         }
     }
@@ -189,33 +170,11 @@ impl App {
     /// What a finished Install or Open brought: a status line, and an opened pack in the
     /// palette.
     fn registry_answer(&mut self, answer: crate::error::Result<Done>) {
-        match answer {
-            Ok(Done::Installed(done)) => {
-                let status = format!("Installed {}@{} to {}", done.name, done.version, done.tarball.display());
-                self.panels.problems.status(status);
-            }
-            Ok(Done::Opened(pack)) => {
-                let status = format!(
-                    "Opened {}@{} from the registry ({})",
-                    pack.name(),
-                    pack.version(),
-                    crate::words::count(pack.chains.len(), "chain", "chains")
-                );
-                self.add_packs(vec![*pack]);
-                self.panels.problems.status(status);
-            }
-            Err(error) => self.panels.problems.error(error),
+        let status = answer.as_ref().map(Done::status).map_err(Clone::clone);
+        if let Ok(Done::Opened(pack)) = answer {
+            self.add_packs(vec![*pack]);
         }
-    }
-
-    /// A job refused before it started (one already runs, no install folder).
-    fn registry_refusal(&mut self) {
-        let view = &self.windows.registry.view;
-        if view.job().is_none()
-            && let Some(Outcome::Refused { error, .. }) = &view.outcome
-        {
-            self.panels.problems.error(error.clone());
-        }
+        self.panels.problems.report(status);
     }
 
     /// The registry view, for tests and tools that drive the window.
@@ -228,19 +187,14 @@ impl App {
     /// Carry the settings into the policy and re-check everything it decides. The keys folder
     /// is read only when `reload_keys` (at start, or when a folder is chosen).
     pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
-        let s = &mut self.settings.trust;
         if reload_keys {
-            let (keys, loaded) = s.load_keys();
-            match &loaded {
-                Err(e) => self.panels.problems.error(e.clone()),
-                Ok(Some(status)) => self.panels.problems.status(status.clone()),
-                Ok(None) => {}
-            }
+            let (keys, loaded) = self.settings.trust.reload_files(&mut self.windows.trust_window.files);
             self.library.trust.trusted_keys = keys;
-            self.windows.trust_window.keys_error = loaded.err();
-            self.windows.trust_window.node_catalog = s.node_catalog.as_deref().map(host_import::read_node_catalog);
+            if let Some(said) = loaded.transpose() {
+                self.panels.problems.report(said);
+            }
         }
-        s.carry_into(&mut self.library.trust);
+        self.settings.trust.carry_into(&mut self.library.trust);
         self.refresh_trust();
         self.panels.problems.relint();
         self.recheck_form();
@@ -249,35 +203,22 @@ impl App {
     /// Make the capabilities document at `path` the host profile (the node types the user
     /// declared stay), and re-check everything against it.
     pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
-        match self.settings.trust.import_capabilities(path) {
-            Ok(form) => {
-                self.windows.trust_window.import_error = None;
-                self.apply_trust_settings(false);
-                self.panels.problems.status(format!("Host profile imported from {} ({form})", path.display()));
-            }
-            Err(e) => {
-                self.windows.trust_window.import_error = Some(e.clone());
-                self.panels.problems.error(e);
-            }
-        }
+        let said = self.settings.trust.import_capabilities_noted(&mut self.windows.trust_window.files, path);
+        self.trust_imported(said);
     }
 
     /// Take the host's node types from a saved `node-catalog` response.
     pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
-        match host_import::read_node_catalog(path) {
-            Ok(ids) => {
-                let n = ids.len();
-                self.settings.trust.node_catalog = Some(path.to_path_buf());
-                self.windows.trust_window.node_catalog = Some(Ok(ids));
-                self.apply_trust_settings(false);
-                self.panels.problems.status(format!(
-                    "{} imported from {}",
-                    crate::words::count(n, "host node type", "host node types"),
-                    path.display()
-                ));
-            }
-            Err(e) => self.panels.problems.error(e),
+        let said = self.settings.trust.import_node_catalog(&mut self.windows.trust_window.files, path);
+        self.trust_imported(said);
+    }
+
+    /// An import into the settings is done: re-check everything against them, then say so.
+    fn trust_imported(&mut self, said: crate::error::Result<String>) {
+        if said.is_ok() {
+            self.apply_trust_settings(false);
         }
+        self.panels.problems.report(said);
     }
 
     /// An open form is opened afresh with the values typed so far, so that what blocks it and
@@ -321,7 +262,7 @@ impl App {
             self.actions.push(crate::app::action::Action::Run(command));
         }
         if self.settings.trust.node_catalog.is_none() {
-            self.windows.trust_window.node_catalog = None;
+            self.windows.trust_window.files.node_catalog = None;
         }
         if reload || self.settings.trust != before {
             self.apply_trust_settings(reload);
