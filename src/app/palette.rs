@@ -424,10 +424,10 @@ impl Palette {
                             for t in &missing {
                                 ui.label(RichText::new(*t).monospace());
                                 ui.vertical(|ui| {
-                                    for (node, pointer) in uses_of(chain, t) {
+                                    for node in uses_of(chain, t) {
                                         ui.horizontal(|ui| {
-                                            ui.label(RichText::new(node).monospace());
-                                            ui.label(RichText::new(pointer).monospace().small().color(theme::TEXT_DIM));
+                                            ui.label(node.label());
+                                            ui.label(RichText::new(node.pointer).monospace().small().color(theme::TEXT_DIM));
                                         });
                                     }
                                 });
