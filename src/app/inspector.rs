@@ -7,7 +7,7 @@
 //! `SetMember` command, so it undoes like any other change.
 
 use super::action::Action;
-use super::form::Fields;
+use super::form;
 use super::theme;
 use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;
@@ -15,6 +15,7 @@ use crate::editor::document::{Command, Member, Target, edge_by_seq};
 use crate::editor::node_type;
 use crate::editor::selection::Selection;
 use crate::error::code;
+use crate::params::FormFields;
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
 use serde_json::Value;
@@ -50,7 +51,7 @@ struct ConfigForm {
     /// The stored config the fields were filled from; when it changes (Apply, undo, the JSON
     /// tab) the fields are filled again from the new one.
     base: Option<Value>,
-    fields: Fields,
+    fields: FormFields,
 }
 
 /// A subtree of a member being edited as JSON text.
@@ -237,7 +238,7 @@ impl Inspector {
         if !self.config.as_ref().is_some_and(same) {
             let Some(form) = node_type::config_form(catalog, type_id) else { return };
             let values = current.and_then(Value::as_object).cloned().unwrap_or_default();
-            let mut fields = Fields::new(form, values);
+            let mut fields = FormFields::new(form, values);
             // A field's label offers to make its value a parameter of a chain being authored.
             fields.offer_promotion = true;
             // A stored config may already be invalid: say so at once, not after a first edit.
@@ -258,8 +259,8 @@ impl Inspector {
                 ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
                 let shown = ui.vertical(|ui| {
                     ui.set_min_height(reserved);
-                    cf.fields.show(ui);
-                    cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                    form::fields(ui, &mut cf.fields);
+                    form::summary(ui, &mut cf.fields, code::NODE_CONFIG_INVALID, "The config is valid.");
                 });
                 reserved = reserved.max(shown.response.rect.height());
                 ui.horizontal(|ui| {

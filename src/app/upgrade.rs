@@ -6,7 +6,7 @@
 
 use super::action::Action;
 use super::conflicts;
-use super::form::Fields;
+use super::form;
 use super::theme;
 use super::window::{Scaffold, WindowId};
 use crate::catalog::Trust;
@@ -19,6 +19,7 @@ use crate::host::HostProfile;
 use crate::instance::update::Available;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
+use crate::params::FormFields;
 use crate::params::{Form, apply_defaults, check};
 use crate::workflow::{Instance, Workflow};
 use egui::{Color32, RichText, Ui};
@@ -53,7 +54,7 @@ pub enum Answer {
 
 enum State {
     Computing(Receiver<crate::error::Result<Review>>),
-    Ready(Box<Review>, Box<Lines>, Box<Fields>),
+    Ready(Box<Review>, Box<Lines>, Box<FormFields>),
     Failed(Error),
 }
 
@@ -186,7 +187,7 @@ impl ReviewWindow {
         let State::Computing(rx) = &self.state else { return };
         self.state = match rx.try_recv() {
             Ok(Ok(review)) => {
-                let mut fields = Fields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
+                let mut fields = FormFields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
                 // Carried values the new version refuses show at once, as in the insert form.
                 fields.reveal();
                 self.conflicts = review.conflicts.clone();
@@ -250,7 +251,7 @@ fn short(v: &Option<Value>) -> String {
 fn body(
     ui: &mut Ui,
     (review, lines): (&Review, &Lines),
-    fields: &mut Fields,
+    fields: &mut FormFields,
     chain: &Chain,
     (conflicts_found, resolutions): (&[Conflict], &mut Resolutions),
     others: usize,
@@ -292,8 +293,8 @@ fn body(
             apply_defaults(chain.parameters(), &mut with_defaults);
             fields.set_errors(check(chain, &Value::Object(with_defaults)).unwrap_or_default());
         }
-        fields.show(ui);
-        fields.summary(ui, code::CHAIN_PARAMETER_INVALID, "The values carried over are valid.");
+        form::fields(ui, fields);
+        form::summary(ui, fields, code::CHAIN_PARAMETER_INVALID, "The values carried over are valid.");
     });
     let ready = !fields.has_problems() && resolutions.settle_all(conflicts_found);
     ui.separator();

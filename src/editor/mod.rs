@@ -29,6 +29,7 @@ pub mod geometry;
 pub mod history;
 pub mod host_import;
 pub mod insert;
+pub mod insert_form;
 pub mod insert_session;
 pub mod lint;
 pub mod node_type;
