@@ -44,6 +44,7 @@ pub mod registry_view;
 pub mod selection;
 pub mod settings;
 pub mod subchains;
+pub mod substituted;
 pub mod trust_settings;
 pub mod update_review;
 pub mod wording;
