@@ -13,7 +13,7 @@ use crate::catalog::Trust;
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{FoundUpdates, NodeChange, Review, review_update};
+use crate::editor::update_review::{FoundUpdates, NodeChange, Review, one_line, review_update};
 use crate::error::{Error, code};
 use crate::host::HostProfile;
 use crate::instance::update::Available;
@@ -81,7 +81,7 @@ impl Lines {
             match c {
                 NodeChange::Member { node, pointer, old, new } => {
                     changed.insert(node.as_str());
-                    members.push((format!("~ {node} {pointer}: {} → {}", short(old), short(new)), theme::WARN));
+                    members.push((format!("~ {node} {pointer}: {} → {}", one_line(old), one_line(new)), theme::WARN));
                 }
                 NodeChange::Removed(id) => {
                     gone.insert(id.as_str());
@@ -110,8 +110,14 @@ impl Lines {
             .changes
             .iter()
             .map(|c| {
-                let text =
-                    format!("{} {} {}: {} → {}", c.level.as_str(), c.kind, c.pointer, short(&c.old), short(&c.new));
+                let text = format!(
+                    "{} {} {}: {} → {}",
+                    c.level.as_str(),
+                    c.kind,
+                    c.pointer,
+                    one_line(&c.old),
+                    one_line(&c.new)
+                );
                 (text, level_color(c.level))
             })
             .collect();
@@ -239,12 +245,6 @@ impl ReviewWindow {
             });
         (open, answer)
     }
-}
-
-/// Compact JSON for one line, cut when long.
-fn short(v: &Option<Value>) -> String {
-    let text = v.as_ref().map_or("(none)".to_owned(), Value::to_string);
-    if text.chars().count() > 60 { format!("{}…", text.chars().take(59).collect::<String>()) } else { text }
 }
 
 /// The review; the answer when a button was clicked.

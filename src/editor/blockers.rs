@@ -336,6 +336,14 @@ pub struct TileFilter<'q> {
     pub hide_blocked: bool,
 }
 
+impl TileFilter<'_> {
+    /// The search or "Hide blocked" leaves some tiles out: a pack with none left is not
+    /// listed, nor a group left empty.
+    pub fn narrows(&self) -> bool {
+        !self.query.is_empty() || self.hide_blocked
+    }
+}
+
 /// The tiles of `pack` the filter leaves, each with what blocks it in `report`.
 pub fn shown_tiles<'p>(
     pack: &'p Pack,
@@ -512,6 +520,9 @@ mod tests {
         };
         let all = TileFilter { query: "", show_internal: true, hide_blocked: false };
         assert_eq!(ids(shown_tiles(&pack, None, all)), ["t.fetch", "t.log"]);
+        // Listing everything, a pack with no tile still shows; a search or "Hide blocked" hides it.
+        assert!(!all.narrows() && !TileFilter { show_internal: false, ..all }.narrows());
+        assert!(TileFilter { query: "x", ..all }.narrows() && TileFilter { hide_blocked: true, ..all }.narrows());
         assert_eq!(ids(shown_tiles(&pack, None, TileFilter { show_internal: false, ..all })), ["t.fetch"]);
         assert_eq!(ids(shown_tiles(&pack, None, TileFilter { query: "x.log", ..all })), ["t.log"], "by typeId");
         assert_eq!(ids(shown_tiles(&pack, None, TileFilter { query: "feed", ..all })), ["t.fetch"], "by label");
