@@ -31,6 +31,7 @@ pub mod host_import;
 pub mod insert;
 pub mod insert_form;
 pub mod insert_session;
+pub mod json_edit;
 pub mod lint;
 pub mod node_type;
 pub mod pack_doc;
