@@ -1,7 +1,8 @@
-//! The parameter form: widgets drawn from the core's `Form` model, validated on every edit
-//! with the chain's compiled validator. A field's errors show (outline and message) once it
-//! has been touched or Insert was reached for; a summary lists every failing path; Insert
-//! stays disabled while anything is invalid.
+//! The parameter form as drawn: the fields of a `params::FormFields` (values as typed,
+//! errors per field, the summary) and the docked insert form around an
+//! `editor::insert_form::InsertForm` (validation and preview per edit). A field's errors
+//! show (outline and message) once it has been touched or Insert was reached for; a summary
+//! lists every failing path; Insert stays disabled while anything is invalid.
 
 use super::preview_pane::show_pane;
 use super::theme;
