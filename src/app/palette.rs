@@ -143,16 +143,9 @@ impl Palette {
         ui.separator();
         let query = self.search.trim().to_lowercase();
         let filter = TileFilter { query: &query, show_internal: self.show_internal, hide_blocked: self.hide_blocked };
-        let mut order: Vec<usize> = (0..packs.len())
-            .filter(|&i| packs[i].kind != PackKind::Node)
-            .filter(|&i| self.pack_filter.as_deref().is_none_or(|n| packs[i].name() == n))
-            .collect();
-        order.sort_by_key(|&i| packs[i].name().to_owned());
         // Under a search, packs with no tile left go, and so does a group left empty (its
         // header alone said nothing).
-        if filter.narrows() {
-            order.retain(|&i| !shown_tiles(&packs[i], reports.get(i), filter).is_empty());
-        }
+        let order = blockers::listed_packs(packs, reports, self.pack_filter.as_deref(), filter);
         let nothing_matches = order.is_empty() && filter.narrows() && !packs.is_empty();
         let (bundled, opened): (Vec<usize>, Vec<usize>) =
             order.into_iter().partition(|&i| samples.contains(&packs[i].source));

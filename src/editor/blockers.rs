@@ -364,6 +364,21 @@ pub fn shown_tiles<'p>(
         .collect()
 }
 
+/// The positions of the packs the palette lists, by name: every pack but node packs (only
+/// the one named `only`, when given), and under a search or "Hide blocked" only those with
+/// a tile left, so no header stands alone.
+pub fn listed_packs(packs: &[Pack], reports: &[TrustReport], only: Option<&str>, filter: TileFilter) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..packs.len())
+        .filter(|&i| packs[i].kind != PackKind::Node)
+        .filter(|&i| only.is_none_or(|n| packs[i].name() == n))
+        .collect();
+    order.sort_by_key(|&i| packs[i].name().to_owned());
+    if filter.narrows() {
+        order.retain(|&i| !shown_tiles(&packs[i], reports.get(i), filter).is_empty());
+    }
+    order
+}
+
 /// Whether a search (lower case) finds the chain: in its label, chainId or a typeId.
 pub fn matches(chain: &Chain, query: &str) -> bool {
     chain.label().to_lowercase().contains(query)
@@ -514,12 +529,24 @@ mod tests {
             {"chainId": "t.log", "version": "1.0.0", "label": "Log", "description": "d", "internal": true,
              "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "x.log"}]}}]});
         let opts = crate::pack::LoadOptions::default();
+        let manifest = m.clone();
         let pack = crate::pack::load_value(std::path::Path::new("p"), std::sync::Arc::new(m), opts).unwrap();
         let ids = |tiles: Vec<(&Chain, Vec<&Finding>)>| -> Vec<String> {
             tiles.into_iter().map(|(c, _)| c.chain_id().to_owned()).collect()
         };
         let all = TileFilter { query: "", show_internal: true, hide_blocked: false };
         assert_eq!(ids(shown_tiles(&pack, None, all)), ["t.fetch", "t.log"]);
+        // The palette lists packs by name; a search leaves out a pack with no tile left.
+        let other = {
+            let mut m = manifest.clone();
+            m["name"] = json!("vendor.a.first");
+            let opts = crate::pack::LoadOptions::default();
+            crate::pack::load_value(std::path::Path::new("q"), std::sync::Arc::new(m), opts).unwrap()
+        };
+        let packs = [pack.clone(), other];
+        assert_eq!(listed_packs(&packs, &[], None, all), [1, 0]);
+        assert_eq!(listed_packs(&packs, &[], Some("vendor.t.p"), all), [0]);
+        assert!(listed_packs(&packs, &[], None, TileFilter { query: "nothing", ..all }).is_empty());
         // Listing everything, a pack with no tile still shows; a search or "Hide blocked" hides it.
         assert!(!all.narrows() && !TileFilter { show_internal: false, ..all }.narrows());
         assert!(TileFilter { query: "x", ..all }.narrows() && TileFilter { hide_blocked: true, ..all }.narrows());
