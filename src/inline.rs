@@ -217,11 +217,15 @@ pub fn expand_for(wf: Option<&Workflow>, req: InlineRequest) -> Result<Expanded>
     let mut child_findings = Vec::new();
     for child in &mut tree.children {
         let exp = &child.expansion;
-        let from = (req.external.iter())
-            .filter(|p| p.name() == exp.pack_name && p.version() == exp.pack_version)
-            .find_map(|p| Some((p, p.chain_position(&exp.chain_id)?)));
-        if let Some((pack, at)) = from {
-            let report = trust.check_chain_at(pack, &exp.chain_id, Some(at));
+        // The walk found the child's chain already: the external pack it came from holds it
+        // at `child.at`.
+        let from = (req.external.iter()).find(|p| {
+            p.name() == exp.pack_name
+                && p.version() == exp.pack_version
+                && p.chains.get(child.at).is_some_and(|c| c.chain_id() == exp.chain_id)
+        });
+        if let Some(pack) = from {
+            let report = trust.check_chain_at(pack, &exp.chain_id, Some(child.at));
             errors.extend(report.blocking().filter(|f| !is_composition_code(f.code)).cloned());
         }
         errors.extend(check(trust, &mut child.expansion, Vec::new()));

@@ -6,8 +6,7 @@
 use super::action::Action;
 use super::theme;
 use super::window::{Window, WindowId, show_some};
-use crate::editor::app_reparam::AppReparam;
-use crate::editor::document::Command;
+use crate::editor::app_reparam::{AppReparam, ReparamSession};
 use crate::error::Error;
 use egui::{RichText, Ui};
 
@@ -15,33 +14,8 @@ const WINDOW_WIDTH: f32 = 560.0;
 /// Roughly the window's height with a few parameters, for placing it.
 pub(super) const WINDOW_HEIGHT: f32 = 360.0;
 
-/// The open re-parameterisation, if any.
-#[derive(Default)]
-pub struct AppReparamWindow {
-    pub open: Option<AppReparam>,
-    /// Why the values typed cannot be used.
-    refusal: Option<Error>,
-    /// The re-parameterisation just submitted, until the document says how it went: a
-    /// conflict brings the window back with the conflicts to settle.
-    submitted: Option<AppReparam>,
-}
-
-impl AppReparamWindow {
-    pub fn start(&mut self, r: AppReparam) {
-        self.open = Some(r);
-        self.refusal = None;
-    }
-
-    /// What the document said to the submitted re-parameterisation: refused with conflicts,
-    /// the window opens again listing them; otherwise it is done.
-    pub fn answered(&mut self, e: Option<&Error>) {
-        let Some(mut r) = self.submitted.take() else { return };
-        if let Some(e) = e.filter(|e| e.code == crate::error::code::UPGRADE_CONFLICT) {
-            r.conflicts = crate::instance::Conflict::listed_in(e);
-            self.open = Some(r);
-        }
-    }
-}
+/// The window's state is the editor's ([`ReparamSession`]); this module draws it.
+pub type AppReparamWindow = ReparamSession;
 
 impl Window for AppReparamWindow {
     type Input<'a> = ();
@@ -74,25 +48,14 @@ impl Window for AppReparamWindow {
             |ui, r| contents(ui, r, refusal),
         )
         .flatten();
-        // Closed by its button, or cancelled.
-        let mut keep = self.open.is_some() && answer != Some(false);
         if answer == Some(true)
-            && let Some(r) = &self.open
+            && let Some(command) = self.submit()
         {
-            match r.values() {
-                Ok(values) => {
-                    let chain = Box::new(r.chain.clone());
-                    let resolutions = r.resolutions.clone();
-                    actions.push(Action::Doc(Command::ReparameteriseApp { chain, values, resolutions }));
-                    keep = false;
-                }
-                Err(e) => self.refusal = Some(e),
-            }
+            actions.push(Action::Doc(command));
         }
-        if !keep {
-            self.submitted = if answer == Some(true) { self.open.take() } else { None };
-            self.open = None;
-            self.refusal = None;
+        // Cancelled, or closed by its button.
+        if answer == Some(false) || (answer.is_none() && self.open.is_none()) {
+            self.cancel();
         }
         actions
     }

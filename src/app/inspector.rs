@@ -7,14 +7,16 @@
 //! `SetMember` command, so it undoes like any other change.
 
 use super::action::Action;
-use super::form::Fields;
+use super::form;
 use super::theme;
 use crate::catalog::Catalog;
 use crate::editor::commands::CommandId;
 use crate::editor::document::{Command, Member, Target, edge_by_seq};
+use crate::editor::json_edit::JsonEdit;
 use crate::editor::node_type;
 use crate::editor::selection::Selection;
 use crate::error::code;
+use crate::params::FormFields;
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
 use serde_json::Value;
@@ -50,16 +52,7 @@ struct ConfigForm {
     /// The stored config the fields were filled from; when it changes (Apply, undo, the JSON
     /// tab) the fields are filled again from the new one.
     base: Option<Value>,
-    fields: Fields,
-}
-
-/// A subtree of a member being edited as JSON text.
-struct JsonEdit {
-    owner: Target,
-    member: String,
-    pointer: String,
-    text: String,
-    error: Option<String>,
+    fields: FormFields,
 }
 
 /// What the user asked of the inspector this frame, for the `App` to apply (the canvas's
@@ -237,7 +230,7 @@ impl Inspector {
         if !self.config.as_ref().is_some_and(same) {
             let Some(form) = node_type::config_form(catalog, type_id) else { return };
             let values = current.and_then(Value::as_object).cloned().unwrap_or_default();
-            let mut fields = Fields::new(form, values);
+            let mut fields = FormFields::new(form, values);
             // A field's label offers to make its value a parameter of a chain being authored.
             fields.offer_promotion = true;
             // A stored config may already be invalid: say so at once, not after a first edit.
@@ -258,8 +251,8 @@ impl Inspector {
                 ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Wrap);
                 let shown = ui.vertical(|ui| {
                     ui.set_min_height(reserved);
-                    cf.fields.show(ui);
-                    cf.fields.summary(ui, code::NODE_CONFIG_INVALID, "The config is valid.");
+                    form::fields(ui, &mut cf.fields);
+                    form::summary(ui, &mut cf.fields, code::NODE_CONFIG_INVALID, "The config is valid.");
                 });
                 reserved = reserved.max(shown.response.rect.height());
                 ui.horizontal(|ui| {
@@ -407,7 +400,8 @@ impl Inspector {
                     ui.horizontal(|ui| {
                         ui.label(RichText::new("absent").color(theme::TEXT_DIM));
                         if editable && ui.small_button("Add").clicked() {
-                            self.start(owner.clone(), member, "", &Value::Object(Default::default()));
+                            self.json =
+                                Some(JsonEdit::open(owner.clone(), member, "", &Value::Object(Default::default())));
                         }
                     });
                     if editable {
@@ -438,7 +432,7 @@ impl Inspector {
             return;
         }
         if editable && pointer.is_empty() && ui.small_button("✏ Edit as JSON").clicked() {
-            self.start(owner.clone(), member, "", value);
+            self.json = Some(JsonEdit::open(owner.clone(), member, "", value));
         }
         for (key, child) in entries {
             let ptr = crate::error::pointer_join(pointer, &key);
@@ -449,7 +443,7 @@ impl Inspector {
                     .default_open(true)
                     .show(ui, |ui| {
                         if editable && ui.small_button("✏ Edit subtree").clicked() {
-                            self.start(owner.clone(), member, &ptr, child);
+                            self.json = Some(JsonEdit::open(owner.clone(), member, &ptr, child));
                         }
                         self.tree(ui, owner, member, &ptr, child, editable);
                     });
@@ -505,14 +499,9 @@ impl Inspector {
                 });
             }
             if r.clicked() {
-                self.start(owner.clone(), member, pointer, value);
+                self.json = Some(JsonEdit::open(owner.clone(), member, pointer, value));
             }
         });
-    }
-
-    fn start(&mut self, owner: Target, member: &str, pointer: &str, value: &Value) {
-        let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
-        self.json = Some(JsonEdit { owner, member: member.to_owned(), pointer: pointer.to_owned(), text, error: None });
     }
 
     /// The JSON text editor for a subtree of this member, if one is open.
@@ -525,11 +514,10 @@ impl Inspector {
         actions: &mut Vec<Action>,
     ) {
         let Some(edit) = &mut self.json else { return };
-        if &edit.owner != owner || edit.member != member {
+        if !edit.is_of(owner, member) {
             return;
         }
-        let place = if edit.pointer.is_empty() { member.to_owned() } else { format!("{member}{}", edit.pointer) };
-        let label = ui.label(RichText::new(format!("Editing {place}")).small().color(theme::ACCENT));
+        let label = ui.label(RichText::new(format!("Editing {}", edit.place())).small().color(theme::ACCENT));
         let r = ui
             .add(egui::TextEdit::multiline(&mut edit.text).code_editor().desired_rows(4).desired_width(f32::INFINITY))
             .labelled_by(label.id);
@@ -537,7 +525,7 @@ impl Inspector {
             r.scroll_to_me(None);
         }
         if r.changed() {
-            edit.error = serde_json::from_str::<Value>(&edit.text).err().map(|e| format!("not valid JSON: {e}"));
+            edit.edited();
         }
         if let Some(e) = &edit.error {
             ui.label(RichText::new(format!("⚠ {e}")).small().color(theme::ERROR));
@@ -546,14 +534,8 @@ impl Inspector {
         ui.horizontal(|ui| {
             let ok = ui.add_enabled(edit.error.is_none(), egui::Button::new("Apply"));
             if ok.clicked()
-                && let Ok(new) = serde_json::from_str::<Value>(&edit.text)
+                && let Some(whole) = edit.applied(current)
             {
-                let mut whole = current.cloned().unwrap_or(Value::Object(Default::default()));
-                if edit.pointer.is_empty() {
-                    whole = new;
-                } else if let Some(slot) = whole.pointer_mut(&edit.pointer) {
-                    *slot = new;
-                }
                 actions.extend(set(owner.clone(), member, Some(whole)));
                 close = true;
             }

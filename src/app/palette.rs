@@ -148,17 +148,11 @@ impl Palette {
         self.banner.show(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
         ui.separator();
         let query = self.search.trim().to_lowercase();
-        let mut order: Vec<usize> = (0..packs.len())
-            .filter(|&i| packs[i].kind != PackKind::Node)
-            .filter(|&i| self.pack_filter.as_deref().is_none_or(|n| packs[i].name() == n))
-            .collect();
-        order.sort_by_key(|&i| packs[i].name().to_owned());
+        let filter = TileFilter { query: &query, show_internal: self.show_internal, hide_blocked: self.hide_blocked };
         // Under a search, packs with no tile left go, and so does a group left empty (its
         // header alone said nothing).
-        if self.filtered(&query) {
-            order.retain(|&i| !self.tiles(&packs[i], reports.get(i), &query).is_empty());
-        }
-        let nothing_matches = order.is_empty() && self.filtered(&query) && !packs.is_empty();
+        let order = blockers::listed_packs(packs, reports, self.pack_filter.as_deref(), filter);
+        let nothing_matches = order.is_empty() && filter.narrows() && !packs.is_empty();
         let (bundled, opened): (Vec<usize>, Vec<usize>) =
             order.into_iter().partition(|&i| samples.contains(&packs[i].source));
         egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
@@ -173,7 +167,7 @@ impl Palette {
                 }
                 for &i in group {
                     let Some(id) = packs.id_at(i) else { continue };
-                    self.pack(ui, id, &packs[i], reports.get(i), &query, actions);
+                    self.pack(ui, id, &packs[i], reports.get(i), filter, actions);
                 }
                 ui.add_space(6.0);
             }
@@ -249,29 +243,13 @@ impl Palette {
         });
     }
 
-    /// The search or "Hide blocked" leaves some tiles out: a pack with none left is not shown.
-    fn filtered(&self, query: &str) -> bool {
-        !query.is_empty() || self.hide_blocked
-    }
-
-    /// The tiles of `pack` shown under the search and filters, each with what blocks it.
-    fn tiles<'p>(
-        &self,
-        pack: &'p Pack,
-        report: Option<&'p TrustReport>,
-        query: &str,
-    ) -> Vec<(&'p Chain, Vec<&'p Finding>)> {
-        let filter = TileFilter { query, show_internal: self.show_internal, hide_blocked: self.hide_blocked };
-        shown_tiles(pack, report, filter)
-    }
-
     fn pack(
         &mut self,
         ui: &mut Ui,
         index: PackId,
         pack: &Pack,
         report: Option<&TrustReport>,
-        query: &str,
+        filter: TileFilter,
         actions: &mut Vec<Action>,
     ) {
         // What inserting it will be warned for: its own edges' port types and what the insert's
@@ -280,8 +258,8 @@ impl Palette {
             let own = |f: &&Finding| f.chain_id.as_deref() == Some(chain.chain_id());
             report.map(|r| r.warnings().filter(own).collect()).unwrap_or_default()
         };
-        let tiles = self.tiles(pack, report, query);
-        if self.filtered(query) && tiles.is_empty() {
+        let tiles = shown_tiles(pack, report, filter);
+        if filter.narrows() && tiles.is_empty() {
             return;
         }
         let id = Id::unique(("cs-pack", index));
@@ -292,7 +270,7 @@ impl Palette {
                 let errors = pack.errors().count();
                 if errors == 0 {
                     badge(ui, "valid", theme::OK).on_hover_text("Schema and semantic checks pass");
-                } else if badge(ui, &format!("{errors} error{}", plural(errors)), theme::ERROR)
+                } else if badge(ui, &crate::words::count(errors, "error", "errors"), theme::ERROR)
                     .on_hover_text("Click for details")
                     .clicked()
                 {
@@ -312,7 +290,7 @@ impl Palette {
                     }
                     let warnings = pack.warnings().count();
                     if warnings > 0
-                        && badge(ui, &format!("{warnings} lint{}", plural(warnings)), theme::WARN)
+                        && badge(ui, &crate::words::count(warnings, "lint", "lints"), theme::WARN)
                             .on_hover_text("Click for details")
                             .clicked()
                     {
@@ -447,10 +425,10 @@ impl Window for Explanation {
                             for t in &missing {
                                 ui.label(RichText::new(*t).monospace());
                                 ui.vertical(|ui| {
-                                    for (node, pointer) in uses_of(chain, t) {
+                                    for node in uses_of(chain, t) {
                                         ui.horizontal(|ui| {
-                                            ui.label(RichText::new(node).monospace());
-                                            ui.label(RichText::new(pointer).monospace().small().color(theme::TEXT_DIM));
+                                            ui.label(node.label());
+                                            ui.label(RichText::new(node.pointer).monospace().small().color(theme::TEXT_DIM));
                                         });
                                     }
                                 });
@@ -522,10 +500,6 @@ fn middle_ellipsis(ui: &Ui, text: &str, font: &egui::FontId, width: f32) -> Stri
         if fits(&cut(mid)) { lo = mid } else { hi = mid - 1 }
     }
     cut(lo)
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 pub(super) fn badge(ui: &mut Ui, text: &str, color: egui::Color32) -> egui::Response {
@@ -786,7 +760,7 @@ pub(super) fn tile_card(
         ui.horizontal(|ui| {
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let n = chain.nodes().len();
-                ui.label(RichText::new(format!("{n} node{}", plural(n))).small().color(theme::TEXT_DIM));
+                ui.label(RichText::new(crate::words::count(n, "node", "nodes")).small().color(theme::TEXT_DIM));
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                     ui.add(egui::Label::new(RichText::new(chain.label()).strong().color(theme::TEXT)).truncate());
                 });

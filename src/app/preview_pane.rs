@@ -3,10 +3,9 @@
 //! expansion and its ghost nodes) is computed GUI-free in `editor::preview`.
 
 use super::theme;
+use crate::editor::substituted::{self, Span};
 use crate::error::{Finding, code};
 use crate::expand::Expansion;
-use crate::expand::jsstring::js_string;
-use crate::expand::token::tokens;
 use crate::pack::Chain;
 use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId, RichText};
@@ -33,7 +32,7 @@ pub fn show_pane(ui: &mut egui::Ui, chain: &Chain, exp: &Expansion, selected: &m
         let mut job = LayoutJob::default();
         let orig = original.and_then(|o| o.get(key));
         let params = Params { values: &exp.params, invalid };
-        render(&mut job, orig, value, &params, 0, &font);
+        render(&mut job, orig, value, &params, &font);
         // Long values scroll sideways: wrapping would break the JSON layout.
         let frame = egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).corner_radius(4.0);
         frame.show(ui, |ui| {
@@ -85,69 +84,23 @@ struct Params<'a> {
     invalid: &'a HashSet<String>,
 }
 
-/// Pretty JSON of `new`, with the spans that came from parameters highlighted (invalid
-/// values apart). `orig` is the same place in the fragment before substitution.
-fn render(job: &mut LayoutJob, orig: Option<&Value>, new: &Value, params: &Params<'_>, depth: usize, font: &FontId) {
+/// Pretty JSON of `new` ([`substituted::spans`]), with the spans that came from parameters
+/// highlighted (invalid values apart). `orig` is the same place in the fragment before
+/// substitution.
+fn render(job: &mut LayoutJob, orig: Option<&Value>, new: &Value, params: &Params<'_>, font: &FontId) {
     let plain = TextFormat::simple(font.clone(), theme::TEXT);
-    let key_fmt = TextFormat::simple(font.clone(), Color32::from_rgb(150, 190, 255));
+    let key = TextFormat::simple(font.clone(), Color32::from_rgb(150, 190, 255));
     let substituted = TextFormat { background: theme::SUBSTITUTED_BG, color: Color32::WHITE, ..plain.clone() };
     let bad = TextFormat { background: theme::INVALID_BG, color: Color32::WHITE, ..plain.clone() };
-    let hot = |name: &str| if params.invalid.contains(name) { bad.clone() } else { substituted.clone() };
-    let pad = "  ".repeat(depth + 1);
-    let close_pad = "  ".repeat(depth);
-    if let Some(Value::String(s)) = orig {
-        let found = tokens(s);
-        if !found.is_empty() {
-            if found.len() == 1 && found[0].start == 0 && found[0].end == s.len() {
-                job.append(&compact(new), 0.0, hot(found[0].name));
-                return;
-            }
-            job.append("\"", 0.0, plain.clone());
-            let mut last = 0;
-            for t in &found {
-                job.append(&escape(&s[last..t.start]), 0.0, plain.clone());
-                let inserted = params.values.get(t.name).map(js_string).unwrap_or_default();
-                job.append(&escape(&inserted), 0.0, hot(t.name));
-                last = t.end;
-            }
-            job.append(&escape(&s[last..]), 0.0, plain.clone());
-            job.append("\"", 0.0, plain);
-            return;
-        }
+    for (text, span) in substituted::spans(orig, new, params.values) {
+        let format = match &span {
+            Span::Plain => &plain,
+            Span::Key => &key,
+            Span::Param(name) if params.invalid.contains(name) => &bad,
+            Span::Param(_) => &substituted,
+        };
+        job.append(&text, 0.0, format.clone());
     }
-    match new {
-        Value::Object(m) if !m.is_empty() => {
-            job.append("{\n", 0.0, plain.clone());
-            for (i, (k, v)) in m.iter().enumerate() {
-                job.append(&pad, 0.0, plain.clone());
-                job.append(&compact(&Value::String(k.clone())), 0.0, key_fmt.clone());
-                job.append(": ", 0.0, plain.clone());
-                render(job, orig.and_then(|o| o.get(k)), v, params, depth + 1, font);
-                job.append(if i + 1 < m.len() { ",\n" } else { "\n" }, 0.0, plain.clone());
-            }
-            job.append(&format!("{close_pad}}}"), 0.0, plain);
-        }
-        Value::Array(items) if !items.is_empty() => {
-            job.append("[\n", 0.0, plain.clone());
-            for (i, v) in items.iter().enumerate() {
-                job.append(&pad, 0.0, plain.clone());
-                render(job, orig.and_then(|o| o.get(i)), v, params, depth + 1, font);
-                job.append(if i + 1 < items.len() { ",\n" } else { "\n" }, 0.0, plain.clone());
-            }
-            job.append(&format!("{close_pad}]"), 0.0, plain);
-        }
-        other => job.append(&compact(other), 0.0, plain),
-    }
-}
-
-fn compact(v: &Value) -> String {
-    serde_json::to_string(v).expect("JSON values serialise")
-}
-
-/// A piece of a JSON string literal, escaped, without the quotes.
-fn escape(s: &str) -> String {
-    let quoted = compact(&Value::String(s.to_owned()));
-    quoted[1..quoted.len() - 1].to_owned()
 }
 
 #[cfg(test)]
@@ -184,14 +137,14 @@ mod tests {
         for (i, node) in exp.nodes.iter().enumerate() {
             let mut job = LayoutJob::default();
             let font = FontId::monospace(12.0);
-            render(&mut job, chain.nodes()[i].get("config"), &node["config"], &params, 0, &font);
+            render(&mut job, chain.nodes()[i].get("config"), &node["config"], &params, &font);
             let reparsed: Value = serde_json::from_str(&job.text).unwrap();
             assert_eq!(reparsed, node["config"], "node {i}");
         }
         let config = |params: &Params<'_>| {
             let mut job = LayoutJob::default();
             let font = FontId::monospace(12.0);
-            render(&mut job, chain.nodes()[0].get("config"), &exp.nodes[0]["config"], params, 0, &font);
+            render(&mut job, chain.nodes()[0].get("config"), &exp.nodes[0]["config"], params, &font);
             job
         };
         assert_eq!(text_of(&config(&params), true), "billing25", "queue name and batch size are substituted");

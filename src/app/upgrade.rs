@@ -6,19 +6,20 @@
 
 use super::action::Action;
 use super::conflicts;
-use super::form::Fields;
+use super::form;
 use super::theme;
 use super::window::{Scaffold, WindowId};
 use crate::catalog::Trust;
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{FoundUpdates, NodeChange, Review, review_update};
+use crate::editor::update_review::{FoundUpdates, NodeChange, Review, one_line, review_update};
 use crate::error::{Error, code};
 use crate::host::HostProfile;
 use crate::instance::update::Available;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
+use crate::params::FormFields;
 use crate::params::{Form, apply_defaults, check};
 use crate::workflow::{Instance, Workflow};
 use egui::{Color32, RichText, Ui};
@@ -53,7 +54,7 @@ pub enum Answer {
 
 enum State {
     Computing(Receiver<crate::error::Result<Review>>),
-    Ready(Box<Review>, Box<Lines>, Box<Fields>),
+    Ready(Box<Review>, Box<Lines>, Box<FormFields>),
     Failed(Error),
 }
 
@@ -80,7 +81,7 @@ impl Lines {
             match c {
                 NodeChange::Member { node, pointer, old, new } => {
                     changed.insert(node.as_str());
-                    members.push((format!("~ {node} {pointer}: {} → {}", short(old), short(new)), theme::WARN));
+                    members.push((format!("~ {node} {pointer}: {} → {}", one_line(old), one_line(new)), theme::WARN));
                 }
                 NodeChange::Removed(id) => {
                     gone.insert(id.as_str());
@@ -109,8 +110,14 @@ impl Lines {
             .changes
             .iter()
             .map(|c| {
-                let text =
-                    format!("{} {} {}: {} → {}", c.level.as_str(), c.kind, c.pointer, short(&c.old), short(&c.new));
+                let text = format!(
+                    "{} {} {}: {} → {}",
+                    c.level.as_str(),
+                    c.kind,
+                    c.pointer,
+                    one_line(&c.old),
+                    one_line(&c.new)
+                );
                 (text, level_color(c.level))
             })
             .collect();
@@ -186,7 +193,7 @@ impl ReviewWindow {
         let State::Computing(rx) = &self.state else { return };
         self.state = match rx.try_recv() {
             Ok(Ok(review)) => {
-                let mut fields = Fields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
+                let mut fields = FormFields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
                 // Carried values the new version refuses show at once, as in the insert form.
                 fields.reveal();
                 self.conflicts = review.conflicts.clone();
@@ -240,17 +247,11 @@ impl ReviewWindow {
     }
 }
 
-/// Compact JSON for one line, cut when long.
-fn short(v: &Option<Value>) -> String {
-    let text = v.as_ref().map_or("(none)".to_owned(), Value::to_string);
-    if text.chars().count() > 60 { format!("{}…", text.chars().take(59).collect::<String>()) } else { text }
-}
-
 /// The review; the answer when a button was clicked.
 fn body(
     ui: &mut Ui,
     (review, lines): (&Review, &Lines),
-    fields: &mut Fields,
+    fields: &mut FormFields,
     chain: &Chain,
     (conflicts_found, resolutions): (&[Conflict], &mut Resolutions),
     others: usize,
@@ -292,8 +293,8 @@ fn body(
             apply_defaults(chain.parameters(), &mut with_defaults);
             fields.set_errors(check(chain, &Value::Object(with_defaults)).unwrap_or_default());
         }
-        fields.show(ui);
-        fields.summary(ui, code::CHAIN_PARAMETER_INVALID, "The values carried over are valid.");
+        form::fields(ui, fields);
+        form::summary(ui, fields, code::CHAIN_PARAMETER_INVALID, "The values carried over are valid.");
     });
     let ready = !fields.has_problems() && resolutions.settle_all(conflicts_found);
     ui.separator();

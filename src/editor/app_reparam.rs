@@ -5,6 +5,7 @@
 //! recorded ones; the re-expansion keeps those edits. The re-expansion itself is [`crate::workflow::app_instance`]'s; applying
 //! it is the document's `ReparameteriseApp` command, so it undoes like any edit.
 
+use super::document::Command;
 use super::packs::{PackId, Packs};
 use crate::error::{Error, Result, code};
 use crate::pack::Chain;
@@ -120,6 +121,59 @@ impl AppReparam {
     }
 }
 
+/// The re-parameterisation window's state: what is open, why its values were refused, and
+/// the one just submitted until the document says how it went.
+#[derive(Default)]
+pub struct ReparamSession {
+    pub open: Option<AppReparam>,
+    /// Why the values typed cannot be used.
+    pub refusal: Option<Error>,
+    /// The re-parameterisation just submitted: a conflict brings it back with the
+    /// conflicts to settle.
+    submitted: Option<AppReparam>,
+}
+
+impl ReparamSession {
+    pub fn start(&mut self, r: AppReparam) {
+        self.open = Some(r);
+        self.refusal = None;
+    }
+
+    /// "Re-parameterise" was clicked: the command that applies the values typed, and the
+    /// window closes; or, when a value does not read, nothing and the refusal shows.
+    pub fn submit(&mut self) -> Option<Command> {
+        let r = self.open.as_ref()?;
+        match r.values() {
+            Ok(values) => {
+                let chain = Box::new(r.chain.clone());
+                let command = Command::ReparameteriseApp { chain, values, resolutions: r.resolutions.clone() };
+                self.submitted = self.open.take();
+                self.refusal = None;
+                Some(command)
+            }
+            Err(e) => {
+                self.refusal = Some(e);
+                None
+            }
+        }
+    }
+
+    /// Closed without submitting.
+    pub fn cancel(&mut self) {
+        (self.open, self.refusal, self.submitted) = (None, None, None);
+    }
+
+    /// What the document said to the submitted re-parameterisation: refused with conflicts,
+    /// the window opens again listing them; otherwise it is done.
+    pub fn answered(&mut self, e: Option<&Error>) {
+        let Some(mut r) = self.submitted.take() else { return };
+        if let Some(e) = e.filter(|e| e.code == code::UPGRADE_CONFLICT) {
+            r.conflicts = crate::instance::Conflict::listed_in(e);
+            self.open = Some(r);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +230,30 @@ mod tests {
         r.texts[1].1 = "many".into();
         let e = r.values().unwrap_err();
         assert_eq!((e.code, e.details["path"].as_str()), (code::CHAIN_PARAMETER_INVALID, Some("/maxTickets")));
+    }
+
+    #[test]
+    fn a_submit_applies_or_keeps_the_refusal_and_a_conflict_reopens_it() {
+        let wf = app_workflow();
+        let packs = Packs::new(vec![triage_pack()]);
+        let mut s = ReparamSession::default();
+        s.start(AppReparam::open(&wf, &packs).unwrap());
+        s.open.as_mut().unwrap().texts[1].1 = "many".into();
+        assert!(s.submit().is_none());
+        assert_eq!(s.refusal.as_ref().map(|e| e.code), Some(code::CHAIN_PARAMETER_INVALID));
+        assert!(s.open.is_some(), "a refused value keeps the window open");
+        s.open.as_mut().unwrap().texts[1].1 = "7".into();
+        let Some(Command::ReparameteriseApp { values, .. }) = s.submit() else { panic!("a command") };
+        assert_eq!(values["maxTickets"], json!(7));
+        assert!(s.open.is_none() && s.refusal.is_none());
+        // The document refuses with a conflict: the window comes back listing it.
+        let conflict = Error::new(code::UPGRADE_CONFLICT, "conflict").with("conflicts", json!([]));
+        s.answered(Some(&conflict));
+        assert!(s.open.is_some());
+        // Done otherwise: an answer after a cancel opens nothing.
+        s.cancel();
+        s.answered(Some(&conflict));
+        assert!(s.open.is_none());
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::catalog::{Catalog, HostProfile, Trust, TrustReport};
 use crate::error::{Finding, code};
 use crate::pack::{Chain, Pack, PackKind};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// A setting change that lifts a refusal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,17 +243,50 @@ pub fn pack_reports(trust: &Trust, packs: &[Pack]) -> Vec<TrustReport> {
         .collect()
 }
 
-/// Where a typeId is used in a chain: (node id, JSON pointer), for `typeId` and
-/// `compensation.nodeTypeId` alike.
-pub fn uses_of(chain: &Chain, type_id: &str) -> Vec<(String, String)> {
+/// A node of a chain that uses a typeId: what the user calls it and where the use is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeUse {
+    pub id: String,
+    /// The node's title as its card shows it (`name`), its id when it has none.
+    pub title: String,
+    /// Another node of the chain has the same title: the id tells them apart.
+    pub ambiguous: bool,
+    /// JSON pointer of the `typeId` (or `compensation/nodeTypeId`) in the manifest.
+    pub pointer: String,
+}
+
+impl NodeUse {
+    /// The title, with the id after it only when the title alone does not say which node.
+    pub fn label(&self) -> String {
+        if self.ambiguous { format!("{} ({})", self.title, self.id) } else { self.title.clone() }
+    }
+}
+
+/// Where a typeId is used in a chain, for `typeId` and `compensation.nodeTypeId` alike.
+pub fn uses_of(chain: &Chain, type_id: &str) -> Vec<NodeUse> {
+    let nodes = chain.nodes();
+    let str_of = |node: &Value, key: &str| node.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let title_of = |node: &Value| Some(str_of(node, "name")).filter(|n| !n.trim().is_empty());
+    // How many nodes have each title, counted once: the window is drawn every frame.
+    let mut titles: HashMap<String, usize> = HashMap::new();
+    for title in nodes.iter().filter_map(title_of) {
+        *titles.entry(title).or_default() += 1;
+    }
     let mut out = Vec::new();
-    for (j, node) in chain.nodes().iter().enumerate() {
-        let node_id = node.get("id").and_then(Value::as_str).unwrap_or_default();
+    for (j, node) in nodes.iter().enumerate() {
+        let id = str_of(node, "id");
+        let title = title_of(node);
+        let ambiguous = title.as_ref().is_some_and(|t| titles.get(t).is_some_and(|n| *n > 1));
         for (at, value) in
             [("typeId", node.get("typeId")), ("compensation/nodeTypeId", node.pointer("/compensation/nodeTypeId"))]
         {
             if value.and_then(Value::as_str) == Some(type_id) {
-                out.push((node_id.to_owned(), format!("{}/dag/nodes/{j}/{at}", chain.pointer())));
+                out.push(NodeUse {
+                    id: id.clone(),
+                    title: title.clone().unwrap_or_else(|| id.clone()),
+                    ambiguous,
+                    pointer: format!("{}/dag/nodes/{j}/{at}", chain.pointer()),
+                });
             }
         }
     }
@@ -282,7 +316,7 @@ pub fn blocked_summary(chain: &Chain, blocked: &[&Finding]) -> String {
             crate::words::count(missing.len(), "node type", "node types")
         ));
         for t in &missing {
-            let nodes: Vec<String> = uses_of(chain, t).into_iter().map(|(n, _)| n).collect();
+            let nodes: Vec<String> = uses_of(chain, t).iter().map(NodeUse::label).collect();
             lines.push(format!("  • {t} — used by {}", nodes.join(", ")));
         }
     }
@@ -300,6 +334,14 @@ pub struct TileFilter<'q> {
     pub query: &'q str,
     pub show_internal: bool,
     pub hide_blocked: bool,
+}
+
+impl TileFilter<'_> {
+    /// The search or "Hide blocked" leaves some tiles out: a pack with none left is not
+    /// listed, nor a group left empty.
+    pub fn narrows(&self) -> bool {
+        !self.query.is_empty() || self.hide_blocked
+    }
 }
 
 /// The tiles of `pack` the filter leaves, each with what blocks it in `report`.
@@ -320,6 +362,21 @@ pub fn shown_tiles<'p>(
         .map(|c| (c, blocked_by(c)))
         .filter(|(c, blocked)| !filter.hide_blocked || (blocked.is_empty() && !has_errors(pack, c)))
         .collect()
+}
+
+/// The positions of the packs the palette lists, by name: every pack but node packs (only
+/// the one named `only`, when given), and under a search or "Hide blocked" only those with
+/// a tile left, so no header stands alone.
+pub fn listed_packs(packs: &[Pack], reports: &[TrustReport], only: Option<&str>, filter: TileFilter) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..packs.len())
+        .filter(|&i| packs[i].kind != PackKind::Node)
+        .filter(|&i| only.is_none_or(|n| packs[i].name() == n))
+        .collect();
+    order.sort_by_key(|&i| packs[i].name().to_owned());
+    if filter.narrows() {
+        order.retain(|&i| !shown_tiles(&packs[i], reports.get(i), filter).is_empty());
+    }
+    order
 }
 
 /// Whether a search (lower case) finds the chain: in its label, chainId or a typeId.
@@ -357,8 +414,9 @@ mod tests {
         let opts = crate::pack::LoadOptions::default();
         let pack = crate::pack::load_value(std::path::Path::new("p"), std::sync::Arc::new(m), opts).unwrap();
         let chain = pack.chain("t.c").unwrap();
+        let uses: Vec<(String, String)> = uses_of(chain, "x.one").into_iter().map(|u| (u.label(), u.pointer)).collect();
         assert_eq!(
-            uses_of(chain, "x.one"),
+            uses,
             [
                 ("a".to_owned(), "/chains/0/dag/nodes/0/typeId".to_owned()),
                 ("b".to_owned(), "/chains/0/dag/nodes/1/compensation/nodeTypeId".to_owned())
@@ -372,6 +430,28 @@ mod tests {
             blocked_summary(chain, &blocked),
             "Blocked: 2 node types no loaded node pack provides:\n  • x.one — used by a, b\n  • x.two — used by c\n\
              Blocked: pack_unsigned — unsigned\nClick the tile for details and a way forward."
+        );
+    }
+
+    #[test]
+    fn a_blocked_tile_names_the_nodes_that_use_a_type_by_their_titles() {
+        // Titles as the cards show them; the id only where two share a title or one has none.
+        let m = json!({"name": "vendor.t.p", "version": "1.0.0", "kind": "workflow-chain", "chains": [
+            {"chainId": "t.c", "version": "1.0.0", "label": "C", "description": "d",
+             "parameters": {"type": "object"},
+             "dag": {"nodes": [{"id": "fetch_1", "name": "Fetch feed", "typeId": "x.one"},
+                               {"id": "sum", "name": "Summarize", "typeId": "x.one"},
+                               {"id": "log_a", "name": "Log", "typeId": "x.one"},
+                               {"id": "log_b", "name": "Log", "typeId": "x.two"},
+                               {"id": "bare", "name": " ", "typeId": "x.one"}]}}]});
+        let opts = crate::pack::LoadOptions::default();
+        let pack = crate::pack::load_value(std::path::Path::new("p"), std::sync::Arc::new(m), opts).unwrap();
+        let chain = pack.chain("t.c").unwrap();
+        let (one, two) = (missing("x.one"), missing("x.two"));
+        assert_eq!(
+            blocked_summary(chain, &[&one, &two]),
+            "Blocked: 2 node types no loaded node pack provides:\n  • x.one — used by Fetch feed, Summarize, \
+             Log (log_a), bare\n  • x.two — used by Log (log_b)\nClick the tile for details and a way forward."
         );
     }
 
@@ -449,12 +529,27 @@ mod tests {
             {"chainId": "t.log", "version": "1.0.0", "label": "Log", "description": "d", "internal": true,
              "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "x.log"}]}}]});
         let opts = crate::pack::LoadOptions::default();
+        let manifest = m.clone();
         let pack = crate::pack::load_value(std::path::Path::new("p"), std::sync::Arc::new(m), opts).unwrap();
         let ids = |tiles: Vec<(&Chain, Vec<&Finding>)>| -> Vec<String> {
             tiles.into_iter().map(|(c, _)| c.chain_id().to_owned()).collect()
         };
         let all = TileFilter { query: "", show_internal: true, hide_blocked: false };
         assert_eq!(ids(shown_tiles(&pack, None, all)), ["t.fetch", "t.log"]);
+        // The palette lists packs by name; a search leaves out a pack with no tile left.
+        let other = {
+            let mut m = manifest.clone();
+            m["name"] = json!("vendor.a.first");
+            let opts = crate::pack::LoadOptions::default();
+            crate::pack::load_value(std::path::Path::new("q"), std::sync::Arc::new(m), opts).unwrap()
+        };
+        let packs = [pack.clone(), other];
+        assert_eq!(listed_packs(&packs, &[], None, all), [1, 0]);
+        assert_eq!(listed_packs(&packs, &[], Some("vendor.t.p"), all), [0]);
+        assert!(listed_packs(&packs, &[], None, TileFilter { query: "nothing", ..all }).is_empty());
+        // Listing everything, a pack with no tile still shows; a search or "Hide blocked" hides it.
+        assert!(!all.narrows() && !TileFilter { show_internal: false, ..all }.narrows());
+        assert!(TileFilter { query: "x", ..all }.narrows() && TileFilter { hide_blocked: true, ..all }.narrows());
         assert_eq!(ids(shown_tiles(&pack, None, TileFilter { show_internal: false, ..all })), ["t.fetch"]);
         assert_eq!(ids(shown_tiles(&pack, None, TileFilter { query: "x.log", ..all })), ["t.log"], "by typeId");
         assert_eq!(ids(shown_tiles(&pack, None, TileFilter { query: "feed", ..all })), ["t.fetch"], "by label");

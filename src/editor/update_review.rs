@@ -281,8 +281,26 @@ pub fn review_update(wf: &Workflow, key: &str, packs: &[Pack], target: &Pack, tr
     })
 }
 
+/// A value on one line of the review: compact JSON, cut when long; `(none)` when absent.
+pub fn one_line(v: &Option<Value>) -> String {
+    let text = v.as_ref().map_or("(none)".to_owned(), Value::to_string);
+    if text.chars().count() > 60 { format!("{}…", text.chars().take(59).collect::<String>()) } else { text }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_review_line_shows_a_value_compact_and_cuts_it_at_sixty_characters() {
+        assert_eq!(one_line(&None), "(none)");
+        assert_eq!(one_line(&Some(serde_json::json!({"a": [1, 2]}))), r#"{"a":[1,2]}"#);
+        let long = Some(Value::String("é".repeat(70)));
+        let cut = one_line(&long);
+        assert_eq!(cut.chars().count(), 60);
+        assert!(cut.starts_with("\"é") && cut.ends_with("é…"));
+        let fits = Some(Value::String("x".repeat(58)));
+        assert_eq!(one_line(&fits).chars().count(), 60, "58 characters and two quotes stay whole");
+    }
+
     use super::*;
     use crate::instance::tests::{pack, set_config, workflow};
     use serde_json::json;

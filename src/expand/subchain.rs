@@ -57,6 +57,10 @@ pub struct Child {
     /// The minted `wfc_<tenant>__<chainId>__<version>` id.
     pub workflow_id: String,
     pub expansion: Expansion,
+    /// The chain's position in the pack it came from (`expansion.pack_name` at
+    /// `expansion.pack_version`), found when the walk resolved its ref: a later step
+    /// (the trust check of an external child) need not look it up again.
+    pub at: usize,
 }
 
 /// A parent expansion and every child it composes, in the reference's order (a child
@@ -309,7 +313,7 @@ impl<'p> Walk<'p, '_> {
         }
         self.warnings.append(&mut exp.warnings);
         self.registered.insert(workflow_id.clone());
-        self.children.push(Child { workflow_id, expansion: exp });
+        self.children.push(Child { workflow_id, expansion: exp, at: frame.at });
         Ok(None)
     }
 }

@@ -211,3 +211,34 @@ fn one_request_looks_its_chain_up_once() {
     assert_eq!(out.children.len(), 1);
     assert_eq!(lookups::take(), ["t.p", "t.k"]);
 }
+
+#[test]
+fn an_external_sub_chain_is_looked_up_once() {
+    use crate::pack::lookups;
+    let load = |m: Value| {
+        load_bytes(Path::new("/nonexistent/pack.json"), m.to_string().as_bytes(), LoadOptions::default()).unwrap()
+    };
+    let root = load(json!({"name": "vendor.acme.root", "version": "1.0.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": [
+        {"chainId": "r.p", "version": "1.0.0", "label": "P", "description": "d",
+         "parameters": {"type": "object"},
+         "subChains": [{"ref": {"packName": "vendor.acme.lib", "chainId": "l.k", "version": "^1.0.0"}}],
+         "dag": {"nodes": [{"id": "s", "typeId": "core.subWorkflow", "config": {"subChainRef": "l.k"}}]}}]}));
+    let lib = load(json!({"name": "vendor.acme.lib", "version": "1.2.0", "kind": "workflow-chain",
+        "engines": {"openwop": ">=1.0.0"}, "chains": [
+        {"chainId": "l.other", "version": "1.0.0", "label": "O", "description": "d",
+         "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "o", "typeId": "core.noop"}]}},
+        {"chainId": "l.k", "version": "1.1.0", "label": "K", "description": "d",
+         "parameters": {"type": "object"}, "dag": {"nodes": [{"id": "a", "typeId": "core.noop"}]}}]}));
+    let mut co = Trust::default();
+    co.host.sub_chains = true;
+    let external = [lib];
+    let mut req = InlineRequest::new(&co, &root, "r.p", Map::new());
+    req.external = &external;
+    lookups::take();
+    let out = expand_for(None, req).unwrap();
+    assert_eq!(out.children.len(), 1);
+    assert_eq!(out.children[0].expansion.chain_id, "l.k");
+    // The walk resolves the ref in the one external pack; its trust check reuses that.
+    assert_eq!(lookups::take(), ["r.p", "l.k"]);
+}

@@ -1,8 +1,10 @@
 //! Parameter values: schema defaults, validation with the chain's compiled validator, and
 //! the form model the editor draws (data only; no widgets here).
 
+mod fields;
 mod form;
 
+pub use fields::{FormFields, Summary};
 pub use form::{Field, FieldKind, Form, ScalarKind, map_errors, owner_field, set_value_at, typed_number, value_at};
 
 use crate::error::{Error, code};
