@@ -11,7 +11,7 @@
 use super::native_files::FileDialogs;
 use super::theme;
 use super::window::{Scaffold, WindowId};
-use crate::editor::file_dialog::{Browse, Purpose};
+use crate::editor::file_dialog::{Browse, NativeRequest, Purpose};
 use egui::{RichText, Ui};
 use std::path::{Path, PathBuf};
 
@@ -57,16 +57,7 @@ impl Dialogs {
             return None;
         }
         if self.uses_system() {
-            let title = purpose.title();
-            let chosen = match &purpose {
-                // One key file: the open dialog is the one that picks an existing file.
-                Purpose::Open | Purpose::Capabilities | Purpose::NodeCatalog | Purpose::SigningKey => {
-                    self.system.open_files()
-                }
-                p if p.is_folder() => self.system.open_folder().into_iter().collect(),
-                _ => self.system.save_file(title, suggested).into_iter().collect(),
-            };
-            return Some(chosen);
+            return Some(self.system.pick(&NativeRequest::new(&purpose, suggested, start)));
         }
         // Never the folder the editor was started from by default: that may be a corpus or
         // a checkout, where a save or a new key does not belong.

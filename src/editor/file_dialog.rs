@@ -141,6 +141,55 @@ pub fn start_folder(
     start.map(Path::to_path_buf).or(home)
 }
 
+/// Which system dialog answers a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// An existing file; several at once only when `many`.
+    Files {
+        many: bool,
+    },
+    Folder,
+    /// A file to write.
+    Save,
+}
+
+/// The question put to the system dialog: the one the in-app dialog gets, in the terms rfd
+/// takes (its title, filters, the name a save suggests and the folder it starts in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeRequest {
+    pub pick: Pick,
+    pub title: &'static str,
+    /// Each filter's name and the extensions it lists (without the dot).
+    pub filters: Vec<(&'static str, &'static [&'static str])>,
+    pub suggested: String,
+    /// The folder [`start_folder`] chose, so both dialogs remember the last folder per kind.
+    pub start: Option<PathBuf>,
+}
+
+impl NativeRequest {
+    pub fn new(purpose: &Purpose, suggested: &str, start: Option<&Path>) -> Self {
+        const PACKS: (&str, &[&str]) = ("Packs and workflows", &["json", "tgz"]);
+        const KEYS: (&str, &[&str]) = ("PEM keys", &["pem"]);
+        const JSON: (&str, &[&str]) = ("JSON", &["json"]);
+        const ALL: (&str, &[&str]) = ("All files", &["*"]);
+        let (pick, filters) = match purpose {
+            Purpose::Open => (Pick::Files { many: true }, vec![PACKS, ALL]),
+            Purpose::Capabilities | Purpose::NodeCatalog => (Pick::Files { many: false }, vec![JSON, ALL]),
+            Purpose::SigningKey => (Pick::Files { many: false }, vec![KEYS, ALL]),
+            Purpose::GenerateKey => (Pick::Save, vec![KEYS]),
+            p if p.is_folder() => (Pick::Folder, Vec::new()),
+            _ => (Pick::Save, vec![JSON]),
+        };
+        Self {
+            pick,
+            title: purpose.title(),
+            filters,
+            suggested: suggested.to_owned(),
+            start: start.map(Path::to_path_buf),
+        }
+    }
+}
+
 /// `CHAINSMITH_FILE_DIALOG=in-app` or `=system` overrides what is detected.
 const DIALOG_ENV: &str = "CHAINSMITH_FILE_DIALOG";
 
@@ -153,6 +202,14 @@ pub fn system_dialog_usable(var: impl Fn(&str) -> Option<OsString>, unix_desktop
         Some("system") => true,
         _ => !unix_desktop || on_path(&var, "zenity") || (session_bus(&var) && portal_installed(&var)),
     }
+}
+
+/// Whether the system dialog can be shown on this desktop, found once per run.
+pub fn system_dialog_here() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let unix_desktop =
+        cfg!(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd", target_os = "netbsd"));
+    *AVAILABLE.get_or_init(|| system_dialog_usable(|name| std::env::var_os(name), unix_desktop))
 }
 
 fn on_path(var: &impl Fn(&str) -> Option<OsString>, tool: &str) -> bool {
@@ -364,6 +421,53 @@ mod tests {
         let export = Purpose::Export(crate::workflow::ExportMode::Faithful);
         assert_eq!(start_folder(&export, Some(wf), None, home.clone()), Some(PathBuf::from("/work/flows")));
         assert_eq!(start_folder(&export, Some(wf), last, home.clone()).as_deref(), last);
+    }
+
+    #[test]
+    fn the_system_dialog_starts_where_its_kind_was_last_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Some(dir.path().join("home"));
+        // One remembered folder per kind, as the settings keep them.
+        let mut last = std::collections::BTreeMap::new();
+        let purposes = [
+            Purpose::Open,
+            Purpose::OpenFolder,
+            Purpose::Registry,
+            Purpose::InstallFolder,
+            Purpose::Save,
+            Purpose::Export(ExportMode::Faithful),
+            Purpose::SavePack,
+            Purpose::SigningKey,
+            Purpose::GenerateKey,
+            Purpose::Capabilities,
+            Purpose::SaveTool(ToolFormat::Compact),
+        ];
+        for p in &purposes {
+            let folder = dir.path().join(p.kind());
+            std::fs::create_dir_all(&folder).unwrap();
+            last.insert(p.kind().to_owned(), folder);
+        }
+        for p in &purposes {
+            let start = start_folder(p, None, last.get(p.kind()).map(PathBuf::as_path), home.clone());
+            let request = NativeRequest::new(p, "", start.as_deref());
+            assert_eq!(request.start.as_deref(), Some(dir.path().join(p.kind()).as_path()), "{p:?}");
+        }
+        // Nothing remembered: the home folder, never the folder the editor was started in.
+        let request = NativeRequest::new(
+            &Purpose::Registry,
+            "",
+            start_folder(&Purpose::Registry, None, None, home.clone()).as_deref(),
+        );
+        assert_eq!(request.start, home);
+        // The request asks the dialog that fits, titled and filtered as the in-app one.
+        let key = NativeRequest::new(&Purpose::SigningKey, "", None);
+        assert_eq!(
+            (key.pick, key.title, key.filters[0].1),
+            (Pick::Files { many: false }, Purpose::SigningKey.title(), &["pem"][..])
+        );
+        assert_eq!(NativeRequest::new(&Purpose::Registry, "", None).pick, Pick::Folder);
+        let save = NativeRequest::new(&Purpose::SavePack, "pack.json", None);
+        assert_eq!((save.pick, save.suggested.as_str()), (Pick::Save, "pack.json"));
     }
 
     #[test]
