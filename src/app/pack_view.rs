@@ -8,8 +8,9 @@ use super::form::FormSession;
 use super::window::{Scaffold, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
-use crate::editor::authoring::{OpenPack, ViewOp};
+use crate::editor::authoring::{OpenPack, ViewOp, message_first};
 use crate::editor::pack_doc::{PackCommand, blank_chain, parse_default};
+use crate::editor::wording::pack_place;
 use crate::pack::{Pack, PackKind};
 use egui::{Id, RichText, Ui};
 use serde_json::{Value, json};
@@ -215,12 +216,16 @@ impl PackView {
     fn result_line(&mut self, ui: &mut Ui) {
         let Some((text, refused)) = &self.result else { return };
         let (mark, color) = if *refused { ("✖", theme::ERROR) } else { ("✔", theme::OK) };
+        let (message, code) = message_first(text);
         let mut dismiss = false;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
                 dismiss = true;
             }
-            ui.add(egui::Label::new(RichText::new(format!("{mark} {text}")).color(color)).wrap());
+            ui.add(egui::Label::new(RichText::new(format!("{mark} {message}")).color(color)).wrap());
+            if let Some(code) = code {
+                ui.label(RichText::new(code).monospace().small().color(theme::TEXT_DIM));
+            }
         });
         if dismiss {
             self.result = None;
@@ -602,9 +607,11 @@ impl PackView {
     }
 }
 
-/// The findings of the pack now: code, pointer, message.
+/// The findings of the pack now: what is wrong, where (by chain label and node name, the
+/// pointer in its tooltip), and the code after them.
 fn problems(ui: &mut Ui, open: &OpenPack) {
     let findings = open.doc.draft().findings();
+    let chains = open.doc.draft().chains();
     let errors = findings.iter().filter(|f| f.is_error()).count();
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("Problems ({})", findings.len())).strong());
@@ -618,10 +625,13 @@ fn problems(ui: &mut Ui, open: &OpenPack) {
         for f in findings {
             let color = if f.is_error() { theme::ERROR } else { theme::WARN };
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(f.code).monospace().color(color));
+                ui.label(RichText::new(&f.message).color(color));
                 let at = if f.pointer.is_empty() { "/" } else { f.pointer.as_str() };
-                ui.label(RichText::new(at).monospace().small().color(theme::TEXT_DIM));
-                ui.label(RichText::new(&f.message).small());
+                match pack_place(chains, at) {
+                    Some(place) => ui.label(RichText::new(place).small().color(theme::TEXT_DIM)).on_hover_text(at),
+                    None => ui.label(RichText::new(at).monospace().small().color(theme::TEXT_DIM)),
+                };
+                ui.label(RichText::new(f.code).monospace().small().color(theme::TEXT_DIM));
             });
         }
     });

@@ -337,7 +337,10 @@ fn execution(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                         subject,
                         &format!("{}/config{inner}", node.pointer),
                         "execution.timeoutSeconds",
-                        format!("the timeout of node `{}` is not a number; its default is used", node.id),
+                        format!(
+                            "the timeout of {} is not a number, so its default is used: write it as a number",
+                            node.title()
+                        ),
                     ));
                 }
             }

@@ -111,6 +111,15 @@ struct ChildSummary {
 }
 
 impl NodeFacts<'_> {
+    /// The node as an author knows it: its `name` with its id after it (`Fetch feed (fetch)`),
+    /// the id alone when it has no name or the name is the id.
+    pub fn title(&self) -> String {
+        match self.raw.get("name").and_then(Value::as_str).map(str::trim) {
+            Some(name) if !name.is_empty() && name != self.id => format!("{name} ({})", self.id),
+            _ => self.id.to_owned(),
+        }
+    }
+
     fn new<'a>(
         pointer: String,
         raw: &'a Value,
@@ -329,13 +338,13 @@ impl<'a> Subject<'a> {
         if unknown.is_empty() {
             return None;
         }
-        let named: Vec<String> = unknown.iter().map(|n| format!("{} ({})", n.id, n.type_id)).collect();
+        let named: Vec<String> = unknown.iter().map(|n| format!("{}, a {}", n.title(), n.type_id)).collect();
         let mut type_ids: Vec<&str> = unknown.iter().map(|n| n.type_id).collect();
         type_ids.sort_unstable();
         type_ids.dedup();
         let message = format!(
             "what {} is unknown, so the tool is taken as writing (safetyTier `write`, \
-             changesExternalState true): {}. Declare it with the node type's `capabilities` in a node pack \
+             changesExternalState true): {}. To publish a lower tier, declare it with the node type's `capabilities` in a node pack \
              (--catalog), a host tier file assigning the typeIds a tier (--host-tiers), or `side-effectful` \
              on the chain or node",
             crate::words::count(unknown.len(), "node does", "nodes do"),
