@@ -13,7 +13,7 @@ use crate::error::{Error, code};
 use crate::pack::Pack;
 use crate::workflow::Workflow;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A pack open for authoring, and the source its loaded copy has in the editor's pack list.
@@ -45,6 +45,29 @@ pub enum ViewOp {
     /// Declare `dependencies` from the catalog's node packs.
     Dependencies(usize),
     NewPack,
+}
+
+/// Where the pack view is: the document, chain and parameter it shows, and the text of its
+/// fields while they are typed in (by field key, until committed), with why text that did
+/// not parse was refused. Another pack or chain starts with none of them.
+#[derive(Default)]
+pub struct ViewPlace {
+    pub doc: Option<usize>,
+    pub chain: usize,
+    pub param: Option<String>,
+    pub texts: HashMap<String, String>,
+    pub invalid: HashMap<String, String>,
+}
+
+impl ViewPlace {
+    /// Show document `doc`, chain `chain`.
+    pub fn select(&mut self, doc: usize, chain: usize) {
+        self.doc = Some(doc);
+        self.chain = chain;
+        self.param = None;
+        self.texts.clear();
+        self.invalid.clear();
+    }
 }
 
 /// What follows a [`ViewOp`] outside the pack documents.
@@ -480,6 +503,18 @@ mod tests {
         assert_eq!(docs.extract(&mut form, &[], &w), None);
         assert!(docs.docs.is_empty());
         assert!(matches!(docs.notes.last(), Some(Note::Error(_))));
+    }
+
+    #[test]
+    fn another_pack_or_chain_starts_without_the_texts_typed_for_the_last() {
+        let mut place = ViewPlace::default();
+        place.select(0, 1);
+        place.param = Some("url".into());
+        place.texts.insert("0:1:c:label".into(), "half-typ".into());
+        place.invalid.insert("0:m:engines".into(), "a JSON object".into());
+        place.select(1, 0);
+        assert_eq!((place.doc, place.chain, place.param.as_deref()), (Some(1), 0, None));
+        assert!(place.texts.is_empty() && place.invalid.is_empty());
     }
 
     #[test]
