@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer registry-url upgrade shell forms zoom)
+#       quick-add canvas large newcomer registry-url upgrade shell forms zoom words)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms zoom}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms zoom words}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -1087,6 +1087,27 @@ JSON
     shot "f03-loop-message-$S" 1.0
     click "${PORT[4]}" "${PORT[5]}"
     shot "f04-findings-by-title-$S" 1.0
+fi
+
+if want words; then
+    # w01-w02, at 1000x700 or 1600x1000 (names end with the size; coordinates are where the
+    # editor puts these widgets at these two sizes): refusals in the user's words (issue 37
+    # item 11), the message first and its code after it.
+    S=$SCREEN
+    if [ "$SCREEN_W" -ge 1400 ]; then BIG=1; else BIG=0; fi
+    # w01. The pack view: Sign… on a new pack that has no file yet.
+    start_app
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Pack view"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    if [ "$BIG" = 1 ]; then NEW=(371 82); else NEW=(371 82); fi
+    press "${NEW[0]}" "${NEW[1]}"
+    shot "w00-pack-view-$S" 1.0
+    stop_app
 fi
 
 if want zoom && [ -d "$CORPUS/registry/packs" ]; then
