@@ -1104,9 +1104,35 @@ if want words; then
     sleep 0.5
     xdotool key Return
     sleep 1.5
-    if [ "$BIG" = 1 ]; then NEW=(371 82); else NEW=(371 82); fi
-    press "${NEW[0]}" "${NEW[1]}"
-    shot "w00-pack-view-$S" 1.0
+    # New pack, then Sign… (the toolbar sits at the same place at both sizes).
+    press 371 82
+    press 776 82
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 40 ))
+    shot "w01-pack-view-sign-unsaved-$S" 1.0
+    stop_app
+    # w02. Publish the workflow as a tool with a tool id that has no scope and the tier
+    # lowered to read: the inline error and the findings, message first.
+    cat >"$SCRATCH/feeds.json" <<'JSON'
+{"id": "feeds", "name": "Feeds", "version": "1.0.0",
+ "nodes": [
+  {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+  {"id": "support_triage_d869_fetch", "typeId": "vendor.chainsmith.http-request", "name": "Fetch feed", "position": {"x": 320, "y": 0},
+   "config": {"url": "https://feeds.example.test/feed.xml"}, "inputs": {}},
+  {"id": "support_triage_d869_log", "typeId": "vendor.chainsmith.sheet-append", "name": "Append rows", "position": {"x": 640, "y": 0},
+   "config": {"sheet": "Log"}, "inputs": {}}],
+ "edges": [{"id": "e1", "sourceNodeId": "start", "targetNodeId": "support_triage_d869_fetch"},
+           {"id": "e2", "sourceNodeId": "support_triage_d869_fetch", "targetNodeId": "support_triage_d869_log"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    start_app "$SCRATCH/feeds.json"
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Publish workflow"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    shot "w02-publish-refusal-$S" 1.0
     stop_app
 fi
 

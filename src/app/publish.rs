@@ -108,7 +108,7 @@ fn contents(p: &mut PublishSession, ui: &mut Ui, src: &Sources) -> Option<Reques
 fn choices(p: &mut PublishSession, ui: &mut Ui, derived_tier: Option<SafetyTier>) {
     let scope_hint = match p.subject {
         Subject::Chain { .. } => "a chain's scope is its pack name",
-        Subject::Workflow => "a workflow's scope is openwop unless you name another",
+        Subject::Workflow => "a workflow's scope is workflow unless you name another (openwop is reserved)",
     };
     ui.horizontal(|ui| {
         let label = ui.label("Tool id");

@@ -291,16 +291,17 @@ fn authorization(subject: &Subject, findings: &mut Vec<Finding>) -> Option<Value
                     hosts.extend(urls.iter().filter_map(|(_, url)| effects::egress_host(url)));
                     continue;
                 }
-                (true, _) => unknown.push(format!("{} names no URL", who(node))),
+                (true, _) => unknown.push(format!("{} names no URL", node.named())),
                 (false, Some((key, _))) => {
-                    unknown.push(format!("{} calls a host that is not fixed", who(node)));
+                    unknown.push(format!("{} calls a host that is not fixed", node.named()));
                     first_pointer.get_or_insert_with(|| format!("{}/config/{key}", node.pointer));
                 }
             }
         } else if node.effect.known && node.effect.tier == SafetyTier::Pure {
             continue;
         } else {
-            unknown.push(format!("{} may reach hosts the pack does not name", who(node)));
+            let what = if subject.chain_id.is_some() { "pack" } else { "workflow" };
+            unknown.push(format!("{} may reach hosts the {what} does not name", node.named()));
         }
         first_pointer.get_or_insert_with(|| node.pointer.clone());
     }

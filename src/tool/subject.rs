@@ -120,6 +120,14 @@ impl NodeFacts<'_> {
         }
     }
 
+    /// The node with its type, for messages: `Fetch feed (fetch, core.http)`.
+    pub fn named(&self) -> String {
+        match self.raw.get("name").and_then(Value::as_str).map(str::trim) {
+            Some(name) if !name.is_empty() && name != self.id => format!("{name} ({}, {})", self.id, self.type_id),
+            _ => format!("{} ({})", self.id, self.type_id),
+        }
+    }
+
     fn new<'a>(
         pointer: String,
         raw: &'a Value,
@@ -338,7 +346,7 @@ impl<'a> Subject<'a> {
         if unknown.is_empty() {
             return None;
         }
-        let named: Vec<String> = unknown.iter().map(|n| format!("{}, a {}", n.title(), n.type_id)).collect();
+        let named: Vec<String> = unknown.iter().map(|n| n.named()).collect();
         let mut type_ids: Vec<&str> = unknown.iter().map(|n| n.type_id).collect();
         type_ids.sort_unstable();
         type_ids.dedup();

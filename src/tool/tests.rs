@@ -302,6 +302,28 @@ fn workflow_projections() {
 }
 
 #[test]
+fn findings_name_nodes_by_their_names_with_id_and_type_after() {
+    let mut wf = workflow();
+    wf["nodes"][1]["name"] = json!("File invoice");
+    let m = project_workflow_miruntime(&wf, &ToolOptions::default());
+    let egress = m.findings.iter().find(|f| f.details.get("field") == Some(&json!("authorization.allowedEgress")));
+    let message = &egress.expect("allowedEgress is not derivable").message;
+    assert!(
+        message.contains("(File invoice (file, x.erp.file-invoice) may reach hosts the workflow does not name)"),
+        "{message}"
+    );
+    // A node without a name goes by its id.
+    let opts = ToolOptions { safety_tier: Some(SafetyTier::Read), ..Default::default() };
+    let c = project_workflow_compact(&wf, &opts);
+    let lowered = c.findings.iter().find(|f| f.details.get("field") == Some(&json!("safetyTier"))).unwrap();
+    assert!(
+        lowered.message.starts_with("safetyTier overridden to `read` although File invoice (file) is `write`"),
+        "{}",
+        lowered.message
+    );
+}
+
+#[test]
 fn workflow_configurable_schema_is_checked_for_the_compact_subset() {
     let mut wf = workflow();
     wf["configurableSchema"] = json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}});
