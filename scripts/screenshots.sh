@@ -1132,6 +1132,11 @@ JSON
     sleep 0.5
     xdotool key Return
     sleep 1.5
+    # The Tool id field, then a tool id without its scope.
+    if [ "$BIG" = 1 ]; then press 547 232; else press 265 82; fi
+    type_text "triage"
+    sleep 0.5
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 10 ))
     shot "w02-publish-refusal-$S" 1.0
     stop_app
 fi

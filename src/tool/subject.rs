@@ -351,11 +351,11 @@ impl<'a> Subject<'a> {
         type_ids.sort_unstable();
         type_ids.dedup();
         let message = format!(
-            "what {} is unknown, so the tool is taken as writing (safetyTier `write`, \
+            "the effect of {} is unknown, so the tool is taken as writing (safetyTier `write`, \
              changesExternalState true): {}. To publish a lower tier, declare it with the node type's `capabilities` in a node pack \
              (--catalog), a host tier file assigning the typeIds a tier (--host-tiers), or `side-effectful` \
              on the chain or node",
-            crate::words::count(unknown.len(), "node does", "nodes do"),
+            crate::words::count(unknown.len(), "node", "nodes"),
             named.join(", ")
         );
         let nodes: Vec<&str> = unknown.iter().map(|n| n.id).collect();
