@@ -70,7 +70,11 @@ fn name(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                     Finding::error(
                         code::TOOL_FIELD_INVALID,
                         subject.pointer(subject.id_key),
-                        "no id to name the tool after",
+                        format!(
+                            "no id to name the tool after: give the {} an `{}` that starts with a letter",
+                            if subject.chain_id.is_some() { "chain" } else { "workflow" },
+                            subject.id_key
+                        ),
                     )
                     .with("field", "name"),
                 ),
@@ -117,7 +121,10 @@ fn version(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                     Finding::error(
                         code::TOOL_FIELD_INVALID,
                         subject.pointer("version"),
-                        format!("version `{}` is not a MAJOR.MINOR.PATCH version", subject.version),
+                        format!(
+                            "version `{}` is not a MAJOR.MINOR.PATCH version: write it as one, such as 1.0.0",
+                            subject.version
+                        ),
                     )
                     .with("field", "version"),
                 ),
@@ -136,7 +143,7 @@ fn description(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                 Finding::error(
                     code::TOOL_FIELD_INVALID,
                     subject.pointer("description"),
-                    "nothing to describe the tool with",
+                    "nothing to describe the tool with: add a description (a label or title would also do)",
                 )
                 .with("field", "description"),
             ),
@@ -186,7 +193,8 @@ fn input_schema(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                     Finding::error(
                         code::TOOL_FIELD_INVALID,
                         subject.input.source_pointer(""),
-                        "the input schema is not a schema",
+                        "the input schema is not a schema: write it as a JSON object schema, such as \
+                         {\"type\": \"object\", \"properties\": {}}",
                     )
                     .with("field", "inputSchema"),
                 ),

@@ -335,6 +335,20 @@ fn workflow_configurable_schema_is_checked_for_the_compact_subset() {
 }
 
 #[test]
+fn contract_errors_say_what_to_write() {
+    let wf = json!({"id": "", "version": "latest", "configurableSchema": "nope", "nodes": []});
+    let m = project_workflow_miruntime(&wf, &ToolOptions::default());
+    let message = |field: &str| {
+        let f = m.findings.iter().find(|f| f.is_error() && f.details.get("field") == Some(&json!(field)));
+        f.map(|f| f.message.clone()).unwrap_or_else(|| panic!("no error about {field}: {:?}", m.findings))
+    };
+    assert!(message("name").ends_with("give the workflow an `id` that starts with a letter"), "{}", message("name"));
+    assert!(message("version").ends_with("write it as one, such as 1.0.0"), "{}", message("version"));
+    assert!(message("description").ends_with("add a description (a label or title would also do)"));
+    assert!(message("inputSchema").contains("write it as a JSON object schema"), "{}", message("inputSchema"));
+}
+
+#[test]
 fn garbage_workflows_are_reported_not_panicked_on() {
     for wf in [
         json!(null),
