@@ -394,8 +394,12 @@ fn an_interrupted_publish_leaves_a_readable_registry_and_a_retry_finishes_it() {
     assert_eq!(read_json(&registry_index)["packs"][0]["latestVersion"], "1.1.0");
     assert_eq!(read_json(&pack_index)["versions"].as_array().unwrap().len(), 2);
 
-    // Complete: the version is immutable again, and other bytes for it are refused.
-    assert_eq!(envelope(&publish(&next, &reg, &key, "acme-1", &[]))["error"], "pack_version_exists");
+    // Complete: the version is immutable again, and other bytes for it are refused, saying
+    // what to do instead.
+    let refused = envelope(&publish(&next, &reg, &key, "acme-1", &[]));
+    assert_eq!(refused["error"], "pack_version_exists");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.ends_with("raise the version in pack.json and publish again"), "{message}");
     std::fs::write(next.join("README.md"), "# changed\n").unwrap();
     std::fs::write(&registry_index, &old_registry_index).unwrap();
     assert_eq!(envelope(&publish(&next, &reg, &key, "acme-1", &[]))["error"], "pack_version_exists");
