@@ -84,6 +84,23 @@ fn a_parameter_name_tokens_cannot_read_says_which_names_work() {
 }
 
 #[test]
+fn the_pack_views_problems_say_what_to_do_where_by_label_and_the_code_last() {
+    let mut h = start(Script::default());
+    new_pack_in_view(&mut h);
+    click(&mut h, "+ Add chain");
+    click(&mut h, "+ Add parameter");
+    let message = "parameter \"param1\" is declared but no token uses it: write {{params.param1}} where its value \
+                   belongs, or remove it";
+    let row: Vec<String> = h
+        .query_all(By::new().role(Role::Label))
+        .map(|n| n.accesskit_node().label().or_else(|| n.value()).unwrap_or_default())
+        .collect();
+    let at = row.iter().position(|l| l == message).unwrap_or_else(|| panic!("{row:?}"));
+    // blank_chain labels a new chain "New chain N".
+    assert_eq!(row[at + 1..at + 3], ["chain New chain 1 › parameters/properties/param1", "parameter_unused"]);
+}
+
+#[test]
 fn dependencies_without_node_packs_say_how_to_load_them() {
     let app = App::new(
         StartOptions {
