@@ -239,7 +239,13 @@ fn a_new_key_may_not_take_a_namespace_the_registry_holds_unless_asked() {
     assert_eq!(envelope(&publish(&deeper, &reg, &intruder, "intruder-1", &[]))["error"], "pack_namespace_unauthorized");
     // The listed key outside its namespaces.
     let other = chain_pack(dir.path(), "vendor.beta.x", "1.0.0", true);
-    assert_eq!(envelope(&publish(&other, &reg, &owner, "acme-1", &[]))["error"], "pack_namespace_unauthorized");
+    let e = envelope(&publish(&other, &reg, &owner, "acme-1", &[]));
+    assert_eq!(e["error"], "pack_namespace_unauthorized");
+    let message = e["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("it may sign only vendor.acme.*; sign with a key whose namespaces cover vendor.beta.x"),
+        "{e}"
+    );
     assert_same(&before, &reg, "refusals");
     // A namespace nobody holds is granted when asked; sharing is granted when asked, with a warning.
     ok_json(&publish(&other, &reg, &intruder, "beta-1", &["--grant-namespace"]));
