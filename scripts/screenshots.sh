@@ -5,7 +5,7 @@
 #   scripts/screenshots.sh [OUT_DIR]     (default: target/screenshots)
 #   SHOTS="registry fallback" scripts/screenshots.sh    (only these groups; default: all of
 #       form fallback registry corpus authoring registry-window app node-types commands
-#       quick-add canvas large newcomer registry-url upgrade shell forms zoom)
+#       quick-add canvas large newcomer registry-url upgrade shell forms zoom words)
 #   SCREEN=1000x700 scripts/screenshots.sh    (the screen, and the editor's window, this size;
 #       default 1440x900)
 #
@@ -21,7 +21,7 @@ for tool in Xvfb xdotool import; do
     command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install xvfb xdotool imagemagick" >&2; exit 1; }
 done
 
-SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms zoom}
+SHOTS=${SHOTS:-form fallback registry corpus authoring registry-window app node-types commands quick-add canvas large newcomer registry-url upgrade shell forms zoom words}
 SCREEN=${SCREEN:-1440x900}
 SCREEN_W=${SCREEN%x*}
 SCREEN_H=${SCREEN#*x}
@@ -1040,6 +1040,58 @@ JSON
     shot "f03-loop-message-$S" 1.0
     click "${PORT[4]}" "${PORT[5]}"
     shot "f04-findings-by-title-$S" 1.0
+fi
+
+if want words; then
+    # w01-w02, at 1000x700 or 1600x1000 (names end with the size; coordinates are where the
+    # editor puts these widgets at these two sizes): refusals in the user's words (issue 37
+    # item 11), the message first and its code after it.
+    S=$SCREEN
+    if [ "$SCREEN_W" -ge 1400 ]; then BIG=1; else BIG=0; fi
+    # w01. The pack view: Sign… on a new pack that has no file yet.
+    start_app
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Pack view"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    # New pack, then Sign… (the toolbar sits at the same place at both sizes).
+    press 371 82
+    press 776 82
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 40 ))
+    shot "w01-pack-view-sign-unsaved-$S" 1.0
+    stop_app
+    # w02. Publish the workflow as a tool with a tool id that has no scope and the tier
+    # lowered to read: the inline error and the findings, message first.
+    cat >"$SCRATCH/feeds.json" <<'JSON'
+{"id": "feeds", "name": "Feeds", "version": "1.0.0",
+ "nodes": [
+  {"id": "start", "typeId": "core.start", "name": "Start", "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}},
+  {"id": "support_triage_d869_fetch", "typeId": "vendor.chainsmith.http-request", "name": "Fetch feed", "position": {"x": 320, "y": 0},
+   "config": {"url": "https://feeds.example.test/feed.xml"}, "inputs": {}},
+  {"id": "support_triage_d869_log", "typeId": "vendor.chainsmith.sheet-append", "name": "Append rows", "position": {"x": 640, "y": 0},
+   "config": {"sheet": "Log"}, "inputs": {}}],
+ "edges": [{"id": "e1", "sourceNodeId": "start", "targetNodeId": "support_triage_d869_fetch"},
+           {"id": "e2", "sourceNodeId": "support_triage_d869_fetch", "targetNodeId": "support_triage_d869_log"}],
+ "triggers": [], "variables": [], "metadata": {}, "settings": {}}
+JSON
+    start_app "$SCRATCH/feeds.json"
+    focus
+    xdotool key ctrl+k
+    sleep 0.5
+    xdotool type --delay 60 "Publish workflow"
+    sleep 0.5
+    xdotool key Return
+    sleep 1.5
+    # The Tool id field, then a tool id without its scope.
+    if [ "$BIG" = 1 ]; then press 547 232; else press 265 82; fi
+    type_text "triage"
+    sleep 0.5
+    xdotool mousemove $(( SCREEN_W / 2 )) $(( SCREEN_H - 10 ))
+    shot "w02-publish-refusal-$S" 1.0
+    stop_app
 fi
 
 if want zoom && [ -d "$CORPUS/registry/packs" ]; then

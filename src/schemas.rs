@@ -352,6 +352,11 @@ pub fn violation_message(e: &jsonschema::ValidationError) -> String {
             let allowed: Vec<String> = options.as_array().into_iter().flatten().map(Value::to_string).collect();
             format!("{} is not one of the allowed values: {}", e.instance(), allowed.join(", "))
         }
+        // "[] has less than 1 item" said what the schema saw, not what is missing.
+        ValidationErrorKind::MinItems { limit } if e.instance().as_array().is_some_and(Vec::is_empty) => {
+            let needed = crate::words::count(*limit as usize, "item", "items");
+            format!("this list is empty and needs at least {needed}: add {}", if *limit == 1 { "one" } else { "them" })
+        }
         _ => e.to_string(),
     };
     if text.len() > MAX_MESSAGE_BYTES {
@@ -543,6 +548,15 @@ mod tests {
         assert!(found[0].message.len() < MAX_MESSAGE_BYTES + 40, "{}", found[0].message);
         assert!(found[0].message.ends_with("bytes in full)"), "{}", found[0].message);
         assert_eq!(v.violations(&json!("short"))[0].message, "\"short\" is not of type \"integer\"");
+    }
+
+    #[test]
+    fn an_empty_list_says_what_it_needs() {
+        let v = compile(&json!({"type": "array", "minItems": 1})).unwrap();
+        assert_eq!(v.violations(&json!([]))[0].message, "this list is empty and needs at least 1 item: add one");
+        let two = compile(&json!({"type": "array", "minItems": 2})).unwrap();
+        assert_eq!(two.violations(&json!([]))[0].message, "this list is empty and needs at least 2 items: add them");
+        assert_eq!(two.violations(&json!([1]))[0].message, "[1] has less than 2 items");
     }
 
     #[test]

@@ -217,7 +217,13 @@ fn a_new_key_may_not_take_a_namespace_the_registry_holds_unless_asked() {
     assert_eq!(envelope(&publish(&deeper, &reg, &intruder, "intruder-1", &[]))["error"], "pack_namespace_unauthorized");
     // The listed key outside its namespaces.
     let other = chain_pack(dir.path(), "vendor.beta.x", "1.0.0", true);
-    assert_eq!(envelope(&publish(&other, &reg, &owner, "acme-1", &[]))["error"], "pack_namespace_unauthorized");
+    let e = envelope(&publish(&other, &reg, &owner, "acme-1", &[]));
+    assert_eq!(e["error"], "pack_namespace_unauthorized");
+    let message = e["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("it may sign only vendor.acme.*; sign with a key whose namespaces cover vendor.beta.x"),
+        "{e}"
+    );
     assert_same(&before, &reg, "refusals");
     // A namespace nobody holds is granted when asked; sharing is granted when asked, with a warning.
     ok_json(&publish(&other, &reg, &intruder, "beta-1", &["--grant-namespace"]));
@@ -357,8 +363,12 @@ fn an_interrupted_publish_leaves_a_readable_registry_and_a_retry_finishes_it() {
     assert_eq!(read_json(&registry_index)["packs"][0]["latestVersion"], "1.1.0");
     assert_eq!(read_json(&pack_index)["versions"].as_array().unwrap().len(), 2);
 
-    // Complete: the version is immutable again, and other bytes for it are refused.
-    assert_eq!(envelope(&publish(&next, &reg, &key, "acme-1", &[]))["error"], "pack_version_exists");
+    // Complete: the version is immutable again, and other bytes for it are refused, saying
+    // what to do instead.
+    let refused = envelope(&publish(&next, &reg, &key, "acme-1", &[]));
+    assert_eq!(refused["error"], "pack_version_exists");
+    let message = refused["message"].as_str().unwrap_or_default();
+    assert!(message.ends_with("raise the version in pack.json and publish again"), "{message}");
     std::fs::write(next.join("README.md"), "# changed\n").unwrap();
     std::fs::write(&registry_index, &old_registry_index).unwrap();
     assert_eq!(envelope(&publish(&next, &reg, &key, "acme-1", &[]))["error"], "pack_version_exists");

@@ -286,7 +286,8 @@ fn pack_view_schema_edits_update_the_preview_undo_save_sign_and_reopen() {
     // Under the preview's field, in its summary, and in the pack's problems.
     assert_eq!(h.query_all_by_label_contains("less than the minimum of 5").count(), 3, "the preview flags the default");
     assert!(h.query_by_label("chain_parameter_invalid").is_some(), "the problems list has it");
-    assert!(h.query_by_label("/chains/0/parameters/properties/retries/default").is_some(), "with its pointer");
+    let place = "chain Fetch and log › parameters/properties/retries/default";
+    assert!(h.query_by_label(place).is_some(), "where, by the chain's label (the pointer in its tooltip)");
 
     // Ctrl+Z with the pointer over the pack view undoes the pack edit, and the preview follows.
     let over = h.get_by_label("Parameter form, as users will see it").rect().center();

@@ -8,12 +8,12 @@ use super::form::FormSession;
 use super::window::{Scaffold, Window, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
-use crate::editor::authoring::{OpenPack, ViewOp};
+use crate::editor::authoring::{OpenPack, ViewOp, ViewPlace, message_first};
 use crate::editor::pack_doc::{PackCommand, blank_chain, parse_default};
+use crate::editor::wording::pack_place;
 use crate::pack::{Pack, PackKind};
 use egui::{Id, RichText, Ui};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
 /// Below this width (points) the pack view shows its parts in one column instead of three.
 const NARROW: f32 = 1100.0;
@@ -47,13 +47,8 @@ impl Window for PackView {
 #[derive(Default)]
 pub struct PackView {
     pub open: bool,
-    doc: Option<usize>,
-    chain: usize,
-    param: Option<String>,
-    /// Text being typed, by field key, until it is committed (Enter or leaving the field).
-    texts: HashMap<String, String>,
-    /// Text that did not parse, with why, by field key.
-    invalid: HashMap<String, String>,
+    /// The pack, chain and parameter shown, and the field texts being typed.
+    place: ViewPlace,
     /// The parameter form preview and the chain it was built for.
     preview: Option<(Value, FormSession)>,
     /// The window's layer, as of the last frame.
@@ -68,21 +63,17 @@ pub struct PackView {
 impl PackView {
     /// Show document `doc`, chain `chain`.
     pub fn select(&mut self, doc: usize, chain: usize) {
-        self.doc = Some(doc);
-        self.chain = chain;
-        self.param = None;
-        self.texts.clear();
-        self.invalid.clear();
+        self.place.select(doc, chain);
     }
 
     pub fn doc(&self) -> Option<usize> {
-        self.doc
+        self.place.doc
     }
 
     /// Draw the open view; what it asks goes into `ops`.
     fn draw(&mut self, ctx: &egui::Context, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
-        if self.doc.is_some_and(|d| d >= docs.len()) {
-            self.doc = None;
+        if self.place.doc.is_some_and(|d| d >= docs.len()) {
+            self.place.doc = None;
         }
         let mut open = true;
         let area = self.area.filter(|a| a.is_positive()).unwrap_or_else(|| ctx.content_rect());
@@ -90,7 +81,7 @@ impl PackView {
         let shown = scaffold.within(area, egui::vec2(1180.0, 820.0)).show(ctx, |ui| {
             self.toolbar(ui, docs, packs, ops);
             self.result_line(ui);
-            let Some(d) = self.doc else {
+            let Some(d) = self.place.doc else {
                 ui.label(
                     RichText::new("Choose a pack to edit, start a new one, or extract a chain from a selection.")
                         .color(theme::TEXT_DIM),
@@ -99,8 +90,8 @@ impl PackView {
             };
             let open = &docs[d];
             let chains = open.doc.draft().chains();
-            if self.chain >= chains.len() {
-                self.chain = chains.len().saturating_sub(1);
+            if self.place.chain >= chains.len() {
+                self.place.chain = chains.len().saturating_sub(1);
             }
             egui::Panel::bottom(Id::unique("cs-pack-problems")).resizable(true).default_size(110.0).show(ui, |ui| {
                 problems(ui, open);
@@ -116,7 +107,7 @@ impl PackView {
                         self.manifest(ui, d, open, ops);
                         ui.add_space(8.0);
                         self.chain_list(ui, d, open, ops);
-                        if let Some(chain) = chains.get(self.chain) {
+                        if let Some(chain) = chains.get(self.place.chain) {
                             ui.separator();
                             self.chain_fields(ui, d, chain, ops);
                             ui.add_space(8.0);
@@ -140,7 +131,7 @@ impl PackView {
                 egui::ScrollArea::vertical().id_salt("cs-pv-mid").max_height(height).auto_shrink([false, false]).show(
                     &mut cols[1],
                     |ui| {
-                        if let Some(chain) = chains.get(self.chain) {
+                        if let Some(chain) = chains.get(self.place.chain) {
                             self.chain_fields(ui, d, chain, ops);
                             ui.add_space(8.0);
                             self.parameters(ui, d, chain, ops);
@@ -163,12 +154,12 @@ impl PackView {
     /// over the pack view (elsewhere they undo the workflow's edits).
     pub fn undo_target(&self, ctx: &egui::Context) -> Option<usize> {
         let over = ctx.pointer_latest_pos().and_then(|p| ctx.layer_id_at(p));
-        (self.open && over.is_some() && over == self.layer).then_some(self.doc?)
+        (self.open && over.is_some() && over == self.layer).then_some(self.place.doc?)
     }
 
     fn toolbar(&mut self, ui: &mut Ui, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
         ui.horizontal_wrapped(|ui| {
-            let current = self.doc.and_then(|d| docs.get(d));
+            let current = self.place.doc.and_then(|d| docs.get(d));
             let title = current.map_or("Choose a pack".to_owned(), |o| {
                 format!("{} {}", o.doc.draft().name(), o.doc.draft().version())
             });
@@ -179,7 +170,7 @@ impl PackView {
                         let dirty = if o.doc.is_dirty() { " •" } else { "" };
                         let text = format!("{} {}{dirty}", o.doc.draft().name(), o.doc.draft().version());
                         // Two packs may share a name and version: where each comes from tells them apart.
-                        let entry = ui.selectable_label(self.doc == Some(i), text);
+                        let entry = ui.selectable_label(self.place.doc == Some(i), text);
                         if entry.on_hover_text(o.source.display().to_string()).clicked() {
                             self.select(i, 0);
                         }
@@ -199,7 +190,7 @@ impl PackView {
             if ui.button("New pack").clicked() {
                 ops.push(ViewOp::NewPack);
             }
-            let Some(d) = self.doc.filter(|d| *d < docs.len()) else { return };
+            let Some(d) = self.place.doc.filter(|d| *d < docs.len()) else { return };
             let doc = &docs[d].doc;
             ui.separator();
             let undo = ui.add_enabled(doc.can_undo(), egui::Button::new("Undo"));
@@ -239,12 +230,16 @@ impl PackView {
     fn result_line(&mut self, ui: &mut Ui) {
         let Some((text, refused)) = &self.result else { return };
         let (mark, color) = if *refused { ("✖", theme::ERROR) } else { ("✔", theme::OK) };
+        let (message, code) = message_first(text);
         let mut dismiss = false;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
                 dismiss = true;
             }
-            ui.add(egui::Label::new(RichText::new(format!("{mark} {text}")).color(color)).wrap());
+            ui.add(egui::Label::new(RichText::new(format!("{mark} {message}")).color(color)).wrap());
+            if let Some(code) = code {
+                ui.label(RichText::new(code).monospace().small().color(theme::TEXT_DIM));
+            }
         });
         if dismiss {
             self.result = None;
@@ -273,15 +268,16 @@ impl PackView {
             if let Some(v) = self.text(ui, &key, "engines", &engines) {
                 match serde_json::from_str::<Value>(&v) {
                     Ok(e @ Value::Object(_)) => {
-                        self.invalid.remove(&key);
+                        self.place.invalid.remove(&key);
                         ops.push(ViewOp::Command(d, PackCommand::SetMember { key: "engines".into(), value: Some(e) }));
                     }
                     _ if v.trim().is_empty() => {
-                        self.invalid.remove(&key);
+                        self.place.invalid.remove(&key);
                         ops.push(ViewOp::Command(d, PackCommand::SetMember { key: "engines".into(), value: None }));
                     }
                     _ => {
-                        self.invalid
+                        self.place
+                            .invalid
                             .insert(key.clone(), "a JSON object, e.g. {\"openwop\": \">=1.0.0 <3.0.0\"}".into());
                     }
                 }
@@ -331,7 +327,7 @@ impl PackView {
             ui.label(RichText::new(format!("Chains ({})", chains.len())).strong());
             if ui.small_button("+ Add chain").clicked() {
                 ops.push(ViewOp::Command(d, PackCommand::AddChain(blank_chain(open.doc.draft()))));
-                self.chain = chains.len();
+                self.place.chain = chains.len();
             }
         });
         let n = chains.len();
@@ -339,18 +335,18 @@ impl PackView {
             let id = c.get("chainId").and_then(Value::as_str).unwrap_or("(no chainId)");
             let label = c.get("label").and_then(Value::as_str).unwrap_or_default();
             ui.horizontal(|ui| {
-                let r = ui.selectable_label(self.chain == i, format!("{label} · {id}"));
-                if r.clicked() && self.chain != i {
-                    self.chain = i;
-                    self.param = None;
+                let r = ui.selectable_label(self.place.chain == i, format!("{label} · {id}"));
+                if r.clicked() && self.place.chain != i {
+                    self.place.chain = i;
+                    self.place.param = None;
                 }
                 if ui.add_enabled(i > 0, egui::Button::new("⏶").small()).on_hover_text("Move up").clicked() {
                     ops.push(ViewOp::Command(d, PackCommand::MoveChain { from: i, to: i - 1 }));
-                    self.chain = i - 1;
+                    self.place.chain = i - 1;
                 }
                 if ui.add_enabled(i + 1 < n, egui::Button::new("⏷").small()).on_hover_text("Move down").clicked() {
                     ops.push(ViewOp::Command(d, PackCommand::MoveChain { from: i, to: i + 1 }));
-                    self.chain = i + 1;
+                    self.place.chain = i + 1;
                 }
                 let remove = ui.small_button("🗙");
                 remove
@@ -364,7 +360,7 @@ impl PackView {
 
     fn chain_fields(&mut self, ui: &mut Ui, d: usize, chain: &Value, ops: &mut Vec<ViewOp>) {
         ui.label(RichText::new("Chain").strong());
-        let i = self.chain;
+        let i = self.place.chain;
         let text = |k: &str| chain.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
         egui::Grid::new("cs-pv-chain").num_columns(2).spacing([8.0, 6.0]).show(ui, |ui| {
             for (label, key) in [
@@ -405,7 +401,7 @@ impl PackView {
     }
 
     fn parameters(&mut self, ui: &mut Ui, d: usize, chain: &Value, ops: &mut Vec<ViewOp>) {
-        let i = self.chain;
+        let i = self.place.chain;
         let specs = param_specs(chain);
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("Parameters ({})", specs.len())).strong());
@@ -420,21 +416,21 @@ impl PackView {
                     default: Some(json!("")),
                     ..Default::default()
                 };
-                self.param = Some(spec.name.clone());
+                self.place.param = Some(spec.name.clone());
                 ops.push(ViewOp::Command(d, PackCommand::SetParam { chain: i, old: None, spec: Box::new(spec) }));
             }
         });
-        if self.param.as_ref().is_none_or(|p| !specs.iter().any(|s| &s.name == p)) {
-            self.param = specs.first().map(|s| s.name.clone());
+        if self.place.param.as_ref().is_none_or(|p| !specs.iter().any(|s| &s.name == p)) {
+            self.place.param = specs.first().map(|s| s.name.clone());
         }
         ui.horizontal_wrapped(|ui| {
             for s in &specs {
-                if ui.selectable_label(self.param.as_deref() == Some(&s.name), &s.name).clicked() {
-                    self.param = Some(s.name.clone());
+                if ui.selectable_label(self.place.param.as_deref() == Some(&s.name), &s.name).clicked() {
+                    self.place.param = Some(s.name.clone());
                 }
             }
         });
-        let Some(spec) = specs.iter().find(|s| self.param.as_deref() == Some(&s.name)) else {
+        let Some(spec) = specs.iter().find(|s| self.place.param.as_deref() == Some(&s.name)) else {
             ui.label(
                 RichText::new(
                     "No parameters: promote values from the inspector (right-click → Make parameter…) or add one.",
@@ -450,7 +446,7 @@ impl PackView {
 
     /// The schema keywords of one parameter; each committed change is one undoable command.
     fn param_form(&mut self, ui: &mut Ui, d: usize, spec: &ParamSpec, ops: &mut Vec<ViewOp>) {
-        let i = self.chain;
+        let i = self.place.chain;
         let key = |f: &str| format!("{d}:{i}:p:{}:{f}", spec.name);
         let mut next: Option<ParamSpec> = None;
         egui::Frame::group(ui.style()).show(ui, |ui| {
@@ -512,7 +508,7 @@ impl PackView {
         });
         if let Some(s) = next {
             if s.name != spec.name {
-                self.param = Some(s.name.clone());
+                self.place.param = Some(s.name.clone());
             }
             ops.push(ViewOp::Command(
                 d,
@@ -530,11 +526,11 @@ impl PackView {
         if let Some(v) = self.text(ui, &k, "default", &json_text(&spec.default)) {
             match parse_default(&v, spec.type_name.as_deref()) {
                 Ok(value) => {
-                    self.invalid.remove(&k);
+                    self.place.invalid.remove(&k);
                     next = Some(ParamSpec { default: value, ..spec.clone() });
                 }
                 Err(e) => {
-                    self.invalid.insert(k, e);
+                    self.place.invalid.insert(k, e);
                 }
             }
         }
@@ -544,15 +540,15 @@ impl PackView {
         if let Some(v) = self.text(ui, &k, "enum values", &json_text(&current)) {
             match serde_json::from_str::<Value>(&v) {
                 Ok(Value::Array(items)) => {
-                    self.invalid.remove(&k);
+                    self.place.invalid.remove(&k);
                     next = Some(ParamSpec { enum_values: Some(items), ..spec.clone() });
                 }
                 _ if v.trim().is_empty() => {
-                    self.invalid.remove(&k);
+                    self.place.invalid.remove(&k);
                     next = Some(ParamSpec { enum_values: None, ..spec.clone() });
                 }
                 _ => {
-                    self.invalid.insert(k, "a JSON array, e.g. [\"low\", \"high\"]".into());
+                    self.place.invalid.insert(k, "a JSON array, e.g. [\"low\", \"high\"]".into());
                 }
             }
         }
@@ -565,7 +561,7 @@ impl PackView {
                 let parsed = if v.trim().is_empty() { Ok(None) } else { v.trim().parse::<f64>().map(Some) };
                 match parsed {
                     Ok(n) => {
-                        self.invalid.remove(&k);
+                        self.place.invalid.remove(&k);
                         let mut s = spec.clone();
                         if field == "minimum" {
                             s.minimum = n;
@@ -575,7 +571,7 @@ impl PackView {
                         next = Some(s);
                     }
                     Err(_) => {
-                        self.invalid.insert(k, "a number".into());
+                        self.place.invalid.insert(k, "a number".into());
                     }
                 }
             }
@@ -585,7 +581,7 @@ impl PackView {
     }
 
     fn preview(&mut self, ui: &mut Ui, open: &OpenPack) {
-        let Some(chain) = open.doc.draft().pack().and_then(|p| p.chains.get(self.chain)) else { return };
+        let Some(chain) = open.doc.draft().pack().and_then(|p| p.chains.get(self.place.chain)) else { return };
         ui.label(RichText::new("Tile").strong());
         let invalid = open.doc.draft().errors().any(|f| f.chain_id.as_deref() == Some(chain.chain_id()));
         palette::tile_card(ui, chain, &[], invalid, false);
@@ -606,19 +602,19 @@ impl PackView {
         let l = ui.label(label);
         let mut out = None;
         ui.vertical(|ui| {
-            let mut text = self.texts.get(key).cloned().unwrap_or_else(|| current.to_owned());
+            let mut text = self.place.texts.get(key).cloned().unwrap_or_else(|| current.to_owned());
             let r = ui.add(egui::TextEdit::singleline(&mut text).desired_width(ui.available_width().min(260.0)));
             let r = r.labelled_by(l.id);
             if r.changed() {
-                self.texts.insert(key.to_owned(), text.clone());
+                self.place.texts.insert(key.to_owned(), text.clone());
             }
             if r.lost_focus() {
-                self.texts.remove(key);
+                self.place.texts.remove(key);
                 if text != current {
                     out = Some(text);
                 }
             }
-            if let Some(e) = self.invalid.get(key) {
+            if let Some(e) = self.place.invalid.get(key) {
                 ui.label(RichText::new(format!("⚠ expected {e}")).small().color(theme::ERROR));
             }
         });
@@ -626,9 +622,11 @@ impl PackView {
     }
 }
 
-/// The findings of the pack now: code, pointer, message.
+/// The findings of the pack now: what is wrong, where (by chain label and node name, the
+/// pointer in its tooltip), and the code after them.
 fn problems(ui: &mut Ui, open: &OpenPack) {
     let findings = open.doc.draft().findings();
+    let chains = open.doc.draft().chains();
     let errors = findings.iter().filter(|f| f.is_error()).count();
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("Problems ({})", findings.len())).strong());
@@ -642,10 +640,13 @@ fn problems(ui: &mut Ui, open: &OpenPack) {
         for f in findings {
             let color = if f.is_error() { theme::ERROR } else { theme::WARN };
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(f.code).monospace().color(color));
+                ui.label(RichText::new(&f.message).color(color));
                 let at = if f.pointer.is_empty() { "/" } else { f.pointer.as_str() };
-                ui.label(RichText::new(at).monospace().small().color(theme::TEXT_DIM));
-                ui.label(RichText::new(&f.message).small());
+                match pack_place(chains, at) {
+                    Some(place) => ui.label(RichText::new(place).small().color(theme::TEXT_DIM)).on_hover_text(at),
+                    None => ui.label(RichText::new(at).monospace().small().color(theme::TEXT_DIM)),
+                };
+                ui.label(RichText::new(f.code).monospace().small().color(theme::TEXT_DIM));
             });
         }
     });

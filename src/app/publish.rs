@@ -108,7 +108,7 @@ fn contents(p: &mut PublishSession, ui: &mut Ui, src: &Sources) -> Option<Reques
 fn choices(p: &mut PublishSession, ui: &mut Ui, derived_tier: Option<SafetyTier>) {
     let scope_hint = match p.subject {
         Subject::Chain { .. } => "a chain's scope is its pack name",
-        Subject::Workflow => "a workflow's scope is openwop unless you name another",
+        Subject::Workflow => "a workflow's scope is workflow unless you name another (openwop is reserved)",
     };
     ui.horizontal(|ui| {
         let label = ui.label("Tool id");
@@ -259,14 +259,15 @@ fn findings(ui: &mut Ui, c: &Computed, workflow: bool, status: Option<&Result<St
         for r in &rows {
             let color = if r.error { theme::ERROR } else { theme::WARN };
             ui.horizontal_wrapped(|ui| {
+                // What happened first; which document, where and the code after it.
                 ui.label(RichText::new(if r.error { "error" } else { "note" }).small().strong().color(color));
-                ui.label(RichText::new(&r.code).monospace().color(color));
+                ui.label(r.message);
                 ui.label(RichText::new(r.docs).small().color(theme::TEXT_DIM));
                 if !r.pointer.is_empty() {
                     ui.label(RichText::new(&r.pointer).monospace().small().color(theme::TEXT_DIM))
                         .on_hover_text(r.pointer_hover);
                 }
-                ui.label(r.message);
+                ui.label(RichText::new(&r.code).monospace().small().color(color));
             });
         }
     });

@@ -351,7 +351,10 @@ impl PackDraft {
                         Finding::warning(
                             code::CHAIN_UNRESOLVABLE_TYPEID,
                             format!("/chains/{i}"),
-                            format!("no catalogued node pack provides typeId \"{type_id}\"; no dependency is declared for it"),
+                            format!(
+                                "no loaded node pack provides typeId \"{type_id}\", so no dependency is declared for \
+                                 it: open the node pack that does and compute the dependencies again"
+                            ),
                         )
                         .in_chain(pack.chain_id())
                         .with("typeId", type_id),
@@ -540,7 +543,7 @@ fn version_help(base: &Map<String, Value>, now: &Map<String, Value>) -> Vec<Find
                     code::VERSION_BUMP_SUGGESTED,
                     format!("/chains/{i}/version"),
                     format!(
-                        "chain {id} changed but its version is still {version}; suggested: {next} ({} change)",
+                        "chain {id} changed but its version is still {version}: set it to {next} ({} change) before publishing",
                         bump.name()
                     ),
                 )
@@ -568,7 +571,7 @@ fn version_help(base: &Map<String, Value>, now: &Map<String, Value>) -> Vec<Find
                 code::VERSION_BUMP_SUGGESTED,
                 "/version",
                 format!(
-                    "the pack changed but its version is still {version}; suggested: {next} ({} change)",
+                    "the pack changed but its version is still {version}: set it to {next} ({} change) before publishing",
                     bump.name()
                 ),
             )

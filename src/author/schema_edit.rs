@@ -100,18 +100,20 @@ pub fn set_param(chain: &Value, old: Option<&str>, spec: &ParamSpec) -> Result<V
     let refuse = |msg: String| Error::new(code::INVALID_REQUEST, msg).with("param", name);
     if !is_param_name(name) {
         return Err(refuse(format!(
-            "\"{name}\" cannot be a parameter name: tokens name parameters with [A-Za-z_][A-Za-z0-9_]*"
+            "\"{name}\" cannot be a parameter name: use letters, digits and _, starting with a letter or _ \
+             (tokens write it as {{{{params.{name}}}}} and read only such names)"
         )));
     }
     if let Some(t) = spec.type_name.as_deref().filter(|t| !PARAM_TYPES.contains(t)) {
-        return Err(refuse(format!("\"{t}\" is not a parameter type ({})", PARAM_TYPES.join(", "))));
+        return Err(refuse(format!("\"{t}\" is not a parameter type: choose one of {}", PARAM_TYPES.join(", "))));
     }
     let mut chain = chain.clone();
     let Some(obj) = chain.as_object_mut() else { return Err(refuse("a chain is a JSON object".into())) };
     let produced = obj.get("producedVariables").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     if produced.iter().any(|pv| pv.get("name").and_then(Value::as_str) == Some(name)) {
         return Err(refuse(format!(
-            "\"{name}\" is a produced variable of this chain; a parameter may not share its name"
+            "\"{name}\" is a produced variable of this chain, and a parameter may not share its name: choose \
+             another name"
         )));
     }
     let params = obj.entry("parameters").or_insert_with(|| json!({"type": "object"}));
@@ -125,7 +127,9 @@ pub fn set_param(chain: &Value, old: Option<&str>, spec: &ParamSpec) -> Result<V
     }
     let props = props.as_object_mut().expect("object");
     if old != Some(name) && props.contains_key(name) {
-        return Err(refuse(format!("the chain already has a parameter \"{name}\"")));
+        return Err(refuse(format!(
+            "the chain already has a parameter \"{name}\": choose another name, or edit that one"
+        )));
     }
     let existing = match old {
         Some(o) => match props.get(o) {

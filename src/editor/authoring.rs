@@ -15,7 +15,7 @@ use crate::error::{Error, code};
 use crate::pack::Pack;
 use crate::workflow::Workflow;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A pack open for authoring, and the source its loaded copy has in the editor's pack list.
@@ -47,6 +47,29 @@ pub enum ViewOp {
     /// Declare `dependencies` from the catalog's node packs.
     Dependencies(usize),
     NewPack,
+}
+
+/// Where the pack view is: the document, chain and parameter it shows, and the text of its
+/// fields while they are typed in (by field key, until committed), with why text that did
+/// not parse was refused. Another pack or chain starts with none of them.
+#[derive(Default)]
+pub struct ViewPlace {
+    pub doc: Option<usize>,
+    pub chain: usize,
+    pub param: Option<String>,
+    pub texts: HashMap<String, String>,
+    pub invalid: HashMap<String, String>,
+}
+
+impl ViewPlace {
+    /// Show document `doc`, chain `chain`.
+    pub fn select(&mut self, doc: usize, chain: usize) {
+        self.doc = Some(doc);
+        self.chain = chain;
+        self.param = None;
+        self.texts.clear();
+        self.invalid.clear();
+    }
 }
 
 /// What follows a [`ViewOp`] outside the pack documents.
@@ -87,7 +110,12 @@ impl PackDocs {
 
     /// The document editing `packs[i]`, opened on first use.
     pub fn doc_for(&mut self, packs: &[Pack], i: usize) -> Result<usize, Error> {
-        let pack = packs.get(i).ok_or_else(|| Error::new(code::INVALID_REQUEST, "that pack is no longer loaded"))?;
+        let pack = packs.get(i).ok_or_else(|| {
+            Error::new(
+                code::INVALID_REQUEST,
+                "that pack is no longer loaded (it was closed or loaded again): choose it again in the Pack list",
+            )
+        })?;
         if let Some(d) = self.docs.iter().position(|d| d.source == pack.source) {
             return Ok(d);
         }
@@ -189,7 +217,8 @@ impl PackDocs {
         let Some(catalog) = catalog else {
             self.notes.push(Note::Error(Error::new(
                 code::INVALID_REQUEST,
-                "no node packs are loaded: open the node packs that provide the chains' typeIds first",
+                "nothing computed: no node packs are loaded, so none says which pack provides the chains' node \
+                 types. Open the node packs (File › Open pack folder…), then Compute from catalog again",
             )));
             return;
         };
@@ -201,7 +230,8 @@ impl PackDocs {
                 let types: Vec<&str> =
                     unresolved.iter().filter_map(|f| f.details.get("typeId").and_then(Value::as_str)).collect();
                 self.notes.push(Note::Status(format!(
-                    "Dependencies computed; no catalogued node pack provides {}",
+                    "Dependencies computed, except for {}: no loaded node pack provides it; open the pack that \
+                     does and compute again",
                     types.join(", ")
                 )));
             }
@@ -214,7 +244,8 @@ impl PackDocs {
         let Some(path) = self.docs.get(d).and_then(|o| o.doc.path()).map(Path::to_path_buf) else {
             self.notes.push(Note::Error(Error::new(
                 code::INVALID_REQUEST,
-                "save the pack before signing it: the signature covers the saved pack.json",
+                "not signed: this pack has no file yet, and a signature covers the saved pack.json. Save pack \
+                 first, then Sign…",
             )));
             return None;
         };
@@ -324,10 +355,22 @@ impl PackDocs {
     /// the parameter `name`; the command's label on success.
     pub fn promote(&mut self, into: &(usize, usize, String), name: &str, pointer: &str) -> Result<String, Error> {
         let (d, chain, fragment) = into;
-        let open =
-            self.docs.get_mut(*d).ok_or_else(|| Error::new(code::INVALID_REQUEST, "that pack is no longer open"))?;
+        let open = self.docs.get_mut(*d).ok_or_else(|| {
+            Error::new(code::INVALID_REQUEST, "that pack is no longer open: extract the chain into it again")
+        })?;
         let promotion = Promotion::new(name, fragment, pointer);
         open.doc.apply(PackCommand::Promote { chain: *chain, promotion })
+    }
+}
+
+/// A pack-view result as it is handed over (`code — message` for a refusal), split so the
+/// view shows what happened first and the code after it, as the status bar does.
+pub fn message_first(text: &str) -> (&str, Option<&str>) {
+    let is_code =
+        |c: &str| !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    match text.split_once(" — ") {
+        Some((code, message)) if is_code(code) => (message, Some(code)),
+        _ => (text, None),
     }
 }
 
@@ -402,11 +445,11 @@ mod tests {
         docs.new_doc("vendor.my.chains", "1.0.0");
         assert_eq!(docs.apply(ViewOp::Sign(0), &[], None), None);
         assert_eq!(last_error(&docs).code, code::INVALID_REQUEST);
-        assert!(last_error(&docs).message.starts_with("save the pack before signing it"));
+        assert!(last_error(&docs).message.ends_with("Save pack first, then Sign…"));
         assert_eq!(docs.apply(ViewOp::Dependencies(0), &[], None), None);
-        assert!(last_error(&docs).message.starts_with("no node packs are loaded"));
+        assert!(last_error(&docs).message.contains("Open the node packs (File › Open pack folder…)"));
         assert_eq!(docs.apply(ViewOp::Edit(3), &[], None), None);
-        assert_eq!(last_error(&docs).message, "that pack is no longer loaded");
+        assert!(last_error(&docs).message.ends_with("choose it again in the Pack list"));
         assert_eq!(docs.notes.len(), 3);
         assert_eq!(docs.apply(ViewOp::Undo(0), &[], None), None);
         assert_eq!(docs.notes.len(), 3, "nothing to undo leaves no note");
@@ -462,6 +505,28 @@ mod tests {
         assert_eq!(docs.extract(&mut form, &[], &w), None);
         assert!(docs.docs.is_empty());
         assert!(matches!(docs.notes.last(), Some(Note::Error(_))));
+    }
+
+    #[test]
+    fn another_pack_or_chain_starts_without_the_texts_typed_for_the_last() {
+        let mut place = ViewPlace::default();
+        place.select(0, 1);
+        place.param = Some("url".into());
+        place.texts.insert("0:1:c:label".into(), "half-typ".into());
+        place.invalid.insert("0:m:engines".into(), "a JSON object".into());
+        place.select(1, 0);
+        assert_eq!((place.doc, place.chain, place.param.as_deref()), (Some(1), 0, None));
+        assert!(place.texts.is_empty() && place.invalid.is_empty());
+    }
+
+    #[test]
+    fn a_refusal_reads_message_first_and_code_after() {
+        assert_eq!(
+            message_first("invalid_request — not signed: save first"),
+            ("not signed: save first", Some("invalid_request"))
+        );
+        assert_eq!(message_first("Saved pack /tmp/a — b/pack.json"), ("Saved pack /tmp/a — b/pack.json", None));
+        assert_eq!(message_first("Undid Edit pack name"), ("Undid Edit pack name", None));
     }
 
     #[test]

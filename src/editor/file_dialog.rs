@@ -143,6 +143,55 @@ pub fn start_folder(
     start.map(Path::to_path_buf).or(home)
 }
 
+/// Which system dialog answers a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// An existing file; several at once only when `many`.
+    Files {
+        many: bool,
+    },
+    Folder,
+    /// A file to write.
+    Save,
+}
+
+/// The question put to the system dialog: the one the in-app dialog gets, in the terms rfd
+/// takes (its title, filters, the name a save suggests and the folder it starts in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeRequest {
+    pub pick: Pick,
+    pub title: &'static str,
+    /// Each filter's name and the extensions it lists (without the dot).
+    pub filters: Vec<(&'static str, &'static [&'static str])>,
+    pub suggested: String,
+    /// The folder [`start_folder`] chose, so both dialogs remember the last folder per kind.
+    pub start: Option<PathBuf>,
+}
+
+impl NativeRequest {
+    pub fn new(purpose: &Purpose, suggested: &str, start: Option<&Path>) -> Self {
+        const PACKS: (&str, &[&str]) = ("Packs and workflows", &["json", "tgz"]);
+        const KEYS: (&str, &[&str]) = ("PEM keys", &["pem"]);
+        const JSON: (&str, &[&str]) = ("JSON", &["json"]);
+        const ALL: (&str, &[&str]) = ("All files", &["*"]);
+        let (pick, filters) = match purpose {
+            Purpose::Open => (Pick::Files { many: true }, vec![PACKS, ALL]),
+            Purpose::Capabilities | Purpose::NodeCatalog => (Pick::Files { many: false }, vec![JSON, ALL]),
+            Purpose::SigningKey => (Pick::Files { many: false }, vec![KEYS, ALL]),
+            Purpose::GenerateKey => (Pick::Save, vec![KEYS]),
+            p if p.is_folder() => (Pick::Folder, Vec::new()),
+            _ => (Pick::Save, vec![JSON]),
+        };
+        Self {
+            pick,
+            title: purpose.title(),
+            filters,
+            suggested: suggested.to_owned(),
+            start: start.map(Path::to_path_buf),
+        }
+    }
+}
+
 /// `CHAINSMITH_FILE_DIALOG=in-app` or `=system` overrides what is detected.
 const DIALOG_ENV: &str = "CHAINSMITH_FILE_DIALOG";
 
@@ -155,6 +204,14 @@ pub fn system_dialog_usable(var: impl Fn(&str) -> Option<OsString>, unix_desktop
         Some("system") => true,
         _ => !unix_desktop || on_path(&var, "zenity") || (session_bus(&var) && portal_installed(&var)),
     }
+}
+
+/// Whether the system dialog can be shown on this desktop, found once per run.
+pub fn system_dialog_here() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let unix_desktop =
+        cfg!(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd", target_os = "netbsd"));
+    *AVAILABLE.get_or_init(|| system_dialog_usable(|name| std::env::var_os(name), unix_desktop))
 }
 
 fn on_path(var: &impl Fn(&str) -> Option<OsString>, tool: &str) -> bool {
@@ -336,16 +393,7 @@ impl Dialogs {
             return None;
         }
         if self.uses_system() {
-            let title = purpose.title();
-            let chosen = match &purpose {
-                // One key file: the open dialog is the one that picks an existing file.
-                Purpose::Open | Purpose::Capabilities | Purpose::NodeCatalog | Purpose::SigningKey => {
-                    self.system.open_files()
-                }
-                p if p.is_folder() => self.system.open_folder().into_iter().collect(),
-                _ => self.system.save_file(title, suggested).into_iter().collect(),
-            };
-            return Some(chosen);
+            return Some(self.system.pick(&NativeRequest::new(&purpose, suggested, start)));
         }
         // Never the folder the editor was started from by default: that may be a corpus or
         // a checkout, where a save or a new key does not belong.
@@ -452,6 +500,53 @@ mod tests {
     }
 
     #[test]
+    fn the_system_dialog_starts_where_its_kind_was_last_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Some(dir.path().join("home"));
+        // One remembered folder per kind, as the settings keep them.
+        let mut last = std::collections::BTreeMap::new();
+        let purposes = [
+            Purpose::Open,
+            Purpose::OpenFolder,
+            Purpose::Registry,
+            Purpose::InstallFolder,
+            Purpose::Save,
+            Purpose::Export(ExportMode::Faithful),
+            Purpose::SavePack,
+            Purpose::SigningKey,
+            Purpose::GenerateKey,
+            Purpose::Capabilities,
+            Purpose::SaveTool(ToolFormat::Compact),
+        ];
+        for p in &purposes {
+            let folder = dir.path().join(p.kind());
+            std::fs::create_dir_all(&folder).unwrap();
+            last.insert(p.kind().to_owned(), folder);
+        }
+        for p in &purposes {
+            let start = start_folder(p, None, last.get(p.kind()).map(PathBuf::as_path), home.clone());
+            let request = NativeRequest::new(p, "", start.as_deref());
+            assert_eq!(request.start.as_deref(), Some(dir.path().join(p.kind()).as_path()), "{p:?}");
+        }
+        // Nothing remembered: the home folder, never the folder the editor was started in.
+        let request = NativeRequest::new(
+            &Purpose::Registry,
+            "",
+            start_folder(&Purpose::Registry, None, None, home.clone()).as_deref(),
+        );
+        assert_eq!(request.start, home);
+        // The request asks the dialog that fits, titled and filtered as the in-app one.
+        let key = NativeRequest::new(&Purpose::SigningKey, "", None);
+        assert_eq!(
+            (key.pick, key.title, key.filters[0].1),
+            (Pick::Files { many: false }, Purpose::SigningKey.title(), &["pem"][..])
+        );
+        assert_eq!(NativeRequest::new(&Purpose::Registry, "", None).pick, Pick::Folder);
+        let save = NativeRequest::new(&Purpose::SavePack, "pack.json", None);
+        assert_eq!((save.pick, save.suggested.as_str()), (Pick::Save, "pack.json"));
+    }
+
+    #[test]
     fn saves_suggest_a_name_from_the_workflow() {
         let wf = Workflow::new("Support triage");
         let name = crate::editor::files::suggested_name(&wf);
@@ -506,17 +601,13 @@ mod tests {
     }
 
     impl FileDialogs for Answering {
-        fn open_files(&mut self) -> Vec<PathBuf> {
+        fn pick(&mut self, request: &NativeRequest) -> Vec<PathBuf> {
             self.asked.set(self.asked.get() + 1);
-            vec![PathBuf::from("/chosen/pack.json")]
-        }
-        fn open_folder(&mut self) -> Option<PathBuf> {
-            self.asked.set(self.asked.get() + 1);
-            Some(PathBuf::from("/chosen"))
-        }
-        fn save_file(&mut self, _: &str, suggested: &str) -> Option<PathBuf> {
-            self.asked.set(self.asked.get() + 1);
-            Some(Path::new("/chosen").join(suggested))
+            vec![match request.pick {
+                Pick::Files { .. } => PathBuf::from("/chosen/pack.json"),
+                Pick::Folder => PathBuf::from("/chosen"),
+                Pick::Save => Path::new("/chosen").join(&request.suggested),
+            }]
         }
         fn available(&self) -> bool {
             self.available

@@ -9,11 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::Instant;
 
-/// The dialogs the editor asks for. `None` or an empty list means the user cancelled.
+/// The dialogs the editor asks for. An empty list means the user cancelled.
 pub trait FileDialogs {
-    fn open_files(&mut self) -> Vec<PathBuf>;
-    fn open_folder(&mut self) -> Option<PathBuf>;
-    fn save_file(&mut self, title: &str, suggested_name: &str) -> Option<PathBuf>;
+    /// Ask `request`; the files or the folder chosen.
+    fn pick(&mut self, request: &super::file_dialog::NativeRequest) -> Vec<PathBuf>;
     /// Whether these dialogs can be shown at all; when not, the editor uses its own.
     fn available(&self) -> bool {
         true

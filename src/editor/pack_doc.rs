@@ -219,10 +219,9 @@ impl PackDocument {
 
     /// After the saved file was signed in place: edit the signed bytes from now on.
     pub fn reload_signed(&mut self) -> Result<()> {
-        let path = self
-            .path()
-            .map(Path::to_path_buf)
-            .ok_or_else(|| Error::new(code::INVALID_REQUEST, "the pack has no file yet: save it before signing it"))?;
+        let path = self.path().map(Path::to_path_buf).ok_or_else(|| {
+            Error::new(code::INVALID_REQUEST, "not signed: the pack has no file yet; Save pack first, then Sign…")
+        })?;
         // The file now holds canonical JSON (members sorted, as registries serve it); the
         // editor keeps the author's order of parameters, config members and the rest, which
         // the signature does not depend on (it covers the canonical bytes).
@@ -351,7 +350,11 @@ pub fn parse_default(text: &str, type_name: Option<&str>) -> Result<Option<Value
     match serde_json::from_str::<Value>(text) {
         Ok(v) if type_name != Some("string") || v.is_string() => Ok(Some(v)),
         _ if type_name == Some("string") || type_name.is_none() => Ok(Some(Value::String(text.to_owned()))),
-        _ => Err(format!("a {} as JSON", type_name.unwrap_or("value"))),
+        _ => {
+            let t = type_name.unwrap_or("value");
+            let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            Err(format!("{article} {t} as JSON"))
+        }
     }
 }
 
@@ -555,6 +558,8 @@ mod tests {
         assert_eq!(parse_default("3", Some("string")), Ok(Some(json!("3"))), "a string stays text");
         assert_eq!(parse_default("\"a\"", Some("string")), Ok(Some(json!("a"))));
         assert_eq!(parse_default("hello", None), Ok(Some(json!("hello"))));
-        assert_eq!(parse_default("[1,", Some("array")), Err("a array as JSON".to_owned()));
+        assert_eq!(parse_default("x", Some("integer")), Err("an integer as JSON".to_owned()));
+        assert_eq!(parse_default("x", Some("number")), Err("a number as JSON".to_owned()));
+        assert_eq!(parse_default("[1,", Some("array")), Err("an array as JSON".to_owned()));
     }
 }

@@ -122,7 +122,7 @@ impl PublishSession {
         let Ok(c) = &self.computed else { return false };
         let valid = c.side(format).projection.is_valid();
         if !valid {
-            self.status = Some(Err(format!("The {} is not publishable", document_name(format))));
+            self.status = Some(Err(not_publishable(format)));
         }
         valid
     }
@@ -144,7 +144,7 @@ impl PublishSession {
         let name = document_name(format);
         self.status = Some(match write_atomic(path, c.side(format).text.as_bytes()) {
             Ok(()) => Ok(format!("Saved the {name} to {}", path.display())),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(format!("Not saved: {} ({})", e.message, e.code)),
         });
     }
 
@@ -157,10 +157,18 @@ impl PublishSession {
         self.status = Some(if valid {
             Ok(format!("Copied the {} to the clipboard", document_name(format)))
         } else {
-            Err(format!("The {} is not publishable", document_name(format)))
+            Err(not_publishable(format))
         });
         valid.then(|| side.text.clone())
     }
+}
+
+/// Why a document was not copied or saved, and what makes it publishable.
+fn not_publishable(format: ToolFormat) -> String {
+    format!(
+        "The {} is not publishable yet: fix the errors listed under Findings, then try again",
+        document_name(format)
+    )
 }
 
 #[cfg(test)]

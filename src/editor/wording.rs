@@ -65,6 +65,34 @@ pub fn value_place(wf: &Workflow, id: &str, pointer: &str) -> String {
     format!("{} › {}", title(wf, id), pointer.trim_start_matches('/'))
 }
 
+/// Where a pack finding is, in the author's words: `/chains/0/dag/nodes/2/config/url` of a
+/// chain pack's manifest (given its `chains`) becomes `chain Triage › node Fetch feed › config/url` (a chain by its
+/// label, a node by its name, each by its id when it has none); `None` for a pointer outside
+/// the chains or into nothing the manifest has.
+pub fn pack_place(chains: &[Value], pointer: &str) -> Option<String> {
+    let mut parts = pointer.strip_prefix("/chains/")?.splitn(2, '/');
+    let index: usize = parts.next()?.parse().ok()?;
+    let rest = parts.next().unwrap_or_default();
+    let chain = chains.get(index)?;
+    let named = |v: &Value, name: &str, id: &str| {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+        text(name).or(text(id)).map(str::to_owned)
+    };
+    let mut place =
+        vec![format!("chain {}", named(chain, "label", "chainId").unwrap_or_else(|| format!("#{}", index + 1)))];
+    let mut inner = rest.to_owned();
+    if let Some(node_rest) = rest.strip_prefix("dag/nodes/") {
+        let (i, within) = node_rest.split_once('/').unwrap_or((node_rest, ""));
+        let node = i.parse::<usize>().ok().and_then(|i| chain.pointer(&format!("/dag/nodes/{i}")))?;
+        place.push(format!("node {}", named(node, "name", "id").unwrap_or_else(|| i.to_owned())));
+        inner = within.to_owned();
+    }
+    if !inner.is_empty() {
+        place.push(inner);
+    }
+    Some(place.join(" › "))
+}
+
 /// Findings counted by severity, the one wording every count in the editor uses: "1 error ·
 /// 2 warnings", "5 warnings · 1 note"; a severity none has is left out.
 pub fn finding_counts(findings: &[Finding]) -> String {
@@ -121,6 +149,28 @@ mod tests {
         assert_eq!(node_place(&wf, &gone), None);
         for nowhere in ["", "/", "/nodes/2", "/nodes/x", "/settings/timeout", "/edges"] {
             assert_eq!(places.describe(nowhere), None, "{nowhere}");
+        }
+    }
+
+    #[test]
+    fn pack_pointers_read_as_chain_labels_and_node_names() {
+        let manifest = json!({"name": "vendor.acme.tiles", "chains": [
+            {"chainId": "acme.triage", "label": "Triage", "dag": {"nodes": [
+                {"id": "fetch", "name": "Fetch feed"}, {"id": "log"}]}},
+            {"chainId": "acme.bare"}]});
+        let chains = manifest["chains"].as_array().unwrap();
+        assert_eq!(
+            pack_place(chains, "/chains/0/dag/nodes/0/config/url").as_deref(),
+            Some("chain Triage › node Fetch feed › config/url")
+        );
+        assert_eq!(pack_place(chains, "/chains/0/dag/nodes/1").as_deref(), Some("chain Triage › node log"));
+        assert_eq!(
+            pack_place(chains, "/chains/1/parameters/properties/x").as_deref(),
+            Some("chain acme.bare › parameters/properties/x")
+        );
+        assert_eq!(pack_place(chains, "/chains/1").as_deref(), Some("chain acme.bare"));
+        for nowhere in ["", "/name", "/chains/2", "/chains/x", "/chains/0/dag/nodes/5/config"] {
+            assert_eq!(pack_place(chains, nowhere), None, "{nowhere}");
         }
     }
 

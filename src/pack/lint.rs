@@ -77,7 +77,8 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
                 }
                 let message = if which == code::TOKEN_UNDECLARED {
                     format!(
-                        "token names parameter \"{}\", which `parameters` does not declare; it expands to \"\"",
+                        "token names parameter \"{}\", which `parameters` does not declare, so it expands to \"\": \
+                         declare it (Add parameter) or fix the token's name",
                         t.name
                     )
                 } else {
@@ -114,7 +115,10 @@ pub(super) fn lint_chain(chain: &Chain, findings: &mut Vec<Finding>) {
                     Finding::warning(
                         code::PARAM_UNUSED,
                         format!("{}/parameters/properties/{}", chain.pointer(), crate::error::pointer_token(name)),
-                        format!("parameter \"{name}\" is declared but no token uses it"),
+                        format!(
+                            "parameter \"{name}\" is declared but no token uses it: write {{{{params.{name}}}}} \
+                             where its value belongs, or remove it"
+                        ),
                     )
                     .in_chain(id)
                     .with("param", name.as_str()),

@@ -33,7 +33,10 @@ pub fn read_signing_key(path: &Path) -> Result<SigningKey> {
         } else if text.contains("-----BEGIN PUBLIC KEY-----") {
             refuse(&public_key_picked(path))
         } else {
-            refuse("not an Ed25519 private key in PKCS#8 PEM form (\"BEGIN PRIVATE KEY\")")
+            refuse(
+                "not an Ed25519 private key in PKCS#8 PEM form (\"BEGIN PRIVATE KEY\"): pick the NAME.private.pem \
+                 that Generate key… or `chainsmith keygen` wrote",
+            )
         }
     })
 }
@@ -255,7 +258,7 @@ pub fn generate(prefix: &Path) -> Result<KeyPair> {
         if std::fs::symlink_metadata(p).is_ok() {
             return Err(Error::new(
                 code::INVALID_REQUEST,
-                format!("{} exists; keygen never overwrites a key", p.display()),
+                format!("{} exists, and a key is never overwritten: choose another name", p.display()),
             )
             .with("path", p.display().to_string()));
         }
@@ -315,7 +318,7 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600);
         }
         let again = generate(&dir.path().join("acme")).unwrap_err();
-        assert!(again.message.contains("never overwrites"), "{}", again.message);
+        assert!(again.message.ends_with("a key is never overwritten: choose another name"), "{}", again.message);
     }
 
     #[test]

@@ -114,8 +114,9 @@ pub fn check_signer(registry: &Registry, key_id: &str, key: &SigningKey, name: &
         return Err(refuse(
             "namespace",
             format!(
-                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
-                entry.permitted_namespaces
+                "key \"{key_id}\" may not sign {name}: it may sign only {}; sign with a key whose namespaces \
+                 cover {name}",
+                entry.permitted_namespaces.join(", ")
             ),
         ));
     }

@@ -514,8 +514,8 @@ fn registry_key<'r>(
         return Err(bad(
             "namespace",
             format!(
-                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
-                entry.permitted_namespaces
+                "key \"{key_id}\" may not sign {name}: its permitted namespaces are {}",
+                entry.permitted_namespaces.join(", ")
             ),
         )
         .with("keyId", key_id)

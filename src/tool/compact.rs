@@ -31,13 +31,21 @@ pub(crate) fn build(subject: &Subject, opts: &ToolOptions) -> Projection {
     let host_assigned = opts.safety_tier.or_else(|| opts.host_tiers.and_then(|h| h.tool_tier(&tool_id)));
     let tier = host_assigned.unwrap_or(derived);
     if tier < derived {
-        let writers: Vec<&str> = subject.nodes.iter().filter(|n| n.effect.tier == derived).map(|n| n.id).collect();
+        let writers: Vec<String> =
+            subject.nodes.iter().filter(|n| n.effect.tier == derived).map(|n| n.title()).collect();
         findings.push(
             subject.finding(
                 Finding::warning(
                     code::TOOL_FIELD_ADJUSTED,
                     subject.base.as_str(),
-                    format!("safetyTier overridden to `{tier}` although nodes {writers:?} are `{derived}`"),
+                    format!(
+                        "safetyTier overridden to `{tier}` although {} {} `{derived}`: a host will trust the tool \
+                         with less than it does. Keep it only if the host confines {}; Reset (or --safety-tier \
+                         {derived}) publishes the derived tier",
+                        writers.join(", "),
+                        if writers.len() == 1 { "is" } else { "are" },
+                        if writers.len() == 1 { "that node" } else { "those nodes" },
+                    ),
                 )
                 .with("field", "safetyTier")
                 .with("derived", derived.as_str()),

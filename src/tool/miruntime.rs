@@ -70,7 +70,11 @@ fn name(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                     Finding::error(
                         code::TOOL_FIELD_INVALID,
                         subject.pointer(subject.id_key),
-                        "no id to name the tool after",
+                        format!(
+                            "no id to name the tool after: give the {} an `{}` that starts with a letter",
+                            if subject.chain_id.is_some() { "chain" } else { "workflow" },
+                            subject.id_key
+                        ),
                     )
                     .with("field", "name"),
                 ),
@@ -117,7 +121,10 @@ fn version(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                     Finding::error(
                         code::TOOL_FIELD_INVALID,
                         subject.pointer("version"),
-                        format!("version `{}` is not a MAJOR.MINOR.PATCH version", subject.version),
+                        format!(
+                            "version `{}` is not a MAJOR.MINOR.PATCH version: write it as one, such as 1.0.0",
+                            subject.version
+                        ),
                     )
                     .with("field", "version"),
                 ),
@@ -136,7 +143,7 @@ fn description(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                 Finding::error(
                     code::TOOL_FIELD_INVALID,
                     subject.pointer("description"),
-                    "nothing to describe the tool with",
+                    "nothing to describe the tool with: add a description (a label or title would also do)",
                 )
                 .with("field", "description"),
             ),
@@ -186,7 +193,8 @@ fn input_schema(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                     Finding::error(
                         code::TOOL_FIELD_INVALID,
                         subject.input.source_pointer(""),
-                        "the input schema is not a schema",
+                        "the input schema is not a schema: write it as a JSON object schema, such as \
+                         {\"type\": \"object\", \"properties\": {}}",
                     )
                     .with("field", "inputSchema"),
                 ),
@@ -291,16 +299,17 @@ fn authorization(subject: &Subject, findings: &mut Vec<Finding>) -> Option<Value
                     hosts.extend(urls.iter().filter_map(|(_, url)| effects::egress_host(url)));
                     continue;
                 }
-                (true, _) => unknown.push(format!("{} names no URL", who(node))),
+                (true, _) => unknown.push(format!("{} names no URL", node.named())),
                 (false, Some((key, _))) => {
-                    unknown.push(format!("{} calls a host that is not fixed", who(node)));
+                    unknown.push(format!("{} calls a host that is not fixed", node.named()));
                     first_pointer.get_or_insert_with(|| format!("{}/config/{key}", node.pointer));
                 }
             }
         } else if node.effect.known && node.effect.tier == SafetyTier::Pure {
             continue;
         } else {
-            unknown.push(format!("{} may reach hosts the pack does not name", who(node)));
+            let what = if subject.chain_id.is_some() { "pack" } else { "workflow" };
+            unknown.push(format!("{} may reach hosts the {what} does not name", node.named()));
         }
         first_pointer.get_or_insert_with(|| node.pointer.clone());
     }
@@ -337,7 +346,10 @@ fn execution(subject: &Subject, findings: &mut Vec<Finding>) -> Value {
                         subject,
                         &format!("{}/config{inner}", node.pointer),
                         "execution.timeoutSeconds",
-                        format!("the timeout of node `{}` is not a number; its default is used", node.id),
+                        format!(
+                            "the timeout of {} is not a number, so its default is used: write it as a number",
+                            node.title()
+                        ),
                     ));
                 }
             }

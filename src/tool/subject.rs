@@ -111,6 +111,23 @@ struct ChildSummary {
 }
 
 impl NodeFacts<'_> {
+    /// The node as an author knows it: its `name` with its id after it (`Fetch feed (fetch)`),
+    /// the id alone when it has no name or the name is the id.
+    pub fn title(&self) -> String {
+        match self.raw.get("name").and_then(Value::as_str).map(str::trim) {
+            Some(name) if !name.is_empty() && name != self.id => format!("{name} ({})", self.id),
+            _ => self.id.to_owned(),
+        }
+    }
+
+    /// The node with its type, for messages: `Fetch feed (fetch, core.http)`.
+    pub fn named(&self) -> String {
+        match self.raw.get("name").and_then(Value::as_str).map(str::trim) {
+            Some(name) if !name.is_empty() && name != self.id => format!("{name} ({}, {})", self.id, self.type_id),
+            _ => format!("{} ({})", self.id, self.type_id),
+        }
+    }
+
     fn new<'a>(
         pointer: String,
         raw: &'a Value,
@@ -329,16 +346,16 @@ impl<'a> Subject<'a> {
         if unknown.is_empty() {
             return None;
         }
-        let named: Vec<String> = unknown.iter().map(|n| format!("{} ({})", n.id, n.type_id)).collect();
+        let named: Vec<String> = unknown.iter().map(|n| n.named()).collect();
         let mut type_ids: Vec<&str> = unknown.iter().map(|n| n.type_id).collect();
         type_ids.sort_unstable();
         type_ids.dedup();
         let message = format!(
-            "what {} is unknown, so the tool is taken as writing (safetyTier `write`, \
-             changesExternalState true): {}. Declare it with the node type's `capabilities` in a node pack \
+            "the effect of {} is unknown, so the tool is taken as writing (safetyTier `write`, \
+             changesExternalState true): {}. To publish a lower tier, declare it with the node type's `capabilities` in a node pack \
              (--catalog), a host tier file assigning the typeIds a tier (--host-tiers), or `side-effectful` \
              on the chain or node",
-            crate::words::count(unknown.len(), "node does", "nodes do"),
+            crate::words::count(unknown.len(), "node", "nodes"),
             named.join(", ")
         );
         let nodes: Vec<&str> = unknown.iter().map(|n| n.id).collect();

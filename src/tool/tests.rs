@@ -302,6 +302,28 @@ fn workflow_projections() {
 }
 
 #[test]
+fn findings_name_nodes_by_their_names_with_id_and_type_after() {
+    let mut wf = workflow();
+    wf["nodes"][1]["name"] = json!("File invoice");
+    let m = project_workflow_miruntime(&wf, &ToolOptions::default());
+    let egress = m.findings.iter().find(|f| f.details.get("field") == Some(&json!("authorization.allowedEgress")));
+    let message = &egress.expect("allowedEgress is not derivable").message;
+    assert!(
+        message.contains("(File invoice (file, x.erp.file-invoice) may reach hosts the workflow does not name)"),
+        "{message}"
+    );
+    // A node without a name goes by its id.
+    let opts = ToolOptions { safety_tier: Some(SafetyTier::Read), ..Default::default() };
+    let c = project_workflow_compact(&wf, &opts);
+    let lowered = c.findings.iter().find(|f| f.details.get("field") == Some(&json!("safetyTier"))).unwrap();
+    assert!(
+        lowered.message.starts_with("safetyTier overridden to `read` although File invoice (file) is `write`"),
+        "{}",
+        lowered.message
+    );
+}
+
+#[test]
 fn workflow_configurable_schema_is_checked_for_the_compact_subset() {
     let mut wf = workflow();
     wf["configurableSchema"] = json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}});
@@ -310,6 +332,20 @@ fn workflow_configurable_schema_is_checked_for_the_compact_subset() {
     let f = c.findings.iter().find(|f| f.code == code::TOOL_INPUT_SCHEMA_NOT_COMPACT).unwrap();
     assert_eq!(f.pointer, "/configurableSchema/properties/a/anyOf");
     assert_eq!(f.chain_id, None);
+}
+
+#[test]
+fn contract_errors_say_what_to_write() {
+    let wf = json!({"id": "", "version": "latest", "configurableSchema": "nope", "nodes": []});
+    let m = project_workflow_miruntime(&wf, &ToolOptions::default());
+    let message = |field: &str| {
+        let f = m.findings.iter().find(|f| f.is_error() && f.details.get("field") == Some(&json!(field)));
+        f.map(|f| f.message.clone()).unwrap_or_else(|| panic!("no error about {field}: {:?}", m.findings))
+    };
+    assert!(message("name").ends_with("give the workflow an `id` that starts with a letter"), "{}", message("name"));
+    assert!(message("version").ends_with("write it as one, such as 1.0.0"), "{}", message("version"));
+    assert!(message("description").ends_with("add a description (a label or title would also do)"));
+    assert!(message("inputSchema").contains("write it as a JSON object schema"), "{}", message("inputSchema"));
 }
 
 #[test]

@@ -9,7 +9,10 @@
 /// letter); the tool id is one non-empty run of letters, digits, `.`, `_`, `-`, `/`.
 pub fn check_tool_id(tool_id: &str) -> Result<(), String> {
     let Some((scope, local)) = tool_id.split_once(':') else {
-        return Err(format!("`{tool_id}` is not of the form <scope>:<tool-id>"));
+        return Err(format!(
+            "`{tool_id}` is not of the form <scope>:<tool-id>: write a scope (such as the pack's name), a colon \
+             and the tool's id, as in acme.tools:triage"
+        ));
     };
     if scope == "openwop" {
         return Err(format!(

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use chainsmith::app::FileDialogs;
+use chainsmith::editor::file_dialog::{NativeRequest, Pick};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ struct State {
     folder: VecDeque<PathBuf>,
     save: VecDeque<PathBuf>,
     asked: Vec<Asked>,
+    /// The folder each question started in, in order.
+    starts: Vec<Option<PathBuf>>,
     unavailable: bool,
 }
 
@@ -56,6 +59,11 @@ impl Script {
         self.0.borrow_mut().save.push_back(file.to_path_buf());
     }
 
+    /// The folder each question asked so far started in, in order.
+    pub fn starts(&self) -> Vec<Option<PathBuf>> {
+        self.0.borrow().starts.clone()
+    }
+
     /// Every question asked so far, in order.
     pub fn asked(&self) -> Vec<Asked> {
         self.0.borrow().asked.clone()
@@ -63,22 +71,23 @@ impl Script {
 }
 
 impl FileDialogs for Script {
-    fn open_files(&mut self) -> Vec<PathBuf> {
+    fn pick(&mut self, request: &NativeRequest) -> Vec<PathBuf> {
         let mut s = self.0.borrow_mut();
-        s.asked.push(Asked::Open);
-        s.open.pop_front().unwrap_or_default()
-    }
-
-    fn open_folder(&mut self) -> Option<PathBuf> {
-        let mut s = self.0.borrow_mut();
-        s.asked.push(Asked::Folder);
-        s.folder.pop_front()
-    }
-
-    fn save_file(&mut self, title: &str, _suggested: &str) -> Option<PathBuf> {
-        let mut s = self.0.borrow_mut();
-        s.asked.push(Asked::Save(title.to_owned()));
-        s.save.pop_front()
+        s.starts.push(request.start.clone());
+        match request.pick {
+            Pick::Files { .. } => {
+                s.asked.push(Asked::Open);
+                s.open.pop_front().unwrap_or_default()
+            }
+            Pick::Folder => {
+                s.asked.push(Asked::Folder);
+                s.folder.pop_front().into_iter().collect()
+            }
+            Pick::Save => {
+                s.asked.push(Asked::Save(request.title.to_owned()));
+                s.save.pop_front().into_iter().collect()
+            }
+        }
     }
 
     fn available(&self) -> bool {

@@ -220,8 +220,9 @@ pub(super) fn check_signer(entry: &KeyEntry, name: &str) -> Result<()> {
         return Err(Error::new(
             code::PACK_NAMESPACE_UNAUTHORIZED,
             format!(
-                "registry key \"{key_id}\" may not sign {name}: its permitted namespaces are {:?}",
-                entry.permitted_namespaces
+                "registry key \"{key_id}\" may not sign {name}: it may sign only {}; sign with a key whose \
+                 namespaces cover {name}",
+                entry.permitted_namespaces.join(", ")
             ),
         )
         .with("keyId", key_id)

@@ -169,7 +169,9 @@ fn publish_locked(src: &mut Source, root: &Path, folder: &Folder, opts: &Publish
     }
     let (name, version) = (pack.name().to_owned(), pack.version().to_owned());
     if Version::parse(&version).is_err() {
-        return Err(src.bad(format!("version \"{version}\" is not a semantic version")));
+        return Err(src.bad(format!(
+            "version \"{version}\" is not a semantic version: write MAJOR.MINOR.PATCH (such as 1.0.0) in pack.json"
+        )));
     }
 
     let new_key = match opts.signer {
@@ -179,7 +181,10 @@ fn publish_locked(src: &mut Source, root: &Path, folder: &Folder, opts: &Publish
                 let entry = reg.key(id).ok_or_else(|| {
                     Error::new(
                         code::PACK_SIGNATURE_INVALID,
-                        format!("key \"{id}\" is not among the registry's signingKeys"),
+                        format!(
+                            "key \"{id}\" is not among the registry's signingKeys: publish with --key and --key-id \
+                             to sign it with a key the registry lists or may add"
+                        ),
                     )
                     .with("reason", "unknown_key")
                     .with("keyId", id)
@@ -294,7 +299,7 @@ fn check_new_version(
         return Ok(false);
     }
     let exists = || {
-        Error::new(code::PACK_VERSION_EXISTS, format!("{name}@{version} is already published; versions are immutable"))
+        Error::new(code::PACK_VERSION_EXISTS, format!("{name}@{version} is already published, and a published version never changes: raise the version in pack.json and publish again"))
             .with("packName", name)
             .with("version", version)
     };
