@@ -285,7 +285,11 @@ fn pack_view_schema_edits_update_the_preview_undo_save_sign_and_reopen() {
     assert_eq!(chain["parameters"]["properties"]["retries"]["minimum"], 5);
     // Under the preview's field, in its summary, and in the pack's problems.
     assert_eq!(h.query_all_by_label_contains("less than the minimum of 5").count(), 3, "the preview flags the default");
-    assert!(h.query_by_label("chain_parameter_invalid").is_some(), "the problems list has it");
+    assert_eq!(
+        h.query_all_by_label("chain_parameter_invalid").count(),
+        2,
+        "the preview's summary and the problems list have it"
+    );
     let place = "chain Fetch and log › parameters/properties/retries/default";
     assert!(h.query_by_label(place).is_some(), "where, by the chain's label (the pointer in its tooltip)");
 

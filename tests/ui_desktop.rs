@@ -198,8 +198,8 @@ fn number_fields_keep_what_was_typed_and_flag_it() {
     assert!(h.query_all_by_label_contains("\"abc\" is not of type").next().is_some(), "the schema's message");
     assert!(insert_button(&h).accesskit_node().is_disabled());
 
-    // A summary entry leads to its field.
-    let entry = h.get(By::new().label_contains("/maxTickets"));
+    // A summary entry names its field by its title and leads to it.
+    let entry = h.get(By::new().label_contains("Batch size: \"abc\" is not of type"));
     entry.click();
     h.run();
     assert!(text_field(&h, "Batch size").accesskit_node().is_focused(), "clicking the summary entry focuses the field");
@@ -354,7 +354,7 @@ fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     assert!(!window.contains(canvas.center()), "and the middle of the canvas, where tiles are dropped");
     let missing = h.query_all(By::new().label("feature.notifications.nodes.notify")).count();
     assert!(missing >= 1, "the missing typeId is named");
-    assert!(h.query(By::new().label("notify")).is_some(), "with the node that uses it");
+    assert!(h.query(By::new().label("Notify me")).is_some(), "with the node that uses it, by its name");
     assert!(h.query_by_label_contains("/dag/nodes/1/typeId").is_some(), "and where");
 
     // The way forward: declare the host's node types; the chain now inserts.

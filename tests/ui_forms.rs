@@ -190,11 +190,11 @@ fn apply_config_stays_under_the_pointer_when_a_problem_clears() {
     let card = h.get(By::new().label_contains("(fetch)").role(Role::Button)).rect().center();
     let card = h.state().canvas_to_screen(card);
     pointer_click(&mut h, card);
-    assert!(h.query_by_label_contains("Url is required").is_some(), "the stored config lacks the url");
+    assert!(h.query_all_by_label_contains("Url is required").next().is_some(), "the stored config lacks the url");
     let apply = || By::new().label("Apply config").role(Role::Button);
     let before = rect_of(&h, apply());
     ui_common::type_into(&mut h, "Url *", "https://example.test/hook");
-    assert!(h.query_by_label_contains("Url is required").is_none(), "the problem cleared");
+    assert!(h.query_all_by_label_contains("Url is required").next().is_none(), "the problem cleared");
     assert_eq!(rect_of(&h, apply()), before, "Apply config stayed where it was");
     pointer_click(&mut h, before.center());
     let config = h.state().workflow().to_json(ExportMode::Faithful)["nodes"][0]["config"].clone();

@@ -65,7 +65,11 @@ fn a_node_type_from_the_catalog_is_inserted_and_configured_through_its_form() {
     assert!((x - f64::from(at.x)).abs() <= 10.0 && (y - f64::from(at.y)).abs() <= 10.0, "{x},{y} vs {at:?}");
 
     // The inspector's config form: the stored config lacks the required url, and says so.
-    assert!(h.query_by_label_contains("Url is required").is_some(), "the missing field is flagged under it");
+    assert_eq!(
+        h.query_all_by_label_contains("Url is required").count(),
+        2,
+        "the missing field is flagged under it and in the summary"
+    );
     assert!(h.query_by_label_contains("node_config_invalid").is_some(), "the summary names the code");
     assert!(apply_config(&h).accesskit_node().is_disabled());
 
@@ -88,7 +92,7 @@ fn a_node_type_from_the_catalog_is_inserted_and_configured_through_its_form() {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(json_of(&h)["nodes"][0]["config"], json!({"method": "GET"}));
-    assert!(h.query_by_label_contains("Url is required").is_some(), "the form follows the undone config");
+    assert!(h.query_all_by_label_contains("Url is required").next().is_some(), "the form follows the undone config");
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(h.state().workflow().node_count(), 0);
@@ -106,7 +110,7 @@ fn the_json_tab_edits_the_same_config_and_parse_errors_are_shown() {
     let mut h = start(vec![file]);
     let p = on_screen(&h, "Send page (p)");
     click_still(&mut h, p, 1);
-    assert!(h.query_by_label_contains("Room is required").is_some(), "the form tab is first");
+    assert!(h.query_all_by_label_contains("Room is required").next().is_some(), "the form tab is first");
     h.get(By::new().label("JSON").role(Role::Button)).click();
     h.run();
     h.get_all_by_label("{}").next().expect("the config as a JSON tree").click();

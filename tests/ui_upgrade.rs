@@ -282,7 +282,10 @@ fn a_carried_value_the_new_version_refuses_is_flagged_as_in_the_insert_form() {
     let mut h = start_with(dir.path(), &triage_workflow(&["t001"]), bundled_and(v11));
     let key = "support_triage_t001_";
     open_review(&mut h, key);
-    assert!(h.query_by_label_contains("chain_parameter_invalid — 1 problem").is_some(), "flagged at once");
+    // Flagged at once, in words first: the field by its title, the code after.
+    assert!(h.query_by_label_contains("Fix 1 value to go on").is_some(), "flagged at once");
+    assert!(h.query_by_label("chain_parameter_invalid").is_some(), "the code, second");
+    assert!(h.query_by_label_contains("Queue: ").is_some(), "the field named by its title");
     let apply = || By::new().label("Apply update").role(Role::Button);
     assert!(h.get(apply()).accesskit_node().is_disabled());
     ui_common::type_into(&mut h, "Queue *", "ops");

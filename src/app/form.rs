@@ -298,14 +298,15 @@ pub fn summary(ui: &mut Ui, fields: &mut FormFields, code: &str, valid: &str) {
         }
         Summary::Problems(entries) => entries,
     };
-    let count = entries.len();
-    ui.label(
-        RichText::new(format!("{code} — {count} problem{}:", if count == 1 { "" } else { "s" })).color(theme::ERROR),
-    );
-    // Each entry is a link to the field it is about.
+    // What to fix first, each a link to its field; the code after, small.
+    let fix = crate::words::count(entries.len(), "value", "values");
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(format!("Fix {fix} to go on:")).color(theme::ERROR));
+        ui.label(RichText::new(code).monospace().small().color(theme::TEXT_DIM));
+    });
     for (text, field) in entries {
-        let link = egui::Label::new(RichText::new(text).monospace().small().color(theme::ERROR).underline())
-            .sense(egui::Sense::click());
+        let link =
+            egui::Label::new(RichText::new(text).small().color(theme::ERROR).underline()).sense(egui::Sense::click());
         let r = ui.add(link);
         if !field.is_empty() && r.on_hover_text("Go to this field").clicked() {
             fields.go_to(field);

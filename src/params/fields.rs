@@ -4,7 +4,7 @@
 //! update review draw it; the owner validates the values and hands the errors over with
 //! [`FormFields::set_errors`].
 
-use super::form::{Form, owner_field, set_value_at, typed_number, value_at};
+use super::form::{Form, set_value_at, summary_entries, typed_number, value_at};
 use super::{FieldKind, ParamError, map_errors};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -236,14 +236,9 @@ impl FormFields {
                 self.form.fields.iter().filter(|f| f.required && value_at(&self.values, &f.pointer).is_none());
             return Summary::Untouched(required.map(|f| f.title.clone()).collect());
         }
-        let mut entries: Vec<(String, String)> = Vec::new();
-        for e in &self.errors {
-            let path = if e.path.is_empty() { "/" } else { e.path.as_str() };
-            let field = owner_field(&self.form.fields, e, &self.values);
-            entries.push((format!("{path}  {}", e.message), field.unwrap_or_default()));
-        }
+        let mut entries = summary_entries(&self.form.fields, &self.errors, &self.values);
         for (ptr, msg) in &self.parse_errors {
-            entries.push((format!("{ptr}  {msg}"), ptr.clone()));
+            entries.push((format!("{ptr}: {msg}"), ptr.clone()));
         }
         Summary::Problems(entries)
     }
@@ -276,7 +271,7 @@ mod tests {
         assert_eq!(f.summary(), Summary::Untouched(vec!["Name".into()]));
         f.touch("/name");
         assert_eq!(f.shown_errors("/name"), ["Name is required"]);
-        assert_eq!(f.summary(), Summary::Problems(vec![("/  name is required".into(), "/name".into())]));
+        assert_eq!(f.summary(), Summary::Problems(vec![("Name is required (/name)".into(), "/name".into())]));
         let mut g = fields();
         g.set_errors(vec![required_missing()]);
         g.reveal();

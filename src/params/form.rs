@@ -356,6 +356,37 @@ pub fn map_errors(
     out
 }
 
+/// The summary's lines, each with the field it leads to: a missing member by its field's
+/// title ("Item is required (/item)"), another error after its field's title, or after its
+/// path when no field holds it; the JSON pointer at fault last. Said once each, in the order
+/// of the errors.
+pub fn summary_entries(fields: &[Field], errors: &[ParamError], values: &Map<String, Value>) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    flatten(fields, "", &mut all);
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut push = |text: String, field: String| {
+        if !entries.iter().any(|(t, f)| *t == text && *f == field) {
+            entries.push((text, field));
+        }
+    };
+    for e in errors {
+        if e.keyword == "required" {
+            let missing = all
+                .iter()
+                .filter(|(parent, f)| *parent == e.path && f.required && value_at(values, &f.pointer).is_none());
+            for (_, f) in missing {
+                push(format!("{} is required ({})", f.title, f.pointer), f.pointer.clone());
+            }
+            continue;
+        }
+        match owner_field(fields, e, values).and_then(|p| all.iter().find(|(_, f)| f.pointer == p)) {
+            Some((_, f)) => push(format!("{}: {} ({})", f.title, e.message, e.path), f.pointer.clone()),
+            None => push(format!("{}: {}", if e.path.is_empty() { "/" } else { &e.path }, e.message), String::new()),
+        }
+    }
+    entries
+}
+
 /// The field an error entry should lead to: the first missing field for `required`, else the
 /// deepest field whose pointer holds the error's path.
 pub fn owner_field(fields: &[Field], e: &ParamError, values: &Map<String, Value>) -> Option<String> {
@@ -423,6 +454,45 @@ pub fn set_value_at(values: &mut Map<String, Value>, pointer: &str, value: Optio
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_summary_names_fields_by_their_titles_and_every_missing_one() {
+        let schema = json!({"type": "object", "required": ["item", "owner"], "properties": {
+            "item": {"type": "string", "title": "Item"},
+            "owner": {"type": "string", "title": "Owner"},
+            "retries": {"type": "integer", "title": "Retries", "maximum": 3}}});
+        let form = Form::from_schema(&schema);
+        let errors = vec![
+            ParamError {
+                path: String::new(),
+                keyword: "required".into(),
+                message: "\"item\" is a required property".into(),
+            },
+            ParamError {
+                path: String::new(),
+                keyword: "required".into(),
+                message: "\"owner\" is a required property".into(),
+            },
+            ParamError {
+                path: "/retries".into(),
+                keyword: "maximum".into(),
+                message: "9 is greater than the maximum of 3".into(),
+            },
+            ParamError { path: "/other".into(), keyword: "type".into(), message: "not a string".into() },
+        ];
+        let values = json!({"retries": 9}).as_object().unwrap().clone();
+        let entries = summary_entries(&form.fields, &errors, &values);
+        let said: Vec<(&str, &str)> = entries.iter().map(|(t, f)| (t.as_str(), f.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                ("Item is required (/item)", "/item"),
+                ("Owner is required (/owner)", "/owner"),
+                ("Retries: 9 is greater than the maximum of 3 (/retries)", "/retries"),
+                ("/other: not a string", ""),
+            ]
+        );
+    }
 
     fn form() -> Form {
         Form::from_schema(&json!({
