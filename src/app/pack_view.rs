@@ -8,7 +8,7 @@ use super::form::FormSession;
 use super::window::{Scaffold, Window, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
-use crate::editor::authoring::{OpenPack, ViewOp, ViewPlace, message_first};
+use crate::editor::authoring::{OpenPack, ViewOp, ViewPlace};
 use crate::editor::pack_doc::{PackCommand, blank_chain, parse_default};
 use crate::editor::wording::pack_place;
 use crate::pack::{Pack, PackKind};
@@ -56,8 +56,8 @@ pub struct PackView {
     /// Where the window may be: between the menu bar and the status bar (set each frame).
     pub area: Option<egui::Rect>,
     /// What the last Save, Sign, Generate key or edit said, shown in the view itself (the
-    /// status bar may be out of sight behind it): the text and whether it is a refusal.
-    pub result: Option<(String, bool)>,
+    /// status bar may be out of sight behind it): the text, and a refusal's code.
+    pub result: Option<(String, Option<&'static str>)>,
 }
 
 impl PackView {
@@ -228,9 +228,8 @@ impl PackView {
 
     /// The last result, under the toolbar whose buttons produced it.
     fn result_line(&mut self, ui: &mut Ui) {
-        let Some((text, refused)) = &self.result else { return };
-        let (mark, color) = if *refused { ("✖", theme::ERROR) } else { ("✔", theme::OK) };
-        let (message, code) = message_first(text);
+        let Some((message, code)) = &self.result else { return };
+        let (mark, color) = if code.is_some() { ("✖", theme::ERROR) } else { ("✔", theme::OK) };
         let mut dismiss = false;
         ui.horizontal_wrapped(|ui| {
             if ui.small_button("🗙").on_hover_text("Dismiss").clicked() {
@@ -238,7 +237,7 @@ impl PackView {
             }
             ui.add(egui::Label::new(RichText::new(format!("{mark} {message}")).color(color)).wrap());
             if let Some(code) = code {
-                ui.label(RichText::new(code).monospace().small().color(theme::TEXT_DIM));
+                ui.label(RichText::new(*code).monospace().small().color(theme::TEXT_DIM));
             }
         });
         if dismiss {

@@ -363,17 +363,6 @@ impl PackDocs {
     }
 }
 
-/// A pack-view result as it is handed over (`code — message` for a refusal), split so the
-/// view shows what happened first and the code after it, as the status bar does.
-pub fn message_first(text: &str) -> (&str, Option<&str>) {
-    let is_code =
-        |c: &str| !c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-    match text.split_once(" — ") {
-        Some((code, message)) if is_code(code) => (message, Some(code)),
-        _ => (text, None),
-    }
-}
-
 /// The value at `pointer` of a node (its members are the pointer's first segment).
 fn value_in<'a>(node: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
     let rest = pointer.strip_prefix('/')?;
@@ -517,16 +506,6 @@ mod tests {
         place.select(1, 0);
         assert_eq!((place.doc, place.chain, place.param.as_deref()), (Some(1), 0, None));
         assert!(place.texts.is_empty() && place.invalid.is_empty());
-    }
-
-    #[test]
-    fn a_refusal_reads_message_first_and_code_after() {
-        assert_eq!(
-            message_first("invalid_request — not signed: save first"),
-            ("not signed: save first", Some("invalid_request"))
-        );
-        assert_eq!(message_first("Saved pack /tmp/a — b/pack.json"), ("Saved pack /tmp/a — b/pack.json", None));
-        assert_eq!(message_first("Undid Edit pack name"), ("Undid Edit pack name", None));
     }
 
     #[test]

@@ -164,8 +164,8 @@ impl App {
         for note in std::mem::take(&mut self.windows.authoring.model.notes) {
             // With the pack view open the result shows in it too: it may hide the status bar.
             let view_result = match &note {
-                Note::Status(s) => (s.clone(), false),
-                Note::Error(e) => (format!("{} — {}", e.code, e.message), true),
+                Note::Status(s) => (s.clone(), None),
+                Note::Error(e) => (e.message.clone(), Some(e.code)),
             };
             if view_open {
                 self.windows.authoring.view.result = Some(view_result);
