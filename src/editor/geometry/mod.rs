@@ -6,7 +6,9 @@
 use super::cards;
 use std::ops::{Add, Mul, Sub};
 
+pub mod lod;
 mod route;
+pub mod view;
 pub use route::{BEND_ARM, Router};
 
 /// Grid pitch in canvas units; positions snap to it.
