@@ -135,6 +135,8 @@ pub struct Canvas {
     /// whole workflow instead (Fit asked again on that view).
     legible_fit: Option<Rect>,
     fit_whole: bool,
+    /// Cards in view this frame, counted where titles alone may be drawn (see [`Lod::new`]).
+    in_view: usize,
 }
 
 /// Everything the still drawing depends on.
@@ -245,6 +247,7 @@ impl Canvas {
             remembered: None,
             legible_fit: None,
             fit_whole: false,
+            in_view: 0,
         }
     }
 
@@ -319,10 +322,11 @@ impl Canvas {
     /// One frame of the canvas; what the user asked of the editor comes back in the response.
     pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) -> CanvasResponse {
         let started = Instant::now();
-        let CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os } = cx;
+        self.cache.update(&cx);
+        let CanvasCtx { wf, catalog, selection, ghost, commands, os, .. } = cx;
         let mut asked = Vec::new();
         let actions = &mut asked;
-        self.cache.update(wf, revision, moves, catalog);
+        self.cache.view.follow_drag(self.drag.as_ref());
         let shown_zoom = self.zoom();
         self.toolbar(ui, wf, commands, os, actions);
         let outer = ui.available_rect_before_wrap();

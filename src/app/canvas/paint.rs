@@ -20,6 +20,11 @@ impl Canvas {
             }
         }
         let live = self.cache.view.live(self.drag.as_ref());
+        self.in_view = if titles_fit(zoom) {
+            self.cache.view.count_in(geo_rect(visible), &positions, TITLES_IN_VIEW + 1)
+        } else {
+            0
+        };
         let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
         let replaced = ghost.and_then(|g| g.replaced);
         let still = Still {
@@ -380,7 +385,7 @@ impl Canvas {
     }
 
     pub(super) fn lod(&self, zoom: f32) -> Lod {
-        Lod::new(zoom, self.cache.view.cards.len())
+        Lod::new(zoom, self.cache.view.cards.len(), self.in_view)
     }
 
     pub(super) fn paint_grid(&self, painter: &egui::Painter, visible: Rect, zoom: f32) {
@@ -521,7 +526,7 @@ pub(super) fn paint_card(
     }
     // Zoomed out, the title keeps a readable size on screen and the card's header grows to
     // hold it; the details (type, port names) go first (semantic zoom).
-    let far = lod.text() && zoom < LOD_DETAIL;
+    let far = lod.title() && zoom < LOD_DETAIL;
     let text_zoom = quantized(zoom);
     let header = if far {
         let band = (TITLE_PX * 1.5 / text_zoom).clamp(HEADER, rect.height());
@@ -549,7 +554,7 @@ pub(super) fn paint_card(
             painter.circle(p, PORT_R, theme::EDGE, Stroke::new(1.5, theme::EDGE));
         }
     }
-    if !lod.text() {
+    if !lod.title() {
         return;
     }
     let marks: Vec<(&str, Color32)> =

@@ -3,11 +3,9 @@
 
 use super::geometry::egui_rect;
 use super::minimap::Minimap;
-use super::theme;
-use crate::catalog::Catalog;
+use super::{CanvasCtx, theme};
 use crate::editor::geometry::Point;
 use crate::editor::geometry::view::CanvasView;
-use crate::workflow::Workflow;
 use egui::{Color32, Rect};
 
 #[derive(Default)]
@@ -19,18 +17,12 @@ pub(super) struct ViewCache {
 }
 
 impl ViewCache {
-    /// Brought to `revision` of `wf`: following the moves of the last edit when it only
-    /// moved nodes, else rebuilt.
-    pub(super) fn update(
-        &mut self,
-        wf: &Workflow,
-        revision: (u64, u64),
-        moves: Option<(u64, &[String])>,
-        catalog: Option<&Catalog>,
-    ) {
-        let Some(rebuilt) = self.view.refresh(wf, revision, moves, catalog) else { return };
+    /// Brought to the revision of the frame's workflow: following the moves of the last
+    /// edit when it only moved nodes, else rebuilt.
+    pub(super) fn update(&mut self, cx: &CanvasCtx<'_>) {
+        let Some(rebuilt) = self.view.refresh(cx.wf, cx.revision, cx.moves, cx.catalog) else { return };
         if rebuilt {
-            self.colors = self.view.cards.iter().map(|c| theme::type_color(wf.graph[c.node].type_id())).collect();
+            self.colors = self.view.cards.iter().map(|c| theme::type_color(cx.wf.graph[c.node].type_id())).collect();
         }
         self.minimap = Minimap::of(&self.view.minimap);
     }

@@ -2,7 +2,7 @@
 //! curves become straight lines and cards solid rects; what text is kept grows as the view
 //! zooms out so it stays legible on screen. Zoom is screen points per canvas unit.
 
-use super::{Rect, point};
+use super::{Rect, W, point};
 use crate::editor::cards;
 
 /// Smallest glyph size (screen points) worth drawing.
@@ -28,6 +28,14 @@ pub const LOD_TITLE: f32 = 0.2;
 /// size under it where the card has room.
 pub const TITLE_PX: f32 = 13.0;
 pub const TYPE_PX: f32 = 10.0;
+/// Below the zoom of [`Lod::text`], a card keeps its title (at [`TITLE_PX`] on screen, cut
+/// to the card's width) where the card is at least this wide on screen (three glyphs and an
+/// ellipsis; 13.6% for a card of the layout's width) and at most [`TITLES_IN_VIEW`] cards are
+/// in view. Narrower, a title would be an ellipsis; with more in view, the text of each
+/// redraw of a large workflow would outgrow that of the smaller ones (at most
+/// [`FEW_CARDS`] cards have titles today at [`LOD_TITLE`]).
+pub const TITLE_MIN_PX: f32 = 30.0;
+pub const TITLES_IN_VIEW: usize = FEW_CARDS;
 /// A card drawn smaller than this (screen points) either way cannot show it is selected or
 /// hovered by its own colour: it gets a ring that size instead.
 pub const MARK: f32 = 7.0;
@@ -39,18 +47,32 @@ pub const MARK_LINE: f32 = 1.5;
 pub struct Lod {
     pub zoom: f32,
     pub text_from: f32,
+    /// Titles alone, further out than [`Lod::text`] (see [`TITLE_MIN_PX`]).
+    pub titles: bool,
 }
 
 impl Lod {
-    /// At `zoom`, on a workflow of `cards` cards.
-    pub fn new(zoom: f32, cards: usize) -> Self {
-        Lod { zoom, text_from: if cards <= FEW_CARDS { LOD_TITLE } else { LOD_TEXT } }
+    /// At `zoom`, on a workflow of `cards` cards of which `in_view` are in view (counted
+    /// only where [`titles_fit`]).
+    pub fn new(zoom: f32, cards: usize, in_view: usize) -> Self {
+        let text_from = if cards <= FEW_CARDS { LOD_TITLE } else { LOD_TEXT };
+        Lod { zoom, text_from, titles: titles_fit(zoom) && in_view <= TITLES_IN_VIEW }
     }
 
-    /// Whether cards show their titles.
+    /// Whether cards show their text: title, type, port names as the zoom allows.
     pub fn text(self) -> bool {
         self.zoom >= self.text_from
     }
+
+    /// Whether cards show at least their titles.
+    pub fn title(self) -> bool {
+        self.text() || self.titles
+    }
+}
+
+/// Whether a card at `zoom` is wide enough on screen for its title ([`TITLE_MIN_PX`]).
+pub fn titles_fit(zoom: f32) -> bool {
+    zoom * W >= TITLE_MIN_PX
 }
 
 /// `zoom` rounded down to a quarter of an octave, for the size of text kept at a size on
@@ -106,6 +128,17 @@ mod tests {
         sizes.sort_unstable();
         sizes.dedup();
         assert_eq!(sizes.len(), 7);
+    }
+
+    #[test]
+    fn titles_stay_down_to_a_card_three_glyphs_wide_with_few_cards_in_view() {
+        // A 220-unit card is 30 points wide at 30 / 220 = 13.6%.
+        assert!(Lod::new(0.14, 10, 10).title() && !Lod::new(0.14, 10, 10).text());
+        assert!(!Lod::new(0.13, 10, 10).title(), "28.6 points: narrower than three glyphs");
+        assert!(!Lod::new(0.14, 20_000, TITLES_IN_VIEW + 1).title(), "too many in view");
+        assert!(Lod::new(0.14, 20_000, TITLES_IN_VIEW).title());
+        // The details keep their own zooms: 20% with few cards, 42% with many.
+        assert!(Lod::new(0.2, 10, 10).text() && !Lod::new(0.41, 401, 10).text());
     }
 
     #[test]

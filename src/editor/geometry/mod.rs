@@ -9,7 +9,7 @@ use std::ops::{Add, Mul, Sub};
 pub mod lod;
 mod route;
 pub mod view;
-pub use route::{BEND_ARM, Router};
+pub use route::{BEND_ARM, Dragged, Router};
 
 /// Grid pitch in canvas units; positions snap to it.
 pub const GRID: f32 = 20.0;

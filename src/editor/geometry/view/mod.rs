@@ -42,6 +42,8 @@ pub struct CanvasView {
     /// The cards at rest, for routing wires round them ([`CanvasView::link_curve`] re-routes
     /// the wires of cards being dragged against it).
     router: Option<Router>,
+    /// The drag the links' [`Link::drag_bend`] are for: how many cards it moves, how far.
+    dragged: Option<(usize, Point)>,
 }
 
 #[derive(Clone, Copy)]
@@ -90,6 +92,9 @@ pub struct Link {
     /// For a forward edge that would cross a card: the lane it takes round (set by
     /// [`CanvasView::measure`] from [`Router::route`]).
     pub bend: Option<f32>,
+    /// The lane it takes while a card at one of its ends is dragged (set by
+    /// [`CanvasView::follow_drag`]).
+    pub drag_bend: Option<f32>,
 }
 
 /// Nodes being moved: their ids and how far, in canvas units.
@@ -309,6 +314,12 @@ impl CanvasView {
         live
     }
 
+    /// How many cards at `positions` overlap `visible`, counted up to `most` (past it, the
+    /// count is `most`).
+    pub fn count_in(&self, visible: Rect, positions: &[Point], most: usize) -> usize {
+        (0..self.boxes.len()).filter(|&i| self.rect(i, positions[i]).intersects(visible)).take(most).count()
+    }
+
     /// Frame `fi` round its cards at `positions`, with room for its title above them.
     pub fn frame_rect(&self, fi: usize, positions: &[Point]) -> Option<Rect> {
         let r = self.frames[fi].nodes.iter().map(|&n| self.rect(n, positions[n])).reduce(Rect::union)?;
@@ -397,6 +408,7 @@ fn links(wf: &Workflow, order: &[NodeIndex], index_of: &HashMap<NodeIndex, usize
             loopback: back.contains(&e),
             span: (f32::INFINITY, f32::NEG_INFINITY),
             bend: None,
+            drag_bend: None,
         });
     }
     links

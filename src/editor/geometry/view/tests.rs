@@ -1,4 +1,5 @@
 use super::*;
+use crate::editor::geometry::Curve;
 use serde_json::{Value, json};
 
 /// Nodes of type core.noop at the given positions, and edges between them in order.
@@ -97,4 +98,28 @@ fn marks_read_one_per_line_and_counts_shorten() {
         stats_forms(1, 2, 3),
         ["1 node · 2 edges · 3 chain instances", "1 node · 2 edges · 3 instances", "1 node · 2 edges", "1 · 2 · 3"]
     );
+}
+
+/// Whether any of `curve`, sampled densely, lies inside `card`'s body.
+fn runs_through(curve: &Curve, card: Rect) -> bool {
+    curve.points(400).iter().any(|p| card.shrink(1.0).contains(*p))
+}
+
+#[test]
+fn a_dragged_cards_wire_goes_round_the_cards_it_would_cross() {
+    // a and b on one row; c far below, so a → c passes nowhere near b. Dragging c up level
+    // with a puts b in the wire's straight way: it must bend round b while the drag goes on.
+    let wf = workflow(&[("a", 0.0, 0.0), ("b", 400.0, 0.0), ("c", 800.0, 2000.0)], &[("a", "c")]);
+    let mut view = CanvasView::build(&wf, (1, 1), None);
+    let drag = Drag { ids: vec!["c".into()], delta: point(0.0, -2000.0) };
+    view.follow_drag(Some(&drag));
+    let at = view.positions(Some(&drag));
+    let b = view.rect(1, at[1]);
+    let plain = Curve::forward(port_pos(view.rect(0, at[0]), 0, 1, true), port_pos(view.rect(2, at[2]), 0, 1, false));
+    assert!(runs_through(&plain, b), "the straight wire would cross b");
+    let wire = view.link_curve(&view.links[0], &at);
+    assert!(!runs_through(&wire, b), "while dragged: {wire:?}");
+    // Only while the drag lasts: at rest the cards are back where the view has them.
+    view.follow_drag(None);
+    assert_eq!(view.links[0].drag_bend, None);
 }
