@@ -557,9 +557,15 @@ pub(super) fn paint_card(
     if !lod.title() {
         return;
     }
+    // A title alone (see `TITLE_MIN_PX`) has the card's width to itself: the marks are left
+    // to the tooltip, the padding is two points.
+    let alone = !lod.text();
     let marks: Vec<(&str, Color32)> =
-        MARKS.iter().enumerate().filter(|(k, _)| card.marks & 1 << k != 0).map(|(_, m)| *m).collect();
-    let (title, mark_size, pad) = if far {
+        (MARKS.iter().enumerate()).filter(|(k, _)| !alone && card.marks & 1 << k != 0).map(|(_, m)| *m).collect();
+    let (title, mark_size, pad) = if alone {
+        let size = TITLE_ALONE_PX / quantized_up(zoom);
+        (FontId::proportional(size), size, 2.0 / zoom)
+    } else if far {
         (FontId::proportional(TITLE_PX / text_zoom), TITLE_PX / text_zoom, 4.0 / text_zoom)
     } else {
         (name_font(zoom), 13.0, 8.0)
@@ -575,7 +581,7 @@ pub(super) fn paint_card(
     if far {
         // The type under the title, where the card has room for it at a readable size.
         let size = TYPE_PX / text_zoom;
-        if header.max.y + size * 1.3 <= rect.max.y {
+        if !alone && header.max.y + size * 1.3 <= rect.max.y {
             let font = FontId::new(size, FontFamily::Monospace);
             let type_id = text_line(painter, card.type_id, font, theme::TEXT_DIM, W - 2.0 * pad);
             painter.galley(pos2(rect.min.x + pad, header.max.y + size * 0.15), type_id, theme::TEXT_DIM);

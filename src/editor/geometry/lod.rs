@@ -28,14 +28,17 @@ pub const LOD_TITLE: f32 = 0.2;
 /// size under it where the card has room.
 pub const TITLE_PX: f32 = 13.0;
 pub const TYPE_PX: f32 = 10.0;
-/// Below the zoom of [`Lod::text`], a card keeps its title (at [`TITLE_PX`] on screen, cut
-/// to the card's width) where the card is at least this wide on screen (three glyphs and an
-/// ellipsis; 13.6% for a card of the layout's width) and at most [`TITLES_IN_VIEW`] cards are
-/// in view. Narrower, a title would be an ellipsis; with more in view, the text of each
-/// redraw of a large workflow would outgrow that of the smaller ones (at most
-/// [`FEW_CARDS`] cards have titles today at [`LOD_TITLE`]).
+/// Below the zoom of [`Lod::text`], a card keeps its title alone (at [`TITLE_ALONE_PX`] on
+/// screen, cut to the card's width) where the card is at least this wide on screen (three
+/// glyphs and an ellipsis; 13.6% for a card of the layout's width) and at most
+/// [`TITLES_IN_VIEW`] cards are in view. Narrower, a title would be little more than an
+/// ellipsis; with more in view, a redraw would lay out more text than a workflow of
+/// [`FEW_CARDS`] cards at [`LOD_TITLE`] always has.
 pub const TITLE_MIN_PX: f32 = 30.0;
 pub const TITLES_IN_VIEW: usize = FEW_CARDS;
+/// The size of a title alone on screen (points): at most this, at least 16% less (see
+/// [`quantized_up`]).
+pub const TITLE_ALONE_PX: f32 = 12.0;
 /// A card drawn smaller than this (screen points) either way cannot show it is selected or
 /// hovered by its own colour: it gets a ring that size instead.
 pub const MARK: f32 = 7.0;
@@ -80,6 +83,12 @@ pub fn titles_fit(zoom: f32) -> bool {
 /// fill it with sizes; text comes out at most 19% larger than asked.
 pub fn quantized(zoom: f32) -> f32 {
     (zoom.log2() * 4.0).floor().mul_add(0.25, 0.0).exp2()
+}
+
+/// [`quantized`] rounded up instead: text sized by it is at most the size asked, and at
+/// least 16% less.
+pub fn quantized_up(zoom: f32) -> f32 {
+    quantized(zoom) * 2f32.powf(0.25)
 }
 
 /// The size (canvas units) of a card's small print and of edge labels at `zoom`: 11 at
