@@ -617,7 +617,7 @@ pub(super) fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, lod:
     let color = if highlighted { theme::ACCENT } else { Color32::from_rgb(110, 150, 210) };
     painter.rect_filled(rect, 10.0, color.gamma_multiply(0.07));
     painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), color.gamma_multiply(0.6)), StrokeKind::Inside);
-    if lod.text() {
+    if lod.title() {
         // Grows as the view zooms out, like card names, into the padding above the cards;
         // further out, kept at a size on screen above the frame.
         let size = if zoom < LOD_DETAIL { TITLE_PX / quantized(zoom) } else { 12.5 * (0.8 / zoom).clamp(1.0, 1.8) };
