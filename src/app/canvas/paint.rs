@@ -588,6 +588,11 @@ pub(super) fn paint_card(
         }
         return;
     }
+    paint_details(painter, rect, header, card, zoom);
+}
+
+/// A card's type line and port names, from [`LOD_DETAIL`] in.
+fn paint_details(painter: &egui::Painter, rect: Rect, header: Rect, card: &CardText<'_>, zoom: f32) {
     // The type line has the room between the title and the first port name.
     let type_font = FontId::new(detail_font(zoom).min(PORT_TOP - HEADER - 2.0), FontFamily::Monospace);
     let type_id = text_line(painter, card.type_id, type_font, theme::TEXT_DIM, W - 16.0);
