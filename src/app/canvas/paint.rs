@@ -20,7 +20,9 @@ impl Canvas {
             }
         }
         let live = self.cache.view.live(self.drag.as_ref());
-        self.in_view = if titles_fit(zoom) {
+        // Counted only where titles alone may be drawn: not where cards show their text anyway.
+        let text = Lod::new(zoom, self.cache.view.cards.len(), usize::MAX).text();
+        self.in_view = if !text && titles_fit(zoom) {
             self.cache.view.count_in(geo_rect(visible), &positions, TITLES_IN_VIEW + 1)
         } else {
             0
