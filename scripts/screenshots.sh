@@ -1133,6 +1133,51 @@ if want zoom && [ -d "$CORPUS/registry/packs" ]; then
     xdotool key f
     shot "z6-app-builder-tidy-whole-$SIZE" 1.0
     stop_app
+    # z7. Seven steps out from Fit (15% at 1000x700, 17% at 1600x1000) with the toolbar's −
+    # (a step of 1.15 each; wheel notches reaching a busy editor in one frame count as one):
+    # each card keeps its title alone, cut to its width, and the frame its title (issue 37,
+    # item 3).
+    case $SIZE in
+        1000x700) MINUS=(307 38) ;;
+        1600x1000) MINUS=(357 38) ;;
+        *) MINUS=() ;;
+    esac
+    if [ ${#MINUS[@]} -eq 2 ]; then
+        start_app "$SCRATCH/app-builder.json"
+        focus
+        away
+        xdotool key f
+        for _ in $(seq 1 7); do click "${MINUS[@]}"; done
+        away
+        shot "z7-app-builder-zoomed-out-$SIZE" 1.0
+        stop_app
+    fi
+    # z8-z10. Decision → Fetch queue after Fit (z8); Fetch queue dragged up level with
+    # Decision, held (z9): the wire bends round Summarize while the drag goes on, where it
+    # ran straight through it until the drop (issue 37, item 4); dropped (z10).
+    node() { printf '{"id":"%s","typeId":"core.noop","name":"%s","position":{"x":%s,"y":%s},"config":{},"inputs":{}}' "$@"; }
+    printf '{"id":"drag","name":"Drag","version":"1","nodes":[%s,%s,%s],"edges":[%s]}' \
+        "$(node decision Decision 0 0)" "$(node summarize Summarize 400 0)" "$(node fetch "Fetch queue" 800 400)" \
+        '{"id":"e1","sourceNodeId":"decision","targetNodeId":"fetch"}' >"$SCRATCH/drag.json"
+    start_app "$SCRATCH/drag.json"
+    focus
+    away
+    xdotool key f
+    shot "z8-drag-before-$SIZE" 1.0
+    # Fetch queue's title bar, and Decision's height (Fit: 45% at 1000x700, 88% at 1600x1000).
+    case $SIZE in
+        1000x700) GRAB=(668 442 668 262) ;;
+        1600x1000) GRAB=(1129 658 1129 306) ;;
+        *) GRAB=() ;;
+    esac
+    if [ ${#GRAB[@]} -eq 4 ]; then
+        drag "${GRAB[@]}" hold
+        shot "z9-mid-drag-$SIZE" 0.8
+        xdotool mouseup 1
+        away
+        shot "z10-dropped-$SIZE" 1.0
+    fi
+    stop_app
 fi
 
 if want large && [ -z "${CHAINSMITH_BIN:-}" ]; then

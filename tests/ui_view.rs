@@ -274,3 +274,31 @@ fn on_a_small_canvas_the_minimap_is_smaller_not_gone() {
     let tip = chainsmith::editor::commands::CommandId::ToggleMinimap.spec().tooltip;
     assert!(tip.contains("hidden") && tip.contains("240 × 172"), "{tip}");
 }
+
+#[test]
+fn below_twenty_percent_a_card_keeps_its_title_while_it_is_three_glyphs_wide() {
+    // Under 20% a card showed no title at all, so Fit on a real chain (19–40%) left boxes.
+    let name = json!({"id": "fetch", "typeId": "core.noop", "name": "Fg queue",
+        "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}});
+    let (_dir, mut h) = open_workflow(workflow_of(vec![name, noop_node("b", 310.0, 0.0)], vec![]));
+    // Measured as the other test does: from the top of F to the foot of g, the first two
+    // glyphs, which a title cut to three glyphs keeps.
+    view_at(&mut h, pos2(265.0, 48.0), 1.0);
+    let c = on_screen(&h, card(&h, "fetch"));
+    let per_point = glyphs_in(&h, Rect::from_min_max(c.min, pos2(c.max.x, c.min.y + 24.0))).unwrap().height() / 13.5;
+    for z in [0.19, 0.15] {
+        view_at(&mut h, pos2(265.0, 48.0), z);
+        let c = on_screen(&h, card(&h, "fetch"));
+        let title = glyphs_in(&h, c).unwrap_or_else(|| panic!("at {z} the card shows its title"));
+        // Drawn at a size on screen (12 points, down to 16% less: 10.1), cut to the card's
+        // width; its glyphs, rasterised at the font's size in the scene and scaled down,
+        // measure up to a point less than at 1:1.
+        let size = title.height() / per_point;
+        assert!((9.0..12.5).contains(&size), "at {z} the title is {size} points: {title:?} in {c:?}");
+        assert!(title.width() >= 12.0 && title.max.x <= c.max.x, "at {z}: {title:?} in {c:?}");
+    }
+    // At 13% the card is 28.6 points wide, under three glyphs and an ellipsis: no title.
+    view_at(&mut h, pos2(265.0, 48.0), 0.13);
+    let c = on_screen(&h, card(&h, "fetch"));
+    assert_eq!(glyphs_in(&h, c), None, "at 13% an ellipsis would be all there is");
+}

@@ -5,7 +5,7 @@
 use crate::editor::geometry::{self as geo, Point};
 use egui::{Pos2, Rect, Vec2, pos2};
 
-pub(super) use geo::{CardSpans, Curve, LOOP_ARM, Router};
+pub(super) use geo::Curve;
 
 pub(super) fn pt(p: Pos2) -> Point {
     geo::point(p.x, p.y)
@@ -48,11 +48,6 @@ pub(super) fn hull(curve: &Curve) -> Rect {
     egui_rect(curve.hull())
 }
 
-/// What the drawn `curve` covers ([`Curve::bounds`]).
-pub(super) fn drawn_bounds(curve: &Curve) -> Rect {
-    egui_rect(curve.bounds())
-}
-
 /// Where port `i` of `n` on `card` is ([`geo::port_pos`]).
 pub(super) fn port_pos(card: Rect, i: usize, n: usize, output: bool) -> Pos2 {
     pos(geo::port_pos(geo_rect(card), i, n, output))
@@ -67,8 +62,4 @@ pub(super) fn card_text_areas(rect: Rect, ports: (usize, usize), font: f32) -> i
 /// Where along `curve` a label of `size` goes, clear of `obstacles` ([`geo::label_spot`]).
 pub(super) fn label_spot(curve: Curve, size: Vec2, obstacles: &[geo::Rect]) -> Pos2 {
     pos(geo::label_spot(curve, geo::point(size.x, size.y), obstacles))
-}
-
-pub(super) fn dist_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
-    geo::dist_to_segment(pt(p), pt(a), pt(b))
 }

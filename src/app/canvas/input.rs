@@ -2,6 +2,7 @@
 //! pan, box select and context menu, and the hit tests they use.
 
 use super::*;
+use egui::{Pos2, Rect, Ui, Vec2};
 
 impl Canvas {
     /// While a tile or a node type is dragged over the canvas: where it would land, and on
@@ -19,7 +20,11 @@ impl Canvas {
         };
         let Some(pointer) = ctx.pointer_latest_pos().filter(|p| outer.contains(*p)) else { return };
         let p = self.screen_to_canvas(pointer);
-        let edge = self.edge_at(p, 10.0 / self.zoom().max(0.05), None);
+        let edge = self.cache.view.edge_at(
+            pt(p),
+            10.0 / self.zoom().max(0.05),
+            &self.cache.view.positions(self.drag.as_ref()),
+        );
         let at = self.snap_point(p);
         if ctx.input(|i| i.pointer.any_released()) {
             egui::DragAndDrop::clear_payload(ctx);
@@ -44,10 +49,10 @@ impl Canvas {
         &mut self,
         ctx: &egui::Context,
         visible: Rect,
-        positions: &[Pos2],
+        positions: &[Point],
         live: &[bool],
     ) -> Vec<usize> {
-        let in_view: Vec<usize> = (0..self.cache.cards.len())
+        let in_view: Vec<usize> = (0..self.cache.view.cards.len())
             .filter(|&i| live[i] || self.cache.rect(i, positions[i]).intersects(visible))
             .collect();
         if in_view.len() <= INTERACT_ALL {
@@ -61,7 +66,7 @@ impl Canvas {
         let points: Vec<Pos2> = hover.into_iter().chain(press).map(|p| from_global * p).collect();
         // A port's handle reaches a little outside its card.
         let reach = 8.0 / self.zoom().max(0.01);
-        let menu = self.menu_card.as_ref().and_then(|id| self.cache.by_id.get(id)).copied();
+        let menu = self.menu_card.as_ref().and_then(|id| self.cache.view.by_id.get(id)).copied();
         in_view
             .into_iter()
             .filter(|&i| {
@@ -78,11 +83,11 @@ impl Canvas {
         Acting { selection, actions, commands, os }: &mut Acting<'_>,
     ) {
         let (id, anchor, instance, child) = {
-            let card = &self.cache.cards[i];
+            let card = &self.cache.view.cards[i];
             (
                 card.id.clone(),
-                self.cache.boxes[i].pos,
-                card.instance.map(|f| self.cache.frames[f].key.clone()),
+                pos(self.cache.view.boxes[i].pos),
+                card.instance.map(|f| self.cache.view.frames[f].key.clone()),
                 card.child,
             )
         };
@@ -112,23 +117,23 @@ impl Canvas {
             // with it at once, so they stay under the pointer (tiny cards in full view too).
             let zoom = self.zoom().max(0.01);
             let moved = resp.ctx.input(|i| Some((i.pointer.latest_pos()? - i.pointer.press_origin()?) / zoom));
-            self.drag =
-                Some(NodeDrag { ids: selection.nodes.iter().cloned().collect(), delta: moved.unwrap_or_default() });
+            let delta = pt(moved.unwrap_or_default().to_pos2());
+            self.drag = Some(Drag { ids: selection.nodes.iter().cloned().collect(), delta });
         } else if resp.dragged_by(PointerButton::Primary)
             && let Some(d) = &mut self.drag
         {
-            d.delta += resp.drag_delta();
+            d.delta = d.delta + pt(resp.drag_delta().to_pos2());
         }
         if resp.drag_stopped()
             && let Some(d) = self.drag.take()
         {
-            let delta = self.snap_point(anchor + d.delta) - anchor;
+            let delta = self.snap_point(anchor + pos(d.delta).to_vec2()) - anchor;
             if delta != Vec2::ZERO {
                 let moves = d
                     .ids
                     .iter()
                     .filter_map(|id| {
-                        let p = self.cache.boxes[*self.cache.by_id.get(id)?].pos + delta;
+                        let p = pos(self.cache.view.boxes[*self.cache.view.by_id.get(id)?].pos) + delta;
                         Some((id.clone(), (f64::from(p.x), f64::from(p.y))))
                     })
                     .collect();
@@ -154,30 +159,30 @@ impl Canvas {
 
     /// Output ports take drags that become connections; input ports are named for
     /// assistive technology (and tests) and highlight on hover.
-    pub(super) fn port_handles(&mut self, ui: &Ui, i: usize, pos: Pos2) {
-        let rect = self.cache.rect(i, pos);
-        let inputs = self.cache.inputs(i).len();
+    pub(super) fn port_handles(&mut self, ui: &Ui, i: usize, at: Point) {
+        let rect = self.cache.rect(i, at);
+        let inputs = self.cache.view.inputs(i).len();
         for k in 0..inputs {
-            let card = &self.cache.cards[i];
+            let card = &self.cache.view.cards[i];
             let at = port_pos(rect, k, inputs, false);
             let resp = ui.interact(
                 Rect::from_center_size(at, vec2(14.0, 14.0)),
                 Id::unique(("cs-in-port", &card.id, k)),
                 Sense::hover(),
             );
-            let label = format!("Input {} of {}", self.cache.inputs(i)[k], card.id);
+            let label = format!("Input {} of {}", self.cache.view.inputs(i)[k], card.id);
             resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
             if resp.hovered() {
                 ui.painter().circle_stroke(at, PORT_R + 3.0, Stroke::new(1.5, theme::ACCENT));
             }
         }
-        let count = self.cache.outputs(i).len();
+        let count = self.cache.view.outputs(i).len();
         for p in 0..count {
-            let card = &self.cache.cards[i];
+            let card = &self.cache.view.cards[i];
             let at = port_pos(rect, p, count, true);
             let id = Id::unique(("cs-port", &card.id, p));
             let resp = ui.interact(Rect::from_center_size(at, vec2(14.0, 14.0)), id, Sense::drag());
-            let label = format!("Output {} of {}", self.cache.outputs(i)[p], card.id);
+            let label = format!("Output {} of {}", self.cache.view.outputs(i)[p], card.id);
             resp.widget_info(|| WidgetInfo::labeled(Role::Button, true, &label));
             if resp.hovered() {
                 ui.painter().circle_stroke(at, PORT_R + 3.0, Stroke::new(1.5, theme::ACCENT));
@@ -206,12 +211,12 @@ impl Canvas {
         actions: &mut Vec<Action>,
     ) {
         let pointer = ctx.pointer_latest_pos();
-        let positions = self.positions();
+        let positions = self.cache.view.positions(self.drag.as_ref());
         if resp.clicked()
             && let Some(p) = pointer
         {
             let p = self.screen_to_canvas(p);
-            match self.edge_at(p, 6.0 / self.zoom().max(0.05), Some(&positions)) {
+            match self.cache.view.edge_at(pt(p), 6.0 / self.zoom().max(0.05), &positions) {
                 Some(seq) if (mods.shift || mods.command) && !selection.edges.remove(&seq) => {
                     selection.edges.insert(seq);
                 }
@@ -225,7 +230,7 @@ impl Canvas {
         // selection, so it inserts unwired).
         if resp.double_clicked()
             && let Some(p) = pointer
-            && self.edge_at(self.screen_to_canvas(p), 6.0 / self.zoom().max(0.05), Some(&positions)).is_none()
+            && self.cache.view.edge_at(pt(self.screen_to_canvas(p)), 6.0 / self.zoom().max(0.05), &positions).is_none()
         {
             actions.push(Action::Run(CommandId::QuickAdd));
         }
@@ -245,7 +250,7 @@ impl Canvas {
             if !mods.command {
                 selection.clear();
             }
-            for (i, card) in self.cache.cards.iter().enumerate() {
+            for (i, card) in self.cache.view.cards.iter().enumerate() {
                 if self.cache.rect(i, positions[i]).intersects(m) {
                     selection.nodes.insert(card.id.clone());
                 }
@@ -257,21 +262,21 @@ impl Canvas {
         }
         if ctx.input(|i| i.pointer.any_released())
             && let Some(w) = self.wire.take()
-            && let Some((n, p)) = self.input_port_at(w.end, &positions)
+            && let Some((n, p)) = self.cache.view.input_port_at(pt(w.end), &positions)
         {
-            let from = &self.cache.cards[w.from];
-            let to = &self.cache.cards[n];
+            let view = &self.cache.view;
+            let (from, to) = (&view.cards[w.from], &view.cards[n]);
             actions.push(Action::Doc(Command::Connect {
                 source: from.id.clone(),
-                source_port: self.cache.outputs(w.from)[w.port].clone(),
+                source_port: view.outputs(w.from)[w.port].clone(),
                 target: to.id.clone(),
-                target_port: self.cache.inputs(n)[p].clone(),
+                target_port: view.inputs(n)[p].clone(),
             }));
         }
     }
 
-    /// Why the wire being dragged cannot connect to the input port under it: the output's
-    /// type does not fit the input's (the app refuses the `Connect` for the same reason).
+    /// Why the wire being dragged cannot connect to the input port under `pointer` (screen
+    /// points; where the wire ends without one).
     pub(super) fn wire_refusal(
         &self,
         wf: &Workflow,
@@ -280,54 +285,8 @@ impl Canvas {
     ) -> Option<Error> {
         let w = self.wire.as_ref()?;
         let end = pointer.map_or(w.end, |p| self.screen_to_canvas(p));
-        let (n, p) = self.input_port_at(end, &self.positions())?;
-        let (from, to) = (&self.cache.cards[w.from], &self.cache.cards[n]);
-        let (output, input) = (&self.cache.outputs(w.from)[w.port], &self.cache.inputs(n)[p]);
-        node_type::check_connection(wf, catalog, (&from.id, output), (&to.id, input)).err()
-    }
-
-    /// The nearest edge within `tol` canvas units of `p`, by seq.
-    pub(super) fn edge_at(&self, p: Pos2, tol: f32, positions: Option<&[Pos2]>) -> Option<u64> {
-        let owned;
-        let positions = match positions {
-            Some(p) => p,
-            None => {
-                owned = self.positions();
-                &owned
-            }
-        };
-        let mut best: Option<(f32, u64)> = None;
-        for link in &self.cache.links {
-            let curve = self.link_curve(link, positions);
-            if !hull(&curve).expand(tol).contains(p) {
-                continue;
-            }
-            let pts = points(&curve, 24);
-            let d = pts.windows(2).map(|s| dist_to_segment(p, s[0], s[1])).fold(f32::INFINITY, f32::min);
-            if d <= tol && best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, link.seq));
-            }
-        }
-        best.map(|(_, s)| s)
-    }
-
-    /// The input port nearest `p`: on its dot, or anywhere over its card (first port).
-    pub(super) fn input_port_at(&self, p: Pos2, positions: &[Pos2]) -> Option<(usize, usize)> {
-        let mut best: Option<(f32, usize, usize)> = None;
-        for (i, card) in self.cache.boxes.iter().enumerate() {
-            let rect = self.cache.rect(i, positions[i]);
-            if !rect.expand(16.0).contains(p) {
-                continue;
-            }
-            let inputs = card.inputs as usize;
-            for k in 0..inputs {
-                let d = port_pos(rect, k, inputs, false).distance(p);
-                if best.is_none_or(|(bd, _, _)| d < bd) {
-                    best = Some((d, i, k));
-                }
-            }
-        }
-        best.map(|(_, i, k)| (i, k))
+        let to = self.cache.view.input_port_at(pt(end), &self.cache.view.positions(self.drag.as_ref()))?;
+        self.cache.view.connection_refusal(wf, catalog, (w.from, w.port), to)
     }
 }
 

@@ -1,6 +1,15 @@
 //! The minimap in the canvas's corner: a density image of the cards and the view's outline.
 
-use super::*;
+use super::Canvas;
+use super::geometry::egui_rect;
+use super::paint::show_image;
+use crate::app::mesh_cache::Raster;
+use crate::app::theme;
+use crate::editor::geometry::view::MinimapCells;
+use egui::emath::TSTransform;
+use egui::epaint::{ColorImage, Mesh, Shape};
+use egui::{Color32, Id, Pos2, Rect, Role, Sense, Stroke, StrokeKind, Vec2, WidgetInfo, pos2, vec2};
+use std::sync::Arc;
 
 /// Everything the minimap's drawing depends on.
 #[derive(PartialEq)]
@@ -13,7 +22,7 @@ pub(super) struct MinimapKey {
 
 impl Canvas {
     pub(super) fn show_minimap(&mut self, ctx: &egui::Context, outer: Rect, size: Vec2) {
-        let Some(bounds) = self.cache.bounds else { return };
+        let Some(bounds) = self.cache.view.bounds.map(egui_rect) else { return };
         let world = bounds.union(self.scene_rect).expand(40.0);
         let pos = outer.max - size - vec2(12.0, 12.0);
         egui::Area::new(Id::unique("cs-minimap")).fixed_pos(pos).order(egui::Order::Middle).show(ctx, |ui| {
@@ -30,8 +39,12 @@ impl Canvas {
             let offset = inner.center().to_vec2() - world.center().to_vec2() * scale;
             let map = |p: Pos2| pos2(p.x * scale.x, p.y * scale.y) + offset;
             // Thousands of cells: drawn once per document and view, not every frame.
-            let key =
-                MinimapKey { revision: self.cache.revision, view: self.scene_rect, at: rect, raster: Raster::of(ctx) };
+            let key = MinimapKey {
+                revision: self.cache.view.revision,
+                view: self.scene_rect,
+                at: rect,
+                raster: Raster::of(ctx),
+            };
             let minimap = &self.cache.minimap;
             let mesh = self.minimap_mesh.get(ctx, key, TSTransform::IDENTITY, rect, |painter| {
                 painter.rect_filled(rect, 6.0, theme::MINIMAP_BG);
@@ -72,41 +85,36 @@ impl Canvas {
     }
 }
 
-/// What the minimap shows of the cards.
+/// What the minimap draws: each card, or the density of cards as an image of one texel per
+/// cell, drawn as one textured quad (drawn as a rect per cell, the 6,144 cells of a
+/// 100,000-node workflow were 49,000 vertices the renderer took again every frame).
 #[derive(Default)]
 pub(super) enum Minimap {
     #[default]
     Empty,
-    /// Up to [`MINIMAP_CARDS`]: each card.
     Cards(Vec<Rect>),
-    /// More: how many cards fall in each cell of a grid over `area`, as an image of one
-    /// texel per cell, drawn as one textured quad. Drawn as a rect per cell, the 6,144 cells
-    /// of a 100,000-node workflow were 49,000 vertices the renderer took again every frame.
-    Density { area: Rect, image: Arc<ColorImage> },
+    Density {
+        area: Rect,
+        image: Arc<ColorImage>,
+    },
 }
 
 impl Minimap {
-    pub(super) fn of(cards: &[CardBox], bounds: Option<Rect>) -> Self {
-        let Some(b) = bounds else { return Self::Empty };
-        if cards.len() <= MINIMAP_CARDS {
-            return Self::Cards(cards.iter().map(|c| Rect::from_min_size(c.pos, vec2(W, c.h))).collect());
+    pub(super) fn of(cells: &MinimapCells) -> Self {
+        match cells {
+            MinimapCells::Empty => Self::Empty,
+            MinimapCells::Cards(cards) => Self::Cards(cards.iter().map(|r| egui_rect(*r)).collect()),
+            MinimapCells::Density { area, cols, rows, counts } => {
+                let pixels: Vec<Color32> =
+                    counts.iter().map(|&n| if n == 0 { Color32::TRANSPARENT } else { minimap_colour(n) }).collect();
+                Self::Density { area: egui_rect(*area), image: Arc::new(ColorImage::new([*cols, *rows], pixels)) }
+            }
         }
-        const COLS: usize = 96;
-        const ROWS: usize = 64;
-        let cell = vec2(b.width() / COLS as f32, b.height() / ROWS as f32);
-        let mut counts = vec![0u32; COLS * ROWS];
-        for c in cards {
-            let col = (((c.pos.x - b.min.x) / cell.x) as usize).min(COLS - 1);
-            let row = (((c.pos.y - b.min.y) / cell.y) as usize).min(ROWS - 1);
-            counts[row * COLS + col] += 1;
-        }
-        let pixels = counts.iter().map(|&n| if n == 0 { Color32::TRANSPARENT } else { minimap_colour(n) }).collect();
-        Self::Density { area: b, image: Arc::new(ColorImage::new([COLS, ROWS], pixels)) }
     }
 }
 
 /// A minimap cell holding `cards` cards: more opaque the more it holds.
-pub(super) fn minimap_colour(cards: u32) -> Color32 {
+fn minimap_colour(cards: u32) -> Color32 {
     let alpha = (90.0 + 40.0 * (cards as f32).ln_1p()).min(230.0) as u8;
     Color32::from_rgba_unmultiplied(140, 160, 190, alpha)
 }

@@ -21,10 +21,12 @@ use super::palette::{NodeTypeDrag, TileDrag};
 use super::pixmap::Pixmap;
 use super::theme;
 use crate::catalog::Catalog;
-use crate::editor::cards::{self, CardPorts, card_ports};
+use crate::editor::cards;
 use crate::editor::commands::{self, CommandId, Os, Place};
 use crate::editor::document::Command;
-use crate::editor::node_type;
+use crate::editor::geometry::lod::*;
+use crate::editor::geometry::view::{CardText, Drag, Link, marks_meaning, stats_forms};
+use crate::editor::geometry::{Point, point};
 use crate::editor::packs::PackId;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
 use crate::editor::selection::{Selection, Step};
@@ -41,8 +43,7 @@ use geometry::*;
 use input::*;
 use minimap::*;
 use paint::*;
-use petgraph::stable_graph::{EdgeIndex, NodeIndex};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use view_cache::*;
@@ -64,33 +65,9 @@ pub const WHEEL_STEP: f32 = 1.15;
 /// Zoomed out far enough to show 20,000 nodes and more in one view.
 const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.01..=2.5;
 
-/// Below these zoom levels a detail is not drawn (screen points per canvas unit). Type
-/// lines, port names and edge labels grow as the view zooms out (see [`detail_font`]) and
-/// are dropped only where even their largest size, a port pitch, falls under
-/// [`LEGIBLE`] on screen.
-const LOD_DETAIL: f32 = LEGIBLE / DETAIL_MAX;
-const LOD_TEXT: f32 = 0.42;
-const LOD_PORTS: f32 = 0.28;
-const LOD_SOLID: f32 = 0.12;
-/// With more cards than this in view, only those the pointer can reach take input.
-const INTERACT_ALL: usize = 400;
-/// A workflow of at most this many cards keeps its titles down to [`LOD_TITLE`], where a
-/// card is still some 44 points wide; the cost of text only matters on large graphs.
-const FEW_CARDS: usize = INTERACT_ALL;
-const LOD_TITLE: f32 = 0.2;
-/// Below [`LOD_DETAIL`] a card's title is drawn this size on screen (points), its type this
-/// size under it where the card has room.
-const TITLE_PX: f32 = 13.0;
-const TYPE_PX: f32 = 10.0;
 /// Fit goes no further out than this: a card's title and type read there (a card is 88
 /// points wide). Fitting further would show boxes; the minimap shows the whole.
 const FIT_FLOOR: f32 = 0.4;
-/// Smallest glyph size (screen points) worth drawing.
-const LEGIBLE: f32 = 8.0;
-/// Size of a card's small print at 1:1, and the most it grows to as the view zooms out:
-/// a port name fills its port pitch at most.
-const DETAIL_FONT: f32 = 11.0;
-const DETAIL_MAX: f32 = cards::PORT_PITCH as f32 - 2.0;
 
 /// What the canvas needs from the app for one frame.
 pub struct CanvasCtx<'a> {
@@ -126,7 +103,7 @@ pub struct Canvas {
     cache: ViewCache,
     /// Newer versions of instances' chains at hand, by instance key (badges on frames).
     pub updates: HashMap<String, crate::instance::update::Available>,
-    drag: Option<NodeDrag>,
+    drag: Option<Drag>,
     wire: Option<Wire>,
     marquee: Option<Rect>,
     fit_requested: bool,
@@ -158,6 +135,8 @@ pub struct Canvas {
     /// whole workflow instead (Fit asked again on that view).
     legible_fit: Option<Rect>,
     fit_whole: bool,
+    /// Cards in view this frame, counted where titles alone may be drawn (see [`Lod::new`]).
+    in_view: usize,
 }
 
 /// Everything the still drawing depends on.
@@ -175,7 +154,7 @@ struct SceneKey {
     live: Vec<usize>,
     target_edge: Option<u64>,
     /// Cards an insert preview shows moved to make room, and where.
-    moved: Vec<(usize, Pos2)>,
+    moved: Vec<(usize, Point)>,
     replaced: Option<u64>,
 }
 
@@ -186,7 +165,7 @@ struct Still<'a> {
     wf: &'a Workflow,
     visible: Rect,
     zoom: f32,
-    positions: &'a [Pos2],
+    positions: &'a [Point],
     /// Cards being dragged, drawn every frame instead.
     live: &'a [bool],
     selection: &'a Selection,
@@ -214,12 +193,6 @@ struct Acting<'a> {
     actions: &'a mut Vec<Action>,
     commands: &'a commands::Context,
     os: Os,
-}
-
-/// Nodes being moved: their ids and how far, in canvas units.
-struct NodeDrag {
-    ids: Vec<String>,
-    delta: Vec2,
 }
 
 /// A connection being dragged out of an output port.
@@ -274,6 +247,7 @@ impl Canvas {
             remembered: None,
             legible_fit: None,
             fit_whole: false,
+            in_view: 0,
         }
     }
 
@@ -348,12 +322,11 @@ impl Canvas {
     /// One frame of the canvas; what the user asked of the editor comes back in the response.
     pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) -> CanvasResponse {
         let started = Instant::now();
-        let CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os } = cx;
+        self.cache.update(&cx);
+        let CanvasCtx { wf, catalog, selection, ghost, commands, os, .. } = cx;
         let mut asked = Vec::new();
         let actions = &mut asked;
-        if self.cache.revision != Some(revision) && !self.cache.follow_moves(wf, revision, moves) {
-            self.cache = ViewCache::build(wf, revision, catalog);
-        }
+        self.cache.view.follow_drag(self.drag.as_ref());
         let shown_zoom = self.zoom();
         self.toolbar(ui, wf, commands, os, actions);
         let outer = ui.available_rect_before_wrap();
@@ -407,7 +380,7 @@ impl Canvas {
         // that many times larger (at 1% zoom the empty canvas's hint grew the font atlas and
         // its texture to 134 MB each).
         let painter = ui.painter_at(outer);
-        if self.cache.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
+        if self.cache.view.cards.is_empty() && ghost.is_none() && self.tile_target.is_none() {
             paint_empty_hint(&painter, outer.center());
         }
         if let Some(t) = &self.tile_target {
@@ -471,8 +444,8 @@ impl Canvas {
         else {
             return;
         };
-        if let Some(&i) = self.cache.by_id.get(&id) {
-            let card = self.cache.rect(i, self.cache.boxes[i].pos).expand(40.0);
+        if let Some(&i) = self.cache.view.by_id.get(&id) {
+            let card = self.cache.rect(i, self.cache.view.boxes[i].pos).expand(40.0);
             let view = self.scene_rect;
             let shift = |lo: f32, hi: f32, v_lo: f32, v_hi: f32| (lo - v_lo).min(0.0) + (hi - v_hi).max(0.0);
             let d = vec2(
@@ -501,7 +474,7 @@ impl Canvas {
                 command_ui::overflow_menu(ui, &toggles, cx, os, actions);
             }
             ui.separator();
-            let forms = stats_forms(wf.node_count(), wf.graph.edge_count(), self.cache.frames.len());
+            let forms = stats_forms(wf.node_count(), wf.graph.edge_count(), self.cache.view.frames.len());
             // The longest form that fits: a count cut in the middle reads as another number.
             let font = egui::TextStyle::Body.resolve(ui.style());
             let width = ui.available_width();
@@ -533,8 +506,8 @@ impl Canvas {
     pub fn zoom_to_nodes<'a>(&mut self, ids: impl IntoIterator<Item = &'a String>) {
         let region = ids
             .into_iter()
-            .filter_map(|id| self.cache.by_id.get(id))
-            .map(|&i| self.cache.rect(i, self.cache.boxes[i].pos))
+            .filter_map(|id| self.cache.view.by_id.get(id))
+            .map(|&i| self.cache.rect(i, self.cache.view.boxes[i].pos))
             .reduce(|a, b| a.union(b));
         if let Some(region) = region {
             let band = self.outer.shrink(8.0);
@@ -558,7 +531,7 @@ impl Canvas {
     }
 
     fn fit_rect(&self, ghost: Option<&Ghost>, outer: Rect) -> Rect {
-        let mut bounds = self.cache.fit_bounds;
+        let mut bounds = self.cache.view.fit_bounds.map(egui_rect);
         if let Some(g) = ghost {
             let moved = g.moved.iter().map(|(_, p)| card_rect(pos2(p.0 as f32, p.1 as f32)));
             for r in g.nodes.iter().map(ghost_rect).chain(moved) {
@@ -595,7 +568,7 @@ impl Canvas {
     /// no higher than the cards' top; else the cards' middle level with the canvas's as far
     /// as the entry stays in view (two stacked rows are both shown, not the lower half empty).
     fn entry_view(&self, outer: Rect, zoom: f32, top: bool) -> Option<Rect> {
-        let (bounds, entry) = (self.cache.bounds?, self.cache.entry()?);
+        let (bounds, entry) = (egui_rect(self.cache.view.bounds?), egui_rect(self.cache.view.entry()?));
         let size = outer.size() / zoom;
         let centred_on_entry = entry.center().y - size.y / 2.0;
         let y = if top {
@@ -683,19 +656,9 @@ fn keep_view(view: Rect, before: Rect, after: Rect) -> Rect {
     Rect::from_center_size(view.center(), after.size() / zoom)
 }
 
-/// Minimap cells: small graphs draw each card; large ones a density grid.
-const MINIMAP_CARDS: usize = 2_000;
-
-/// Capability marks a card's title shows: glyph and colour.
+/// Capability marks a card's title shows, in the order of the view's mark bits: glyph and
+/// colour.
 const MARKS: [(&str, Color32); 4] = [("⚡", theme::WARN), ("♻", theme::OK), ("⚠", theme::ERROR), ("↺", theme::ACCENT)];
-
-/// What each of [`MARKS`] means, for the card's tooltip.
-const MARK_MEANINGS: [&str; 4] = [
-    "side-effectful: it changes something outside the workflow",
-    "cacheable: its result may be reused",
-    "irreversible effect: it cannot be undone",
-    "has a compensation step that undoes it on failure",
-];
 
 /// The text shown on an edge: its condition, and its triggerRule when not the default.
 pub fn edge_label(edge: &crate::workflow::Edge) -> Option<String> {
@@ -731,46 +694,9 @@ pub fn card_rect(pos: Pos2) -> Rect {
     Rect::from_min_size(pos, vec2(W, H))
 }
 
-/// A card drawn smaller than this (screen points) either way cannot show it is selected or
-/// hovered by its own colour: it gets a ring that size instead.
-const MARK: f32 = 7.0;
-/// The width of that ring, in screen points.
-const MARK_LINE: f32 = 1.5;
-
-/// The toolbar's counts, longest first: in full, with "instances" short, without the
-/// instances, and the bare numbers (the full form is the tooltip).
-fn stats_forms(nodes: usize, edges: usize, instances: usize) -> [String; 4] {
-    use crate::words::count;
-    let (n, e) = (count(nodes, "node", "nodes"), count(edges, "edge", "edges"));
-    [
-        format!("{n} · {e} · {}", count(instances, "chain instance", "chain instances")),
-        format!("{n} · {e} · {}", count(instances, "instance", "instances")),
-        format!("{n} · {e}"),
-        format!("{nodes} · {edges} · {instances}"),
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn titles_zoomed_out_use_few_font_sizes_none_smaller_than_asked() {
-        // A continuous zoom from 20% to 50% would lay titles out in as many sizes, each
-        // rasterised into the font atlas. Quarter octaves: floor(4 log2 z) runs from
-        // floor(-9.29) = -10 to -4, seven steps.
-        let zooms = (0..=3000).map(|k| LOD_TITLE + (LOD_DETAIL - LOD_TITLE) * k as f32 / 3000.0);
-        let mut sizes: Vec<u32> = zooms
-            .map(|z| {
-                let size = TITLE_PX / quantized(z);
-                assert!(size * z >= TITLE_PX - 1e-3 && size * z <= TITLE_PX * 1.19, "{z}: {size}");
-                size.to_bits()
-            })
-            .collect();
-        sizes.sort_unstable();
-        sizes.dedup();
-        assert_eq!(sizes.len(), 7);
-    }
 
     #[test]
     fn a_frame_zooms_one_notch_however_many_are_reported() {

@@ -2,6 +2,7 @@
 //! live cards, frames, the insert preview's ghosts and the drag gestures.
 
 use super::*;
+use egui::{Color32, FontId, Pos2, Rect, Stroke, Ui, Vec2};
 
 impl Canvas {
     pub(super) fn contents(&mut self, ui: &mut Ui, wf: &Workflow, ghost: Option<&Ghost>, acting: &mut Acting<'_>) {
@@ -9,16 +10,23 @@ impl Canvas {
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
         let ctx = ui.ctx().clone();
-        let mut positions = self.positions();
+        let mut positions = self.cache.view.positions(self.drag.as_ref());
         // While an insert previews, the nodes it will move to make room are drawn there.
         let mut moved = Vec::new();
         for (id, (x, y)) in ghost.map(|g| g.moved.as_slice()).unwrap_or_default() {
-            if let Some(&i) = self.cache.by_id.get(id) {
-                positions[i] = pos2(*x as f32, *y as f32);
+            if let Some(&i) = self.cache.view.by_id.get(id) {
+                positions[i] = point(*x as f32, *y as f32);
                 moved.push((i, positions[i]));
             }
         }
-        let live = self.live_cards();
+        let live = self.cache.view.live(self.drag.as_ref());
+        // Counted only where titles alone may be drawn: not where cards show their text anyway.
+        let text = Lod::new(zoom, self.cache.view.cards.len(), usize::MAX).text();
+        self.in_view = if !text && titles_fit(zoom) {
+            self.cache.view.count_in(geo_rect(visible), &positions, TITLES_IN_VIEW + 1)
+        } else {
+            0
+        };
         let target_edge = self.tile_target.as_ref().and_then(|t| t.edge);
         let replaced = ghost.and_then(|g| g.replaced);
         let still = Still {
@@ -36,8 +44,8 @@ impl Canvas {
 
         self.frames(ui, &positions, &live, acting);
         // Edges to and from the cards being dragged follow them.
-        for link in self.cache.links.iter().filter(|l| live[l.from] || live[l.to]) {
-            let curve = self.link_curve(link, &positions);
+        for link in self.cache.view.links.iter().filter(|l| live[l.from] || live[l.to]) {
+            let curve = self.cache.view.link_curve(link, &positions);
             let selected = acting.selection.edges.contains(&link.seq);
             paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
         }
@@ -52,13 +60,13 @@ impl Canvas {
     /// cached mesh, redrawn only when the document, the view or the selection changes;
     /// `show` puts it under this layer. What moves or reacts to the pointer is drawn
     /// after it, every frame, on top of it. `moved`: the cards an insert preview moves.
-    pub(super) fn draw_still(&mut self, ctx: &egui::Context, still: &Still, moved: Vec<(usize, Pos2)>) {
+    pub(super) fn draw_still(&mut self, ctx: &egui::Context, still: &Still, moved: Vec<(usize, Point)>) {
         let zoom = still.zoom;
         if *self.selection_drawn != *still.selection {
             self.selection_drawn = Arc::new(still.selection.clone());
         }
         let key = SceneKey {
-            revision: self.cache.revision,
+            revision: self.cache.view.revision,
             view: [self.to_global.translation.x, self.to_global.translation.y, zoom],
             visible: still.visible,
             raster: Raster::of(ctx),
@@ -81,17 +89,17 @@ impl Canvas {
 
     /// The chain instances' frames, for clicks and menus (drawn first: they sit under their
     /// nodes and only take clicks, so dragging on them still pans).
-    pub(super) fn frames(&mut self, ui: &mut Ui, positions: &[Pos2], live: &[bool], acting: &mut Acting<'_>) {
+    pub(super) fn frames(&mut self, ui: &mut Ui, positions: &[Point], live: &[bool], acting: &mut Acting<'_>) {
         let zoom = self.to_global.scaling;
         let lod = self.lod(zoom);
         let visible = ui.clip_rect();
         let painter = ui.painter().clone();
-        for fi in 0..self.cache.frames.len() {
-            let Some(rect) = self.frame_rect(fi, positions) else { continue };
+        for fi in 0..self.cache.view.frames.len() {
+            let Some(rect) = self.cache.view.frame_rect(fi, positions).map(egui_rect) else { continue };
             if !rect.intersects(visible) {
                 continue;
             }
-            let frame = &self.cache.frames[fi];
+            let frame = &self.cache.view.frames[fi];
             let id = Id::unique(("cs-frame", &frame.key));
             let resp = ui.interact(rect, id, Sense::click());
             let title = frame.title.clone();
@@ -109,7 +117,7 @@ impl Canvas {
                     Action::EditInstance(frame.key.clone())
                 });
             } else if resp.clicked() {
-                self.select_instance(fi, acting.selection);
+                self.cache.view.select_instance(fi, acting.selection);
             }
             let (key, members, app) = (frame.key.clone(), frame.nodes.len(), frame.app);
             resp.context_menu(|ui| {
@@ -120,7 +128,7 @@ impl Canvas {
                 }
                 // The menu acts on the selection: right-clicking a frame selects its instance.
                 if !selected {
-                    self.select_instance(fi, selection);
+                    self.cache.view.select_instance(fi, selection);
                 }
                 let cx = commands::Context {
                     instance_selected: true,
@@ -136,24 +144,13 @@ impl Canvas {
         }
     }
 
-    /// Select chain instance `fi`: its nodes, and the instance for the inspector (the app's
-    /// instance has no chainsmith record for it to show).
-    fn select_instance(&self, fi: usize, selection: &mut Selection) {
-        let frame = &self.cache.frames[fi];
-        selection.clear();
-        if !frame.app {
-            selection.instance = Some(frame.key.clone());
-        }
-        selection.nodes = frame.nodes.iter().map(|i| self.cache.cards[*i].id.clone()).collect();
-    }
-
     /// The cards that take the pointer this frame, as widgets (drawn here when they move or
     /// show the hover), and their ports' handles when zoomed in enough to use them.
     pub(super) fn cards(
         &mut self,
         ui: &mut Ui,
         wf: &Workflow,
-        positions: &[Pos2],
+        positions: &[Point],
         live: &[bool],
         acting: &mut Acting<'_>,
     ) {
@@ -164,16 +161,16 @@ impl Canvas {
         let interactive = self.interactive_cards(&ctx, ui.clip_rect(), positions, live);
         for &i in &interactive {
             let rect = self.cache.rect(i, positions[i]);
-            let card = &self.cache.cards[i];
+            let card = &self.cache.view.cards[i];
             let resp = ui.interact(rect, Id::unique(("cs-node", &card.id)), Sense::click_and_drag());
             let selected = acting.selection.nodes.contains(&card.id);
-            let text = self.cache.text(wf, i);
+            let text = self.cache.view.text(wf, i);
             resp.widget_info(|| {
                 WidgetInfo::selected(Role::Button, true, selected, format!("{} ({})", text.name, card.id))
             });
             // The still drawing has this card already, unless it moves or shows the hover.
             if live[i] || resp.hovered() {
-                paint_card(&painter, rect, &text, lod, selected, resp.hovered());
+                paint_card(&painter, rect, &text, self.cache.colors[i], lod, selected, resp.hovered());
             }
             if resp.secondary_clicked() {
                 self.menu_card = Some(card.id.clone());
@@ -182,7 +179,7 @@ impl Canvas {
             self.node_interaction(&resp, i, acting);
             // The title's marks say what they mean on hover.
             if marks != 0 {
-                resp.on_hover_text(marks_meaning(marks));
+                resp.on_hover_text(marks_meaning(marks, MARKS.map(|m| m.0)));
             }
         }
         if zoom >= LOD_PORTS {
@@ -194,13 +191,13 @@ impl Canvas {
 
     /// An insert's preview: the edge a splice replaces going away, the ghost nodes and
     /// edges, each ghost a button that shows its node in the form.
-    pub(super) fn ghost(&self, ui: &mut Ui, g: &Ghost, positions: &[Pos2], actions: &mut Vec<Action>) {
+    pub(super) fn ghost(&self, ui: &mut Ui, g: &Ghost, positions: &[Point], actions: &mut Vec<Action>) {
         let zoom = self.to_global.scaling;
         let painter = ui.painter().clone();
         // Faint and dashed under the ghosts' edges that take its place.
-        if let Some(link) = self.cache.links.iter().find(|l| Some(l.seq) == g.replaced) {
+        if let Some(link) = self.cache.view.links.iter().find(|l| Some(l.seq) == g.replaced) {
             let stroke = Stroke::new(px(zoom, 1.2), theme::TEXT_DIM.gamma_multiply(0.35));
-            let pts = points(&self.link_curve(link, positions), 16);
+            let pts = points(&self.cache.view.link_curve(link, positions), 16);
             painter.extend(Shape::dashed_line(&pts, stroke, px(zoom, 3.0), px(zoom, 5.0)));
         }
         paint_ghost(&painter, g, &self.cache, positions, self.lod(zoom));
@@ -215,14 +212,19 @@ impl Canvas {
 
     /// What a gesture in progress shows: the wire being dragged from a port, the marquee,
     /// and where a dragged tile would land.
-    pub(super) fn gestures(&self, painter: &egui::Painter, positions: &[Pos2]) {
+    pub(super) fn gestures(&self, painter: &egui::Painter, positions: &[Point]) {
         let zoom = self.to_global.scaling;
         if let Some(wire) = &self.wire {
-            let outputs = self.cache.boxes[wire.from].outputs as usize;
-            let from = port_pos(self.cache.rect(wire.from, positions[wire.from]), wire.port, outputs, true);
-            let hit = self.input_port_at(wire.end, positions);
+            let boxes = &self.cache.view.boxes;
+            let from = port_pos(
+                self.cache.rect(wire.from, positions[wire.from]),
+                wire.port,
+                boxes[wire.from].outputs as usize,
+                true,
+            );
+            let hit = self.cache.view.input_port_at(pt(wire.end), positions);
             let end = hit.map_or(wire.end, |(n, p)| {
-                port_pos(self.cache.rect(n, positions[n]), p, self.cache.boxes[n].inputs as usize, false)
+                port_pos(self.cache.rect(n, positions[n]), p, boxes[n].inputs as usize, false)
             });
             let color = match hit {
                 Some(_) if self.wire_refused => theme::ERROR,
@@ -247,11 +249,12 @@ impl Canvas {
         let Still { wf, visible, zoom, positions, live, selection, target_edge, replaced, .. } = *still;
         let lod = self.lod(zoom);
         self.paint_grid(painter, visible, zoom);
-        for (fi, frame) in self.cache.frames.iter().enumerate() {
+        for (fi, frame) in self.cache.view.frames.iter().enumerate() {
             if frame.nodes.iter().any(|&n| live[n]) {
                 continue;
             }
-            let Some(rect) = self.frame_rect(fi, positions).filter(|r| r.intersects(visible)) else { continue };
+            let rect = self.cache.view.frame_rect(fi, positions).map(egui_rect);
+            let Some(rect) = rect.filter(|r| r.intersects(visible)) else { continue };
             let selected = selection.instance.as_deref() == Some(frame.key.as_str());
             paint_frame(painter, rect, &frame.title, lod, selected);
         }
@@ -260,8 +263,8 @@ impl Canvas {
         }
         // Edge labels go on top of the cards, so a card never hides a condition.
         let mut labels = Vec::new();
-        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
-            let curve = self.link_curve(link, positions);
+        for link in self.cache.view.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
+            let curve = self.cache.view.link_curve(link, positions);
             if !hull(&curve).intersects(visible) {
                 continue;
             }
@@ -275,15 +278,16 @@ impl Canvas {
             }
         }
         let mut drawn = Vec::new();
-        for (i, card) in self.cache.cards.iter().enumerate() {
+        let view = &self.cache.view;
+        for (i, card) in view.cards.iter().enumerate() {
             let rect = self.cache.rect(i, positions[i]);
             if live[i] || !rect.intersects(visible) {
                 continue;
             }
             let selected = selection.nodes.contains(&card.id);
-            paint_card(painter, rect, &self.cache.text(wf, i), lod, selected, false);
+            paint_card(painter, rect, &view.text(wf, i), self.cache.colors[i], lod, selected, false);
             if !labels.is_empty() {
-                let ports = (self.cache.inputs(i).len(), self.cache.outputs(i).len());
+                let ports = (view.inputs(i).len(), view.outputs(i).len());
                 drawn.extend(card_text_areas(rect, ports, detail_font(zoom)));
             }
         }
@@ -332,19 +336,20 @@ impl Canvas {
         };
         let mut pixmap = Pixmap::new(size.x as usize, size.y as usize, buffer);
         let to_px = |p: Pos2| ((to_screen * p).to_vec2() * density - origin).to_pos2();
-        let cards = &self.cache.boxes;
+        let view = &self.cache.view;
+        let cards = &view.boxes;
         // By index, once: looking every card up in the selection's set would compare ids.
         let mut selected = vec![false; cards.len()];
         for id in &selection.nodes {
-            if let Some(&i) = self.cache.by_id.get(id) {
+            if let Some(&i) = view.by_id.get(id) {
                 selected[i] = true;
             }
         }
         let mut over = Vec::new();
         // Everything in view (the usual far view): no edge to cull.
-        let all_in_view = at_rest && self.cache.fit_bounds.is_some_and(|b| visible.contains_rect(b));
-        for link in self.cache.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
-            let curve = self.link_curve(link, positions);
+        let all_in_view = at_rest && view.fit_bounds.is_some_and(|b| visible.contains_rect(egui_rect(b)));
+        for link in view.links.iter().filter(|l| !live[l.from] && !live[l.to] && Some(l.seq) != replaced) {
+            let curve = view.link_curve(link, positions);
             if !all_in_view && !hull(&curve).intersects(visible) {
                 continue;
             }
@@ -360,15 +365,15 @@ impl Canvas {
             draw_line_px(&mut pixmap, curve, &to_px, stroke, zoom * density);
         }
         let mut rings = Vec::new();
-        for (i, card) in cards.iter().enumerate() {
+        for (i, color) in self.cache.colors.iter().enumerate().take(cards.len()) {
             let rect = self.cache.rect(i, positions[i]);
             if live[i] || !rect.intersects(visible) {
                 continue;
             }
             let px = Rect::from_min_max(to_px(rect.min), to_px(rect.max));
-            pixmap.fill_rect(px, if selected[i] { theme::ACCENT } else { card.color });
-            if selected[i] && is_tiny(px, density) {
-                rings.push(mark_ring(px, density));
+            pixmap.fill_rect(px, if selected[i] { theme::ACCENT } else { *color });
+            if selected[i] && is_tiny(geo_rect(px), density) {
+                rings.push(egui_rect(mark_ring(geo_rect(px), density)));
             }
         }
         // Last, so no card covers them.
@@ -382,58 +387,7 @@ impl Canvas {
     }
 
     pub(super) fn lod(&self, zoom: f32) -> Lod {
-        Lod::new(zoom, self.cache.cards.len())
-    }
-
-    /// The path of an edge, with cards at `positions`.
-    pub(super) fn link_curve(&self, link: &Link, positions: &[Pos2]) -> Curve {
-        let (a, b) = (self.cache.rect(link.from, positions[link.from]), self.cache.rect(link.to, positions[link.to]));
-        let from = port_pos(a, link.from_port, self.cache.boxes[link.from].outputs as usize, true);
-        let to = port_pos(b, link.to_port, self.cache.boxes[link.to].inputs as usize, false);
-        // The cached span and bend are of the cards at rest; the two ends may be being dragged.
-        let (top, bottom) = link.span;
-        let at_rest = positions[link.from] == self.cache.boxes[link.from].pos
-            && positions[link.to] == self.cache.boxes[link.to].pos;
-        curve_between(a, from, b, to)
-            .around((top.min(a.top()).min(b.top()), bottom.max(a.bottom()).max(b.bottom())))
-            .bent(link.bend.filter(|_| at_rest))
-    }
-
-    /// Per card: whether it is being dragged (drawn every frame instead of from the cache).
-    pub(super) fn live_cards(&self) -> Vec<bool> {
-        let mut live = vec![false; self.cache.cards.len()];
-        if let Some(d) = &self.drag {
-            for id in &d.ids {
-                if let Some(&i) = self.cache.by_id.get(id) {
-                    live[i] = true;
-                }
-            }
-        }
-        live
-    }
-
-    /// Current top-left of every card, with a drag in progress applied.
-    pub(super) fn positions(&self) -> Vec<Pos2> {
-        let mut out: Vec<Pos2> = self.cache.boxes.iter().map(|c| c.pos).collect();
-        if let Some(d) = &self.drag {
-            for id in &d.ids {
-                if let Some(&i) = self.cache.by_id.get(id) {
-                    out[i] += d.delta;
-                }
-            }
-        }
-        out
-    }
-
-    pub(super) fn frame_rect(&self, fi: usize, positions: &[Pos2]) -> Option<Rect> {
-        let frame = &self.cache.frames[fi];
-        let mut r: Option<Rect> = None;
-        for &n in &frame.nodes {
-            let c = self.cache.rect(n, positions[n]);
-            r = Some(r.map_or(c, |r| r.union(c)));
-        }
-        let r = r?.expand(FRAME_PAD);
-        Some(Rect::from_min_max(pos2(r.min.x, r.min.y - FRAME_HEADER), r.max))
+        Lod::new(zoom, self.cache.view.cards.len(), self.in_view)
     }
 
     pub(super) fn paint_grid(&self, painter: &egui::Painter, visible: Rect, zoom: f32) {
@@ -480,11 +434,6 @@ pub(super) fn show_image(
     }
 }
 
-/// A stroke `n` screen points wide when zoomed out, growing with the zoom when zoomed in.
-pub(super) fn px(zoom: f32, n: f32) -> f32 {
-    n / zoom.min(1.0)
-}
-
 /// An edge drawn far out: a line, or a loop's corners; `stroke` in canvas units and `scale`
 /// pixels per canvas unit.
 pub(super) fn draw_line_px(
@@ -502,17 +451,6 @@ pub(super) fn draw_line_px(
             pixmap.line(to_px(corner[0]), to_px(corner[1]), width, stroke.color);
         }
     }
-}
-
-/// Whether `card` (`unit` of its units to a screen point) is too small to show a highlight.
-pub(super) fn is_tiny(card: Rect, unit: f32) -> bool {
-    card.width() < MARK * unit || card.height() < MARK * unit
-}
-
-/// The ring round a highlighted card: at least [`MARK`] screen points across, one point
-/// clear of the card.
-pub(super) fn mark_ring(card: Rect, unit: f32) -> Rect {
-    Rect::from_center_size(card.center(), card.size().max(Vec2::splat(MARK * unit))).expand(unit + MARK_LINE * unit)
 }
 
 /// How an edge is drawn: accent when selected or targeted by a dragged tile, else by kind.
@@ -568,6 +506,7 @@ pub(super) fn paint_card(
     painter: &egui::Painter,
     rect: Rect,
     card: &CardText<'_>,
+    color: Color32,
     lod: Lod,
     selected: bool,
     hovered: bool,
@@ -575,19 +514,21 @@ pub(super) fn paint_card(
     let zoom = lod.zoom;
     let header = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.min.y + HEADER));
     if zoom < LOD_SOLID {
-        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { card.color });
+        painter.rect_filled(rect, 0.0, if selected { theme::ACCENT } else { color });
         // A hovered card is outlined, and so is a selected one too small to show its colour.
         let unit = 1.0 / zoom;
-        if hovered || (selected && is_tiny(rect, unit)) {
+        let tiny = is_tiny(geo_rect(rect), unit);
+        if hovered || (selected && tiny) {
             let color = if selected { theme::ACCENT } else { theme::TEXT };
-            let ring = if is_tiny(rect, unit) { mark_ring(rect, unit) } else { rect.expand(unit + MARK_LINE * unit) };
+            let ring =
+                if tiny { egui_rect(mark_ring(geo_rect(rect), unit)) } else { rect.expand(unit + MARK_LINE * unit) };
             painter.rect_stroke(ring, 0.0, Stroke::new(MARK_LINE * unit, color), StrokeKind::Inside);
         }
         return;
     }
     // Zoomed out, the title keeps a readable size on screen and the card's header grows to
     // hold it; the details (type, port names) go first (semantic zoom).
-    let far = lod.text() && zoom < LOD_DETAIL;
+    let far = lod.title() && zoom < LOD_DETAIL;
     let text_zoom = quantized(zoom);
     let header = if far {
         let band = (TITLE_PX * 1.5 / text_zoom).clamp(HEADER, rect.height());
@@ -596,7 +537,7 @@ pub(super) fn paint_card(
         header
     };
     painter.rect_filled(rect, 6.0, theme::CARD_BG);
-    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, card.color);
+    painter.rect_filled(header, CornerRadius { nw: 6, ne: 6, sw: 0, se: 0 }, color);
     let border = if selected {
         Stroke::new(px(zoom, 2.0), theme::ACCENT)
     } else if hovered {
@@ -615,12 +556,18 @@ pub(super) fn paint_card(
             painter.circle(p, PORT_R, theme::EDGE, Stroke::new(1.5, theme::EDGE));
         }
     }
-    if !lod.text() {
+    if !lod.title() {
         return;
     }
+    // A title alone (see `TITLE_MIN_PX`) has the card's width to itself: the marks are left
+    // to the tooltip, the padding is two points.
+    let alone = !lod.text();
     let marks: Vec<(&str, Color32)> =
-        MARKS.iter().enumerate().filter(|(k, _)| card.marks & 1 << k != 0).map(|(_, m)| *m).collect();
-    let (title, mark_size, pad) = if far {
+        (MARKS.iter().enumerate()).filter(|(k, _)| !alone && card.marks & 1 << k != 0).map(|(_, m)| *m).collect();
+    let (title, mark_size, pad) = if alone {
+        let size = TITLE_ALONE_PX / quantized_up(zoom);
+        (FontId::proportional(size), size, 2.0 / zoom)
+    } else if far {
         (FontId::proportional(TITLE_PX / text_zoom), TITLE_PX / text_zoom, 4.0 / text_zoom)
     } else {
         (name_font(zoom), 13.0, 8.0)
@@ -636,13 +583,18 @@ pub(super) fn paint_card(
     if far {
         // The type under the title, where the card has room for it at a readable size.
         let size = TYPE_PX / text_zoom;
-        if header.max.y + size * 1.3 <= rect.max.y {
+        if !alone && header.max.y + size * 1.3 <= rect.max.y {
             let font = FontId::new(size, FontFamily::Monospace);
             let type_id = text_line(painter, card.type_id, font, theme::TEXT_DIM, W - 2.0 * pad);
             painter.galley(pos2(rect.min.x + pad, header.max.y + size * 0.15), type_id, theme::TEXT_DIM);
         }
         return;
     }
+    paint_details(painter, rect, header, card, zoom);
+}
+
+/// A card's type line and port names, from [`LOD_DETAIL`] in.
+fn paint_details(painter: &egui::Painter, rect: Rect, header: Rect, card: &CardText<'_>, zoom: f32) {
     // The type line has the room between the title and the first port name.
     let type_font = FontId::new(detail_font(zoom).min(PORT_TOP - HEADER - 2.0), FontFamily::Monospace);
     let type_id = text_line(painter, card.type_id, type_font, theme::TEXT_DIM, W - 16.0);
@@ -667,43 +619,12 @@ pub(super) fn name_font(zoom: f32) -> FontId {
     FontId::proportional(13.5 * (0.8 / zoom).clamp(1.0, 2.5))
 }
 
-/// `zoom` rounded down to a quarter of an octave, for the size of text kept at a size on
-/// screen: each font size has its own glyphs in the font atlas, so a continuous zoom would
-/// fill it with sizes; text comes out at most 19% larger than asked.
-pub(super) fn quantized(zoom: f32) -> f32 {
-    (zoom.log2() * 4.0).floor().mul_add(0.25, 0.0).exp2()
-}
-
-/// The size (canvas units) of a card's small print and of edge labels at `zoom`: 11 at
-/// 1:1 and closer, growing as the view zooms out to stay [`LEGIBLE`] on screen, up to
-/// [`DETAIL_MAX`].
-pub(super) fn detail_font(zoom: f32) -> f32 {
-    (LEGIBLE / zoom).clamp(DETAIL_FONT, DETAIL_MAX)
-}
-
-/// What detail a zoom level draws; text also depends on the workflow's size.
-#[derive(Clone, Copy)]
-pub(super) struct Lod {
-    pub(super) zoom: f32,
-    pub(super) text_from: f32,
-}
-
-impl Lod {
-    pub(super) fn new(zoom: f32, cards: usize) -> Self {
-        Lod { zoom, text_from: if cards <= FEW_CARDS { LOD_TITLE } else { LOD_TEXT } }
-    }
-
-    pub(super) fn text(self) -> bool {
-        self.zoom >= self.text_from
-    }
-}
-
 pub(super) fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, lod: Lod, highlighted: bool) {
     let zoom = lod.zoom;
     let color = if highlighted { theme::ACCENT } else { Color32::from_rgb(110, 150, 210) };
     painter.rect_filled(rect, 10.0, color.gamma_multiply(0.07));
     painter.rect_stroke(rect, 10.0, Stroke::new(px(zoom, 1.0), color.gamma_multiply(0.6)), StrokeKind::Inside);
-    if lod.text() {
+    if lod.title() {
         // Grows as the view zooms out, like card names, into the padding above the cards;
         // further out, kept at a size on screen above the frame.
         let size = if zoom < LOD_DETAIL { TITLE_PX / quantized(zoom) } else { 12.5 * (0.8 / zoom).clamp(1.0, 1.8) };
@@ -717,7 +638,7 @@ pub(super) fn paint_frame(painter: &egui::Painter, rect: Rect, title: &str, lod:
     }
 }
 
-pub(super) fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Pos2], lod: Lod) {
+pub(super) fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache, positions: &[Point], lod: Lod) {
     let zoom = lod.zoom;
     let stroke = Stroke::new(px(zoom, 1.5), theme::GHOST);
     // Each end: the card's rect and the port's position.
@@ -726,8 +647,8 @@ pub(super) fn paint_ghost(painter: &egui::Painter, g: &Ghost, cache: &ViewCache,
         (r, port_pos(r, 0, 1, output))
     };
     let parent_port = |id: &str, output: bool| {
-        let i = *cache.by_id.get(id)?;
-        let card = &cache.boxes[i];
+        let i = *cache.view.by_id.get(id)?;
+        let card = &cache.view.boxes[i];
         let r = cache.rect(i, positions[i]);
         Some((r, port_pos(r, 0, if output { card.outputs } else { card.inputs } as usize, output)))
     };

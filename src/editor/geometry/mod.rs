@@ -6,8 +6,10 @@
 use super::cards;
 use std::ops::{Add, Mul, Sub};
 
+pub mod lod;
 mod route;
-pub use route::{BEND_ARM, Router};
+pub mod view;
+pub use route::{BEND_ARM, Dragged, Router};
 
 /// Grid pitch in canvas units; positions snap to it.
 pub const GRID: f32 = 20.0;

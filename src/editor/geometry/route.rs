@@ -5,6 +5,7 @@
 //! grows with the edges, not with edges times cards.
 
 use super::{Curve, LOOP_ARM, Point, Rect, point};
+use std::collections::HashMap;
 
 /// How far each turn of a bent edge reaches out of its card (less than half the gap Tidy
 /// leaves between columns, so a turn stays in the gap).
@@ -108,87 +109,145 @@ impl Router {
         Some(found)
     }
 
-    /// The first of `cards` whose body `curve` passes through, as it is drawn.
-    fn crossed(&self, curve: &Curve, cards: &[usize]) -> Option<usize> {
-        if cards.is_empty() {
-            return None;
-        }
-        let pts = curve.points(24);
-        cards.iter().copied().find(|&i| {
-            let body = self.cards[i].shrink(1.0);
-            pts.windows(2).any(|s| segment_hits(s[0], s[1], body))
-        })
-    }
-
     /// The curve an edge from card `ends.0` to card `ends.1` is drawn along: `curve` itself
     /// when it crosses no other card, else bent along the free lane nearest its ends (a back
-    /// edge's loop moved to one: [`Router::route_loop`]). Left as it is when no lane is found
+    /// edge's loop moved to one: [`route_loop`]). Left as it is when no lane is found
     /// near enough, or the cards near it are too many to look at.
     pub fn route(&self, curve: Curve, ends: (usize, usize)) -> Curve {
-        if curve.lane.is_some() {
-            return self.route_loop(curve);
-        }
-        if curve.to.x - curve.from.x < 2.0 * BEND_ARM {
-            return curve;
-        }
-        match self.cards_in(curve.hull(), ends) {
-            Some(near) if self.crossed(&curve, &near).is_some() => {}
-            _ => return curve,
-        }
-        let (from, to) = (curve.from, curve.to);
-        let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
-        let mut reach = REACH;
-        for _ in 0..SEARCHES {
-            // The cards between the two turns, over the heights searched.
-            let band = Rect::from_min_max(point(from.x + BEND_ARM, lo - reach), point(to.x - BEND_ARM, hi + reach));
-            let Some(between) = self.cards_in(band, ends) else { return curve };
-            let near_lanes = lanes(&between.iter().map(|&i| self.cards[i]).collect::<Vec<_>>(), band, (from.y, to.y));
-            for y in near_lanes.into_iter().take(TRIES) {
-                let bent = curve.bent(Some(y));
-                let Some(near) = self.cards_in(bent.hull(), ends) else { return curve };
-                if self.crossed(&bent, &near).is_none() {
-                    return bent;
-                }
-            }
-            reach *= 2.0;
-        }
-        curve
+        route_among(self, curve, ends)
     }
 }
 
-impl Router {
-    /// A back edge's loop runs over or under every card between its ends; its two drops
-    /// can still pass through a card above or below an end (two chains stacked and wired
-    /// end to start). Then it takes the nearest free lane whose drops and run cross no card,
-    /// its own two included (a lane level with them would run through them).
-    fn route_loop(&self, curve: Curve) -> Curve {
-        const NONE: (usize, usize) = (usize::MAX, usize::MAX);
-        let clear = |c: &Curve| match self.cards_in(c.hull(), NONE) {
-            Some(near) => self.crossed(c, &near).is_none(),
-            None => true,
-        };
-        if clear(&curve) {
-            return curve;
-        }
-        let (from, to) = (curve.from, curve.to);
-        let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
-        let mut reach = REACH;
-        for _ in 0..SEARCHES {
-            let band = Rect::from_min_max(point(to.x - LOOP_ARM, lo - reach), point(from.x + LOOP_ARM, hi + reach));
-            let Some(between) = self.cards_in(band, NONE) else { return curve };
-            let near_lanes = lanes(&between.iter().map(|&i| self.cards[i]).collect::<Vec<_>>(), band, (from.y, to.y));
-            for y in near_lanes.into_iter().take(TRIES) {
-                let moved = curve.bent(Some(y));
-                match self.cards_in(moved.hull(), NONE) {
-                    Some(near) if self.crossed(&moved, &near).is_none() => return moved,
-                    Some(_) => {}
-                    None => return curve,
-                }
-            }
-            reach *= 2.0;
-        }
-        curve
+/// Cards to route round: those overlapping an area, and each one's rect.
+trait Cards {
+    fn cards_in(&self, area: Rect, ends: (usize, usize)) -> Option<Vec<usize>>;
+    fn card(&self, i: usize) -> Rect;
+}
+
+impl Cards for Router {
+    fn cards_in(&self, area: Rect, ends: (usize, usize)) -> Option<Vec<usize>> {
+        Router::cards_in(self, area, ends)
     }
+
+    fn card(&self, i: usize) -> Rect {
+        self.cards[i]
+    }
+}
+
+/// The cards of a [`Router`] while some of them are dragged: those are where they are now,
+/// kept in a router of their own, so routing the wires of a drag costs as many cards as it
+/// moves, not a new grid of every card.
+pub struct Dragged<'a> {
+    still: &'a Router,
+    moved: Router,
+    /// Card index of each of `moved`'s cards, and the reverse.
+    index: Vec<usize>,
+    local: HashMap<usize, usize>,
+}
+
+impl<'a> Dragged<'a> {
+    /// `still`'s cards with those in `moved` (card index, rect now) moved.
+    pub fn new(still: &'a Router, moved: Vec<(usize, Rect)>) -> Self {
+        let index: Vec<usize> = moved.iter().map(|(i, _)| *i).collect();
+        let local = index.iter().enumerate().map(|(k, i)| (*i, k)).collect();
+        Self { still, moved: Router::new(moved.into_iter().map(|(_, r)| r).collect()), index, local }
+    }
+
+    /// [`Router::route`] among the cards as they are now.
+    pub fn route(&self, curve: Curve, ends: (usize, usize)) -> Curve {
+        route_among(self, curve, ends)
+    }
+}
+
+impl Cards for Dragged<'_> {
+    fn cards_in(&self, area: Rect, ends: (usize, usize)) -> Option<Vec<usize>> {
+        let mut found = self.still.cards_in(area, ends)?;
+        found.retain(|i| !self.local.contains_key(i));
+        let now = self.moved.cards_in(area, (usize::MAX, usize::MAX))?;
+        found.extend(now.into_iter().map(|k| self.index[k]).filter(|&i| i != ends.0 && i != ends.1));
+        found.sort_unstable();
+        Some(found)
+    }
+
+    fn card(&self, i: usize) -> Rect {
+        match self.local.get(&i) {
+            Some(&k) => self.moved.cards[k],
+            None => self.still.cards[i],
+        }
+    }
+}
+
+/// The first of `near` whose body `curve` passes through, as it is drawn.
+fn crossed(cards: &impl Cards, curve: &Curve, near: &[usize]) -> Option<usize> {
+    if near.is_empty() {
+        return None;
+    }
+    let pts = curve.points(24);
+    near.iter().copied().find(|&i| {
+        let body = cards.card(i).shrink(1.0);
+        pts.windows(2).any(|s| segment_hits(s[0], s[1], body))
+    })
+}
+
+/// [`Router::route`] among `cards`.
+fn route_among(cards: &impl Cards, curve: Curve, ends: (usize, usize)) -> Curve {
+    if curve.lane.is_some() {
+        return route_loop(cards, curve);
+    }
+    if curve.to.x - curve.from.x < 2.0 * BEND_ARM {
+        return curve;
+    }
+    match cards.cards_in(curve.hull(), ends) {
+        Some(near) if crossed(cards, &curve, &near).is_some() => {}
+        _ => return curve,
+    }
+    let (from, to) = (curve.from, curve.to);
+    let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
+    let mut reach = REACH;
+    for _ in 0..SEARCHES {
+        // The cards between the two turns, over the heights searched.
+        let band = Rect::from_min_max(point(from.x + BEND_ARM, lo - reach), point(to.x - BEND_ARM, hi + reach));
+        let Some(between) = cards.cards_in(band, ends) else { return curve };
+        let near_lanes = lanes(&between.iter().map(|&i| cards.card(i)).collect::<Vec<_>>(), band, (from.y, to.y));
+        for y in near_lanes.into_iter().take(TRIES) {
+            let bent = curve.bent(Some(y));
+            let Some(near) = cards.cards_in(bent.hull(), ends) else { return curve };
+            if crossed(cards, &bent, &near).is_none() {
+                return bent;
+            }
+        }
+        reach *= 2.0;
+    }
+    curve
+}
+
+/// A back edge's loop runs over or under every card between its ends; its two drops can
+/// still pass through a card above or below an end (two chains stacked and wired end to
+/// start). Then it takes the nearest free lane whose drops and run cross no card, its own
+/// two included (a lane level with them would run through them).
+fn route_loop(cards: &impl Cards, curve: Curve) -> Curve {
+    const NONE: (usize, usize) = (usize::MAX, usize::MAX);
+    match cards.cards_in(curve.hull(), NONE) {
+        Some(near) if crossed(cards, &curve, &near).is_some() => {}
+        _ => return curve,
+    }
+    let (from, to) = (curve.from, curve.to);
+    let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
+    let mut reach = REACH;
+    for _ in 0..SEARCHES {
+        let band = Rect::from_min_max(point(to.x - LOOP_ARM, lo - reach), point(from.x + LOOP_ARM, hi + reach));
+        let Some(between) = cards.cards_in(band, NONE) else { return curve };
+        let near_lanes = lanes(&between.iter().map(|&i| cards.card(i)).collect::<Vec<_>>(), band, (from.y, to.y));
+        for y in near_lanes.into_iter().take(TRIES) {
+            let moved = curve.bent(Some(y));
+            let Some(near) = cards.cards_in(moved.hull(), NONE) else { return curve };
+            if crossed(cards, &moved, &near).is_none() {
+                return moved;
+            }
+        }
+        reach *= 2.0;
+    }
+    curve
 }
 
 /// Heights inside `band` where a horizontal line crosses none of `cards` (with
