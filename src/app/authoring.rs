@@ -11,6 +11,7 @@ use super::pack_view::PackView;
 use super::window::{Window, WindowId, show_some};
 use super::{palette, theme};
 use crate::catalog::Catalog;
+use crate::editor::insert_form::InsertForm;
 use crate::editor::authoring::session::{AuthoringSession, ExtractDialog, MakeParam, selection_summary};
 use crate::editor::authoring::{Next, ViewOp};
 use crate::editor::commands::CommandId;
@@ -421,7 +422,7 @@ fn extract_preview(ui: &mut Ui, form: &ExtractForm, form_preview: &mut Option<(u
             ui.label(RichText::new("Its parameter form").strong());
             let revision = form.preview_revision();
             if form_preview.as_ref().is_none_or(|(made_from, _)| *made_from != revision) {
-                *form_preview = Some((revision, FormSession::preview_of(&p.chain)));
+                *form_preview = Some((revision, InsertForm::preview_of(&p.chain).into()));
             }
             if let Some((_, session)) = form_preview {
                 session.show_fields(ui, &p.chain);

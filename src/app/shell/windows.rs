@@ -5,6 +5,7 @@ use crate::app::form::FormSession;
 use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
+use crate::editor::insert_form::InsertForm;
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::registry_view::{Done, RegistryView};
 use crate::editor::subchains::{self, ChildView};
@@ -228,7 +229,7 @@ impl App {
         let Some(pack) = old.pack.and_then(|id| self.library.packs.get(id)) else { return };
         let Some(chain) = pack.chain(&old.chain_id) else { return };
         let values = Some(old.values().clone());
-        let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
+        let mut form = FormSession::from(InsertForm::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values));
         // The view stays as it was framed; framing it again would jump.
         form.positioned = old.positioned;
         form.framed = old.framed;
