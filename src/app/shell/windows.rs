@@ -5,7 +5,6 @@ use crate::app::form::FormSession;
 use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
-use crate::editor::insert_form::InsertForm;
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::registry_view::{Done, RegistryView};
 use crate::editor::subchains::{self, ChildView};
@@ -188,14 +187,10 @@ impl App {
     /// Carry the settings into the policy and re-check everything it decides. The keys folder
     /// is read only when `reload_keys` (at start, or when a folder is chosen).
     pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
-        if reload_keys {
-            let (keys, loaded) = self.settings.trust.reload_files(&mut self.windows.trust_window.files);
-            self.library.trust.trusted_keys = keys;
-            if let Some(said) = loaded.transpose() {
-                self.panels.problems.report(said);
-            }
+        let files = &mut self.windows.trust_window.files;
+        if let Some(said) = self.settings.trust.apply(&mut self.library.trust, files, reload_keys) {
+            self.panels.problems.report(said);
         }
-        self.settings.trust.carry_into(&mut self.library.trust);
         self.refresh_trust();
         self.panels.problems.relint();
         self.recheck_form();
@@ -227,15 +222,9 @@ impl App {
     fn recheck_form(&mut self) {
         let Some(old) = &self.windows.form else { return };
         let Some(pack) = old.pack.and_then(|id| self.library.packs.get(id)) else { return };
-        let Some(chain) = pack.chain(&old.chain_id) else { return };
-        let values = Some(old.values().clone());
-        let mut form = FormSession::from(InsertForm::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values));
-        // The view stays as it was framed; framing it again would jump.
-        form.positioned = old.positioned;
+        let Some(form) = old.rechecked(pack, &self.library.trust) else { return };
+        let mut form = FormSession::from(form);
         form.framed = old.framed;
-        if let Some(e) = self.library.trust.check_chain(pack, &old.chain_id).refusal() {
-            form.block(e);
-        }
         self.windows.form = Some(form);
     }
 
