@@ -16,7 +16,6 @@ use crate::editor::authoring::session::{AuthoringSession, ExtractDialog, MakePar
 use crate::editor::authoring::{Next, ViewOp};
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
-use crate::editor::file_dialog::Purpose;
 use crate::editor::wording;
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
@@ -182,14 +181,11 @@ impl Authoring {
     }
 
     fn run(&mut self, op: ViewOp, packs: &[Pack], catalog: Option<&Catalog>, actions: &mut Vec<Action>) {
-        let purpose = match self.session.model.apply(op, packs, catalog) {
-            Some(Next::Select(d, chain)) => return self.view.select(d, chain),
-            Some(Next::SavePath) => Purpose::SavePack,
-            Some(Next::SigningKey) => Purpose::SigningKey,
-            Some(Next::KeyPath) => Purpose::GenerateKey,
-            None => return,
-        };
-        actions.push(Action::AskFile(purpose));
+        match self.session.model.apply(op, packs, catalog) {
+            Some(Next::Select(d, chain)) => self.view.select(d, chain),
+            Some(Next::Ask(purpose)) => actions.push(Action::AskFile(purpose)),
+            None => {}
+        }
     }
 
     /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
