@@ -555,7 +555,11 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     h.key_press_modifiers(Modifiers::COMMAND, Key::O);
     h.run();
     said.push(status_line(&h));
-    assert_eq!(h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful), model, "reopened as saved");
+    assert_eq!(
+        h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful),
+        model,
+        "reopened as saved"
+    );
 
     // Every step said what it did, and none was refused: no code without a next step.
     assert_eq!(said.len(), 10, "{said:#?}");

@@ -420,7 +420,11 @@ mod tests {
         assert_eq!(docs.apply(ViewOp::NewPack, &[], None), Some(Next::Select(1, 0)));
         assert_ne!(docs.docs[0].source, docs.docs[1].source, "each unsaved pack has a source of its own");
         assert_eq!(docs.unsaved().len(), 2);
-        assert_eq!(docs.apply(ViewOp::Save(0), &[], None), Some(Next::Ask(Purpose::SavePack)), "no file yet: ask for one");
+        assert_eq!(
+            docs.apply(ViewOp::Save(0), &[], None),
+            Some(Next::Ask(Purpose::SavePack)),
+            "no file yet: ask for one"
+        );
         assert_eq!(docs.apply(ViewOp::SaveAs, &[], None), Some(Next::Ask(Purpose::SavePack)));
         assert_eq!(docs.apply(ViewOp::GenerateKey, &[], None), Some(Next::Ask(Purpose::GenerateKey)));
         assert!(docs.notes.is_empty(), "{:?}", docs.notes);

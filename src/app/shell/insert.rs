@@ -1,7 +1,7 @@
 use super::App;
 use crate::app::form::FormSession;
-use crate::editor::insert_form::InsertForm;
 use crate::editor::insert::InsertPlace;
+use crate::editor::insert_form::InsertForm;
 use crate::editor::packs::PackId;
 use crate::editor::session::Submit;
 
