@@ -6,7 +6,7 @@ use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
 use crate::editor::app_reparam::AppReparam;
-use crate::editor::registry_view::{Done, RegistryView};
+use crate::editor::registry_view::RegistryView;
 use crate::editor::subchains::{self, ChildView};
 
 impl App {
@@ -135,7 +135,7 @@ impl App {
     /// Install or Open running in the background, taken whether or not the window is open.
     pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
         if let Some(answer) = self.windows.registry.view.poll_job() {
-            self.registry_answer(answer);
+            self.session(|s| s.registry_done(answer));
         }
         if self.windows.registry.view.job().is_some() {
             // The job's thread cannot wake the UI; look again shortly.
@@ -165,16 +165,6 @@ impl App {
                 }
             }
         }
-    }
-
-    /// What a finished Install or Open brought: a status line, and an opened pack in the
-    /// palette.
-    fn registry_answer(&mut self, answer: crate::error::Result<Done>) {
-        let status = answer.as_ref().map(Done::status).map_err(Clone::clone);
-        if let Ok(Done::Opened(pack)) = answer {
-            self.add_packs(vec![*pack]);
-        }
-        self.panels.problems.report(status);
     }
 
     /// The registry view, for tests and tools that drive the window.

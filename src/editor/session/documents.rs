@@ -3,6 +3,7 @@
 use super::{Effect, Pending, Session};
 use crate::editor::file_dialog::{self, Purpose};
 use crate::editor::files::{self, Loading, Read};
+use crate::editor::registry_view::Done;
 use crate::error::Error;
 use crate::registry::Registry;
 use crate::workflow::ExportMode;
@@ -10,6 +11,19 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 impl Session<'_> {
+    /// What a finished registry Install or Open came to: an opened pack for the palette,
+    /// then the status line; or why it failed.
+    pub fn registry_done(&mut self, answer: Result<Done, Error>) {
+        let said = answer.as_ref().map(Done::status).map_err(Clone::clone);
+        if let Ok(Done::Opened(pack)) = answer {
+            self.effects.push(Effect::Packs { packs: vec![*pack], failures: Vec::new() });
+        }
+        match said {
+            Ok(text) => self.status(text),
+            Err(e) => self.error(e),
+        }
+    }
+
     /// Open each of `paths`: a registry in the Registry window, packs into the palette, a
     /// workflow to edit (asking first about unsaved changes).
     pub fn open_paths(&mut self, paths: &[PathBuf]) {

@@ -3,6 +3,7 @@
 use super::*;
 use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
+use crate::editor::registry_view::Done;
 use crate::editor::session::Updated;
 use crate::tool::ToolFormat;
 use std::path::Path;
@@ -479,4 +480,20 @@ fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
     let wf = parts.doc.workflow();
     assert_eq!(wf.instances().len(), 1);
     assert_eq!(parts.doc.selection.instance, Some(wf.instances()[0].key()), "the inserted instance is selected");
+}
+
+#[test]
+fn a_registry_open_brings_its_pack_then_its_status_and_a_failure_its_refusal() {
+    let mut parts = Parts::new();
+    let pack = crate::pack::bundled().packs.into_iter().next().unwrap();
+    let (name, version) = (pack.name().to_owned(), pack.version().to_owned());
+    let effects = parts.run(|s| s.registry_done(Ok(Done::Opened(Box::new(pack)))));
+    assert!(
+        matches!(&effects[..], [Effect::Packs { packs, failures }, Effect::Status(text)]
+        if packs.len() == 1 && failures.is_empty() && text.starts_with(&format!("Opened {name}@{version} from the registry"))),
+        "{effects:?}"
+    );
+    let refused = Error::new(crate::error::code::INVALID_REQUEST, "no such pack");
+    let effects = parts.run(|s| s.registry_done(Err(refused)));
+    assert!(matches!(&effects[..], [Effect::Error(e)] if e.message == "no such pack"), "{effects:?}");
 }
