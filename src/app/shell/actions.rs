@@ -274,7 +274,7 @@ impl App {
             }
             CommandId::OpenChild => {
                 if let [id] = &self.doc.selection.node_ids()[..] {
-                    self.open_child(id);
+                    self.session(|s| s.open_child(id));
                 }
             }
             CommandId::EditInstance => {

@@ -57,6 +57,7 @@ impl App {
             Effect::Chosen(ForWindow::SavePack, path) => self.windows.authoring.save_view_pack(&path),
             Effect::Chosen(ForWindow::SigningKey, path) => self.windows.authoring.sign_view_pack(&path),
             Effect::FilesOpen => trace_files_open(),
+            Effect::Child(view) => self.windows.child_window.open = Some(*view),
         }
     }
 

@@ -106,18 +106,6 @@ impl App {
 }
 
 impl App {
-    /// Show the child of a sub-chain node, or say why it cannot be shown.
-    pub(super) fn open_child(&mut self, node_id: &str) {
-        let (wf, path) = (self.doc.workflow(), self.doc.path.as_deref());
-        match subchains::open_child(wf, path, &self.library.packs, &self.library.trust, node_id) {
-            Ok(view) => {
-                self.panels.problems.status(view.status());
-                self.windows.child_window.open = Some(view);
-            }
-            Err(e) => self.panels.problems.error(e),
-        }
-    }
-
     /// Write the workflow and every sub-chain child beside it, all files or none.
     pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
         let done = subchains::export_bundle(self.doc.workflow(), &self.library.packs, &self.library.trust, path);

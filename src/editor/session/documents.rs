@@ -4,6 +4,7 @@ use super::{Effect, Pending, Session};
 use crate::editor::file_dialog::{self, Purpose};
 use crate::editor::files::{self, Loading, Read};
 use crate::editor::registry_view::Done;
+use crate::editor::subchains;
 use crate::error::Error;
 use crate::registry::Registry;
 use crate::workflow::ExportMode;
@@ -11,6 +12,18 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 impl Session<'_> {
+    /// Show the child of sub-chain node `node_id`, or say why it cannot be shown.
+    pub fn open_child(&mut self, node_id: &str) {
+        let (wf, path) = (self.doc.workflow(), self.doc.path.as_deref());
+        match subchains::open_child(wf, path, self.packs, self.trust, node_id) {
+            Ok(view) => {
+                self.status(view.status());
+                self.effects.push(Effect::Child(Box::new(view)));
+            }
+            Err(e) => self.error(e),
+        }
+    }
+
     /// What a finished registry Install or Open came to: an opened pack for the palette,
     /// then the status line; or why it failed.
     pub fn registry_done(&mut self, answer: Result<Done, Error>) {

@@ -18,6 +18,7 @@ use super::publish_session::PublishSession;
 use super::recovery::{Recovered, Recovery};
 use super::registry_view::RegistryView;
 use super::settings::Settings;
+use super::subchains::ChildView;
 use super::update_review::FoundUpdates;
 use crate::catalog::Trust;
 use crate::error::{Error, Finding};
@@ -96,6 +97,8 @@ pub enum Effect {
     Chosen(ForWindow, PathBuf),
     /// The files given at start are open.
     FilesOpen,
+    /// Show this child workflow of a sub-chain node, read-only.
+    Child(Box<ChildView>),
 }
 
 /// What a file was chosen for that a window does itself.

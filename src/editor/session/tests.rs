@@ -497,3 +497,14 @@ fn a_registry_open_brings_its_pack_then_its_status_and_a_failure_its_refusal() {
     let effects = parts.run(|s| s.registry_done(Err(refused)));
     assert!(matches!(&effects[..], [Effect::Error(e)] if e.message == "no such pack"), "{effects:?}");
 }
+
+#[test]
+fn a_child_that_cannot_be_shown_is_refused_with_the_node_at_fault() {
+    let mut parts = Parts::new();
+    let effects = parts.run(|s| s.open_child("missing"));
+    assert!(
+        matches!(&effects[..], [Effect::Error(e)] if e.code == crate::error::code::SUB_CHAIN_UNRESOLVED
+        && e.message == "no node missing"),
+        "{effects:?}"
+    );
+}
