@@ -51,7 +51,6 @@ impl App {
             Effect::Quit => (self.frame.allow_close, self.frame.quitting) = (true, true),
             Effect::RegistryWindow(open) => self.windows.registry.open = open,
             Effect::TrustChanged(reload_keys) => self.apply_trust_settings(reload_keys),
-            Effect::Chosen(ForWindow::ExportBundle, path) => self.export_bundle(&path),
             Effect::Chosen(ForWindow::Capabilities, path) => self.import_capabilities(&path),
             Effect::Chosen(ForWindow::NodeCatalog, path) => self.import_node_catalog(&path),
             Effect::Chosen(ForWindow::SavePack, path) => self.windows.authoring.save_view_pack(&path),

@@ -7,7 +7,7 @@ use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
 use crate::editor::app_reparam::AppReparam;
 use crate::editor::registry_view::RegistryView;
-use crate::editor::subchains::{self, ChildView};
+use crate::editor::subchains::ChildView;
 
 impl App {
     /// Esc closes the topmost of the editor's open windows (by their layers' order), before
@@ -106,12 +106,6 @@ impl App {
 }
 
 impl App {
-    /// Write the workflow and every sub-chain child beside it, all files or none.
-    pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
-        let done = subchains::export_bundle(self.doc.workflow(), &self.library.packs, &self.library.trust, path);
-        self.panels.problems.report_with(done);
-    }
-
     /// The child workflow window's content, for tests.
     pub fn child_view(&self) -> Option<&ChildView> {
         self.windows.child_window.open.as_ref()

@@ -42,7 +42,7 @@ impl Session<'_> {
                 self.settings.trust.trusted_keys = Some(first);
                 self.effects.push(Effect::TrustChanged(true));
             }
-            Purpose::ExportBundle => self.effects.push(Effect::Chosen(ForWindow::ExportBundle, first)),
+            Purpose::ExportBundle => self.export_bundle(&first),
             Purpose::Capabilities => self.effects.push(Effect::Chosen(ForWindow::Capabilities, first)),
             Purpose::NodeCatalog => self.effects.push(Effect::Chosen(ForWindow::NodeCatalog, first)),
             Purpose::SavePack => self.effects.push(Effect::Chosen(ForWindow::SavePack, first)),

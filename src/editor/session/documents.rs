@@ -24,6 +24,14 @@ impl Session<'_> {
         }
     }
 
+    /// Write the workflow and every sub-chain child beside it at `path`, all files or none.
+    pub fn export_bundle(&mut self, path: &Path) {
+        match subchains::export_bundle(self.doc.workflow(), self.packs, self.trust, path) {
+            Ok((text, found)) => self.effects.push(Effect::Findings(text, found)),
+            Err(e) => self.error(e),
+        }
+    }
+
     /// What a finished registry Install or Open came to: an opened pack for the palette,
     /// then the status line; or why it failed.
     pub fn registry_done(&mut self, answer: Result<Done, Error>) {

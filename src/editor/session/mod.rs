@@ -104,8 +104,6 @@ pub enum Effect {
 /// What a file was chosen for that a window does itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ForWindow {
-    /// Where the workflow goes with its sub-chain children.
-    ExportBundle,
     /// A host capabilities document for Settings.
     Capabilities,
     /// A host node catalog for Settings.

@@ -508,3 +508,19 @@ fn a_child_that_cannot_be_shown_is_refused_with_the_node_at_fault() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn a_bundle_is_exported_by_the_session_and_a_refused_one_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut parts = Parts::new();
+    let path = dir.path().join("bundle.json");
+    let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![path.clone()]));
+    let expected = format!("Exported bundle {}: the workflow and 0 child workflows", path.display());
+    assert!(matches!(&effects[..], [Effect::Findings(text, _)] if *text == expected), "{effects:?}");
+    assert!(path.is_file());
+    // Into a folder that is not there: refused, nothing written.
+    let missing = dir.path().join("no-such-folder").join("bundle.json");
+    let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![missing.clone()]));
+    assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
+    assert!(!missing.exists());
+}
