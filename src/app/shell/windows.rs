@@ -168,27 +168,6 @@ impl App {
         self.recheck_form();
     }
 
-    /// Make the capabilities document at `path` the host profile (the node types the user
-    /// declared stay), and re-check everything against it.
-    pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
-        let said = self.settings.trust.import_capabilities_noted(&mut self.windows.trust_window.files, path);
-        self.trust_imported(said);
-    }
-
-    /// Take the host's node types from a saved `node-catalog` response.
-    pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
-        let said = self.settings.trust.import_node_catalog(&mut self.windows.trust_window.files, path);
-        self.trust_imported(said);
-    }
-
-    /// An import into the settings is done: re-check everything against them, then say so.
-    fn trust_imported(&mut self, said: crate::error::Result<String>) {
-        if said.is_ok() {
-            self.apply_trust_settings(false);
-        }
-        self.panels.problems.report(said);
-    }
-
     /// An open form is opened afresh with the values typed so far, so that what blocks it and
     /// its preview follow the new policy.
     fn recheck_form(&mut self) {

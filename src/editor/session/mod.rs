@@ -19,6 +19,7 @@ use super::recovery::{Recovered, Recovery};
 use super::registry_view::RegistryView;
 use super::settings::Settings;
 use super::subchains::ChildView;
+use super::trust_settings::TrustFiles;
 use super::update_review::FoundUpdates;
 use crate::catalog::Trust;
 use crate::error::{Error, Finding};
@@ -104,10 +105,6 @@ pub enum Effect {
 /// What a file was chosen for that a window does itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ForWindow {
-    /// A host capabilities document for Settings.
-    Capabilities,
-    /// A host node catalog for Settings.
-    NodeCatalog,
     /// Where the pack view saves its pack.
     SavePack,
     /// The private key the pack view signs with.
@@ -132,6 +129,8 @@ pub struct Session<'a> {
     pub publish: &'a mut Option<PublishSession>,
     /// The packs open for authoring.
     pub authoring: &'a mut PackDocs,
+    /// What reading and importing the trust settings' files found (the Settings window shows it).
+    pub trust_files: &'a mut TrustFiles,
     pub effects: Vec<Effect>,
 }
 

@@ -5,6 +5,7 @@ use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
 use crate::editor::registry_view::Done;
 use crate::editor::session::Updated;
+use crate::editor::trust_settings::TrustFiles;
 use crate::tool::ToolFormat;
 use std::path::Path;
 
@@ -20,6 +21,7 @@ struct Parts {
     registry: RegistryView,
     publish: Option<PublishSession>,
     authoring: PackDocs,
+    trust_files: TrustFiles,
 }
 
 impl Parts {
@@ -35,6 +37,7 @@ impl Parts {
             registry: RegistryView::default(),
             publish: None,
             authoring: PackDocs::default(),
+            trust_files: TrustFiles::default(),
         }
     }
 
@@ -51,6 +54,7 @@ impl Parts {
             registry: &mut self.registry,
             publish: &mut self.publish,
             authoring: &mut self.authoring,
+            trust_files: &mut self.trust_files,
             effects: Vec::new(),
         };
         request(&mut s);
@@ -523,4 +527,26 @@ fn a_bundle_is_exported_by_the_session_and_a_refused_one_says_why() {
     let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![missing.clone()]));
     assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
     assert!(!missing.exists());
+}
+
+#[test]
+fn an_imported_node_catalog_changes_the_policy_and_a_refused_one_changes_nothing() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/app");
+    let mut parts = Parts::new();
+    let catalog = fixtures.join("node-catalog.json");
+    let effects = parts.run(|s| s.answered(Purpose::NodeCatalog, vec![catalog.clone()]));
+    let said = format!("2 host node types imported from {}", catalog.display());
+    assert!(
+        matches!(&effects[..], [Effect::TrustChanged(false), Effect::Status(text)] if *text == said),
+        "{effects:?}"
+    );
+    assert_eq!(parts.settings.trust.node_catalog.as_deref(), Some(catalog.as_path()));
+    assert_eq!(parts.trust_files.node_catalog.as_ref().unwrap().as_ref().unwrap().len(), 2);
+    // Not a capabilities document: the window notes why, and the policy is left alone.
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("caps.json");
+    std::fs::write(&junk, "{").unwrap();
+    let effects = parts.run(|s| s.answered(Purpose::Capabilities, vec![junk]));
+    assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
+    assert!(parts.trust_files.import_error.is_some());
 }
