@@ -176,7 +176,7 @@ fn drag_and_edit(ctx: &egui::Context, app: &mut App, n: usize) {
     }
     frame_with(ctx, app, vec![button(to, false, shift)], shift);
     frame(ctx, app, Some(to));
-    let selected = app.selected_nodes().len();
+    let selected = app.doc().selection.node_ids().len();
     assert_eq!(selected, 500, "the box selects 20 x 25 cards");
 
     // Press on the first card and drag the selection across the canvas.

@@ -31,14 +31,14 @@ fn on_screen(h: &Harness<'_, App>, label_contains: &str) -> Pos2 {
 }
 
 fn json_of(h: &Harness<'_, App>) -> Value {
-    h.state().workflow().to_json(ExportMode::Faithful)
+    h.state().doc().workflow().to_json(ExportMode::Faithful)
 }
 
 /// Drag the "Triage queue" tile to a point on the canvas.
 fn drop_triage(h: &mut Harness<'_, App>, to: Pos2) {
     let from = h.get_by_label("Triage queue").rect().center();
     drag(h, from, to, Modifiers::NONE);
-    assert!(h.state().form_is_open(), "dropping a tile opens the parameter form");
+    assert!(h.state().form().is_some(), "dropping a tile opens the parameter form");
 }
 
 fn insert_button<'a>(h: &'a Harness<'_, App>) -> egui_kittest::Node<'a> {
@@ -49,11 +49,11 @@ fn insert_button<'a>(h: &'a Harness<'_, App>) -> egui_kittest::Node<'a> {
 fn insert_triage(h: &mut Harness<'_, App>, queue: &str) -> (f64, f64) {
     let target = h.state().canvas_rect().center();
     drop_triage(h, target);
-    let at = h.state().pending_insert_point().expect("an insert form");
+    let at = h.state().form().and_then(|f| f.mode.insert_point()).expect("an insert form");
     type_into(h, "Queue *", queue);
     insert_button(h).click();
     h.run();
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     // Frame everything, so the new nodes are on screen for the pointer.
     h.key_press(Key::F);
     h.run();
@@ -83,11 +83,11 @@ fn drag_tile_fill_form_with_live_errors_and_insert_matches_the_cli() {
     type_into(&mut h, "Queue *", "billing");
     assert!(h.query_by_label_contains("does not match").is_none());
     assert!(!insert_button(&h).accesskit_node().is_disabled());
-    let at = h.state().pending_insert_point().unwrap();
+    let at = h.state().form().and_then(|f| f.mode.insert_point()).unwrap();
     insert_button(&h).click();
     h.run();
 
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let inst = wf.instances().into_iter().next().expect("an instance is recorded");
     assert_eq!(wf.node_count(), 4);
     let fetch = format!("support_triage_{}_fetch", inst.expansion_id);
@@ -140,7 +140,7 @@ fn dropping_on_an_edge_splices_between_its_ends() {
     let out = json_of(&h);
     let edges = out["edges"].as_array().unwrap();
     assert!(!edges.iter().any(|e| e["id"] == "go"), "the dropped-on edge is replaced");
-    let prefix = h.state().workflow().instances()[0].key();
+    let prefix = h.state().doc().workflow().instances()[0].key();
     assert!(edges.iter().any(|e| e["sourceNodeId"] == "start" && e["targetNodeId"] == format!("{prefix}fetch")));
     let into_finish: Vec<&Value> = edges.iter().filter(|e| e["targetNodeId"] == "finish").collect();
     assert_eq!(into_finish.len(), 2, "both exit nodes lead to finish: {into_finish:?}");
@@ -153,7 +153,7 @@ fn undo_and_redo_restore_the_exact_model() {
     insert_triage(&mut h, "billing");
     let inserted = json_of(&h);
     // Move a node: one drag is one undo step.
-    let inst = h.state().workflow().instances()[0].clone();
+    let inst = h.state().doc().workflow().instances()[0].clone();
     let from = on_screen(&h, &format!("({})", inst.node_ids[0]));
     drag(&mut h, from, from + egui::vec2(0.0, 120.0), Modifiers::NONE);
     let moved = json_of(&h);
@@ -165,7 +165,7 @@ fn undo_and_redo_restore_the_exact_model() {
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert_eq!(json_of(&h), empty, "undo the insert");
-    assert!(!h.state().is_dirty());
+    assert!(!h.state().doc().is_dirty());
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     h.run();
     assert_eq!(json_of(&h), inserted, "redo the insert");
@@ -178,17 +178,17 @@ fn undo_and_redo_restore_the_exact_model() {
 fn double_click_reparameterises_in_place() {
     let mut h = start(Vec::new(), Script::default(), None);
     insert_triage(&mut h, "billing");
-    let inst = h.state().workflow().instances()[0].clone();
+    let inst = h.state().doc().workflow().instances()[0].clone();
     let edges_before: Vec<Value> = json_of(&h)["edges"].as_array().unwrap().clone();
     let p = on_screen(&h, &format!("({})", inst.node_ids[1]));
     click_still(&mut h, p, 2);
-    assert!(h.state().form_is_open(), "double-click re-opens the form");
+    assert!(h.state().form().is_some(), "double-click re-opens the form");
     assert_eq!(text_field(&h, "Queue *").value().as_deref(), Some("billing"), "with the current values");
     type_into(&mut h, "Queue *", "refunds");
     h.get(By::new().label("Apply").role(Role::Button)).click();
     h.run();
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
-    let after = h.state().workflow().instances()[0].clone();
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
+    let after = h.state().doc().workflow().instances()[0].clone();
     assert_eq!(after.expansion_id, inst.expansion_id, "same expansionId");
     assert_eq!(after.params["queueName"], "refunds");
     let out = json_of(&h);
@@ -197,7 +197,7 @@ fn double_click_reparameterises_in_place() {
     assert!(url.contains("/queues/refunds?"), "{url}");
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().instances()[0].params["queueName"], "billing");
+    assert_eq!(h.state().doc().workflow().instances()[0].params["queueName"], "billing");
 }
 
 #[test]
@@ -207,25 +207,25 @@ fn delete_removes_a_node_and_its_edges_and_remove_instance_is_one_step() {
     let mut h = start(vec![file], Script::default(), None);
     let p = on_screen(&h, "(start)");
     click_still(&mut h, p, 1);
-    assert_eq!(h.state().selected_nodes(), ["start"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["start"]);
     h.key_press(Key::Delete);
     h.run();
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     assert!(!wf.contains_node("start"));
     assert_eq!(wf.graph.edge_count(), 0, "its edge went with it");
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().graph.edge_count(), 1);
+    assert_eq!(h.state().doc().workflow().graph.edge_count(), 1);
 
     let before = json_of(&h);
     insert_triage(&mut h, "billing");
     h.get_by_label("Remove instance").click();
     h.run();
     assert_eq!(json_of(&h)["nodes"], before["nodes"]);
-    assert!(h.state().workflow().instances().is_empty());
+    assert!(h.state().doc().workflow().instances().is_empty());
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 6, "one undo brings the whole instance back");
+    assert_eq!(h.state().doc().workflow().node_count(), 6, "one undo brings the whole instance back");
 }
 
 #[test]
@@ -240,7 +240,7 @@ fn shift_drag_box_selects() {
     let a = h.state().canvas_to_screen(pos2(-40.0, -60.0));
     let b = h.state().canvas_to_screen(pos2(900.0, 200.0));
     drag(&mut h, a, b, Modifiers::SHIFT);
-    assert_eq!(h.state().selected_nodes(), ["finish", "start"], "the box catches the two top nodes only");
+    assert_eq!(h.state().doc().selection.node_ids(), ["finish", "start"], "the box catches the two top nodes only");
 }
 
 #[test]
@@ -253,18 +253,18 @@ fn save_and_load_round_trip() {
     script.will_save(&saved);
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
-    assert!(!h.state().is_dirty());
-    assert_eq!(h.state().document_path(), Some(saved.as_path()));
+    assert!(!h.state().doc().is_dirty());
+    assert_eq!(h.state().doc().path.as_deref(), Some(saved.as_path()));
     let model = json_of(&h);
 
     h.key_press_modifiers(Modifiers::COMMAND, Key::N);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
+    assert_eq!(h.state().doc().workflow().node_count(), 0);
     script.will_open(&saved);
     h.key_press_modifiers(Modifiers::COMMAND, Key::O);
     h.run();
     assert_eq!(json_of(&h), model, "what was saved loads back identically");
-    assert_eq!(h.state().workflow().instances().len(), 1, "provenance survives");
+    assert_eq!(h.state().doc().workflow().instances().len(), 1, "provenance survives");
 }
 
 #[test]
@@ -286,7 +286,7 @@ fn recovery_file_restores_unsaved_edits() {
     h.get(By::new().label("Restore").role(Role::Button)).click();
     h.run();
     assert_eq!(json_of(&h), model);
-    assert!(h.state().is_dirty(), "restored work still needs saving");
+    assert!(h.state().doc().is_dirty(), "restored work still needs saving");
 }
 
 #[test]
@@ -356,11 +356,11 @@ fn copy_and_paste_nodes_through_the_clipboard() {
         .expect("the selection is copied as text");
     h.event(egui::Event::Paste(copied));
     h.run();
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     assert_eq!(wf.node_count(), 4);
     assert!(wf.contains_node("start-2") && wf.contains_node("finish-2"));
     assert_eq!(wf.graph.edge_count(), 2, "the edge between copied nodes is pasted too");
-    assert_eq!(h.state().selected_nodes(), ["finish-2", "start-2"], "the copies are selected");
+    assert_eq!(h.state().doc().selection.node_ids(), ["finish-2", "start-2"], "the copies are selected");
 }
 
 #[test]
@@ -374,13 +374,13 @@ fn refusals_show_their_code_and_nothing_is_inserted() {
     let from = h.get_by_label("Book trip").rect().center();
     let to = h.state().canvas_rect().center();
     drag(&mut h, from, to, Modifiers::NONE);
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     let shown = h.query_all_by_label("chain_compensation_policy_conflict").count();
     assert!(shown >= 1, "the refusal shows its code");
     assert!(insert_button(&h).accesskit_node().is_disabled());
     h.key_press(Key::Escape);
     h.run();
-    assert!(!h.state().form_is_open());
+    assert!(h.state().form().is_none());
     assert_eq!(json_of(&h), before, "nothing was inserted");
 }
 
@@ -394,7 +394,7 @@ fn quitting_with_unsaved_changes_asks_first() {
     h.get(By::new().label("Cancel").role(Role::Button)).click();
     h.run();
     assert!(h.query_by_label("Save changes?").is_none());
-    assert!(h.state().is_dirty(), "the work is still there");
+    assert!(h.state().doc().is_dirty(), "the work is still there");
 }
 
 /// A file dropped from the desktop, as the windowing integration reports it.
@@ -428,6 +428,6 @@ fn dropping_files_on_the_window_opens_packs_and_workflows() {
     h.run();
     assert!(h.query_by_label("vendor.test.dropped").is_some(), "the pack is in the palette");
     assert!(h.query_by_label("Dropped tile").is_some(), "with its tile");
-    assert_eq!(h.state().workflow().node_count(), 2, "the workflow is open");
-    assert_eq!(h.state().document_path(), Some(wf.as_path()));
+    assert_eq!(h.state().doc().workflow().node_count(), 2, "the workflow is open");
+    assert_eq!(h.state().doc().path.as_deref(), Some(wf.as_path()));
 }

@@ -60,7 +60,7 @@ fn select_fetch_and_append(h: &mut Harness<'_, App>) {
     let a = h.state().canvas_to_screen(pos2(280.0, -60.0));
     let b = h.state().canvas_to_screen(pos2(1200.0, 200.0));
     drag(h, a, b, Modifiers::SHIFT);
-    assert_eq!(h.state().selected_nodes(), ["append", "fetch"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["append", "fetch"]);
 }
 
 /// Click the fetch card, so the inspector shows it.
@@ -79,7 +79,7 @@ fn select_fetch(h: &mut Harness<'_, App>) {
         h.event(e);
     }
     h.run();
-    assert_eq!(h.state().selected_nodes(), ["fetch"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["fetch"]);
 }
 
 /// The chain `chain_id` in whichever loaded pack holds it.
@@ -141,13 +141,13 @@ fn extracted_chain_becomes_a_tile_that_inserts_with_another_parameter_value() {
     let tile = h.get_by_label("Fetch and log").rect().center();
     let to = canvas_point(&h, 300.0, 500.0);
     drag(&mut h, tile, to, Modifiers::NONE);
-    assert!(h.state().form_is_open(), "dropping the new tile opens its form");
-    let before = h.state().workflow().node_count();
+    assert!(h.state().form().is_some(), "dropping the new tile opens its form");
+    let before = h.state().doc().workflow().node_count();
     type_into(&mut h, "Url", "https://b.test/other");
     button(&h, "Insert").click();
     h.run();
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
-    let wf = h.state().workflow();
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
+    let wf = h.state().doc().workflow();
     assert_eq!(wf.node_count(), before + 2);
     let inst = wf.instances().into_iter().find(|i| i.chain_id == "vendor.test.fetch-log").expect("an instance");
     let fetch = wf.graph[wf.node(&inst.node_ids[0]).unwrap()].object();
@@ -248,7 +248,7 @@ fn make_parameter_is_in_the_node_context_menu_and_lists_the_node_values() {
         h.event(egui::Event::PointerButton { pos: card, button, pressed, modifiers: Modifiers::NONE });
     }
     h.run();
-    assert_eq!(h.state().selected_nodes(), ["fetch"], "the right-click selects the node");
+    assert_eq!(h.state().doc().selection.node_ids(), ["fetch"], "the right-click selects the node");
     h.get_by_label_contains("Make parameter…").click();
     h.run();
     assert!(h.query_by_label("Extract as chain").is_some(), "a draft chain for the node");

@@ -55,19 +55,19 @@ fn open_edit_and_undo(shape: Shape) {
     };
     let mut h = harness(App::new(opts, None));
     assert!(h.state().last_error().is_none(), "{:?}", h.state().last_error());
-    assert_eq!((h.state().workflow().node_count(), h.state().workflow().graph.edge_count()), (n, edges));
+    assert_eq!((h.state().doc().workflow().node_count(), h.state().doc().workflow().graph.edge_count()), (n, edges));
     h.get_by_label(&format!("{n} nodes · {edges} edges · 0 chain instances"));
 
     h.key_press_modifiers(Modifiers::COMMAND, Key::A);
     h.run();
-    assert_eq!(h.state().selected_nodes().len(), n);
+    assert_eq!(h.state().doc().selection.node_ids().len(), n);
     h.key_press(Key::Delete);
     h.run();
-    assert_eq!((h.state().workflow().node_count(), h.state().workflow().graph.edge_count()), (0, 0));
+    assert_eq!((h.state().doc().workflow().node_count(), h.state().doc().workflow().graph.edge_count()), (0, 0));
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!((h.state().workflow().node_count(), h.state().workflow().graph.edge_count()), (n, edges));
-    assert!(!h.state().is_dirty(), "one undo is back at the opened file");
+    assert_eq!((h.state().doc().workflow().node_count(), h.state().doc().workflow().graph.edge_count()), (n, edges));
+    assert!(!h.state().doc().is_dirty(), "one undo is back at the opened file");
 }
 
 #[test]

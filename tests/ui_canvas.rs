@@ -103,7 +103,7 @@ fn fit_shows_a_small_workflow_at_one_to_one_when_it_fits() {
 }
 
 fn selected(h: &Harness<'_, App>) -> Vec<String> {
-    h.state().selected_nodes()
+    h.state().doc().selection.node_ids()
 }
 
 fn press(h: &mut Harness<'_, App>, key: Key) {

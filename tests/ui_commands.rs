@@ -108,7 +108,7 @@ fn right_click_on_empty_canvas_offers_the_registry_canvas_menu() {
     assert_items_are_the_registry(&opened, &commands::in_place(Place::CanvasMenu), &[], "canvas menu");
     h.get(By::new().label(&item_name(CommandId::SelectAll))).click();
     h.run();
-    assert_eq!(h.state().selected_nodes(), ["finish", "start"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["finish", "start"]);
 }
 
 fn right_click(h: &mut Harness<'_, App>, p: Pos2) {
@@ -155,18 +155,18 @@ fn alternative_shortcuts_run_their_commands() {
     let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
     h.key_press_modifiers(Modifiers::COMMAND, Key::A);
     h.run();
-    assert_eq!(h.state().selected_nodes(), ["finish", "start"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["finish", "start"]);
     // Backspace deletes as Delete does; Ctrl+Y redoes where it is bound (not on macOS).
     h.key_press(Key::Backspace);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
+    assert_eq!(h.state().doc().workflow().node_count(), 0);
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 2);
+    assert_eq!(h.state().doc().workflow().node_count(), 2);
     if os() == Os::Other {
         h.key_press_modifiers(Modifiers::COMMAND, Key::Y);
         h.run();
-        assert_eq!(h.state().workflow().node_count(), 0, "Ctrl+Y redid the delete");
+        assert_eq!(h.state().doc().workflow().node_count(), 0, "Ctrl+Y redid the delete");
     }
 }
 
@@ -200,10 +200,10 @@ fn click_card(h: &mut Harness<'_, App>, label: &str) {
 
 /// Fill the Triage queue form from the keyboard: the focus is in its first field (Queue).
 fn fill_triage_form_by_keyboard(h: &mut Harness<'_, App>) {
-    assert!(h.state().form_is_open(), "the chain's parameter form opened");
+    assert!(h.state().form().is_some(), "the chain's parameter form opened");
     type_text(h, "billing");
     press(h, Key::Enter);
-    assert!(!h.state().form_is_open(), "Enter in the field inserted: {:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "Enter in the field inserted: {:?}", h.state().last_error());
 }
 
 #[test]
@@ -217,9 +217,9 @@ fn palette_search_then_enter_runs_commands_and_inserts_chains_and_node_types() {
     type_text(&mut h, "selal");
     press(&mut h, Key::Enter);
     assert!(!finder_open(&h));
-    assert_eq!(h.state().selected_nodes(), ["finish", "start"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["finish", "start"]);
     press(&mut h, Key::Escape);
-    assert!(h.state().selected_nodes().is_empty());
+    assert!(h.state().doc().selection.node_ids().is_empty());
 
     // A chain: Ctrl+Shift+P, arrow down past nothing, Enter opens its form, the keyboard fills it.
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::P);
@@ -228,7 +228,7 @@ fn palette_search_then_enter_runs_commands_and_inserts_chains_and_node_types() {
     type_text(&mut h, "triage queue");
     press(&mut h, Key::Enter);
     fill_triage_form_by_keyboard(&mut h);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     assert_eq!(wf.instances().len(), 1);
     assert_eq!(wf.node_count(), 2 + 4, "the Triage queue chain's four nodes");
 
@@ -237,7 +237,7 @@ fn palette_search_then_enter_runs_commands_and_inserts_chains_and_node_types() {
     h.run();
     type_text(&mut h, "http request");
     press(&mut h, Key::Enter);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     assert_eq!(wf.node_count(), 7);
     assert!(wf.graph.node_weights().any(|n| n.type_id() == "vendor.chainsmith.http-request"));
 }
@@ -272,7 +272,7 @@ fn palette_ranks_a_typed_command_label_first_and_shows_it_disabled_when_it_canno
     press(&mut h, Key::Enter);
     assert!(!finder_open(&h));
     // Start sits at x 0 and Finish 600 to its right; Tidy closes the gap to one column's.
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let finish = wf.graph[wf.node("finish").unwrap()].position().0;
     assert!(finish < 600.0, "Tidy ran: Finish moved to {finish}");
 }
@@ -309,17 +309,17 @@ fn quick_add_on_canvas_with_the_keyboard_only_through_the_form() {
     assert!(finder_open(&h), "Tab opens quick-add");
     type_text(&mut h, "triage");
     press(&mut h, Key::Enter);
-    let at = h.state().pending_insert_point().expect("the form inserts at the quick-add point");
+    let at = h.state().form().and_then(|f| f.mode.insert_point()).expect("the form inserts at the quick-add point");
     assert!((at.0 - 300.0).abs() <= 20.0 && (at.1 - 400.0).abs() <= 20.0, "{at:?}");
     fill_triage_form_by_keyboard(&mut h);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let inst = wf.instances().into_iter().next().expect("an inserted instance");
     assert_eq!(inst.chain_id, "support.triage");
     // Unwired: the parent edge is untouched.
     assert!(wf.graph.edge_weights().any(|e| e.id() == "go"));
     // The keyboard is the canvas's again: Delete removes the inserted (selected) nodes.
     press(&mut h, Key::Delete);
-    assert_eq!(h.state().workflow().node_count(), 2);
+    assert_eq!(h.state().doc().workflow().node_count(), 2);
 }
 
 #[test]
@@ -345,7 +345,7 @@ fn quick_add_with_an_edge_selected_splices_into_it() {
     press(&mut h, Key::Enter);
     assert!(h.query_by_label_contains("spliced between start ➡ finish").is_some(), "the form splices");
     fill_triage_form_by_keyboard(&mut h);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     assert!(!wf.graph.edge_weights().any(|e| e.id() == "go"), "the selected edge was replaced");
     assert!(wf.graph.edge_weights().any(|e| e.source() == "start"));
     assert!(wf.graph.edge_weights().any(|e| e.target() == "finish"));
@@ -356,11 +356,11 @@ fn quick_add_with_a_node_selected_adds_a_node_type_downstream_and_wires_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
     click_card(&mut h, "(start)");
-    assert_eq!(h.state().selected_nodes(), ["start"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["start"]);
     press(&mut h, Key::Tab);
     type_text(&mut h, "classify");
     press(&mut h, Key::Enter);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let new = wf.graph.node_weights().find(|n| n.type_id() == "vendor.chainsmith.classify").expect("inserted");
     assert!(wf.graph.edge_weights().any(|e| e.source() == "start" && e.target() == new.id()), "wired from start");
     assert!(new.position().0 > 220.0, "downstream: right of the start card");
@@ -371,7 +371,7 @@ fn quick_add_with_a_node_selected_inserts_a_chain_downstream_and_wires_it_by_key
     let dir = tempfile::tempdir().unwrap();
     let mut h = start(vec![write_workflow(dir.path(), two_nodes())]);
     click_card(&mut h, "(start)");
-    assert_eq!(h.state().selected_nodes(), ["start"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["start"]);
     // The rest from the keyboard: Tab, type, Enter, the form, Enter.
     press(&mut h, Key::Tab);
     assert!(finder_open(&h), "Tab opens quick-add");
@@ -379,7 +379,7 @@ fn quick_add_with_a_node_selected_inserts_a_chain_downstream_and_wires_it_by_key
     press(&mut h, Key::Enter);
     assert!(h.query_by_label_contains("wired after start").is_some(), "the form says where it goes");
     fill_triage_form_by_keyboard(&mut h);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let inst = wf.instances().into_iter().next().expect("an inserted instance");
     assert_eq!(inst.chain_id, "support.triage");
     let wires: Vec<&str> = wf

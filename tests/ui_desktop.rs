@@ -78,7 +78,7 @@ fn new_after_open_leaves_nothing_drawn_or_clickable() {
     let at = h.state().canvas_to_screen(node.center());
     h.key_press_modifiers(Modifiers::COMMAND, Key::N);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
+    assert_eq!(h.state().doc().workflow().node_count(), 0);
     assert!(card(&h, "a").is_none() && card(&h, "b").is_none(), "no card of the old document is drawn");
     assert!(h.query_by_label_contains("0 nodes · 0 edges").is_some(), "the toolbar counts the new document");
     // Where the old card was, a click selects nothing.
@@ -89,7 +89,7 @@ fn new_after_open_leaves_nothing_drawn_or_clickable() {
         h.event(egui::Event::PointerButton { pos: at, button: egui::PointerButton::Primary, pressed, modifiers });
     }
     h.run();
-    assert!(h.state().selected_nodes().is_empty(), "{:?}", h.state().selected_nodes());
+    assert!(h.state().doc().selection.node_ids().is_empty(), "{:?}", h.state().doc().selection.node_ids());
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn save_uses_the_system_dialog_when_there_is_one() {
     h.run();
     assert_eq!(script.asked(), [Asked::Save("Save workflow".into())]);
     assert!(target.is_file(), "saved through the system dialog");
-    assert_eq!(h.state().document_path(), Some(target.as_path()));
+    assert_eq!(h.state().doc().path.as_deref(), Some(target.as_path()));
 }
 
 /// Answer the in-app dialog: type a file name and press its confirm button.
@@ -148,7 +148,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     save_in_app(&mut h, "copy.json");
     let copy = dir.path().join("copy.json");
     assert!(copy.is_file(), "Save As wrote through the in-app dialog");
-    assert_eq!(h.state().document_path(), Some(copy.as_path()));
+    assert_eq!(h.state().doc().path.as_deref(), Some(copy.as_path()));
 
     // Export goes the same way, with its own suggested name.
     click_menu(&mut h, "File", "as the spec writes it");
@@ -166,7 +166,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     h.run();
     h.key_press(Key::Delete);
     h.run();
-    assert!(h.state().is_dirty());
+    assert!(h.state().doc().is_dirty());
     h.key_press_modifiers(Modifiers::COMMAND, Key::Q);
     h.run();
     assert!(h.query_by_label_contains("Save changes?").is_some());
@@ -175,7 +175,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
     assert!(h.query_by_label_contains("Save changes?").is_none(), "the question gave way to the dialog");
     save_in_app(&mut h, "at-quit.json");
     assert!(dir.path().join("at-quit.json").is_file(), "the quit question's Save saved");
-    assert!(!h.state().is_dirty());
+    assert!(!h.state().doc().is_dirty());
     assert!(h.state().quit_requested(), "and then the editor quits");
     assert_eq!(script.asked(), [], "the missing system dialog was never asked");
 }
@@ -184,7 +184,7 @@ fn without_a_portal_save_export_and_the_quit_question_use_the_in_app_dialog() {
 fn number_fields_keep_what_was_typed_and_flag_it() {
     let mut h = start(Vec::new(), Script::default());
     drop_tile(&mut h, "Triage queue");
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     type_into(&mut h, "Queue *", "billing");
     assert!(!insert_button(&h).accesskit_node().is_disabled());
 
@@ -208,7 +208,7 @@ fn number_fields_keep_what_was_typed_and_flag_it() {
     assert!(!insert_button(&h).accesskit_node().is_disabled());
     insert_button(&h).click();
     h.run();
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let inst = wf.instances().into_iter().next().expect("inserted");
     assert_eq!(inst.params["maxTickets"], json!(40));
 }
@@ -346,7 +346,7 @@ fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     search(&mut h, "starters.webhook-notify");
     // Dropping the blocked tile explains instead of opening a form.
     drop_tile(&mut h, "Webhook → Notification");
-    assert!(!h.state().form_is_open(), "no form for a chain that cannot be inserted");
+    assert!(h.state().form().is_none(), "no form for a chain that cannot be inserted");
     let window = h.get_by_label_contains("cannot be inserted").rect();
     let tile = h.get_by_label("Webhook → Notification").rect();
     assert!(!window.intersects(tile), "the explanation {window:?} leaves the tile {tile:?} in view");
@@ -362,7 +362,7 @@ fn real_packs_blocked_tiles_explain_themselves_and_host_types_unblock_them() {
     h.run();
     assert!(h.query_by_label_contains("Nothing blocks this chain").is_some());
     drop_tile(&mut h, "Webhook → Notification");
-    assert!(h.state().form_is_open(), "the chain is insertable once the host provides feature.*");
+    assert!(h.state().form().is_some(), "the chain is insertable once the host provides feature.*");
 }
 
 #[needs(corpus)]

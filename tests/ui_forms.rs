@@ -64,7 +64,7 @@ fn open_extract(h: &mut Harness<'_, App>) {
     let a = h.state().canvas_to_screen(pos2(280.0, -60.0));
     let b = h.state().canvas_to_screen(pos2(1200.0, 200.0));
     drag(h, a, b, Modifiers::SHIFT);
-    assert_eq!(h.state().selected_nodes(), ["support_triage_d869_fetch", "support_triage_d869_log"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["support_triage_d869_fetch", "support_triage_d869_log"]);
     h.get(By::new().label("Extract as chain…").role(Role::Button)).click();
     h.run();
     for place in [
@@ -197,7 +197,7 @@ fn apply_config_stays_under_the_pointer_when_a_problem_clears() {
     assert!(h.query_all_by_label_contains("Url is required").next().is_none(), "the problem cleared");
     assert_eq!(rect_of(&h, apply()), before, "Apply config stayed where it was");
     pointer_click(&mut h, before.center());
-    let config = h.state().workflow().to_json(ExportMode::Faithful)["nodes"][0]["config"].clone();
+    let config = h.state().doc().workflow().to_json(ExportMode::Faithful)["nodes"][0]["config"].clone();
     assert_eq!(config, json!({"method": "GET", "url": "https://example.test/hook"}));
 }
 
@@ -300,7 +300,7 @@ fn a_loop_is_reported_with_the_nodes_titles() {
     let from = h.state().canvas_to_screen(port);
     let to = h.state().canvas_to_screen(pos2(600.0, 65.0));
     drag(&mut h, from, to, Modifiers::NONE);
-    assert_eq!(h.state().workflow().graph.edge_count(), 2, "the wire is kept");
+    assert_eq!(h.state().doc().workflow().graph.edge_count(), 2, "the wire is kept");
     let said = texts_with(&h, "closes a loop");
     assert!(said.iter().any(|t| t.contains("Connect Decision ➡ Fetch queue closes a loop")), "{said:?}");
     assert!(said.iter().all(|t| !t.contains("support_triage_d869")), "no ids in the message: {said:?}");
@@ -390,7 +390,7 @@ fn an_insert_s_warning_names_the_node_it_made() {
     drag(&mut h, from, to, Modifiers::NONE);
     h.get(By::new().label("Insert").role(Role::Button)).click();
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 1, "{:?}", h.state().last_error());
+    assert_eq!(h.state().doc().workflow().node_count(), 1, "{:?}", h.state().last_error());
     // The insert's own count (the config, and the pack being unsigned).
     h.get(By::new().label_contains("2 warnings from this action")).click();
     h.run();
@@ -398,5 +398,5 @@ fn an_insert_s_warning_names_the_node_it_made() {
     assert!(!place.is_empty(), "{:?}", texts_with(&h, "fanOutPolicy"));
     h.get(By::new().label("Fan out › config/fanOutPolicy")).click();
     h.run();
-    assert_eq!(h.state().selected_nodes().len(), 1, "the place selects the node");
+    assert_eq!(h.state().doc().selection.node_ids().len(), 1, "the place selects the node");
 }

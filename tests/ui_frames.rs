@@ -219,7 +219,7 @@ fn the_still_canvas_is_drawn_once_while_only_the_pointer_moves() {
     // So does an edit.
     h.key_press(Key::Delete);
     h.run();
-    assert_eq!(h.state().app.workflow().node_count(), 0);
+    assert_eq!(h.state().app.doc().workflow().node_count(), 0);
     assert!(uploads(&h) > drawn + 1);
     assert!(Picture::of(&h).image.pixels.iter().all(|c| c.a() == 0), "the deleted cards are gone from it");
 }
@@ -237,11 +237,11 @@ fn tiny_cards_in_full_view_still_take_clicks_and_drags() {
     let at = card_on_screen(h.state(), target);
     click_after_hovering(&mut h, at);
     h.run();
-    assert_eq!(h.state().selected_nodes(), vec![format!("n{target}")]);
+    assert_eq!(h.state().doc().selection.node_ids(), vec![format!("n{target}")]);
 
     // Drag it by 20 screen points: it moves by 20 / zoom canvas units.
     drag(&mut h, at, at + egui::vec2(20.0, 0.0), Modifiers::NONE);
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     let (x, _) = wf.graph[wf.node(&format!("n{target}")).unwrap()].position();
     let expected = (target % 40) as f64 * 320.0 + 20.0 / f64::from(zoom);
     assert!((x - expected).abs() < 25.0, "moved to x {x}, expected about {expected}");
@@ -264,7 +264,7 @@ fn zoomed_far_out_every_card_is_drawn_where_it_is_and_the_selection_shows() {
     click_after_hovering(&mut h, at);
     h.hover_at(h.state().app.canvas_rect().min + egui::vec2(2.0, 2.0));
     h.run();
-    assert_eq!(h.state().app.selected_nodes(), vec![format!("n{target}")]);
+    assert_eq!(h.state().app.doc().selection.node_ids(), vec![format!("n{target}")]);
     let picture = Picture::of(&h);
     let accent = picture.at(at);
     assert_ne!(accent, card, "the selected card is drawn in another colour");
@@ -323,7 +323,7 @@ fn findings_come_from_the_lint_worker() {
     h.run();
     h.key_press(Key::Delete);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
+    assert_eq!(h.state().doc().workflow().node_count(), 0);
     // The frame did not lint: the last findings stay until the worker has the new ones.
     assert!(h.query_by_label_contains("1 warning").is_some());
     h.state_mut().settle_lint(Duration::from_secs(60));

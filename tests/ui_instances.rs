@@ -25,7 +25,7 @@ fn start() -> Harness<'static, App> {
 }
 
 fn json_of(h: &Harness<'_, App>) -> Value {
-    h.state().workflow().to_json(ExportMode::Faithful)
+    h.state().doc().workflow().to_json(ExportMode::Faithful)
 }
 
 /// Where a canvas widget (node card) is on screen.
@@ -41,10 +41,10 @@ fn insert_triage(h: &mut Harness<'_, App>) -> String {
     drag(h, from, to, Modifiers::NONE);
     type_into(h, "Queue *", "billing");
     click_button(h, "Insert");
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     h.key_press(Key::F);
     h.run();
-    let inst = h.state().workflow().instances()[0].clone();
+    let inst = h.state().doc().workflow().instances()[0].clone();
     inst.node_ids.iter().find(|id| id.ends_with("_classify")).unwrap().clone()
 }
 
@@ -72,16 +72,16 @@ fn an_inspector_edit_survives_edit_parameters_apply() {
 
     // Edit parameters… → Apply without changing anything: the edit is kept.
     click_button(&mut h, "Edit parameters…");
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     click_button(&mut h, "Apply");
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     assert_eq!(threshold(&h, &classify), json!(0.9), "the inspector edit is kept");
 
     // A new queue changes the other nodes; the edit still stands.
     click_button(&mut h, "Edit parameters…");
     type_into(&mut h, "Queue *", "refunds");
     click_button(&mut h, "Apply");
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     assert_eq!(threshold(&h, &classify), json!(0.9));
     let out = json_of(&h);
     let url = out["nodes"][0]["config"]["url"].as_str().unwrap();
@@ -103,10 +103,10 @@ fn a_member_changed_on_both_sides_is_listed_before_anything_is_applied() {
     assert_eq!(text_field(&h, "Confidence threshold").value().as_deref(), Some("0.8"));
     click_button(&mut h, "Apply");
     assert!(
-        h.state().form_is_open(),
+        h.state().form().is_some(),
         "the form stays open with the conflict: threshold {}, params {:?}, {:?}",
         threshold(&h, &classify),
-        h.state().workflow().instances()[0].params,
+        h.state().doc().workflow().instances()[0].params,
         h.state().last_error()
     );
     assert_eq!(json_of(&h), before, "nothing is applied");
@@ -117,9 +117,9 @@ fn a_member_changed_on_both_sides_is_listed_before_anything_is_applied() {
     h.get(By::new().label("Take new").role(Role::RadioButton)).click();
     h.run();
     click_button(&mut h, "Apply");
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     assert_eq!(threshold(&h, &classify), json!(0.8), "the new value, as chosen");
-    assert_eq!(h.state().workflow().instances()[0].params["threshold"], json!(0.8));
+    assert_eq!(h.state().doc().workflow().instances()[0].params["threshold"], json!(0.8));
 
     // One undo step takes the whole re-parameterisation back.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);

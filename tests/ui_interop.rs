@@ -241,7 +241,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     let wf = dir.path().join("triage.json");
     std::fs::write(&wf, doc.to_string()).unwrap();
     let mut h = start(vec![repo.join("tests/fixtures/app/ticket-triage.json"), wf], Script::default());
-    assert_eq!(h.state().workflow().node_count(), 2, "{:?}", h.state().last_error());
+    assert_eq!(h.state().doc().workflow().node_count(), 2, "{:?}", h.state().last_error());
 
     // One frame around both nodes; a double-click on it opens the re-parameterisation.
     let frame = h.get(By::new().label("Chain instance Ticket triage · fd9b00f727d5 (OpenWOP app)").role(Role::Group));
@@ -251,7 +251,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert!(h.state().app_reparam_open(), "{:?}", h.state().last_error());
     assert!(label_starting(&h, "Edited by hand since the expansion (1)").is_some());
     assert!(h.query_by_label(&format!("{classify}: config edited by hand")).is_some(), "the edited node is named");
-    assert_eq!(h.state().selected_nodes(), [classify], "and selected on the canvas");
+    assert_eq!(h.state().doc().selection.node_ids(), [classify], "and selected on the canvas");
     assert_eq!(text_field(&h, "queue").value().as_deref(), Some("billing"), "the recorded values");
 
     type_into(&mut h, "queue", "sales");
@@ -259,7 +259,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     // The note was typed by hand and the new queue changes it too: a conflict, listed in the
     // window with nothing applied until it is settled.
     assert!(h.state().app_reparam_open(), "the window comes back with the conflict");
-    let unchanged = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    let unchanged = h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
     assert_eq!(unchanged["metadata"]["expansionId"], "fd9b00f727d5");
     // Listed in the window (and named in the status bar).
     let listed = "/config/note: mine \"typed by hand\", new \"for sales\"";
@@ -270,7 +270,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
     assert!(!h.state().app_reparam_open(), "{:?}", h.state().last_error());
     let canonical = r#"{"maxTickets":40,"provider":"anthropic","queue":"sales"}"#;
     let id = app_expansion_id(canonical);
-    let out = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    let out = h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
     let p = format!("vendor_example_ticket-triage_{id}_");
     assert_eq!(out["metadata"]["expansionId"], json!(id));
     assert_eq!(out["nodes"][0]["id"], json!(format!("{p}fetch")));
@@ -282,7 +282,7 @@ fn an_app_written_workflow_is_one_instance_re_parameterised_with_hand_edits_show
 
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    let undone = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    let undone = h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
     assert_eq!(undone["metadata"]["expansionId"], "fd9b00f727d5");
     assert_eq!(undone["nodes"][1]["config"]["note"], "typed by hand");
 }
@@ -339,7 +339,7 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
         };
         h.query_all(By::new().predicate(field)).count()
     };
-    let (fields, parent_nodes) = (editable(&h), h.state().workflow().node_count());
+    let (fields, parent_nodes) = (editable(&h), h.state().doc().workflow().node_count());
     click_button(&mut h, "Open child workflow");
     let view = h.state().child_view().expect("the child is shown");
     assert_eq!(view.workflow_id, child_id, "{:?}", h.state().last_error());
@@ -372,8 +372,8 @@ fn a_sub_chain_node_opens_its_child_read_only_and_exports_the_bundle() {
     // Read only: the window says so and adds no editable field; the document is untouched.
     assert!(h.query_by_label_contains("Read-only.").is_some(), "the window says it is read only");
     assert_eq!(editable(&h), fields, "the child window offers nothing to edit");
-    assert_eq!(h.state().workflow().node_count(), parent_nodes, "the open document is still the parent");
-    assert!(!h.state().is_dirty());
+    assert_eq!(h.state().doc().workflow().node_count(), parent_nodes, "the open document is still the parent");
+    assert!(!h.state().doc().is_dirty());
 
     click_button(&mut h, "Export bundle…");
     let parent: Value = serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();

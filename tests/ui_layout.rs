@@ -18,11 +18,11 @@ use ui_common::{
 };
 
 fn json_of(h: &Harness<'_, App>) -> Value {
-    h.state().workflow().to_json(ExportMode::Faithful)
+    h.state().doc().workflow().to_json(ExportMode::Faithful)
 }
 
 fn ids(h: &Harness<'_, App>) -> Vec<String> {
-    h.state().workflow().graph.node_weights().map(|n| n.id().to_owned()).collect()
+    h.state().doc().workflow().graph.node_weights().map(|n| n.id().to_owned()).collect()
 }
 
 /// The card of node `id` as drawn: its widget's rectangle (canvas units).
@@ -43,7 +43,7 @@ fn assert_no_overlap(h: &Harness<'_, App>) -> Vec<(String, Rect)> {
 }
 
 fn position(h: &Harness<'_, App>, id: &str) -> (f64, f64) {
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     wf.graph[wf.node(id).unwrap()].position()
 }
 
@@ -123,12 +123,12 @@ fn a_splice_into_an_edge_makes_room_and_undo_restores_the_exact_positions() {
     h.run();
     h.get(By::new().label("Insert").role(Role::Button)).click();
     h.run();
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     h.key_press(Key::F);
     h.run();
 
     let cards = assert_no_overlap(&h);
-    let inst = h.state().workflow().instances()[0].clone();
+    let inst = h.state().doc().workflow().instances()[0].clone();
     let chain_right =
         inst.node_ids.iter().map(|id| cards.iter().find(|(i, _)| i == id).unwrap().1.max.0).fold(0.0, f64::max);
     let rect = |id: &str| cards.iter().find(|(i, _)| i == id).unwrap().1;
@@ -170,14 +170,14 @@ fn align_distribute_and_duplicate_through_the_menu_and_keys() {
     // Duplicate a and b: copies with new ids and their edge, selected, clear of everything.
     let p = h.state().canvas_to_screen(pos2(100.0, 40.0));
     click_still(&mut h, p, 1);
-    assert_eq!(h.state().selected_nodes(), ["a"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["a"]);
     h.key_press_modifiers(Modifiers::COMMAND, Key::D);
     h.run();
-    assert_eq!(h.state().selected_nodes(), ["a-2"], "the copy is selected");
+    assert_eq!(h.state().doc().selection.node_ids(), ["a-2"], "the copy is selected");
     select_all(&mut h);
     h.key_press_modifiers(Modifiers::COMMAND, Key::D);
     h.run();
-    let wf = h.state().workflow();
+    let wf = h.state().doc().workflow();
     assert_eq!(wf.node_count(), 8);
     assert!(
         wf.graph.edge_weights().any(|e| e.source() == "a-3" && e.target() == "b-2"),
@@ -200,7 +200,7 @@ fn a_wheel_notch_zooms_at_most_fifteen_percent_and_zoom_to_selection_frames_it()
     h.run();
     let p = h.state().canvas_to_screen(pos2(3100.0, 1640.0));
     click_still(&mut h, p, 1);
-    assert_eq!(h.state().selected_nodes(), ["far"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["far"]);
 
     let before = zoom(&h);
     let centre = h.state().canvas_rect().center();
@@ -269,12 +269,12 @@ fn a_back_edge_is_drawn_and_hit_along_its_loop_under_the_cards() {
     };
     // Where a straight curve from c back to a would have run: over b's body, now just b.
     click(&mut h, pos2(410.0, 90.0));
-    assert_eq!(h.state().selected_nodes(), ["b"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["b"]);
     click(&mut h, lane);
-    assert!(h.state().selected_nodes().is_empty(), "the click hit the edge, not a card");
+    assert!(h.state().doc().selection.node_ids().is_empty(), "the click hit the edge, not a card");
     h.key_press(Key::Delete);
     h.run();
-    let left: Vec<String> = h.state().workflow().graph.edge_weights().map(|e| e.id().to_owned()).collect();
+    let left: Vec<String> = h.state().doc().workflow().graph.edge_weights().map(|e| e.id().to_owned()).collect();
     assert_eq!(left, ["ab", "bc"], "the click selected the back edge and Delete removed it");
 }
 
@@ -323,7 +323,7 @@ fn a_splice_preview_draws_the_edge_it_replaces_as_going_away() {
     // Cancelled: it is an edge again.
     h.key_press(Key::Escape);
     h.run();
-    assert!(!h.state().form_is_open());
+    assert!(h.state().form().is_none());
     let strip = egui::Rect::from_min_max(strip.min, pos2(308.0, strip.max.y));
     assert!(draws_plain_edge_colour(&h, strip));
 }

@@ -209,7 +209,7 @@ fn the_insert_form_s_fields_overlap_nothing_at_1000x700() {
     let wf = write_workflow(dir.path(), two_nodes());
     let mut h = sized(app(vec![wf]), 1000.0, 700.0);
     quick_add(&mut h, "Triage queue");
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     let canvas = h.state().canvas_rect();
     // Everything interactive below the canvas: the form's fields, chips and buttons.
     let interactive = [Role::TextInput, Role::Button, Role::CheckBox, Role::ComboBox, Role::SpinButton];
@@ -369,7 +369,7 @@ fn tab_through_a_long_form_keeps_the_focused_field_in_view_at_1000x700() {
     h.state_mut().settle_loading(Duration::from_secs(60));
     h.run();
     quick_add(&mut h, "Long form");
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     let form_top = h.state().canvas_rect().max.y;
     ui_common::text_field(&h, "Field 00").click();
     h.run();
@@ -514,7 +514,7 @@ fn the_bundled_triage_chain_inserts_without_the_warnings_its_tile_did_not_show()
     quick_add(&mut h, "Triage queue");
     ui_common::type_into(&mut h, "Queue *", "billing");
     press(&mut h, Key::Enter);
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     h.state_mut().settle_lint(Duration::from_secs(60));
     h.run();
     // What the problems bar lists: checked against the catalog of the bundled node packs.
@@ -522,7 +522,7 @@ fn the_bundled_triage_chain_inserts_without_the_warnings_its_tile_did_not_show()
     for p in h.state().packs() {
         catalog.add_pack(p);
     }
-    let findings = chainsmith::editor::lint::findings(h.state().workflow(), Some(&catalog));
+    let findings = chainsmith::editor::lint::findings(h.state().doc().workflow(), Some(&catalog));
     assert!(findings.iter().all(|f| f.code != "edge_port_incompatible"), "{findings:?}");
     assert!(
         labels_containing(&h, "warning").iter().all(|l| !l.contains("Inserted")),

@@ -29,7 +29,7 @@ fn start(files: Vec<PathBuf>) -> Harness<'static, App> {
 }
 
 fn json_of(h: &Harness<'_, App>) -> Value {
-    h.state().workflow().to_json(ExportMode::Faithful)
+    h.state().doc().workflow().to_json(ExportMode::Faithful)
 }
 
 /// Where a canvas widget (node card, port) is on screen.
@@ -58,7 +58,7 @@ fn a_node_type_from_the_catalog_is_inserted_and_configured_through_its_form() {
     assert_eq!(nodes[0]["id"], "http-request");
     assert_eq!(nodes[0]["typeId"], "vendor.chainsmith.http-request");
     assert_eq!(nodes[0]["config"], json!({"method": "GET"}), "the required enum starts at its first option");
-    assert_eq!(h.state().selected_nodes(), ["http-request"], "the new node is selected");
+    assert_eq!(h.state().doc().selection.node_ids(), ["http-request"], "the new node is selected");
     // Dropped where the pointer let go, on the grid.
     let at = h.state().screen_to_canvas(to);
     let (x, y) = (nodes[0]["position"]["x"].as_f64().unwrap(), nodes[0]["position"]["y"].as_f64().unwrap());
@@ -95,7 +95,7 @@ fn a_node_type_from_the_catalog_is_inserted_and_configured_through_its_form() {
     assert!(h.query_all_by_label_contains("Url is required").next().is_some(), "the form follows the undone config");
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
+    assert_eq!(h.state().doc().workflow().node_count(), 0);
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
@@ -195,7 +195,7 @@ fn quick_add_after_a_node_wires_the_first_ports_whose_types_fit() {
     let card = h.get(By::new().label_contains("(p)").role(Role::Button)).rect().center();
     let card = h.state().canvas_to_screen(card);
     click_still(&mut h, card, 1);
-    assert_eq!(h.state().selected_nodes(), ["p"]);
+    assert_eq!(h.state().doc().selection.node_ids(), ["p"]);
     h.key_press(Key::Tab);
     h.run();
     h.event(egui::Event::Text("classify ticket".into()));

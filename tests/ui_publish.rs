@@ -132,11 +132,11 @@ fn publish_the_whole_workflow_follows_its_edits() {
     let from = h.get_by_label("Triage queue").rect().center();
     let to = h.state().canvas_rect().center();
     drag(&mut h, from, to, Modifiers::NONE);
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     type_into(&mut h, "Queue *", "billing");
     h.get(By::new().label("Insert").role(Role::Button)).click();
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 4, "{:?}", h.state().last_error());
+    assert_eq!(h.state().doc().workflow().node_count(), 4, "{:?}", h.state().last_error());
 
     h.get_by_label("File").click();
     h.run();
@@ -155,7 +155,7 @@ fn publish_the_whole_workflow_follows_its_edits() {
     // Undoing the insert re-projects the now empty workflow.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0);
+    assert_eq!(h.state().doc().workflow().node_count(), 0);
     assert!(h.query_by_label_contains("(0 nodes)").is_some());
     assert_eq!(json(&h, COMPACT)["safetyTier"], "pure");
 }

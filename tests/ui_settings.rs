@@ -111,7 +111,7 @@ fn host_profile_blocks_and_unblocks_the_book_trip_tile_and_its_open_form() {
     let from = h.get_by_label("Book trip").rect().center();
     let to = h.state().canvas_rect().center();
     drag(&mut h, from, to, egui::Modifiers::NONE);
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     let api = "https://hotels.example/api";
     h.get(By::new().label("Hotel API *").role(Role::TextInput)).click();
     h.run();
@@ -135,7 +135,7 @@ fn host_profile_blocks_and_unblocks_the_book_trip_tile_and_its_open_form() {
     // On again: unblocked everywhere, the typed value still there.
     toggle(&mut h, "Compensation");
     assert!(labels(&h, CAPABILITY_REQUIRED).is_empty());
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     assert_eq!(text_value(&h, "Hotel API *"), api);
 
     // Reset brings back the conservative defaults.

@@ -253,8 +253,8 @@ fn save_changes_takes_the_keyboard_esc_cancels_it_and_arrows_do_not_reach_the_ca
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, Key::D);
     h.run();
-    assert!(h.state().is_dirty());
-    let nodes = h.state().workflow().node_count();
+    assert!(h.state().doc().is_dirty());
+    let nodes = h.state().doc().workflow().node_count();
     h.state_mut().set_selection(&["start"]);
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, Key::N);
@@ -263,12 +263,12 @@ fn save_changes_takes_the_keyboard_esc_cancels_it_and_arrows_do_not_reach_the_ca
     for key in [Key::ArrowRight, Key::ArrowDown, Key::ArrowLeft, Key::ArrowUp] {
         press(&mut h, key);
     }
-    assert_eq!(h.state().selected_nodes(), ["start"], "the arrows moved the selection behind the question");
+    assert_eq!(h.state().doc().selection.node_ids(), ["start"], "the arrows moved the selection behind the question");
     press(&mut h, Key::Escape);
     assert!(h.query_by_label("Save changes?").is_none(), "Esc cancels the question");
-    assert_eq!(h.state().workflow().node_count(), nodes, "and the workflow is as it was");
-    assert!(h.state().is_dirty());
-    assert_eq!(h.state().selected_nodes(), ["start"], "Esc did not reach the canvas either");
+    assert_eq!(h.state().doc().workflow().node_count(), nodes, "and the workflow is as it was");
+    assert!(h.state().doc().is_dirty());
+    assert_eq!(h.state().doc().selection.node_ids(), ["start"], "Esc did not reach the canvas either");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -379,7 +379,7 @@ fn once_a_fix_lifts_the_refusal_the_why_window_says_so_in_its_title_and_inserts_
     assert!(labels_containing(&h, "cannot be inserted").is_empty(), "{:?}", labels_containing(&h, "inserted"));
     h.get(By::new().label("Insert now").role(Role::Button)).click();
     h.run();
-    assert!(h.state().form_is_open(), "Insert now opens the chain's form: {:?}", h.state().last_error());
+    assert!(h.state().form().is_some(), "Insert now opens the chain's form: {:?}", h.state().last_error());
     assert!(h.state().explained_chain().is_none(), "and the window makes way for it");
 }
 
@@ -450,7 +450,7 @@ fn drop_tile(h: &mut Harness<'_, App>, label: &str, at: egui::Vec2) {
     let canvas = h.state().canvas_rect();
     let to = canvas.min + canvas.size() * at;
     ui_common::drag(h, tile, to, Modifiers::NONE);
-    assert!(h.state().form_is_open(), "dropping {label:?} opens its form: {:?}", h.state().last_error());
+    assert!(h.state().form().is_some(), "dropping {label:?} opens its form: {:?}", h.state().last_error());
 }
 
 /// Where on screen the port of `node` is whose label starts with `side` ("Output" or
@@ -497,13 +497,13 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     ui_common::type_into(&mut h, "Source text *", "The quarterly report");
     h.get(By::new().label("Insert").role(Role::Button)).click();
     h.run();
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     said.push(status_line(&h));
     // Its warnings are counted in its message, which lists them when clicked.
     h.get(By::new().label_contains("from this action")).click();
     h.run();
     assert!(!labels_containing(&h, "Reported by the last action").is_empty());
-    let first = h.state().workflow().instances()[0].clone();
+    let first = h.state().doc().workflow().instances()[0].clone();
     drop_tile(&mut h, "Fetch &amp; Summarize URL", egui::vec2(0.7, 0.7));
     ui_common::type_into(&mut h, "Url *", "not a url");
     assert!(!labels_containing(&h, "chain_parameter_invalid").is_empty(), "the invalid value is named");
@@ -512,27 +512,27 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     assert!(labels_containing(&h, "chain_parameter_invalid").is_empty(), "fixed");
     h.get(By::new().label("Insert").role(Role::Button)).click();
     h.run();
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
     said.push(status_line(&h));
-    let second = h.state().workflow().instances().into_iter().find(|i| i.key() != first.key()).unwrap();
+    let second = h.state().doc().workflow().instances().into_iter().find(|i| i.key() != first.key()).unwrap();
 
     // Connect the first chain's last node to the second's first.
     press(&mut h, Key::F);
-    let edges = h.state().workflow().graph.edge_count();
+    let edges = h.state().doc().workflow().graph.edge_count();
     let from = port(&h, "Output", first.node_ids.last().unwrap());
     let to = port(&h, "Input", &second.node_ids[0]);
     ui_common::drag(&mut h, from, to, Modifiers::NONE);
-    assert_eq!(h.state().workflow().graph.edge_count(), edges + 1, "{:?}", h.state().last_error());
+    assert_eq!(h.state().doc().workflow().graph.edge_count(), edges + 1, "{:?}", h.state().last_error());
     said.push(status_line(&h));
 
     // Undo and redo the connection.
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().graph.edge_count(), edges);
+    assert_eq!(h.state().doc().workflow().graph.edge_count(), edges);
     said.push(status_line(&h));
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     h.run();
-    assert_eq!(h.state().workflow().graph.edge_count(), edges + 1);
+    assert_eq!(h.state().doc().workflow().graph.edge_count(), edges + 1);
     said.push(status_line(&h));
 
     // Export, save, and open the saved file again in a new workflow.
@@ -545,17 +545,21 @@ fn a_newcomer_opens_the_real_registry_folder_and_builds_saves_and_reopens_a_work
     script.will_save(&saved);
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     h.run();
-    assert!(saved.is_file() && !h.state().is_dirty(), "{:?}", h.state().last_error());
+    assert!(saved.is_file() && !h.state().doc().is_dirty(), "{:?}", h.state().last_error());
     said.push(status_line(&h));
-    let model = h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
+    let model = h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful);
     h.key_press_modifiers(Modifiers::COMMAND, Key::N);
     h.run();
-    assert_eq!(h.state().workflow().node_count(), 0, "a new, empty workflow");
+    assert_eq!(h.state().doc().workflow().node_count(), 0, "a new, empty workflow");
     script.will_open(&saved);
     h.key_press_modifiers(Modifiers::COMMAND, Key::O);
     h.run();
     said.push(status_line(&h));
-    assert_eq!(h.state().workflow().to_json(chainsmith::workflow::ExportMode::Faithful), model, "reopened as saved");
+    assert_eq!(
+        h.state().doc().workflow().to_json(chainsmith::workflow::ExportMode::Faithful),
+        model,
+        "reopened as saved"
+    );
 
     // Every step said what it did, and none was refused: no code without a next step.
     assert_eq!(said.len(), 10, "{said:#?}");

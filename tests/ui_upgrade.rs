@@ -88,7 +88,7 @@ fn bundled_and(v11: Pack) -> Vec<Pack> {
 }
 
 fn json_of(h: &Harness<'_, App>) -> Value {
-    h.state().workflow().to_json(ExportMode::Faithful)
+    h.state().doc().workflow().to_json(ExportMode::Faithful)
 }
 
 fn node<'a>(doc: &'a Value, id: &str) -> Option<&'a Value> {
@@ -96,7 +96,7 @@ fn node<'a>(doc: &'a Value, id: &str) -> Option<&'a Value> {
 }
 
 fn instance(h: &Harness<'_, App>, key: &str) -> chainsmith::workflow::Instance {
-    h.state().workflow().instance(key).unwrap()
+    h.state().doc().workflow().instance(key).unwrap()
 }
 
 fn badge_label(key: &str) -> String {
@@ -233,7 +233,7 @@ fn a_pinned_instance_has_no_badge_and_stays_pinned_through_save_and_load() {
     assert_eq!(saved["metadata"]["customProperties"]["chainsmith"]["instances"][0]["pinned"], json!(true));
     let again = tempfile::tempdir().unwrap();
     let h2 = start_with(again.path(), &saved, with_update(again.path()));
-    assert!(h2.state().workflow().instance(key).unwrap().pinned);
+    assert!(h2.state().doc().workflow().instance(key).unwrap().pinned);
     assert!(h2.query_by_label(&badge_label(key)).is_none());
     drop(h2);
 
@@ -307,11 +307,11 @@ fn a_tile_lists_the_versions_loaded_and_a_pick_inserts_that_version() {
     assert_eq!(versions, ["1.1.0", "1.0.0", "1.1.0", "1.0.0"]);
     h.query_all(By::new().label("1.0.0").role(Role::Button)).next().unwrap().click();
     h.run();
-    assert!(h.state().form_is_open(), "the pick opens the insert form: {:?}", h.state().last_error());
+    assert!(h.state().form().is_some(), "the pick opens the insert form: {:?}", h.state().last_error());
     ui_common::type_into(&mut h, "Queue *", "billing");
     click_button(&mut h, "Insert");
-    assert!(!h.state().form_is_open(), "{:?}", h.state().last_error());
-    assert_eq!(h.state().workflow().instances()[0].chain_version, "1.0.0");
+    assert!(h.state().form().is_none(), "{:?}", h.state().last_error());
+    assert_eq!(h.state().doc().workflow().instances()[0].chain_version, "1.0.0");
 }
 
 #[test]

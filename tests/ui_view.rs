@@ -238,11 +238,11 @@ fn a_cancelled_insert_returns_to_the_view_it_started_from() {
     let from = h.get_by_label("Triage queue").rect().center();
     let to = h.state().canvas_rect().center();
     drag(&mut h, from, to, Modifiers::NONE);
-    assert!(h.state().form_is_open());
+    assert!(h.state().form().is_some());
     assert!((zoom(&h) - 1.3).abs() > 0.01, "the preview frames its ghosts: {}", zoom(&h));
     h.get(By::new().label("Cancel").role(Role::Button)).click();
     h.run();
-    assert!(!h.state().form_is_open());
+    assert!(h.state().form().is_none());
     assert_view(&h, 1.3, pos2(-800.0, 300.0), "cancelling the insert");
 }
 

@@ -15,7 +15,7 @@ use crate::editor::authoring::session::{AuthoringSession, ExtractDialog, MakePar
 use crate::editor::authoring::{Next, ViewOp};
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
-use crate::editor::file_dialog::Purpose;
+use crate::editor::insert_form::InsertForm;
 use crate::editor::wording;
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
@@ -181,14 +181,11 @@ impl Authoring {
     }
 
     fn run(&mut self, op: ViewOp, packs: &[Pack], catalog: Option<&Catalog>, actions: &mut Vec<Action>) {
-        let purpose = match self.session.model.apply(op, packs, catalog) {
-            Some(Next::Select(d, chain)) => return self.view.select(d, chain),
-            Some(Next::SavePath) => Purpose::SavePack,
-            Some(Next::SigningKey) => Purpose::SigningKey,
-            Some(Next::KeyPath) => Purpose::GenerateKey,
-            None => return,
-        };
-        actions.push(Action::AskFile(purpose));
+        match self.session.model.apply(op, packs, catalog) {
+            Some(Next::Select(d, chain)) => self.view.select(d, chain),
+            Some(Next::Ask(purpose)) => actions.push(Action::AskFile(purpose)),
+            None => {}
+        }
     }
 
     /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
@@ -421,7 +418,7 @@ fn extract_preview(ui: &mut Ui, form: &ExtractForm, form_preview: &mut Option<(u
             ui.label(RichText::new("Its parameter form").strong());
             let revision = form.preview_revision();
             if form_preview.as_ref().is_none_or(|(made_from, _)| *made_from != revision) {
-                *form_preview = Some((revision, FormSession::preview_of(&p.chain)));
+                *form_preview = Some((revision, InsertForm::preview_of(&p.chain).into()));
             }
             if let Some((_, session)) = form_preview {
                 session.show_fields(ui, &p.chain);

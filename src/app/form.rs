@@ -10,13 +10,12 @@ use crate::catalog::Trust;
 use crate::editor::extraction::shown;
 use crate::editor::insert_form::InsertForm;
 use crate::editor::insert_session::InsertSession;
-use crate::editor::packs::PackId;
 use crate::error::{Error, code};
 use crate::pack::{Chain, Pack};
 use crate::params::{Field, FieldKind, FormFields, ScalarKind, Summary, value_at};
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Stroke, StrokeKind, Ui};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use crate::editor::insert_session::FormMode;
 
@@ -68,26 +67,6 @@ impl From<InsertForm> for FormSession {
 }
 
 impl FormSession {
-    pub fn new(
-        pack: Option<PackId>,
-        chain: &Chain,
-        mode: FormMode,
-        expansion_id: String,
-        values: Option<Map<String, Value>>,
-    ) -> Self {
-        InsertForm::new(pack, chain, mode, expansion_id, values).into()
-    }
-
-    /// The form of an opened session on `chain`, with these values or the form's initial ones.
-    pub fn from_session(session: InsertSession, chain: &Chain, values: Option<Map<String, Value>>) -> Self {
-        InsertForm::from_session(session, chain, values).into()
-    }
-
-    /// [`InsertForm::preview_of`]: a chain's form as its authors will see it.
-    pub fn preview_of(chain: &Chain) -> Self {
-        InsertForm::preview_of(chain).into()
-    }
-
     /// Draw only the fields and the problem summary, validated against `chain` after each edit.
     pub fn show_fields(&mut self, ui: &mut Ui, chain: &Chain) {
         if self.fields.is_stale() {

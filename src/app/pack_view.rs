@@ -9,6 +9,7 @@ use super::window::{Scaffold, Window, WindowId};
 use super::{palette, theme};
 use crate::author::{PARAM_TYPES, ParamSpec, param_specs};
 use crate::editor::authoring::{OpenPack, ViewOp, ViewPlace};
+use crate::editor::insert_form::InsertForm;
 use crate::editor::pack_doc::{PackCommand, blank_chain, parse_default};
 use crate::editor::wording::pack_place;
 use crate::pack::{Pack, PackKind};
@@ -588,7 +589,7 @@ impl PackView {
         ui.label(RichText::new("Parameter form, as users will see it").strong());
         let stale = self.preview.as_ref().is_none_or(|(raw, _)| *raw != *chain.raw());
         if stale {
-            self.preview = Some((chain.raw().clone(), FormSession::preview_of(chain)));
+            self.preview = Some((chain.raw().clone(), InsertForm::preview_of(chain).into()));
         }
         if let Some((_, session)) = &mut self.preview {
             session.show_fields(ui, chain);

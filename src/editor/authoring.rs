@@ -7,6 +7,7 @@
 pub mod session;
 
 use super::extraction::{ExtractForm, PackTarget};
+use super::file_dialog::Purpose;
 use super::pack_doc::{PackCommand, PackDocument};
 use super::packs::Packs;
 use crate::author::{PackDraft, Placement, Promotion};
@@ -73,16 +74,13 @@ impl ViewPlace {
 }
 
 /// What follows a [`ViewOp`] outside the pack documents.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub enum Next {
     /// Show chain `1` of document `0` in the pack view.
     Select(usize, usize),
-    /// Ask for the file to save the pack view's pack to.
-    SavePath,
-    /// Ask for the private key to sign the pack view's pack with.
-    SigningKey,
-    /// Ask where a new key pair goes.
-    KeyPath,
+    /// Ask for a file: where to save the pack view's pack (`SavePack`), the private key to
+    /// sign it with (`SigningKey`), or where a new key pair goes (`GenerateKey`).
+    Ask(Purpose),
 }
 
 /// Where "Make parameter…" promotes a value: the document, the chain's index in it and the
@@ -202,11 +200,11 @@ impl PackDocs {
             ViewOp::NewPack => return Some(Next::Select(self.new_doc("vendor.my.chains", "1.0.0"), 0)),
             ViewOp::Save(d) => match self.docs.get(d).and_then(|o| o.doc.path()).map(Path::to_path_buf) {
                 Some(path) => self.save(d, &path),
-                None => return Some(Next::SavePath),
+                None => return Some(Next::Ask(Purpose::SavePack)),
             },
-            ViewOp::SaveAs => return Some(Next::SavePath),
+            ViewOp::SaveAs => return Some(Next::Ask(Purpose::SavePack)),
             ViewOp::Sign(d) => return self.before_signing(d),
-            ViewOp::GenerateKey => return Some(Next::KeyPath),
+            ViewOp::GenerateKey => return Some(Next::Ask(Purpose::GenerateKey)),
         }
         None
     }
@@ -252,7 +250,7 @@ impl PackDocs {
         if self.docs[d].doc.is_dirty() {
             self.save(d, &path);
         }
-        Some(Next::SigningKey)
+        Some(Next::Ask(Purpose::SigningKey))
     }
 
     pub fn save(&mut self, d: usize, path: &Path) {
@@ -422,9 +420,13 @@ mod tests {
         assert_eq!(docs.apply(ViewOp::NewPack, &[], None), Some(Next::Select(1, 0)));
         assert_ne!(docs.docs[0].source, docs.docs[1].source, "each unsaved pack has a source of its own");
         assert_eq!(docs.unsaved().len(), 2);
-        assert_eq!(docs.apply(ViewOp::Save(0), &[], None), Some(Next::SavePath), "no file yet: ask for one");
-        assert_eq!(docs.apply(ViewOp::SaveAs, &[], None), Some(Next::SavePath));
-        assert_eq!(docs.apply(ViewOp::GenerateKey, &[], None), Some(Next::KeyPath));
+        assert_eq!(
+            docs.apply(ViewOp::Save(0), &[], None),
+            Some(Next::Ask(Purpose::SavePack)),
+            "no file yet: ask for one"
+        );
+        assert_eq!(docs.apply(ViewOp::SaveAs, &[], None), Some(Next::Ask(Purpose::SavePack)));
+        assert_eq!(docs.apply(ViewOp::GenerateKey, &[], None), Some(Next::Ask(Purpose::GenerateKey)));
         assert!(docs.notes.is_empty(), "{:?}", docs.notes);
     }
 
@@ -453,7 +455,7 @@ mod tests {
         docs.save(0, &path);
         assert!(matches!(docs.notes.last(), Some(Note::Status(s)) if s.starts_with("Saved pack ")));
         assert!(path.is_file() && docs.unsaved().is_empty());
-        assert_eq!(docs.apply(ViewOp::Sign(0), &[], None), Some(Next::SigningKey));
+        assert_eq!(docs.apply(ViewOp::Sign(0), &[], None), Some(Next::Ask(Purpose::SigningKey)));
     }
 
     #[test]

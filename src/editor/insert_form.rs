@@ -100,6 +100,21 @@ impl InsertForm {
         self.session.preview(trust, pack, chain, wf, revision, self.fields.values(), valid);
     }
 
+    /// The form opened afresh on `pack` under the trust policy now in force, with the values
+    /// typed so far, so that what blocks it and its preview follow the policy; `None` when
+    /// `pack` no longer has the chain.
+    pub fn rechecked(&self, pack: &Pack, trust: &Trust) -> Option<Self> {
+        let chain = pack.chain(&self.chain_id)?;
+        let values = Some(self.values().clone());
+        let mut form = Self::new(self.pack, chain, self.mode.clone(), self.expansion_id.clone(), values);
+        // The view stays as it was framed; framing it again would jump.
+        form.positioned = self.positioned;
+        if let Some(e) = trust.check_chain(pack, &self.chain_id).refusal() {
+            form.block(e);
+        }
+        Some(form)
+    }
+
     /// Check the values against `chain`'s schema; each error goes to its field.
     pub fn validate(&mut self, chain: &Chain) {
         let errors = self.session.validate(chain, self.fields.values());
@@ -142,5 +157,26 @@ mod tests {
         preview.validate(chain);
         assert_eq!(preview.fields.shown_errors("/queueName"), ["Queue is required"]);
         assert_eq!(form.fields.shown_errors("/queueName"), ["Queue is required"], "after reveal_errors");
+    }
+
+    #[test]
+    fn a_recheck_keeps_the_values_and_framing_and_follows_the_new_policy() {
+        let pack = triage();
+        let chain = pack.chain("support.triage").unwrap();
+        let mode = FormMode::Reparameterise { key: "k".into() };
+        let values: Map<String, Value> = serde_json::from_str(r#"{"queueName": "ops"}"#).unwrap();
+        let mut form = InsertForm::new(None, chain, mode, "ab12".into(), Some(values.clone()));
+        form.positioned = true;
+        let again = form.rechecked(&pack, &Trust::default()).expect("the pack still has the chain");
+        assert_eq!(again.values(), &values);
+        assert!(again.positioned && again.expansion_id == "ab12");
+        assert!(matches!(&again.mode, FormMode::Reparameterise { key } if key == "k"));
+        assert!(again.shown_refusal().is_none(), "the default policy admits the bundled chain");
+        // The bundled pack is unsigned: a policy that requires signatures blocks it.
+        let strict = Trust { require_signed: true, ..Trust::default() };
+        let blocked = form.rechecked(&pack, &strict).unwrap();
+        assert!(blocked.shown_refusal().is_some());
+        let other = bundled().packs.into_iter().find(|p| p.chain("support.triage").is_none()).unwrap();
+        assert!(form.rechecked(&other, &Trust::default()).is_none(), "a pack without the chain");
     }
 }

@@ -30,6 +30,17 @@ pub enum FormMode {
     },
 }
 
+impl FormMode {
+    /// Where an insert form drops its chain, in canvas coordinates (`None` when it
+    /// re-parameterises an instance in place).
+    pub fn insert_point(&self) -> Option<(f64, f64)> {
+        match self {
+            FormMode::Insert { at, .. } => Some(*at),
+            FormMode::Reparameterise { .. } => None,
+        }
+    }
+}
+
 /// An open parameter form's state besides its fields.
 pub struct InsertSession {
     /// `None` for the preview of a chain being authored, which belongs to no loaded pack.
@@ -329,6 +340,13 @@ mod tests {
 
     fn at_origin() -> FormMode {
         FormMode::Insert { at: (0.0, 0.0), on_edge: None, after: None }
+    }
+
+    #[test]
+    fn only_an_insert_form_has_an_insert_point() {
+        let at = FormMode::Insert { at: (12.5, -3.0), on_edge: None, after: None };
+        assert_eq!(at.insert_point(), Some((12.5, -3.0)));
+        assert_eq!(FormMode::Reparameterise { key: "k".into() }.insert_point(), None);
     }
 
     #[test]

@@ -57,6 +57,11 @@ impl Selection {
         self.nodes = nodes.into_iter().collect();
     }
 
+    /// Ids of the selected nodes, sorted.
+    pub fn node_ids(&self) -> Vec<String> {
+        self.nodes.iter().cloned().collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty() && self.edges.is_empty() && self.instance.is_none()
     }
@@ -160,5 +165,20 @@ impl Selection {
         let id = wf.graph[n?].id().to_owned();
         self.only_node(&id);
         Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_ids_are_the_selected_nodes_sorted() {
+        let mut sel = Selection::default();
+        assert!(sel.node_ids().is_empty());
+        sel.toggle_node("b");
+        sel.toggle_node("a");
+        sel.edges.insert(7);
+        assert_eq!(sel.node_ids(), ["a", "b"]);
     }
 }

@@ -74,13 +74,20 @@ impl TrustSettings {
         }
     }
 
-    /// Read the trusted-keys folder and the node catalog again, noting in `files` what could
-    /// not be read: the keys, and the status line of reading them ([`TrustSettings::load_keys`]).
-    pub fn reload_files(&self, files: &mut TrustFiles) -> (TrustedKeys, Result<Option<String>, Error>) {
-        let (keys, loaded) = self.load_keys();
-        files.keys_error = loaded.as_ref().err().cloned();
-        files.node_catalog = self.node_catalog.as_deref().map(host_import::read_node_catalog);
-        (keys, loaded)
+    /// Carry the settings into `trust` ([`TrustSettings::carry_into`]); with `reload`, first
+    /// read the trusted-keys folder and the node catalog again, noting in `files` what could
+    /// not be read. What reading the keys said, when there is something to say.
+    pub fn apply(&mut self, trust: &mut Trust, files: &mut TrustFiles, reload: bool) -> Option<Result<String, Error>> {
+        let mut said = None;
+        if reload {
+            let (keys, loaded) = self.load_keys();
+            files.keys_error = loaded.as_ref().err().cloned();
+            files.node_catalog = self.node_catalog.as_deref().map(host_import::read_node_catalog);
+            trust.trusted_keys = keys;
+            said = loaded.transpose();
+        }
+        self.carry_into(trust);
+        said
     }
 
     /// Import the capabilities document at `path` ([`TrustSettings::import_capabilities`]),
@@ -223,10 +230,21 @@ mod tests {
 
         // A keys folder that is not there: no keys, and the window says why.
         s.trusted_keys = Some(dir.path().join("missing"));
-        let (keys, loaded) = s.reload_files(&mut files);
-        assert_eq!(keys.len(), 0);
-        assert_eq!(files.keys_error.as_ref().map(|e| e.code), loaded.err().map(|e| e.code));
+        let mut trust = Trust::default();
+        let said = s.apply(&mut trust, &mut files, true).expect("the keys' refusal is said");
+        assert_eq!(trust.trusted_keys.len(), 0);
+        assert_eq!(files.keys_error.as_ref().map(|e| e.code), said.err().map(|e| e.code));
         assert!(files.keys_error.is_some());
         assert!(matches!(files.node_catalog, Some(Ok(_))), "the node catalog is read again");
+        assert!(trust.host.secrets, "and the settings carried into the policy");
+        // Without `reload` nothing is read again and nothing said: the files stay as noted.
+        files.node_catalog = None;
+        assert!(s.apply(&mut trust, &mut files, false).is_none());
+        assert!(files.node_catalog.is_none());
+        // A folder that reads: its status line is said.
+        s.trusted_keys = Some(dir.path().to_path_buf());
+        let said = s.apply(&mut trust, &mut files, true).unwrap().unwrap();
+        assert_eq!(said, format!("Trusted keys: 0 loaded from {}", dir.path().display()));
+        assert!(files.keys_error.is_none());
     }
 }

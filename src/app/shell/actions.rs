@@ -150,7 +150,7 @@ impl App {
                     ));
                 }
                 Action::MakeParameter { node, pointer } => {
-                    let selection = self.selected_nodes();
+                    let selection = self.doc.selection.node_ids();
                     self.windows.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
                 }
                 Action::AskFile(purpose) => self.ask(purpose),
@@ -273,8 +273,8 @@ impl App {
                 self.windows.finder = Some(finder::Finder::new(finder::Mode::QuickAdd { screen, at }));
             }
             CommandId::OpenChild => {
-                if let [id] = &self.selected_nodes()[..] {
-                    self.open_child(id);
+                if let [id] = &self.doc.selection.node_ids()[..] {
+                    self.session(|s| s.open_child(id));
                 }
             }
             CommandId::EditInstance => {
@@ -293,11 +293,11 @@ impl App {
                 Err(e) => self.panels.problems.error(e),
             },
             CommandId::ExtractChain => {
-                let nodes = self.selected_nodes();
+                let nodes = self.doc.selection.node_ids();
                 self.windows.authoring.open_extract(self.doc.workflow(), nodes);
             }
             CommandId::MakeParameter => {
-                if let [node] = self.selected_nodes().as_slice() {
+                if let [node] = self.doc.selection.node_ids().as_slice() {
                     self.windows.authoring.make_parameter_of(self.doc.workflow(), node);
                 }
             }

@@ -23,6 +23,7 @@ impl App {
             registry: &mut self.windows.registry.view,
             publish: &mut self.windows.publish,
             authoring: &mut self.windows.authoring.model,
+            trust_files: &mut self.windows.trust_window.files,
             effects: Vec::new(),
         };
         let done = request(&mut session);
@@ -51,12 +52,10 @@ impl App {
             Effect::Quit => (self.frame.allow_close, self.frame.quitting) = (true, true),
             Effect::RegistryWindow(open) => self.windows.registry.open = open,
             Effect::TrustChanged(reload_keys) => self.apply_trust_settings(reload_keys),
-            Effect::Chosen(ForWindow::ExportBundle, path) => self.export_bundle(&path),
-            Effect::Chosen(ForWindow::Capabilities, path) => self.import_capabilities(&path),
-            Effect::Chosen(ForWindow::NodeCatalog, path) => self.import_node_catalog(&path),
             Effect::Chosen(ForWindow::SavePack, path) => self.windows.authoring.save_view_pack(&path),
             Effect::Chosen(ForWindow::SigningKey, path) => self.windows.authoring.sign_view_pack(&path),
             Effect::FilesOpen => trace_files_open(),
+            Effect::Child(view) => self.windows.child_window.open = Some(*view),
         }
     }
 

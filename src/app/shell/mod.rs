@@ -229,26 +229,14 @@ impl App {
         self.library.catalog_gen += 1;
     }
 
-    /// The workflow being edited.
-    pub fn workflow(&self) -> &Workflow {
-        self.doc.workflow()
-    }
-
-    pub fn document_path(&self) -> Option<&Path> {
-        self.doc.path.as_deref()
-    }
-
-    pub fn is_dirty(&self) -> bool {
-        self.doc.is_dirty()
+    /// The document being edited: its workflow, file, unsaved state and selection (tests and
+    /// tools read the model through it).
+    pub fn doc(&self) -> &Document {
+        &self.doc
     }
 
     pub fn packs(&self) -> &[Pack] {
         &self.library.packs
-    }
-
-    /// Ids of the selected nodes, sorted.
-    pub fn selected_nodes(&self) -> Vec<String> {
-        self.doc.selection.nodes.iter().cloned().collect()
     }
 
     pub fn last_error(&self) -> Option<&Error> {
@@ -261,12 +249,9 @@ impl App {
         self.doc.selection.nodes = ids.iter().map(|id| (*id).to_owned()).collect();
     }
 
-    /// The drop point of the open insert form, in canvas coordinates.
-    pub fn pending_insert_point(&self) -> Option<(f64, f64)> {
-        match &self.windows.form.as_ref()?.mode {
-            FormMode::Insert { at, .. } => Some(*at),
-            FormMode::Reparameterise { .. } => None,
-        }
+    /// The open parameter form (tests and tools read its model through it).
+    pub fn form(&self) -> Option<&FormSession> {
+        self.windows.form.as_ref()
     }
 
     /// Whether the editor has been told it may close (a quit that nothing holds up any more).
@@ -277,10 +262,6 @@ impl App {
     /// The chain whose "why is it blocked" explanation is open: its chainId.
     pub fn explained_chain(&self) -> Option<&str> {
         self.panels.palette.explained().map(|(_, c)| c)
-    }
-
-    pub fn form_is_open(&self) -> bool {
-        self.windows.form.is_some()
     }
 
     /// A recovery file was found and is waiting for the user's answer.

@@ -6,8 +6,8 @@ use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
 use crate::editor::app_reparam::AppReparam;
-use crate::editor::registry_view::{Done, RegistryView};
-use crate::editor::subchains::{self, ChildView};
+use crate::editor::registry_view::RegistryView;
+use crate::editor::subchains::ChildView;
 
 impl App {
     /// Esc closes the topmost of the editor's open windows (by their layers' order), before
@@ -106,24 +106,6 @@ impl App {
 }
 
 impl App {
-    /// Show the child of a sub-chain node, or say why it cannot be shown.
-    pub(super) fn open_child(&mut self, node_id: &str) {
-        let (wf, path) = (self.doc.workflow(), self.doc.path.as_deref());
-        match subchains::open_child(wf, path, &self.library.packs, &self.library.trust, node_id) {
-            Ok(view) => {
-                self.panels.problems.status(view.status());
-                self.windows.child_window.open = Some(view);
-            }
-            Err(e) => self.panels.problems.error(e),
-        }
-    }
-
-    /// Write the workflow and every sub-chain child beside it, all files or none.
-    pub(super) fn export_bundle(&mut self, path: &std::path::Path) {
-        let done = subchains::export_bundle(self.doc.workflow(), &self.library.packs, &self.library.trust, path);
-        self.panels.problems.report_with(done);
-    }
-
     /// The child workflow window's content, for tests.
     pub fn child_view(&self) -> Option<&ChildView> {
         self.windows.child_window.open.as_ref()
@@ -135,7 +117,7 @@ impl App {
     /// Install or Open running in the background, taken whether or not the window is open.
     pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
         if let Some(answer) = self.windows.registry.view.poll_job() {
-            self.registry_answer(answer);
+            self.session(|s| s.registry_done(answer));
         }
         if self.windows.registry.view.job().is_some() {
             // The job's thread cannot wake the UI; look again shortly.
@@ -167,16 +149,6 @@ impl App {
         }
     }
 
-    /// What a finished Install or Open brought: a status line, and an opened pack in the
-    /// palette.
-    fn registry_answer(&mut self, answer: crate::error::Result<Done>) {
-        let status = answer.as_ref().map(Done::status).map_err(Clone::clone);
-        if let Ok(Done::Opened(pack)) = answer {
-            self.add_packs(vec![*pack]);
-        }
-        self.panels.problems.report(status);
-    }
-
     /// The registry view, for tests and tools that drive the window.
     pub fn registry_view(&self) -> &RegistryView {
         &self.windows.registry.view
@@ -187,38 +159,13 @@ impl App {
     /// Carry the settings into the policy and re-check everything it decides. The keys folder
     /// is read only when `reload_keys` (at start, or when a folder is chosen).
     pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
-        if reload_keys {
-            let (keys, loaded) = self.settings.trust.reload_files(&mut self.windows.trust_window.files);
-            self.library.trust.trusted_keys = keys;
-            if let Some(said) = loaded.transpose() {
-                self.panels.problems.report(said);
-            }
+        let files = &mut self.windows.trust_window.files;
+        if let Some(said) = self.settings.trust.apply(&mut self.library.trust, files, reload_keys) {
+            self.panels.problems.report(said);
         }
-        self.settings.trust.carry_into(&mut self.library.trust);
         self.refresh_trust();
         self.panels.problems.relint();
         self.recheck_form();
-    }
-
-    /// Make the capabilities document at `path` the host profile (the node types the user
-    /// declared stay), and re-check everything against it.
-    pub(super) fn import_capabilities(&mut self, path: &std::path::Path) {
-        let said = self.settings.trust.import_capabilities_noted(&mut self.windows.trust_window.files, path);
-        self.trust_imported(said);
-    }
-
-    /// Take the host's node types from a saved `node-catalog` response.
-    pub(super) fn import_node_catalog(&mut self, path: &std::path::Path) {
-        let said = self.settings.trust.import_node_catalog(&mut self.windows.trust_window.files, path);
-        self.trust_imported(said);
-    }
-
-    /// An import into the settings is done: re-check everything against them, then say so.
-    fn trust_imported(&mut self, said: crate::error::Result<String>) {
-        if said.is_ok() {
-            self.apply_trust_settings(false);
-        }
-        self.panels.problems.report(said);
     }
 
     /// An open form is opened afresh with the values typed so far, so that what blocks it and
@@ -226,15 +173,9 @@ impl App {
     fn recheck_form(&mut self) {
         let Some(old) = &self.windows.form else { return };
         let Some(pack) = old.pack.and_then(|id| self.library.packs.get(id)) else { return };
-        let Some(chain) = pack.chain(&old.chain_id) else { return };
-        let values = Some(old.values().clone());
-        let mut form = FormSession::new(old.pack, chain, old.mode.clone(), old.expansion_id.clone(), values);
-        // The view stays as it was framed; framing it again would jump.
-        form.positioned = old.positioned;
+        let Some(form) = old.rechecked(pack, &self.library.trust) else { return };
+        let mut form = FormSession::from(form);
         form.framed = old.framed;
-        if let Some(e) = self.library.trust.check_chain(pack, &old.chain_id).refusal() {
-            form.block(e);
-        }
         self.windows.form = Some(form);
     }
 

@@ -3,6 +3,7 @@
 use super::{Effect, ForWindow, Session};
 use crate::editor::file_dialog::Purpose;
 use crate::editor::files;
+use crate::error::Error;
 use crate::registry::Registry;
 use std::path::{Path, PathBuf};
 
@@ -42,9 +43,15 @@ impl Session<'_> {
                 self.settings.trust.trusted_keys = Some(first);
                 self.effects.push(Effect::TrustChanged(true));
             }
-            Purpose::ExportBundle => self.effects.push(Effect::Chosen(ForWindow::ExportBundle, first)),
-            Purpose::Capabilities => self.effects.push(Effect::Chosen(ForWindow::Capabilities, first)),
-            Purpose::NodeCatalog => self.effects.push(Effect::Chosen(ForWindow::NodeCatalog, first)),
+            Purpose::ExportBundle => self.export_bundle(&first),
+            Purpose::Capabilities => {
+                let said = self.settings.trust.import_capabilities_noted(self.trust_files, &first);
+                self.trust_imported(said);
+            }
+            Purpose::NodeCatalog => {
+                let said = self.settings.trust.import_node_catalog(self.trust_files, &first);
+                self.trust_imported(said);
+            }
             Purpose::SavePack => self.effects.push(Effect::Chosen(ForWindow::SavePack, first)),
             Purpose::SigningKey => self.effects.push(Effect::Chosen(ForWindow::SigningKey, first)),
         }
@@ -74,6 +81,17 @@ impl Session<'_> {
                 crate::words::count(n, "pack", "packs"),
                 dir.display()
             ));
+        }
+    }
+
+    /// An import into the trust settings is done: carry them into the policy, then say so.
+    fn trust_imported(&mut self, said: Result<String, Error>) {
+        if said.is_ok() {
+            self.effects.push(Effect::TrustChanged(false));
+        }
+        match said {
+            Ok(text) => self.status(text),
+            Err(e) => self.error(e),
         }
     }
 }

@@ -3,6 +3,8 @@
 use super::{Effect, Pending, Session};
 use crate::editor::file_dialog::{self, Purpose};
 use crate::editor::files::{self, Loading, Read};
+use crate::editor::registry_view::Done;
+use crate::editor::subchains;
 use crate::error::Error;
 use crate::registry::Registry;
 use crate::workflow::ExportMode;
@@ -10,6 +12,39 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 impl Session<'_> {
+    /// Show the child of sub-chain node `node_id`, or say why it cannot be shown.
+    pub fn open_child(&mut self, node_id: &str) {
+        let (wf, path) = (self.doc.workflow(), self.doc.path.as_deref());
+        match subchains::open_child(wf, path, self.packs, self.trust, node_id) {
+            Ok(view) => {
+                self.status(view.status());
+                self.effects.push(Effect::Child(Box::new(view)));
+            }
+            Err(e) => self.error(e),
+        }
+    }
+
+    /// Write the workflow and every sub-chain child beside it at `path`, all files or none.
+    pub fn export_bundle(&mut self, path: &Path) {
+        match subchains::export_bundle(self.doc.workflow(), self.packs, self.trust, path) {
+            Ok((text, found)) => self.effects.push(Effect::Findings(text, found)),
+            Err(e) => self.error(e),
+        }
+    }
+
+    /// What a finished registry Install or Open came to: an opened pack for the palette,
+    /// then the status line; or why it failed.
+    pub fn registry_done(&mut self, answer: Result<Done, Error>) {
+        let said = answer.as_ref().map(Done::status).map_err(Clone::clone);
+        if let Ok(Done::Opened(pack)) = answer {
+            self.effects.push(Effect::Packs { packs: vec![*pack], failures: Vec::new() });
+        }
+        match said {
+            Ok(text) => self.status(text),
+            Err(e) => self.error(e),
+        }
+    }
+
     /// Open each of `paths`: a registry in the Registry window, packs into the palette, a
     /// workflow to edit (asking first about unsaved changes).
     pub fn open_paths(&mut self, paths: &[PathBuf]) {

@@ -18,6 +18,8 @@ use super::publish_session::PublishSession;
 use super::recovery::{Recovered, Recovery};
 use super::registry_view::RegistryView;
 use super::settings::Settings;
+use super::subchains::ChildView;
+use super::trust_settings::TrustFiles;
 use super::update_review::FoundUpdates;
 use crate::catalog::Trust;
 use crate::error::{Error, Finding};
@@ -96,17 +98,13 @@ pub enum Effect {
     Chosen(ForWindow, PathBuf),
     /// The files given at start are open.
     FilesOpen,
+    /// Show this child workflow of a sub-chain node, read-only.
+    Child(Box<ChildView>),
 }
 
 /// What a file was chosen for that a window does itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ForWindow {
-    /// Where the workflow goes with its sub-chain children.
-    ExportBundle,
-    /// A host capabilities document for Settings.
-    Capabilities,
-    /// A host node catalog for Settings.
-    NodeCatalog,
     /// Where the pack view saves its pack.
     SavePack,
     /// The private key the pack view signs with.
@@ -131,6 +129,8 @@ pub struct Session<'a> {
     pub publish: &'a mut Option<PublishSession>,
     /// The packs open for authoring.
     pub authoring: &'a mut PackDocs,
+    /// What reading and importing the trust settings' files found (the Settings window shows it).
+    pub trust_files: &'a mut TrustFiles,
     pub effects: Vec<Effect>,
 }
 

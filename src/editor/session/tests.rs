@@ -3,7 +3,9 @@
 use super::*;
 use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
+use crate::editor::registry_view::Done;
 use crate::editor::session::Updated;
+use crate::editor::trust_settings::TrustFiles;
 use crate::tool::ToolFormat;
 use std::path::Path;
 
@@ -19,6 +21,7 @@ struct Parts {
     registry: RegistryView,
     publish: Option<PublishSession>,
     authoring: PackDocs,
+    trust_files: TrustFiles,
 }
 
 impl Parts {
@@ -34,6 +37,7 @@ impl Parts {
             registry: RegistryView::default(),
             publish: None,
             authoring: PackDocs::default(),
+            trust_files: TrustFiles::default(),
         }
     }
 
@@ -50,6 +54,7 @@ impl Parts {
             registry: &mut self.registry,
             publish: &mut self.publish,
             authoring: &mut self.authoring,
+            trust_files: &mut self.trust_files,
             effects: Vec::new(),
         };
         request(&mut s);
@@ -479,4 +484,69 @@ fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
     let wf = parts.doc.workflow();
     assert_eq!(wf.instances().len(), 1);
     assert_eq!(parts.doc.selection.instance, Some(wf.instances()[0].key()), "the inserted instance is selected");
+}
+
+#[test]
+fn a_registry_open_brings_its_pack_then_its_status_and_a_failure_its_refusal() {
+    let mut parts = Parts::new();
+    let pack = crate::pack::bundled().packs.into_iter().next().unwrap();
+    let (name, version) = (pack.name().to_owned(), pack.version().to_owned());
+    let effects = parts.run(|s| s.registry_done(Ok(Done::Opened(Box::new(pack)))));
+    assert!(
+        matches!(&effects[..], [Effect::Packs { packs, failures }, Effect::Status(text)]
+        if packs.len() == 1 && failures.is_empty() && text.starts_with(&format!("Opened {name}@{version} from the registry"))),
+        "{effects:?}"
+    );
+    let refused = Error::new(crate::error::code::INVALID_REQUEST, "no such pack");
+    let effects = parts.run(|s| s.registry_done(Err(refused)));
+    assert!(matches!(&effects[..], [Effect::Error(e)] if e.message == "no such pack"), "{effects:?}");
+}
+
+#[test]
+fn a_child_that_cannot_be_shown_is_refused_with_the_node_at_fault() {
+    let mut parts = Parts::new();
+    let effects = parts.run(|s| s.open_child("missing"));
+    assert!(
+        matches!(&effects[..], [Effect::Error(e)] if e.code == crate::error::code::SUB_CHAIN_UNRESOLVED
+        && e.message == "no node missing"),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn a_bundle_is_exported_by_the_session_and_a_refused_one_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut parts = Parts::new();
+    let path = dir.path().join("bundle.json");
+    let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![path.clone()]));
+    let expected = format!("Exported bundle {}: the workflow and 0 child workflows", path.display());
+    assert!(matches!(&effects[..], [Effect::Findings(text, _)] if *text == expected), "{effects:?}");
+    assert!(path.is_file());
+    // Into a folder that is not there: refused, nothing written.
+    let missing = dir.path().join("no-such-folder").join("bundle.json");
+    let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![missing.clone()]));
+    assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
+    assert!(!missing.exists());
+}
+
+#[test]
+fn an_imported_node_catalog_changes_the_policy_and_a_refused_one_changes_nothing() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/app");
+    let mut parts = Parts::new();
+    let catalog = fixtures.join("node-catalog.json");
+    let effects = parts.run(|s| s.answered(Purpose::NodeCatalog, vec![catalog.clone()]));
+    let said = format!("2 host node types imported from {}", catalog.display());
+    assert!(
+        matches!(&effects[..], [Effect::TrustChanged(false), Effect::Status(text)] if *text == said),
+        "{effects:?}"
+    );
+    assert_eq!(parts.settings.trust.node_catalog.as_deref(), Some(catalog.as_path()));
+    assert_eq!(parts.trust_files.node_catalog.as_ref().unwrap().as_ref().unwrap().len(), 2);
+    // Not a capabilities document: the window notes why, and the policy is left alone.
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("caps.json");
+    std::fs::write(&junk, "{").unwrap();
+    let effects = parts.run(|s| s.answered(Purpose::Capabilities, vec![junk]));
+    assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
+    assert!(parts.trust_files.import_error.is_some());
 }
