@@ -392,7 +392,13 @@ fn view_at(h: &mut Harness<'_, App>, at: egui::Pos2, zoom_to: f32) {
 /// sampling the font texture (the cached still drawing is one tessellated mesh).
 fn title_has_text(h: &Harness<'_, App>, id: &str) -> bool {
     let r = card(h, id);
-    let (min, max) = (pos2(r.min.0 as f32, r.min.1 as f32), pos2(r.max.0 as f32, r.min.1 as f32 + 48.0));
+    header_has_text(h, pos2(r.min.0 as f32, r.min.1 as f32), r.max.0 as f32)
+}
+
+/// [`title_has_text`] for the card whose top left is `min` and right edge `right` (canvas
+/// units), for a card that draws no widget (with many in view only those near the pointer do).
+fn header_has_text(h: &Harness<'_, App>, min: egui::Pos2, right: f32) -> bool {
+    let max = pos2(right, min.y + 48.0);
     let header = egui::Rect::from_min_max(h.state().canvas_to_screen(min), h.state().canvas_to_screen(max));
     h.output().shapes.iter().any(|c| match &c.shape {
         egui::Shape::Text(t) => t.visual_bounding_rect().intersects(header),
@@ -402,7 +408,7 @@ fn title_has_text(h: &Harness<'_, App>, id: &str) -> bool {
 }
 
 #[test]
-fn a_small_workflow_keeps_its_card_names_below_the_zoom_where_a_large_one_drops_them() {
+fn a_small_workflow_keeps_its_card_names_further_out_than_a_large_one_in_view() {
     // Screenshots 09 and 58: Fit put a handful of cards at 37-40%, under the zoom where a
     // large graph stops drawing text, and every card lost its name.
     let few = vec![node("a", 0.0, 0.0), node("b", 400.0, 0.0), node("c", 800.0, 0.0)];
@@ -412,17 +418,26 @@ fn a_small_workflow_keeps_its_card_names_below_the_zoom_where_a_large_one_drops_
     assert!(title_has_text(&h, "a"), "names are drawn at 1:1 (the probe sees text)");
     view_at(&mut h, pos2(400.0, 40.0), 0.35);
     assert!(title_has_text(&h, "a"), "three cards keep their names at 35%");
+    // Titles alone stay while a card is three glyphs wide on screen (30 points: 13.6%).
     view_at(&mut h, pos2(400.0, 40.0), 0.15);
-    assert!(!title_has_text(&h, "a"), "at 15% even a small workflow drops its names");
+    assert!(title_has_text(&h, "a"), "at 15% a card of a few keeps its title alone");
+    view_at(&mut h, pos2(400.0, 40.0), 0.12);
+    assert!(!title_has_text(&h, "a"), "at 12% a card is too narrow for its title");
 
-    // Five hundred cards at the same 35%: text is left out, as the frame budgets assume.
-    let many = (0..500).map(|i| node(&format!("n{i}"), f64::from(i % 25) * 320.0, f64::from(i / 25) * 160.0));
+    // A large workflow keeps titles alone only while at most 400 cards are in view, as the
+    // frame budgets assume: 1,600 cards 320 x 160 apart; at 20% the harness's canvas shows
+    // about 300 of them, at 14% (cards still 30 points wide) about 650.
+    let many = (0..1600).map(|i| node(&format!("n{i}"), f64::from(i % 40) * 320.0, f64::from(i / 40) * 160.0));
     let (_dir, mut h) = open(workflow(many.collect(), Vec::new()));
     h.run();
-    view_at(&mut h, pos2(400.0, 40.0), 0.35);
-    assert!(!title_has_text(&h, "n1"), "a large workflow drops names at 35%");
-    view_at(&mut h, pos2(400.0, 40.0), 1.0);
-    assert!(title_has_text(&h, "n1"), "and draws them at 1:1");
+    // n607 is at (2240, 2400), in the middle of the view; cards are 220 wide.
+    let n607 = || (pos2(2240.0, 2400.0), 2460.0);
+    view_at(&mut h, pos2(2400.0, 2400.0), 0.2);
+    assert!(header_has_text(&h, n607().0, n607().1), "a few hundred in view keep their titles alone");
+    view_at(&mut h, pos2(2400.0, 2400.0), 0.14);
+    assert!(!header_has_text(&h, n607().0, n607().1), "with more than 400 in view, names are left out");
+    view_at(&mut h, pos2(2400.0, 2400.0), 1.0);
+    assert!(title_has_text(&h, "n607"), "and draws them at 1:1");
 }
 
 #[test]
