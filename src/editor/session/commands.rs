@@ -8,20 +8,9 @@ use crate::editor::insert::InsertPlace;
 use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{conflicts_for, update_instance};
-use crate::error::Error;
-use crate::instance::{Conflict, Resolutions};
+use crate::editor::update_review::{Reviewed, conflicts_for, update_instance};
+use crate::instance::Resolutions;
 use serde_json::{Map, Value};
-
-/// How an update asked for in the review went.
-#[derive(Debug)]
-pub enum Updated {
-    Done,
-    /// Refused for conflicts the review settles (its message is the status).
-    Conflicts(Vec<Conflict>),
-    /// Refused for another reason, shown in the review too.
-    Refused(Error),
-}
 
 /// How a form's submit went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,34 +166,39 @@ impl Session<'_> {
         })
     }
 
-    /// Update instance `key` to its chain's version in pack `target` (and with `all` every
-    /// other instance of the chain with an update), one undo step. `None` when the instance,
-    /// its chain or the pack is gone.
-    pub fn update(
+    /// Update the reviewed instance to its chain's version in the review's pack (and with
+    /// `all` every other instance of the chain with an update), one undo step. Whether it
+    /// was done (the review closes); a refusal leaves in `review` the conflicts to settle
+    /// (its message is the status) or why. Nothing when the instance, its chain or the pack
+    /// is gone.
+    pub fn apply_review(
         &mut self,
-        target: PackId,
-        key: &str,
+        review: &mut Reviewed,
         answer: (Map<String, Value>, Resolutions),
         all: bool,
-    ) -> Option<Updated> {
-        let target = self.packs.get(target)?;
+    ) -> bool {
+        let Some(target) = self.packs.get(review.target) else { return false };
         let available = all.then_some(&self.updates.available);
-        let applied = update_instance(self.doc, self.trust, self.packs, target, key, answer, available)?;
-        Some(match applied {
+        let key = &review.key;
+        let Some(applied) = update_instance(self.doc, self.trust, self.packs, target, key, answer, available) else {
+            return false;
+        };
+        match applied {
             Ok(outcome) => {
                 self.effects.push(Effect::Findings(outcome.label, outcome.warnings));
-                Updated::Done
+                return true;
             }
             Err(e) => match conflicts_for(&e, key) {
                 Some(conflicts) => {
                     self.status(e.message);
-                    Updated::Conflicts(conflicts)
+                    (review.conflicts, review.refusal) = (conflicts, None);
                 }
                 None => {
                     self.error(e.clone());
-                    Updated::Refused(e)
+                    review.refusal = Some(e);
                 }
             },
-        })
+        }
+        false
     }
 }
