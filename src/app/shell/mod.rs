@@ -35,6 +35,7 @@ use crate::editor::publish_session::PublishSession;
 use crate::editor::recovery::{self, Recovery};
 use crate::editor::session::{Pending, Start, Unsaved};
 use crate::editor::settings::Settings;
+use crate::editor::startup;
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::Workflow;
@@ -609,11 +610,11 @@ impl eframe::App for App {
             && ui.ctx().cumulative_frame_nr() > n
         {
             self.frame.first_frame_nr = None;
-            if let Some(t) = STARTED.get() {
+            if let Some(t) = startup::elapsed() {
                 let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
                 eprintln!(
                     "chainsmith: first frame shown {:.1} ms after start (unix {:.6})",
-                    t.elapsed().as_secs_f64() * 1000.0,
+                    t.as_secs_f64() * 1000.0,
                     unix.as_secs_f64()
                 );
             }
@@ -623,10 +624,10 @@ impl eframe::App for App {
         let first = first && self.frame.first_frame.is_some();
         // Measuring cold start needs a hook the script can read; it prints nothing otherwise.
         if first
-            && let Some(t) = STARTED.get()
-            && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
+            && let Some(t) = startup::elapsed()
+            && startup::traced()
         {
-            eprintln!("chainsmith: first frame {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
+            eprintln!("chainsmith: first frame {:.1} ms after start", t.as_secs_f64() * 1000.0);
             self.frame.first_frame_nr = Some(ui.ctx().cumulative_frame_nr());
             // The next frame's start says when this one was on screen.
             ui.ctx().request_repaint();
@@ -635,7 +636,7 @@ impl eframe::App for App {
         // before answering it (tests/crash_recovery.rs).
         if first
             && let Some(offer) = &self.unsaved.offer
-            && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
+            && startup::traced()
         {
             eprintln!("chainsmith: recovery offered: {} nodes", offer.workflow.node_count());
         }
@@ -646,22 +647,10 @@ impl eframe::App for App {
     }
 }
 
-static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-
-/// The files given at start are open (their packs checked and in the palette): a line for
-/// scripts that wait for them and for measuring, when tracing the start.
-fn trace_files_open() {
-    if let Some(t) = STARTED.get()
-        && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
-    {
-        eprintln!("chainsmith: files open {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
-    }
-}
-
 /// Open the editor window: the bundled packs, a new empty workflow, and `files` (packs,
 /// pack folders or workflows) opened on top.
 pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
-    STARTED.get_or_init(Instant::now);
+    startup::mark();
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("chainsmith")
