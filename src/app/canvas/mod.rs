@@ -98,8 +98,8 @@ pub struct Canvas {
     pub scene_rect: Rect,
     /// Where the open context menu of empty canvas was opened (screen points).
     menu_origin: Option<Pos2>,
-    pub snap: bool,
-    pub minimap: bool,
+    /// The settings' snap to the grid, as of the last frame ([`commands::Context::snap`]).
+    snap: bool,
     cache: ViewCache,
     /// Newer versions of instances' chains at hand, by instance key (badges on frames).
     pub updates: HashMap<String, crate::instance::update::Available>,
@@ -219,12 +219,11 @@ enum Dropped {
 }
 
 impl Canvas {
-    pub fn new(scene_rect: Option<Rect>, snap: bool, minimap: bool) -> Self {
+    pub fn new(scene_rect: Option<Rect>, snap: bool) -> Self {
         Self {
             scene_rect: scene_rect.unwrap_or(Rect::NOTHING),
             menu_origin: None,
             snap,
-            minimap,
             cache: ViewCache::default(),
             updates: HashMap::new(),
             drag: None,
@@ -324,6 +323,7 @@ impl Canvas {
         let started = Instant::now();
         self.cache.update(&cx);
         let CanvasCtx { wf, catalog, selection, ghost, commands, os, .. } = cx;
+        self.snap = commands.snap;
         let mut asked = Vec::new();
         let actions = &mut asked;
         self.cache.view.follow_drag(self.drag.as_ref());
@@ -415,7 +415,7 @@ impl Canvas {
         self.background(&ctx, &response, modifiers, selection, actions);
         // While a form previews an insert, the minimap would cover the ghosts in the corner;
         // on a small canvas it would cover the cards (or spill over the panels).
-        if self.minimap
+        if commands.minimap
             && ghost.is_none()
             && let Some(size) = minimap_size(outer.size())
         {

@@ -24,9 +24,9 @@ impl App {
             can_redo: doc.can_redo || self.frame.pack_view_here,
             form_open: self.windows.form.is_some(),
             finder_open: self.windows.finder.is_some(),
-            snap: self.panels.canvas.snap,
-            minimap: self.panels.canvas.minimap,
-            show_internal: self.panels.palette.show_internal,
+            snap: self.settings.snap,
+            minimap: self.settings.minimap,
+            show_internal: self.settings.show_internal,
             palette_panel: self.settings.palette_panel,
             inspector_panel: self.settings.inspector_panel,
             ..doc
@@ -129,19 +129,13 @@ impl App {
                 Action::Fix(fix) => {
                     let trust = &mut self.settings.trust;
                     fix.apply(&mut trust.host, &mut trust.require_signed);
-                    let before = blockers::summarise(
-                        &self.library.packs,
-                        &self.library.reports,
-                        self.panels.palette.show_internal,
-                    )
-                    .blocked;
+                    let before =
+                        blockers::summarise(&self.library.packs, &self.library.reports, self.settings.show_internal)
+                            .blocked;
                     self.apply_trust_settings(false);
-                    let after = blockers::summarise(
-                        &self.library.packs,
-                        &self.library.reports,
-                        self.panels.palette.show_internal,
-                    )
-                    .blocked;
+                    let after =
+                        blockers::summarise(&self.library.packs, &self.library.reports, self.settings.show_internal)
+                            .blocked;
                     let freed = before.saturating_sub(after);
                     self.panels.problems.status(format!(
                         "{}: {} unblocked, {after} still blocked (Settings changes it back)",
@@ -317,9 +311,6 @@ impl App {
             CommandId::Fit => self.panels.canvas.request_fit(),
             CommandId::ZoomIn => self.panels.canvas.zoom_in(),
             CommandId::ZoomOut => self.panels.canvas.zoom_out(),
-            CommandId::ToggleSnap => self.panels.canvas.snap = !self.panels.canvas.snap,
-            CommandId::ToggleMinimap => self.panels.canvas.minimap = !self.panels.canvas.minimap,
-            CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
             // One Help window: the version and files above the shortcuts.
             CommandId::ShortcutHelp | CommandId::About => self.windows.shortcut_help = true,
@@ -342,7 +333,7 @@ impl App {
             &self.library.packs,
             &self.library.reports,
             self.library.trust.catalog.as_ref(),
-            self.panels.palette.show_internal,
+            self.settings.show_internal,
         );
         let Some(f) = &mut self.windows.finder else { return };
         let mut close = false;

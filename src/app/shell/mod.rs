@@ -164,8 +164,6 @@ impl App {
             }
             None => None,
         };
-        let mut palette = Palette::default();
-        palette.show_internal = settings.show_internal;
         let samples = opts.packs.packs.iter().map(|p| p.source.clone()).collect();
         let library = Library {
             samples,
@@ -177,8 +175,8 @@ impl App {
             lint_catalog: None,
         };
         let panels = Panels {
-            canvas: Canvas::new(view, settings.snap, settings.minimap),
-            palette,
+            canvas: Canvas::new(view, settings.snap),
+            palette: Palette::default(),
             inspector: Inspector::default(),
             problems,
         };
@@ -402,6 +400,7 @@ impl App {
                 catalog: self.library.trust.catalog.as_ref(),
                 failures: &self.library.failures,
                 samples: &self.library.samples,
+                show_internal: &mut self.settings.show_internal,
             };
             let asked = self.panels.palette.show(ui, cx);
             self.actions.extend(asked.actions);
@@ -587,9 +586,6 @@ impl App {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.unsaved.pending = Some(Pending::Quit);
         }
-        self.settings.show_internal = self.panels.palette.show_internal;
-        self.settings.snap = self.panels.canvas.snap;
-        self.settings.minimap = self.panels.canvas.minimap;
         let r = self.panels.canvas.scene_rect;
         if r.is_finite() && r.is_positive() {
             self.settings.view = Some([r.min.x, r.min.y, r.max.x, r.max.y]);

@@ -55,6 +55,9 @@ impl Session<'_> {
             CommandId::Duplicate => self.apply(Command::duplicate_selection(wf, sel, catalog)),
             CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
             CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
+            CommandId::ToggleSnap => self.settings.snap ^= true,
+            CommandId::ToggleMinimap => self.settings.minimap ^= true,
+            CommandId::ToggleInternal => self.settings.show_internal ^= true,
             _ => match c.arrangement() {
                 Some(how) => {
                     let (cmd, whole) = Command::arrange_selection(how, wf, sel, catalog);

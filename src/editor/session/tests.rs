@@ -338,6 +338,15 @@ fn the_documents_own_commands_change_it_and_what_is_selected() {
     assert!(parts.doc.selection.is_empty());
     parts.run(|s| assert!(s.command(CommandId::TogglePalettePanel)));
     assert!(!parts.settings.palette_panel && parts.settings.inspector_panel, "shown by default, one hidden");
+    // The view switches are the settings' (saved with them), flipped by their commands.
+    let before = (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal);
+    for c in [CommandId::ToggleSnap, CommandId::ToggleMinimap, CommandId::ToggleInternal] {
+        parts.run(|s| assert!(s.command(c), "{c:?}"));
+    }
+    assert_eq!(
+        (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal),
+        (!before.0, !before.1, !before.2)
+    );
     // Tidy with fewer than two selected tidies everything, and the view fits it.
     let effects = parts.run(|s| assert!(s.command(CommandId::Tidy)));
     assert!(matches!(effects.last(), Some(Effect::Fit)), "{effects:?}");
