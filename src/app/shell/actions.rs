@@ -10,7 +10,7 @@ use crate::editor::file_dialog::Purpose;
 use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::publish_session::PublishSession;
-use crate::editor::session::Pending;
+use crate::editor::session::{Pending, command_context};
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
 use std::path::PathBuf;
@@ -18,19 +18,12 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let doc = self.doc.command_context(&self.windows.updates.found.available);
-        commands::Context {
-            can_undo: doc.can_undo || self.frame.pack_view_here,
-            can_redo: doc.can_redo || self.frame.pack_view_here,
-            form_open: self.windows.form.is_some(),
-            finder_open: self.windows.finder.is_some(),
-            snap: self.settings.snap,
-            minimap: self.settings.minimap,
-            show_internal: self.settings.show_internal,
-            palette_panel: self.settings.palette_panel,
-            inspector_panel: self.settings.inspector_panel,
-            ..doc
-        }
+        let mut cx = command_context(&self.doc, &self.settings, &self.windows.updates.found.available);
+        // A pack view open here takes Undo and Redo.
+        cx.can_undo |= self.frame.pack_view_here;
+        cx.can_redo |= self.frame.pack_view_here;
+        (cx.form_open, cx.finder_open) = (self.windows.form.is_some(), self.windows.finder.is_some());
+        cx
     }
 
     /// The menu bar, generated from the command registry.

@@ -2,15 +2,33 @@
 //! type, and updating chain instances to a newer version of their chain.
 
 use super::{Effect, Pending, Session};
-use crate::editor::commands::CommandId;
+use crate::editor::commands::{CommandId, Context};
 use crate::editor::document::Command;
+use crate::editor::document::Document;
 use crate::editor::insert::InsertPlace;
 use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
+use crate::editor::settings::Settings;
 use crate::editor::update_review::{Reviewed, conflicts_for, update_instance};
 use crate::instance::Resolutions;
+use crate::instance::update::Available;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// What the command registry's enabled-when predicates look at, as far as the model
+/// decides: the document (`available`: the updates at hand) and the settings' switches.
+/// The GUI adds what its windows decide (a form or the finder open, a pack view's undo).
+pub fn command_context(doc: &Document, settings: &Settings, available: &HashMap<String, Available>) -> Context {
+    Context {
+        snap: settings.snap,
+        minimap: settings.minimap,
+        show_internal: settings.show_internal,
+        palette_panel: settings.palette_panel,
+        inspector_panel: settings.inspector_panel,
+        ..doc.command_context(available)
+    }
+}
 
 /// How a form's submit went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -347,6 +347,11 @@ fn the_documents_own_commands_change_it_and_what_is_selected() {
         (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal),
         (!before.0, !before.1, !before.2)
     );
+    // The registry's predicates see the switches as the commands left them.
+    let cx = command_context(&parts.doc, &parts.settings, &parts.updates.available);
+    assert_eq!((cx.snap, cx.minimap, cx.show_internal), (!before.0, !before.1, !before.2));
+    assert_eq!((cx.palette_panel, cx.inspector_panel), (false, true));
+    assert_eq!(cx.has_nodes, parts.doc.workflow().node_count() > 0, "the document's part");
     // Tidy with fewer than two selected tidies everything, and the view fits it.
     let effects = parts.run(|s| assert!(s.command(CommandId::Tidy)));
     assert!(matches!(effects.last(), Some(Effect::Fit)), "{effects:?}");
