@@ -408,7 +408,8 @@ impl App {
         let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
         inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.settings.inspector_panel, |ui| {
             let (wf, selection) = self.doc.parts();
-            let asked = self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection);
+            let updates = &self.windows.updates.found.available;
+            let asked = self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection, updates);
             self.actions.extend(asked.actions);
         });
     }
@@ -445,7 +446,8 @@ impl App {
             let catalog = self.library.trust.catalog.as_ref();
             let commands = &self.command_context();
             let (wf, selection, moves) = self.doc.parts_with_moves();
-            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os };
+            let updates = &self.windows.updates.found.available;
+            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os, updates };
             let asked = self.panels.canvas.show(ui, cx);
             self.actions.extend(asked.actions);
         });

@@ -18,9 +18,6 @@ impl App {
         if !self.windows.updates.found.refresh(self.doc.workflow(), self.doc.revision(), packs) {
             return;
         }
-        let available = &self.windows.updates.found.available;
-        self.panels.canvas.updates = available.clone();
-        self.panels.inspector.updates = available.clone();
         self.panels.palette.versions = chain_versions(packs);
     }
 
