@@ -16,6 +16,7 @@ use crate::editor::json_edit::JsonEdit;
 use crate::editor::node_type;
 use crate::editor::selection::Selection;
 use crate::error::code;
+use crate::instance::update::Available;
 use crate::params::FormFields;
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
@@ -38,8 +39,6 @@ pub struct Inspector {
     config: Option<ConfigForm>,
     /// The config is shown as its JSON tree rather than as the form.
     config_as_json: bool,
-    /// Newer versions of instances' chains at hand, by instance key.
-    pub updates: HashMap<String, crate::instance::update::Available>,
     /// The tallest the config form's fields and problems have been for this node: they keep
     /// that height, so "Apply config" under them stays put when a problem clears.
     config_height: Option<(String, f32)>,
@@ -69,6 +68,7 @@ impl Inspector {
         wf: &Workflow,
         catalog: Option<&Catalog>,
         selection: &Selection,
+        updates: &HashMap<String, Available>,
     ) -> InspectorResponse {
         let mut asked = Vec::new();
         let actions = &mut asked;
@@ -80,10 +80,10 @@ impl Inspector {
             let nodes = selection.nodes.len();
             let edges = selection.edges.len();
             if let Some(key) = &selection.instance {
-                self.instance(ui, wf, key, actions);
+                self.instance(ui, wf, key, updates, actions);
             } else if nodes == 1 && edges == 0 {
                 let id = selection.nodes.iter().next().expect("one node");
-                self.node(ui, wf, catalog, id, actions);
+                self.node(ui, wf, catalog, id, updates, actions);
             } else if nodes == 0 && edges == 1 {
                 let seq = *selection.edges.iter().next().expect("one edge");
                 self.edge(ui, wf, seq, actions);
@@ -153,7 +153,15 @@ impl Inspector {
         ui.add(egui::Label::new(hint).wrap());
     }
 
-    fn node(&mut self, ui: &mut Ui, wf: &Workflow, catalog: Option<&Catalog>, id: &str, actions: &mut Vec<Action>) {
+    fn node(
+        &mut self,
+        ui: &mut Ui,
+        wf: &Workflow,
+        catalog: Option<&Catalog>,
+        id: &str,
+        updates: &HashMap<String, Available>,
+        actions: &mut Vec<Action>,
+    ) {
         let Some(ix) = wf.node(id) else { return };
         let node = &wf.graph[ix];
         ui.heading("Node");
@@ -188,7 +196,7 @@ impl Inspector {
                 );
                 ui.label(RichText::new(&inst.chain_id).monospace().small().color(theme::TEXT_DIM));
                 instance_buttons(ui, &inst.key(), actions);
-                super::upgrade::instance_row(ui, &inst, self.updates.get(&inst.key()), actions);
+                super::upgrade::instance_row(ui, &inst, updates.get(&inst.key()), actions);
             });
         }
         // One node, parsed once per frame.
@@ -334,7 +342,14 @@ impl Inspector {
         self.json_member(ui, Target::Edge(seq), "condition", json.get("condition"), true, actions);
     }
 
-    fn instance(&mut self, ui: &mut Ui, wf: &Workflow, key: &str, actions: &mut Vec<Action>) {
+    fn instance(
+        &mut self,
+        ui: &mut Ui,
+        wf: &Workflow,
+        key: &str,
+        updates: &HashMap<String, Available>,
+        actions: &mut Vec<Action>,
+    ) {
         let Some(inst) = wf.instance(key) else { return };
         ui.heading("Chain instance");
         egui::Grid::new("cs-inst-grid").num_columns(2).min_col_width(KEY_WIDTH).spacing([10.0, 6.0]).show(ui, |ui| {
@@ -355,7 +370,7 @@ impl Inspector {
             ui.end_row();
         });
         instance_buttons(ui, key, actions);
-        super::upgrade::instance_row(ui, &inst, self.updates.get(key), actions);
+        super::upgrade::instance_row(ui, &inst, updates.get(key), actions);
         let params = Value::Object(inst.params.clone());
         self.json_member(ui, Target::Workflow, "parameters", Some(&params), false, actions);
     }

@@ -37,7 +37,6 @@ pub struct TileDrag {
 #[derive(Default)]
 pub struct Palette {
     pub search: String,
-    pub show_internal: bool,
     /// Show only tiles that can be inserted.
     pub hide_blocked: bool,
     /// Show only this pack's tiles (by pack name).
@@ -78,6 +77,8 @@ pub struct PaletteCtx<'a> {
     pub failures: &'a [Error],
     /// Manifests of the packs the editor started with (the bundled samples).
     pub samples: &'a HashSet<PathBuf>,
+    /// Internal chains' tiles are shown (the settings' switch, the filters' checkbox).
+    pub show_internal: &'a mut bool,
 }
 
 /// What the user asked of the palette this frame, for the `App` to apply (the canvas's
@@ -103,7 +104,7 @@ impl Palette {
 
     /// Draw the palette; returns what the user asked of it.
     pub fn show(&mut self, ui: &mut Ui, cx: PaletteCtx<'_>) -> PaletteResponse {
-        let PaletteCtx { loading, packs, reports, catalog, failures, samples } = cx;
+        let PaletteCtx { loading, packs, reports, catalog, failures, samples, show_internal } = cx;
         let mut asked = Vec::new();
         let actions = &mut asked;
         ui.add_space(4.0);
@@ -135,7 +136,7 @@ impl Palette {
             );
             search.widget_info(|| egui::WidgetInfo::labeled(egui::Role::SearchInput, true, "Search tiles"));
         });
-        self.filters(ui, packs);
+        self.filters(ui, packs, show_internal);
         if loading > 0 {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -145,10 +146,10 @@ impl Palette {
                 );
             });
         }
-        self.banner.show(ui, &blockers::summarise(packs, reports, self.show_internal), actions);
+        self.banner.show(ui, &blockers::summarise(packs, reports, *show_internal), actions);
         ui.separator();
         let query = self.search.trim().to_lowercase();
-        let filter = TileFilter { query: &query, show_internal: self.show_internal, hide_blocked: self.hide_blocked };
+        let filter = TileFilter { query: &query, show_internal: *show_internal, hide_blocked: self.hide_blocked };
         // Under a search, packs with no tile left go, and so does a group left empty (its
         // header alone said nothing).
         let order = blockers::listed_packs(packs, reports, self.pack_filter.as_deref(), filter);
@@ -198,9 +199,9 @@ impl Palette {
     }
 
     /// Show internal / hide blocked, the pack filter, and collapse or expand every pack.
-    fn filters(&mut self, ui: &mut Ui, packs: &Packs) {
+    fn filters(&mut self, ui: &mut Ui, packs: &Packs, show_internal: &mut bool) {
         ui.horizontal_wrapped(|ui| {
-            ui.checkbox(&mut self.show_internal, "Show internal chains");
+            ui.checkbox(show_internal, "Show internal chains");
             ui.checkbox(&mut self.hide_blocked, "Hide blocked");
         });
         ui.horizontal(|ui| {

@@ -10,6 +10,7 @@
 //! Coordinates are in pixels of the image, (0, 0) its top-left corner. Colours are
 //! premultiplied, as egui's, and blended "over" what is there.
 
+use crate::editor::geometry::raster::{scale, spans};
 use egui::{Color32, ColorImage, Pos2, Rect};
 
 pub struct Pixmap {
@@ -137,28 +138,6 @@ fn blend_one(px: &mut Color32, src: u32, opaque: bool, coverage: f32) {
     let keep = 255 - (src >> 24);
     let [r, g, b, a] = (src + scale(u32::from_le_bytes(px.to_array()), keep + (keep >> 7))).to_le_bytes();
     *px = Color32::from_rgba_premultiplied(r, g, b, a);
-}
-
-/// Each byte of a packed RGBA colour times `k / 256` (`k` at most 256), two bytes per
-/// multiplication.
-#[inline]
-fn scale(c: u32, k: u32) -> u32 {
-    let rb = (((c & 0x00ff_00ff) * k) >> 8) & 0x00ff_00ff;
-    let ga = (((c >> 8) & 0x00ff_00ff) * k) & 0xff00_ff00;
-    rb | ga
-}
-
-/// The pixels `lo .. hi` touches along one axis of `n` pixels, each with the length of it
-/// covered (at most 1).
-fn spans(lo: f32, hi: f32, n: usize) -> impl Iterator<Item = (usize, f32)> {
-    let first = lo.max(0.0).floor();
-    let last = hi.min(n as f32).ceil();
-    let count = if last > first { (last - first) as usize } else { 0 };
-    (0..count).filter_map(move |k| {
-        let p = first + k as f32;
-        let c = hi.min(p + 1.0) - lo.max(p);
-        (c > 0.0).then_some((p as usize, c.min(1.0)))
-    })
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::catalog::Trust;
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{FoundUpdates, NodeChange, Review, one_line, review_update};
+use crate::editor::update_review::{FoundUpdates, NodeChange, Review, Reviewed, one_line, review_update};
 use crate::error::{Error, code};
 use crate::host::HostProfile;
 use crate::instance::update::Available;
@@ -128,17 +128,11 @@ impl Lines {
 
 /// "Review update…" for one instance.
 pub struct ReviewWindow {
-    pub key: String,
-    /// The loaded pack holding the version to update to.
-    pub target: PackId,
-    /// The chain at that version (its parameters make the form).
+    /// What is reviewed and what the last Apply left.
+    pub reviewed: Reviewed,
+    /// The chain at the reviewed version (its parameters make the form).
     chain: Chain,
     state: State,
-    /// Conflicts found when Apply was refused (the review's own otherwise).
-    pub conflicts: Vec<Conflict>,
-    pub resolutions: Resolutions,
-    /// Why the last Apply was refused.
-    pub refusal: Option<Error>,
     /// Frames drawn while the review was computed (the UI never waits for it).
     pub frames_waiting: u64,
 }
@@ -168,16 +162,7 @@ impl ReviewWindow {
             Ok(_) => State::Computing(rx),
             Err(e) => State::Failed(Error::new(code::IO_ERROR, format!("could not start the review: {e}"))),
         };
-        Some(Self {
-            key: key.to_owned(),
-            target: target_id,
-            chain,
-            state,
-            conflicts: Vec::new(),
-            resolutions: Resolutions::default(),
-            refusal: None,
-            frames_waiting: 0,
-        })
+        Some(Self { reviewed: Reviewed::new(key, target_id), chain, state, frames_waiting: 0 })
     }
 
     /// Whether the review is still being computed.
@@ -196,7 +181,7 @@ impl ReviewWindow {
                 let mut fields = FormFields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
                 // Carried values the new version refuses show at once, as in the insert form.
                 fields.reveal();
-                self.conflicts = review.conflicts.clone();
+                self.reviewed.conflicts = review.conflicts.clone();
                 let lines = Lines::of(&review);
                 State::Ready(Box::new(review), Box::new(lines), Box::new(fields))
             }
@@ -236,9 +221,10 @@ impl ReviewWindow {
                     ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
                 }
                 State::Ready(review, lines, fields) => {
-                    let found = (&self.conflicts[..], &mut self.resolutions);
-                    answer = body(ui, (review, lines), fields, &self.chain, found, others);
-                    if let Some(e) = &self.refusal {
+                    let r = &mut self.reviewed;
+                    answer =
+                        body(ui, (review, lines), fields, &self.chain, (&r.conflicts[..], &mut r.resolutions), others);
+                    if let Some(e) = &r.refusal {
                         ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
                     }
                 }

@@ -47,6 +47,7 @@ pub mod registry_view;
 pub mod selection;
 pub mod session;
 pub mod settings;
+pub mod startup;
 pub mod subchains;
 pub mod substituted;
 pub mod trust_settings;

@@ -59,6 +59,25 @@ impl FoundUpdates {
     }
 }
 
+/// What "Review update…" is about and what its last Apply left: the instance, the loaded
+/// pack holding the version to update to, the conflicts to settle and why Apply was refused.
+/// The window draws it; [`crate::editor::session::Session::apply_review`] applies it.
+pub struct Reviewed {
+    pub key: String,
+    pub target: PackId,
+    /// Conflicts found when Apply was refused (the review's own otherwise).
+    pub conflicts: Vec<Conflict>,
+    pub resolutions: Resolutions,
+    /// Why the last Apply was refused.
+    pub refusal: Option<Error>,
+}
+
+impl Reviewed {
+    pub fn new(key: &str, target: PackId) -> Self {
+        Self { key: key.to_owned(), target, conflicts: Vec::new(), resolutions: Resolutions::default(), refusal: None }
+    }
+}
+
 /// The versions of each chain that more than one loaded pack holds (a palette tile offers
 /// them), by chainId.
 pub fn chain_versions(packs: &Packs) -> HashMap<String, Vec<(String, PackId)>> {

@@ -80,7 +80,7 @@ impl Canvas {
         &mut self,
         resp: &egui::Response,
         i: usize,
-        Acting { selection, actions, commands, os }: &mut Acting<'_>,
+        Acting { selection, actions, commands, os, .. }: &mut Acting<'_>,
     ) {
         let (id, anchor, instance, child) = {
             let card = &self.cache.view.cards[i];

@@ -31,6 +31,7 @@ use crate::editor::packs::PackId;
 use crate::editor::preview::{Ghost, GhostEnd, GhostNode};
 use crate::editor::selection::{Selection, Step};
 use crate::error::Error;
+use crate::instance::update::Available;
 use crate::workflow::Workflow;
 use egui::emath::TSTransform;
 use egui::epaint::{ColorImage, CornerRadius, ImageData, Mesh, PathShape, Shape, TextShape};
@@ -83,6 +84,8 @@ pub struct CanvasCtx<'a> {
     /// For the toolbar and the context menus, which come from the command registry.
     pub commands: &'a commands::Context,
     pub os: Os,
+    /// Newer versions of instances' chains at hand, by instance key (a frame's menu).
+    pub updates: &'a HashMap<String, Available>,
 }
 
 /// What one frame of the canvas asks of the editor (as egui-snarl's viewer reports back):
@@ -98,11 +101,9 @@ pub struct Canvas {
     pub scene_rect: Rect,
     /// Where the open context menu of empty canvas was opened (screen points).
     menu_origin: Option<Pos2>,
-    pub snap: bool,
-    pub minimap: bool,
+    /// The settings' snap to the grid, as of the last frame ([`commands::Context::snap`]).
+    snap: bool,
     cache: ViewCache,
-    /// Newer versions of instances' chains at hand, by instance key (badges on frames).
-    pub updates: HashMap<String, crate::instance::update::Available>,
     drag: Option<Drag>,
     wire: Option<Wire>,
     marquee: Option<Rect>,
@@ -193,6 +194,7 @@ struct Acting<'a> {
     actions: &'a mut Vec<Action>,
     commands: &'a commands::Context,
     os: Os,
+    updates: &'a HashMap<String, Available>,
 }
 
 /// A connection being dragged out of an output port.
@@ -219,14 +221,12 @@ enum Dropped {
 }
 
 impl Canvas {
-    pub fn new(scene_rect: Option<Rect>, snap: bool, minimap: bool) -> Self {
+    pub fn new(scene_rect: Option<Rect>, snap: bool) -> Self {
         Self {
             scene_rect: scene_rect.unwrap_or(Rect::NOTHING),
             menu_origin: None,
             snap,
-            minimap,
             cache: ViewCache::default(),
-            updates: HashMap::new(),
             drag: None,
             wire: None,
             marquee: None,
@@ -323,7 +323,8 @@ impl Canvas {
     pub fn show(&mut self, ui: &mut Ui, cx: CanvasCtx<'_>) -> CanvasResponse {
         let started = Instant::now();
         self.cache.update(&cx);
-        let CanvasCtx { wf, catalog, selection, ghost, commands, os, .. } = cx;
+        let CanvasCtx { wf, catalog, selection, ghost, commands, os, updates, .. } = cx;
+        self.snap = commands.snap;
         let mut asked = Vec::new();
         let actions = &mut asked;
         self.cache.view.follow_drag(self.drag.as_ref());
@@ -370,7 +371,7 @@ impl Canvas {
         let response = scene
             .show(ui, &mut scene_rect, |ui| {
                 self.to_global = ctx.layer_transform_to_global(ui.layer_id()).unwrap_or_default();
-                let mut acting = Acting { selection, actions, commands, os };
+                let mut acting = Acting { selection, actions, commands, os, updates };
                 self.contents(ui, wf, ghost, &mut acting);
             })
             .response;
@@ -415,7 +416,7 @@ impl Canvas {
         self.background(&ctx, &response, modifiers, selection, actions);
         // While a form previews an insert, the minimap would cover the ghosts in the corner;
         // on a small canvas it would cover the cards (or spill over the panels).
-        if self.minimap
+        if commands.minimap
             && ghost.is_none()
             && let Some(size) = minimap_size(outer.size())
         {

@@ -121,7 +121,7 @@ impl Canvas {
             }
             let (key, members, app) = (frame.key.clone(), frame.nodes.len(), frame.app);
             resp.context_menu(|ui| {
-                let Acting { selection, actions, commands, os } = acting;
+                let Acting { selection, actions, commands, os, updates } = acting;
                 if app {
                     command_ui::item(ui, CommandId::ReparamApp, commands, *os, actions);
                     return;
@@ -133,12 +133,12 @@ impl Canvas {
                 let cx = commands::Context {
                     instance_selected: true,
                     nodes_selected: members,
-                    instance_outdated: self.updates.contains_key(&key),
+                    instance_outdated: updates.contains_key(&key),
                     ..**commands
                 };
                 command_ui::context_items(ui, Place::SelectionMenu, &cx, *os, actions);
             });
-            if let Some(up) = self.updates.get(&key) {
+            if let Some(up) = acting.updates.get(&key) {
                 badge::update_badge(ui, rect, up, zoom, acting.actions);
             }
         }

@@ -10,7 +10,7 @@ use crate::editor::file_dialog::Purpose;
 use crate::editor::finder::Target;
 use crate::editor::insert::{InsertPlace, insert_place};
 use crate::editor::publish_session::PublishSession;
-use crate::editor::session::Pending;
+use crate::editor::session::{Pending, command_context};
 use crate::workflow::ExportMode;
 use egui::{RichText, Ui};
 use std::path::PathBuf;
@@ -18,19 +18,12 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let doc = self.doc.command_context(&self.windows.updates.found.available);
-        commands::Context {
-            can_undo: doc.can_undo || self.frame.pack_view_here,
-            can_redo: doc.can_redo || self.frame.pack_view_here,
-            form_open: self.windows.form.is_some(),
-            finder_open: self.windows.finder.is_some(),
-            snap: self.panels.canvas.snap,
-            minimap: self.panels.canvas.minimap,
-            show_internal: self.panels.palette.show_internal,
-            palette_panel: self.settings.palette_panel,
-            inspector_panel: self.settings.inspector_panel,
-            ..doc
-        }
+        let mut cx = command_context(&self.doc, &self.settings, &self.windows.updates.found.available);
+        // A pack view open here takes Undo and Redo.
+        cx.can_undo |= self.frame.pack_view_here;
+        cx.can_redo |= self.frame.pack_view_here;
+        (cx.form_open, cx.finder_open) = (self.windows.form.is_some(), self.windows.finder.is_some());
+        cx
     }
 
     /// The menu bar, generated from the command registry.
@@ -129,19 +122,13 @@ impl App {
                 Action::Fix(fix) => {
                     let trust = &mut self.settings.trust;
                     fix.apply(&mut trust.host, &mut trust.require_signed);
-                    let before = blockers::summarise(
-                        &self.library.packs,
-                        &self.library.reports,
-                        self.panels.palette.show_internal,
-                    )
-                    .blocked;
+                    let before =
+                        blockers::summarise(&self.library.packs, &self.library.reports, self.settings.show_internal)
+                            .blocked;
                     self.apply_trust_settings(false);
-                    let after = blockers::summarise(
-                        &self.library.packs,
-                        &self.library.reports,
-                        self.panels.palette.show_internal,
-                    )
-                    .blocked;
+                    let after =
+                        blockers::summarise(&self.library.packs, &self.library.reports, self.settings.show_internal)
+                            .blocked;
                     let freed = before.saturating_sub(after);
                     self.panels.problems.status(format!(
                         "{}: {} unblocked, {after} still blocked (Settings changes it back)",
@@ -317,9 +304,6 @@ impl App {
             CommandId::Fit => self.panels.canvas.request_fit(),
             CommandId::ZoomIn => self.panels.canvas.zoom_in(),
             CommandId::ZoomOut => self.panels.canvas.zoom_out(),
-            CommandId::ToggleSnap => self.panels.canvas.snap = !self.panels.canvas.snap,
-            CommandId::ToggleMinimap => self.panels.canvas.minimap = !self.panels.canvas.minimap,
-            CommandId::ToggleInternal => self.panels.palette.show_internal = !self.panels.palette.show_internal,
             CommandId::PackView => self.windows.authoring.view.open = true,
             // One Help window: the version and files above the shortcuts.
             CommandId::ShortcutHelp | CommandId::About => self.windows.shortcut_help = true,
@@ -342,7 +326,7 @@ impl App {
             &self.library.packs,
             &self.library.reports,
             self.library.trust.catalog.as_ref(),
-            self.panels.palette.show_internal,
+            self.settings.show_internal,
         );
         let Some(f) = &mut self.windows.finder else { return };
         let mut close = false;

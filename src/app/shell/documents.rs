@@ -1,9 +1,9 @@
-use super::{App, trace_files_open};
+use super::App;
 use crate::app::problems::ErrorAbout;
 use crate::app::theme;
 use crate::editor::file_dialog::Purpose;
-use crate::editor::recovery;
 use crate::editor::session::{Effect, ForWindow, Session};
+use crate::editor::{recovery, startup};
 use crate::pack::Pack;
 use egui::RichText;
 use std::path::PathBuf;
@@ -54,7 +54,7 @@ impl App {
             Effect::TrustChanged(reload_keys) => self.apply_trust_settings(reload_keys),
             Effect::Chosen(ForWindow::SavePack, path) => self.windows.authoring.save_view_pack(&path),
             Effect::Chosen(ForWindow::SigningKey, path) => self.windows.authoring.sign_view_pack(&path),
-            Effect::FilesOpen => trace_files_open(),
+            Effect::FilesOpen => startup::trace_files_open(),
             Effect::Child(view) => self.windows.child_window.open = Some(*view),
         }
     }

@@ -35,6 +35,7 @@ use crate::editor::publish_session::PublishSession;
 use crate::editor::recovery::{self, Recovery};
 use crate::editor::session::{Pending, Start, Unsaved};
 use crate::editor::settings::Settings;
+use crate::editor::startup;
 use crate::error::Error;
 use crate::pack::{LoadOutcome, Pack, bundled};
 use crate::workflow::Workflow;
@@ -163,8 +164,6 @@ impl App {
             }
             None => None,
         };
-        let mut palette = Palette::default();
-        palette.show_internal = settings.show_internal;
         let samples = opts.packs.packs.iter().map(|p| p.source.clone()).collect();
         let library = Library {
             samples,
@@ -176,8 +175,8 @@ impl App {
             lint_catalog: None,
         };
         let panels = Panels {
-            canvas: Canvas::new(view, settings.snap, settings.minimap),
-            palette,
+            canvas: Canvas::new(view, settings.snap),
+            palette: Palette::default(),
             inspector: Inspector::default(),
             problems,
         };
@@ -401,6 +400,7 @@ impl App {
                 catalog: self.library.trust.catalog.as_ref(),
                 failures: &self.library.failures,
                 samples: &self.library.samples,
+                show_internal: &mut self.settings.show_internal,
             };
             let asked = self.panels.palette.show(ui, cx);
             self.actions.extend(asked.actions);
@@ -408,7 +408,8 @@ impl App {
         let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
         inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.settings.inspector_panel, |ui| {
             let (wf, selection) = self.doc.parts();
-            let asked = self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection);
+            let updates = &self.windows.updates.found.available;
+            let asked = self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection, updates);
             self.actions.extend(asked.actions);
         });
     }
@@ -445,7 +446,8 @@ impl App {
             let catalog = self.library.trust.catalog.as_ref();
             let commands = &self.command_context();
             let (wf, selection, moves) = self.doc.parts_with_moves();
-            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os };
+            let updates = &self.windows.updates.found.available;
+            let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os, updates };
             let asked = self.panels.canvas.show(ui, cx);
             self.actions.extend(asked.actions);
         });
@@ -586,9 +588,6 @@ impl App {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.unsaved.pending = Some(Pending::Quit);
         }
-        self.settings.show_internal = self.panels.palette.show_internal;
-        self.settings.snap = self.panels.canvas.snap;
-        self.settings.minimap = self.panels.canvas.minimap;
         let r = self.panels.canvas.scene_rect;
         if r.is_finite() && r.is_positive() {
             self.settings.view = Some([r.min.x, r.min.y, r.max.x, r.max.y]);
@@ -609,11 +608,11 @@ impl eframe::App for App {
             && ui.ctx().cumulative_frame_nr() > n
         {
             self.frame.first_frame_nr = None;
-            if let Some(t) = STARTED.get() {
+            if let Some(t) = startup::elapsed() {
                 let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
                 eprintln!(
                     "chainsmith: first frame shown {:.1} ms after start (unix {:.6})",
-                    t.elapsed().as_secs_f64() * 1000.0,
+                    t.as_secs_f64() * 1000.0,
                     unix.as_secs_f64()
                 );
             }
@@ -623,10 +622,10 @@ impl eframe::App for App {
         let first = first && self.frame.first_frame.is_some();
         // Measuring cold start needs a hook the script can read; it prints nothing otherwise.
         if first
-            && let Some(t) = STARTED.get()
-            && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
+            && let Some(t) = startup::elapsed()
+            && startup::traced()
         {
-            eprintln!("chainsmith: first frame {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
+            eprintln!("chainsmith: first frame {:.1} ms after start", t.as_secs_f64() * 1000.0);
             self.frame.first_frame_nr = Some(ui.ctx().cumulative_frame_nr());
             // The next frame's start says when this one was on screen.
             ui.ctx().request_repaint();
@@ -635,7 +634,7 @@ impl eframe::App for App {
         // before answering it (tests/crash_recovery.rs).
         if first
             && let Some(offer) = &self.unsaved.offer
-            && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
+            && startup::traced()
         {
             eprintln!("chainsmith: recovery offered: {} nodes", offer.workflow.node_count());
         }
@@ -646,22 +645,10 @@ impl eframe::App for App {
     }
 }
 
-static STARTED: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-
-/// The files given at start are open (their packs checked and in the palette): a line for
-/// scripts that wait for them and for measuring, when tracing the start.
-fn trace_files_open() {
-    if let Some(t) = STARTED.get()
-        && std::env::var_os("CHAINSMITH_TRACE_STARTUP").is_some()
-    {
-        eprintln!("chainsmith: files open {:.1} ms after start", t.elapsed().as_secs_f64() * 1000.0);
-    }
-}
-
 /// Open the editor window: the bundled packs, a new empty workflow, and `files` (packs,
 /// pack folders or workflows) opened on top.
 pub fn run(files: Vec<PathBuf>) -> eframe::Result<()> {
-    STARTED.get_or_init(Instant::now);
+    startup::mark();
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("chainsmith")

@@ -6,7 +6,6 @@ use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
 use crate::editor::insert::insert_place;
 use crate::editor::packs::PackId;
-use crate::editor::session::Updated;
 use crate::editor::update_review::{chain_versions, others_to_update};
 use crate::instance::Resolutions;
 use serde_json::{Map, Value};
@@ -19,9 +18,6 @@ impl App {
         if !self.windows.updates.found.refresh(self.doc.workflow(), self.doc.revision(), packs) {
             return;
         }
-        let available = &self.windows.updates.found.available;
-        self.panels.canvas.updates = available.clone();
-        self.panels.inspector.updates = available.clone();
         self.panels.palette.versions = chain_versions(packs);
     }
 
@@ -58,7 +54,7 @@ impl App {
     pub(super) fn review_window(&mut self, ctx: &egui::Context) {
         let Some(review) = &self.windows.updates.review else { return };
         let available = &self.windows.updates.found.available;
-        let others = others_to_update(self.doc.workflow(), available, review.chain_id(), &review.key).len();
+        let others = others_to_update(self.doc.workflow(), available, review.chain_id(), &review.reviewed.key).len();
         let Some(review) = &mut self.windows.updates.review else { return };
         let (open, answer) = review.show(ctx, others);
         if review.computing() {
@@ -77,17 +73,11 @@ impl App {
     }
 
     /// Update the reviewed instance (and with `all` every other one of its chain) to the
-    /// reviewed version; a refusal shows in the window (conflicts to settle, or why).
+    /// reviewed version; the review closes when done, else shows what to settle or why.
     fn apply_update(&mut self, values: Map<String, Value>, resolutions: Resolutions, all: bool) {
-        let Some(review) = &self.windows.updates.review else { return };
-        let (key, target) = (review.key.clone(), review.target);
-        let updated = self.session(|s| s.update(target, &key, (values, resolutions), all));
-        let Some(review) = &mut self.windows.updates.review else { return };
-        match updated {
-            Some(Updated::Done) => self.windows.updates.review = None,
-            Some(Updated::Conflicts(conflicts)) => (review.conflicts, review.refusal) = (conflicts, None),
-            Some(Updated::Refused(e)) => review.refusal = Some(e),
-            None => {}
+        let Some(mut review) = self.windows.updates.review.take() else { return };
+        if !self.session(|s| s.apply_review(&mut review.reviewed, (values, resolutions), all)) {
+            self.windows.updates.review = Some(review);
         }
     }
 

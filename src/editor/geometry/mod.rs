@@ -7,6 +7,7 @@ use super::cards;
 use std::ops::{Add, Mul, Sub};
 
 pub mod lod;
+pub mod raster;
 mod route;
 pub mod view;
 pub use route::{BEND_ARM, Dragged, Router};

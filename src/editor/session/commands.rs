@@ -2,25 +2,32 @@
 //! type, and updating chain instances to a newer version of their chain.
 
 use super::{Effect, Pending, Session};
-use crate::editor::commands::CommandId;
+use crate::editor::commands::{CommandId, Context};
 use crate::editor::document::Command;
+use crate::editor::document::Document;
 use crate::editor::insert::InsertPlace;
 use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{conflicts_for, update_instance};
-use crate::error::Error;
-use crate::instance::{Conflict, Resolutions};
+use crate::editor::settings::Settings;
+use crate::editor::update_review::{Reviewed, conflicts_for, update_instance};
+use crate::instance::Resolutions;
+use crate::instance::update::Available;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
-/// How an update asked for in the review went.
-#[derive(Debug)]
-pub enum Updated {
-    Done,
-    /// Refused for conflicts the review settles (its message is the status).
-    Conflicts(Vec<Conflict>),
-    /// Refused for another reason, shown in the review too.
-    Refused(Error),
+/// What the command registry's enabled-when predicates look at, as far as the model
+/// decides: the document (`available`: the updates at hand) and the settings' switches.
+/// The GUI adds what its windows decide (a form or the finder open, a pack view's undo).
+pub fn command_context(doc: &Document, settings: &Settings, available: &HashMap<String, Available>) -> Context {
+    Context {
+        snap: settings.snap,
+        minimap: settings.minimap,
+        show_internal: settings.show_internal,
+        palette_panel: settings.palette_panel,
+        inspector_panel: settings.inspector_panel,
+        ..doc.command_context(available)
+    }
 }
 
 /// How a form's submit went.
@@ -66,6 +73,9 @@ impl Session<'_> {
             CommandId::Duplicate => self.apply(Command::duplicate_selection(wf, sel, catalog)),
             CommandId::TogglePalettePanel => self.settings.palette_panel ^= true,
             CommandId::ToggleInspectorPanel => self.settings.inspector_panel ^= true,
+            CommandId::ToggleSnap => self.settings.snap ^= true,
+            CommandId::ToggleMinimap => self.settings.minimap ^= true,
+            CommandId::ToggleInternal => self.settings.show_internal ^= true,
             _ => match c.arrangement() {
                 Some(how) => {
                     let (cmd, whole) = Command::arrange_selection(how, wf, sel, catalog);
@@ -177,34 +187,39 @@ impl Session<'_> {
         })
     }
 
-    /// Update instance `key` to its chain's version in pack `target` (and with `all` every
-    /// other instance of the chain with an update), one undo step. `None` when the instance,
-    /// its chain or the pack is gone.
-    pub fn update(
+    /// Update the reviewed instance to its chain's version in the review's pack (and with
+    /// `all` every other instance of the chain with an update), one undo step. Whether it
+    /// was done (the review closes); a refusal leaves in `review` the conflicts to settle
+    /// (its message is the status) or why. Nothing when the instance, its chain or the pack
+    /// is gone.
+    pub fn apply_review(
         &mut self,
-        target: PackId,
-        key: &str,
+        review: &mut Reviewed,
         answer: (Map<String, Value>, Resolutions),
         all: bool,
-    ) -> Option<Updated> {
-        let target = self.packs.get(target)?;
+    ) -> bool {
+        let Some(target) = self.packs.get(review.target) else { return false };
         let available = all.then_some(&self.updates.available);
-        let applied = update_instance(self.doc, self.trust, self.packs, target, key, answer, available)?;
-        Some(match applied {
+        let key = &review.key;
+        let Some(applied) = update_instance(self.doc, self.trust, self.packs, target, key, answer, available) else {
+            return false;
+        };
+        match applied {
             Ok(outcome) => {
                 self.effects.push(Effect::Findings(outcome.label, outcome.warnings));
-                Updated::Done
+                return true;
             }
             Err(e) => match conflicts_for(&e, key) {
                 Some(conflicts) => {
                     self.status(e.message);
-                    Updated::Conflicts(conflicts)
+                    (review.conflicts, review.refusal) = (conflicts, None);
                 }
                 None => {
                     self.error(e.clone());
-                    Updated::Refused(e)
+                    review.refusal = Some(e);
                 }
             },
-        })
+        }
+        false
     }
 }

@@ -8,7 +8,7 @@ mod answers;
 mod commands;
 mod documents;
 
-pub use commands::{Submit, Updated};
+pub use commands::{Submit, command_context};
 
 use super::authoring::PackDocs;
 use super::document::Document;

@@ -4,8 +4,8 @@ use super::*;
 use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
 use crate::editor::registry_view::Done;
-use crate::editor::session::Updated;
 use crate::editor::trust_settings::TrustFiles;
+use crate::editor::update_review::Reviewed;
 use crate::tool::ToolFormat;
 use std::path::Path;
 
@@ -338,6 +338,20 @@ fn the_documents_own_commands_change_it_and_what_is_selected() {
     assert!(parts.doc.selection.is_empty());
     parts.run(|s| assert!(s.command(CommandId::TogglePalettePanel)));
     assert!(!parts.settings.palette_panel && parts.settings.inspector_panel, "shown by default, one hidden");
+    // The view switches are the settings' (saved with them), flipped by their commands.
+    let before = (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal);
+    for c in [CommandId::ToggleSnap, CommandId::ToggleMinimap, CommandId::ToggleInternal] {
+        parts.run(|s| assert!(s.command(c), "{c:?}"));
+    }
+    assert_eq!(
+        (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal),
+        (!before.0, !before.1, !before.2)
+    );
+    // The registry's predicates see the switches as the commands left them.
+    let cx = command_context(&parts.doc, &parts.settings, &parts.updates.available);
+    assert_eq!((cx.snap, cx.minimap, cx.show_internal), (!before.0, !before.1, !before.2));
+    assert_eq!((cx.palette_panel, cx.inspector_panel), (false, true));
+    assert_eq!(cx.has_nodes, parts.doc.workflow().node_count() > 0, "the document's part");
     // Tidy with fewer than two selected tidies everything, and the view fits it.
     let effects = parts.run(|s| assert!(s.command(CommandId::Tidy)));
     assert!(matches!(effects.last(), Some(Effect::Fit)), "{effects:?}");
@@ -388,25 +402,31 @@ fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
     parts.packs = Packs::new(vec![old, new]);
     let target = parts.packs.id_at(1).unwrap();
     let answer = || (serde_json::Map::new(), crate::instance::Resolutions::default());
-    let mut updated = None;
+    let mut review = Reviewed::new(&key, target);
+    let mut done = true;
 
     // A hand edit of a value the new version changes: the conflict goes to the review and
     // the refusal's message is the status; nothing changed.
     let mut edited = wf.clone();
     set_config(&mut edited, "t_two_k1_a", "url", serde_json::json!("https://mine.test"));
     parts.doc = Document::new(edited, None);
-    let effects = parts.run(|s| updated = s.update(target, &key, answer(), false));
-    assert!(matches!(&updated, Some(Updated::Conflicts(c)) if c.iter().any(|c| c.node_id == "t_two_k1_a")));
+    review.refusal = Some(crate::error::Error::new("earlier", "an earlier refusal"));
+    let effects = parts.run(|s| done = s.apply_review(&mut review, answer(), false));
+    assert!(!done);
+    assert!(review.conflicts.iter().any(|c| c.node_id == "t_two_k1_a"), "{:?}", review.conflicts);
+    assert!(review.refusal.is_none(), "the conflicts replace an earlier refusal");
     assert!(matches!(&effects[..], [Effect::Status(_)]), "{effects:?}");
     assert_eq!(parts.doc.workflow().instance(&key).unwrap().chain_version, "1.0.0");
 
     parts.doc = Document::new(wf, None);
-    let effects = parts.run(|s| updated = s.update(target, &key, answer(), false));
-    assert!(matches!(updated, Some(Updated::Done)));
+    let effects = parts.run(|s| done = s.apply_review(&mut review, answer(), false));
+    assert!(done);
     assert!(matches!(&effects[..], [Effect::Findings(label, _)] if label.starts_with("Re-parameterise ")));
     assert_eq!(parts.doc.workflow().instance(&key).unwrap().chain_version, "2.0.0");
-    let effects = parts.run(|s| updated = s.update(target, "no-such-key", answer(), false));
-    assert!(updated.is_none() && effects.is_empty(), "an instance gone: nothing");
+    let mut gone = Reviewed::new("no-such-key", target);
+    let effects = parts.run(|s| done = s.apply_review(&mut gone, answer(), false));
+    assert!(!done && effects.is_empty(), "an instance gone: nothing");
+    assert!(gone.conflicts.is_empty() && gone.refusal.is_none());
 }
 
 #[test]
