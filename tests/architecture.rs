@@ -244,3 +244,34 @@ fn the_path_reader_and_the_cycle_finder_see_what_is_there() {
         vec![vec!["d".to_string(), "e".to_string()], vec!["a".to_string(), "b".to_string(), "c".to_string()]]
     );
 }
+
+/// A test that drives the editor needs the GUI crates: without `required-features = ["gui"]`
+/// the no-GUI build (`cargo clippy --no-default-features --all-targets`) fails to compile it.
+#[test]
+fn every_test_that_uses_the_editor_is_built_only_with_the_gui_feature() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let gated: BTreeSet<String> = manifest
+        .split("[[test]]")
+        .skip(1)
+        .filter(|entry| entry.contains("required-features = [\"gui\"]"))
+        .filter_map(|entry| {
+            entry.lines().find_map(|l| l.trim().strip_prefix("name = ")).map(|n| n.trim_matches('"').to_owned())
+        })
+        .collect();
+    let mut ungated = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let uses_gui = ["use egui", "egui_kittest", "chainsmith::app"].iter().any(|u| text.contains(u));
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        // This file names them to look for them.
+        if uses_gui && !gated.contains(&name) && name != "architecture" {
+            ungated.push(name);
+        }
+    }
+    assert!(ungated.is_empty(), "tests that use the editor without required-features = [\"gui\"]: {ungated:?}");
+}
