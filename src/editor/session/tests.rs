@@ -439,7 +439,7 @@ fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
     let mut opened = None;
     let effects = parts.run(|s| opened = s.open_insert(pack, "support.triage", place()));
     assert!(effects.is_empty(), "{effects:?}");
-    assert_eq!(opened.map(|s| s.chain_id), Some("support.triage".to_owned()));
+    assert_eq!(opened.map(|f| f.chain_id.clone()), Some("support.triage".to_owned()));
     let effects = parts.run(|s| assert!(s.open_insert(pack, "no.such.chain", place()).is_none()));
     assert!(effects.is_empty(), "no such chain: nothing to say");
 
@@ -465,9 +465,9 @@ fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
 
     parts.packs = Packs::new(vec![pack("2.0.0")]);
     let effects = parts.run(|s| opened = s.open_instance(&key));
-    let (session, values) = opened.take().expect("its form opens");
-    assert_eq!(session.chain_id, parts.doc.workflow().instance(&key).unwrap().chain_id);
-    assert_eq!(values["topic"], "a", "the values it was made with");
+    let form = opened.take().expect("its form opens");
+    assert_eq!(form.chain_id, parts.doc.workflow().instance(&key).unwrap().chain_id);
+    assert_eq!(form.values()["topic"], "a", "the values it was made with");
     assert!(
         matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Note: the instance came from")),
         "{effects:?}"
