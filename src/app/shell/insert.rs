@@ -20,13 +20,9 @@ impl App {
     /// Insert or re-parameterise with the form's values; on a refusal the form stays open.
     pub(super) fn submit_form(&mut self) {
         let Some(mut form) = self.windows.form.take() else { return };
-        let values = form.values().clone();
-        let submitted = self.session(|s| s.submit(&mut form, values));
-        match submitted {
-            Some(Submit::Done) => return self.panels.canvas.forget_view(),
-            Some(Submit::Refused) => form.reveal_errors(),
-            Some(Submit::Conflicts) | None => {}
+        match self.session(|s| s.submit(&mut form)) {
+            Some(Submit::Done) => self.panels.canvas.forget_view(),
+            Some(Submit::Refused | Submit::Conflicts) | None => self.windows.form = Some(form),
         }
-        self.windows.form = Some(form);
     }
 }

@@ -174,9 +174,11 @@ impl Session<'_> {
         Some(InsertForm::from_session(reopened.session, reopened.chain, Some(reopened.values)))
     }
 
-    /// Insert or re-parameterise with the form's `values` ([`InsertSession::submit`]), one
-    /// undo step. `None` when the form's pack is no longer loaded.
-    pub fn submit(&mut self, form: &mut InsertSession, values: Map<String, Value>) -> Option<Submit> {
+    /// Insert or re-parameterise with the form's values ([`InsertSession::submit`]), one
+    /// undo step; a refused form shows every field's errors. `None` when the form's pack is
+    /// no longer loaded.
+    pub fn submit(&mut self, form: &mut InsertForm) -> Option<Submit> {
+        let values = form.values().clone();
         Some(match form.submit(self.doc, self.trust, self.packs, values)? {
             Submitted::Done(outcome) => {
                 self.effects.push(Effect::Findings(outcome.label, outcome.warnings));
@@ -184,6 +186,7 @@ impl Session<'_> {
             }
             Submitted::Refused(e) => {
                 self.effects.push(Effect::FormRefused(e));
+                form.reveal_errors();
                 Submit::Refused
             }
             Submitted::Conflicts(e) => {

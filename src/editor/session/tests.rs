@@ -490,15 +490,16 @@ fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
     let mut form = None;
     parts.run(|s| form = s.open_insert(pack, "support.triage", place));
     let mut form = form.expect("the insert opens");
-    let values = |v: serde_json::Value| v.as_object().unwrap().clone();
 
     let mut submitted = None;
-    let effects = parts.run(|s| submitted = s.submit(&mut form, values(serde_json::json!({"queueName": 5}))));
+    form.fields.set("/queueName", Some(serde_json::json!(5)));
+    let effects = parts.run(|s| submitted = s.submit(&mut form));
     assert_eq!(submitted, Some(Submit::Refused));
     assert!(matches!(&effects[..], [Effect::FormRefused(_)]), "{effects:?}");
     assert_eq!(parts.doc.workflow().node_count(), 0);
 
-    let effects = parts.run(|s| submitted = s.submit(&mut form, values(serde_json::json!({"queueName": "billing"}))));
+    form.fields.set("/queueName", Some(serde_json::json!("billing")));
+    let effects = parts.run(|s| submitted = s.submit(&mut form));
     assert_eq!(submitted, Some(Submit::Done));
     assert!(matches!(&effects[..], [Effect::Findings(..)]), "{effects:?}");
     let wf = parts.doc.workflow();
