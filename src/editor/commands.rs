@@ -253,6 +253,13 @@ impl Context {
     pub fn has_selection(&self) -> bool {
         self.nodes_selected + self.edges_selected > 0 || self.instance_selected
     }
+
+    /// With what the windows decide: a pack view open here takes Undo and Redo, and whether
+    /// a form or the finder is open.
+    pub fn with_windows(self, pack_view_here: bool, form_open: bool, finder_open: bool) -> Self {
+        let (can_undo, can_redo) = (self.can_undo || pack_view_here, self.can_redo || pack_view_here);
+        Self { can_undo, can_redo, form_open, finder_open, ..self }
+    }
 }
 
 /// One row of the registry.

@@ -3,7 +3,7 @@
 //! ([`FormFields`]), and when to validate, preview and frame. `app::form` draws it.
 
 use super::insert_session::{FormMode, InsertSession};
-use super::packs::PackId;
+use super::packs::{PackId, Packs};
 use crate::catalog::Trust;
 use crate::pack::{Chain, Pack};
 use crate::params::{Form, FormFields};
@@ -100,6 +100,14 @@ impl InsertForm {
         self.session.preview(trust, pack, chain, wf, revision, self.fields.values(), valid);
     }
 
+    /// Open the form afresh on its pack in `packs` ([`InsertForm::rechecked`]); it stays as
+    /// it is when its pack is no longer loaded or no longer has the chain.
+    pub fn recheck(&mut self, packs: &Packs, trust: &Trust) {
+        if let Some(form) = self.pack.and_then(|id| packs.get(id)).and_then(|p| self.rechecked(p, trust)) {
+            *self = form;
+        }
+    }
+
     /// The form opened afresh on `pack` under the trust policy now in force, with the values
     /// typed so far, so that what blocks it and its preview follow the policy; `None` when
     /// `pack` no longer has the chain.
@@ -178,5 +186,22 @@ mod tests {
         assert!(blocked.shown_refusal().is_some());
         let other = bundled().packs.into_iter().find(|p| p.chain("support.triage").is_none()).unwrap();
         assert!(form.rechecked(&other, &Trust::default()).is_none(), "a pack without the chain");
+    }
+
+    #[test]
+    fn a_recheck_in_place_follows_its_loaded_pack_and_leaves_a_form_whose_pack_is_gone() {
+        let packs = Packs::new(vec![triage()]);
+        let id = packs.id_at(0).unwrap();
+        let chain = packs.get(id).unwrap().chain("support.triage").unwrap();
+        let mode = FormMode::Reparameterise { key: "k".into() };
+        let mut form = InsertForm::new(Some(id), chain, mode.clone(), "ab12".into(), None);
+        let strict = Trust { require_signed: true, ..Trust::default() };
+        form.recheck(&packs, &strict);
+        assert!(form.shown_refusal().is_some(), "the loaded pack is unsigned: the strict policy blocks it");
+        assert_eq!(form.expansion_id, "ab12");
+
+        let mut orphan = InsertForm::new(Some(id), chain, mode, "cd34".into(), None);
+        orphan.recheck(&Packs::new(Vec::new()), &strict);
+        assert!(orphan.shown_refusal().is_none(), "no pack loaded: the form is left as it was");
     }
 }

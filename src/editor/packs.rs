@@ -23,9 +23,7 @@ pub struct Packs {
 impl Packs {
     pub fn new(packs: Vec<Pack>) -> Self {
         let mut out = Self::default();
-        for p in packs {
-            out.add(p);
-        }
+        out.extend(packs);
         out
     }
 
@@ -67,6 +65,15 @@ impl Packs {
     }
 }
 
+/// Each pack [`Packs::add`]ed in turn: re-opening a pack replaces the loaded copy.
+impl Extend<Pack> for Packs {
+    fn extend<I: IntoIterator<Item = Pack>>(&mut self, packs: I) {
+        for pack in packs {
+            self.add(pack);
+        }
+    }
+}
+
 /// Read (and replace in place) as a slice in load order; adding goes through [`Packs::add`].
 impl Deref for Packs {
     type Target = [Pack];
@@ -101,5 +108,16 @@ mod tests {
         assert!(third != first && third != second);
         assert_eq!(packs.len(), 3);
         assert_eq!(packs.with_ids().map(|(id, _)| id).collect::<Vec<_>>(), [second, first, third]);
+    }
+
+    #[test]
+    fn extending_adds_each_pack_and_a_pack_read_again_replaces_its_copy() {
+        let all = bundled().packs;
+        let mut packs = Packs::new(all[..1].to_vec());
+        let first = packs.id_at(0).unwrap();
+        packs.extend([all[1].clone(), all[0].clone(), all[1].clone()]);
+        assert_eq!(packs.len(), 2, "two sources, each loaded once");
+        assert_eq!(packs.index_of(first), Some(0), "the last read of each decides the order");
+        assert_eq!(packs[1].source, all[1].source);
     }
 }

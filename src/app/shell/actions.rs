@@ -18,12 +18,8 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let mut cx = command_context(&self.doc, &self.settings, &self.windows.updates.found.available);
-        // A pack view open here takes Undo and Redo.
-        cx.can_undo |= self.frame.pack_view_here;
-        cx.can_redo |= self.frame.pack_view_here;
-        (cx.form_open, cx.finder_open) = (self.windows.form.is_some(), self.windows.finder.is_some());
-        cx
+        let cx = command_context(&self.doc, &self.settings, &self.windows.updates.found.available);
+        cx.with_windows(self.frame.pack_view_here, self.windows.form.is_some(), self.windows.finder.is_some())
     }
 
     /// The menu bar, generated from the command registry.

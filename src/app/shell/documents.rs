@@ -88,10 +88,8 @@ impl App {
 
     /// Put packs in the palette and re-check everything against the new catalog.
     pub(super) fn add_packs(&mut self, packs: Vec<Pack>) {
-        for pack in packs {
-            // Re-opening a pack replaces the loaded copy; instances find it by name.
-            self.library.packs.add(pack);
-        }
+        // Re-opening a pack replaces the loaded copy; instances find it by name.
+        self.library.packs.extend(packs);
         self.refresh_trust();
     }
 

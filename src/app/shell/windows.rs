@@ -1,7 +1,6 @@
 use super::App;
 use crate::app::app_reparam::WINDOW_HEIGHT;
 use crate::app::command_ui::Help;
-use crate::app::form::FormSession;
 use crate::app::registry::Request;
 use crate::app::trust_settings::SettingsInput;
 use crate::app::window::{Window, WindowId};
@@ -171,12 +170,9 @@ impl App {
     /// An open form is opened afresh with the values typed so far, so that what blocks it and
     /// its preview follow the new policy.
     fn recheck_form(&mut self) {
-        let Some(old) = &self.windows.form else { return };
-        let Some(pack) = old.pack.and_then(|id| self.library.packs.get(id)) else { return };
-        let Some(form) = old.rechecked(pack, &self.library.trust) else { return };
-        let mut form = FormSession::from(form);
-        form.framed = old.framed;
-        self.windows.form = Some(form);
+        if let Some(form) = &mut self.windows.form {
+            form.recheck(&self.library.packs, &self.library.trust);
+        }
     }
 
     /// The Settings window while it is open; a change is applied after it is drawn.

@@ -118,3 +118,13 @@ fn review_update_needs_an_outdated_instance_and_pin_shows_its_state() {
     let checked = CommandId::PinInstance.spec().checked.unwrap();
     assert!(!checked(&selected) && checked(&Context { instance_pinned: true, ..selected }));
 }
+
+#[test]
+fn the_windows_add_a_pack_views_undo_and_what_is_open() {
+    let doc = Context { can_undo: true, nodes_selected: 2, ..Context::default() };
+    let cx = doc.with_windows(false, true, false);
+    assert_eq!((cx.can_undo, cx.can_redo, cx.form_open, cx.finder_open), (true, false, true, false));
+    assert_eq!(cx.nodes_selected, 2, "the document's part is kept");
+    let cx = Context::default().with_windows(true, false, true);
+    assert_eq!((cx.can_undo, cx.can_redo, cx.form_open, cx.finder_open), (true, true, false, true));
+}

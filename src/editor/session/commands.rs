@@ -6,6 +6,7 @@ use crate::editor::commands::{CommandId, Context};
 use crate::editor::document::Command;
 use crate::editor::document::Document;
 use crate::editor::insert::InsertPlace;
+use crate::editor::insert_form::InsertForm;
 use crate::editor::insert_session::{InsertSession, NotOpened, Submitted};
 use crate::editor::node_type;
 use crate::editor::packs::PackId;
@@ -132,12 +133,17 @@ impl Session<'_> {
         }
     }
 
-    /// Open the insert of `chain_id` from `pack` at `place`, for its form to fill in. A
-    /// refusal is said; when nothing can be filled in the palette explains why.
-    pub fn open_insert(&mut self, pack: PackId, chain_id: &str, place: InsertPlace) -> Option<InsertSession> {
+    /// The form to insert `chain_id` from `pack` at `place`, its first field focused (it was
+    /// dropped or picked: the user fills it in from the keyboard). A refusal is said; when
+    /// nothing can be filled in the palette explains why.
+    pub fn open_insert(&mut self, pack: PackId, chain_id: &str, place: InsertPlace) -> Option<InsertForm> {
         let p = self.packs.get(pack)?;
         match InsertSession::open_insert(self.trust, pack, p, chain_id, self.doc.workflow(), place)? {
-            Ok((session, _)) => Some(session),
+            Ok((session, chain)) => {
+                let mut form = InsertForm::from_session(session, chain, None);
+                form.focus_first_field();
+                Some(form)
+            }
             Err(NotOpened::Failed(e)) => {
                 self.error(e);
                 None
@@ -150,9 +156,9 @@ impl Session<'_> {
         }
     }
 
-    /// Re-parameterise instance `key`: its session and the values it was made with, for the
-    /// form, and the instance selected. A note when it came from another version of its pack.
-    pub fn open_instance(&mut self, key: &str) -> Option<(InsertSession, Map<String, Value>)> {
+    /// Re-parameterise instance `key`: its form, filled with the values it was made with, and
+    /// the instance selected. A note when it came from another version of its pack.
+    pub fn open_instance(&mut self, key: &str) -> Option<InsertForm> {
         let packs = self.packs;
         let reopened = match InsertSession::open_instance(self.trust, packs, self.doc.workflow(), key)? {
             Ok(r) => r,
@@ -165,12 +171,14 @@ impl Session<'_> {
             self.status(note);
         }
         self.doc.selection.select_instance(key, reopened.nodes);
-        Some((reopened.session, reopened.values))
+        Some(InsertForm::from_session(reopened.session, reopened.chain, Some(reopened.values)))
     }
 
-    /// Insert or re-parameterise with the form's `values` ([`InsertSession::submit`]), one
-    /// undo step. `None` when the form's pack is no longer loaded.
-    pub fn submit(&mut self, form: &mut InsertSession, values: Map<String, Value>) -> Option<Submit> {
+    /// Insert or re-parameterise with the form's values ([`InsertSession::submit`]), one
+    /// undo step; a refused form shows every field's errors. `None` when the form's pack is
+    /// no longer loaded.
+    pub fn submit(&mut self, form: &mut InsertForm) -> Option<Submit> {
+        let values = form.values().clone();
         Some(match form.submit(self.doc, self.trust, self.packs, values)? {
             Submitted::Done(outcome) => {
                 self.effects.push(Effect::Findings(outcome.label, outcome.warnings));
@@ -178,6 +186,7 @@ impl Session<'_> {
             }
             Submitted::Refused(e) => {
                 self.effects.push(Effect::FormRefused(e));
+                form.reveal_errors();
                 Submit::Refused
             }
             Submitted::Conflicts(e) => {

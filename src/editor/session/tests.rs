@@ -439,7 +439,7 @@ fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
     let mut opened = None;
     let effects = parts.run(|s| opened = s.open_insert(pack, "support.triage", place()));
     assert!(effects.is_empty(), "{effects:?}");
-    assert_eq!(opened.map(|s| s.chain_id), Some("support.triage".to_owned()));
+    assert_eq!(opened.map(|f| f.chain_id.clone()), Some("support.triage".to_owned()));
     let effects = parts.run(|s| assert!(s.open_insert(pack, "no.such.chain", place()).is_none()));
     assert!(effects.is_empty(), "no such chain: nothing to say");
 
@@ -465,9 +465,9 @@ fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
 
     parts.packs = Packs::new(vec![pack("2.0.0")]);
     let effects = parts.run(|s| opened = s.open_instance(&key));
-    let (session, values) = opened.take().expect("its form opens");
-    assert_eq!(session.chain_id, parts.doc.workflow().instance(&key).unwrap().chain_id);
-    assert_eq!(values["topic"], "a", "the values it was made with");
+    let form = opened.take().expect("its form opens");
+    assert_eq!(form.chain_id, parts.doc.workflow().instance(&key).unwrap().chain_id);
+    assert_eq!(form.values()["topic"], "a", "the values it was made with");
     assert!(
         matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Note: the instance came from")),
         "{effects:?}"
@@ -490,15 +490,16 @@ fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
     let mut form = None;
     parts.run(|s| form = s.open_insert(pack, "support.triage", place));
     let mut form = form.expect("the insert opens");
-    let values = |v: serde_json::Value| v.as_object().unwrap().clone();
 
     let mut submitted = None;
-    let effects = parts.run(|s| submitted = s.submit(&mut form, values(serde_json::json!({"queueName": 5}))));
+    form.fields.set("/queueName", Some(serde_json::json!(5)));
+    let effects = parts.run(|s| submitted = s.submit(&mut form));
     assert_eq!(submitted, Some(Submit::Refused));
     assert!(matches!(&effects[..], [Effect::FormRefused(_)]), "{effects:?}");
     assert_eq!(parts.doc.workflow().node_count(), 0);
 
-    let effects = parts.run(|s| submitted = s.submit(&mut form, values(serde_json::json!({"queueName": "billing"}))));
+    form.fields.set("/queueName", Some(serde_json::json!("billing")));
+    let effects = parts.run(|s| submitted = s.submit(&mut form));
     assert_eq!(submitted, Some(Submit::Done));
     assert!(matches!(&effects[..], [Effect::Findings(..)]), "{effects:?}");
     let wf = parts.doc.workflow();
