@@ -111,7 +111,7 @@ impl Router {
 
     /// The curve an edge from card `ends.0` to card `ends.1` is drawn along: `curve` itself
     /// when it crosses no other card, else bent along the free lane nearest its ends (a back
-    /// edge's loop moved to one: [`route_loop`]). Left as it is when no lane is found
+    /// edge's loop moved to one: [`route_among`]). Left as it is when no lane is found
     /// near enough, or the cards near it are too many to look at.
     pub fn route(&self, curve: Curve, ends: (usize, usize)) -> Curve {
         route_among(self, curve, ends)
@@ -189,24 +189,30 @@ fn crossed(cards: &impl Cards, curve: &Curve, near: &[usize]) -> Option<usize> {
     })
 }
 
-/// [`Router::route`] among `cards`.
+/// [`Router::route`] among `cards`. A forward edge that crosses a card is bent along the
+/// nearest free lane between its turns. A back edge's loop runs over or under every card
+/// between its ends, but its two drops can still pass through a card above or below an end
+/// (two chains stacked and wired end to start): then its loop moves to the nearest free lane
+/// whose drops and run cross no card, its own two included (a lane level with them would
+/// run through them).
 fn route_among(cards: &impl Cards, curve: Curve, ends: (usize, usize)) -> Curve {
-    if curve.lane.is_some() {
-        return route_loop(cards, curve);
-    }
-    if curve.to.x - curve.from.x < 2.0 * BEND_ARM {
+    let (from, to) = (curve.from, curve.to);
+    let (ends, (left, right)) = if curve.lane.is_some() {
+        ((usize::MAX, usize::MAX), (to.x - LOOP_ARM, from.x + LOOP_ARM))
+    } else if to.x - from.x < 2.0 * BEND_ARM {
         return curve;
-    }
+    } else {
+        (ends, (from.x + BEND_ARM, to.x - BEND_ARM))
+    };
     match cards.cards_in(curve.hull(), ends) {
         Some(near) if crossed(cards, &curve, &near).is_some() => {}
         _ => return curve,
     }
-    let (from, to) = (curve.from, curve.to);
     let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
     let mut reach = REACH;
     for _ in 0..SEARCHES {
         // The cards between the two turns, over the heights searched.
-        let band = Rect::from_min_max(point(from.x + BEND_ARM, lo - reach), point(to.x - BEND_ARM, hi + reach));
+        let band = Rect::from_min_max(point(left, lo - reach), point(right, hi + reach));
         let Some(between) = cards.cards_in(band, ends) else { return curve };
         let near_lanes = lanes(&between.iter().map(|&i| cards.card(i)).collect::<Vec<_>>(), band, (from.y, to.y));
         for y in near_lanes.into_iter().take(TRIES) {
@@ -214,35 +220,6 @@ fn route_among(cards: &impl Cards, curve: Curve, ends: (usize, usize)) -> Curve 
             let Some(near) = cards.cards_in(bent.hull(), ends) else { return curve };
             if crossed(cards, &bent, &near).is_none() {
                 return bent;
-            }
-        }
-        reach *= 2.0;
-    }
-    curve
-}
-
-/// A back edge's loop runs over or under every card between its ends; its two drops can
-/// still pass through a card above or below an end (two chains stacked and wired end to
-/// start). Then it takes the nearest free lane whose drops and run cross no card, its own
-/// two included (a lane level with them would run through them).
-fn route_loop(cards: &impl Cards, curve: Curve) -> Curve {
-    const NONE: (usize, usize) = (usize::MAX, usize::MAX);
-    match cards.cards_in(curve.hull(), NONE) {
-        Some(near) if crossed(cards, &curve, &near).is_some() => {}
-        _ => return curve,
-    }
-    let (from, to) = (curve.from, curve.to);
-    let (lo, hi) = (from.y.min(to.y), from.y.max(to.y));
-    let mut reach = REACH;
-    for _ in 0..SEARCHES {
-        let band = Rect::from_min_max(point(to.x - LOOP_ARM, lo - reach), point(from.x + LOOP_ARM, hi + reach));
-        let Some(between) = cards.cards_in(band, NONE) else { return curve };
-        let near_lanes = lanes(&between.iter().map(|&i| cards.card(i)).collect::<Vec<_>>(), band, (from.y, to.y));
-        for y in near_lanes.into_iter().take(TRIES) {
-            let moved = curve.bent(Some(y));
-            let Some(near) = cards.cards_in(moved.hull(), NONE) else { return curve };
-            if crossed(cards, &moved, &near).is_none() {
-                return moved;
             }
         }
         reach *= 2.0;
