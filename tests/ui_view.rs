@@ -75,6 +75,20 @@ fn glyphs_in(h: &Harness<'_, App>, area: Rect) -> Option<Rect> {
     found
 }
 
+/// Card `fetch` titled "Fg queue" beside another, and the glyph height on screen per point
+/// of title size, measured at 1:1 where the title is 13.5 points: from the top of F to the
+/// foot of g, the first two glyphs, which a title cut short keeps.
+fn fg_queue() -> (tempfile::TempDir, Harness<'static, App>, f32) {
+    let name = json!({"id": "fetch", "typeId": "core.noop", "name": "Fg queue",
+        "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}});
+    let (dir, mut h) = open_workflow(workflow_of(vec![name, noop_node("b", 310.0, 0.0)], vec![]));
+    view_at(&mut h, pos2(265.0, 48.0), 1.0);
+    let c = on_screen(&h, card(&h, "fetch"));
+    let header = Rect::from_min_max(c.min, pos2(c.max.x, c.min.y + 24.0));
+    let per_point = glyphs_in(&h, header).expect("the title at 1:1").height() / 13.5;
+    (dir, h, per_point)
+}
+
 fn sized(app: App, size: Vec2) -> Harness<'static, App> {
     let mut h = Harness::builder()
         .with_size(size)
@@ -96,15 +110,7 @@ fn app_on(files: Vec<std::path::PathBuf>) -> App {
 fn zoomed_out_a_card_keeps_a_readable_title_and_drops_the_details() {
     // At 25% a card showed nothing (text went below 30%), and from 30% to 50% its title was
     // under 11 points on screen.
-    let name = json!({"id": "fetch", "typeId": "core.noop", "name": "Fg queue",
-        "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}});
-    let (_dir, mut h) = open_workflow(workflow_of(vec![name, noop_node("b", 310.0, 0.0)], vec![]));
-    // At 1:1 the title is 13.5 points: how high its glyphs reach for that size (from the
-    // top of F to the foot of g, which a title cut short keeps).
-    view_at(&mut h, pos2(265.0, 48.0), 1.0);
-    let c = on_screen(&h, card(&h, "fetch"));
-    let header = Rect::from_min_max(c.min, pos2(c.max.x, c.min.y + 24.0));
-    let per_point = glyphs_in(&h, header).expect("the title at 1:1").height() / 13.5;
+    let (_dir, mut h, per_point) = fg_queue();
     for z in [0.25, 0.32, 0.45] {
         view_at(&mut h, pos2(265.0, 48.0), z);
         let c = on_screen(&h, card(&h, "fetch"));
@@ -278,14 +284,7 @@ fn on_a_small_canvas_the_minimap_is_smaller_not_gone() {
 #[test]
 fn below_twenty_percent_a_card_keeps_its_title_while_it_is_three_glyphs_wide() {
     // Under 20% a card showed no title at all, so Fit on a real chain (19–40%) left boxes.
-    let name = json!({"id": "fetch", "typeId": "core.noop", "name": "Fg queue",
-        "position": {"x": 0, "y": 0}, "config": {}, "inputs": {}});
-    let (_dir, mut h) = open_workflow(workflow_of(vec![name, noop_node("b", 310.0, 0.0)], vec![]));
-    // Measured as the other test does: from the top of F to the foot of g, the first two
-    // glyphs, which a title cut to three glyphs keeps.
-    view_at(&mut h, pos2(265.0, 48.0), 1.0);
-    let c = on_screen(&h, card(&h, "fetch"));
-    let per_point = glyphs_in(&h, Rect::from_min_max(c.min, pos2(c.max.x, c.min.y + 24.0))).unwrap().height() / 13.5;
+    let (_dir, mut h, per_point) = fg_queue();
     for z in [0.19, 0.15] {
         view_at(&mut h, pos2(265.0, 48.0), z);
         let c = on_screen(&h, card(&h, "fetch"));
