@@ -707,4 +707,4 @@ fn make_room_cut(wf: &Workflow, in_chain: &[bool], left: f64, rt: Option<Rect>, 
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

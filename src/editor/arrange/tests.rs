@@ -7,7 +7,9 @@ use crate::pack::bundled;
 use crate::workflow::ExportMode;
 use serde_json::{Value, json};
 
-fn workflow(nodes: &[(&str, f64, f64)], edges: &[(&str, &str)]) -> Workflow {
+/// Nodes of type core.noop at the given positions, and edges between them in order (also
+/// the canvas view's tests' workflows).
+pub(crate) fn workflow(nodes: &[(&str, f64, f64)], edges: &[(&str, &str)]) -> Workflow {
     let nodes: Vec<Value> = nodes
         .iter()
         .map(|(id, x, y)| json!({"id": id, "typeId": "core.noop", "name": id, "position": {"x": x, "y": y}}))

@@ -1,20 +1,6 @@
 use super::*;
+use crate::editor::arrange::tests::workflow;
 use crate::editor::geometry::Curve;
-use serde_json::{Value, json};
-
-/// Nodes of type core.noop at the given positions, and edges between them in order.
-fn workflow(nodes: &[(&str, f64, f64)], edges: &[(&str, &str)]) -> Workflow {
-    let nodes: Vec<Value> = nodes
-        .iter()
-        .map(|(id, x, y)| json!({"id": id, "typeId": "core.noop", "name": id, "position": {"x": x, "y": y}}))
-        .collect();
-    let edges: Vec<Value> = edges
-        .iter()
-        .enumerate()
-        .map(|(i, (a, b))| json!({"id": format!("e{}", i + 1), "sourceNodeId": a, "targetNodeId": b}))
-        .collect();
-    Workflow::from_json(json!({"id": "w", "name": "w", "version": "1", "nodes": nodes, "edges": edges})).unwrap()
-}
 
 fn seq_of(wf: &Workflow, id: &str) -> u64 {
     wf.graph.edge_indices().map(|e| &wf.graph[e]).find(|e| e.id() == id).unwrap().seq
