@@ -12,7 +12,7 @@ use super::window::{Window, WindowId, show_some};
 use super::{palette, theme};
 use crate::catalog::Catalog;
 use crate::editor::authoring::session::{AuthoringSession, ExtractDialog, MakeParam, selection_summary};
-use crate::editor::authoring::{Next, ViewOp};
+use crate::editor::authoring::{Next, PackDocs, ViewOp};
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::insert_form::InsertForm;
@@ -20,13 +20,11 @@ use crate::editor::wording;
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
-use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
+/// The authoring windows' own state; their model is the editor model's [`AuthoringSession`].
 #[derive(Default)]
 pub struct Authoring {
-    /// The packs open for editing and the questions open about them (the model).
-    session: AuthoringSession,
     pub view: PackView,
     /// The extract dialog's form preview, rebuilt when the previewed chain changes; keyed
     /// by the preview it was made from ([`ExtractForm::preview_revision`]).
@@ -34,21 +32,6 @@ pub struct Authoring {
     /// Esc was pressed this frame while a modal question was up (the shell takes it out of
     /// the input before anything else sees it).
     pub modal_escape: bool,
-}
-
-/// The shell reaches the model (`authoring.model`, `authoring.open_extract(..)`) through
-/// the windows that draw it.
-impl Deref for Authoring {
-    type Target = AuthoringSession;
-    fn deref(&self) -> &AuthoringSession {
-        &self.session
-    }
-}
-
-impl DerefMut for Authoring {
-    fn deref_mut(&mut self) -> &mut AuthoringSession {
-        &mut self.session
-    }
 }
 
 /// What the extract window reads while it draws.
@@ -108,11 +91,11 @@ impl Window for Option<MakeParam> {
 
 impl Authoring {
     /// The question before quitting with edited packs not saved.
-    fn quit_question(&mut self, ctx: &egui::Context, actions: &mut Vec<Action>) {
-        if !self.session.asking_quit() {
+    fn quit_question(&mut self, ctx: &egui::Context, session: &mut AuthoringSession, actions: &mut Vec<Action>) {
+        if !session.asking_quit() {
             return;
         }
-        let unsaved = self.session.unsaved_packs();
+        let unsaved = session.unsaved_packs();
         let mut answer = None;
         let shown = egui::Modal::new(Id::unique("cs-unsaved-packs")).show(ctx, |ui| {
             ui.set_max_width(440.0);
@@ -142,46 +125,53 @@ impl Authoring {
         if quit {
             actions.push(Action::Run(CommandId::Quit));
         }
-        if let Some((d, chain)) = self.session.answer_quit(quit) {
+        if let Some((d, chain)) = session.answer_quit(quit) {
             self.view.select(d, chain);
             self.view.open = true;
         }
     }
 
-    /// Draw the authoring windows and apply what they ask for.
+    /// Draw the authoring windows over `session` and apply what they ask for.
     pub fn show(
         &mut self,
         ctx: &egui::Context,
+        session: &mut AuthoringSession,
         packs: &[Pack],
         catalog: Option<&Catalog>,
         wf: &Workflow,
         actions: &mut Vec<Action>,
     ) {
-        self.session.refresh_extract(packs, wf);
+        session.refresh_extract(packs, wf);
         let input = ExtractInput { packs, wf, form_preview: &mut self.form_preview };
-        if self.session.extract.show(ctx, input)
-            && let Some((d, chain)) = self.session.confirm_extract(packs, wf)
+        if session.extract.show(ctx, input)
+            && let Some((d, chain)) = session.confirm_extract(packs, wf)
         {
             self.view.select(d, chain);
         }
-        if !self.session.extract.is_open() {
+        if !session.extract.is_open() {
             // A new dialog's previews count from 0 again.
             self.form_preview = None;
         }
-        if let Some(target) = self.session.make_target()
-            && let Some(add) = self.session.make.show(ctx, (wf, target))
-            && let Some((d, chain)) = self.session.answer_make(wf, add)
+        if let Some(target) = session.make_target()
+            && let Some(add) = session.make.show(ctx, (wf, target))
+            && let Some((d, chain)) = session.answer_make(wf, add)
         {
             self.view.select(d, chain);
         }
-        self.quit_question(ctx, actions);
-        for op in self.view.show(ctx, (&self.session.model.docs, packs)) {
-            self.run(op, packs, catalog, actions);
+        self.quit_question(ctx, session, actions);
+        for op in self.view.show(ctx, (&session.model.docs, packs)) {
+            self.run(&mut session.model, op, (packs, catalog), actions);
         }
     }
 
-    fn run(&mut self, op: ViewOp, packs: &[Pack], catalog: Option<&Catalog>, actions: &mut Vec<Action>) {
-        match self.session.model.apply(op, packs, catalog) {
+    fn run(
+        &mut self,
+        docs: &mut PackDocs,
+        op: ViewOp,
+        (packs, catalog): (&[Pack], Option<&Catalog>),
+        actions: &mut Vec<Action>,
+    ) {
+        match docs.apply(op, packs, catalog) {
             Some(Next::Select(d, chain)) => self.view.select(d, chain),
             Some(Next::Ask(purpose)) => actions.push(Action::AskFile(purpose)),
             None => {}
@@ -190,24 +180,24 @@ impl Authoring {
 
     /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
     /// over the pack view.
-    pub fn undo_under_pointer(&mut self, ctx: &egui::Context, redo: bool, packs: &[Pack]) -> bool {
+    pub fn undo_under_pointer(&mut self, ctx: &egui::Context, redo: bool, docs: &mut PackDocs, packs: &[Pack]) -> bool {
         let Some(d) = self.view.undo_target(ctx) else { return false };
         let op = if redo { ViewOp::Redo(d) } else { ViewOp::Undo(d) };
-        self.run(op, packs, None, &mut Vec::new());
+        self.run(docs, op, (packs, None), &mut Vec::new());
         true
     }
 
     /// Save the pack view's pack to `path` (the answer to Save as…).
-    pub fn save_view_pack(&mut self, path: &Path) {
+    pub fn save_view_pack(&self, docs: &mut PackDocs, path: &Path) {
         if let Some(d) = self.view.doc() {
-            self.session.model.save(d, path);
+            docs.save(d, path);
         }
     }
 
     /// Sign the pack view's saved pack with the private key at `key`.
-    pub fn sign_view_pack(&mut self, key: &Path) {
+    pub fn sign_view_pack(&self, docs: &mut PackDocs, key: &Path) {
         if let Some(d) = self.view.doc() {
-            self.session.model.sign(d, key);
+            docs.sign(d, key);
         }
     }
 }

@@ -38,11 +38,10 @@ pub enum Request {
     },
 }
 
-/// The window and its model.
+/// Whether the window is open; what it shows is the editor model's [`RegistryView`].
 #[derive(Default)]
 pub struct RegistryWindow {
     pub open: bool,
-    pub view: RegistryView,
 }
 
 /// One line of the list: a version of a pack (the pack's own columns on its first line).
@@ -52,154 +51,151 @@ struct Line<'a> {
     version: usize,
 }
 
-impl RegistryWindow {
-    fn contents(&mut self, ui: &mut Ui) -> Option<Request> {
-        let mut request = None;
-        ui.horizontal(|ui| {
-            ui.label("Location");
-            let shown = self.view.location().unwrap_or("none chosen").to_owned();
-            ui.label(RichText::new(shown).monospace().small());
-            if ui.button("Choose folder…").on_hover_text("A folder with .well-known/openwop-registry.json").clicked()
-            {
-                request = Some(Request::ChooseFolder);
-            }
-        });
-        ui.horizontal(|ui| {
-            let label = ui.label("Registry URL");
-            let edit = egui::TextEdit::singleline(&mut self.view.url).hint_text("https://packs.example.org");
-            let field = ui.add(edit.id_salt("cs-registry-url").desired_width(360.0)).labelled_by(label.id);
-            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            let filled = !self.view.url.trim().is_empty();
-            let open = ui
-                .add_enabled(filled, egui::Button::new("Open URL"))
-                .on_hover_text("Read the registry over HTTPS (plain HTTP only to this machine)");
-            if filled && (open.clicked() || entered) {
-                request = Some(Request::OpenUrl);
-            }
-        });
-        ui.horizontal(|ui| {
-            ui.label("Install into");
-            let base = self.view.install_base().map_or("no folder (set HOME)".to_owned(), |p| p.display().to_string());
-            ui.label(RichText::new(base).monospace().small());
-            if ui.button("Change…").clicked() {
-                request = Some(Request::ChooseInstallFolder);
-            }
-        });
-        ui.horizontal(|ui| {
-            let label = ui.label("Filter");
-            let edit = egui::TextEdit::singleline(&mut self.view.filter).hint_text("name, kind or description");
-            ui.add(edit.id_salt("cs-registry-filter").desired_width(280.0)).labelled_by(label.id);
-            ui.label(RichText::new(self.view.summary()).small().color(theme::TEXT_DIM));
-        });
-        // Room for two lines whether or not there is progress or an outcome, so the list does
-        // not move under the pointer when one appears.
-        ui.allocate_ui_with_layout(
-            egui::vec2(ui.available_width(), OUTCOME_HEIGHT),
-            egui::Layout::top_down(egui::Align::LEFT),
-            |ui| {
-                ui.set_min_height(OUTCOME_HEIGHT);
-                if !self.progress(ui) {
-                    self.outcome(ui);
-                }
-            },
-        );
-        ui.separator();
-        if let Listing::Failed(e) = &self.view.listing {
-            ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
-            ui.label(NOT_A_REGISTRY);
-            return request;
+fn contents(view: &mut RegistryView, ui: &mut Ui) -> Option<Request> {
+    let mut request = None;
+    ui.horizontal(|ui| {
+        ui.label("Location");
+        let shown = view.location().unwrap_or("none chosen").to_owned();
+        ui.label(RichText::new(shown).monospace().small());
+        if ui.button("Choose folder…").on_hover_text("A folder with .well-known/openwop-registry.json").clicked() {
+            request = Some(Request::ChooseFolder);
         }
-        // One Install or Open at a time: their buttons wait while one runs.
-        let busy = self.view.job().is_some();
-        let packs = self.view.visible();
-        let lines: Vec<Line> = packs
-            .iter()
-            .flat_map(|p| (0..p.versions.len().max(1)).map(move |i| Line { pack: p, first: i == 0, version: i }))
-            .collect();
-        header(ui);
-        egui::ScrollArea::vertical().id_salt("cs-registry-list").auto_shrink([false, false]).show_rows(
-            ui,
-            ROW_HEIGHT,
-            lines.len(),
-            |ui, range| {
-                for line in &lines[range] {
-                    if let Some(r) = draw_line(ui, line, busy) {
-                        request = Some(r);
-                    }
-                }
-            },
-        );
-        request
+    });
+    ui.horizontal(|ui| {
+        let label = ui.label("Registry URL");
+        let edit = egui::TextEdit::singleline(&mut view.url).hint_text("https://packs.example.org");
+        let field = ui.add(edit.id_salt("cs-registry-url").desired_width(360.0)).labelled_by(label.id);
+        let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let filled = !view.url.trim().is_empty();
+        let open = ui
+            .add_enabled(filled, egui::Button::new("Open URL"))
+            .on_hover_text("Read the registry over HTTPS (plain HTTP only to this machine)");
+        if filled && (open.clicked() || entered) {
+            request = Some(Request::OpenUrl);
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("Install into");
+        let base = view.install_base().map_or("no folder (set HOME)".to_owned(), |p| p.display().to_string());
+        ui.label(RichText::new(base).monospace().small());
+        if ui.button("Change…").clicked() {
+            request = Some(Request::ChooseInstallFolder);
+        }
+    });
+    ui.horizontal(|ui| {
+        let label = ui.label("Filter");
+        let edit = egui::TextEdit::singleline(&mut view.filter).hint_text("name, kind or description");
+        ui.add(edit.id_salt("cs-registry-filter").desired_width(280.0)).labelled_by(label.id);
+        ui.label(RichText::new(view.summary()).small().color(theme::TEXT_DIM));
+    });
+    // Room for two lines whether or not there is progress or an outcome, so the list does
+    // not move under the pointer when one appears.
+    ui.allocate_ui_with_layout(
+        egui::vec2(ui.available_width(), OUTCOME_HEIGHT),
+        egui::Layout::top_down(egui::Align::LEFT),
+        |ui| {
+            ui.set_min_height(OUTCOME_HEIGHT);
+            if !progress(view, ui) {
+                outcome(view, ui);
+            }
+        },
+    );
+    ui.separator();
+    if let Listing::Failed(e) = &view.listing {
+        ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
+        ui.label(NOT_A_REGISTRY);
+        return request;
     }
-
-    /// What runs in the background, how long it has run, and its Cancel button; whether
-    /// anything runs.
-    fn progress(&mut self, ui: &mut Ui) -> bool {
-        let running = match (&self.view.listing, self.view.job()) {
-            (_, Some(job)) => Some((format!("{}: fetching and verifying", job.what), job.started, true)),
-            (Listing::Loading { started, .. }, None) => {
-                let at = self.view.location().unwrap_or_default();
-                Some((format!("Listing {at}: fetching and verifying"), *started, false))
-            }
-            _ => None,
-        };
-        let Some((text, started, is_job)) = running else { return false };
-        ui.horizontal(|ui| {
-            spinner(ui);
-            let secs = started.elapsed().as_secs_f64();
-            ui.label(RichText::new(format!("{text}… {secs:.1} s")).color(theme::TEXT_DIM));
-            let cancel = ui.button("Cancel").on_hover_text("Stop waiting; what arrives later is dropped");
-            if cancel.clicked() {
-                if is_job {
-                    self.view.cancel_job();
-                } else {
-                    self.view.cancel_listing();
+    // One Install or Open at a time: their buttons wait while one runs.
+    let busy = view.job().is_some();
+    let packs = view.visible();
+    let lines: Vec<Line> = packs
+        .iter()
+        .flat_map(|p| (0..p.versions.len().max(1)).map(move |i| Line { pack: p, first: i == 0, version: i }))
+        .collect();
+    header(ui);
+    egui::ScrollArea::vertical().id_salt("cs-registry-list").auto_shrink([false, false]).show_rows(
+        ui,
+        ROW_HEIGHT,
+        lines.len(),
+        |ui, range| {
+            for line in &lines[range] {
+                if let Some(r) = draw_line(ui, line, busy) {
+                    request = Some(r);
                 }
             }
-        });
-        true
-    }
+        },
+    );
+    request
+}
 
-    fn outcome(&self, ui: &mut Ui) {
-        let Some(outcome) = &self.view.outcome else { return };
-        match outcome {
-            Outcome::Installed(done) => {
-                let sig = match &done.signature {
-                    crate::registry::SignatureCheck::Verified { key_id, .. } => format!("verified ({key_id})"),
-                    crate::registry::SignatureCheck::Unsigned => "unsigned".to_owned(),
-                };
-                let text = format!(
-                    "Installed {}@{} ({sig}, {}) to {}",
-                    done.name,
-                    done.version,
-                    done.integrity,
-                    done.tarball.display()
-                );
-                ui.label(RichText::new(text).color(theme::OK));
-                for w in &done.warnings {
-                    ui.label(RichText::new(format!("{}: {}", w.code, w.message)).small().color(theme::WARN));
-                }
+/// What runs in the background, how long it has run, and its Cancel button; whether
+/// anything runs.
+fn progress(view: &mut RegistryView, ui: &mut Ui) -> bool {
+    let running = match (&view.listing, view.job()) {
+        (_, Some(job)) => Some((format!("{}: fetching and verifying", job.what), job.started, true)),
+        (Listing::Loading { started, .. }, None) => {
+            let at = view.location().unwrap_or_default();
+            Some((format!("Listing {at}: fetching and verifying"), *started, false))
+        }
+        _ => None,
+    };
+    let Some((text, started, is_job)) = running else { return false };
+    ui.horizontal(|ui| {
+        spinner(ui);
+        let secs = started.elapsed().as_secs_f64();
+        ui.label(RichText::new(format!("{text}… {secs:.1} s")).color(theme::TEXT_DIM));
+        let cancel = ui.button("Cancel").on_hover_text("Stop waiting; what arrives later is dropped");
+        if cancel.clicked() {
+            if is_job {
+                view.cancel_job();
+            } else {
+                view.cancel_listing();
             }
-            Outcome::Opened { name, version, chains } => {
-                let text = format!(
-                    "Opened {name}@{version} into the palette ({})",
-                    crate::words::count(*chains, "chain", "chains")
-                );
-                ui.label(RichText::new(text).color(theme::OK));
+        }
+    });
+    true
+}
+
+fn outcome(view: &RegistryView, ui: &mut Ui) {
+    let Some(outcome) = &view.outcome else { return };
+    match outcome {
+        Outcome::Installed(done) => {
+            let sig = match &done.signature {
+                crate::registry::SignatureCheck::Verified { key_id, .. } => format!("verified ({key_id})"),
+                crate::registry::SignatureCheck::Unsigned => "unsigned".to_owned(),
+            };
+            let text = format!(
+                "Installed {}@{} ({sig}, {}) to {}",
+                done.name,
+                done.version,
+                done.integrity,
+                done.tarball.display()
+            );
+            ui.label(RichText::new(text).color(theme::OK));
+            for w in &done.warnings {
+                ui.label(RichText::new(format!("{}: {}", w.code, w.message)).small().color(theme::WARN));
             }
-            Outcome::Refused { what, error } => {
-                let text = format!("{what} refused: {} — {}", error.code, error.message);
-                ui.label(RichText::new(text).color(theme::ERROR));
-            }
-            Outcome::Cancelled { what } => {
-                ui.label(RichText::new(format!("{what} cancelled")).color(theme::WARN));
-            }
+        }
+        Outcome::Opened { name, version, chains } => {
+            let text = format!(
+                "Opened {name}@{version} into the palette ({})",
+                crate::words::count(*chains, "chain", "chains")
+            );
+            ui.label(RichText::new(text).color(theme::OK));
+        }
+        Outcome::Refused { what, error } => {
+            let text = format!("{what} refused: {} — {}", error.code, error.message);
+            ui.label(RichText::new(text).color(theme::ERROR));
+        }
+        Outcome::Cancelled { what } => {
+            ui.label(RichText::new(format!("{what} cancelled")).color(theme::WARN));
         }
     }
 }
 
 impl Window for RegistryWindow {
-    type Input<'a> = ();
+    type Input<'a> = &'a mut RegistryView;
     type Response = Option<Request>;
     const ID: WindowId = WindowId::Registry;
     const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
@@ -213,11 +209,11 @@ impl Window for RegistryWindow {
     }
 
     /// Draw the window while it is open; what was clicked.
-    fn show(&mut self, ctx: &egui::Context, (): ()) -> Option<Request> {
+    fn show(&mut self, ctx: &egui::Context, view: &mut RegistryView) -> Option<Request> {
         if !self.open {
             return None;
         }
-        if self.view.poll() || self.view.job().is_some() {
+        if view.poll() || view.job().is_some() {
             // Nothing else will wake the UI when a thread answers (and the time shown moves).
             ctx.request_repaint_after(Duration::from_millis(30));
         }
@@ -226,7 +222,7 @@ impl Window for RegistryWindow {
         Scaffold::of::<Self>("Registry", &mut open)
             .centred(ctx, WINDOW_SIZE)
             .constrained()
-            .show(ctx, |ui| request = self.contents(ui));
+            .show(ctx, |ui| request = contents(view, ui));
         self.open = open;
         request
     }

@@ -25,8 +25,6 @@ pub struct TrustWindow {
     pub open: bool,
     /// The node-type pattern being typed, before "Add".
     pub(super) new_node_type: String,
-    /// What reading the settings' files found.
-    pub(super) files: TrustFiles,
 }
 
 /// What the Settings window reads while it draws, at `at` until moved; `settings` change in
@@ -34,6 +32,8 @@ pub struct TrustWindow {
 pub struct SettingsInput<'a> {
     pub settings: &'a mut Settings,
     pub keys: &'a TrustedKeys,
+    /// What reading the settings' files found.
+    pub files: &'a TrustFiles,
     /// The workflow's node count (the host's node limit is shown against it).
     pub nodes: usize,
     /// How file dialogs are shown, for the dialogs setting's note.
@@ -65,14 +65,14 @@ impl Window for TrustWindow {
 
     /// The window while it is open, at `at` until moved; `settings` change in place.
     fn show(&mut self, ctx: &egui::Context, input: SettingsInput<'_>) -> Asked {
-        let SettingsInput { settings, keys, nodes, dialogs_note, at } = input;
+        let SettingsInput { settings, keys, files, nodes, dialogs_note, at } = input;
         let mut asked = Asked { choose_keys: false, import: None };
         if !self.open {
             return asked;
         }
         let mut open = true;
-        let imported = (self.files.node_catalog.as_ref(), self.files.import_error.as_ref());
-        let keys_error = self.files.keys_error.as_ref();
+        let imported = (files.node_catalog.as_ref(), files.import_error.as_ref());
+        let keys_error = files.keys_error.as_ref();
         let new_node_type = &mut self.new_node_type;
         let in_app_dialogs = &mut settings.in_app_dialogs;
         let s = &mut settings.trust;

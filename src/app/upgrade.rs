@@ -13,7 +13,7 @@ use crate::catalog::Trust;
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{FoundUpdates, NodeChange, Review, Reviewed, one_line, review_update};
+use crate::editor::update_review::{NodeChange, Review, Reviewed, one_line, review_update};
 use crate::error::{Error, code};
 use crate::host::HostProfile;
 use crate::instance::update::Available;
@@ -37,10 +37,9 @@ pub fn level_color(level: Level) -> Color32 {
     }
 }
 
-/// The updates at hand, and the open review.
+/// The open review (the updates at hand are the editor model's).
 #[derive(Default)]
 pub struct Updates {
-    pub found: FoundUpdates,
     pub review: Option<ReviewWindow>,
 }
 

@@ -33,6 +33,7 @@ pub mod insert;
 pub mod insert_form;
 pub mod insert_session;
 pub mod json_edit;
+pub mod library;
 pub mod lint;
 pub mod node_type;
 pub mod pack_doc;

@@ -18,14 +18,14 @@ use std::path::PathBuf;
 impl App {
     /// What the registry's enabled-when predicates look at, as of now.
     pub(super) fn command_context(&self) -> commands::Context {
-        let cx = command_context(&self.doc, &self.settings, &self.windows.updates.found.available);
+        let cx = command_context(&self.model.doc, &self.model.settings, &self.model.updates.available);
         cx.with_windows(self.frame.pack_view_here, self.windows.form.is_some(), self.windows.finder.is_some())
     }
 
     /// The menu bar, generated from the command registry.
     pub(super) fn menu_bar(&mut self, ui: &mut Ui, os: Os) {
         let cx = self.command_context();
-        let recent = self.settings.recent.clone();
+        let recent = self.model.settings.recent.clone();
         egui::MenuBar::new().ui(ui, |ui| {
             for m in Menu::ALL {
                 command_ui::menu(ui, m, &cx, os, &mut self.actions, |ui, section, actions| {
@@ -45,9 +45,10 @@ impl App {
                 });
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let name = self.doc.workflow().name().to_owned();
-                let dirty = if self.doc.is_dirty() { " •" } else { "" };
-                let where_ = self.doc.path.as_ref().map_or("not saved yet".to_owned(), |p| p.display().to_string());
+                let name = self.model.doc.workflow().name().to_owned();
+                let dirty = if self.model.doc.is_dirty() { " •" } else { "" };
+                let where_ =
+                    self.model.doc.path.as_ref().map_or("not saved yet".to_owned(), |p| p.display().to_string());
                 ui.label(RichText::new(where_).small().color(theme::TEXT_DIM));
                 ui.label(RichText::new(format!("{name}{dirty}")).strong());
             });
@@ -108,43 +109,49 @@ impl App {
                 }
                 Action::Paste(text) => match parse_clipboard(&text) {
                     Some((nodes, edges)) => self.apply(Command::Paste { nodes, edges, offset: (40.0, 40.0) }),
-                    None => self.panels.problems.status("The clipboard holds no chainsmith nodes to paste"),
+                    None => self.model.problems.status("The clipboard holds no chainsmith nodes to paste"),
                 },
                 Action::InsertNodeType { type_id, at, on_edge } => {
                     self.session(|s| s.insert_node(&type_id, InsertPlace { at, on_edge, after: None }));
                 }
                 Action::OpenPaths(paths) => self.open_paths(&paths),
-                Action::Publish(subject) => PublishSession::open(&mut self.windows.publish, subject),
+                Action::Publish(subject) => PublishSession::open(&mut self.model.publish, subject),
                 Action::Fix(fix) => {
-                    let trust = &mut self.settings.trust;
+                    let trust = &mut self.model.settings.trust;
                     fix.apply(&mut trust.host, &mut trust.require_signed);
-                    let before =
-                        blockers::summarise(&self.library.packs, &self.library.reports, self.settings.show_internal)
-                            .blocked;
+                    let before = blockers::summarise(
+                        &self.model.library.packs,
+                        &self.model.library.reports,
+                        self.model.settings.show_internal,
+                    )
+                    .blocked;
                     self.apply_trust_settings(false);
-                    let after =
-                        blockers::summarise(&self.library.packs, &self.library.reports, self.settings.show_internal)
-                            .blocked;
+                    let after = blockers::summarise(
+                        &self.model.library.packs,
+                        &self.model.library.reports,
+                        self.model.settings.show_internal,
+                    )
+                    .blocked;
                     let freed = before.saturating_sub(after);
-                    self.panels.problems.status(format!(
+                    self.model.problems.status(format!(
                         "{}: {} unblocked, {after} still blocked (Settings changes it back)",
                         fix.label(),
                         crate::words::count(freed, "chain", "chains")
                     ));
                 }
                 Action::MakeParameter { node, pointer } => {
-                    let selection = self.doc.selection.node_ids();
-                    self.windows.authoring.make_parameter(self.doc.workflow(), &node, &pointer, selection);
+                    let selection = self.model.doc.selection.node_ids();
+                    self.model.authoring.make_parameter(self.model.doc.workflow(), &node, &pointer, selection);
                 }
                 Action::AskFile(purpose) => self.ask(purpose),
             }
         }
         // Edited packs replace their loaded copies: the palette shows them from this frame on.
-        if self.windows.authoring.model.sync(&mut self.library.packs) {
-            self.refresh_trust();
+        if self.model.authoring.model.sync(&mut self.model.library.packs) {
+            self.model.recheck_packs();
         }
         let view_open = self.windows.authoring.view.open;
-        for note in std::mem::take(&mut self.windows.authoring.model.notes) {
+        for note in std::mem::take(&mut self.model.authoring.model.notes) {
             // With the pack view open the result shows in it too: it may hide the status bar.
             let view_result = match &note {
                 Note::Status(s) => (s.clone(), None),
@@ -155,10 +162,10 @@ impl App {
             }
             match note {
                 Note::Status(s) => {
-                    self.panels.problems.clear_error();
-                    self.panels.problems.status(s);
+                    self.model.problems.clear_error();
+                    self.model.problems.status(s);
                 }
-                Note::Error(e) => self.panels.problems.error(e),
+                Note::Error(e) => self.model.problems.error(e),
             }
         }
     }
@@ -187,7 +194,7 @@ impl App {
             CommandId::Open => self.ask(Purpose::Open),
             CommandId::OpenFolder => self.ask(Purpose::OpenFolder),
             CommandId::OpenRegistry => self.windows.registry.open = true,
-            CommandId::Save => match self.doc.path.clone() {
+            CommandId::Save => match self.model.doc.path.clone() {
                 Some(p) => {
                     self.session(|s| s.save_to(&p));
                 }
@@ -198,14 +205,14 @@ impl App {
             CommandId::ExportStrict => self.ask(Purpose::Export(ExportMode::StrictSchema)),
             CommandId::ExportBundle => self.ask(Purpose::ExportBundle),
             CommandId::CopyJson => {
-                let json = self.doc.workflow().to_json(ExportMode::Faithful);
+                let json = self.model.doc.workflow().to_json(ExportMode::Faithful);
                 ctx.copy_text(serde_json::to_string_pretty(&json).expect("JSON values serialise"));
-                self.panels.problems.status("Copied the workflow JSON to the clipboard");
+                self.model.problems.status("Copied the workflow JSON to the clipboard");
             }
-            CommandId::PublishWorkflow => PublishSession::open(&mut self.windows.publish, action::Subject::Workflow),
+            CommandId::PublishWorkflow => PublishSession::open(&mut self.model.publish, action::Subject::Workflow),
             CommandId::Quit => {
                 // Packs edited and not saved ask first (their own question).
-                if !self.windows.authoring.holds_quit() {
+                if !self.model.authoring.holds_quit() {
                     self.session(|s| s.guard(Pending::Quit));
                 }
             }
@@ -219,22 +226,32 @@ impl App {
         match c {
             CommandId::Undo => {
                 // Over the pack view, undo is the pack's.
-                if !self.windows.authoring.undo_under_pointer(ctx, false, &self.library.packs) {
+                if !self.windows.authoring.undo_under_pointer(
+                    ctx,
+                    false,
+                    &mut self.model.authoring.model,
+                    &self.model.library.packs,
+                ) {
                     self.session(|s| s.undo(false));
                 }
             }
             CommandId::Redo => {
-                if !self.windows.authoring.undo_under_pointer(ctx, true, &self.library.packs) {
+                if !self.windows.authoring.undo_under_pointer(
+                    ctx,
+                    true,
+                    &mut self.model.authoring.model,
+                    &self.model.library.packs,
+                ) {
                     self.session(|s| s.undo(true));
                 }
             }
             CommandId::Copy => {
-                let ids = self.doc.selection.nodes.iter().cloned().collect();
-                if let Some(text) = clipboard_json(self.doc.workflow(), &ids) {
+                let ids = self.model.doc.selection.nodes.iter().cloned().collect();
+                if let Some(text) = clipboard_json(self.model.doc.workflow(), &ids) {
                     ctx.copy_text(text);
-                    self.panels.problems.status(format!(
+                    self.model.problems.status(format!(
                         "Copied {}",
-                        crate::words::count(self.doc.selection.nodes.len(), "node", "nodes")
+                        crate::words::count(self.model.doc.selection.nodes.len(), "node", "nodes")
                     ));
                 }
             }
@@ -256,32 +273,32 @@ impl App {
                 self.windows.finder = Some(finder::Finder::new(finder::Mode::QuickAdd { screen, at }));
             }
             CommandId::OpenChild => {
-                if let [id] = &self.doc.selection.node_ids()[..] {
+                if let [id] = &self.model.doc.selection.node_ids()[..] {
                     self.session(|s| s.open_child(id));
                 }
             }
             CommandId::EditInstance => {
-                if let Some(key) = self.doc.selected_instance() {
+                if let Some(key) = self.model.doc.selected_instance() {
                     self.open_instance_form(&key);
                 }
             }
             CommandId::ReviewUpdate => {
-                if let Some(key) = self.doc.selected_instance() {
+                if let Some(key) = self.model.doc.selected_instance() {
                     self.open_review(ctx, &key);
                 }
             }
             CommandId::ReparamApp => self.open_app_reparam(),
-            CommandId::CompareSaved => match crate::editor::compare::compare_with_saved(&self.doc) {
+            CommandId::CompareSaved => match crate::editor::compare::compare_with_saved(&self.model.doc) {
                 Ok(lines) => self.windows.compare.lines = Some(lines),
-                Err(e) => self.panels.problems.error(e),
+                Err(e) => self.model.problems.error(e),
             },
             CommandId::ExtractChain => {
-                let nodes = self.doc.selection.node_ids();
-                self.windows.authoring.open_extract(self.doc.workflow(), nodes);
+                let nodes = self.model.doc.selection.node_ids();
+                self.model.authoring.open_extract(self.model.doc.workflow(), nodes);
             }
             CommandId::MakeParameter => {
-                if let [node] = self.doc.selection.node_ids().as_slice() {
-                    self.windows.authoring.make_parameter_of(self.doc.workflow(), node);
+                if let [node] = self.model.doc.selection.node_ids().as_slice() {
+                    self.model.authoring.make_parameter_of(self.model.doc.workflow(), node);
                 }
             }
             CommandId::Settings => self.windows.trust_window.open = true,
@@ -295,7 +312,7 @@ impl App {
     /// What the canvas, panels and windows show. Whether `c` is one of them.
     fn view_command(&mut self, c: CommandId) -> bool {
         match c {
-            CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.doc.selection.nodes),
+            CommandId::ZoomToSelection => self.panels.canvas.zoom_to_nodes(&self.model.doc.selection.nodes),
             CommandId::CommandPalette => self.windows.finder = Some(finder::Finder::new(finder::Mode::Palette)),
             CommandId::Fit => self.panels.canvas.request_fit(),
             CommandId::ZoomIn => self.panels.canvas.zoom_in(),
@@ -319,10 +336,10 @@ impl App {
             f.mode == finder::Mode::Palette,
             &self.command_context(),
             os,
-            &self.library.packs,
-            &self.library.reports,
-            self.library.trust.catalog.as_ref(),
-            self.settings.show_internal,
+            &self.model.library.packs,
+            &self.model.library.reports,
+            self.model.library.trust.catalog.as_ref(),
+            self.model.settings.show_internal,
         );
         let Some(f) = &mut self.windows.finder else { return };
         let mut close = false;
@@ -341,11 +358,12 @@ impl App {
         match picked.target {
             Target::Command(c) => self.actions.push(Action::Run(c)),
             Target::Chain { pack, chain_id } => {
-                let InsertPlace { at, on_edge, after } = insert_place(self.doc.workflow(), &self.doc.selection, at);
+                let InsertPlace { at, on_edge, after } =
+                    insert_place(self.model.doc.workflow(), &self.model.doc.selection, at);
                 self.actions.push(Action::OpenInsertForm { pack, chain_id, at, on_edge, after });
             }
             Target::NodeType(type_id) => {
-                let place = insert_place(self.doc.workflow(), &self.doc.selection, at);
+                let place = insert_place(self.model.doc.workflow(), &self.model.doc.selection, at);
                 match place.after {
                     Some(_) => self.session(|s| s.insert_node(&type_id, place)),
                     None => self.actions.push(Action::InsertNodeType { type_id, at: place.at, on_edge: place.on_edge }),

@@ -1,10 +1,8 @@
 use super::App;
-use crate::app::problems::ErrorAbout;
 use crate::app::theme;
 use crate::editor::file_dialog::Purpose;
 use crate::editor::session::{Effect, ForWindow, Session};
 use crate::editor::{recovery, startup};
-use crate::pack::Pack;
 use egui::RichText;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,39 +10,24 @@ use std::time::Duration;
 impl App {
     /// Run `request` on the editor's model ([`Session`]), then show what it left.
     pub(super) fn session<T>(&mut self, request: impl FnOnce(&mut Session) -> T) -> T {
-        let mut session = Session {
-            doc: &mut self.doc,
-            packs: &self.library.packs,
-            trust: &self.library.trust,
-            updates: &self.windows.updates.found,
-            settings: &mut self.settings,
-            unsaved: &mut self.unsaved,
-            start: &mut self.start,
-            registry: &mut self.windows.registry.view,
-            publish: &mut self.windows.publish,
-            authoring: &mut self.windows.authoring.model,
-            trust_files: &mut self.windows.trust_window.files,
-            effects: Vec::new(),
-        };
-        let done = request(&mut session);
-        for effect in std::mem::take(&mut session.effects) {
-            self.show_effect(effect);
+        let (done, effects) = self.model.run(request);
+        for effect in effects {
+            if let Some(effect) = self.model.absorb(effect) {
+                self.show_effect(effect);
+            }
         }
         done
     }
 
-    /// What only the window can do for a request: the status bar, the palette, the windows,
-    /// the canvas's view.
+    /// What only the GUI can do for a request: the palette, the windows, the canvas's view.
     fn show_effect(&mut self, effect: Effect) {
         match effect {
-            Effect::Status(text) => self.panels.problems.status(text),
-            Effect::Findings(text, found) => self.panels.problems.status_with(text, found),
-            Effect::Error(e) => self.panels.problems.error(e),
-            Effect::FormRefused(e) => self.panels.problems.error_about(e, ErrorAbout::Form),
-            Effect::Packs { packs, failures } => {
-                self.library.failures.extend(failures);
-                self.add_packs(packs);
-            }
+            // The model's own, absorbed before (`Model::absorb`).
+            Effect::Status(_)
+            | Effect::Findings(..)
+            | Effect::Error(_)
+            | Effect::FormRefused(_)
+            | Effect::Packs { .. } => {}
             Effect::Applied(refusal) => self.windows.app_reparam.answered(refusal.as_ref()),
             Effect::Explain(pack, chain_id) => self.panels.palette.explain(pack, &chain_id),
             Effect::Fit => self.panels.canvas.request_fit(),
@@ -52,8 +35,12 @@ impl App {
             Effect::Quit => (self.frame.allow_close, self.frame.quitting) = (true, true),
             Effect::RegistryWindow(open) => self.windows.registry.open = open,
             Effect::TrustChanged(reload_keys) => self.apply_trust_settings(reload_keys),
-            Effect::Chosen(ForWindow::SavePack, path) => self.windows.authoring.save_view_pack(&path),
-            Effect::Chosen(ForWindow::SigningKey, path) => self.windows.authoring.sign_view_pack(&path),
+            Effect::Chosen(ForWindow::SavePack, path) => {
+                self.windows.authoring.save_view_pack(&mut self.model.authoring.model, &path)
+            }
+            Effect::Chosen(ForWindow::SigningKey, path) => {
+                self.windows.authoring.sign_view_pack(&mut self.model.authoring.model, &path)
+            }
             Effect::FilesOpen => startup::trace_files_open(),
             Effect::Child(view) => self.windows.child_window.open = Some(*view),
         }
@@ -83,14 +70,7 @@ impl App {
 
     /// Files opened at start still being read.
     pub fn loading(&self) -> usize {
-        self.start.left()
-    }
-
-    /// Put packs in the palette and re-check everything against the new catalog.
-    pub(super) fn add_packs(&mut self, packs: Vec<Pack>) {
-        // Re-opening a pack replaces the loaded copy; instances find it by name.
-        self.library.packs.extend(packs);
-        self.refresh_trust();
+        self.model.start.left()
     }
 
     /// Ask for a file or folder; the answer is handled in [`App::answered`], at once for the
@@ -110,7 +90,7 @@ impl App {
     }
 
     pub(super) fn modals(&mut self, ctx: &egui::Context) {
-        if let Some(offer) = &self.unsaved.offer {
+        if let Some(offer) = &self.model.unsaved.offer {
             let mut answer = None;
             let shown = egui::Modal::new(egui::Id::unique("cs-recovery")).show(ctx, |ui| {
                 ui.set_max_width(440.0);
@@ -141,24 +121,24 @@ impl App {
             }
             match answer {
                 Some(true) => {
-                    let offer = self.unsaved.offer.take().expect("shown above");
+                    let offer = self.model.unsaved.offer.take().expect("shown above");
                     self.replace_workflow(offer.workflow, offer.path);
-                    self.doc.mark_unsaved();
-                    self.panels.problems.status("Restored unsaved work from the recovery file");
+                    self.model.doc.mark_unsaved();
+                    self.model.problems.status("Restored unsaved work from the recovery file");
                 }
                 Some(false) => {
-                    self.unsaved.offer = None;
-                    self.unsaved.recovery.clear();
+                    self.model.unsaved.offer = None;
+                    self.model.unsaved.recovery.clear();
                 }
                 None => {}
             }
         }
-        if self.unsaved.pending.is_some() {
+        if self.model.unsaved.pending.is_some() {
             let mut answer = None;
             let shown = egui::Modal::new(egui::Id::unique("cs-unsaved")).show(ctx, |ui| {
                 ui.set_max_width(420.0);
                 ui.heading("Save changes?");
-                ui.label(format!("“{}” has changes that are not saved.", self.doc.workflow().name()));
+                ui.label(format!("“{}” has changes that are not saved.", self.model.doc.workflow().name()));
                 ui.horizontal(|ui| {
                     if ui.button(RichText::new("Save").strong()).clicked() {
                         answer = Some(0);
@@ -180,11 +160,11 @@ impl App {
                 // waited runs once the save is done.
                 Some(0) if self.session(|s| s.save_pending()) => self.ask(Purpose::Save),
                 Some(1) => {
-                    if let Some(next) = self.unsaved.pending.take() {
+                    if let Some(next) = self.model.unsaved.pending.take() {
                         self.session(|s| s.run(next));
                     }
                 }
-                Some(2) => self.unsaved.pending = None,
+                Some(2) => self.model.unsaved.pending = None,
                 _ => {}
             }
         }

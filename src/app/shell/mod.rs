@@ -18,22 +18,19 @@ use crate::app::form::{self, FormEvent, FormMode, FormSession};
 use crate::app::inspector::Inspector;
 use crate::app::native_files::{FileDialogs, NativeDialogs};
 use crate::app::palette::{self, Palette};
-use crate::app::problems::{ErrorAbout, ProblemPick, Problems, ProblemsBar};
+use crate::app::problems::{ErrorAbout, ProblemPick, ProblemsBar};
 use crate::app::window::Window;
 use crate::app::{
     app_reparam, authoring, child_view, command_ui, compare, finder, registry, theme, trust_settings,
     upgrade as updates,
 };
-use crate::catalog::{Catalog, Trust, TrustReport};
 use crate::editor::commands::Os;
 use crate::editor::document::Document;
 use crate::editor::file_dialog::Dialogs;
 use crate::editor::files::Loading;
-use crate::editor::packs::Packs;
 use crate::editor::preview;
-use crate::editor::publish_session::PublishSession;
 use crate::editor::recovery::{self, Recovery};
-use crate::editor::session::{Pending, Start, Unsaved};
+use crate::editor::session::{Model, Pending};
 use crate::editor::settings::Settings;
 use crate::editor::startup;
 use crate::error::Error;
@@ -72,35 +69,14 @@ impl StartOptions {
 const APP_ID: &str = "chainsmith";
 
 pub struct App {
-    /// The loaded packs and what the trust policy says of them.
-    library: Library,
-    /// The workflow being edited: its commands, undo and selection.
-    doc: Document,
+    /// The editor's model: the packs and trust policy, the document, the settings, unsaved
+    /// work, and the windows' own models. Requests run on it in a session.
+    model: Model,
     panels: Panels,
     windows: Windows,
-    settings: Settings,
     /// What the UI asked for this frame, applied after drawing.
     actions: Vec<Action>,
-    unsaved: Unsaved,
     frame: FrameState,
-    start: Start,
-}
-
-/// The loaded packs, the trust policy and its verdicts.
-struct Library {
-    packs: Packs,
-    /// Manifests of the packs the editor started with (the palette groups them apart).
-    samples: std::collections::HashSet<PathBuf>,
-    failures: Vec<Error>,
-    /// The node-pack catalog of the loaded node packs, with the host profile and trust policy
-    /// from the Settings window: what `chainsmith inline` uses with `--catalog` pointing at the
-    /// same node packs and the same `--host` and trust flags.
-    trust: Trust,
-    /// Per pack: signature status and what blocks or warns (palette badges).
-    reports: Vec<TrustReport>,
-    catalog_gen: u64,
-    /// The catalog again, shared with the lint worker (copied when the catalog changes).
-    lint_catalog: Option<std::sync::Arc<Catalog>>,
 }
 
 /// The panels always on screen.
@@ -108,13 +84,11 @@ struct Panels {
     canvas: Canvas,
     palette: Palette,
     inspector: Inspector,
-    problems: Problems,
 }
 
 /// The windows, open or not.
 struct Windows {
     form: Option<FormSession>,
-    publish: Option<PublishSession>,
     dialogs: Dialogs,
     trust_window: trust_settings::TrustWindow,
     registry: registry::RegistryWindow,
@@ -154,35 +128,14 @@ impl App {
     pub fn new(opts: StartOptions, storage: Option<&dyn eframe::Storage>) -> Self {
         let settings = Settings::load(storage);
         let view = settings.view.map(|[a, b, c, d]| Rect::from_min_max(egui::pos2(a, b), egui::pos2(c, d)));
-        let recovery = Recovery::new(opts.recovery_file);
-        let mut problems = Problems::default();
-        let offer = match recovery.pending() {
-            Some(Ok(r)) => Some(r),
-            Some(Err(e)) => {
-                problems.error(e);
-                None
-            }
-            None => None,
-        };
-        let samples = opts.packs.packs.iter().map(|p| p.source.clone()).collect();
-        let library = Library {
-            samples,
-            packs: Packs::new(opts.packs.packs),
-            failures: opts.packs.failures,
-            trust: Trust::default(),
-            reports: Vec::new(),
-            catalog_gen: 0,
-            lint_catalog: None,
-        };
+        let model = Model::new(opts.packs, settings, Recovery::new(opts.recovery_file));
         let panels = Panels {
-            canvas: Canvas::new(view, settings.snap),
+            canvas: Canvas::new(view, model.settings.snap),
             palette: Palette::default(),
             inspector: Inspector::default(),
-            problems,
         };
         let windows = Windows {
             form: None,
-            publish: None,
             dialogs: Dialogs::new(opts.dialogs),
             trust_window: Default::default(),
             registry: Default::default(),
@@ -194,58 +147,31 @@ impl App {
             shortcut_help: false,
             finder: None,
         };
-        let mut app = Self {
-            library,
-            doc: Document::new(Workflow::new("Untitled workflow"), None),
-            panels,
-            windows,
-            settings,
-            actions: Vec::new(),
-            unsaved: Unsaved { recovery, offer, pending: None, after_save: None },
-            frame: FrameState::default(),
-            start: Start::default(),
-        };
-        app.apply_trust_settings(true);
+        let mut app = Self { model, panels, windows, actions: Vec::new(), frame: FrameState::default() };
         if !opts.files.is_empty() {
             app.open_paths(&opts.files);
         }
         app
     }
 
-    /// Rebuild the catalog from the loaded node packs and re-check every pack against it.
-    fn refresh_trust(&mut self) {
-        let mut catalog = Catalog::new();
-        for p in self.library.packs.iter() {
-            catalog.add_pack(p);
-        }
-        // The host's own node types (Settings); a file that went away is reported there.
-        if let Some(file) = &self.settings.trust.node_catalog {
-            let _ = catalog.add_node_catalog(file);
-        }
-        self.library.trust.catalog = (!catalog.is_empty()).then_some(catalog);
-        self.library.reports = crate::editor::blockers::pack_reports(&self.library.trust, &self.library.packs);
-        self.library.lint_catalog = self.library.trust.catalog.clone().map(std::sync::Arc::new);
-        self.library.catalog_gen += 1;
-    }
-
     /// The document being edited: its workflow, file, unsaved state and selection (tests and
     /// tools read the model through it).
     pub fn doc(&self) -> &Document {
-        &self.doc
+        &self.model.doc
     }
 
     pub fn packs(&self) -> &[Pack] {
-        &self.library.packs
+        &self.model.library.packs
     }
 
     pub fn last_error(&self) -> Option<&Error> {
-        self.panels.problems.last_error.as_ref()
+        self.model.problems.last_error.as_ref()
     }
 
     /// Select exactly these nodes (tests and tools; the canvas selects by pointer).
     pub fn set_selection(&mut self, ids: &[&str]) {
-        self.doc.selection.clear();
-        self.doc.selection.nodes = ids.iter().map(|id| (*id).to_owned()).collect();
+        self.model.doc.selection.clear();
+        self.model.doc.selection.nodes = ids.iter().map(|id| (*id).to_owned()).collect();
     }
 
     /// The open parameter form (tests and tools read its model through it).
@@ -265,7 +191,7 @@ impl App {
 
     /// A recovery file was found and is waiting for the user's answer.
     pub fn recovery_offered(&self) -> bool {
-        self.unsaved.offer.is_some()
+        self.model.unsaved.offer.is_some()
     }
 
     /// Canvas coordinates to screen points (as of the last frame), for tests and tools that
@@ -296,21 +222,13 @@ impl App {
     /// Wait (up to `timeout`) until the autosave writer has written (or removed) the
     /// recovery file as it was last told to; a failure shows in the problems bar.
     pub fn settle_autosave(&mut self, timeout: Duration) {
-        if let Err(e) = self.unsaved.recovery.settle(timeout) {
-            self.panels.problems.error(e);
-        }
+        self.model.settle_autosave(timeout);
     }
 
     /// Wait (up to `timeout`) for the lint worker's findings about the workflow as it is now.
     /// The editor never waits for them; tests and measurements that read them do.
     pub fn settle_lint(&mut self, timeout: Duration) {
-        self.panels.problems.settle(
-            &self.doc,
-            self.library.lint_catalog.as_ref(),
-            self.library.catalog_gen,
-            &self.library.trust.host,
-            timeout,
-        );
+        self.model.settle_lint(timeout);
     }
 
     /// CPU time of the last canvas pass.
@@ -320,7 +238,7 @@ impl App {
 
     /// Replace the workflow being edited (no unsaved-changes question; callers ask first).
     pub fn replace_workflow(&mut self, wf: Workflow, path: Option<PathBuf>) {
-        self.doc = Document::new(wf, path);
+        self.model.doc = Document::new(wf, path);
         self.windows.form = None;
         self.panels.canvas.request_open_view();
     }
@@ -337,7 +255,7 @@ impl App {
             return;
         }
         self.frame.first_frame.get_or_insert_with(Instant::now);
-        if self.start.loading.is_some() {
+        if self.model.start.loading.is_some() {
             self.take_loaded(None);
             // Nothing else may come to draw the packs once they are read.
             ctx.request_repaint_after(Duration::from_millis(50));
@@ -350,15 +268,15 @@ impl App {
         self.dropped_files(&ctx);
 
         let menu = egui::Panel::top("cs-menu").show(ui, |ui| self.menu_bar(ui, os)).response.rect;
-        self.windows.dialogs.prefer_in_app = self.settings.in_app_dialogs;
-        self.panels.problems.dialogs_note = self.windows.dialogs.describe();
-        let status = egui::Panel::bottom("cs-problems").show(ui, |ui| self.panels.problems.show_bar(ui)).response.rect;
+        self.windows.dialogs.prefer_in_app = self.model.settings.in_app_dialogs;
+        self.model.problems.dialogs_note = self.windows.dialogs.describe();
+        let status = egui::Panel::bottom("cs-problems").show(ui, |ui| self.model.problems.show_bar(ui)).response.rect;
         // Big windows stay between the menu bar and the status bar, so both stay in sight.
         let content = ctx.content_rect();
         self.windows.authoring.view.area =
             Some(Rect::from_min_max(egui::pos2(content.min.x, menu.max.y), egui::pos2(content.max.x, status.min.y)));
-        if let Some(ProblemPick::Node(id)) = self.panels.problems.show_list_panel(ui, self.doc.workflow()) {
-            self.doc.selection.only_node(&id);
+        if let Some(ProblemPick::Node(id)) = self.model.problems.show_list_panel(ui, self.model.doc.workflow()) {
+            self.model.doc.selection.only_node(&id);
         }
         self.refresh_updates();
         self.side_panels(ui, &ctx);
@@ -389,27 +307,28 @@ impl App {
 
     /// The palette on the left and the inspector on the right, each at most a share of the window.
     fn side_panels(&mut self, ui: &mut Ui, ctx: &egui::Context) {
-        self.panels.palette.unsaved = self.windows.authoring.model.unsaved();
+        self.panels.palette.unsaved = self.model.authoring.model.unsaved();
         let sides = SidePanels::for_window(ctx.content_rect().width());
         let palette = egui::Panel::left("cs-palette").default_size(sides.palette.max.min(290.0));
-        palette.size_range(sides.palette).show_collapsible(ui, &mut self.settings.palette_panel, |ui| {
+        palette.size_range(sides.palette).show_collapsible(ui, &mut self.model.settings.palette_panel, |ui| {
             let cx = palette::PaletteCtx {
-                loading: self.start.loading.as_ref().map_or(0, Loading::left),
-                packs: &self.library.packs,
-                reports: &self.library.reports,
-                catalog: self.library.trust.catalog.as_ref(),
-                failures: &self.library.failures,
-                samples: &self.library.samples,
-                show_internal: &mut self.settings.show_internal,
+                loading: self.model.start.loading.as_ref().map_or(0, Loading::left),
+                packs: &self.model.library.packs,
+                reports: &self.model.library.reports,
+                catalog: self.model.library.trust.catalog.as_ref(),
+                failures: &self.model.library.failures,
+                samples: &self.model.library.samples,
+                show_internal: &mut self.model.settings.show_internal,
             };
             let asked = self.panels.palette.show(ui, cx);
             self.actions.extend(asked.actions);
         });
         let inspector = egui::Panel::right("cs-inspector").default_size(sides.inspector.max.min(330.0));
-        inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.settings.inspector_panel, |ui| {
-            let (wf, selection) = self.doc.parts();
-            let updates = &self.windows.updates.found.available;
-            let asked = self.panels.inspector.show(ui, wf, self.library.trust.catalog.as_ref(), selection, updates);
+        inspector.size_range(sides.inspector).show_collapsible(ui, &mut self.model.settings.inspector_panel, |ui| {
+            let (wf, selection) = self.model.doc.parts();
+            let updates = &self.model.updates.available;
+            let asked =
+                self.panels.inspector.show(ui, wf, self.model.library.trust.catalog.as_ref(), selection, updates);
             self.actions.extend(asked.actions);
         });
     }
@@ -418,9 +337,9 @@ impl App {
     fn form_panel(&mut self, ui: &mut Ui) -> Option<FormEvent> {
         let mut form_event = None;
         if let Some(form) = &mut self.windows.form {
-            let revision = self.doc.revision();
+            let revision = self.model.doc.revision();
             let (packs, trust, wf, actions) =
-                (&self.library.packs, &self.library.trust, self.doc.workflow(), &mut self.actions);
+                (&self.model.library.packs, &self.model.library.trust, self.model.doc.workflow(), &mut self.actions);
             egui::Panel::bottom("cs-form").resizable(true).default_size(form::HEIGHT).size_range(240.0..=720.0).show(
                 ui,
                 |ui| {
@@ -441,12 +360,12 @@ impl App {
     /// The canvas, in what the panels leave.
     fn central_panel(&mut self, ui: &mut Ui, os: Os) {
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            let revision = (self.doc.revision(), self.library.catalog_gen);
+            let revision = (self.model.doc.revision(), self.model.library.catalog_gen);
             let ghost = self.windows.form.as_ref().and_then(|form| form.ghost());
-            let catalog = self.library.trust.catalog.as_ref();
+            let catalog = self.model.library.trust.catalog.as_ref();
             let commands = &self.command_context();
-            let (wf, selection, moves) = self.doc.parts_with_moves();
-            let updates = &self.windows.updates.found.available;
+            let (wf, selection, moves) = self.model.doc.parts_with_moves();
+            let updates = &self.model.updates.available;
             let cx = CanvasCtx { wf, revision, moves, catalog, selection, ghost, commands, os, updates };
             let asked = self.panels.canvas.show(ui, cx);
             self.actions.extend(asked.actions);
@@ -455,22 +374,22 @@ impl App {
 
     /// The windows over the panels, each while it is open.
     fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
-        if self.windows.publish.is_open() {
+        if self.model.publish.is_open() {
             let src = crate::editor::publish_session::Sources {
-                packs: &self.library.packs,
-                workflow: self.doc.workflow(),
-                revision: self.doc.revision(),
-                catalog: self.library.trust.catalog.as_ref(),
-                catalog_gen: self.library.catalog_gen,
+                packs: &self.model.library.packs,
+                workflow: self.model.doc.workflow(),
+                revision: self.model.doc.revision(),
+                catalog: self.model.library.trust.catalog.as_ref(),
+                catalog_gen: self.model.library.catalog_gen,
             };
-            let asked = self.windows.publish.show(ctx, &src);
+            let asked = self.model.publish.show(ctx, &src);
             self.actions.extend(asked);
         }
         self.trust_settings_window(ctx);
         if self.windows.shortcut_help {
             let about = command_ui::About {
                 settings: eframe::storage_dir(APP_ID),
-                recovery: self.unsaved.recovery.file().map(Path::to_path_buf),
+                recovery: self.model.unsaved.recovery.file().map(Path::to_path_buf),
             };
             command_ui::Help(&mut self.windows.shortcut_help).show(ctx, (os, &about));
         }
@@ -479,9 +398,10 @@ impl App {
         self.actions.extend(asked);
         self.windows.compare.show(ctx, ());
         self.review_window(ctx);
-        let catalog = self.library.trust.catalog.as_ref();
         self.windows.authoring.modal_escape = self.frame.modal_escape;
-        self.windows.authoring.show(ctx, &self.library.packs, catalog, self.doc.workflow(), &mut self.actions);
+        let m = &mut self.model;
+        let (packs, catalog) = (&m.library.packs, m.library.trust.catalog.as_ref());
+        self.windows.authoring.show(ctx, &mut m.authoring, packs, catalog, m.doc.workflow(), &mut self.actions);
         let asked = self.windows.child_window.show(ctx, ());
         self.actions.extend(asked);
         if let Some((purpose, chosen)) = self.windows.dialogs.show(ctx, ()) {
@@ -501,7 +421,7 @@ impl App {
         let region = match (&form.mode, form.ghost()) {
             (FormMode::Insert { .. }, Some(g)) => {
                 // The new nodes and the parent nodes they will be wired to.
-                let wf = self.doc.workflow();
+                let wf = self.model.doc.workflow();
                 let parents = g.edges.iter().flat_map(|e| [&e.from, &e.to]).filter_map(|end| match end {
                     preview::GhostEnd::Parent(id) => wf.node(id).map(|ix| {
                         // Where the insert will move it, if it makes room.
@@ -513,8 +433,8 @@ impl App {
                 });
                 g.nodes.iter().map(canvas::ghost_rect).chain(parents).reduce(Rect::union)
             }
-            (FormMode::Reparameterise { key }, _) => self.doc.workflow().instance(key).and_then(|inst| {
-                let wf = self.doc.workflow();
+            (FormMode::Reparameterise { key }, _) => self.model.doc.workflow().instance(key).and_then(|inst| {
+                let wf = self.model.doc.workflow();
                 inst.node_ids
                     .iter()
                     .filter_map(|id| wf.node(id))
@@ -551,28 +471,17 @@ impl App {
         let now = Instant::now();
         // The form's refusal is put right (values fixed, or the form closed): its error goes.
         if self.windows.form.as_ref().is_none_or(|f| f.refusal.is_none()) {
-            self.panels.problems.resolved(ErrorAbout::Form);
+            self.model.problems.resolved(ErrorAbout::Form);
         }
-        let wf = self.doc.snapshot();
-        match self.unsaved.recovery.tick(&wf, self.doc.path.as_deref(), self.doc.revision(), self.doc.is_dirty(), now) {
-            Ok(_) => {}
-            Err(e) => self.panels.problems.error(e),
-        }
-        if self.doc.is_dirty() {
+        self.model.autosave(now);
+        if self.model.doc.is_dirty() {
             ctx.request_repaint_after(recovery::INTERVAL);
         }
-        let host = &self.library.trust.host;
-        if let Some(wait) = self.panels.problems.update(
-            &self.doc,
-            self.library.lint_catalog.as_ref(),
-            self.library.catalog_gen,
-            host,
-            now,
-        ) {
+        if let Some(wait) = self.model.update_lint(now) {
             ctx.request_repaint_after(wait);
         }
-        let dirty = if self.doc.is_dirty() { "• " } else { "" };
-        let title = format!("{dirty}{} — chainsmith", self.doc.workflow().name());
+        let dirty = if self.model.doc.is_dirty() { "• " } else { "" };
+        let title = format!("{dirty}{} — chainsmith", self.model.doc.workflow().name());
         if title != self.frame.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.frame.title = title;
@@ -582,15 +491,15 @@ impl App {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
         let closing = ctx.input(|i| i.viewport().close_requested()) && !self.frame.allow_close;
-        if closing && self.windows.authoring.holds_quit() {
+        if closing && self.model.authoring.holds_quit() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-        } else if closing && self.doc.is_dirty() {
+        } else if closing && self.model.doc.is_dirty() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.unsaved.pending = Some(Pending::Quit);
+            self.model.unsaved.pending = Some(Pending::Quit);
         }
         let r = self.panels.canvas.scene_rect;
         if r.is_finite() && r.is_positive() {
-            self.settings.view = Some([r.min.x, r.min.y, r.max.x, r.max.y]);
+            self.model.settings.view = Some([r.min.x, r.min.y, r.max.x, r.max.y]);
         }
     }
 }
@@ -633,7 +542,7 @@ impl eframe::App for App {
         // The restore prompt is on screen from the first frame; a driver waits for this line
         // before answering it (tests/crash_recovery.rs).
         if first
-            && let Some(offer) = &self.unsaved.offer
+            && let Some(offer) = &self.model.unsaved.offer
             && startup::traced()
         {
             eprintln!("chainsmith: recovery offered: {} nodes", offer.workflow.node_count());
@@ -641,7 +550,7 @@ impl eframe::App for App {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        self.settings.save(storage);
+        self.model.settings.save(storage);
     }
 }
 

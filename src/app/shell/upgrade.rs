@@ -14,8 +14,8 @@ impl App {
     /// Find newer versions of the instances' chains again when the workflow or the loaded
     /// packs changed, for the frames' badges, the inspector and the palette's tiles.
     pub(super) fn refresh_updates(&mut self) {
-        let packs = &self.library.packs;
-        if !self.windows.updates.found.refresh(self.doc.workflow(), self.doc.revision(), packs) {
+        let packs = &self.model.library.packs;
+        if !self.model.updates.refresh(self.model.doc.workflow(), self.model.doc.revision(), packs) {
             return;
         }
         self.panels.palette.versions = chain_versions(packs);
@@ -35,26 +35,27 @@ impl App {
     /// Open "Review update…" for instance `key`: the newest loaded version of its chain,
     /// compared on a thread.
     pub(super) fn open_review(&mut self, ctx: &egui::Context, key: &str) {
-        let Some(inst) = self.doc.workflow().instance(key) else { return };
-        let Some(up) = crate::instance::update::available(&inst, &self.library.packs) else {
+        let Some(inst) = self.model.doc.workflow().instance(key) else { return };
+        let Some(up) = crate::instance::update::available(&inst, &self.model.library.packs) else {
             let why =
                 if inst.pinned { "it is pinned to its version" } else { "no newer version of its chain is loaded" };
-            self.panels.problems.status(format!("Nothing to update for {}: {why}", inst.label));
+            self.model.problems.status(format!("Nothing to update for {}: {why}", inst.label));
             return;
         };
-        let Some(target_id) = self.library.packs.id_at(up.pack) else { return };
-        let host = self.library.trust.host.clone();
-        let packs = self.library.packs.to_vec();
+        let Some(target_id) = self.model.library.packs.id_at(up.pack) else { return };
+        let host = self.model.library.trust.host.clone();
+        let packs = self.model.library.packs.to_vec();
         self.windows.updates.review =
-            ReviewWindow::start(ctx, self.doc.snapshot(), key, packs, (up.pack, target_id), host);
-        self.doc.selection.select_instance(key, inst.node_ids);
+            ReviewWindow::start(ctx, self.model.doc.snapshot(), key, packs, (up.pack, target_id), host);
+        self.model.doc.selection.select_instance(key, inst.node_ids);
     }
 
     /// The review window, and what was asked of it.
     pub(super) fn review_window(&mut self, ctx: &egui::Context) {
         let Some(review) = &self.windows.updates.review else { return };
-        let available = &self.windows.updates.found.available;
-        let others = others_to_update(self.doc.workflow(), available, review.chain_id(), &review.reviewed.key).len();
+        let available = &self.model.updates.available;
+        let others =
+            others_to_update(self.model.doc.workflow(), available, review.chain_id(), &review.reviewed.key).len();
         let Some(review) = &mut self.windows.updates.review else { return };
         let (open, answer) = review.show(ctx, others);
         if review.computing() {
@@ -86,7 +87,7 @@ impl App {
     pub(super) fn insert_chain(&mut self, pack: PackId, chain_id: &str) {
         let c = self.panels.canvas.snap_point(self.panels.canvas.scene_rect.center());
         let at = (f64::from(c.x), f64::from(c.y));
-        let place = insert_place(self.doc.workflow(), &self.doc.selection, at);
+        let place = insert_place(self.model.doc.workflow(), &self.model.doc.selection, at);
         self.panels.palette.close_explanation();
         self.open_insert_form(pack, chain_id, place);
     }

@@ -25,14 +25,14 @@ impl App {
             Help(&mut w.shortcut_help).state(),
             self.panels.palette.explanation.state(),
             self.panels.palette.findings.state(),
-            self.panels.problems.state(),
+            self.model.problems.state(),
             w.trust_window.state(),
             w.registry.state(),
-            w.publish.state(),
+            self.model.publish.state(),
             w.app_reparam.state(),
             w.authoring.view.state(),
-            w.authoring.extract.state(),
-            w.authoring.make.state(),
+            self.model.authoring.extract.state(),
+            self.model.authoring.make.state(),
             (WindowId::ReviewUpdate, w.updates.review.is_some()),
         ];
         let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
@@ -50,14 +50,14 @@ impl App {
             WindowId::ShortcutHelp => Help(&mut w.shortcut_help).close(),
             WindowId::Explanation => self.panels.palette.explanation.close(),
             WindowId::PackFindings => self.panels.palette.findings.close(),
-            WindowId::Refusal => self.panels.problems.close(),
+            WindowId::Refusal => self.model.problems.close(),
             WindowId::Settings => w.trust_window.close(),
             WindowId::Registry => w.registry.close(),
-            WindowId::Publish => w.publish.close(),
+            WindowId::Publish => self.model.publish.close(),
             WindowId::AppReparam => w.app_reparam.close(),
             WindowId::PackView => w.authoring.view.close(),
-            WindowId::Extract => w.authoring.extract.close(),
-            WindowId::MakeParameter => w.authoring.make.close(),
+            WindowId::Extract => self.model.authoring.extract.close(),
+            WindowId::MakeParameter => self.model.authoring.make.close(),
             WindowId::ReviewUpdate => w.updates.review = None,
         }
     }
@@ -66,16 +66,16 @@ impl App {
 impl App {
     /// Open the window for the workflow's app instance, selecting the nodes edited by hand.
     pub(super) fn open_app_reparam(&mut self) {
-        match AppReparam::open(self.doc.workflow(), &self.library.packs) {
+        match AppReparam::open(self.model.doc.workflow(), &self.model.library.packs) {
             Ok(r) => {
-                self.doc.selection.clear();
+                self.model.doc.selection.clear();
                 for e in &r.hand_edits {
                     if let crate::workflow::app_instance::HandEdit::Changed { node_id, .. } = e {
-                        self.doc.selection.nodes.insert(node_id.clone());
+                        self.model.doc.selection.nodes.insert(node_id.clone());
                     }
                 }
                 // The instance above the window, so what the edits concern stays in view.
-                let wf = self.doc.workflow();
+                let wf = self.model.doc.workflow();
                 let nodes = crate::editor::app_reparam::instance_nodes(wf, &r.instance);
                 let region = nodes
                     .iter()
@@ -94,7 +94,7 @@ impl App {
                 }
                 self.windows.app_reparam.start(r);
             }
-            Err(e) => self.panels.problems.error(e),
+            Err(e) => self.model.problems.error(e),
         }
     }
 
@@ -115,15 +115,15 @@ impl App {
     /// The Registry window while it is open, and what was asked of it; and the answer of an
     /// Install or Open running in the background, taken whether or not the window is open.
     pub(super) fn registry_window(&mut self, ctx: &egui::Context) {
-        if let Some(answer) = self.windows.registry.view.poll_job() {
+        if let Some(answer) = self.model.registry.poll_job() {
             self.session(|s| s.registry_done(answer));
         }
-        if self.windows.registry.view.job().is_some() {
+        if self.model.registry.job().is_some() {
             // The job's thread cannot wake the UI; look again shortly.
             ctx.request_repaint_after(std::time::Duration::from_millis(30));
         }
-        let Some(request) = self.windows.registry.show(ctx, ()) else { return };
-        let view = &mut self.windows.registry.view;
+        let Some(request) = self.windows.registry.show(ctx, &mut self.model.registry) else { return };
+        let view = &mut self.model.registry;
         match request {
             Request::ChooseFolder => self.ask(crate::editor::file_dialog::Purpose::Registry),
             Request::OpenUrl => view.open_url(),
@@ -131,18 +131,18 @@ impl App {
             Request::Install { name, version } => {
                 let opts = crate::registry::InstallOptions {
                     // The editor's own trust switch decides, as it does for opening packs.
-                    allow_unsigned: !self.settings.trust.require_signed,
-                    protocol_major: self.library.trust.host.protocol_major,
+                    allow_unsigned: !self.model.settings.trust.require_signed,
+                    protocol_major: self.model.library.trust.host.protocol_major,
                 };
                 view.start_install(&name, &version, opts);
                 if let Some(e) = view.refused_to_start() {
-                    self.panels.problems.error(e);
+                    self.model.problems.error(e);
                 }
             }
             Request::Open { name, version } => {
                 view.start_open(&name, &version);
                 if let Some(e) = view.refused_to_start() {
-                    self.panels.problems.error(e);
+                    self.model.problems.error(e);
                 }
             }
         }
@@ -150,20 +150,16 @@ impl App {
 
     /// The registry view, for tests and tools that drive the window.
     pub fn registry_view(&self) -> &RegistryView {
-        &self.windows.registry.view
+        &self.model.registry
     }
 }
 
 impl App {
-    /// Carry the settings into the policy and re-check everything it decides. The keys folder
-    /// is read only when `reload_keys` (at start, or when a folder is chosen).
+    /// Carry the settings into the policy and re-check everything it decides: the packs,
+    /// the workflow's findings and an open form. The keys folder is read only when
+    /// `reload_keys` (at start, or when a folder is chosen).
     pub(super) fn apply_trust_settings(&mut self, reload_keys: bool) {
-        let files = &mut self.windows.trust_window.files;
-        if let Some(said) = self.settings.trust.apply(&mut self.library.trust, files, reload_keys) {
-            self.panels.problems.report(said);
-        }
-        self.refresh_trust();
-        self.panels.problems.relint();
+        self.model.apply_trust_settings(reload_keys);
         self.recheck_form();
     }
 
@@ -171,7 +167,7 @@ impl App {
     /// its preview follow the new policy.
     fn recheck_form(&mut self) {
         if let Some(form) = &mut self.windows.form {
-            form.recheck(&self.library.packs, &self.library.trust);
+            form.recheck(&self.model.library.packs, &self.model.library.trust);
         }
     }
 
@@ -180,28 +176,29 @@ impl App {
         if !self.windows.trust_window.open {
             return;
         }
-        let before = self.settings.trust.clone();
-        let nodes = self.doc.workflow().node_count();
+        let before = self.model.settings.trust.clone();
+        let nodes = self.model.doc.workflow().node_count();
         let at = self.panels.canvas.screen_rect().min + egui::vec2(16.0, 16.0);
         let input = SettingsInput {
-            settings: &mut self.settings,
-            keys: &self.library.trust.trusted_keys,
+            settings: &mut self.model.settings,
+            keys: &self.model.library.trust.trusted_keys,
+            files: &self.model.trust_files,
             nodes,
             dialogs_note: self.windows.dialogs.describe(),
             at,
         };
         let asked = self.windows.trust_window.show(ctx, input);
-        let reload = self.settings.trust.trusted_keys != before.trusted_keys;
+        let reload = self.model.settings.trust.trusted_keys != before.trusted_keys;
         if asked.choose_keys {
             self.ask(crate::editor::file_dialog::Purpose::TrustedKeys);
         }
         if let Some(command) = asked.import {
             self.actions.push(crate::app::action::Action::Run(command));
         }
-        if self.settings.trust.node_catalog.is_none() {
-            self.windows.trust_window.files.node_catalog = None;
+        if self.model.settings.trust.node_catalog.is_none() {
+            self.model.trust_files.node_catalog = None;
         }
-        if reload || self.settings.trust != before {
+        if reload || self.model.settings.trust != before {
             self.apply_trust_settings(reload);
         }
     }

@@ -1,14 +1,16 @@
 //! The editor's requests that change its model and none of its widgets: opening files
 //! (packs, workflows, registries, the start's files read on a thread), the unsaved-changes
 //! guard, saving, exporting, and what a file dialog's answer is for. A [`Session`] borrows
-//! the model parts a request needs; the request leaves [`Effect`]s, in order, for what only
+//! the parts of the editor's [`Model`] a request needs; the request leaves [`Effect`]s, in order, for what only
 //! the GUI does (the status bar, opening or closing a window, framing the new workflow).
 
 mod answers;
 mod commands;
 mod documents;
+mod model;
 
 pub use commands::{Submit, command_context};
+pub use model::Model;
 
 use super::authoring::PackDocs;
 use super::document::Document;

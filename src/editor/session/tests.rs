@@ -4,61 +4,20 @@ use super::*;
 use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
 use crate::editor::registry_view::Done;
-use crate::editor::trust_settings::TrustFiles;
 use crate::editor::update_review::Reviewed;
+use crate::pack::LoadOutcome;
 use crate::tool::ToolFormat;
 use std::path::Path;
 
-/// The model parts a session borrows, owned by the test.
-struct Parts {
-    doc: Document,
-    packs: Packs,
-    trust: Trust,
-    updates: FoundUpdates,
-    settings: Settings,
-    unsaved: Unsaved,
-    start: Start,
-    registry: RegistryView,
-    publish: Option<PublishSession>,
-    authoring: PackDocs,
-    trust_files: TrustFiles,
+/// A new model with no packs, default settings and no recovery file.
+fn model() -> Model {
+    Model::new(LoadOutcome::default(), Settings::default(), Recovery::new(None))
 }
 
-impl Parts {
-    fn new() -> Self {
-        Self {
-            doc: Document::new(Workflow::new("Untitled workflow"), None),
-            packs: Packs::default(),
-            trust: Trust::default(),
-            updates: FoundUpdates::default(),
-            settings: Settings::default(),
-            unsaved: Unsaved::new(Recovery::new(None), None),
-            start: Start::default(),
-            registry: RegistryView::default(),
-            publish: None,
-            authoring: PackDocs::default(),
-            trust_files: TrustFiles::default(),
-        }
-    }
-
-    /// Run `request` in a session over these parts; the effects it left.
-    fn run(&mut self, request: impl FnOnce(&mut Session)) -> Vec<Effect> {
-        let mut s = Session {
-            doc: &mut self.doc,
-            packs: &self.packs,
-            trust: &self.trust,
-            updates: &self.updates,
-            settings: &mut self.settings,
-            unsaved: &mut self.unsaved,
-            start: &mut self.start,
-            registry: &mut self.registry,
-            publish: &mut self.publish,
-            authoring: &mut self.authoring,
-            trust_files: &mut self.trust_files,
-            effects: Vec::new(),
-        };
-        request(&mut s);
-        s.effects
+impl Model {
+    /// Run `request` in a session over the model; the effects it left.
+    fn effects(&mut self, request: impl FnOnce(&mut Session)) -> Vec<Effect> {
+        self.run(request).1
     }
 
     /// An unsaved change: the workflow renamed.
@@ -92,13 +51,13 @@ fn statuses(effects: &[Effect]) -> Vec<&str> {
 
 #[test]
 fn new_runs_at_once_on_a_clean_document_and_waits_on_a_changed_one() {
-    let mut parts = Parts::new();
-    let effects = parts.run(|s| s.guard(Pending::New));
+    let mut parts = model();
+    let effects = parts.effects(|s| s.guard(Pending::New));
     assert!(matches!(&effects[..], [Effect::Replace(wf, None), Effect::Status(s)]
         if wf.name() == "Untitled workflow" && s == "New workflow"));
 
     parts.edit();
-    let effects = parts.run(|s| s.guard(Pending::Quit));
+    let effects = parts.effects(|s| s.guard(Pending::Quit));
     assert!(effects.is_empty(), "nothing runs before the question is answered: {effects:?}");
     assert!(matches!(parts.unsaved.pending, Some(Pending::Quit)));
 }
@@ -108,9 +67,9 @@ fn a_workflow_opened_over_unsaved_changes_waits_for_the_question() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flow.json");
     Workflow::new("Flow").save(&file, crate::workflow::ExportMode::Faithful).unwrap();
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.edit();
-    let effects = parts.run(|s| s.open_paths(std::slice::from_ref(&file)));
+    let effects = parts.effects(|s| s.open_paths(std::slice::from_ref(&file)));
     assert!(effects.is_empty(), "{effects:?}");
     assert!(matches!(&parts.unsaved.pending, Some(Pending::Replace(wf, p)) if wf.name() == "Flow" && p == &file));
     assert_eq!(parts.settings.recent.len(), 1, "the file is remembered as opened");
@@ -120,10 +79,10 @@ fn a_workflow_opened_over_unsaved_changes_waits_for_the_question() {
 fn saving_makes_the_file_the_documents_and_runs_what_waited() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("saved.json");
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.edit();
     parts.unsaved.after_save = Some(Pending::Quit);
-    let effects = parts.run(|s| s.answered(Purpose::Save, vec![file.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::Save, vec![file.clone()]));
     assert_eq!(statuses(&effects), [format!("Saved {}", file.display())]);
     assert!(matches!(effects.last(), Some(Effect::Quit)), "{effects:?}");
     assert_eq!(parts.doc.path.as_deref(), Some(file.as_path()));
@@ -135,9 +94,9 @@ fn saving_makes_the_file_the_documents_and_runs_what_waited() {
 
 #[test]
 fn a_cancelled_save_drops_what_waited_for_it() {
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.unsaved.after_save = Some(Pending::New);
-    let effects = parts.run(|s| s.answered(Purpose::Save, Vec::new()));
+    let effects = parts.effects(|s| s.answered(Purpose::Save, Vec::new()));
     assert!(effects.is_empty());
     assert!(parts.unsaved.after_save.is_none());
 }
@@ -145,11 +104,11 @@ fn a_cancelled_save_drops_what_waited_for_it() {
 #[test]
 fn a_save_that_fails_says_why_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.edit();
     parts.unsaved.after_save = Some(Pending::Quit);
     // A folder where the file should go: the write is refused.
-    let effects = parts.run(|s| s.answered(Purpose::Save, vec![dir.path().to_path_buf()]));
+    let effects = parts.effects(|s| s.answered(Purpose::Save, vec![dir.path().to_path_buf()]));
     assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
     assert!(parts.doc.is_dirty());
     assert!(parts.unsaved.after_save.is_some(), "it waits for a save that works");
@@ -157,9 +116,9 @@ fn a_save_that_fails_says_why_and_runs_nothing() {
 
 #[test]
 fn save_changes_without_a_file_asks_for_one_and_keeps_what_waited() {
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.unsaved.pending = Some(Pending::New);
-    let ask = parts.run(|s| assert!(s.save_pending()));
+    let ask = parts.effects(|s| assert!(s.save_pending()));
     assert!(ask.is_empty());
     assert!(parts.unsaved.pending.is_none());
     assert!(matches!(parts.unsaved.after_save, Some(Pending::New)));
@@ -169,8 +128,8 @@ fn save_changes_without_a_file_asks_for_one_and_keeps_what_waited() {
 fn a_pack_folder_chosen_as_a_registry_opens_as_packs_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let folder = pack_folder(dir.path());
-    let mut parts = Parts::new();
-    let effects = parts.run(|s| s.answered(Purpose::Registry, vec![folder.clone()]));
+    let mut parts = model();
+    let effects = parts.effects(|s| s.answered(Purpose::Registry, vec![folder.clone()]));
     assert!(matches!(effects[0], Effect::RegistryWindow(false)));
     let packs: Vec<usize> = effects
         .iter()
@@ -193,8 +152,8 @@ fn a_pack_that_fails_to_load_is_the_news() {
     let folder = pack_folder(dir.path());
     std::fs::create_dir_all(folder.join("broken")).unwrap();
     std::fs::write(folder.join("broken/pack.json"), "{").unwrap();
-    let mut parts = Parts::new();
-    let effects = parts.run(|s| s.answered(Purpose::Registry, vec![folder.clone()]));
+    let mut parts = model();
+    let effects = parts.effects(|s| s.answered(Purpose::Registry, vec![folder.clone()]));
     let errors = effects.iter().filter(|e| matches!(e, Effect::Error(_))).count();
     assert_eq!(errors, 1, "{effects:?}");
     assert!(
@@ -210,8 +169,8 @@ fn a_registry_folder_opens_in_the_registry_window_and_is_not_loaded() {
     // own refusal there).
     std::fs::create_dir_all(dir.path().join(".well-known")).unwrap();
     std::fs::write(dir.path().join(".well-known/openwop-registry.json"), "{}").unwrap();
-    let mut parts = Parts::new();
-    let effects = parts.run(|s| s.open_paths(&[dir.path().to_path_buf()]));
+    let mut parts = model();
+    let effects = parts.effects(|s| s.open_paths(&[dir.path().to_path_buf()]));
     assert!(matches!(&effects[..], [Effect::RegistryWindow(true)]), "{effects:?}");
     assert_eq!(parts.settings.recent.len(), 1);
     assert!(parts.settings.open_packs.is_empty(), "a registry is not reopened as packs");
@@ -221,9 +180,9 @@ fn a_registry_folder_opens_in_the_registry_window_and_is_not_loaded() {
 fn an_export_reports_its_lints_and_a_refused_one_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.json");
-    let mut parts = Parts::new();
+    let mut parts = model();
     let faithful = crate::workflow::ExportMode::Faithful;
-    let effects = parts.run(|s| s.answered(Purpose::Export(faithful), vec![file.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::Export(faithful), vec![file.clone()]));
     // The status carries the export's own lints (passed through, not recounted).
     let lints = Workflow::new("Untitled workflow").lint(faithful);
     assert!(
@@ -237,7 +196,7 @@ fn an_export_reports_its_lints_and_a_refused_one_writes_nothing() {
     // The strict schema needs at least one node: refused, with its code, and not written.
     let strict = dir.path().join("strict.json");
     let mode = crate::workflow::ExportMode::StrictSchema;
-    let effects = parts.run(|s| s.answered(Purpose::Export(mode), vec![strict.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::Export(mode), vec![strict.clone()]));
     assert!(matches!(&effects[..], [Effect::Error(e)] if e.code == "validation_error"), "{effects:?}");
     assert!(!strict.exists());
 }
@@ -245,24 +204,24 @@ fn an_export_reports_its_lints_and_a_refused_one_writes_nothing() {
 #[test]
 fn answers_for_the_windows_go_to_them_and_trusted_keys_change_the_settings() {
     let dir = tempfile::tempdir().unwrap();
-    let mut parts = Parts::new();
+    let mut parts = model();
     let key = dir.path().join("signing.pem");
-    let effects = parts.run(|s| s.answered(Purpose::SigningKey, vec![key.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::SigningKey, vec![key.clone()]));
     assert!(matches!(&effects[..], [Effect::Chosen(ForWindow::SigningKey, p)] if *p == key));
-    let effects = parts.run(|s| s.answered(Purpose::TrustedKeys, vec![dir.path().to_path_buf()]));
+    let effects = parts.effects(|s| s.answered(Purpose::TrustedKeys, vec![dir.path().to_path_buf()]));
     assert!(matches!(&effects[..], [Effect::TrustChanged(true)]));
     assert_eq!(parts.settings.trust.trusted_keys.as_deref(), Some(dir.path()));
-    let effects = parts.run(|s| s.answered(Purpose::InstallFolder, vec![dir.path().to_path_buf()]));
+    let effects = parts.effects(|s| s.answered(Purpose::InstallFolder, vec![dir.path().to_path_buf()]));
     assert!(effects.is_empty());
     assert_eq!(parts.registry.install_dir.as_deref(), Some(dir.path()));
-    let effects = parts.run(|s| s.answered(Purpose::SaveTool(ToolFormat::Compact), vec![key]));
+    let effects = parts.effects(|s| s.answered(Purpose::SaveTool(ToolFormat::Compact), vec![key]));
     assert_eq!(statuses(&effects), ["Nothing saved: the Publish window was closed"]);
 }
 
 #[test]
 fn a_question_starts_beside_the_workflow_with_its_name() {
     let dir = tempfile::tempdir().unwrap();
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.doc.path = Some(dir.path().join("mine.json"));
     let (name, folder) = parts.run_question(&Purpose::Save);
     assert_eq!(name, crate::editor::files::suggested_name(parts.doc.workflow()));
@@ -273,13 +232,13 @@ fn a_question_starts_beside_the_workflow_with_its_name() {
 fn files_at_start_are_read_in_the_background_and_say_what_was_not_reopened() {
     let dir = tempfile::tempdir().unwrap();
     let folder = pack_folder(dir.path());
-    let mut parts = Parts::new();
+    let mut parts = model();
     let gone = dir.path().join("gone");
     parts.settings.open_packs.push(gone.clone());
-    let effects = parts.run(|s| s.open_at_start(vec![folder.clone()]));
+    let effects = parts.effects(|s| s.open_at_start(vec![folder.clone()]));
     assert!(effects.is_empty(), "{effects:?}");
     assert_eq!(parts.start.left(), 1);
-    let effects = parts.run(|s| s.take_loaded(Some(std::time::Duration::from_secs(30))));
+    let effects = parts.effects(|s| s.take_loaded(Some(std::time::Duration::from_secs(30))));
     assert_eq!(parts.start.left(), 0);
     let said = statuses(&effects);
     assert_eq!(said[0], format!("Loaded 1 pack from {}", folder.display()));
@@ -287,17 +246,17 @@ fn files_at_start_are_read_in_the_background_and_say_what_was_not_reopened() {
     assert!(matches!(effects.last(), Some(Effect::FilesOpen)));
 }
 
-impl Parts {
+impl Model {
     fn run_question(&mut self, purpose: &Purpose) -> (String, Option<PathBuf>) {
         let mut asked = None;
-        self.run(|s| asked = Some(s.question(purpose)));
+        self.effects(|s| asked = Some(s.question(purpose)));
         asked.expect("asked")
     }
 }
 
 /// Two typed nodes wired c.label → p.assignee, with the bundled node types' catalog.
-fn typed_parts() -> Parts {
-    let mut parts = Parts::new();
+fn typed_parts() -> Model {
+    let mut parts = model();
     let wf = Workflow::from_json(serde_json::json!({
         "id": "wf", "name": "wf", "version": "1.0.0",
         "nodes": [
@@ -309,7 +268,7 @@ fn typed_parts() -> Parts {
     .unwrap();
     parts.doc = Document::new(wf, None);
     let nodes = crate::pack::bundled_dir().join("vendor.chainsmith.nodes");
-    parts.trust.catalog = Some(crate::catalog::Catalog::load(&[nodes]));
+    parts.library.trust.catalog = Some(crate::catalog::Catalog::load(&[nodes]));
     parts
 }
 
@@ -317,31 +276,34 @@ fn typed_parts() -> Parts {
 fn the_documents_own_commands_change_it_and_what_is_selected() {
     use crate::editor::commands::CommandId;
     let mut parts = typed_parts();
-    assert!(!parts.run(|s| assert!(!s.command(CommandId::ZoomIn))).iter().any(|_| true), "a view command is not its");
-    parts.run(|s| assert!(s.command(CommandId::SelectAll)));
+    assert!(
+        !parts.effects(|s| assert!(!s.command(CommandId::ZoomIn))).iter().any(|_| true),
+        "a view command is not its"
+    );
+    parts.effects(|s| assert!(s.command(CommandId::SelectAll)));
     assert_eq!(parts.doc.selection.nodes.len(), 2);
-    let effects = parts.run(|s| assert!(s.command(CommandId::Duplicate)));
+    let effects = parts.effects(|s| assert!(s.command(CommandId::Duplicate)));
     assert!(matches!(&effects[..], [Effect::Applied(None), Effect::Findings(..)]), "{effects:?}");
     assert_eq!(parts.doc.workflow().node_count(), 4);
     assert_eq!(parts.doc.selection.nodes.len(), 2, "the copies are selected");
     assert!(!parts.doc.selection.nodes.contains("c"));
     let copies = parts.doc.selection.clone();
-    let effects = parts.run(|s| s.undo(false));
+    let effects = parts.effects(|s| s.undo(false));
     assert!(matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Undid ")), "{effects:?}");
     assert_eq!(parts.doc.workflow().node_count(), 2);
-    let effects = parts.run(|s| s.undo(true));
+    let effects = parts.effects(|s| s.undo(true));
     assert!(matches!(&effects[..], [Effect::Status(s)] if s.starts_with("Redid ")), "{effects:?}");
     parts.doc.selection = copies;
-    parts.run(|s| assert!(s.command(CommandId::Delete)));
+    parts.effects(|s| assert!(s.command(CommandId::Delete)));
     assert_eq!(parts.doc.workflow().node_count(), 2, "the two selected copies are deleted");
-    parts.run(|s| assert!(s.command(CommandId::SelectNone)));
+    parts.effects(|s| assert!(s.command(CommandId::SelectNone)));
     assert!(parts.doc.selection.is_empty());
-    parts.run(|s| assert!(s.command(CommandId::TogglePalettePanel)));
+    parts.effects(|s| assert!(s.command(CommandId::TogglePalettePanel)));
     assert!(!parts.settings.palette_panel && parts.settings.inspector_panel, "shown by default, one hidden");
     // The view switches are the settings' (saved with them), flipped by their commands.
     let before = (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal);
     for c in [CommandId::ToggleSnap, CommandId::ToggleMinimap, CommandId::ToggleInternal] {
-        parts.run(|s| assert!(s.command(c), "{c:?}"));
+        parts.effects(|s| assert!(s.command(c), "{c:?}"));
     }
     assert_eq!(
         (parts.settings.snap, parts.settings.minimap, parts.settings.show_internal),
@@ -353,7 +315,7 @@ fn the_documents_own_commands_change_it_and_what_is_selected() {
     assert_eq!((cx.palette_panel, cx.inspector_panel), (false, true));
     assert_eq!(cx.has_nodes, parts.doc.workflow().node_count() > 0, "the document's part");
     // Tidy with fewer than two selected tidies everything, and the view fits it.
-    let effects = parts.run(|s| assert!(s.command(CommandId::Tidy)));
+    let effects = parts.effects(|s| assert!(s.command(CommandId::Tidy)));
     assert!(matches!(effects.last(), Some(Effect::Fit)), "{effects:?}");
 }
 
@@ -368,11 +330,11 @@ fn a_connection_whose_types_do_not_fit_never_reaches_the_document() {
         target_port: "assignee".into(),
     };
     // `urgent` gives a boolean, `assignee` takes a string.
-    let effects = parts.run(|s| s.apply(connect("urgent")));
+    let effects = parts.effects(|s| s.apply(connect("urgent")));
     assert!(matches!(&effects[..], [Effect::Error(e)] if e.code == "edge_port_incompatible"), "{effects:?}");
     assert_eq!(parts.doc.revision(), revision, "the document never saw it");
     // A refusal of the document itself is answered to the window that sent it too.
-    let effects = parts.run(|s| s.apply(Command::RemoveInstance { key: "nothing_here_".into() }));
+    let effects = parts.effects(|s| s.apply(Command::RemoveInstance { key: "nothing_here_".into() }));
     assert!(matches!(&effects[..], [Effect::Applied(Some(a)), Effect::Error(b)] if a.code == b.code), "{effects:?}");
 }
 
@@ -380,14 +342,14 @@ fn a_connection_whose_types_do_not_fit_never_reaches_the_document() {
 fn a_node_inserted_after_another_is_wired_and_selected() {
     let mut parts = typed_parts();
     let place = crate::editor::insert::InsertPlace { at: (800.0, 0.0), on_edge: None, after: Some("p".into()) };
-    let effects = parts.run(|s| s.insert_node("core.noop", place));
+    let effects = parts.effects(|s| s.insert_node("core.noop", place));
     assert!(matches!(&effects[..], [Effect::Applied(None), Effect::Findings(..)]), "{effects:?}");
     let wf = parts.doc.workflow();
     assert_eq!((wf.node_count(), wf.graph.edge_count()), (3, 2));
     assert_eq!(parts.doc.selection.nodes.iter().collect::<Vec<_>>(), ["noop"]);
     // After a node that is gone: nothing at all.
     let place = crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: Some("gone".into()) };
-    assert!(parts.run(|s| s.insert_node("core.noop", place)).is_empty());
+    assert!(parts.effects(|s| s.insert_node("core.noop", place)).is_empty());
     assert_eq!(parts.doc.workflow().node_count(), 3);
 }
 
@@ -395,12 +357,12 @@ fn a_node_inserted_after_another_is_wired_and_selected() {
 fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
     use crate::instance::tests::{pack, set_config, workflow};
     let (wf, key) = workflow();
-    let mut parts = Parts::new();
+    let mut parts = model();
     // Two files, or the second would replace the first as the same pack read again.
     let (mut old, mut new) = (pack("1.0.0"), pack("2.0.0"));
     (old.source, new.source) = ("one/pack.json".into(), "two/pack.json".into());
-    parts.packs = Packs::new(vec![old, new]);
-    let target = parts.packs.id_at(1).unwrap();
+    parts.library.packs = Packs::new(vec![old, new]);
+    let target = parts.library.packs.id_at(1).unwrap();
     let answer = || (serde_json::Map::new(), crate::instance::Resolutions::default());
     let mut review = Reviewed::new(&key, target);
     let mut done = true;
@@ -411,7 +373,7 @@ fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
     set_config(&mut edited, "t_two_k1_a", "url", serde_json::json!("https://mine.test"));
     parts.doc = Document::new(edited, None);
     review.refusal = Some(crate::error::Error::new("earlier", "an earlier refusal"));
-    let effects = parts.run(|s| done = s.apply_review(&mut review, answer(), false));
+    let effects = parts.effects(|s| done = s.apply_review(&mut review, answer(), false));
     assert!(!done);
     assert!(review.conflicts.iter().any(|c| c.node_id == "t_two_k1_a"), "{:?}", review.conflicts);
     assert!(review.refusal.is_none(), "the conflicts replace an earlier refusal");
@@ -419,12 +381,12 @@ fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
     assert_eq!(parts.doc.workflow().instance(&key).unwrap().chain_version, "1.0.0");
 
     parts.doc = Document::new(wf, None);
-    let effects = parts.run(|s| done = s.apply_review(&mut review, answer(), false));
+    let effects = parts.effects(|s| done = s.apply_review(&mut review, answer(), false));
     assert!(done);
     assert!(matches!(&effects[..], [Effect::Findings(label, _)] if label.starts_with("Re-parameterise ")));
     assert_eq!(parts.doc.workflow().instance(&key).unwrap().chain_version, "2.0.0");
     let mut gone = Reviewed::new("no-such-key", target);
-    let effects = parts.run(|s| done = s.apply_review(&mut gone, answer(), false));
+    let effects = parts.effects(|s| done = s.apply_review(&mut gone, answer(), false));
     assert!(!done && effects.is_empty(), "an instance gone: nothing");
     assert!(gone.conflicts.is_empty() && gone.refusal.is_none());
 }
@@ -432,20 +394,20 @@ fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
 #[test]
 fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
     let triage = crate::pack::bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
-    let mut parts = Parts::new();
-    parts.packs = Packs::new(vec![triage]);
-    let pack = parts.packs.id_at(0).unwrap();
+    let mut parts = model();
+    parts.library.packs = Packs::new(vec![triage]);
+    let pack = parts.library.packs.id_at(0).unwrap();
     let place = || crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: None };
     let mut opened = None;
-    let effects = parts.run(|s| opened = s.open_insert(pack, "support.triage", place()));
+    let effects = parts.effects(|s| opened = s.open_insert(pack, "support.triage", place()));
     assert!(effects.is_empty(), "{effects:?}");
     assert_eq!(opened.map(|f| f.chain_id.clone()), Some("support.triage".to_owned()));
-    let effects = parts.run(|s| assert!(s.open_insert(pack, "no.such.chain", place()).is_none()));
+    let effects = parts.effects(|s| assert!(s.open_insert(pack, "no.such.chain", place()).is_none()));
     assert!(effects.is_empty(), "no such chain: nothing to say");
 
     // The bundled packs are not signed: a policy that requires signatures refuses them.
-    parts.trust.require_signed = true;
-    let effects = parts.run(|s| assert!(s.open_insert(pack, "support.triage", place()).is_none()));
+    parts.library.trust.require_signed = true;
+    let effects = parts.effects(|s| assert!(s.open_insert(pack, "support.triage", place()).is_none()));
     assert!(
         matches!(&effects[..], [Effect::Explain(p, c), Effect::Error(_)] if *p == pack && c == "support.triage"),
         "{effects:?}"
@@ -456,15 +418,15 @@ fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
 fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
     use crate::instance::tests::{pack, workflow};
     let (wf, key) = workflow();
-    let mut parts = Parts::new();
+    let mut parts = model();
     parts.doc = Document::new(wf, None);
     let mut opened = None;
-    let effects = parts.run(|s| opened = s.open_instance(&key));
+    let effects = parts.effects(|s| opened = s.open_instance(&key));
     assert!(opened.is_none());
     assert!(matches!(&effects[..], [Effect::Error(e)] if e.code == "chain_not_found"), "no pack loaded: {effects:?}");
 
-    parts.packs = Packs::new(vec![pack("2.0.0")]);
-    let effects = parts.run(|s| opened = s.open_instance(&key));
+    parts.library.packs = Packs::new(vec![pack("2.0.0")]);
+    let effects = parts.effects(|s| opened = s.open_instance(&key));
     let form = opened.take().expect("its form opens");
     assert_eq!(form.chain_id, parts.doc.workflow().instance(&key).unwrap().chain_id);
     assert_eq!(form.values()["topic"], "a", "the values it was made with");
@@ -476,30 +438,30 @@ fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
     let nodes = &parts.doc.workflow().instance(&key).unwrap().node_ids;
     assert_eq!(parts.doc.selection.nodes.iter().collect::<Vec<_>>(), nodes.iter().collect::<Vec<_>>());
 
-    assert!(parts.run(|s| assert!(s.open_instance("no-such-key").is_none())).is_empty());
+    assert!(parts.effects(|s| assert!(s.open_instance("no-such-key").is_none())).is_empty());
 }
 
 #[test]
 fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
     use crate::editor::session::Submit;
     let triage = crate::pack::bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
-    let mut parts = Parts::new();
-    parts.packs = Packs::new(vec![triage]);
-    let pack = parts.packs.id_at(0).unwrap();
+    let mut parts = model();
+    parts.library.packs = Packs::new(vec![triage]);
+    let pack = parts.library.packs.id_at(0).unwrap();
     let place = crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: None };
     let mut form = None;
-    parts.run(|s| form = s.open_insert(pack, "support.triage", place));
+    parts.effects(|s| form = s.open_insert(pack, "support.triage", place));
     let mut form = form.expect("the insert opens");
 
     let mut submitted = None;
     form.fields.set("/queueName", Some(serde_json::json!(5)));
-    let effects = parts.run(|s| submitted = s.submit(&mut form));
+    let effects = parts.effects(|s| submitted = s.submit(&mut form));
     assert_eq!(submitted, Some(Submit::Refused));
     assert!(matches!(&effects[..], [Effect::FormRefused(_)]), "{effects:?}");
     assert_eq!(parts.doc.workflow().node_count(), 0);
 
     form.fields.set("/queueName", Some(serde_json::json!("billing")));
-    let effects = parts.run(|s| submitted = s.submit(&mut form));
+    let effects = parts.effects(|s| submitted = s.submit(&mut form));
     assert_eq!(submitted, Some(Submit::Done));
     assert!(matches!(&effects[..], [Effect::Findings(..)]), "{effects:?}");
     let wf = parts.doc.workflow();
@@ -509,24 +471,24 @@ fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
 
 #[test]
 fn a_registry_open_brings_its_pack_then_its_status_and_a_failure_its_refusal() {
-    let mut parts = Parts::new();
+    let mut parts = model();
     let pack = crate::pack::bundled().packs.into_iter().next().unwrap();
     let (name, version) = (pack.name().to_owned(), pack.version().to_owned());
-    let effects = parts.run(|s| s.registry_done(Ok(Done::Opened(Box::new(pack)))));
+    let effects = parts.effects(|s| s.registry_done(Ok(Done::Opened(Box::new(pack)))));
     assert!(
         matches!(&effects[..], [Effect::Packs { packs, failures }, Effect::Status(text)]
         if packs.len() == 1 && failures.is_empty() && text.starts_with(&format!("Opened {name}@{version} from the registry"))),
         "{effects:?}"
     );
     let refused = Error::new(crate::error::code::INVALID_REQUEST, "no such pack");
-    let effects = parts.run(|s| s.registry_done(Err(refused)));
+    let effects = parts.effects(|s| s.registry_done(Err(refused)));
     assert!(matches!(&effects[..], [Effect::Error(e)] if e.message == "no such pack"), "{effects:?}");
 }
 
 #[test]
 fn a_child_that_cannot_be_shown_is_refused_with_the_node_at_fault() {
-    let mut parts = Parts::new();
-    let effects = parts.run(|s| s.open_child("missing"));
+    let mut parts = model();
+    let effects = parts.effects(|s| s.open_child("missing"));
     assert!(
         matches!(&effects[..], [Effect::Error(e)] if e.code == crate::error::code::SUB_CHAIN_UNRESOLVED
         && e.message == "no node missing"),
@@ -537,15 +499,15 @@ fn a_child_that_cannot_be_shown_is_refused_with_the_node_at_fault() {
 #[test]
 fn a_bundle_is_exported_by_the_session_and_a_refused_one_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    let mut parts = Parts::new();
+    let mut parts = model();
     let path = dir.path().join("bundle.json");
-    let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![path.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::ExportBundle, vec![path.clone()]));
     let expected = format!("Exported bundle {}: the workflow and 0 child workflows", path.display());
     assert!(matches!(&effects[..], [Effect::Findings(text, _)] if *text == expected), "{effects:?}");
     assert!(path.is_file());
     // Into a folder that is not there: refused, nothing written.
     let missing = dir.path().join("no-such-folder").join("bundle.json");
-    let effects = parts.run(|s| s.answered(Purpose::ExportBundle, vec![missing.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::ExportBundle, vec![missing.clone()]));
     assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
     assert!(!missing.exists());
 }
@@ -553,9 +515,9 @@ fn a_bundle_is_exported_by_the_session_and_a_refused_one_says_why() {
 #[test]
 fn an_imported_node_catalog_changes_the_policy_and_a_refused_one_changes_nothing() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/app");
-    let mut parts = Parts::new();
+    let mut parts = model();
     let catalog = fixtures.join("node-catalog.json");
-    let effects = parts.run(|s| s.answered(Purpose::NodeCatalog, vec![catalog.clone()]));
+    let effects = parts.effects(|s| s.answered(Purpose::NodeCatalog, vec![catalog.clone()]));
     let said = format!("2 host node types imported from {}", catalog.display());
     assert!(
         matches!(&effects[..], [Effect::TrustChanged(false), Effect::Status(text)] if *text == said),
@@ -567,7 +529,7 @@ fn an_imported_node_catalog_changes_the_policy_and_a_refused_one_changes_nothing
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("caps.json");
     std::fs::write(&junk, "{").unwrap();
-    let effects = parts.run(|s| s.answered(Purpose::Capabilities, vec![junk]));
+    let effects = parts.effects(|s| s.answered(Purpose::Capabilities, vec![junk]));
     assert!(matches!(&effects[..], [Effect::Error(_)]), "{effects:?}");
     assert!(parts.trust_files.import_error.is_some());
 }
