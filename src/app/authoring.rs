@@ -11,8 +11,8 @@ use super::pack_view::PackView;
 use super::window::{Window, WindowId, show_some};
 use super::{palette, theme};
 use crate::catalog::Catalog;
+use crate::editor::authoring::ViewOp;
 use crate::editor::authoring::session::{AuthoringSession, ExtractDialog, MakeParam, selection_summary};
-use crate::editor::authoring::{Next, PackDocs, ViewOp};
 use crate::editor::commands::CommandId;
 use crate::editor::extraction::{ExtractForm, PackTarget, shown};
 use crate::editor::insert_form::InsertForm;
@@ -20,7 +20,6 @@ use crate::editor::wording;
 use crate::pack::{Pack, PackKind};
 use crate::workflow::Workflow;
 use egui::{Id, RichText, Ui};
-use std::path::Path;
 
 /// The authoring windows' own state; their model is the editor model's [`AuthoringSession`].
 #[derive(Default)]
@@ -125,8 +124,7 @@ impl Authoring {
         if quit {
             actions.push(Action::Run(CommandId::Quit));
         }
-        if let Some((d, chain)) = session.answer_quit(quit) {
-            self.view.select(d, chain);
+        if session.answer_quit(quit) {
             self.view.open = true;
         }
     }
@@ -143,10 +141,8 @@ impl Authoring {
     ) {
         session.refresh_extract(packs, wf);
         let input = ExtractInput { packs, wf, form_preview: &mut self.form_preview };
-        if session.extract.show(ctx, input)
-            && let Some((d, chain)) = session.confirm_extract(packs, wf)
-        {
-            self.view.select(d, chain);
+        if session.extract.show(ctx, input) {
+            session.confirm_extract(packs, wf);
         }
         if !session.extract.is_open() {
             // A new dialog's previews count from 0 again.
@@ -154,51 +150,36 @@ impl Authoring {
         }
         if let Some(target) = session.make_target()
             && let Some(add) = session.make.show(ctx, (wf, target))
-            && let Some((d, chain)) = session.answer_make(wf, add)
         {
-            self.view.select(d, chain);
+            session.answer_make(wf, add);
         }
         self.quit_question(ctx, session, actions);
-        for op in self.view.show(ctx, (&session.model.docs, packs)) {
-            self.run(&mut session.model, op, (packs, catalog), actions);
+        for op in self.view.show(ctx, (&session.model.docs, packs, &mut session.shown)) {
+            if let Some(purpose) = session.apply_view(op, packs, catalog) {
+                actions.push(Action::AskFile(purpose));
+            }
         }
     }
 
-    fn run(
-        &mut self,
-        docs: &mut PackDocs,
-        op: ViewOp,
-        (packs, catalog): (&[Pack], Option<&Catalog>),
-        actions: &mut Vec<Action>,
-    ) {
-        match docs.apply(op, packs, catalog) {
-            Some(Next::Select(d, chain)) => self.view.select(d, chain),
-            Some(Next::Ask(purpose)) => actions.push(Action::AskFile(purpose)),
-            None => {}
-        }
+    /// The pack document whose history Ctrl+Z and Ctrl+Shift+Z step through: the one the
+    /// pack view shows while the pointer is over it (elsewhere they undo the workflow's edits).
+    pub fn undo_target(&self, ctx: &egui::Context, session: &AuthoringSession) -> Option<usize> {
+        session.shown.doc.filter(|_| self.view.under_pointer(ctx))
     }
 
     /// Undo (or with `redo`, redo) the pack edit the pointer is over; `false` when it is not
     /// over the pack view.
-    pub fn undo_under_pointer(&mut self, ctx: &egui::Context, redo: bool, docs: &mut PackDocs, packs: &[Pack]) -> bool {
-        let Some(d) = self.view.undo_target(ctx) else { return false };
+    pub fn undo_under_pointer(
+        &self,
+        ctx: &egui::Context,
+        redo: bool,
+        session: &mut AuthoringSession,
+        packs: &[Pack],
+    ) -> bool {
+        let Some(d) = self.undo_target(ctx, session) else { return false };
         let op = if redo { ViewOp::Redo(d) } else { ViewOp::Undo(d) };
-        self.run(docs, op, (packs, None), &mut Vec::new());
+        session.apply_view(op, packs, None);
         true
-    }
-
-    /// Save the pack view's pack to `path` (the answer to Save as…).
-    pub fn save_view_pack(&self, docs: &mut PackDocs, path: &Path) {
-        if let Some(d) = self.view.doc() {
-            docs.save(d, path);
-        }
-    }
-
-    /// Sign the pack view's saved pack with the private key at `key`.
-    pub fn sign_view_pack(&self, docs: &mut PackDocs, key: &Path) {
-        if let Some(d) = self.view.doc() {
-            docs.sign(d, key);
-        }
     }
 }
 

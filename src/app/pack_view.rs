@@ -21,8 +21,8 @@ const NARROW: f32 = 1100.0;
 
 /// What the pack view asks comes back as [`ViewOp`]s, applied after the frame.
 impl Window for PackView {
-    /// The packs open for editing, and the loaded packs.
-    type Input<'a> = (&'a [OpenPack], &'a [Pack]);
+    /// The packs open for editing, the loaded packs, and the view's place in them.
+    type Input<'a> = (&'a [OpenPack], &'a [Pack], &'a mut ViewPlace);
     type Response = Vec<ViewOp>;
     const ID: WindowId = WindowId::PackView;
     /// Sized to the room between the menu bar and the status bar ([`Scaffold::within`]).
@@ -36,20 +36,19 @@ impl Window for PackView {
         self.open = false;
     }
 
-    fn show(&mut self, ctx: &egui::Context, (docs, packs): (&[OpenPack], &[Pack])) -> Vec<ViewOp> {
+    fn show(&mut self, ctx: &egui::Context, (docs, packs, place): Self::Input<'_>) -> Vec<ViewOp> {
         let mut ops = Vec::new();
         if self.open {
-            self.draw(ctx, docs, packs, &mut ops);
+            self.draw(ctx, (docs, packs, place), &mut ops);
         }
         ops
     }
 }
 
+/// The window's own state; what it shows is the authoring model's ([`ViewPlace`]).
 #[derive(Default)]
 pub struct PackView {
     pub open: bool,
-    /// The pack, chain and parameter shown, and the field texts being typed.
-    place: ViewPlace,
     /// The parameter form preview and the chain it was built for.
     preview: Option<(Value, FormSession)>,
     /// The window's layer, as of the last frame.
@@ -61,28 +60,30 @@ pub struct PackView {
     pub result: Option<(String, Option<&'static str>)>,
 }
 
+/// The view while it draws: its place in the packs (the model's) and its own preview and
+/// result line.
+struct Drawn<'a> {
+    place: &'a mut ViewPlace,
+    preview: &'a mut Option<(Value, FormSession)>,
+    result: &'a mut Option<(String, Option<&'static str>)>,
+}
+
 impl PackView {
-    /// Show document `doc`, chain `chain`.
-    pub fn select(&mut self, doc: usize, chain: usize) {
-        self.place.select(doc, chain);
-    }
-
-    pub fn doc(&self) -> Option<usize> {
-        self.place.doc
-    }
-
     /// Draw the open view; what it asks goes into `ops`.
-    fn draw(&mut self, ctx: &egui::Context, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
-        if self.place.doc.is_some_and(|d| d >= docs.len()) {
-            self.place.doc = None;
+    fn draw(&mut self, ctx: &egui::Context, input: <Self as Window>::Input<'_>, ops: &mut Vec<ViewOp>) {
+        let (docs, packs, place) = input;
+        if place.doc.is_some_and(|d| d >= docs.len()) {
+            place.doc = None;
         }
         let mut open = true;
         let area = self.area.filter(|a| a.is_positive()).unwrap_or_else(|| ctx.content_rect());
         let scaffold = Scaffold::of::<Self>("Pack view", &mut open).collapsible();
+        let mut this = Drawn { place, preview: &mut self.preview, result: &mut self.result };
         let shown = scaffold.within(area, egui::vec2(1180.0, 820.0)).show(ctx, |ui| {
-            self.toolbar(ui, docs, packs, ops);
-            self.result_line(ui);
-            let Some(d) = self.place.doc else {
+            let this = &mut this;
+            this.toolbar(ui, docs, packs, ops);
+            this.result_line(ui);
+            let Some(d) = this.place.doc else {
                 ui.label(
                     RichText::new("Choose a pack to edit, start a new one, or extract a chain from a selection.")
                         .color(theme::TEXT_DIM),
@@ -91,8 +92,8 @@ impl PackView {
             };
             let open = &docs[d];
             let chains = open.doc.draft().chains();
-            if self.place.chain >= chains.len() {
-                self.place.chain = chains.len().saturating_sub(1);
+            if this.place.chain >= chains.len() {
+                this.place.chain = chains.len().saturating_sub(1);
             }
             egui::Panel::bottom(Id::unique("cs-pack-problems")).resizable(true).default_size(110.0).show(ui, |ui| {
                 problems(ui, open);
@@ -105,17 +106,17 @@ impl PackView {
                 egui::ScrollArea::vertical().id_salt("cs-pv-one").max_height(height).auto_shrink([false, false]).show(
                     ui,
                     |ui| {
-                        self.manifest(ui, d, open, ops);
+                        this.manifest(ui, d, open, ops);
                         ui.add_space(8.0);
-                        self.chain_list(ui, d, open, ops);
-                        if let Some(chain) = chains.get(self.place.chain) {
+                        this.chain_list(ui, d, open, ops);
+                        if let Some(chain) = chains.get(this.place.chain) {
                             ui.separator();
-                            self.chain_fields(ui, d, chain, ops);
+                            this.chain_fields(ui, d, chain, ops);
                             ui.add_space(8.0);
-                            self.parameters(ui, d, chain, ops);
+                            this.parameters(ui, d, chain, ops);
                         }
                         ui.separator();
-                        self.preview(ui, open);
+                        this.preview(ui, open);
                     },
                 );
                 return;
@@ -124,25 +125,25 @@ impl PackView {
                 egui::ScrollArea::vertical().id_salt("cs-pv-left").max_height(height).auto_shrink([false, false]).show(
                     &mut cols[0],
                     |ui| {
-                        self.manifest(ui, d, open, ops);
+                        this.manifest(ui, d, open, ops);
                         ui.add_space(8.0);
-                        self.chain_list(ui, d, open, ops);
+                        this.chain_list(ui, d, open, ops);
                     },
                 );
                 egui::ScrollArea::vertical().id_salt("cs-pv-mid").max_height(height).auto_shrink([false, false]).show(
                     &mut cols[1],
                     |ui| {
-                        if let Some(chain) = chains.get(self.place.chain) {
-                            self.chain_fields(ui, d, chain, ops);
+                        if let Some(chain) = chains.get(this.place.chain) {
+                            this.chain_fields(ui, d, chain, ops);
                             ui.add_space(8.0);
-                            self.parameters(ui, d, chain, ops);
+                            this.parameters(ui, d, chain, ops);
                         }
                     },
                 );
                 egui::ScrollArea::vertical()
                     .id_salt("cs-pv-right")
                     .auto_shrink([false, false])
-                    .show(&mut cols[2], |ui| self.preview(ui, open));
+                    .show(&mut cols[2], |ui| this.preview(ui, open));
             });
         });
         self.layer = shown.map(|w| w.response.layer_id);
@@ -151,13 +152,14 @@ impl PackView {
         }
     }
 
-    /// The document whose history Ctrl+Z and Ctrl+Shift+Z step through while the pointer is
-    /// over the pack view (elsewhere they undo the workflow's edits).
-    pub fn undo_target(&self, ctx: &egui::Context) -> Option<usize> {
+    /// Whether the view is open and the pointer is over it.
+    pub fn under_pointer(&self, ctx: &egui::Context) -> bool {
         let over = ctx.pointer_latest_pos().and_then(|p| ctx.layer_id_at(p));
-        (self.open && over.is_some() && over == self.layer).then_some(self.place.doc?)
+        self.open && over.is_some() && over == self.layer
     }
+}
 
+impl Drawn<'_> {
     fn toolbar(&mut self, ui: &mut Ui, docs: &[OpenPack], packs: &[Pack], ops: &mut Vec<ViewOp>) {
         ui.horizontal_wrapped(|ui| {
             let current = self.place.doc.and_then(|d| docs.get(d));
@@ -173,7 +175,7 @@ impl PackView {
                         // Two packs may share a name and version: where each comes from tells them apart.
                         let entry = ui.selectable_label(self.place.doc == Some(i), text);
                         if entry.on_hover_text(o.source.display().to_string()).clicked() {
-                            self.select(i, 0);
+                            self.place.select(i, 0);
                         }
                     }
                     let open: Vec<&std::path::Path> = docs.iter().map(|o| o.source.as_path()).collect();
@@ -242,7 +244,7 @@ impl PackView {
             }
         });
         if dismiss {
-            self.result = None;
+            *self.result = None;
         }
     }
 
@@ -589,7 +591,7 @@ impl PackView {
         ui.label(RichText::new("Parameter form, as users will see it").strong());
         let stale = self.preview.as_ref().is_none_or(|(raw, _)| *raw != *chain.raw());
         if stale {
-            self.preview = Some((chain.raw().clone(), InsertForm::preview_of(chain).into()));
+            *self.preview = Some((chain.raw().clone(), InsertForm::preview_of(chain).into()));
         }
         if let Some((_, session)) = &mut self.preview {
             session.show_fields(ui, chain);

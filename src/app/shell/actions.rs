@@ -224,25 +224,12 @@ impl App {
     /// Undo and the clipboard. Whether `c` is one of them.
     fn edit_command(&mut self, ctx: &egui::Context, c: CommandId) -> bool {
         match c {
-            CommandId::Undo => {
+            CommandId::Undo | CommandId::Redo => {
+                let redo = c == CommandId::Redo;
                 // Over the pack view, undo is the pack's.
-                if !self.windows.authoring.undo_under_pointer(
-                    ctx,
-                    false,
-                    &mut self.model.authoring.model,
-                    &self.model.library.packs,
-                ) {
-                    self.session(|s| s.undo(false));
-                }
-            }
-            CommandId::Redo => {
-                if !self.windows.authoring.undo_under_pointer(
-                    ctx,
-                    true,
-                    &mut self.model.authoring.model,
-                    &self.model.library.packs,
-                ) {
-                    self.session(|s| s.undo(true));
+                let (authoring, packs) = (&mut self.model.authoring, &self.model.library.packs);
+                if !self.windows.authoring.undo_under_pointer(ctx, redo, authoring, packs) {
+                    self.session(|s| s.undo(redo));
                 }
             }
             CommandId::Copy => {

@@ -1,7 +1,7 @@
 use super::App;
 use crate::app::theme;
 use crate::editor::file_dialog::Purpose;
-use crate::editor::session::{Effect, ForWindow, Session};
+use crate::editor::session::{Effect, Session};
 use crate::editor::{recovery, startup};
 use egui::RichText;
 use std::path::PathBuf;
@@ -35,12 +35,6 @@ impl App {
             Effect::Quit => (self.frame.allow_close, self.frame.quitting) = (true, true),
             Effect::RegistryWindow(open) => self.windows.registry.open = open,
             Effect::TrustChanged(reload_keys) => self.apply_trust_settings(reload_keys),
-            Effect::Chosen(ForWindow::SavePack, path) => {
-                self.windows.authoring.save_view_pack(&mut self.model.authoring.model, &path)
-            }
-            Effect::Chosen(ForWindow::SigningKey, path) => {
-                self.windows.authoring.sign_view_pack(&mut self.model.authoring.model, &path)
-            }
             Effect::FilesOpen => startup::trace_files_open(),
             Effect::Child(view) => self.windows.child_window.open = Some(*view),
         }

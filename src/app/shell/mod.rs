@@ -261,7 +261,7 @@ impl App {
             ctx.request_repaint_after(Duration::from_millis(50));
         }
         let os = command_ui::os(&ctx);
-        self.frame.pack_view_here = self.windows.authoring.view.undo_target(&ctx).is_some();
+        self.frame.pack_view_here = self.windows.authoring.undo_target(&ctx, &self.model.authoring).is_some();
         self.frame.modal_escape = modal_takes_keys(&ctx);
         self.close_topmost_window(&ctx);
         self.shortcuts(&ctx, os);

@@ -1,14 +1,18 @@
 //! What the authoring windows hold and decide, without drawing them: the open "Extract as
-//! chain" dialog and its target pack, the "Make parameter" question, and the question before
+//! chain" dialog and its target pack, the "Make parameter" question, the pack view's place
+//! (the pack and chain it shows, saved and signed from there), and the question before
 //! quitting with edited packs not saved. The editor's `app::authoring` draws them.
 
-use super::{Note, PackDocs, not_promotable};
+use super::{Next, Note, PackDocs, ViewOp, ViewPlace, not_promotable};
 use crate::author::PackDraft;
+use crate::catalog::Catalog;
 use crate::editor::extraction::{ExtractForm, PackTarget};
+use crate::editor::file_dialog::Purpose;
 use crate::error::{Error, code};
 use crate::pack::Pack;
 use crate::workflow::Workflow;
 use serde_json::Value;
+use std::path::Path;
 
 /// The packs open for editing, and the authoring questions open about them.
 #[derive(Default)]
@@ -17,6 +21,8 @@ pub struct AuthoringSession {
     pub model: PackDocs,
     pub extract: Option<ExtractDialog>,
     pub make: Option<MakeParam>,
+    /// What the pack view shows: the pack, chain and parameter, and the field texts being typed.
+    pub shown: ViewPlace,
     /// Quitting waits for an answer about edited packs not saved.
     asking_quit: bool,
     /// The answer was "quit anyway".
@@ -43,9 +49,6 @@ pub struct MakeParam {
     pub error: Option<Error>,
 }
 
-/// A pack document and a chain in it, for the pack view to show.
-pub type Shown = (usize, usize);
-
 impl AuthoringSession {
     /// Whether a quit must wait: edited packs are not saved (the question opens).
     pub fn holds_quit(&mut self) -> bool {
@@ -68,11 +71,35 @@ impl AuthoringSession {
     }
 
     /// The answer to the quit question: `true` quits anyway (asked again never), `false`
-    /// cancels the quit and gives the first unsaved pack to show.
-    pub fn answer_quit(&mut self, quit: bool) -> Option<Shown> {
+    /// cancels the quit and shows the first unsaved pack (`true` back: the pack view opens).
+    pub fn answer_quit(&mut self, quit: bool) -> bool {
         self.asking_quit = false;
         self.quit_agreed |= quit;
-        if quit { None } else { self.unsaved_packs().first().map(|(i, _)| (*i, 0)) }
+        let first = if quit { None } else { self.unsaved_packs().first().map(|(i, _)| *i) };
+        first.inspect(|d| self.shown.select(*d, 0)).is_some()
+    }
+
+    /// Apply what the pack view asked; a file to ask for, when it needs one.
+    pub fn apply_view(&mut self, op: ViewOp, packs: &[Pack], catalog: Option<&Catalog>) -> Option<Purpose> {
+        match self.model.apply(op, packs, catalog)? {
+            Next::Select(d, chain) => self.shown.select(d, chain),
+            Next::Ask(purpose) => return Some(purpose),
+        }
+        None
+    }
+
+    /// Save the pack the view shows to `path` (the answer to Save as…).
+    pub fn save_shown(&mut self, path: &Path) {
+        if let Some(d) = self.shown.doc {
+            self.model.save(d, path);
+        }
+    }
+
+    /// Sign the saved pack the view shows with the private key at `key`.
+    pub fn sign_shown(&mut self, key: &Path) {
+        if let Some(d) = self.shown.doc {
+            self.model.sign(d, key);
+        }
     }
 
     /// Open the extract dialog for these workflow nodes.
@@ -140,13 +167,13 @@ impl AuthoringSession {
         d.form.refresh(wf, target);
     }
 
-    /// Extract was clicked: the chain goes into its pack and the dialog closes; the chain to
-    /// show, when it went in.
-    pub fn confirm_extract(&mut self, packs: &[Pack], wf: &Workflow) -> Option<Shown> {
-        let d = self.extract.as_mut()?;
-        let shown = self.model.extract(&mut d.form, packs, wf)?;
+    /// Extract was clicked: the chain goes into its pack, the pack view shows it, and the
+    /// dialog closes.
+    pub fn confirm_extract(&mut self, packs: &[Pack], wf: &Workflow) {
+        let Some(d) = self.extract.as_mut() else { return };
+        let Some((d, chain)) = self.model.extract(&mut d.form, packs, wf) else { return };
+        self.shown.select(d, chain);
         self.extract = None;
-        Some(shown)
     }
 
     /// What "Make parameter" promotes into, in words; the question closes when that pack is
@@ -163,27 +190,26 @@ impl AuthoringSession {
     }
 
     /// The answer to "Make parameter": `true` adds the value to the chain as a parameter
-    /// (the chain to show when it did), `false` starts a new draft chain with it ticked.
-    pub fn answer_make(&mut self, wf: &Workflow, add: bool) -> Option<Shown> {
-        let m = self.make.as_mut()?;
+    /// (the pack view shows the chain when it did), `false` starts a new draft chain with it
+    /// ticked.
+    pub fn answer_make(&mut self, wf: &Workflow, add: bool) {
+        let Some(m) = self.make.as_mut() else { return };
         if add {
             match self.model.promote(&m.into, &m.name, &m.pointer) {
                 Ok(label) => {
-                    let shown = (m.into.0, m.into.1);
+                    self.shown.select(m.into.0, m.into.1);
                     self.model.notes.push(Note::Status(label));
                     self.make = None;
-                    return Some(shown);
                 }
                 Err(e) => m.error = Some(e),
             }
-            return None;
+            return;
         }
-        let m = self.make.take()?;
+        let Some(m) = self.make.take() else { return };
         self.open_extract(wf, vec![m.node.clone()]);
         if let Some(d) = &mut self.extract {
             d.focus = d.form.check_value(wf, &m.node, &m.pointer);
         }
-        None
     }
 }
 
@@ -259,9 +285,10 @@ mod tests {
         s.model.new_doc("vendor.my.chains", "1.0.0");
         assert!(s.holds_quit() && s.asking_quit());
         assert_eq!(s.unsaved_packs(), [(0, "vendor.my.chains 1.0.0".to_owned())]);
-        assert_eq!(s.answer_quit(false), Some((0, 0)), "cancelled: the unsaved pack is shown");
+        assert!(s.answer_quit(false), "cancelled: the pack view opens");
+        assert_eq!((s.shown.doc, s.shown.chain), (Some(0), 0), "on the unsaved pack");
         assert!(!s.asking_quit() && s.holds_quit(), "asked again at the next quit");
-        assert_eq!(s.answer_quit(true), None);
+        assert!(!s.answer_quit(true));
         assert!(!s.holds_quit(), "quit anyway: not asked again");
     }
 }

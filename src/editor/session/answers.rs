@@ -1,6 +1,6 @@
 //! What a file dialog's answer does, by what the file or folder was asked for.
 
-use super::{Effect, ForWindow, Session};
+use super::{Effect, Session};
 use crate::editor::file_dialog::Purpose;
 use crate::editor::files;
 use crate::error::Error;
@@ -33,7 +33,7 @@ impl Session<'_> {
             Purpose::Export(mode) => self.export_to(&first, mode),
             Purpose::Registry => self.choose_registry(&first),
             Purpose::InstallFolder => self.registry.install_dir = Some(first),
-            Purpose::GenerateKey => self.authoring.generate_key(&first),
+            Purpose::GenerateKey => self.authoring.model.generate_key(&first),
             Purpose::SaveTool(format) => match self.publish.as_mut() {
                 Some(publish) => publish.save_to(format, &first),
                 None => self.status("Nothing saved: the Publish window was closed".to_owned()),
@@ -52,8 +52,8 @@ impl Session<'_> {
                 let said = self.settings.trust.import_node_catalog(self.trust_files, &first);
                 self.trust_imported(said);
             }
-            Purpose::SavePack => self.effects.push(Effect::Chosen(ForWindow::SavePack, first)),
-            Purpose::SigningKey => self.effects.push(Effect::Chosen(ForWindow::SigningKey, first)),
+            Purpose::SavePack => self.authoring.save_shown(&first),
+            Purpose::SigningKey => self.authoring.sign_shown(&first),
         }
     }
 

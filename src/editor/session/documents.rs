@@ -78,7 +78,7 @@ impl Session<'_> {
                 // A pack that failed to load is the news, not the ones that loaded.
                 self.effects.extend(out.failures.iter().cloned().map(Effect::Error));
                 // Packs open in the pack view follow their files unless edited since.
-                self.authoring.reloaded(&out.packs);
+                self.authoring.model.reloaded(&out.packs);
                 self.effects.push(Effect::Packs { packs: out.packs, failures: out.failures });
                 self.settings.remember(path);
                 self.settings.remember_packs(path);

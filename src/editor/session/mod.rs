@@ -12,7 +12,7 @@ mod model;
 pub use commands::{Submit, command_context};
 pub use model::Model;
 
-use super::authoring::PackDocs;
+use super::authoring::session::AuthoringSession;
 use super::document::Document;
 use super::files::Loading;
 use super::packs::{PackId, Packs};
@@ -96,21 +96,10 @@ pub enum Effect {
     /// The trust settings changed: carry them into the policy, with `true` reading the
     /// trusted-keys folder again.
     TrustChanged(bool),
-    /// A file chosen for what a window does with it itself.
-    Chosen(ForWindow, PathBuf),
     /// The files given at start are open.
     FilesOpen,
     /// Show this child workflow of a sub-chain node, read-only.
     Child(Box<ChildView>),
-}
-
-/// What a file was chosen for that a window does itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForWindow {
-    /// Where the pack view saves its pack.
-    SavePack,
-    /// The private key the pack view signs with.
-    SigningKey,
 }
 
 /// The model parts one request of the editor works on, borrowed from it, and the effects
@@ -129,8 +118,8 @@ pub struct Session<'a> {
     pub registry: &'a mut RegistryView,
     /// The Publish window's session, while it is open.
     pub publish: &'a mut Option<PublishSession>,
-    /// The packs open for authoring.
-    pub authoring: &'a mut PackDocs,
+    /// The packs open for authoring, and the pack view's place in them.
+    pub authoring: &'a mut AuthoringSession,
     /// What reading and importing the trust settings' files found (the Settings window shows it).
     pub trust_files: &'a mut TrustFiles,
     pub effects: Vec<Effect>,

@@ -84,7 +84,7 @@ impl Model {
             start: &mut self.start,
             registry: &mut self.registry,
             publish: &mut self.publish,
-            authoring: &mut self.authoring.model,
+            authoring: &mut self.authoring,
             trust_files: &mut self.trust_files,
             effects: Vec::new(),
         };
@@ -159,5 +159,56 @@ impl Model {
     pub fn settle_lint(&mut self, timeout: Duration) {
         let lib = &self.library;
         self.problems.settle(&self.doc, lib.lint_catalog.as_ref(), lib.catalog_gen, &lib.trust.host, timeout);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> Model {
+        Model::new(LoadOutcome::default(), Settings::default(), Recovery::new(None))
+    }
+
+    #[test]
+    fn the_model_absorbs_its_own_effects_and_hands_back_the_guis() {
+        let mut m = model();
+        assert!(m.absorb(Effect::Status("Saved".to_owned())).is_none());
+        assert_eq!(m.problems.status.as_deref(), Some("Saved"));
+        let refused = Error::new("chain_parameter_invalid", "Title is required");
+        assert!(m.absorb(Effect::FormRefused(refused)).is_none());
+        assert_eq!(m.problems.last_error.as_ref().map(|e| e.code), Some("chain_parameter_invalid"));
+        let packs = crate::pack::bundled().packs;
+        let (count, gen_before) = (packs.len(), m.library.catalog_gen);
+        assert!(m.absorb(Effect::Packs { packs, failures: Vec::new() }).is_none());
+        assert_eq!((m.library.packs.len(), m.library.reports.len()), (count, count), "added and checked");
+        assert_eq!(m.library.catalog_gen, gen_before + 1);
+        assert!(matches!(m.absorb(Effect::Fit), Some(Effect::Fit)), "the canvas's, not the model's");
+        assert!(matches!(m.absorb(Effect::Quit), Some(Effect::Quit)));
+    }
+
+    #[test]
+    fn a_request_runs_on_the_models_parts() {
+        let mut m = model();
+        let (dirty, effects) = m.run(|s| {
+            s.guard(super::super::Pending::New);
+            s.doc.is_dirty()
+        });
+        assert!(!dirty);
+        assert!(matches!(&effects[..], [Effect::Replace(..), Effect::Status(s)] if s == "New workflow"), "{effects:?}");
+    }
+
+    #[test]
+    fn what_reading_the_trusted_keys_said_goes_to_the_status_bar() {
+        let mut m = model();
+        let dir = tempfile::tempdir().unwrap();
+        m.settings.trust.trusted_keys = Some(dir.path().to_path_buf());
+        m.apply_trust_settings(true);
+        let said = m.problems.status.clone().unwrap_or_default();
+        assert!(said.starts_with("Trusted keys: 0 loaded from"), "{said:?}");
+        m.settings.trust.trusted_keys = Some(dir.path().join("absent"));
+        m.apply_trust_settings(true);
+        assert!(m.problems.last_error.is_some(), "a folder that is not there is refused");
+        assert!(m.trust_files.keys_error.is_some(), "and the Settings window says so");
     }
 }

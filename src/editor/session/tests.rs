@@ -1,6 +1,7 @@
 //! The session's requests on a real document, settings and files in a temporary folder.
 
 use super::*;
+use crate::editor::authoring::Note;
 use crate::editor::document::{Command, Member, Target};
 use crate::editor::file_dialog::Purpose;
 use crate::editor::registry_view::Done;
@@ -202,12 +203,28 @@ fn an_export_reports_its_lints_and_a_refused_one_writes_nothing() {
 }
 
 #[test]
-fn answers_for_the_windows_go_to_them_and_trusted_keys_change_the_settings() {
+fn answers_for_the_pack_view_act_on_the_pack_it_shows_and_trusted_keys_change_the_settings() {
     let dir = tempfile::tempdir().unwrap();
     let mut parts = model();
+    let other = parts.authoring.model.new_doc("vendor.other.chains", "1.0.0");
+    let shown = parts.authoring.model.new_doc("vendor.shown.chains", "1.0.0");
+    parts.authoring.shown.select(shown, 0);
+    let saved = dir.path().join("pack.json");
+    assert!(parts.effects(|s| s.answered(Purpose::SavePack, vec![saved.clone()])).is_empty());
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    assert_eq!(manifest["name"], "vendor.shown.chains", "the pack the view shows is saved");
+    assert!(parts.authoring.model.docs[other].doc.path().is_none(), "the other pack is not");
     let key = dir.path().join("signing.pem");
-    let effects = parts.effects(|s| s.answered(Purpose::SigningKey, vec![key.clone()]));
-    assert!(matches!(&effects[..], [Effect::Chosen(ForWindow::SigningKey, p)] if *p == key));
+    parts.effects(|s| s.answered(Purpose::GenerateKey, vec![key.clone()]));
+    let private = dir.path().join("signing.private.pem");
+    assert!(parts.effects(|s| s.answered(Purpose::SigningKey, vec![private])).is_empty());
+    // Signing reads the shown pack's saved file (a new pack without chains is refused there).
+    let notes = std::mem::take(&mut parts.authoring.model.notes);
+    let file = saved.display().to_string();
+    assert!(
+        matches!(notes.last(), Some(Note::Error(e)) if e.details.get("file").and_then(|f| f.as_str()) == Some(file.as_str())),
+        "{notes:?}"
+    );
     let effects = parts.effects(|s| s.answered(Purpose::TrustedKeys, vec![dir.path().to_path_buf()]));
     assert!(matches!(&effects[..], [Effect::TrustChanged(true)]));
     assert_eq!(parts.settings.trust.trusted_keys.as_deref(), Some(dir.path()));
