@@ -455,7 +455,7 @@ impl App {
 
     /// The windows over the panels, each while it is open.
     fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
-        if self.windows.publish.is_open() {
+        if self.windows.publish.is_some() {
             let src = crate::editor::publish_session::Sources {
                 packs: &self.library.packs,
                 workflow: self.doc.workflow(),
