@@ -4,6 +4,7 @@
 
 use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
+use crate::app::window::Window;
 use crate::editor::insert::insert_place;
 use crate::editor::packs::PackId;
 use crate::editor::update_review::{chain_versions, others_to_update};
@@ -55,15 +56,10 @@ impl App {
         let Some(review) = &self.windows.updates.review else { return };
         let available = &self.windows.updates.found.available;
         let others = others_to_update(self.doc.workflow(), available, review.chain_id(), &review.reviewed.key).len();
-        let Some(review) = &mut self.windows.updates.review else { return };
-        let (open, answer) = review.show(ctx, others);
-        if review.computing() {
+        let answer = self.windows.updates.review.show(ctx, others);
+        if self.windows.updates.review.as_ref().is_some_and(|r| r.computing()) {
             // Until the thread answers (it asks for a repaint too), the spinner turns.
             ctx.request_repaint();
-        }
-        if !open {
-            self.windows.updates.review = None;
-            return;
         }
         match answer {
             Some(Answer::Apply { values, resolutions }) => self.apply_update(values, resolutions, false),

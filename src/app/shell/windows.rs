@@ -76,7 +76,7 @@ impl App {
             WindowId::PackView => w.authoring.view.close(),
             WindowId::Extract => w.authoring.extract.close(),
             WindowId::MakeParameter => w.authoring.make.close(),
-            WindowId::ReviewUpdate => w.updates.review.take().is_some(),
+            WindowId::ReviewUpdate => w.updates.review.close(),
         }
     }
 }
