@@ -12,18 +12,14 @@ use super::window::{Window, WindowId, show_some};
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{FoundUpdates, NodeChange, Review, ReviewSession, ReviewState, one_line};
+use crate::editor::update_review::{FoundUpdates, Line, Mark, Review, ReviewLines, ReviewSession, ReviewState};
 use crate::error::code;
-use crate::host::HostProfile;
 use crate::instance::update::Available;
 use crate::instance::{Conflict, Resolutions};
-use crate::pack::Pack;
 use crate::params::FormFields;
-use crate::workflow::{Instance, Workflow};
+use crate::workflow::Instance;
 use egui::{Color32, RichText, Ui};
 use serde_json::{Map, Value};
-use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
 
 /// A patch update is safe, a minor one adds, a major one may break what the instance is
 /// wired to.
@@ -42,6 +38,19 @@ pub struct Updates {
     pub review: Option<ReviewWindow>,
 }
 
+/// Removed in red, added in green, changed in amber, the rest dim; the chain's changes by
+/// their level.
+fn mark_color(mark: Mark) -> Color32 {
+    match mark {
+        Mark::Added => theme::OK,
+        Mark::Removed => theme::ERROR,
+        Mark::Changed => theme::WARN,
+        Mark::Unchanged => theme::TEXT_DIM,
+        Mark::Level(level) => level_color(level),
+        Mark::Edit => theme::TEXT,
+    }
+}
+
 /// What the review window asked for.
 pub enum Answer {
     /// Update the reviewed instance with these values, conflicts settled so.
@@ -50,110 +59,8 @@ pub enum Answer {
     ApplyAll { values: Map<String, Value>, resolutions: Resolutions },
 }
 
-/// One coloured line of the review.
-type Line = (String, Color32);
-
-/// The review's lists as drawn, made once when it arrives (a frame draws only the rows in
-/// view, so a review of thousands of nodes costs a frame no more than a short one).
-struct Lines {
-    old: Vec<Line>,
-    new: Vec<Line>,
-    members: Vec<Line>,
-    edges: Vec<Line>,
-    changes: Vec<Line>,
-    edits: Vec<Line>,
-}
-
-impl Lines {
-    fn of(review: &Review) -> Self {
-        let mut changed = std::collections::HashSet::new();
-        let (mut gone, mut fresh) = (std::collections::HashSet::new(), std::collections::HashSet::new());
-        let mut members = Vec::new();
-        for c in &review.nodes {
-            match c {
-                NodeChange::Member { node, pointer, old, new } => {
-                    changed.insert(node.as_str());
-                    members.push((format!("~ {node} {pointer}: {} → {}", one_line(old), one_line(new)), theme::WARN));
-                }
-                NodeChange::Removed(id) => {
-                    gone.insert(id.as_str());
-                }
-                NodeChange::Added(id) => {
-                    fresh.insert(id.as_str());
-                }
-            }
-        }
-        let mark = |id: &String, ends: &std::collections::HashSet<&str>, (m, color): (&str, Color32)| {
-            let (mark, color) = if ends.contains(id.as_str()) {
-                (m, color)
-            } else if changed.contains(id.as_str()) {
-                ("~", theme::WARN)
-            } else {
-                (" ", theme::TEXT_DIM)
-            };
-            (format!("{mark} {id}"), color)
-        };
-        let old = review.old_nodes.iter().map(|id| mark(id, &gone, ("-", theme::ERROR))).collect();
-        let new = review.new_nodes.iter().map(|id| mark(id, &fresh, ("+", theme::OK))).collect();
-        let edges = (review.edges_added.iter().map(|e| (format!("+ {e}"), theme::OK)))
-            .chain(review.edges_removed.iter().map(|e| (format!("- {e}"), theme::ERROR)))
-            .collect();
-        let changes = review
-            .changes
-            .iter()
-            .map(|c| {
-                let text = format!(
-                    "{} {} {}: {} → {}",
-                    c.level.as_str(),
-                    c.kind,
-                    c.pointer,
-                    one_line(&c.old),
-                    one_line(&c.new)
-                );
-                (text, level_color(c.level))
-            })
-            .collect();
-        let edits = review.edits.iter().map(|e| (format!("you: {}", e.describe()), theme::TEXT)).collect();
-        Self { old, new, members, edges, changes, edits }
-    }
-}
-
-/// "Review update…" for one instance: the editor's [`ReviewSession`], and its lists as
-/// drawn once the review has arrived.
-pub struct ReviewWindow {
-    session: ReviewSession,
-    lines: Option<Box<Lines>>,
-}
-
-impl Deref for ReviewWindow {
-    type Target = ReviewSession;
-    fn deref(&self) -> &ReviewSession {
-        &self.session
-    }
-}
-
-impl DerefMut for ReviewWindow {
-    fn deref_mut(&mut self) -> &mut ReviewSession {
-        &mut self.session
-    }
-}
-
-impl ReviewWindow {
-    /// Start computing the review ([`ReviewSession::start`]); the window shows a spinner
-    /// until the thread answers and asks for a frame.
-    pub fn start(
-        ctx: &egui::Context,
-        wf: Arc<Workflow>,
-        key: &str,
-        packs: Vec<Pack>,
-        target: (usize, PackId),
-        host: HostProfile,
-    ) -> Option<Self> {
-        let ctx = ctx.clone();
-        let session = ReviewSession::start(wf, key, packs, target, host, move || ctx.request_repaint())?;
-        Some(Self { session, lines: None })
-    }
-}
+/// "Review update…" for one instance: the editor's review, drawn.
+pub type ReviewWindow = ReviewSession;
 
 /// The review window is open while it holds a review.
 impl Window for Option<ReviewWindow> {
@@ -161,7 +68,7 @@ impl Window for Option<ReviewWindow> {
     type Input<'a> = usize;
     type Response = Option<Answer>;
     const ID: WindowId = WindowId::ReviewUpdate;
-    /// 80% of the editor's window, at most 980x760 ([`Scaffold::centred`]).
+    /// 80% of the editor's window, at most 980x760, in its middle (`show`).
     const SIZE: Option<egui::Vec2> = None;
 
     fn close(&mut self) -> bool {
@@ -170,8 +77,8 @@ impl Window for Option<ReviewWindow> {
 
     fn show(&mut self, ctx: &egui::Context, others: usize) -> Option<Answer> {
         let review = self.as_mut()?;
-        review.session.receive();
-        review.session.validate();
+        review.receive();
+        review.validate();
         let screen = ctx.content_rect();
         let size = egui::vec2((screen.width() * 0.8).min(980.0), (screen.height() * 0.8).min(760.0));
         let title = match &review.state {
@@ -185,7 +92,7 @@ impl Window for Option<ReviewWindow> {
             title,
             |s| s.centred(ctx, size).constrained(),
             |ui, w| {
-                let ReviewSession { reviewed: r, chain, state, frames_waiting } = &mut w.session;
+                let ReviewSession { reviewed: r, chain, state, frames_waiting } = w;
                 match state {
                     ReviewState::Computing(_) => {
                         *frames_waiting += 1;
@@ -199,8 +106,7 @@ impl Window for Option<ReviewWindow> {
                         ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
                         None
                     }
-                    ReviewState::Ready(review, fields) => {
-                        let lines = w.lines.get_or_insert_with(|| Box::new(Lines::of(review)));
+                    ReviewState::Ready(review, lines, fields) => {
                         let answer = body(ui, (review, lines), fields, (&r.conflicts[..], &mut r.resolutions), others);
                         if let Some(e) = &r.refusal {
                             ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
@@ -217,7 +123,7 @@ impl Window for Option<ReviewWindow> {
 /// The review; the answer when a button was clicked.
 fn body(
     ui: &mut Ui,
-    (review, lines): (&Review, &Lines),
+    (review, lines): (&Review, &ReviewLines),
     fields: &mut FormFields,
     (conflicts_found, resolutions): (&[Conflict], &mut Resolutions),
     others: usize,
@@ -282,8 +188,8 @@ const LIST_ROWS: usize = 12;
 /// A list of lines: all of them when short, else a scrolled view drawing only the rows in
 /// view.
 fn list(ui: &mut Ui, id: &str, items: &[Line]) {
-    let draw = |ui: &mut Ui, (text, color): &Line| {
-        ui.add(egui::Label::new(RichText::new(text).monospace().small().color(*color)).truncate());
+    let draw = |ui: &mut Ui, (text, mark): &Line| {
+        ui.add(egui::Label::new(RichText::new(text).monospace().small().color(mark_color(*mark))).truncate());
     };
     if items.len() <= LIST_ROWS {
         items.iter().for_each(|l| draw(ui, l));

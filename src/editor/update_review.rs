@@ -95,8 +95,8 @@ pub struct ReviewSession {
 
 pub enum ReviewState {
     Computing(Receiver<Result<Review>>),
-    /// The review, and the values it carries over as a form.
-    Ready(Box<Review>, Box<FormFields>),
+    /// The review, its lists as drawn, and the values it carries over as a form.
+    Ready(Box<Review>, Box<ReviewLines>, Box<FormFields>),
     Failed(Error),
 }
 
@@ -147,7 +147,8 @@ impl ReviewSession {
                 let mut fields = FormFields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
                 fields.reveal();
                 self.reviewed.conflicts = review.conflicts.clone();
-                ReviewState::Ready(Box::new(review), Box::new(fields))
+                let lines = ReviewLines::of(&review);
+                ReviewState::Ready(Box::new(review), Box::new(lines), Box::new(fields))
             }
             Ok(Err(e)) => ReviewState::Failed(e),
             Err(TryRecvError::Empty) => return,
@@ -160,7 +161,7 @@ impl ReviewSession {
     /// Check the form's values against the chain once they changed, with the defaults
     /// applied as the expansion applies them.
     pub fn validate(&mut self) {
-        let ReviewState::Ready(_, fields) = &mut self.state else { return };
+        let ReviewState::Ready(_, _, fields) = &mut self.state else { return };
         if fields.is_stale() {
             let mut with_defaults = fields.values().clone();
             apply_defaults(self.chain.parameters(), &mut with_defaults);
@@ -391,6 +392,82 @@ pub fn review_update(wf: &Workflow, key: &str, packs: &[Pack], target: &Pack, tr
     })
 }
 
+/// What a line of the review marks; the window gives each its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Added,
+    Removed,
+    Changed,
+    Unchanged,
+    /// One of the chain's changes, by what it needs of the version.
+    Level(Level),
+    /// An edit made by hand.
+    Edit,
+}
+
+/// One line of the review, and what it marks.
+pub type Line = (String, Mark);
+
+/// The review's lists as drawn, made once when it arrives (a frame draws only the rows in
+/// view, so a review of thousands of nodes costs a frame no more than a short one).
+#[derive(Debug, PartialEq)]
+pub struct ReviewLines {
+    pub old: Vec<Line>,
+    pub new: Vec<Line>,
+    pub members: Vec<Line>,
+    pub edges: Vec<Line>,
+    pub changes: Vec<Line>,
+    pub edits: Vec<Line>,
+}
+
+impl ReviewLines {
+    pub fn of(review: &Review) -> Self {
+        let mut changed = HashSet::new();
+        let (mut gone, mut fresh) = (HashSet::new(), HashSet::new());
+        let mut members = Vec::new();
+        for c in &review.nodes {
+            match c {
+                NodeChange::Member { node, pointer, old, new } => {
+                    changed.insert(node.as_str());
+                    members.push((format!("~ {node} {pointer}: {} → {}", one_line(old), one_line(new)), Mark::Changed));
+                }
+                NodeChange::Removed(id) => {
+                    gone.insert(id.as_str());
+                }
+                NodeChange::Added(id) => {
+                    fresh.insert(id.as_str());
+                }
+            }
+        }
+        // A node is marked by its end (removed, added), else as changed or as it was.
+        let mark = |id: &String, ends: &HashSet<&str>, (m, end): (&str, Mark)| {
+            let (m, mark) = if ends.contains(id.as_str()) {
+                (m, end)
+            } else if changed.contains(id.as_str()) {
+                ("~", Mark::Changed)
+            } else {
+                (" ", Mark::Unchanged)
+            };
+            (format!("{m} {id}"), mark)
+        };
+        let old = review.old_nodes.iter().map(|id| mark(id, &gone, ("-", Mark::Removed))).collect();
+        let new = review.new_nodes.iter().map(|id| mark(id, &fresh, ("+", Mark::Added))).collect();
+        let edges = (review.edges_added.iter().map(|e| (format!("+ {e}"), Mark::Added)))
+            .chain(review.edges_removed.iter().map(|e| (format!("- {e}"), Mark::Removed)))
+            .collect();
+        let changes = review
+            .changes
+            .iter()
+            .map(|c| {
+                let (old, new) = (one_line(&c.old), one_line(&c.new));
+                (format!("{} {} {}: {old} → {new}", c.level.as_str(), c.kind, c.pointer), Mark::Level(c.level))
+            })
+            .collect();
+        let edits = review.edits.iter().map(|e| (format!("you: {}", e.describe()), Mark::Edit)).collect();
+        Self { old, new, members, edges, changes, edits }
+    }
+}
+
 /// A value on one line of the review: compact JSON, cut when long; `(none)` when absent.
 pub fn one_line(v: &Option<Value>) -> String {
     let text = v.as_ref().map_or("(none)".to_owned(), Value::to_string);
@@ -441,6 +518,27 @@ mod tests {
         assert!(r.dropped.is_empty());
         // Nothing was changed by reviewing.
         assert_eq!(wf.instance(&key).unwrap().chain_version, "1.0.0");
+
+        // As drawn: 1.0.0 has a, b, z; 2.0.0 has a, b, c; a's url changes (a member), the
+        // edge a → z goes and b → c comes; the note set by hand is the one edit.
+        let lines = ReviewLines::of(&r);
+        let (same, changed) = (Mark::Unchanged, Mark::Changed);
+        let old = [("~ t_two_k1_a", changed), ("  t_two_k1_b", same), ("- t_two_k1_z", Mark::Removed)];
+        let new = [("~ t_two_k1_a", changed), ("  t_two_k1_b", same), ("+ t_two_k1_c", Mark::Added)];
+        let owned = |l: &[(&str, Mark)]| l.iter().map(|(s, m)| ((*s).to_owned(), *m)).collect::<Vec<_>>();
+        assert_eq!((lines.old, lines.new), (owned(&old), owned(&new)));
+        let member = r#"~ t_two_k1_a /config/url: "https://x.test/a" → "https://y.test/a""#;
+        assert_eq!(lines.members, owned(&[(member, changed)]));
+        let edges =
+            [("+ t_two_k1_b.out → t_two_k1_c.in", Mark::Added), ("- t_two_k1_a.out → t_two_k1_z.in", Mark::Removed)];
+        assert_eq!(lines.edges, owned(&edges));
+        assert_eq!(lines.changes.len(), r.changes.len());
+        for ((text, mark), c) in lines.changes.iter().zip(&r.changes) {
+            assert_eq!(*mark, Mark::Level(c.level));
+            assert!(text.starts_with(&format!("{} {} {}: ", c.level.as_str(), c.kind, c.pointer)), "{text}");
+        }
+        assert_eq!(lines.edits.len(), 1);
+        assert!(lines.edits[0].0.starts_with("you: ") && lines.edits[0].1 == Mark::Edit, "{:?}", lines.edits);
     }
 
     #[test]
@@ -464,22 +562,23 @@ mod tests {
         answered.recv_timeout(std::time::Duration::from_secs(60)).expect("the thread answers");
         s.receive();
         assert!(!s.computing());
-        let ReviewState::Ready(review, fields) = &s.state else { panic!("the review arrived") };
+        let ReviewState::Ready(review, lines, fields) = &s.state else { panic!("the review arrived") };
+        assert_eq!(**lines, ReviewLines::of(review), "its lines are made once, when it arrives");
         assert_eq!(review.to, "2.0.0");
         assert_eq!(fields.values()["topic"], "a", "the instance's values make the form");
 
         // Checked when they change, against the chain with its defaults applied.
         s.validate();
-        let ReviewState::Ready(_, fields) = &mut s.state else { unreachable!() };
+        let ReviewState::Ready(_, _, fields) = &mut s.state else { unreachable!() };
         assert!(!fields.has_problems(), "the carried values are valid");
         fields.set("/topic", Some(json!(5)));
         assert!(!fields.has_problems(), "not checked before validate");
         s.validate();
-        let ReviewState::Ready(_, fields) = &mut s.state else { unreachable!() };
+        let ReviewState::Ready(_, _, fields) = &mut s.state else { unreachable!() };
         assert!(fields.has_problems(), "a number where the chain wants a string");
         fields.set("/topic", None);
         s.validate();
-        let ReviewState::Ready(_, fields) = &s.state else { unreachable!() };
+        let ReviewState::Ready(_, _, fields) = &s.state else { unreachable!() };
         assert!(!fields.has_problems(), "an unset value takes its default");
     }
 

@@ -46,8 +46,11 @@ impl App {
         let Some(target_id) = self.library.packs.id_at(up.pack) else { return };
         let host = self.library.trust.host.clone();
         let packs = self.library.packs.to_vec();
+        let ctx = ctx.clone();
         self.windows.updates.review =
-            ReviewWindow::start(ctx, self.doc.snapshot(), key, packs, (up.pack, target_id), host);
+            ReviewWindow::start(self.doc.snapshot(), key, packs, (up.pack, target_id), host, move || {
+                ctx.request_repaint()
+            });
         self.doc.selection.select_instance(key, inst.node_ids);
     }
 

@@ -45,30 +45,15 @@ impl App {
         });
         drawn.reverse();
         let rest = ESC_WINDOWS.into_iter().filter(|w| !drawn.contains(w) && *w != WindowId::FileDialog);
-        for top in drawn.iter().copied().chain(rest) {
-            if top == WindowId::FileDialog {
-                if self.windows.dialogs.open.is_some() {
-                    return;
-                }
-                continue;
-            }
-            // One drawn last frame may have been closed since (its close button): the next.
-            if self.close_window(top) {
-                ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
-                return;
-            }
-        }
-    }
-
-    /// Close window `id`; whether it was open.
-    fn close_window(&mut self, id: WindowId) -> bool {
-        let w = &mut self.windows;
-        match id {
+        let dialog_open = self.windows.dialogs.open.is_some();
+        let (w, palette, problems) = (&mut self.windows, &mut self.panels.palette, &mut self.panels.problems);
+        // Close it; whether it was open.
+        let mut close = |id| match id {
             WindowId::FileDialog | WindowId::Child | WindowId::Compare => false,
             WindowId::ShortcutHelp => Help(&mut w.shortcut_help).close(),
-            WindowId::Explanation => self.panels.palette.explanation.close(),
-            WindowId::PackFindings => self.panels.palette.findings.close(),
-            WindowId::Refusal => self.panels.problems.close(),
+            WindowId::Explanation => palette.explanation.close(),
+            WindowId::PackFindings => palette.findings.close(),
+            WindowId::Refusal => problems.close(),
             WindowId::Settings => w.trust_window.close(),
             WindowId::Registry => w.registry.close(),
             WindowId::Publish => w.publish.close(),
@@ -77,6 +62,19 @@ impl App {
             WindowId::Extract => w.authoring.extract.close(),
             WindowId::MakeParameter => w.authoring.make.close(),
             WindowId::ReviewUpdate => w.updates.review.close(),
+        };
+        for top in drawn.iter().copied().chain(rest) {
+            if top == WindowId::FileDialog {
+                if dialog_open {
+                    return;
+                }
+                continue;
+            }
+            // One drawn last frame may have been closed since (its close button): the next.
+            if close(top) {
+                ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+                return;
+            }
         }
     }
 }
