@@ -3,14 +3,19 @@
 //! by an action and Esc in the very next frame still close it; a window the user has just
 //! closed does not swallow the Esc meant for the one under it.
 
+mod common;
 mod ui_common;
 
 use chainsmith::app::{App, StartOptions};
-use chainsmith::pack::bundled;
+use chainsmith::catalog::Trust;
+use chainsmith::inline::{ExpansionIdChoice, InlineRequest, inline};
+use chainsmith::pack::{LoadOptions, LoadOutcome, bundled, load_path};
+use chainsmith::workflow::{ExportMode, Workflow};
 use egui::accesskit::Role;
 use egui::{Key, Modifiers, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
+use std::time::{Duration, Instant};
 use ui_common::{Script, menu_item, pointer_click, sized, two_nodes, write_workflow};
 
 /// The editor on a workflow of two nodes, `start` selected (Esc reaching the canvas would
@@ -153,4 +158,44 @@ fn esc_closes_the_window_on_screen_not_one_hidden_with_its_panel() {
     assert_eq!(h.state().explained_chain(), Some("acme.summary"), "not the hidden explanation");
     press(&mut h, Key::Escape);
     assert_eq!(h.state().explained_chain(), None, "the next Esc closes the explanation, open though not drawn");
+}
+
+#[test]
+fn the_update_review_is_drawn_in_the_middle_of_the_editor_and_esc_closes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A triage instance at the bundled 1.0.0, with 1.1.0 loaded: its frame offers the update.
+    let v1 = load_path(&common::support_desk::dir(), LoadOptions::default()).packs.remove(0);
+    let values = serde_json::json!({"queueName": "billing"}).as_object().unwrap().clone();
+    let trust = Trust::default();
+    let mut req = InlineRequest::new(&trust, &v1, "support.triage", values);
+    req.expansion_id = ExpansionIdChoice::Given("t001".to_owned());
+    let mut wf = Workflow::new("Parent");
+    inline(&mut wf, req).unwrap();
+    let file = dir.path().join("wf.json");
+    wf.save(&file, ExportMode::Faithful).unwrap();
+    let mut packs = bundled().packs;
+    let v1_1 = common::support_desk::v1_1_with(dir.path(), |_| {});
+    packs.push(load_path(&v1_1, LoadOptions::default()).packs.remove(0));
+    let packs = LoadOutcome { packs, failures: Vec::new() };
+    let opts = StartOptions { files: vec![file], dialogs: Box::new(Script::default()), recovery_file: None, packs };
+    let mut h = sized(App::new(opts, None), 1440.0, 900.0);
+
+    // The badge on the instance's frame (the canvas's scene has its own coordinates).
+    let badge = h.get(By::new().label_contains("Update support_triage_t001_ to 1.1.0").role(Role::Button)).rect();
+    let at = h.state().canvas_to_screen(badge.center());
+    pointer_click(&mut h, at);
+    assert!(h.state().review_open(), "{:?}", h.state().last_error());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while h.state().review_computing().is_some_and(|(computing, _)| computing) {
+        assert!(Instant::now() < deadline, "the review never finished");
+        h.step();
+    }
+    h.run();
+    let review = h.get(By::new().label_contains("Review update: ").role(Role::Window)).rect();
+    // 80% of 1440x900 within 980x760, centred.
+    assert_eq!(review.size(), egui::vec2(980.0, 720.0), "{review:?}");
+    assert!((review.center() - egui::pos2(720.0, 450.0)).length() < 1.0, "{review:?}");
+
+    press(&mut h, Key::Escape);
+    assert!(!h.state().review_open(), "Esc closed the review");
 }
