@@ -23,12 +23,8 @@ impl Window for AppReparamWindow {
     const ID: WindowId = WindowId::AppReparam;
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
-    fn close(&mut self) {
-        self.open = None;
+    fn close(&mut self) -> bool {
+        self.open.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {

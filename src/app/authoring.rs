@@ -47,12 +47,8 @@ impl Window for Option<ExtractDialog> {
     const ID: WindowId = WindowId::Extract;
     const SIZE: Option<egui::Vec2> = Some(egui::vec2(940.0, 620.0));
 
-    fn is_open(&self) -> bool {
-        self.is_some()
-    }
-
-    fn close(&mut self) {
-        *self = None;
+    fn close(&mut self) -> bool {
+        self.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, input: ExtractInput<'_>) -> bool {
@@ -74,12 +70,8 @@ impl Window for Option<MakeParam> {
     const ID: WindowId = WindowId::MakeParameter;
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        self.is_some()
-    }
-
-    fn close(&mut self) {
-        *self = None;
+    fn close(&mut self) -> bool {
+        self.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, (wf, target): (&Workflow, String)) -> Option<bool> {
@@ -144,7 +136,7 @@ impl Authoring {
         if session.extract.show(ctx, input) {
             session.confirm_extract(packs, wf);
         }
-        if !session.extract.is_open() {
+        if session.extract.is_none() {
             // A new dialog's previews count from 0 again.
             self.form_preview = None;
         }

@@ -22,12 +22,8 @@ impl Window for ChildWindow {
     const ID: WindowId = WindowId::Child;
     const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
 
-    fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
-    fn close(&mut self) {
-        self.open = None;
+    fn close(&mut self) -> bool {
+        self.open.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, (): ()) -> Vec<Action> {

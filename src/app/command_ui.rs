@@ -282,12 +282,8 @@ impl Window for Help<'_> {
     const ID: WindowId = WindowId::ShortcutHelp;
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        *self.0
-    }
-
-    fn close(&mut self) {
-        *self.0 = false;
+    fn close(&mut self) -> bool {
+        std::mem::take(self.0)
     }
 
     fn show(&mut self, ctx: &egui::Context, (os, info): (Os, &About)) {

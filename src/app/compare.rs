@@ -16,12 +16,8 @@ impl Window for CompareWindow {
     const ID: WindowId = WindowId::Compare;
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        self.lines.is_some()
-    }
-
-    fn close(&mut self) {
-        self.lines = None;
+    fn close(&mut self) -> bool {
+        self.lines.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, (): ()) {

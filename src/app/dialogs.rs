@@ -17,13 +17,9 @@ impl Window for Dialogs {
     const ID: WindowId = WindowId::FileDialog;
     const SIZE: Option<egui::Vec2> = Some(egui::vec2(640.0, 440.0));
 
-    fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
     /// Cancel it.
-    fn close(&mut self) {
-        self.open = None;
+    fn close(&mut self) -> bool {
+        self.open.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, (): ()) -> Self::Response {

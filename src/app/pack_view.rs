@@ -28,12 +28,8 @@ impl Window for PackView {
     /// Sized to the room between the menu bar and the status bar ([`Scaffold::within`]).
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        self.open
-    }
-
-    fn close(&mut self) {
-        self.open = false;
+    fn close(&mut self) -> bool {
+        std::mem::take(&mut self.open)
     }
 
     fn show(&mut self, ctx: &egui::Context, (docs, packs, place): Self::Input<'_>) -> Vec<ViewOp> {

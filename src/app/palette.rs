@@ -332,12 +332,8 @@ impl Window for Findings {
     const ID: WindowId = WindowId::PackFindings;
     const SIZE: Option<egui::Vec2> = Some(egui::vec2(560.0, 360.0));
 
-    fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
-    fn close(&mut self) {
-        self.open = None;
+    fn close(&mut self) -> bool {
+        self.open.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, packs: &Packs) {
@@ -378,12 +374,8 @@ impl Window for Explanation {
     const ID: WindowId = WindowId::Explanation;
     const SIZE: Option<egui::Vec2> = Some(egui::vec2(620.0, 380.0));
 
-    fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
-    fn close(&mut self) {
-        self.open = None;
+    fn close(&mut self) -> bool {
+        self.open.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, (at, packs, reports, actions): ExplainInput<'_>) {

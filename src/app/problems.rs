@@ -70,12 +70,10 @@ impl Window for Problems {
     const ID: WindowId = WindowId::Refusal;
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        self.error_window_open()
-    }
-
-    fn close(&mut self) {
+    fn close(&mut self) -> bool {
+        let open = self.error_window_open();
         self.close_error_window();
+        open
     }
 
     fn show(&mut self, ctx: &egui::Context, (): ()) {

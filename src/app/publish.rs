@@ -167,12 +167,8 @@ impl Window for Option<PublishSession> {
     const ID: WindowId = WindowId::Publish;
     const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
 
-    fn is_open(&self) -> bool {
-        self.is_some()
-    }
-
-    fn close(&mut self) {
-        *self = None;
+    fn close(&mut self) -> bool {
+        self.take().is_some()
     }
 
     fn show(&mut self, ctx: &egui::Context, src: &Sources) -> Vec<Action> {

@@ -200,12 +200,8 @@ impl Window for RegistryWindow {
     const ID: WindowId = WindowId::Registry;
     const SIZE: Option<egui::Vec2> = Some(WINDOW_SIZE);
 
-    fn is_open(&self) -> bool {
-        self.open
-    }
-
-    fn close(&mut self) {
-        self.open = false;
+    fn close(&mut self) -> bool {
+        std::mem::take(&mut self.open)
     }
 
     /// Draw the window while it is open; what was clicked.

@@ -55,12 +55,8 @@ impl Window for TrustWindow {
     const ID: WindowId = WindowId::Settings;
     const SIZE: Option<egui::Vec2> = None;
 
-    fn is_open(&self) -> bool {
-        self.open
-    }
-
-    fn close(&mut self) {
-        self.open = false;
+    fn close(&mut self) -> bool {
+        std::mem::take(&mut self.open)
     }
 
     /// The window while it is open, at `at` until moved; `settings` change in place.

@@ -8,24 +8,18 @@ use super::action::Action;
 use super::conflicts;
 use super::form;
 use super::theme;
-use super::window::{Scaffold, WindowId};
-use crate::catalog::Trust;
+use super::window::{Window, WindowId, show_some};
 use crate::diff::Level;
 use crate::editor::document::Command;
 use crate::editor::packs::PackId;
-use crate::editor::update_review::{NodeChange, Review, Reviewed, one_line, review_update};
-use crate::error::{Error, code};
-use crate::host::HostProfile;
+use crate::editor::update_review::{Line, Mark, Review, ReviewLines, ReviewSession, ReviewState};
+use crate::error::code;
 use crate::instance::update::Available;
 use crate::instance::{Conflict, Resolutions};
-use crate::pack::{Chain, Pack};
 use crate::params::FormFields;
-use crate::params::{Form, apply_defaults, check};
-use crate::workflow::{Instance, Workflow};
+use crate::workflow::Instance;
 use egui::{Color32, RichText, Ui};
 use serde_json::{Map, Value};
-use std::sync::Arc;
-use std::sync::mpsc::{Receiver, TryRecvError};
 
 /// A patch update is safe, a minor one adds, a major one may break what the instance is
 /// wired to.
@@ -37,10 +31,17 @@ pub fn level_color(level: Level) -> Color32 {
     }
 }
 
-/// The open review (the updates at hand are the editor model's).
-#[derive(Default)]
-pub struct Updates {
-    pub review: Option<ReviewWindow>,
+/// Removed in red, added in green, changed in amber, the rest dim; the chain's changes by
+/// their level.
+fn mark_color(mark: Mark) -> Color32 {
+    match mark {
+        Mark::Added => theme::OK,
+        Mark::Removed => theme::ERROR,
+        Mark::Changed => theme::WARN,
+        Mark::Unchanged => theme::TEXT_DIM,
+        Mark::Level(level) => level_color(level),
+        Mark::Edit => theme::TEXT,
+    }
 }
 
 /// What the review window asked for.
@@ -51,193 +52,72 @@ pub enum Answer {
     ApplyAll { values: Map<String, Value>, resolutions: Resolutions },
 }
 
-enum State {
-    Computing(Receiver<crate::error::Result<Review>>),
-    Ready(Box<Review>, Box<Lines>, Box<FormFields>),
-    Failed(Error),
-}
+/// "Review update…" for one instance: the editor's review, drawn.
+pub type ReviewWindow = ReviewSession;
 
-/// One coloured line of the review.
-type Line = (String, Color32);
+/// The review window is open while it holds a review.
+impl Window for Option<ReviewWindow> {
+    /// How many other instances of the chain "Update all" would update too.
+    type Input<'a> = usize;
+    type Response = Option<Answer>;
+    const ID: WindowId = WindowId::ReviewUpdate;
+    /// 80% of the editor's window, at most 980x760, in its middle (`show`).
+    const SIZE: Option<egui::Vec2> = None;
 
-/// The review's lists as drawn, made once when it arrives (a frame draws only the rows in
-/// view, so a review of thousands of nodes costs a frame no more than a short one).
-struct Lines {
-    old: Vec<Line>,
-    new: Vec<Line>,
-    members: Vec<Line>,
-    edges: Vec<Line>,
-    changes: Vec<Line>,
-    edits: Vec<Line>,
-}
-
-impl Lines {
-    fn of(review: &Review) -> Self {
-        let mut changed = std::collections::HashSet::new();
-        let (mut gone, mut fresh) = (std::collections::HashSet::new(), std::collections::HashSet::new());
-        let mut members = Vec::new();
-        for c in &review.nodes {
-            match c {
-                NodeChange::Member { node, pointer, old, new } => {
-                    changed.insert(node.as_str());
-                    members.push((format!("~ {node} {pointer}: {} → {}", one_line(old), one_line(new)), theme::WARN));
-                }
-                NodeChange::Removed(id) => {
-                    gone.insert(id.as_str());
-                }
-                NodeChange::Added(id) => {
-                    fresh.insert(id.as_str());
-                }
-            }
-        }
-        let mark = |id: &String, ends: &std::collections::HashSet<&str>, (m, color): (&str, Color32)| {
-            let (mark, color) = if ends.contains(id.as_str()) {
-                (m, color)
-            } else if changed.contains(id.as_str()) {
-                ("~", theme::WARN)
-            } else {
-                (" ", theme::TEXT_DIM)
-            };
-            (format!("{mark} {id}"), color)
-        };
-        let old = review.old_nodes.iter().map(|id| mark(id, &gone, ("-", theme::ERROR))).collect();
-        let new = review.new_nodes.iter().map(|id| mark(id, &fresh, ("+", theme::OK))).collect();
-        let edges = (review.edges_added.iter().map(|e| (format!("+ {e}"), theme::OK)))
-            .chain(review.edges_removed.iter().map(|e| (format!("- {e}"), theme::ERROR)))
-            .collect();
-        let changes = review
-            .changes
-            .iter()
-            .map(|c| {
-                let text = format!(
-                    "{} {} {}: {} → {}",
-                    c.level.as_str(),
-                    c.kind,
-                    c.pointer,
-                    one_line(&c.old),
-                    one_line(&c.new)
-                );
-                (text, level_color(c.level))
-            })
-            .collect();
-        let edits = review.edits.iter().map(|e| (format!("you: {}", e.describe()), theme::TEXT)).collect();
-        Self { old, new, members, edges, changes, edits }
-    }
-}
-
-/// "Review update…" for one instance.
-pub struct ReviewWindow {
-    /// What is reviewed and what the last Apply left.
-    pub reviewed: Reviewed,
-    /// The chain at the reviewed version (its parameters make the form).
-    chain: Chain,
-    state: State,
-    /// Frames drawn while the review was computed (the UI never waits for it).
-    pub frames_waiting: u64,
-}
-
-impl ReviewWindow {
-    /// Start computing the review of moving `key` to `packs[target]`'s version of its
-    /// chain on a thread; the window shows a spinner until it is done. `host` is the host
-    /// profile the expansions follow (whether sub-chains are co-expanded).
-    pub fn start(
-        ctx: &egui::Context,
-        wf: Arc<Workflow>,
-        key: &str,
-        packs: Vec<Pack>,
-        (target, target_id): (usize, PackId),
-        host: HostProfile,
-    ) -> Option<Self> {
-        let inst = wf.instance(key)?;
-        let chain = packs.get(target)?.chain(&inst.chain_id)?.clone();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (ctx2, key2) = (ctx.clone(), key.to_owned());
-        let spawned = std::thread::Builder::new().name("cs-review-update".into()).spawn(move || {
-            let trust = Trust { host, ..Trust::default() };
-            let _ = tx.send(review_update(&wf, &key2, &packs, &packs[target], &trust));
-            ctx2.request_repaint();
-        });
-        let state = match spawned {
-            Ok(_) => State::Computing(rx),
-            Err(e) => State::Failed(Error::new(code::IO_ERROR, format!("could not start the review: {e}"))),
-        };
-        Some(Self { reviewed: Reviewed::new(key, target_id), chain, state, frames_waiting: 0 })
+    fn close(&mut self) -> bool {
+        self.take().is_some()
     }
 
-    /// Whether the review is still being computed.
-    pub fn computing(&self) -> bool {
-        matches!(self.state, State::Computing(_))
-    }
-
-    pub fn chain_id(&self) -> &str {
-        self.chain.chain_id()
-    }
-
-    fn receive(&mut self) {
-        let State::Computing(rx) = &self.state else { return };
-        self.state = match rx.try_recv() {
-            Ok(Ok(review)) => {
-                let mut fields = FormFields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
-                // Carried values the new version refuses show at once, as in the insert form.
-                fields.reveal();
-                self.reviewed.conflicts = review.conflicts.clone();
-                let lines = Lines::of(&review);
-                State::Ready(Box::new(review), Box::new(lines), Box::new(fields))
-            }
-            Ok(Err(e)) => State::Failed(e),
-            Err(TryRecvError::Empty) => return,
-            Err(TryRecvError::Disconnected) => {
-                State::Failed(Error::new(code::IO_ERROR, "the review stopped before it was done"))
-            }
-        };
-    }
-
-    /// Draw the window; `false` when it was closed.
-    pub fn show(&mut self, ctx: &egui::Context, others: usize) -> (bool, Option<Answer>) {
-        self.receive();
-        let mut open = true;
-        let mut answer = None;
+    fn show(&mut self, ctx: &egui::Context, others: usize) -> Option<Answer> {
+        let review = self.as_mut()?;
+        review.receive();
+        review.validate();
         let screen = ctx.content_rect();
         let size = egui::vec2((screen.width() * 0.8).min(980.0), (screen.height() * 0.8).min(760.0));
-        let title = match &self.state {
-            State::Ready(r, ..) => format!("Review update: {}", r.label),
+        let title = match &review.state {
+            ReviewState::Ready(r, ..) => format!("Review update: {}", r.label),
             _ => "Review update".to_owned(),
         };
-        Scaffold::new(WindowId::ReviewUpdate, title, &mut open)
-            .size(size)
-            // Centred: the review is read whole, the canvas behind it waits.
-            .at(egui::pos2(screen.center().x - size.x / 2.0, screen.top() + (screen.height() - size.y) / 2.0))
-            .constrained()
-            .show(ctx, |ui| match &mut self.state {
-                State::Computing(_) => {
-                    self.frames_waiting += 1;
-                    ui.horizontal(|ui| {
-                        ui.spinner();
-                        ui.label(format!("Comparing the two expansions of {}…", self.chain.chain_id()));
-                    });
-                }
-                State::Failed(e) => {
-                    ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
-                }
-                State::Ready(review, lines, fields) => {
-                    let r = &mut self.reviewed;
-                    answer =
-                        body(ui, (review, lines), fields, &self.chain, (&r.conflicts[..], &mut r.resolutions), others);
-                    if let Some(e) = &r.refusal {
+        // Centred: the review is read whole, the canvas behind it waits.
+        show_some::<Self, _, _>(
+            ctx,
+            self,
+            title,
+            |s| s.centred(ctx, size).constrained(),
+            |ui, w| {
+                let ReviewSession { reviewed: r, chain, state, frames_waiting } = w;
+                match state {
+                    ReviewState::Computing(_) => {
+                        *frames_waiting += 1;
+                        ui.horizontal(|ui| {
+                            ui.spinner();
+                            ui.label(format!("Comparing the two expansions of {}…", chain.chain_id()));
+                        });
+                        None
+                    }
+                    ReviewState::Failed(e) => {
                         ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
+                        None
+                    }
+                    ReviewState::Ready(review, lines, fields) => {
+                        let answer = body(ui, (review, lines), fields, (&r.conflicts[..], &mut r.resolutions), others);
+                        if let Some(e) = &r.refusal {
+                            ui.label(RichText::new(format!("{}: {}", e.code, e.message)).color(theme::ERROR));
+                        }
+                        answer
                     }
                 }
-            });
-        (open, answer)
+            },
+        )
+        .flatten()
     }
 }
 
 /// The review; the answer when a button was clicked.
 fn body(
     ui: &mut Ui,
-    (review, lines): (&Review, &Lines),
+    (review, lines): (&Review, &ReviewLines),
     fields: &mut FormFields,
-    chain: &Chain,
     (conflicts_found, resolutions): (&[Conflict], &mut Resolutions),
     others: usize,
 ) -> Option<Answer> {
@@ -273,11 +153,6 @@ fn body(
             let text = format!("No longer declared, dropped: {}", review.dropped.join(", "));
             ui.label(RichText::new(text).small().color(theme::WARN));
         }
-        if fields.is_stale() {
-            let mut with_defaults = fields.values().clone();
-            apply_defaults(chain.parameters(), &mut with_defaults);
-            fields.set_errors(check(chain, &Value::Object(with_defaults)).unwrap_or_default());
-        }
         form::fields(ui, fields);
         form::summary(ui, fields, code::CHAIN_PARAMETER_INVALID, "The values carried over are valid.");
     });
@@ -306,8 +181,8 @@ const LIST_ROWS: usize = 12;
 /// A list of lines: all of them when short, else a scrolled view drawing only the rows in
 /// view.
 fn list(ui: &mut Ui, id: &str, items: &[Line]) {
-    let draw = |ui: &mut Ui, (text, color): &Line| {
-        ui.add(egui::Label::new(RichText::new(text).monospace().small().color(*color)).truncate());
+    let draw = |ui: &mut Ui, (text, mark): &Line| {
+        ui.add(egui::Label::new(RichText::new(text).monospace().small().color(mark_color(*mark))).truncate());
     };
     if items.len() <= LIST_ROWS {
         items.iter().for_each(|l| draw(ui, l));

@@ -1,6 +1,6 @@
 //! What the editor's windows share: one trait ([`Window`], the shape of egui_demo_lib's
 //! `Demo`/`View`) and one scaffold ([`Scaffold`]). Each is an `egui::Window` with its own id
-//! (the Esc handler finds the topmost open window by it), a title, and where and how large
+//! (the Esc handler finds the topmost window egui drew by it), a title, and where and how large
 //! it first appears; a window's module draws only its body and returns what the user asked.
 //! Below every window: it imports none.
 
@@ -49,7 +49,7 @@ impl WindowId {
     }
 }
 
-/// An editor window: its id, whether it is open, closing it, and drawing it, which returns
+/// An editor window: its id, closing it, and drawing it, which returns
 /// what the user asked of it this frame (the canvas's `CanvasResponse` shape) instead of
 /// pushing into the `App`'s list.
 pub(crate) trait Window {
@@ -62,16 +62,11 @@ pub(crate) trait Window {
     /// The size it first appears at; `None` when its content decides.
     const SIZE: Option<Vec2>;
 
-    fn is_open(&self) -> bool;
-    /// Close it (Esc, or the editor closing what it shows).
-    fn close(&mut self);
+    /// Close it (Esc, or the editor closing what it shows); whether it was open. Whether a
+    /// window is open is its own state; which is on top, egui's ([`WindowId::id`]).
+    fn close(&mut self) -> bool;
     /// Draw it while it is open.
     fn show(&mut self, ctx: &Context, input: Self::Input<'_>) -> Self::Response;
-
-    /// The id and whether it is open: one row of the Esc handler's list.
-    fn state(&self) -> (WindowId, bool) {
-        (Self::ID, self.is_open())
-    }
 }
 
 /// A window being set up: not collapsible, resizable, placed where egui puts a new window
@@ -180,8 +175,7 @@ mod tests {
     use std::path::Path;
 
     /// Every window is set up by `Scaffold::of` from its `Window` impl, its id and first size
-    /// in one place; only the review window (`upgrade.rs`), which the shell's `upgrade.rs`
-    /// drives itself, still names its id by hand.
+    /// in one place.
     #[test]
     fn windows_are_scaffolded_from_their_window_impl() {
         fn walk(dir: &Path, found: &mut Vec<String>) {
@@ -200,6 +194,6 @@ mod tests {
         let mut found = Vec::new();
         walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app"), &mut found);
         found.sort();
-        assert_eq!(found, ["src/app/upgrade.rs"]);
+        assert_eq!(found, Vec::<String>::new(), "windows that name their id by hand");
     }
 }

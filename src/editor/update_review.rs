@@ -11,16 +11,20 @@ use crate::diff::pack::diff_packs;
 use crate::diff::{Change, Level, bump};
 use crate::error::{Error, Result, code};
 use crate::expand::Expansion;
+use crate::host::HostProfile;
 use crate::inline::{Destination, ExpansionIdChoice, InlineRequest, expand_for};
 use crate::instance::edits::{Edit, NOT_MERGED, comparable};
 use crate::instance::update::{self, Available, versions};
 use crate::instance::upgrade::carried_values;
 use crate::instance::{Conflict, Resolutions};
 use crate::pack::{Chain, Pack};
+use crate::params::{Form, FormFields, apply_defaults, check};
 use crate::workflow::merge3::differences;
 use crate::workflow::{FragmentEdges, FragmentNodes, Instance, Workflow};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, TryRecvError};
 
 /// The updates at hand, by instance key, found again only when the workflow or the loaded
 /// packs change.
@@ -75,6 +79,94 @@ pub struct Reviewed {
 impl Reviewed {
     pub fn new(key: &str, target: PackId) -> Self {
         Self { key: key.to_owned(), target, conflicts: Vec::new(), resolutions: Resolutions::default(), refusal: None }
+    }
+}
+
+/// "Review update…" while it is open: what is reviewed, the chain at the version reviewed
+/// (its parameters make the form) and the review, computed on a thread of its own so the
+/// editor keeps drawing. The review window draws it.
+pub struct ReviewSession {
+    pub reviewed: Reviewed,
+    pub chain: Chain,
+    pub state: ReviewState,
+    /// Frames drawn while the review was computed (the UI never waits for it).
+    pub frames_waiting: u64,
+}
+
+pub enum ReviewState {
+    Computing(Receiver<Result<Review>>),
+    /// The review, its lists as drawn, and the values it carries over as a form.
+    Ready(Box<Review>, Box<ReviewLines>, Box<FormFields>),
+    Failed(Error),
+}
+
+impl ReviewSession {
+    /// Start computing the review of moving `key` to `packs[target]`'s version of its chain
+    /// on a thread, which calls `answered` once it has (the window asks for a frame). `host`
+    /// is the host profile the expansions follow (whether sub-chains are co-expanded).
+    pub fn start(
+        wf: Arc<Workflow>,
+        key: &str,
+        packs: Vec<Pack>,
+        (target, target_id): (usize, PackId),
+        host: HostProfile,
+        answered: impl FnOnce() + Send + 'static,
+    ) -> Option<Self> {
+        let inst = wf.instance(key)?;
+        let chain = packs.get(target)?.chain(&inst.chain_id)?.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let key2 = key.to_owned();
+        let spawned = std::thread::Builder::new().name("cs-review-update".into()).spawn(move || {
+            let trust = Trust { host, ..Trust::default() };
+            let _ = tx.send(review_update(&wf, &key2, &packs, &packs[target], &trust));
+            answered();
+        });
+        let state = match spawned {
+            Ok(_) => ReviewState::Computing(rx),
+            Err(e) => ReviewState::Failed(Error::new(code::IO_ERROR, format!("could not start the review: {e}"))),
+        };
+        Some(Self { reviewed: Reviewed::new(key, target_id), chain, state, frames_waiting: 0 })
+    }
+
+    /// Whether the review is still being computed.
+    pub fn computing(&self) -> bool {
+        matches!(self.state, ReviewState::Computing(_))
+    }
+
+    pub fn chain_id(&self) -> &str {
+        self.chain.chain_id()
+    }
+
+    /// Take the review if the thread has answered: its values become the form, the carried
+    /// values the new version refuses shown at once (as in the insert form), its conflicts
+    /// the ones to settle.
+    pub fn receive(&mut self) {
+        let ReviewState::Computing(rx) = &self.state else { return };
+        self.state = match rx.try_recv() {
+            Ok(Ok(review)) => {
+                let mut fields = FormFields::new(Form::from_schema(self.chain.parameters()), review.values.clone());
+                fields.reveal();
+                self.reviewed.conflicts = review.conflicts.clone();
+                let lines = ReviewLines::of(&review);
+                ReviewState::Ready(Box::new(review), Box::new(lines), Box::new(fields))
+            }
+            Ok(Err(e)) => ReviewState::Failed(e),
+            Err(TryRecvError::Empty) => return,
+            Err(TryRecvError::Disconnected) => {
+                ReviewState::Failed(Error::new(code::IO_ERROR, "the review stopped before it was done"))
+            }
+        };
+    }
+
+    /// Check the form's values against the chain once they changed, with the defaults
+    /// applied as the expansion applies them.
+    pub fn validate(&mut self) {
+        let ReviewState::Ready(_, _, fields) = &mut self.state else { return };
+        if fields.is_stale() {
+            let mut with_defaults = fields.values().clone();
+            apply_defaults(self.chain.parameters(), &mut with_defaults);
+            fields.set_errors(check(&self.chain, &Value::Object(with_defaults)).unwrap_or_default());
+        }
     }
 }
 
@@ -300,6 +392,82 @@ pub fn review_update(wf: &Workflow, key: &str, packs: &[Pack], target: &Pack, tr
     })
 }
 
+/// What a line of the review marks; the window gives each its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Added,
+    Removed,
+    Changed,
+    Unchanged,
+    /// One of the chain's changes, by what it needs of the version.
+    Level(Level),
+    /// An edit made by hand.
+    Edit,
+}
+
+/// One line of the review, and what it marks.
+pub type Line = (String, Mark);
+
+/// The review's lists as drawn, made once when it arrives (a frame draws only the rows in
+/// view, so a review of thousands of nodes costs a frame no more than a short one).
+#[derive(Debug, PartialEq)]
+pub struct ReviewLines {
+    pub old: Vec<Line>,
+    pub new: Vec<Line>,
+    pub members: Vec<Line>,
+    pub edges: Vec<Line>,
+    pub changes: Vec<Line>,
+    pub edits: Vec<Line>,
+}
+
+impl ReviewLines {
+    pub fn of(review: &Review) -> Self {
+        let mut changed = HashSet::new();
+        let (mut gone, mut fresh) = (HashSet::new(), HashSet::new());
+        let mut members = Vec::new();
+        for c in &review.nodes {
+            match c {
+                NodeChange::Member { node, pointer, old, new } => {
+                    changed.insert(node.as_str());
+                    members.push((format!("~ {node} {pointer}: {} → {}", one_line(old), one_line(new)), Mark::Changed));
+                }
+                NodeChange::Removed(id) => {
+                    gone.insert(id.as_str());
+                }
+                NodeChange::Added(id) => {
+                    fresh.insert(id.as_str());
+                }
+            }
+        }
+        // A node is marked by its end (removed, added), else as changed or as it was.
+        let mark = |id: &String, ends: &HashSet<&str>, (m, end): (&str, Mark)| {
+            let (m, mark) = if ends.contains(id.as_str()) {
+                (m, end)
+            } else if changed.contains(id.as_str()) {
+                ("~", Mark::Changed)
+            } else {
+                (" ", Mark::Unchanged)
+            };
+            (format!("{m} {id}"), mark)
+        };
+        let old = review.old_nodes.iter().map(|id| mark(id, &gone, ("-", Mark::Removed))).collect();
+        let new = review.new_nodes.iter().map(|id| mark(id, &fresh, ("+", Mark::Added))).collect();
+        let edges = (review.edges_added.iter().map(|e| (format!("+ {e}"), Mark::Added)))
+            .chain(review.edges_removed.iter().map(|e| (format!("- {e}"), Mark::Removed)))
+            .collect();
+        let changes = review
+            .changes
+            .iter()
+            .map(|c| {
+                let (old, new) = (one_line(&c.old), one_line(&c.new));
+                (format!("{} {} {}: {old} → {new}", c.level.as_str(), c.kind, c.pointer), Mark::Level(c.level))
+            })
+            .collect();
+        let edits = review.edits.iter().map(|e| (format!("you: {}", e.describe()), Mark::Edit)).collect();
+        Self { old, new, members, edges, changes, edits }
+    }
+}
+
 /// A value on one line of the review: compact JSON, cut when long; `(none)` when absent.
 pub fn one_line(v: &Option<Value>) -> String {
     let text = v.as_ref().map_or("(none)".to_owned(), Value::to_string);
@@ -350,6 +518,68 @@ mod tests {
         assert!(r.dropped.is_empty());
         // Nothing was changed by reviewing.
         assert_eq!(wf.instance(&key).unwrap().chain_version, "1.0.0");
+
+        // As drawn: 1.0.0 has a, b, z; 2.0.0 has a, b, c; a's url changes (a member), the
+        // edge a → z goes and b → c comes; the note set by hand is the one edit.
+        let lines = ReviewLines::of(&r);
+        let (same, changed) = (Mark::Unchanged, Mark::Changed);
+        let old = [("~ t_two_k1_a", changed), ("  t_two_k1_b", same), ("- t_two_k1_z", Mark::Removed)];
+        let new = [("~ t_two_k1_a", changed), ("  t_two_k1_b", same), ("+ t_two_k1_c", Mark::Added)];
+        let owned = |l: &[(&str, Mark)]| l.iter().map(|(s, m)| ((*s).to_owned(), *m)).collect::<Vec<_>>();
+        assert_eq!((lines.old, lines.new), (owned(&old), owned(&new)));
+        let member = r#"~ t_two_k1_a /config/url: "https://x.test/a" → "https://y.test/a""#;
+        assert_eq!(lines.members, owned(&[(member, changed)]));
+        let edges =
+            [("+ t_two_k1_b.out → t_two_k1_c.in", Mark::Added), ("- t_two_k1_a.out → t_two_k1_z.in", Mark::Removed)];
+        assert_eq!(lines.edges, owned(&edges));
+        assert_eq!(lines.changes.len(), r.changes.len());
+        for ((text, mark), c) in lines.changes.iter().zip(&r.changes) {
+            assert_eq!(*mark, Mark::Level(c.level));
+            assert!(text.starts_with(&format!("{} {} {}: ", c.level.as_str(), c.kind, c.pointer)), "{text}");
+        }
+        assert_eq!(lines.edits.len(), 1);
+        assert!(lines.edits[0].0.starts_with("you: ") && lines.edits[0].1 == Mark::Edit, "{:?}", lines.edits);
+    }
+
+    #[test]
+    fn a_review_session_computes_on_its_thread_then_checks_the_carried_values_after_each_edit() {
+        let (wf, key) = workflow();
+        let (p1, p2) = (pack("1.0.0"), pack("2.0.0"));
+        let (tx, answered) = std::sync::mpsc::channel();
+        let host = crate::host::HostProfile::default();
+        let target = Packs::new(vec![p2.clone()]).id_at(0).unwrap();
+        let start = |key: &str| {
+            let tx = tx.clone();
+            let packs = vec![p1.clone(), p2.clone()];
+            ReviewSession::start(Arc::new(wf.clone()), key, packs, (1, target), host.clone(), move || {
+                tx.send(()).unwrap();
+            })
+        };
+        assert!(start("no-such-key").is_none(), "no instance, no review");
+        let mut s = start(&key).expect("the instance and its chain at the target version");
+        assert_eq!((s.chain_id(), s.chain.version()), ("t.two", "2.0.0"));
+        assert_eq!((s.reviewed.key.as_str(), s.reviewed.target), (key.as_str(), target));
+        answered.recv_timeout(std::time::Duration::from_secs(60)).expect("the thread answers");
+        s.receive();
+        assert!(!s.computing());
+        let ReviewState::Ready(review, lines, fields) = &s.state else { panic!("the review arrived") };
+        assert_eq!(**lines, ReviewLines::of(review), "its lines are made once, when it arrives");
+        assert_eq!(review.to, "2.0.0");
+        assert_eq!(fields.values()["topic"], "a", "the instance's values make the form");
+
+        // Checked when they change, against the chain with its defaults applied.
+        s.validate();
+        let ReviewState::Ready(_, _, fields) = &mut s.state else { unreachable!() };
+        assert!(!fields.has_problems(), "the carried values are valid");
+        fields.set("/topic", Some(json!(5)));
+        assert!(!fields.has_problems(), "not checked before validate");
+        s.validate();
+        let ReviewState::Ready(_, _, fields) = &mut s.state else { unreachable!() };
+        assert!(fields.has_problems(), "a number where the chain wants a string");
+        fields.set("/topic", None);
+        s.validate();
+        let ReviewState::Ready(_, _, fields) = &s.state else { unreachable!() };
+        assert!(!fields.has_problems(), "an unset value takes its default");
     }
 
     #[test]

@@ -94,8 +94,8 @@ struct Windows {
     registry: registry::RegistryWindow,
     app_reparam: app_reparam::AppReparamWindow,
     compare: compare::CompareWindow,
-    /// Newer versions of instances' chains, and the "Review update…" window.
-    updates: updates::Updates,
+    /// "Review update…" for an instance whose chain has a newer version loaded.
+    review: Option<updates::ReviewWindow>,
     /// Packs open for authoring, the extract dialog and the pack view.
     authoring: authoring::Authoring,
     child_window: child_view::ChildWindow,
@@ -141,7 +141,7 @@ impl App {
             registry: Default::default(),
             app_reparam: Default::default(),
             compare: Default::default(),
-            updates: Default::default(),
+            review: None,
             authoring: Default::default(),
             child_window: Default::default(),
             shortcut_help: false,
@@ -374,7 +374,7 @@ impl App {
 
     /// The windows over the panels, each while it is open.
     fn show_windows(&mut self, ctx: &egui::Context, os: Os) {
-        if self.model.publish.is_open() {
+        if self.model.publish.is_some() {
             let src = crate::editor::publish_session::Sources {
                 packs: &self.model.library.packs,
                 workflow: self.model.doc.workflow(),

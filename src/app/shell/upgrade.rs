@@ -4,6 +4,7 @@
 
 use super::App;
 use crate::app::upgrade::{Answer, ReviewWindow};
+use crate::app::window::Window;
 use crate::editor::insert::insert_place;
 use crate::editor::packs::PackId;
 use crate::editor::update_review::{chain_versions, others_to_update};
@@ -23,13 +24,13 @@ impl App {
 
     /// Whether "Review update…" is open (tests and tools).
     pub fn review_open(&self) -> bool {
-        self.windows.updates.review.is_some()
+        self.windows.review.is_some()
     }
 
     /// Whether the open review is still being computed, and how many frames were drawn
     /// while it was (tests and tools: the UI never waits for it).
     pub fn review_computing(&self) -> Option<(bool, u64)> {
-        self.windows.updates.review.as_ref().map(|r| (r.computing(), r.frames_waiting))
+        self.windows.review.as_ref().map(|r| (r.computing(), r.frames_waiting))
     }
 
     /// Open "Review update…" for instance `key`: the newest loaded version of its chain,
@@ -45,26 +46,24 @@ impl App {
         let Some(target_id) = self.model.library.packs.id_at(up.pack) else { return };
         let host = self.model.library.trust.host.clone();
         let packs = self.model.library.packs.to_vec();
-        self.windows.updates.review =
-            ReviewWindow::start(ctx, self.model.doc.snapshot(), key, packs, (up.pack, target_id), host);
+        let ctx = ctx.clone();
+        self.windows.review =
+            ReviewWindow::start(self.model.doc.snapshot(), key, packs, (up.pack, target_id), host, move || {
+                ctx.request_repaint()
+            });
         self.model.doc.selection.select_instance(key, inst.node_ids);
     }
 
     /// The review window, and what was asked of it.
     pub(super) fn review_window(&mut self, ctx: &egui::Context) {
-        let Some(review) = &self.windows.updates.review else { return };
+        let Some(review) = &self.windows.review else { return };
         let available = &self.model.updates.available;
         let others =
             others_to_update(self.model.doc.workflow(), available, review.chain_id(), &review.reviewed.key).len();
-        let Some(review) = &mut self.windows.updates.review else { return };
-        let (open, answer) = review.show(ctx, others);
-        if review.computing() {
+        let answer = self.windows.review.show(ctx, others);
+        if self.windows.review.as_ref().is_some_and(|r| r.computing()) {
             // Until the thread answers (it asks for a repaint too), the spinner turns.
             ctx.request_repaint();
-        }
-        if !open {
-            self.windows.updates.review = None;
-            return;
         }
         match answer {
             Some(Answer::Apply { values, resolutions }) => self.apply_update(values, resolutions, false),
@@ -76,9 +75,9 @@ impl App {
     /// Update the reviewed instance (and with `all` every other one of its chain) to the
     /// reviewed version; the review closes when done, else shows what to settle or why.
     fn apply_update(&mut self, values: Map<String, Value>, resolutions: Resolutions, all: bool) {
-        let Some(mut review) = self.windows.updates.review.take() else { return };
+        let Some(mut review) = self.windows.review.take() else { return };
         if !self.session(|s| s.apply_review(&mut review.reviewed, (values, resolutions), all)) {
-            self.windows.updates.review = Some(review);
+            self.windows.review = Some(review);
         }
     }
 

@@ -8,6 +8,24 @@ use crate::editor::app_reparam::AppReparam;
 use crate::editor::registry_view::RegistryView;
 use crate::editor::subchains::ChildView;
 
+/// The windows Esc closes, and the in-app file dialog, which answers Esc itself. The child
+/// workflow and the comparison with the saved version are not among them: Esc passes them.
+const ESC_WINDOWS: [WindowId; 13] = [
+    WindowId::FileDialog,
+    WindowId::ShortcutHelp,
+    WindowId::Explanation,
+    WindowId::PackFindings,
+    WindowId::Refusal,
+    WindowId::Settings,
+    WindowId::Registry,
+    WindowId::Publish,
+    WindowId::AppReparam,
+    WindowId::PackView,
+    WindowId::Extract,
+    WindowId::MakeParameter,
+    WindowId::ReviewUpdate,
+];
+
 impl App {
     /// Esc closes the topmost of the editor's open windows (by their layers' order), before
     /// anything under them sees it (the form, the selection). The in-app file dialog, the
@@ -19,46 +37,44 @@ impl App {
         if busy || !ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
             return;
         }
-        let w = &mut self.windows;
-        let open = [
-            w.dialogs.state(),
-            Help(&mut w.shortcut_help).state(),
-            self.panels.palette.explanation.state(),
-            self.panels.palette.findings.state(),
-            self.model.problems.state(),
-            w.trust_window.state(),
-            w.registry.state(),
-            self.model.publish.state(),
-            w.app_reparam.state(),
-            w.authoring.view.state(),
-            self.model.authoring.extract.state(),
-            self.model.authoring.make.state(),
-            (WindowId::ReviewUpdate, w.updates.review.is_some()),
-        ];
-        let layers: Vec<egui::LayerId> = ctx.memory(|m| m.layer_ids().collect());
-        let depth = |w: WindowId| layers.iter().position(|l| l.id == w.id());
-        let Some(top) = open.iter().filter(|(_, is_open)| *is_open).map(|(w, _)| *w).max_by_key(|w| depth(*w)) else {
-            return;
-        };
-        if top == WindowId::FileDialog {
-            return;
-        }
-        ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
-        let w = &mut self.windows;
-        match top {
-            WindowId::FileDialog | WindowId::Child | WindowId::Compare => {}
+        // The windows egui drew last frame, topmost first; then the others, since a window
+        // opened after the windows were drawn (by an action) is open but not drawn yet.
+        let mut drawn: Vec<WindowId> = ctx.memory(|m| {
+            let shown = m.layer_ids().filter(|l| m.areas().visible_last_frame(l));
+            shown.filter_map(|l| ESC_WINDOWS.into_iter().find(|w| w.id() == l.id)).collect()
+        });
+        drawn.reverse();
+        let rest = ESC_WINDOWS.into_iter().filter(|w| !drawn.contains(w) && *w != WindowId::FileDialog);
+        let dialog_open = self.windows.dialogs.open.is_some();
+        let (w, palette, model) = (&mut self.windows, &mut self.panels.palette, &mut self.model);
+        // Close it; whether it was open.
+        let mut close = |id| match id {
+            WindowId::FileDialog | WindowId::Child | WindowId::Compare => false,
             WindowId::ShortcutHelp => Help(&mut w.shortcut_help).close(),
-            WindowId::Explanation => self.panels.palette.explanation.close(),
-            WindowId::PackFindings => self.panels.palette.findings.close(),
-            WindowId::Refusal => self.model.problems.close(),
+            WindowId::Explanation => palette.explanation.close(),
+            WindowId::PackFindings => palette.findings.close(),
+            WindowId::Refusal => model.problems.close(),
             WindowId::Settings => w.trust_window.close(),
             WindowId::Registry => w.registry.close(),
-            WindowId::Publish => self.model.publish.close(),
+            WindowId::Publish => model.publish.close(),
             WindowId::AppReparam => w.app_reparam.close(),
             WindowId::PackView => w.authoring.view.close(),
-            WindowId::Extract => self.model.authoring.extract.close(),
-            WindowId::MakeParameter => self.model.authoring.make.close(),
-            WindowId::ReviewUpdate => w.updates.review = None,
+            WindowId::Extract => model.authoring.extract.close(),
+            WindowId::MakeParameter => model.authoring.make.close(),
+            WindowId::ReviewUpdate => w.review.close(),
+        };
+        for top in drawn.iter().copied().chain(rest) {
+            if top == WindowId::FileDialog {
+                if dialog_open {
+                    return;
+                }
+                continue;
+            }
+            // One drawn last frame may have been closed since (its close button): the next.
+            if close(top) {
+                ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+                return;
+            }
         }
     }
 }
