@@ -325,7 +325,25 @@ if want registry-window && [ -d "$CORPUS/registry/packs" ]; then
     python3 tests/tools/make_registry.py --corpus "$CORPUS/registry/packs" "$SCRATCH/reg"
     "$BIN" keygen "$SCRATCH/key" >/dev/null
     mkdir -p "$SCRATCH/sample"
-    cp packs/vendor.chainsmith.support-desk/pack.json "$SCRATCH/sample/"
+    # A v2 registry takes only node types pinned to a version: the bundled sample's are
+    # pinned to the bundled node pack's.
+    python3 - "$SCRATCH/sample/pack.json" <<'PY'
+import json, sys
+version = json.load(open("packs/vendor.chainsmith.nodes/pack.json"))["version"]
+pack = json.load(open("packs/vendor.chainsmith.support-desk/pack.json"))
+def pin(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "typeId" and isinstance(item, str) and item.startswith("vendor.chainsmith.") and "@" not in item:
+                value[key] = f"{item}@{version}"
+            else:
+                pin(item)
+    elif isinstance(value, list):
+        for item in value:
+            pin(item)
+pin(pack)
+json.dump(pack, open(sys.argv[1], "w"), indent=2)
+PY
     "$BIN" pack publish "$SCRATCH/sample" --registry "$SCRATCH/reg" --key "$SCRATCH/key.private.pem" \
         --key-id sample-key >/dev/null 2>&1
     start_app "$SCRATCH/reg"
