@@ -16,6 +16,7 @@
 //! `../shared`) at start.
 //! `cargo run --release --example frame_time -- --write FILE N` writes a generated
 //! workflow with N nodes instead (the screenshot script opens one).
+//! `cargo run --release --example frame_time -- --nodes N` measures N nodes only (for a profiler).
 
 #[path = "../tests/ui_common/dialogs.rs"]
 mod dialogs;
@@ -293,6 +294,13 @@ fn main() {
     {
         let n: usize = n.parse().expect("N is a number");
         generated(n).save(std::path::Path::new(path), ExportMode::Faithful).expect("writable path");
+        return;
+    }
+    // One size only (for a profiler): its views, the drag and the edits.
+    if let [flag, n] = args.as_slice()
+        && flag == "--nodes"
+    {
+        measure(n.parse().expect("N is a number"));
         return;
     }
     println!("cold start to first frame (headless, bundled packs): {:.1} ms", first_frame(&[], 5));
