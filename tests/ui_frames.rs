@@ -347,3 +347,66 @@ fn the_findings_show_once_the_worker_answers_with_no_input_after() {
     assert!(!h.ctx.has_requested_repaint(), "the frames settle");
     assert!(h.query_by_label_contains("1 warning").is_some(), "the last frame shows the worker's findings");
 }
+
+#[test]
+fn far_out_the_dragged_cards_and_their_edges_are_one_mesh_drawn_where_they_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(write(dir.path(), grid(1_200)), LoadOutcome::default());
+    show_every_card(&mut h);
+    // The first row, one chain of 40 cards, selected; the drag holds its sixth card.
+    let row: Vec<String> = (0..40).map(|i| format!("n{i}")).collect();
+    h.state_mut().set_selection(&row.iter().map(String::as_str).collect::<Vec<_>>());
+    h.run();
+    let from = card_on_screen(h.state(), 5);
+    h.hover_at(from);
+    h.run_steps(30);
+    let (modifiers, button) = (Modifiers::NONE, egui::PointerButton::Primary);
+    h.event(egui::Event::PointerButton { pos: from, button, pressed: true, modifiers });
+    h.step();
+    let delta = egui::vec2(0.0, 60.0);
+    for i in 1..=10 {
+        h.hover_at(from + delta * (i as f32 / 10.0));
+        h.step();
+    }
+
+    // Mid-drag: an untextured mesh has each card where the drag has taken it (in its
+    // column, well below where it rests: egui's drag starts a few points after the press),
+    // and the cards are not shapes of their own (only the one under the pointer, hovered).
+    let zoom = h.state().canvas_to_screen(pos2(1.0, 0.0)).x - h.state().canvas_to_screen(pos2(0.0, 0.0)).x;
+    let meshes: Vec<&Mesh> = (h.output().shapes.iter())
+        .filter_map(|c| match &c.shape {
+            Shape::Mesh(m) if m.texture_id == TextureId::default() => Some(&**m),
+            _ => None,
+        })
+        .collect();
+    for i in [0, 5, 20, 39] {
+        let rest = card_on_screen(h.state(), i);
+        let in_column =
+            |p: Pos2| (p.x - rest.x).abs() < 110.0 * zoom + 1.0 && p.y > rest.y + 40.0 && p.y < rest.y + 80.0;
+        let there = meshes.iter().any(|m| m.vertices.iter().any(|v| in_column(v.pos)));
+        assert!(there, "card n{i} (at rest at {rest:?}) is drawn where it is dragged");
+    }
+    let (canvas, row) = (h.state().canvas_rect(), card_on_screen(h.state(), 0).y);
+    let card_rects = (h.output().shapes.iter())
+        .filter(|c| match &c.shape {
+            Shape::Rect(r) => {
+                let centre = r.rect.center();
+                r.rect.width() <= 320.0 * zoom
+                    && canvas.contains(centre)
+                    && (row - 20.0..row + 80.0).contains(&centre.y)
+            }
+            _ => false,
+        })
+        .count();
+    assert!(card_rects < 5, "{card_rects} cards drawn as rects of their own");
+
+    let to = from + delta;
+    h.event(egui::Event::PointerButton { pos: to, button, pressed: false, modifiers });
+    h.run();
+    let wf = h.state().doc().workflow();
+    for i in [0, 39] {
+        let (_, y) = wf.graph[wf.node(&format!("n{i}")).unwrap()].position();
+        let expected = f64::from(delta.y / zoom);
+        assert!((y - expected).abs() < 25.0, "n{i} moved to y {y}, expected about {expected}");
+    }
+}
