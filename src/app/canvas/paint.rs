@@ -43,27 +43,11 @@ impl Canvas {
         self.draw_still(&ctx, &still, moved);
 
         self.frames(ui, &positions, &live, acting);
-        // Edges to and from the cards being dragged follow them. Far out, they and the cards
-        // are one solid mesh: hundreds of paths and rects a frame cost more to tessellate
-        // than to draw.
-        let links = self.cache.view.links.iter().filter(|l| live[l.from] || live[l.to]);
-        if zoom < LOD_SOLID {
-            let mut mesh = Mesh::default();
-            for link in links {
-                let stroke = link_stroke(link, acting.selection.edges.contains(&link.seq), false, zoom);
-                add_line(&mut mesh, &polyline(&self.cache.view.link_curve(link, &positions)), stroke);
-            }
-            for i in (0..live.len()).filter(|&i| live[i]) {
-                let selected = acting.selection.nodes.contains(&self.cache.view.cards[i].id);
-                add_solid_card(&mut mesh, self.cache.rect(i, positions[i]), self.cache.colors[i], zoom, selected);
-            }
-            painter.add(Shape::mesh(mesh));
-        } else {
-            for link in links {
-                let curve = self.cache.view.link_curve(link, &positions);
-                let selected = acting.selection.edges.contains(&link.seq);
-                paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
-            }
+        // Edges to and from the cards being dragged follow them.
+        for link in self.cache.view.links.iter().filter(|l| live[l.from] || live[l.to]) {
+            let curve = self.cache.view.link_curve(link, &positions);
+            let selected = acting.selection.edges.contains(&link.seq);
+            paint_edge(&painter, curve, link_stroke(link, selected, false, zoom), zoom);
         }
         self.cards(ui, wf, &positions, &live, acting);
         if let Some(g) = ghost {
@@ -184,9 +168,8 @@ impl Canvas {
             resp.widget_info(|| {
                 WidgetInfo::selected(Role::Button, true, selected, format!("{} ({})", text.name, card.id))
             });
-            // The still drawing has this card already, unless it moves (far out, the moving
-            // cards' mesh has it) or shows the hover.
-            if (live[i] && lod.zoom >= LOD_SOLID) || resp.hovered() {
+            // The still drawing has this card already, unless it moves or shows the hover.
+            if live[i] || resp.hovered() {
                 paint_card(&painter, rect, &text, self.cache.colors[i], lod, selected, resp.hovered());
             }
             if resp.secondary_clicked() {
@@ -482,36 +465,6 @@ pub(super) fn link_stroke(link: &Link, selected: bool, targeted: bool, zoom: f32
         theme::EDGE
     };
     Stroke::new(px(zoom, if selected || targeted { 2.5 } else { 1.6 }), color)
-}
-
-/// A far-out card as [`paint_card`] draws it (its colour, or the accent when selected, and
-/// a ring round a selected card too small to show it), added to `mesh` as solid quads.
-fn add_solid_card(mesh: &mut Mesh, rect: Rect, color: Color32, zoom: f32, selected: bool) {
-    mesh.add_colored_rect(rect, if selected { theme::ACCENT } else { color });
-    let unit = 1.0 / zoom;
-    if selected && is_tiny(geo_rect(rect), unit) {
-        let ring = egui_rect(mark_ring(geo_rect(rect), unit));
-        let w = MARK_LINE * unit;
-        let (r, a) = (ring, theme::ACCENT);
-        mesh.add_colored_rect(Rect::from_min_max(r.min, pos2(r.max.x, r.min.y + w)), a);
-        mesh.add_colored_rect(Rect::from_min_max(pos2(r.min.x, r.max.y - w), r.max), a);
-        mesh.add_colored_rect(Rect::from_min_max(pos2(r.min.x, r.min.y + w), pos2(r.min.x + w, r.max.y - w)), a);
-        mesh.add_colored_rect(Rect::from_min_max(pos2(r.max.x - w, r.min.y + w), pos2(r.max.x, r.max.y - w)), a);
-    }
-}
-
-/// A polyline `stroke` wide added to `mesh`, one quad a segment.
-fn add_line(mesh: &mut Mesh, points: &[Pos2], stroke: Stroke) {
-    let half = stroke.width / 2.0;
-    for s in points.windows(2) {
-        let side = (s[1] - s[0]).normalized().rot90() * half;
-        let base = mesh.vertices.len() as u32;
-        for p in [s[0] + side, s[1] + side, s[1] - side, s[0] - side] {
-            mesh.colored_vertex(p, stroke.color);
-        }
-        mesh.add_triangle(base, base + 1, base + 2);
-        mesh.add_triangle(base, base + 2, base + 3);
-    }
 }
 
 pub(super) fn paint_edge(painter: &egui::Painter, curve: Curve, stroke: Stroke, zoom: f32) {
