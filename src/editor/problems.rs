@@ -3,12 +3,8 @@
 //! findings as the lint worker ([`crate::editor::lint`]) last gave them. `app::problems`
 //! draws it.
 
-use crate::catalog::{Catalog, HostProfile};
-use crate::editor::document::Document;
 use crate::editor::lint::WorkflowLint;
 use crate::error::{Error, Finding};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 #[derive(Default)]
 pub struct Problems {
@@ -97,36 +93,6 @@ impl Problems {
         if self.last_error.is_some() && self.error_about == about {
             self.clear_error();
         }
-    }
-
-    /// Look at the workflow again at the next update (the catalog or host changed).
-    pub fn relint(&mut self) {
-        self.lint.relint();
-    }
-
-    /// Take the worker's findings when they arrive, and ask it to re-lint once the workflow
-    /// has been still for a moment ([`WorkflowLint::update`]). Never blocks.
-    pub fn update(
-        &mut self,
-        doc: &Document,
-        catalog: Option<&Arc<Catalog>>,
-        catalog_gen: u64,
-        host: &HostProfile,
-        now: Instant,
-    ) -> Option<Duration> {
-        self.lint.update(doc, catalog, catalog_gen, host, now)
-    }
-
-    /// Wait (up to `timeout`) for the findings of the document as it is now.
-    pub fn settle(
-        &mut self,
-        doc: &Document,
-        catalog: Option<&Arc<Catalog>>,
-        catalog_gen: u64,
-        host: &HostProfile,
-        timeout: Duration,
-    ) {
-        self.lint.settle(doc, catalog, catalog_gen, host, timeout);
     }
 
     pub fn clear_error(&mut self) {

@@ -114,7 +114,7 @@ impl Model {
             self.problems.report(said);
         }
         self.recheck_packs();
-        self.problems.relint();
+        self.problems.lint.relint();
     }
 
     /// Rebuild the catalog (the loaded node packs and the host's node-type catalog file from
@@ -152,13 +152,13 @@ impl Model {
     /// workflow has been still for a moment: when to come back, if something is pending.
     pub fn update_lint(&mut self, now: Instant) -> Option<Duration> {
         let lib = &self.library;
-        self.problems.update(&self.doc, lib.lint_catalog.as_ref(), lib.catalog_gen, &lib.trust.host, now)
+        self.problems.lint.update(&self.doc, lib.lint_catalog.as_ref(), lib.catalog_gen, &lib.trust.host, now)
     }
 
     /// Wait (up to `timeout`) for the lint worker's findings about the workflow as it is now.
     pub fn settle_lint(&mut self, timeout: Duration) {
         let lib = &self.library;
-        self.problems.settle(&self.doc, lib.lint_catalog.as_ref(), lib.catalog_gen, &lib.trust.host, timeout);
+        self.problems.lint.settle(&self.doc, lib.lint_catalog.as_ref(), lib.catalog_gen, &lib.trust.host, timeout);
     }
 }
 
