@@ -132,17 +132,24 @@ fn zoomed_out_a_card_keeps_a_readable_title_and_drops_the_details() {
     assert!(title.height() / per_point < 20.0, "at 25% one line: {title:?}");
 }
 
+/// From 1:1 at the entry card `n0` of a workflow too wide to read whole, Fit: it stops at
+/// 40% with the entry in view. The canvas and the entry card, on screen.
+fn fit_from_the_entry(h: &mut Harness<'_, App>) -> (Rect, Rect) {
+    view_at(h, pos2(2000.0, 48.0), 1.0);
+    h.key_press(Key::F);
+    h.run();
+    assert!((zoom(h) - 0.4).abs() < 1e-3, "Fit stops at 40%: {}", zoom(h));
+    let canvas = h.state().canvas_rect();
+    let entry = on_screen(h, card(h, "n0"));
+    assert!(canvas.contains_rect(entry), "the entry card is in view: {entry:?} in {canvas:?}");
+    (canvas, entry)
+}
+
 #[test]
 fn fit_stops_at_a_legible_zoom_on_the_entry_and_shows_the_whole_when_asked_again() {
     // Twelve cards in a row fit the default canvas at about 20%: boxes with no text.
     let (_dir, mut h) = open_workflow(row(12));
-    view_at(&mut h, pos2(2000.0, 48.0), 1.0);
-    h.key_press(Key::F);
-    h.run();
-    assert!((zoom(&h) - 0.4).abs() < 1e-3, "Fit stops at 40%: {}", zoom(&h));
-    let canvas = h.state().canvas_rect();
-    let entry = on_screen(&h, card(&h, "n0"));
-    assert!(canvas.contains_rect(entry), "the entry card is in view: {entry:?} in {canvas:?}");
+    let (canvas, entry) = fit_from_the_entry(&mut h);
     assert!((entry.center().y - canvas.center().y).abs() < 2.0, "level with the middle: {entry:?} in {canvas:?}");
     assert!(h.query(By::new().label("Minimap").role(Role::Image)).is_some(), "the minimap shows the rest");
     // Fit again: every card, however small.
@@ -173,13 +180,7 @@ fn fit_at_its_floor_centres_what_it_shows_and_keeps_the_entry_in_view() {
         top["nodes"].as_array_mut().unwrap().push(n);
     }
     let (_dir, mut h) = open_workflow(top);
-    view_at(&mut h, pos2(2000.0, 48.0), 1.0);
-    h.key_press(Key::F);
-    h.run();
-    assert!((zoom(&h) - 0.4).abs() < 1e-3, "Fit stops at 40%: {}", zoom(&h));
-    let canvas = h.state().canvas_rect();
-    let entry = on_screen(&h, card(&h, "n0"));
-    assert!(canvas.contains_rect(entry), "the entry card is in view: {entry:?} in {canvas:?}");
+    let (canvas, _) = fit_from_the_entry(&mut h);
     let rows = on_screen(&h, card(&h, "n0").union(card(&h, "m0")));
     assert!(canvas.contains_rect(rows), "both rows in view: {rows:?} in {canvas:?}");
     assert!((rows.center().y - canvas.center().y).abs() < 20.0, "the rows are centred: {rows:?} in {canvas:?}");

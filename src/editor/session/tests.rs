@@ -408,12 +408,18 @@ fn an_update_is_done_or_refused_for_the_conflicts_the_review_settles() {
     assert!(gone.conflicts.is_empty() && gone.refusal.is_none());
 }
 
-#[test]
-fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
+/// A model whose one loaded pack is the bundled one with `support.triage`, and its id.
+fn model_with_triage() -> (Model, PackId) {
     let triage = crate::pack::bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
     let mut parts = model();
     parts.library.packs = Packs::new(vec![triage]);
     let pack = parts.library.packs.id_at(0).unwrap();
+    (parts, pack)
+}
+
+#[test]
+fn an_insert_the_policy_refuses_is_explained_in_the_palette() {
+    let (mut parts, pack) = model_with_triage();
     let place = || crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: None };
     let mut opened = None;
     let effects = parts.effects(|s| opened = s.open_insert(pack, "support.triage", place()));
@@ -461,10 +467,7 @@ fn an_instance_opens_with_its_values_selected_and_a_note_for_another_version() {
 #[test]
 fn a_submitted_form_inserts_or_keeps_the_refusal_as_its_own() {
     use crate::editor::session::Submit;
-    let triage = crate::pack::bundled().packs.into_iter().find(|p| p.chain("support.triage").is_some()).unwrap();
-    let mut parts = model();
-    parts.library.packs = Packs::new(vec![triage]);
-    let pack = parts.library.packs.id_at(0).unwrap();
+    let (mut parts, pack) = model_with_triage();
     let place = crate::editor::insert::InsertPlace { at: (0.0, 0.0), on_edge: None, after: None };
     let mut form = None;
     parts.effects(|s| form = s.open_insert(pack, "support.triage", place));
